@@ -37,7 +37,7 @@ type RunFilter struct {
 //
 //	SELECT <runs columns> FROM runs [WHERE …] ORDER BY started_at NULLS LAST, run_id [LIMIT n]
 func (s *Store) Runs(ctx context.Context, f RunFilter) ([]schema.Run, error) {
-	q := "SELECT run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator FROM runs WHERE 1=1"
+	q := "SELECT " + runColumns + " FROM runs WHERE 1=1"
 	var args []any
 	if f.RunID != "" {
 		if f.Prefix {
@@ -62,36 +62,9 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]schema.Run, error) {
 	defer rows.Close()
 	var out []schema.Run
 	for rows.Next() {
-		var r schema.Run
-		var parent sql.NullString
-		var resolved sql.NullBool
-		var window sql.NullInt64
-		var start, end sql.NullTime
-		var cost sql.NullFloat64
-		var reason, source string
-		if err := rows.Scan(&r.RunID, &parent, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness, &r.Model, &r.ModelFamily, &r.TaskID,
-			&resolved, &window, &start, &end, &reason, &source, &r.EndReasonDetail, &r.NTurns, &r.InputTokens, &r.OutputTokens,
-			&r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.UsageEstimated, &r.UsageCalls, &cost, &r.EstTokens, &r.Estimator); err != nil {
-			return nil, fmt.Errorf("scan run: %w", err)
-		}
-		r.ParentRunID = parent.String
-		r.EndReason, r.EndReasonSource = schema.EndReason(reason), schema.ReasonSource(source)
-		if resolved.Valid {
-			r.Resolved = &resolved.Bool
-		}
-		if window.Valid {
-			r.WindowTokens = &window.Int64
-		}
-		if start.Valid {
-			t := start.Time.UTC()
-			r.StartedAt = &t
-		}
-		if end.Valid {
-			t := end.Time.UTC()
-			r.EndedAt = &t
-		}
-		if cost.Valid {
-			r.CostUSD = &cost.Float64
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, r)
 	}

@@ -1,0 +1,90 @@
+package store_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trajmine/trajmine/ingest"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/testutil"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// TestScanMatchesPerRunQueries checks that the merged cursors of Scan hand
+// over exactly what the per-run queries return, for every run, and that
+// shards partition the runs.
+func TestScanMatchesPerRunQueries(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	dirs := []string{fixtures,
+		filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "codex"),
+		filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "openhands")}
+	if _, err := ingest.Files(ctx, st, dirs, &ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) < 4 {
+		t.Fatalf("only %d runs in the fixtures", len(runs))
+	}
+	want := map[string]store.RunData{}
+	for _, r := range runs {
+		ev, _ := st.Events(ctx, r.RunID)
+		us, _ := st.Usage(ctx, r.RunID)
+		ops, _ := st.ContextOps(ctx, r.RunID)
+		want[r.RunID] = store.RunData{Run: r, Events: ev, Usage: us, Ops: ops}
+	}
+	got := map[string]store.RunData{}
+	var order []string
+	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
+		order = append(order, d.Run.RunID)
+		got[d.Run.RunID] = store.RunData{Run: d.Run,
+			Events: append([]schema.Event(nil), d.Events...),
+			Usage:  append([]schema.Usage(nil), d.Usage...),
+			Ops:    append([]schema.ContextOp(nil), d.Ops...)}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Scan differs from per-run queries (-want +got):\n%s", diff)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i-1] >= order[i] {
+			t.Fatalf("runs not in run_id order: %q then %q", order[i-1], order[i])
+		}
+	}
+
+	seen := map[string]int{}
+	for shard := range 3 {
+		err := st.Scan(ctx, store.ScanOptions{Shard: shard, Shards: 3, NoText: true}, func(d *store.RunData) error {
+			seen[d.Run.RunID]++
+			for _, e := range d.Events {
+				if e.Text != "" {
+					t.Errorf("NoText: event %s/%d has text", e.RunID, e.Seq)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(seen) != len(runs) {
+		t.Fatalf("shards saw %d runs, want %d", len(seen), len(runs))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("run %s in %d shards", id, n)
+		}
+	}
+	if err := st.Scan(ctx, store.ScanOptions{Shard: 3, Shards: 3}, func(*store.RunData) error { return nil }); err == nil {
+		t.Fatal("shard 3 of 3 accepted")
+	}
+}
