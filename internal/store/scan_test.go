@@ -88,3 +88,37 @@ func TestScanMatchesPerRunQueries(t *testing.T) {
 		t.Fatal("shard 3 of 3 accepted")
 	}
 }
+
+func TestWriteDerivedReplacesRows(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	tbl := schema.Table{Name: "t_derived", Columns: []schema.Column{
+		{Name: "k", Type: schema.Varchar}, {Name: "v", Type: schema.BigInt}}}
+	write := func(where string, args []any, rows ...[]any) error {
+		return st.WriteDerived(ctx, store.Derived{Table: tbl, Where: where, Args: args,
+			Rows: func(add func(...any) error) error {
+				for _, r := range rows {
+					if err := add(r...); err != nil {
+						return err
+					}
+				}
+				return nil
+			}})
+	}
+	if err := write("", nil, []any{"a", int64(1)}, []any{"b", int64(2)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := write("k = ?", []any{"a"}, []any{"a", int64(10)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := scalar[int64](t, st, "SELECT sum(v) FROM t_derived"); got != 12 {
+		t.Fatalf("sum = %d, want 12 (a replaced, b kept)", got)
+	}
+	// a bad row rolls the whole write back
+	if err := write("", nil, []any{"c", int64(5)}, []any{"d"}); err == nil {
+		t.Fatal("short row accepted")
+	}
+	if got := scalar[int64](t, st, "SELECT sum(v) FROM t_derived"); got != 12 {
+		t.Fatalf("after failed write sum = %d, want 12", got)
+	}
+}
