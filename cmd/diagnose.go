@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -120,8 +121,10 @@ type diagnoseRunOut struct {
 	BoundaryTurn        int64         `json:"boundary_turn"`  // the run's last call (n_turns)
 	BoundaryEvent       bool          `json:"boundary_event"` // not finished and stopped while reading; else censored
 	Cost                diagnose.Cost `json:"cost"`
+	Resolved            *bool         `json:"resolved"` // the task outcome when known (runs.resolved)
 
-	rent diagnose.RunRent
+	rent      diagnose.RunRent
+	startedAt *time.Time // for the order of trajmine runs
 }
 
 // diagnoseTotals sums re-reads and stalls over runs.
@@ -173,12 +176,16 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 }
 
 // diagnoseCompute diagnoses every run in the store (see the command's help).
+//
+//  1. One streaming pass over the store (store.Scan: runs, events, usage and
+//     context ops merged by run_id), so memory holds one run's records at a
+//     time; each run is reduced to a diagnoseRunOut (its occupancy per call,
+//     end reason, rent per tool, counts) and its records are dropped.
+//  2. Runs are put in trajmine runs order (started_at, nulls last, then run_id).
+//  3. The cross-run figures (verdict, groups, rent by tool, reading boundary,
+//     totals, cost per solved task) are computed from the per-run results.
 func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (diagnoseJSON, error) {
 	var out diagnoseJSON
-	runs, err := st.Runs(ctx, store.RunFilter{})
-	if err != nil {
-		return out, err
-	}
 	cl, err := actions.New(nil)
 	if err != nil {
 		return out, err
@@ -199,35 +206,47 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 			return out, fmt.Errorf("--prices %s: %w", o.Prices, err)
 		}
 	}
-	results := make([]diagnoseRunOut, 0, len(runs))
-	costs := make([]diagnose.Cost, 0, len(runs))
-	for _, r := range runs {
+	var results []diagnoseRunOut
+	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
 		if err := ctx.Err(); err != nil {
-			return out, err
+			return err
 		}
-		events, err := st.Events(ctx, r.RunID)
-		if err != nil {
-			return out, err
-		}
-		usage, err := st.Usage(ctx, r.RunID)
-		if err != nil {
-			return out, err
-		}
-		ops, err := st.ContextOps(ctx, r.RunID)
-		if err != nil {
-			return out, err
-		}
-		res := diagnoseOne(r, events, usage, ops, o.Window, classify)
-		res.Cost = diagnose.RunCost(r, usage, prices)
-		costs = append(costs, res.Cost)
+		// diagnoseOne keeps nothing of d's slices (they are reused for the
+		// next run): its results are built afresh.
+		res := diagnoseOne(d.Run, d.Events, d.Usage, d.Ops, o.Window, classify)
+		res.Cost = diagnose.RunCost(d.Run, d.Usage, prices)
 		results = append(results, res)
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("diagnose: %w", err)
+	}
+	slices.SortStableFunc(results, func(a, b diagnoseRunOut) int {
+		switch {
+		case a.startedAt == nil && b.startedAt != nil:
+			return 1
+		case a.startedAt != nil && b.startedAt == nil:
+			return -1
+		case a.startedAt != nil:
+			if c := a.startedAt.Compare(*b.startedAt); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.RunID, b.RunID)
+	})
+	if results == nil {
+		results = []diagnoseRunOut{}
 	}
 	out = diagnoseJSON{Verdict: diagnoseVerdictOf(results), By: o.By, Groups: diagnoseGroups(results, o.By), Runs: results}
-	var rents []diagnose.RunRent
-	var brs []diagnose.BoundaryRun
+	rents := make([]diagnose.RunRent, 0, len(results))
+	brs := make([]diagnose.BoundaryRun, 0, len(results))
+	costs := make([]diagnose.Cost, 0, len(results))
+	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
 	for _, r := range results {
 		rents = append(rents, r.rent)
 		brs = append(brs, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.StoppedWhileReading})
+		costs = append(costs, r.Cost)
+		outcomes = append(outcomes, schema.Run{RunID: r.RunID, Resolved: r.Resolved})
 		out.Totals.ReReadsVisible += r.ReReadsVisible
 		out.Totals.ReReadsHidden += r.ReReadsHidden
 		out.Totals.ReReadsPending += r.ReReadsPending
@@ -246,7 +265,7 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 			out.Totals.CostUnknown++
 		}
 	}
-	out.Totals.PerSolved = diagnose.CostPerSolved(costs, runs)
+	out.Totals.PerSolved = diagnose.CostPerSolved(costs, outcomes)
 	out.RentByTool = diagnose.RentByTool(rents)
 	out.ReadingBoundary = diagnose.Boundary(brs)
 	out.Verdict.BoundaryFound, out.Verdict.BoundaryTurn = out.ReadingBoundary.Found, out.ReadingBoundary.Turn
@@ -267,7 +286,7 @@ func diagnoseOne(r schema.Run, events []schema.Event, usage []schema.Usage, ops 
 	b := diagnose.BoundaryInput(r, res.End, events, classify)
 	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
 		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,
-		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, rent: rent}
+		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, rent: rent, startedAt: r.StartedAt}
 }
 
 func diagnoseVerdictOf(results []diagnoseRunOut) diagnoseVerdict {
