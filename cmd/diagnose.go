@@ -25,6 +25,7 @@ type DiagnoseOptions struct {
 	By     string
 	Prices string
 	JSON   bool
+	NoSave bool // do not write diag_runs and diag_calls (the database is opened read-only)
 	Out    io.Writer
 }
 
@@ -60,8 +61,19 @@ output's estimated tokens × the model calls that carried it until compacted
 or hidden. A re-read reads a target again, while the earlier output was still
 visible in the prompt or after it was hidden; a stall is the same command
 answered by the same output again. The verdict comes first; --by groups the peak-occupancy
-summary by model family, harness or source format. Results are computed on
-each call, nothing is stored.`,
+summary by model family, harness or source format.
+
+Results are stored in two tables, replaced whole (in one transaction) on
+each call unless --no-save is given (which opens the database read-only):
+diag_runs, one row per run (the per-run table and --json's runs: window,
+n_calls, peak_tokens, peak_share = peak_tokens / window_tokens, calls_ge_50/
+80/95, compactions, end reason, rule and why, rent, re-reads, stalls,
+reading-boundary input, cost, resolved), and diag_calls, one row per model
+call (turn, prompt_tokens, prompt_source logged|estimated, share =
+prompt_tokens / window_tokens, compaction). Every verdict figure follows
+from them, e.g. window ends = SELECT count(*) FROM diag_runs WHERE
+end_reason = 'context_overflow', and peak_tokens = max(prompt_tokens) of the
+run's diag_calls. trajmine sql "DESCRIBE diag_runs" documents the columns.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
@@ -76,7 +88,13 @@ each call, nothing is stored.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
+			// Saving needs the database read-write; a missing database is
+			// opened read-only so that the error says to ingest first.
+			readOnly := o.NoSave
+			if _, err := os.Stat(d.dbPath()); err != nil {
+				readOnly = true
+			}
+			st, err := d.open(c.Context(), readOnly)
 			if err != nil {
 				return err
 			}
@@ -88,6 +106,7 @@ each call, nothing is stored.`,
 	c.Flags().StringVar(&o.By, "by", "model", "group the summary by model, harness or format")
 	c.Flags().StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: verdict, groups and every run with its calls and why")
+	c.Flags().BoolVar(&o.NoSave, "no-save", false, "do not store the results in diag_runs and diag_calls (open the database read-only)")
 	return c
 }
 
@@ -168,6 +187,11 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 	out, err := diagnoseCompute(ctx, st, o)
 	if err != nil {
 		return err
+	}
+	if !o.NoSave {
+		if err := diagnoseSave(ctx, st, out); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		return writeJSON(o.Out, out)
@@ -273,6 +297,72 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 		out.Verdict.TopRentTool, out.Verdict.TopRentShare = out.RentByTool[0].Tool, out.RentByTool[0].Share
 	}
 	return out, nil
+}
+
+// diagnoseSave replaces diag_runs and diag_calls with out's runs, in one
+// transaction (store.WriteDerived).
+func diagnoseSave(ctx context.Context, st *store.Store, out diagnoseJSON) error {
+	runs := store.Derived{Table: schema.DiagRuns, Rows: func(add func(vals ...any) error) error {
+		for i := range out.Runs {
+			row := diagnoseRunRow(&out.Runs[i])
+			if err := add(row.Values()...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	calls := store.Derived{Table: schema.DiagCalls, Rows: func(add func(vals ...any) error) error {
+		for i := range out.Runs {
+			for _, c := range diagnoseCallRows(&out.Runs[i]) {
+				if err := add(c.Values()...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}}
+	if err := st.WriteDerived(ctx, runs, calls); err != nil {
+		return fmt.Errorf("save diagnose results: %w", err)
+	}
+	return nil
+}
+
+// diagnoseRunRow is r as a diag_runs row.
+func diagnoseRunRow(r *diagnoseRunOut) schema.DiagRun {
+	o := r.Occupancy
+	row := schema.DiagRun{
+		RunID: r.RunID, SourceFormat: r.SourceFormat, Harness: r.Harness, Model: r.Model, ModelFamily: r.ModelFamily,
+		WindowSource: r.WindowSource, NCalls: int64(len(o.Calls)), LoggedCalls: int64(o.LoggedCalls), EstimatedCalls: int64(o.EstimatedCalls),
+		PeakTokens: o.PeakTokens, PeakTurn: o.PeakTurn, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
+		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
+		RentTotal: r.RentTotal, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
+		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
+		CostSource: r.Cost.Source, Resolved: r.Resolved,
+	}
+	if o.Window > 0 {
+		w, p := o.Window, o.PeakShare
+		row.WindowTokens, row.PeakShare = &w, &p
+	}
+	if r.Cost.Source != diagnose.CostUnknown {
+		c := r.Cost.USD
+		row.CostUSD = &c
+	}
+	return row
+}
+
+// diagnoseCallRows are r's calls as diag_calls rows.
+func diagnoseCallRows(r *diagnoseRunOut) []schema.DiagCall {
+	o := r.Occupancy
+	rows := make([]schema.DiagCall, len(o.Calls))
+	for i, c := range o.Calls {
+		_, compaction := slices.BinarySearch(o.Compactions, c.Turn) // sorted, distinct
+		rows[i] = schema.DiagCall{RunID: r.RunID, Turn: c.Turn, PromptTokens: c.Prompt, PromptSource: string(c.Source), Compaction: compaction}
+		if o.Window > 0 {
+			s := c.Share
+			rows[i].Share = &s
+		}
+	}
+	return rows
 }
 
 // diagnoseOne diagnoses one run and computes its rent, re-reads, stalls and

@@ -1,10 +1,14 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -98,5 +102,139 @@ func TestDiagnoseVerdictClauses(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "23    2        1       0         50.0%") {
 		t.Errorf("curve not printed:\n%s", buf.String())
+	}
+}
+
+// TestDiagnoseSaves checks that trajmine diagnose stores one diag_runs row
+// per run and one diag_calls row per model call, equal to its --json output,
+// and that --no-save leaves the tables alone.
+func TestDiagnoseSaves(t *testing.T) {
+	ctx := context.Background()
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "diagnose.duckdb")
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", fixtureDir); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	if _, stderr, code := run(t, d, "diagnose", "--no-save"); code != 0 {
+		t.Fatalf("diagnose --no-save: %s", stderr)
+	}
+	if got := diagQueryRows(t, d, "SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'diag_%'"); len(got) != 0 {
+		t.Fatalf("--no-save created tables: %v", got)
+	}
+	stdout, stderr, code := run(t, d, "diagnose", "--json", "--window", "20000")
+	if code != 0 {
+		t.Fatalf("diagnose: %s", stderr)
+	}
+	var got diagnoseJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.open(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nRuns int
+	if err := st.DB().QueryRowContext(ctx, "SELECT count(*) FROM runs").Scan(&nRuns); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	runRows := diagQueryRows(t, d, "SELECT * FROM diag_runs ORDER BY run_id")
+	if len(runRows) != nRuns || len(got.Runs) != nRuns || nRuns == 0 {
+		t.Fatalf("diag_runs has %d rows, runs %d, --json %d runs", len(runRows), nRuns, len(got.Runs))
+	}
+	byID := map[string][]any{}
+	for _, r := range runRows {
+		byID[r[0].(string)] = r
+	}
+	for _, r := range got.Runs {
+		t.Run(r.RunID, func(t *testing.T) {
+			want := diagnoseRunRow(&r)
+			if diff := cmp.Diff(want.Values(), byID[r.RunID]); diff != "" {
+				t.Errorf("diag_runs row differs from --json (-json +table):\n%s", diff)
+			}
+			calls := diagQueryRows(t, d, "SELECT * FROM diag_calls WHERE run_id = '"+strings.ReplaceAll(r.RunID, "'", "''")+"' ORDER BY turn")
+			if int64(len(calls)) != want.NCalls {
+				t.Fatalf("%d diag_calls rows, n_calls %d", len(calls), want.NCalls)
+			}
+			var wantCalls [][]any
+			for _, c := range diagnoseCallRows(&r) {
+				wantCalls = append(wantCalls, c.Values())
+			}
+			if diff := cmp.Diff(wantCalls, calls); diff != "" {
+				t.Errorf("diag_calls rows differ from --json (-json +table):\n%s", diff)
+			}
+		})
+	}
+}
+
+// diagQueryRows runs q on d's database, read-only, and returns every row.
+func diagQueryRows(t *testing.T, d *Deps, q string) [][]any {
+	t.Helper()
+	ctx := context.Background()
+	st, err := d.open(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.DB().QueryContext(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]any
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, vals)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestDiagnoseFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want DiagnoseOptions
+	}{
+		{nil, DiagnoseOptions{By: "model"}},
+		{[]string{"--no-save", "--json", "--window", "1000", "--by", "harness"}, DiagnoseOptions{NoSave: true, JSON: true, Window: 1000, By: "harness"}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var got *DiagnoseOptions
+			c := NewDiagnoseCmd(testDeps(t, nil), func(o *DiagnoseOptions) error { got = o; return nil })
+			c.SetArgs(tc.args)
+			if err := c.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tc.want, got, cmpIgnoreWriters); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDiagnoseNoDatabase: saving opens the database read-write, but a
+// missing database is still an error that says to ingest first (not a new,
+// empty database).
+func TestDiagnoseNoDatabase(t *testing.T) {
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "missing.duckdb")
+	_, stderr, code := run(t, d, "diagnose")
+	if code != exitError || !strings.Contains(stderr, "run trajmine ingest first") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(d.DB); err == nil {
+		t.Errorf("diagnose created %s", d.DB)
 	}
 }

@@ -7,6 +7,8 @@
 // ArrowSchema derive from it, and each record type's Values method returns its
 // fields in exactly that column order (a test checks count and Go types), so a
 // column is added in one place and every consumer follows.
+// DiagTables (diag_runs, diag_calls, with DiagRun and DiagCall) are defined
+// the same way; trajmine diagnose writes them, so they are not in Tables.
 //
 // Invariants (checked by Validate):
 //   - every record names a run; seq is unique and increasing within a run;

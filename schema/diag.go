@@ -1,0 +1,119 @@
+package schema
+
+// Tables of diagnose results. They are written by trajmine diagnose (each
+// call replaces both tables whole, in one transaction), not by importers, so
+// they are not in Tables: they hold the results of the last diagnose, with
+// the --window it was given, until the next one.
+const (
+	TableDiagRuns  = "diag_runs"
+	TableDiagCalls = "diag_calls"
+)
+
+// DiagRuns describes the diag_runs table: one row per diagnosed run.
+var DiagRuns = Table{Name: TableDiagRuns, Doc: "trajmine diagnose: one row per run (occupancy, end reason and why, token rent, re-reads, stalls, reading-boundary input, cost)", Columns: []Column{
+	col(ColRunID, Varchar, "the run (runs.run_id)"),
+	col(ColSourceFormat, Varchar, "importer name"),
+	col("harness", Varchar, "agent harness"),
+	col("model", Varchar, "model name as logged"),
+	col(ColModelFamily, Varchar, "normalised model family"),
+	nul("window_tokens", BigInt, "the context window used: --window, else the logged window, else the known-models table; NULL when unknown"),
+	col("window_source", Varchar, "flag, log, table or unknown"),
+	col("n_calls", BigInt, "model calls diagnosed: turns with events or a usage row (= the run's diag_calls rows)"),
+	col("logged_calls", BigInt, "calls whose prompt is the logged input (prompt_source logged)"),
+	col("estimated_calls", BigInt, "calls whose prompt is estimated from the event history"),
+	col("peak_tokens", BigInt, "the largest single prompt over the run's calls (never a sum): max(diag_calls.prompt_tokens)"),
+	col("peak_turn", BigInt, "turn of the peak call (the earliest on ties)"),
+	nul("peak_share", Double, "peak_tokens / window_tokens; NULL when the window is unknown"),
+	col("calls_ge_50", BigInt, "calls with prompt_tokens × 100 ≥ window_tokens × 50 (0 when the window is unknown)"),
+	col("calls_ge_80", BigInt, "calls with prompt_tokens × 100 ≥ window_tokens × 80"),
+	col("calls_ge_95", BigInt, "calls with prompt_tokens × 100 ≥ window_tokens × 95"),
+	col("compactions", BigInt, "distinct turns with a compaction, summary, continuation or truncation op"),
+	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, unknown"),
+	col("end_reason_source", Varchar, "explicit (the log says) or inferred"),
+	col("end_rule", Varchar, "the rule that decided: log, error-text, margin or importer"),
+	col("end_reason_why", Varchar, "one sentence saying why (the log's words, the overflow error, or the last prompt against the window)"),
+	col("rent_total", BigInt, "token rent: Σ over tool outputs of est_tokens × the model calls that carried it"),
+	col("rereads_visible", BigInt, "reads of a target whose earlier output was still in the prompt"),
+	col("rereads_hidden", BigInt, "reads of a target whose earlier output had been compacted or hidden"),
+	col("rereads_pending", BigInt, "reads of a target whose earlier output had not reached a prompt yet"),
+	col("stalls", BigInt, "repeats of a (command, identical output) pair beyond its first occurrence"),
+	col("stopped_while_reading", Boolean, "none of the last 3 tool calls an edit, test or submit, at least one a read or search"),
+	col("boundary_turn", BigInt, "the run's number of model calls: its time on the reading-boundary curve"),
+	col("boundary_event", Boolean, "an event of the reading-boundary curve (not finished and stopped while reading); else censored"),
+	nul("cost_usd", Double, "the run's cost: the logged cost_usd, else usage × the price table; NULL when unknown"),
+	col("cost_source", Varchar, "logged, priced or unknown"),
+	nul("resolved", Boolean, "the task outcome when known (runs.resolved)"),
+}}
+
+// DiagCalls describes the diag_calls table: one row per model call of each diagnosed run.
+var DiagCalls = Table{Name: TableDiagCalls, Doc: "trajmine diagnose: one row per model call of each run (its prompt against the window)", Columns: []Column{
+	col(ColRunID, Varchar, "the run (runs.run_id)"),
+	col(ColTurn, BigInt, "model call index"),
+	col("prompt_tokens", BigInt, "the call's prompt: logged input incl. cache reads and writes, else the estimated prompt"),
+	col("prompt_source", Varchar, "logged (a usage row not marked estimated) or estimated (from the event history)"),
+	nul("share", Double, "prompt_tokens / diag_runs.window_tokens; NULL when the window is unknown"),
+	col("compaction", Boolean, "a compaction, summary, continuation or truncation op has this turn"),
+}}
+
+// DiagTables lists the diagnose result tables in creation order.
+var DiagTables = []Table{DiagRuns, DiagCalls}
+
+// DiagRun is one row of diag_runs.
+type DiagRun struct {
+	RunID               string
+	SourceFormat        string
+	Harness             string
+	Model               string
+	ModelFamily         string
+	WindowTokens        *int64 // nil when unknown
+	WindowSource        string
+	NCalls              int64
+	LoggedCalls         int64
+	EstimatedCalls      int64
+	PeakTokens          int64
+	PeakTurn            int64
+	PeakShare           *float64 // nil when the window is unknown
+	Calls50             int64
+	Calls80             int64
+	Calls95             int64
+	Compactions         int64
+	EndReason           EndReason
+	EndReasonSource     ReasonSource
+	EndRule             string
+	EndReasonWhy        string
+	RentTotal           int64
+	ReReadsVisible      int64
+	ReReadsHidden       int64
+	ReReadsPending      int64
+	Stalls              int64
+	StoppedWhileReading bool
+	BoundaryTurn        int64
+	BoundaryEvent       bool
+	CostUSD             *float64 // nil when unknown
+	CostSource          string
+	Resolved            *bool
+}
+
+// Values returns r's fields in DiagRuns column order.
+func (r *DiagRun) Values() []any {
+	return []any{r.RunID, r.SourceFormat, r.Harness, r.Model, r.ModelFamily, ptrI(r.WindowTokens), r.WindowSource,
+		r.NCalls, r.LoggedCalls, r.EstimatedCalls, r.PeakTokens, r.PeakTurn, ptrF(r.PeakShare), r.Calls50, r.Calls80, r.Calls95,
+		r.Compactions, string(r.EndReason), string(r.EndReasonSource), r.EndRule, r.EndReasonWhy,
+		r.RentTotal, r.ReReadsVisible, r.ReReadsHidden, r.ReReadsPending,
+		r.Stalls, r.StoppedWhileReading, r.BoundaryTurn, r.BoundaryEvent, ptrF(r.CostUSD), r.CostSource, ptrB(r.Resolved)}
+}
+
+// DiagCall is one row of diag_calls.
+type DiagCall struct {
+	RunID        string
+	Turn         int64
+	PromptTokens int64
+	PromptSource string
+	Share        *float64 // nil when the window is unknown
+	Compaction   bool
+}
+
+// Values returns c's fields in DiagCalls column order.
+func (c *DiagCall) Values() []any {
+	return []any{c.RunID, c.Turn, c.PromptTokens, c.PromptSource, ptrF(c.Share), c.Compaction}
+}
