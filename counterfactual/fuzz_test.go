@@ -1,0 +1,74 @@
+package counterfactual_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/schema"
+)
+
+var fuzzKinds = []schema.EventKind{
+	schema.KindSystem, schema.KindUser, schema.KindAssistant, schema.KindReasoning,
+	schema.KindToolCall, schema.KindToolResult, schema.KindToolCall, schema.KindToolResult,
+}
+
+// fuzzEvents turns random bytes into a run: chunks separated by 0xff, each
+// chunk's first byte choosing the kind (bits 0-2), whether the turn advances
+// (bit 3), the target (bits 4-5) and the call id (bits 6-7); the rest of the
+// chunk is the text (and, for tool calls, the args).
+func fuzzEvents(data []byte) []schema.Event {
+	var events []schema.Event
+	var turn int64
+	targets := []string{"", "a.go", "go test ./...", "b.go"}
+	ids := []string{"", "c1", "c2", "c3"}
+	for i, chunk := range bytes.Split(data, []byte{0xff}) {
+		if len(chunk) == 0 {
+			continue
+		}
+		b := chunk[0]
+		if b&8 != 0 {
+			turn++
+		}
+		e := schema.Event{RunID: "f", Seq: int64(i), Turn: turn, Kind: fuzzKinds[b&7], Text: string(chunk[1:]),
+			Target: targets[b>>4&3], CallID: ids[b>>6]}
+		if e.Kind == schema.KindToolCall {
+			e.Args = e.Text
+		}
+		events = append(events, e)
+	}
+	return events
+}
+
+// FuzzUses checks that Uses never panics on arbitrary texts, that its uses
+// are sorted and that every evidence offset points at its token in the
+// output text. Seeds are in testdata/fuzz/FuzzUses.
+func FuzzUses(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		events := fuzzEvents(data)
+		uses := counterfactual.Uses(events)
+		checkUses(t, events, uses)
+		rows := counterfactual.Summarize(events, uses)
+		n := 0
+		for _, r := range rows {
+			n += r.ContentUses + r.TargetUses
+			if r.Used() && (r.FirstCall > r.LastCall || r.FirstCall < events[r.Output].Turn) {
+				t.Fatalf("row %+v: bad call range", r)
+			}
+		}
+		if n != len(uses) {
+			t.Fatalf("summary counts %d uses, Uses returned %d", n, len(uses))
+		}
+		for _, u := range uses {
+			for _, tok := range u.Evidence {
+				k := 0
+				for range counterfactual.Tokens(tok) {
+					k++
+				}
+				if k != 1 {
+					t.Fatalf("evidence %q is not one distinctive token", tok)
+				}
+			}
+		}
+	})
+}

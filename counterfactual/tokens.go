@@ -1,0 +1,142 @@
+package counterfactual
+
+import "iter"
+
+// Token length bounds (in bytes, after trimming): see Tokens.
+const (
+	MinToken = 4
+	MaxToken = 200
+)
+
+// byte classes of the token scanner
+const (
+	clTok   = 1 << iota // [A-Za-z0-9_./:-]: part of a token
+	clLower             // a-z
+	clUpper             // A-Z
+	clDigit             // 0-9
+	clMark              // '_' or '/': makes a token specific
+	clDot               // '.'
+	clPunct             // ':' or '-'
+)
+
+var class = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = clTok | clLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = clTok | clUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = clTok | clDigit
+	}
+	t['_'], t['/'] = clTok|clMark, clTok|clMark
+	t['.'], t[':'], t['-'] = clTok|clDot, clTok|clPunct, clTok|clPunct
+	return t
+}()
+
+// Tokens yields the byte offset in s and the text of every distinctive token
+// of s, in order. A token is a maximal run of the bytes [A-Za-z0-9_./:-] with
+// any trailing '.', ':' and '-' trimmed (so ':' glues positions: "x.py:12",
+// and line-numbered listings: "4:def"). It is distinctive when it contains a
+// letter or a digit, is at most MaxToken bytes long, and either is a number
+// of 3 or more digits ("404", "1142"), or is at least MinToken bytes long
+// and has one of
+//
+//   - a '_' or '/' (snake_case, a/path),
+//   - a '.' after its first byte (file.ext, pkg.Func, 1.25; not ".bashrc"),
+//   - a lowercase letter and an uppercase letter after its first byte
+//     (camelCase, TypeName; not "Hello" or "README"),
+//   - both letters and digits (sha256, utf-8, x86_64).
+//
+// Plain words ("return", "Hello"), short numbers ("42") and punctuation
+// ("----", "____") are not distinctive. Bytes outside ASCII separate tokens.
+// The yielded token is a substring of s.
+func Tokens(s string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) { scan(s, false, yield) }
+}
+
+// ArgTokens is Tokens for JSON text such as a tool call's canonical Args: a
+// backslash escape (\n, \", \\, \uXXXX, …) separates tokens, so that the
+// tokens of an argument string are those of the decoded string (a "\n" in
+// JSON does not glue an "n" to the next word).
+func ArgTokens(s string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) { scan(s, true, yield) }
+}
+
+// scan is the byte scanner behind Tokens and ArgTokens. It reports false when
+// yield stopped it.
+func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
+	n := len(s)
+	for i := 0; i < n; {
+		c := s[i]
+		if class[c]&clTok == 0 {
+			if jsonEscapes && c == '\\' && i+1 < n {
+				if s[i+1] == 'u' {
+					i += 6
+				} else {
+					i += 2
+				}
+				continue
+			}
+			i++
+			continue
+		}
+		// the run [i, j) and the classes of its bytes after the first
+		j, rest := i+1, uint8(0)
+		for j < n {
+			c := class[s[j]]
+			if c&clTok == 0 {
+				break
+			}
+			rest |= c
+			j++
+		}
+		end := j
+		for end > i && (s[end-1] == '.' || s[end-1] == ':' || s[end-1] == '-') {
+			end--
+		}
+		if end-i > MaxToken {
+			i = j
+			continue
+		}
+		if end < j { // trimmed: the classes of the kept bytes only
+			rest = 0
+			for k := i + 1; k < end; k++ {
+				rest |= class[s[k]]
+			}
+		}
+		if specific(end-i, class[c], rest) && !yield(i, s[i:end]) {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// specific applies the rules of Tokens to a trimmed run of n bytes whose
+// first byte has class first and whose later bytes have the classes rest.
+func specific(n int, first, rest uint8) bool {
+	if n < 3 || n > MaxToken {
+		return false
+	}
+	all := first | rest
+	letter := all&(clLower|clUpper) != 0
+	if all&(clLower|clUpper|clDigit) == 0 {
+		return false
+	}
+	if isNumber(first, rest) {
+		return true // a number of ≥ 3 digits
+	}
+	if n < MinToken {
+		return false
+	}
+	return all&clMark != 0 || rest&clDot != 0 ||
+		(all&clLower != 0 && rest&clUpper != 0) ||
+		(letter && all&clDigit != 0)
+}
+
+// isNumber reports whether a run has only digits.
+func isNumber(first, rest uint8) bool {
+	const digit = clTok | clDigit
+	return first == digit && rest&^digit == 0
+}

@@ -1,0 +1,332 @@
+package counterfactual
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// UseKind says how a later step used a tool output.
+type UseKind uint8
+
+// Use kinds.
+const (
+	// UseContent: distinctive tokens of the output reappear in a later
+	// assistant text, reasoning or tool-call args.
+	UseContent UseKind = iota + 1
+	// UseTarget: a later tool call acts on the same target (file path,
+	// command, URL) as the output's call.
+	UseTarget
+)
+
+// String returns "content" or "target".
+func (k UseKind) String() string {
+	switch k {
+	case UseContent:
+		return "content"
+	case UseTarget:
+		return "target"
+	}
+	return "unknown"
+}
+
+// MarshalText encodes k as its String.
+func (k UseKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Use is one use of a tool output by a later model output.
+type Use struct {
+	Output int     `json:"output"` // index in events of the tool_result event that was used
+	Event  int     `json:"event"`  // index in events of the event that used it
+	Call   int64   `json:"call"`   // model call that made the use (= events[Event].Turn): its prompt needed the output
+	Kind   UseKind `json:"kind"`
+	// Offsets are, for content uses, the byte offsets in events[Output].Text
+	// of the evidence tokens' first occurrences there, ascending, at most
+	// MaxEvidence.
+	Offsets []int32 `json:"offsets,omitempty"`
+	// Evidence are, for content uses, the evidence tokens, in the order of
+	// Offsets: events[Output].Text[Offsets[i]:][:len(Evidence[i])] == Evidence[i].
+	Evidence []string `json:"evidence,omitempty"`
+}
+
+// MaxEvidence is the most evidence tokens a content use keeps: those with
+// the smallest offsets in the output.
+const MaxEvidence = 8
+
+// MaxScan is how many bytes of a tool output's text are scanned for tokens;
+// the rest of a longer output is ignored (a token crossing the limit is
+// dropped too). User, system and model texts are scanned in full.
+const MaxScan = 256 << 10
+
+// common is the state of a token that a user or system event contained.
+const common = -1
+
+// tokState is where a token came from so far.
+type tokState struct {
+	tok string // the token (its own copy, never a slice of an event text)
+	out int32  // latest tool_result containing it, or common
+	off int32  // byte offset of its first occurrence in events[out].Text
+}
+
+// hit is one evidence token of a content use being built.
+type hit struct {
+	off int32
+	tok int32 // index in walker.states
+}
+
+// walker holds the state of one Uses pass.
+type walker struct {
+	events []schema.Event
+	index  map[string]int32 // token → index in states
+	states []tokState
+
+	// content uses of the using event being scanned: per output touched,
+	// a sorted buffer of at most MaxEvidence hits
+	cur    int32   // index of the using event + 1
+	stamp  []int32 // per event index: cur when slot is valid
+	slot   []int32 // per event index: index in active
+	active []int32 // outputs touched by the current using event
+	hits   []hit   // MaxEvidence per active output
+	counts []uint8 // hits held per active output
+
+	uses []Use
+}
+
+// Uses returns every use of every tool output in one run's events (seq
+// order), sorted by (Call, Output, Event, Kind). It is deterministic and
+// pure, and its work is linear in the run's total text size.
+//
+// The events are walked once, in order (context_op, compaction and error
+// events are skipped; an output can only be used by events after it):
+//
+//  1. Every token of a user or system event's Text (Tokens) becomes common:
+//     the task gives it, so no output is needed for it, now or later.
+//  2. Every token of a tool_result's Text (its first MaxScan bytes) that is
+//     not common gets that output as its state, with the byte offset of its
+//     first occurrence there. A later output containing the token takes
+//     over: a re-read logged in the run shifts attribution to the newer
+//     output, so a simulator predicts nothing where the log itself re-read.
+//     The output's target is the Target of the tool_call that produced it:
+//     the preceding tool_call with the same CallID, else with the same
+//     ToolKey, else the nearest preceding tool_call (with no tool_call
+//     before it, the result's own Target).
+//  3. An assistant, reasoning or tool_call event e of call t = e.Turn makes
+//     a content use of output o when its Text (Tokens) or Args (ArgTokens)
+//     holds a token whose state is o and events[o].Turn ≤ t (o was in call
+//     t's prompt: an output with turn t is visible to call t). There is one
+//     Use per (o, e); its evidence is the distinct such tokens with the
+//     smallest first offsets in o, at most MaxEvidence, ascending. Tokens
+//     met only in these events change no state.
+//  4. A tool_call e of call t with a non-empty Target makes a target use of
+//     o, the latest output so far whose target (step 2) equals e.Target and
+//     whose turn is ≤ t, unless e is the call that produced o.
+func Uses(events []schema.Event) []Use {
+	w := &walker{
+		events: events,
+		index:  make(map[string]int32, sizeHint(events)),
+		stamp:  make([]int32, len(events)),
+		slot:   make([]int32, len(events)),
+	}
+	prod := producers(events)
+	byTarget := map[string][]int32{} // target → outputs with that target, in order
+	for i := range events {
+		e := &events[i]
+		switch e.Kind {
+		case schema.KindSystem, schema.KindUser:
+			w.common(e.Text)
+		case schema.KindToolResult:
+			w.output(int32(i), capText(e.Text))
+			if t := outputTarget(events, prod, i); t != "" {
+				byTarget[t] = append(byTarget[t], int32(i))
+			}
+		case schema.KindAssistant, schema.KindReasoning, schema.KindToolCall:
+			w.content(int32(i))
+			if e.Kind == schema.KindToolCall && e.Target != "" {
+				outs := byTarget[e.Target]
+				for k := len(outs) - 1; k >= 0; k-- {
+					if o := outs[k]; events[o].Turn <= e.Turn {
+						if prod[o] != int32(i) {
+							w.uses = append(w.uses, Use{Output: int(o), Event: i, Call: e.Turn, Kind: UseTarget})
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(w.uses, func(a, b Use) int {
+		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Output, b.Output),
+			cmp.Compare(a.Event, b.Event), cmp.Compare(a.Kind, b.Kind))
+	})
+	return w.uses
+}
+
+// sizeHint guesses the number of distinct tokens of a run: one per 64 bytes
+// of input text, at most 1<<16.
+func sizeHint(events []schema.Event) int {
+	n := 0
+	for i := range events {
+		switch events[i].Kind {
+		case schema.KindSystem, schema.KindUser, schema.KindToolResult:
+			n += min(len(events[i].Text), MaxScan)
+		}
+	}
+	return min(n/64, 1<<16)
+}
+
+// common marks every token of s as common.
+func (w *walker) common(s string) {
+	scan(s, false, func(_ int, tok string) bool {
+		if k, ok := w.index[tok]; ok {
+			w.states[k].out = common
+		} else {
+			w.add(tok, common, 0)
+		}
+		return true
+	})
+}
+
+// output makes output o the state of every non-common token of s.
+func (w *walker) output(o int32, s string) {
+	scan(s, false, func(off int, tok string) bool {
+		if k, ok := w.index[tok]; ok {
+			if st := &w.states[k]; st.out != common && st.out != o {
+				st.out, st.off = o, int32(off)
+			}
+		} else {
+			w.add(tok, o, int32(off))
+		}
+		return true
+	})
+}
+
+// add records a token met for the first time, copying it so that the
+// state never keeps an event text alive.
+func (w *walker) add(tok string, out, off int32) {
+	tok = strings.Clone(tok)
+	w.index[tok] = int32(len(w.states))
+	w.states = append(w.states, tokState{tok: tok, out: out, off: off})
+}
+
+// content appends the content uses made by event i.
+func (w *walker) content(i int32) {
+	e := &w.events[i]
+	w.cur = i + 1
+	w.active, w.hits, w.counts = w.active[:0], w.hits[:0], w.counts[:0]
+	look := func(_ int, tok string) bool {
+		k, ok := w.index[tok]
+		if !ok {
+			return true
+		}
+		st := &w.states[k]
+		if st.out == common || w.events[st.out].Turn > e.Turn {
+			return true
+		}
+		w.hit(st.out, hit{off: st.off, tok: k})
+		return true
+	}
+	scan(e.Text, false, look)
+	scan(e.Args, true, look)
+	if len(w.active) == 0 {
+		return
+	}
+	slices.Sort(w.active)
+	for _, o := range w.active {
+		s := w.slot[o]
+		hs := w.hits[s*MaxEvidence : s*MaxEvidence+int32(w.counts[s])]
+		u := Use{Output: int(o), Event: int(i), Call: e.Turn, Kind: UseContent,
+			Offsets: make([]int32, len(hs)), Evidence: make([]string, len(hs))}
+		for j, h := range hs {
+			u.Offsets[j], u.Evidence[j] = h.off, w.states[h.tok].tok
+		}
+		w.uses = append(w.uses, u)
+	}
+}
+
+// hit adds h to the evidence of output o for the current using event,
+// keeping the MaxEvidence distinct hits of smallest offset, ascending. Each
+// offset is the start of exactly one token, so equal offsets are duplicates.
+func (w *walker) hit(o int32, h hit) {
+	if w.stamp[o] != w.cur {
+		w.stamp[o] = w.cur
+		w.slot[o] = int32(len(w.active))
+		w.active = append(w.active, o)
+		w.counts = append(w.counts, 0)
+		w.hits = append(w.hits, make([]hit, MaxEvidence)...)
+	}
+	s := w.slot[o]
+	buf := w.hits[s*MaxEvidence : (s+1)*MaxEvidence]
+	n := int(w.counts[s])
+	p := n
+	for p > 0 && buf[p-1].off >= h.off {
+		if buf[p-1].off == h.off {
+			return
+		}
+		p--
+	}
+	if p == MaxEvidence {
+		return
+	}
+	if n < MaxEvidence {
+		n++
+	}
+	copy(buf[p+1:n], buf[p:n-1])
+	buf[p] = h
+	w.counts[s] = uint8(n)
+}
+
+// capText returns the first MaxScan bytes of s, less any token run that the
+// limit would cut.
+func capText(s string) string {
+	if len(s) <= MaxScan {
+		return s
+	}
+	cut := MaxScan
+	for cut > 0 && class[s[cut]]&clTok != 0 && class[s[cut-1]]&clTok != 0 {
+		cut--
+	}
+	return s[:cut]
+}
+
+// producers returns, per event index, the index of the tool_call that
+// produced it when it is a tool_result (-1 otherwise or when none precedes
+// it): the latest preceding tool_call with the same CallID, else with the
+// same ToolKey, else the nearest preceding tool_call.
+func producers(events []schema.Event) []int32 {
+	prod := make([]int32, len(events))
+	byCall, byKey := map[string]int32{}, map[string]int32{}
+	last := int32(-1)
+	for i := range events {
+		e := &events[i]
+		prod[i] = -1
+		switch e.Kind {
+		case schema.KindToolCall:
+			if e.CallID != "" {
+				byCall[e.CallID] = int32(i)
+			}
+			if e.ToolKey != "" {
+				byKey[e.ToolKey] = int32(i)
+			}
+			last = int32(i)
+		case schema.KindToolResult:
+			p := last
+			if c, ok := byCall[e.CallID]; ok && e.CallID != "" {
+				p = c
+			} else if k, ok := byKey[e.ToolKey]; ok && e.ToolKey != "" {
+				p = k
+			}
+			prod[i] = p
+		}
+	}
+	return prod
+}
+
+// outputTarget is the target of output o: its producing call's Target, or
+// its own when no call produced it.
+func outputTarget(events []schema.Event, prod []int32, o int) string {
+	if p := prod[o]; p >= 0 {
+		return events[p].Target
+	}
+	return events[o].Target
+}

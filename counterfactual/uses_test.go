@@ -1,0 +1,264 @@
+package counterfactual_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// run builds one run's events: seq is the index, texts are as given.
+type run []schema.Event
+
+func (r run) add(e schema.Event) run {
+	e.RunID, e.Seq = "r", int64(len(r))
+	e.Chars = int64(len(e.Text))
+	e.EstTokens = (e.Chars + 3) / 4
+	return append(r, e)
+}
+
+func (r run) sys(turn int64, text string) run {
+	return r.add(schema.Event{Turn: turn, Kind: schema.KindSystem, Role: "system", Text: text})
+}
+
+func (r run) user(turn int64, text string) run {
+	return r.add(schema.Event{Turn: turn, Kind: schema.KindUser, Role: "user", Text: text})
+}
+
+func (r run) say(turn int64, text string) run {
+	return r.add(schema.Event{Turn: turn, Kind: schema.KindAssistant, Role: "assistant", Text: text})
+}
+
+func (r run) think(turn int64, text string) run {
+	return r.add(schema.Event{Turn: turn, Kind: schema.KindReasoning, Role: "assistant", Text: text})
+}
+
+// call is a tool call whose text is "tool args", as the importers write it.
+func (r run) call(turn int64, id, tool, target, args string) run {
+	return r.add(schema.Event{Turn: turn, Kind: schema.KindToolCall, Role: "assistant", ToolName: tool,
+		CallID: id, Target: target, Args: args, Text: tool + " " + args})
+}
+
+func (r run) result(turn int64, id, tool, text string) run {
+	return r.add(schema.Event{Turn: turn, Kind: schema.KindToolResult, Role: "tool", ToolName: tool,
+		CallID: id, ToolKey: id, Text: text})
+}
+
+// content is the content use of output o by event e: evidence tokens are
+// located at their first occurrence in the output text.
+func content(r run, o, e int, toks ...string) counterfactual.Use {
+	u := counterfactual.Use{Output: o, Event: e, Call: r[e].Turn, Kind: counterfactual.UseContent}
+	for _, t := range toks {
+		u.Offsets = append(u.Offsets, int32(strings.Index(r[o].Text, t)))
+		u.Evidence = append(u.Evidence, t)
+	}
+	return u
+}
+
+func target(r run, o, e int) counterfactual.Use {
+	return counterfactual.Use{Output: o, Event: e, Call: r[e].Turn, Kind: counterfactual.UseTarget}
+}
+
+var (
+	// a read of a file whose identifier is later used in an edit's args
+	readEdit = run{}.
+			sys(0, "You are a coding agent.").
+			user(0, "Fix the rounding bug in app/billing.py").
+			call(0, "c1", "read_file", "app/billing.py", `{"path":"app/billing.py"}`).
+			result(1, "c1", "read_file", "import math\n\ndef compute_total(items):\n    return round(sum(items))\n").
+			say(1, "compute_total rounds too early; I will fix it.").
+			call(1, "c2", "edit", "app/billing.py", `{"new":"def compute_total(items):\n    return sum(items)","old":"def compute_total(items):\n    return round(sum(items))","path":"app/billing.py"}`).
+			result(2, "c2", "edit", "ok")
+
+	// the user task gives the token: no output is needed for it
+	taskToken = run{}.
+			user(0, "Call helper_fn from main.py").
+			call(0, "c1", "bash", "grep -rn helper_fn .", `{"command":"grep -rn helper_fn ."}`).
+			result(1, "c1", "bash", "lib/util.py:3:def helper_fn(x):").
+			say(1, "I will call helper_fn.")
+
+	// the file is read twice: a use after the second read belongs to it
+	reRead = run{}.
+		user(0, "Tidy the config loader").
+		call(0, "c1", "read_file", "cfg.py", `{"path":"cfg.py"}`).
+		result(1, "c1", "read_file", "def parse_config(path):\n    pass\n").
+		say(1, "parse_config is a stub.").
+		call(1, "c2", "read_file", "cfg.py", `{"path":"cfg.py"}`).
+		result(2, "c2", "read_file", "# config\n\ndef parse_config(path):\n    pass\n").
+		say(2, "Still parse_config.")
+
+	// a later call acts on the same target; a call of the same turn logged
+	// after an output it cannot have seen uses the older output
+	targets = run{}.
+		user(0, "Run the tests").
+		call(0, "c1", "bash", "go test ./...", `{"command":"go test ./..."}`).
+		result(1, "c1", "bash", "FAIL").
+		call(1, "c2", "bash", "go test ./...", `{"command":"go test ./..."}`).
+		result(2, "c2", "bash", "FAIL again").
+		call(1, "c3", "bash", "go test ./...", `{"command":"go test ./..."}`).
+		result(2, "c3", "bash", "FAIL still").
+		call(2, "c4", "bash", "ls", `{"command":"ls"}`)
+
+	// an output is visible to the call of its own turn; a mention before the
+	// output arrived is not a use, and an output of a later turn is not visible
+	visibility = run{}.
+			user(0, "Explore the data").
+			say(0, "Maybe load_data exists.").
+			call(0, "c1", "bash", "cat data.py", `{"command":"cat data.py"}`).
+			result(1, "c1", "bash", "def load_data():\n    return read_csv_file()\n").
+			call(1, "c2", "bash", "cat b.py", `{"command":"cat b.py"}`).
+			result(2, "c2", "bash", "def clean_rows(df):\n    return df\n").
+			say(1, "clean_rows is in b.py").
+			think(2, "clean_rows and load_data then read_csv_file").
+			say(2, "done")
+
+	// only the first MaxScan bytes of an output are scanned; a token that the
+	// limit would cut is dropped; a common token stays common
+	bigOutput = run{}.
+			user(0, "Scan the log").
+			call(0, "c1", "bash", "cat big.log", `{"command":"cat big.log"}`).
+			result(1, "c1", "bash", "head_tok task_tok "+strings.Repeat("x ", (counterfactual.MaxScan-22)/2)+"cut_token tail_tok").
+			user(1, "Look at task_tok").
+			say(1, "head_tok task_tok cut_token tail_tok")
+
+	// evidence is capped at MaxEvidence tokens, the first ones in the output
+	manyTokens = func() run {
+		var out, say []string
+		for i := range 12 {
+			out = append(out, fmt.Sprintf("ident_%02d", i))
+		}
+		for i := 11; i >= 0; i-- {
+			say = append(say, out[i], out[i])
+		}
+		return run{}.
+			user(0, "List them").
+			call(0, "c1", "bash", "cat ids", `{"command":"cat ids"}`).
+			result(1, "c1", "bash", strings.Join(out, "\n")).
+			say(1, strings.Join(say, " "))
+	}()
+
+	// two outputs used by one tool call whose args hold JSON escapes; no ids,
+	// so results pair with the nearest preceding call
+	twoOutputs = run{}.
+			user(0, "Go").
+			call(0, "", "bash", "cat a.txt", `{"command":"cat a.txt"}`).
+			call(0, "", "bash", "cat b.txt", `{"command":"cat b.txt"}`).
+			result(1, "", "bash", "alpha_one").
+			result(1, "", "bash", "beta_two").
+			call(1, "", "bash", "echo", `{"command":"echo \"beta_two\"\nalpha_one"}`)
+)
+
+func TestUses(t *testing.T) {
+	evidence := []string{"ident_00", "ident_01", "ident_02", "ident_03", "ident_04", "ident_05", "ident_06", "ident_07"}
+	tests := []struct {
+		name   string
+		events run
+		want   []counterfactual.Use
+	}{
+		{name: "read then edit", events: readEdit, want: []counterfactual.Use{
+			content(readEdit, 3, 4, "compute_total"),
+			content(readEdit, 3, 5, "compute_total"),
+			target(readEdit, 3, 5),
+		}},
+		{name: "token from the task", events: taskToken, want: nil},
+		{name: "re-read moves attribution", events: reRead, want: []counterfactual.Use{
+			content(reRead, 2, 3, "parse_config"),
+			target(reRead, 2, 4),
+			content(reRead, 5, 6, "parse_config"),
+		}},
+		{name: "target uses", events: targets, want: []counterfactual.Use{
+			target(targets, 2, 3),
+			target(targets, 2, 5), // not 4: turn 2 > call 1
+		}},
+		{name: "visibility", events: visibility, want: []counterfactual.Use{
+			// event 1 (before the output) and event 6 (call 1, output of turn 2) are not uses
+			content(visibility, 3, 7, "load_data", "read_csv_file"),
+			content(visibility, 5, 7, "clean_rows"), // output of turn 2 used by call 2
+		}},
+		{name: "scan limit", events: bigOutput, want: []counterfactual.Use{
+			content(bigOutput, 2, 4, "head_tok"),
+		}},
+		{name: "evidence cap", events: manyTokens, want: []counterfactual.Use{
+			content(manyTokens, 2, 3, evidence...),
+		}},
+		{name: "two outputs, escaped args", events: twoOutputs, want: []counterfactual.Use{
+			content(twoOutputs, 3, 5, "alpha_one"),
+			content(twoOutputs, 4, 5, "beta_two"),
+		}},
+		{name: "empty", events: nil, want: nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := counterfactual.Uses(tc.events)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Uses (-want +got):\n%s", diff)
+			}
+			checkUses(t, tc.events, got)
+		})
+	}
+}
+
+// checkUses checks the invariants every result of Uses keeps.
+func checkUses(t *testing.T, events []schema.Event, uses []counterfactual.Use) {
+	t.Helper()
+	for i, u := range uses {
+		if i > 0 {
+			p := uses[i-1]
+			if p.Call > u.Call || p.Call == u.Call && (p.Output > u.Output || p.Output == u.Output && (p.Event > u.Event || p.Event == u.Event && p.Kind >= u.Kind)) {
+				t.Fatalf("uses %d and %d out of order: %+v, %+v", i-1, i, p, u)
+			}
+		}
+		o, e := events[u.Output], events[u.Event]
+		if o.Kind != schema.KindToolResult || !e.Kind.IsOutput() || u.Output >= u.Event || u.Call != e.Turn || o.Turn > u.Call {
+			t.Fatalf("use %+v: output %s turn %d, event %s turn %d", u, o.Kind, o.Turn, e.Kind, e.Turn)
+		}
+		switch u.Kind {
+		case counterfactual.UseContent:
+			if len(u.Offsets) == 0 || len(u.Offsets) > counterfactual.MaxEvidence || len(u.Offsets) != len(u.Evidence) {
+				t.Fatalf("use %+v: %d offsets, %d evidence tokens", u, len(u.Offsets), len(u.Evidence))
+			}
+			for j, off := range u.Offsets {
+				if j > 0 && off <= u.Offsets[j-1] {
+					t.Fatalf("use %+v: offsets not ascending", u)
+				}
+				tok := u.Evidence[j]
+				if off < 0 || int(off)+len(tok) > len(o.Text) || o.Text[off:int(off)+len(tok)] != tok {
+					t.Fatalf("use %+v: evidence %q not at offset %d of the output", u, tok, off)
+				}
+			}
+		case counterfactual.UseTarget:
+			if u.Offsets != nil || u.Evidence != nil || e.Kind != schema.KindToolCall || e.Target == "" {
+				t.Fatalf("target use %+v of event %+v", u, e)
+			}
+		default:
+			t.Fatalf("use %+v: bad kind", u)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	uses := counterfactual.Uses(readEdit)
+	got := counterfactual.Summarize(readEdit, uses)
+	want := []counterfactual.OutputUses{
+		{Output: 3, Seq: 3, Turn: 1, ToolKey: "c1", ToolName: "read_file", Target: "app/billing.py", EstTokens: readEdit[3].EstTokens,
+			ContentUses: 2, TargetUses: 1, FirstCall: 1, LastCall: 1},
+		{Output: 6, Seq: 6, Turn: 2, ToolKey: "c2", ToolName: "edit", Target: "app/billing.py", EstTokens: 1, FirstCall: -1, LastCall: -1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Summarize (-want +got):\n%s", diff)
+	}
+	if !got[0].Used() || got[1].Used() {
+		t.Errorf("Used() = %v, %v; want true, false", got[0].Used(), got[1].Used())
+	}
+	// uses that name no output are ignored
+	bad := []counterfactual.Use{{Output: 0, Event: 4, Call: 1, Kind: counterfactual.UseContent}, {Output: 99, Kind: counterfactual.UseTarget}}
+	for _, r := range counterfactual.Summarize(readEdit, bad) {
+		if r.Used() {
+			t.Errorf("row %+v counted a use of a non-output", r)
+		}
+	}
+}
