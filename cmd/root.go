@@ -124,6 +124,8 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewCalibrateCmd(d, nil),
 		NewClassesCmd(d, nil),
 		NewDiagnoseCmd(d, nil),
+		NewSimulateCmd(d, nil),
+		NewPoliciesCmd(d, nil),
 	)
 	return root
 }

@@ -26,7 +26,10 @@ var allowed = map[string][]string{
 	"synth":             {},
 	"internal/store":    {"schema", "ingest"},
 	"internal/testutil": {},
-	"cmd":               {"schema", "ingest", "internal/store", "synth", "actions", "diagnose"},
+	"internal/stats":    {},
+	"counterfactual":    {"schema"},
+	"simulate":          {"schema", "diagnose", "counterfactual", "internal/stats"},
+	"cmd":               {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats"},
 	"cmd/trajmine":      {"cmd"},
 }
 

@@ -53,7 +53,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 		sel += " WHERE " + strings.Join(where, " AND ")
 	}
 	if o.Shards > 1 {
-		sel = fmt.Sprintf("SELECT run_id FROM (SELECT run_id, row_number() OVER (ORDER BY run_id) - 1 AS rn FROM (%s)) WHERE rn %% %d = %d", sel, o.Shards, o.Shard)
+		sel = shardSelect(sel, o.Shard, o.Shards)
 	}
 	filter := func(q string) string {
 		return strings.Replace(q, "%SEL%", sel, 1)
@@ -111,6 +111,20 @@ FROM context_ops WHERE run_id IN (%SEL%) ORDER BY run_id, seq, op, tool_key`), a
 		}
 	}
 	return runRows.Err()
+}
+
+func shardSelect(sel string, shard, shards int) string {
+	return fmt.Sprintf("SELECT run_id FROM (SELECT run_id, row_number() OVER (ORDER BY run_id) - 1 AS rn FROM (%s)) WHERE rn %% %d = %d", sel, shards, shard)
+}
+
+// ShardWhere is the SQL predicate "run_id IN (…)" selecting the runs Scan
+// reads for o (Format is ignored; "" when o selects every run), for
+// deleting a shard's old results.
+func ShardWhere(o ScanOptions) string {
+	if o.Shards <= 1 {
+		return ""
+	}
+	return "run_id IN (" + shardSelect("SELECT run_id FROM runs", o.Shard, o.Shards) + ")"
 }
 
 // cursor walks rows ordered by run_id, one record of look-ahead.

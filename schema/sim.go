@@ -1,0 +1,65 @@
+package schema
+
+// Tables of simulate results, written by trajmine simulate (not importers):
+// one row per run × policy × window in sim_runs and one per replayed call in
+// sim_calls. A simulate call replaces the rows of the runs it replayed (all
+// runs, or its --shard), so shards run one after another fill the tables.
+const (
+	TableSimRuns  = "sim_runs"
+	TableSimCalls = "sim_calls"
+)
+
+// SimRuns describes the sim_runs table.
+var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run × policy × window", Columns: []Column{
+	col(ColRunID, Varchar, "the run (runs.run_id)"),
+	col("policy", Varchar, "the policy's canonical spec, every parameter spelled out (trajmine policies)"),
+	col("window_tokens", BigInt, "the window replayed against; 0 = unbounded (no window given or known)"),
+	col(ColSourceFormat, Varchar, "importer name"),
+	col(ColModelFamily, Varchar, "normalised model family"),
+	col("harness", Varchar, "agent harness"),
+	col("logged_calls", BigInt, "model calls in the log"),
+	col("calls", BigInt, "calls replayed: logged_calls, or the overflow call when the run overflowed"),
+	col("status", Varchar, "survived (all calls fit, the log says finished), censored (all calls fit, the logged run stopped unfinished: the data cannot say what follows) or overflow"),
+	nul("overflow_call", BigInt, "the call whose prompt + output exceeded the window; NULL unless status = overflow"),
+	nul("keep_all_overflow_call", BigInt, "the first call keep-all overflows at this window; NULL when it never does"),
+	nul("first_activation", BigInt, "the first call whose prompt the policy changed; NULL when it never acted"),
+	col("prompt_tokens", BigInt, "Σ prompt tokens over the replayed calls (sim_calls.prompt_tokens)"),
+	col("keep_all_tokens", BigInt, "Σ keep-all prompt tokens over the same calls, window ignored"),
+	col("token_ratio", Double, "prompt_tokens / keep_all_tokens (1 when both are 0)"),
+	col("peak_tokens", BigInt, "the largest prompt of one replayed call"),
+	col("cached_tokens", BigInt, "Σ over calls of the prompt prefix unchanged since the previous call (what a prompt cache reuses)"),
+	col("output_tokens", BigInt, "Σ output tokens of the replayed calls (logged, else estimated)"),
+	col("placeholders_max", BigInt, "most placeholders present in one prompt"),
+	col("chars_full", BigInt, "Σ over calls of the recorded characters the prompt would hold in full"),
+	col("chars_removed", BigInt, "Σ over calls of the characters the policy removed"),
+	col("chars_removed_share", Double, "chars_removed / chars_full (0 when chars_full is 0)"),
+	col("summarizer_calls", BigInt, "summarizer model calls (compaction policies)"),
+	col("summarizer_in", BigInt, "Σ summarizer input tokens"),
+	col("summarizer_out", BigInt, "Σ summarizer output tokens"),
+	col("reinvocations", BigInt, "predicted re-invocations: uses of an output that was hidden or cut at the using call (package counterfactual)"),
+	col("reinvocation_tokens", BigInt, "their cost: Σ (the output's tokens + the using call's prompt)"),
+	nul("cost_usd", Double, "(prompt + re-invocation + summarizer input tokens) × input price + (output + summarizer output) × output price; NULL when the model has no price"),
+	nul("cost_cached_usd", Double, "as cost_usd, but cached_tokens at the cache-read price and the rest of each prompt at the cache-write price (input price when the table has none)"),
+	col("boundary_turn", BigInt, "calls before the run stopped: its time on the reading-boundary curve"),
+	col("boundary_event", Boolean, "an event of the policy's reading-boundary curve (stopped while reading, not finished, not censored)"),
+}}
+
+// SimCalls describes the sim_calls table.
+var SimCalls = Table{Name: TableSimCalls, Doc: "trajmine simulate: one row per replayed call of each run × policy × window", Columns: []Column{
+	col(ColRunID, Varchar, "the run (runs.run_id)"),
+	col("policy", Varchar, "sim_runs.policy"),
+	col("window_tokens", BigInt, "sim_runs.window_tokens"),
+	col("call", BigInt, "model call index"),
+	col("prompt_tokens", BigInt, "prefix + summary + Σ rendered items admitted by this call"),
+	col("cached_tokens", BigInt, "prefix unchanged since the previous call"),
+	col("output_tokens", BigInt, "the call's output tokens"),
+	col("placeholders", BigInt, "placeholders present in the prompt"),
+	col("chars_removed", BigInt, "characters the policy removed from this prompt"),
+	col("overflow", Boolean, "prompt + output exceeded the window (the last row of an overflowed run)"),
+	col("summarizer_in", BigInt, "summarizer input tokens spent before this call"),
+	col("summarizer_out", BigInt, "summarizer output tokens spent before this call"),
+	col("reinvocations", BigInt, "predicted re-invocations at this call"),
+}}
+
+// SimTables lists the simulate result tables.
+var SimTables = []Table{SimRuns, SimCalls}

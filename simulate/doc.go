@@ -1,0 +1,35 @@
+// Package simulate replays logged agent runs under alternative context
+// policies, offline and deterministically.
+//
+// A run becomes a Trace: its prompt items (system, user, assistant,
+// reasoning, tool-call and tool-result events, in seq order) with the first
+// model call whose prompt holds each one, its calls' output tokens and logged
+// input tokens, the logged manage_context ops, and the later uses of each
+// tool output (package counterfactual). Replay walks the calls in order; at
+// call t the prompt is
+//
+//	prompt(t) = prefix + summary(t) + Σ rendered tokens of the items admitted by t
+//
+// where each item is rendered by the policy as full, placeholder, truncated
+// (head + tail), dropped, or folded into a summary stand-in. Per call it
+// records the prompt tokens, the prefix unchanged since call t-1 (what a
+// prompt cache reuses), the placeholders present and the characters removed,
+// and whether prompt + the call's output tokens exceed the window. A run that
+// overflows ends there (policies that react to an overflow, such as provider
+// truncation, get one chance to make it fit). Nothing is extrapolated past a
+// run's logged end: a run that survives its logged calls is "survived" when
+// the log says it finished, else "censored".
+//
+// Token model: an item's tokens are its estimated tokens (est_tokens, times
+// a calibration factor when one is given); the part of the prompt the log
+// never shows (system prompt and tool definitions when unrecorded) is the
+// "prefix", measured once per run at its first call with logged usage as
+// logged input − Σ estimated items visible to that call (0 when negative or
+// when the run has no usage). KeepAll's error against the logged input of the
+// later calls is the simulator's own accuracy (see Accuracy).
+//
+// Harness compactions recorded in the log (compaction events) are not
+// replayed: every policy starts from the full recorded history, so a policy
+// can be judged on runs whose harness compacted; the accuracy check stops at
+// a run's first logged compaction.
+package simulate

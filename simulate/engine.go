@@ -1,0 +1,520 @@
+package simulate
+
+import (
+	"math"
+
+	"github.com/trajmine/trajmine/diagnose"
+)
+
+// Mode is how an item is rendered in the prompt.
+type Mode uint8
+
+// Render modes.
+const (
+	Full        Mode = iota
+	Placeholder      // replaced by a short stand-in text
+	Truncated        // head and tail kept, the middle cut
+	Dropped          // removed without a trace
+	Summarized       // removed, its content folded into a summary stand-in
+)
+
+var modeNames = [...]string{"full", "placeholder", "truncated", "dropped", "summarized"}
+
+func (m Mode) String() string { return modeNames[m] }
+
+// Policy is a context policy. Reset is called once per replayed run, then
+// Before once per model call t = 0, 1, … after the items first visible to
+// call t were admitted (in full) and before the prompt is measured; Before
+// re-renders items through the Sim's methods. Policies keep per-run state
+// in their own fields and must be deterministic.
+type Policy interface {
+	// Name is the canonical spec, e.g. "halflife(activate=0.5,keep=4,cap=8000)".
+	Name() string
+	Reset(s *Sim)
+	Before(t int, s *Sim)
+}
+
+// OverflowHandler is implemented by policies that act when a call's prompt
+// does not fit (provider truncation, a harness's overflow recovery). It may
+// re-render items; the prompt is measured again afterwards.
+type OverflowHandler interface {
+	OnOverflow(t int, s *Sim)
+}
+
+// Status is how a replayed run ended.
+type Status string
+
+// Statuses.
+const (
+	// Survived: every logged call fit and the log says the run finished.
+	Survived Status = "survived"
+	// Censored: every logged call fit but the logged run stopped without
+	// finishing; what it would have done next is not in the data.
+	Censored Status = "censored"
+	// Overflow: a call's prompt plus its output exceeded the window; the run
+	// ends there.
+	Overflow Status = "overflow"
+)
+
+// RunResult is one run replayed under one policy at one window.
+type RunResult struct {
+	RunID  string `json:"run_id"`
+	Policy string `json:"policy"`
+	Window int64  `json:"window"` // 0: unbounded (no window known or given)
+
+	Calls           int    `json:"calls"` // calls replayed (≤ the logged calls)
+	Status          Status `json:"status"`
+	OverflowCall    int    `json:"overflow_call"`    // -1 unless Overflow
+	FirstActivation int    `json:"first_activation"` // first call whose prompt the policy changed; -1 never
+
+	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
+	KeepAllTokens int64 `json:"keep_all_tokens"` // Σ keep-all prompt over the same calls (window ignored)
+	PeakTokens    int64 `json:"peak_tokens"`
+	CachedTokens  int64 `json:"cached_tokens"` // Σ prefix unchanged since the previous call
+	OutputTokens  int64 `json:"output_tokens"` // Σ output of replayed calls
+
+	PlaceholdersMax int   `json:"placeholders_max"` // most placeholders present in one prompt
+	PlaceholderSum  int64 `json:"placeholder_sum"`  // Σ over calls of placeholders present
+	CharsFull       int64 `json:"chars_full"`       // Σ over calls of recorded characters in the prompt, full
+	CharsRemoved    int64 `json:"chars_removed"`    // Σ over calls of characters the policy removed
+
+	SummarizerCalls int   `json:"summarizer_calls"`
+	SummarizerIn    int64 `json:"summarizer_in"`
+	SummarizerOut   int64 `json:"summarizer_out"`
+
+	Reinvocations     int   `json:"reinvocations"`       // predicted re-invocations of hidden or cut outputs
+	ReinvocationTok   int64 `json:"reinvocation_tokens"` // their cost: the output again + one call's prompt
+	StallMessages     int   `json:"stall_messages"`
+	StallMessageTok   int64 `json:"stall_message_tokens"`
+	ReadingStop       bool  `json:"reading_stop"` // the run stopped (overflow or logged end) while reading
+	BoundaryTurn      int64 `json:"boundary_turn"`
+	BoundaryEvent     bool  `json:"boundary_event"`
+	LoggedCalls       int   `json:"logged_calls"`
+	KeepAllOverflowAt int   `json:"keep_all_overflow_call"` // first call keep-all overflows at this window; -1 never
+}
+
+// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0).
+func (r *RunResult) TokenRatio() float64 {
+	if r.KeepAllTokens == 0 {
+		return 1
+	}
+	return float64(r.PromptTokens) / float64(r.KeepAllTokens)
+}
+
+// CharsRemovedShare is CharsRemoved / CharsFull (0 when no characters).
+func (r *RunResult) CharsRemovedShare() float64 {
+	if r.CharsFull == 0 {
+		return 0
+	}
+	return float64(r.CharsRemoved) / float64(r.CharsFull)
+}
+
+// CallResult is one replayed call (the sim_calls table).
+type CallResult struct {
+	Call          int   `json:"call"`
+	PromptTokens  int64 `json:"prompt_tokens"`
+	CachedTokens  int64 `json:"cached_tokens"`
+	OutputTokens  int64 `json:"output_tokens"`
+	Placeholders  int   `json:"placeholders"`
+	CharsRemoved  int64 `json:"chars_removed"`
+	Overflow      bool  `json:"overflow"`
+	SummarizerIn  int64 `json:"summarizer_in"`
+	SummarizerOut int64 `json:"summarizer_out"`
+	Reinvocations int   `json:"reinvocations"`
+}
+
+// Options configures a replay.
+type Options struct {
+	// Window in tokens; 0 means the trace's own window (unbounded when the
+	// trace has none); negative means unbounded.
+	Window int64
+	// Reserve is the minimum output reserved per call: a call overflows when
+	// prompt + max(its output tokens, Reserve) > window.
+	Reserve int64
+	// Calls, when non-nil, receives one CallResult per replayed call
+	// (appended; reuse the slice across runs to avoid allocation).
+	Calls *[]CallResult
+}
+
+// Sim is the replay state of one run under one policy. Policies read and
+// change renderings through its methods.
+type Sim struct {
+	Tr     *Trace
+	Window int64 // 0 unbounded
+	T      int   // the call being prepared
+
+	mode      []Mode
+	tok       []int32 // rendered tokens of admitted items (0 before admission)
+	chr       []int32
+	head      []int32 // truncated items: characters kept at the head and tail
+	tail      []int32
+	version   []uint16 // bumps on every rendering change
+	reinvVer  []int32  // version at the last predicted re-invocation; -1 none
+	admitted  []bool
+	nAdmitted int
+	maxPos    int32
+	bit       fenwick
+
+	sum, full       int64 // Σ rendered / full tokens of admitted items
+	chars, fullChar int64
+	placeholders    int
+	summary         int64
+	injected        int64 // stall messages and other appended text
+	minChanged      int32 // lowest item position changed since the last measurement
+	changed         bool  // any change since the last measurement
+	activated       bool
+	summIn, summOut int64
+	summCalls       int
+}
+
+// Prompt is the current prompt in tokens: prefix + summary + Σ rendered items + injected messages.
+func (s *Sim) Prompt() int64 { return s.Tr.Prefix + s.summary + s.sum + s.injected }
+
+// FullPrompt is what keep-all would send now (no re-rendering, no summary).
+func (s *Sim) FullPrompt() int64 { return s.Tr.Prefix + s.full + s.injected }
+
+// Admitted reports whether item i is in the prompt history (by call T).
+func (s *Sim) Admitted(i int32) bool { return s.admitted[i] }
+
+// Mode returns item i's rendering.
+func (s *Sim) Mode(i int32) Mode { return s.mode[i] }
+
+// Tokens returns item i's rendered tokens.
+func (s *Sim) Tokens(i int32) int32 { return s.tok[i] }
+
+// SummaryTokens is the current summary stand-in's size.
+func (s *Sim) SummaryTokens() int64 { return s.summary }
+
+// Output is call t's output tokens.
+func (s *Sim) Output(t int) int64 { return int64(s.Tr.Output[t]) }
+
+func (s *Sim) set(i int32, m Mode, tok, chr int32) {
+	if !s.admitted[i] || (s.mode[i] == m && s.tok[i] == tok && s.chr[i] == chr) {
+		return
+	}
+	if s.mode[i] == Placeholder {
+		s.placeholders--
+	}
+	if m == Placeholder {
+		s.placeholders++
+	}
+	d := int64(tok) - int64(s.tok[i])
+	s.sum += d
+	s.bit.add(int(i), d)
+	s.chars += int64(chr) - int64(s.chr[i])
+	s.mode[i], s.tok[i], s.chr[i] = m, tok, chr
+	s.version[i]++
+	s.markChanged(i)
+}
+
+func (s *Sim) markChanged(i int32) {
+	s.changed = true
+	s.activated = true
+	s.minChanged = min(s.minChanged, i)
+}
+
+// Restore renders item i in full.
+func (s *Sim) Restore(i int32) {
+	it := &s.Tr.Items[i]
+	s.head[i], s.tail[i] = 0, 0
+	s.set(i, Full, it.Tokens, it.Chars)
+}
+
+// SetPlaceholder replaces item i by a stand-in of tok tokens and chr characters.
+func (s *Sim) SetPlaceholder(i int32, tok, chr int32) { s.set(i, Placeholder, tok, chr) }
+
+// Drop removes item i without a trace.
+func (s *Sim) Drop(i int32) { s.set(i, Dropped, 0, 0) }
+
+// Summarize removes item i; its content counts as folded into the summary.
+func (s *Sim) Summarize(i int32) { s.set(i, Summarized, 0, 0) }
+
+// Truncate keeps keep characters of item i — the first head of them and
+// the rest from its end — plus a marker of markerTok tokens and markerChr
+// characters. Tokens scale with the characters kept:
+//
+//	tokens = ceil(full tokens × keep / full chars) + markerTok
+//
+// A keep at or above the item's length renders it in full.
+func (s *Sim) Truncate(i int32, keep, head int32, markerTok, markerChr int32) {
+	it := &s.Tr.Items[i]
+	if keep >= it.Chars || it.Chars <= 0 {
+		s.Restore(i)
+		return
+	}
+	keep = max(keep, 0)
+	head = min(max(head, 0), keep)
+	tok := int32((int64(it.Tokens)*int64(keep)+int64(it.Chars)-1)/int64(it.Chars)) + markerTok
+	if tok >= it.Tokens {
+		// the marker costs more than the cut saves: keep it whole
+		s.Restore(i)
+		return
+	}
+	s.head[i], s.tail[i] = head, keep-head
+	s.set(i, Truncated, tok, keep+markerChr)
+}
+
+// SetSummary replaces the summary stand-in (0 removes it). The summary sits
+// right after the protected head, so it breaks the cached prefix there.
+func (s *Sim) SetSummary(tokens int64, at int32) {
+	if tokens == s.summary {
+		return
+	}
+	s.summary = tokens
+	s.markChanged(at)
+}
+
+// Inject appends a message of tok tokens to the history (a stall message):
+// it stays in every later prompt and breaks no cached prefix.
+func (s *Sim) Inject(tok int64) {
+	s.injected += tok
+	s.activated = true
+}
+
+// SummarizerCall counts a summarizer model call of in prompt and out output tokens.
+func (s *Sim) SummarizerCall(in, out int64) {
+	s.summIn += in
+	s.summOut += out
+	s.summCalls++
+}
+
+// fenwick is a binary indexed tree of int64 over item positions.
+type fenwick []int64
+
+func (f fenwick) add(i int, d int64) {
+	for i++; i < len(f); i += i & -i {
+		f[i] += d
+	}
+}
+
+// prefix returns Σ of positions < i.
+func (f fenwick) prefix(i int) int64 {
+	var s int64
+	for ; i > 0; i -= i & -i {
+		s += f[i]
+	}
+	return s
+}
+
+// Replayer replays traces; it reuses its buffers across runs (one per goroutine).
+type Replayer struct {
+	s       Sim
+	keepAll []int64
+}
+
+// Replay runs tr under p. It is deterministic and does no I/O.
+func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
+	s := &rp.s
+	s.reset(tr)
+	w := o.Window
+	switch {
+	case w == 0:
+		w = tr.Window
+	case w < 0:
+		w = 0
+	}
+	s.Window = w
+	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
+		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1}
+	// keep-all prompts (window ignored), for the token ratio
+	rp.keepAll = rp.keepAll[:0]
+	{
+		var sum int64
+		j := 0
+		for t := 0; t < tr.NCalls; t++ {
+			for j < len(tr.Admit) && int(tr.Items[tr.Admit[j]].Since) <= t {
+				sum += int64(tr.Items[tr.Admit[j]].Tokens)
+				j++
+			}
+			ka := tr.Prefix + sum
+			rp.keepAll = append(rp.keepAll, ka)
+			if w > 0 && res.KeepAllOverflowAt < 0 && ka+max(int64(tr.Output[t]), o.Reserve) > w {
+				res.KeepAllOverflowAt = t
+			}
+		}
+	}
+	p.Reset(s)
+	var prevPrompt int64
+	adm := 0
+	useIdx := 0
+	var opsDone bool
+	_ = opsDone
+	for t := 0; t < tr.NCalls; t++ {
+		s.T = t
+		for adm < len(tr.Admit) && int(tr.Items[tr.Admit[adm]].Since) <= t {
+			s.admit(tr.Admit[adm])
+			adm++
+		}
+		s0, c0 := s.summIn, s.summOut
+		p.Before(t, s)
+		prompt := s.Prompt()
+		reserve := max(int64(tr.Output[t]), o.Reserve)
+		if w > 0 && prompt+reserve > w {
+			if h, ok := p.(OverflowHandler); ok {
+				h.OnOverflow(t, s)
+				prompt = s.Prompt()
+			}
+		}
+		overflow := w > 0 && prompt+reserve > w
+		// the cached prefix: everything before the first changed position
+		var cached int64
+		if t > 0 {
+			cached = prevPrompt
+			if s.changed && s.minChanged < math.MaxInt32 {
+				pre := tr.Prefix + s.bit.prefix(int(s.minChanged))
+				cached = min(cached, pre)
+			}
+			cached = min(cached, prompt)
+		}
+		if s.activated && res.FirstActivation < 0 {
+			res.FirstActivation = t
+		}
+		cr := CallResult{Call: t, PromptTokens: prompt, CachedTokens: cached, OutputTokens: int64(tr.Output[t]),
+			Placeholders: s.placeholders, CharsRemoved: s.fullChar - s.chars, Overflow: overflow,
+			SummarizerIn: s.summIn - s0, SummarizerOut: s.summOut - c0}
+		if overflow {
+			res.Status, res.OverflowCall = Overflow, t
+			if o.Calls != nil {
+				*o.Calls = append(*o.Calls, cr)
+			}
+			break
+		}
+		// uses of outputs at this call: predicted re-invocations
+		for useIdx < len(tr.Uses) && int(tr.Uses[useIdx].Call) < t {
+			useIdx++
+		}
+		for ; useIdx < len(tr.Uses) && int(tr.Uses[useIdx].Call) == t; useIdx++ {
+			u := &tr.Uses[useIdx]
+			i := u.Item
+			if !s.admitted[i] || !s.lost(u) || s.reinvVer[i] == int32(s.version[i]) {
+				continue
+			}
+			s.reinvVer[i] = int32(s.version[i])
+			cr.Reinvocations++
+			res.Reinvocations++
+			res.ReinvocationTok += int64(tr.Items[i].Tokens) + prompt
+		}
+		res.Calls++
+		res.PromptTokens += prompt
+		res.KeepAllTokens += rp.keepAll[t]
+		res.PeakTokens = max(res.PeakTokens, prompt)
+		res.CachedTokens += cached
+		res.OutputTokens += int64(tr.Output[t])
+		res.PlaceholdersMax = max(res.PlaceholdersMax, s.placeholders)
+		res.PlaceholderSum += int64(s.placeholders)
+		res.CharsFull += s.fullChar
+		res.CharsRemoved += s.fullChar - s.chars
+		if o.Calls != nil {
+			*o.Calls = append(*o.Calls, cr)
+		}
+		prevPrompt = prompt
+		s.changed, s.minChanged = false, math.MaxInt32
+	}
+	res.SummarizerCalls, res.SummarizerIn, res.SummarizerOut = s.summCalls, s.summIn, s.summOut
+	if res.Status == "" {
+		if tr.Finished {
+			res.Status = Survived
+		} else {
+			res.Status = Censored
+		}
+	}
+	// reading boundary input (see diagnose.Boundary): an overflow at call k
+	// stops the run after k calls; a run that got through its logged calls
+	// keeps its logged stop, censored when the log says the window ended it
+	// (past that point the data cannot say).
+	switch {
+	case res.Status == Overflow:
+		res.BoundaryTurn = int64(res.OverflowCall)
+		res.ReadingStop = tr.ReadingAt[res.OverflowCall]
+		res.BoundaryEvent = res.ReadingStop
+	default:
+		res.BoundaryTurn = int64(tr.NCalls)
+		res.ReadingStop = tr.ReadingAt[tr.NCalls]
+		res.BoundaryEvent = !tr.Finished && !tr.WindowEnd && res.ReadingStop
+	}
+	return res
+}
+
+// lost reports whether use u's evidence is gone from the prompt under the
+// current rendering: the output is a placeholder, dropped or summarized; or
+// truncated with a content-use evidence offset inside the cut middle.
+func (s *Sim) lost(u *Use) bool {
+	i := u.Item
+	switch s.mode[i] {
+	case Full:
+		return false
+	case Truncated:
+		if !u.Content {
+			return false
+		}
+		full := s.Tr.Items[i].Chars
+		for _, off := range u.Offsets {
+			if off >= s.head[i] && off < full-s.tail[i] {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (s *Sim) admit(i int32) {
+	it := &s.Tr.Items[i]
+	s.admitted[i] = true
+	s.nAdmitted++
+	s.mode[i], s.tok[i], s.chr[i] = Full, it.Tokens, it.Chars
+	s.sum += int64(it.Tokens)
+	s.full += int64(it.Tokens)
+	s.chars += int64(it.Chars)
+	s.fullChar += int64(it.Chars)
+	s.bit.add(int(i), int64(it.Tokens))
+	if i < s.maxPos {
+		// admitted before an item already in the prompt: a change there
+		s.changed = true
+		s.minChanged = min(s.minChanged, i)
+	}
+	s.maxPos = max(s.maxPos, i)
+}
+
+func (s *Sim) reset(tr *Trace) {
+	n := len(tr.Items)
+	s.Tr = tr
+	s.T = 0
+	s.mode = resize(s.mode, n)
+	s.tok = resize(s.tok, n)
+	s.chr = resize(s.chr, n)
+	s.head = resize(s.head, n)
+	s.tail = resize(s.tail, n)
+	s.version = resize(s.version, n)
+	s.reinvVer = resize(s.reinvVer, n)
+	for i := range s.reinvVer {
+		s.reinvVer[i] = -1
+	}
+	s.admitted = resize(s.admitted, n)
+	s.bit = resize(s.bit, n+1)
+	s.nAdmitted, s.maxPos = 0, 0
+	s.sum, s.full, s.chars, s.fullChar = 0, 0, 0, 0
+	s.placeholders = 0
+	s.summary, s.injected = 0, 0
+	s.minChanged, s.changed, s.activated = math.MaxInt32, false, false
+	s.summIn, s.summOut, s.summCalls = 0, 0, 0
+}
+
+// resize returns a zeroed slice of length n, reusing buf's storage.
+func resize[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+// Boundary turns replay results into the reading-boundary survival input.
+func Boundary(rs []RunResult) []diagnose.BoundaryRun {
+	out := make([]diagnose.BoundaryRun, len(rs))
+	for i, r := range rs {
+		out[i] = diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop}
+	}
+	return out
+}

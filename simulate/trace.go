@@ -1,0 +1,444 @@
+package simulate
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// ItemKind is the kind of a prompt item.
+type ItemKind uint8
+
+// Item kinds.
+const (
+	ItemSystem ItemKind = iota
+	ItemUser
+	ItemAssistant
+	ItemReasoning
+	ItemToolCall
+	ItemToolResult
+)
+
+var itemKindNames = [...]string{"system", "user", "assistant", "reasoning", "tool_call", "tool_result"}
+
+func (k ItemKind) String() string { return itemKindNames[k] }
+
+// Action classes of tool calls and results, as package actions names them.
+const (
+	ClassOther uint8 = iota
+	ClassRead
+	ClassSearch
+	ClassEdit
+	ClassExecute
+	ClassTest
+	ClassContext
+	ClassSubmit
+)
+
+// ClassNames maps class codes to names.
+var ClassNames = [...]string{"other", "read", "search", "edit", "execute", "test", "context", "submit"}
+
+// ClassCode returns the code of a class name (ClassOther when unknown).
+func ClassCode(name string) uint8 {
+	for i, n := range ClassNames {
+		if n == name {
+			return uint8(i)
+		}
+	}
+	return ClassOther
+}
+
+// Item is one prompt item of a Trace.
+type Item struct {
+	Seq    int64
+	Since  int32 // the first model call whose prompt holds the item
+	Kind   ItemKind
+	Class  uint8  // action class of a tool call, or of the call that produced a tool result
+	Head   bool   // part of the protected head: system items and the first user item
+	Call   int32  // tool results: index in Items of the tool call that produced it; -1 when unknown
+	Tokens int32  // full rendering, in tokens
+	Chars  int32  // full rendering, in characters
+	Lines  int32  // lines of text (tool results), for placeholders that name them
+	Tool   string // tool name (tool calls and results)
+	Key    string // tool key (tool results): what manage_context names
+	// Carried marks a reasoning item the log does not record but bills: the
+	// output tokens of a call beyond its recorded output items (see fitTokens).
+	Carried bool
+}
+
+// LoggedOp is one logged visibility change of a tool result (a DTOC
+// manage_context disable or enable, or a harness masking of one output).
+type LoggedOp struct {
+	Item    int32 // index in Items
+	From    int32 // first call the change applies to
+	Visible bool  // enable (true) or disable (false)
+}
+
+// Use is one later use of a tool result (see package counterfactual).
+type Use struct {
+	Item    int32   // index in Items of the tool result used
+	Call    int32   // the call whose prompt needed it
+	Content bool    // a content use (else a target use: the same target acted on again)
+	Offsets []int32 // content uses: character offsets of the evidence in the output
+}
+
+// Trace is one run prepared for replay. Build it with NewTrace, or by hand
+// (tests, benchmarks).
+type Trace struct {
+	RunID, Format, Harness, Model, Family string
+	Window                                int64 // the run's own window (log or known-model table); 0 unknown
+
+	Items  []Item  // seq order
+	Admit  []int32 // indexes of Items in admission order (Since, then seq)
+	NCalls int
+	Output []int32 // per call: output tokens (logged, else estimated)
+	Logged []int64 // per call: logged input tokens (cache reads and writes included); -1 when not logged
+	Prefix int64   // hidden prefix tokens (see the package doc)
+	Tokens TokenModel
+	// Holdout are keep-all's out-of-sample relative errors against the
+	// logged input (see fitTokens); the simulator's own accuracy.
+	Holdout []float64
+	// FirstCompaction is the first call at or after which the log shows a
+	// harness compaction; NCalls when none.
+	FirstCompaction int
+	Ops             []LoggedOp // sorted by From, then item
+	Uses            []Use      // sorted by Call, then item
+	// ReadingAt[k] (k = 0..NCalls): a run stopping before call k stops while
+	// reading (diagnose.StoppedWhileReading over the tool calls made before k).
+	ReadingAt []bool
+	// Stalls are the calls whose prompt first holds a repeated (command,
+	// identical output) pair: where a stall detector injects its message.
+	Stalls    []int32
+	Finished  bool // the log says the run finished
+	remap     []int32
+	WindowEnd bool // the run ended on window length (diagnose's end reason)
+}
+
+// TraceOptions configures NewTrace.
+type TraceOptions struct {
+	// Factor is the stored calibration factor (trajmine calibrate) for the
+	// run's format and model, used when the run's own usage cannot be fitted
+	// (see fitTokens); 0 means 1.
+	Factor float64
+	// Classify gives a tool call's action class name; nil means
+	// diagnose.DefaultClassify.
+	Classify diagnose.ClassifyFunc
+	// Uses are the run's counterfactual uses; nil computes them.
+	Uses []counterfactual.Use
+}
+
+// NewTrace prepares one run for replay from its records: events in seq
+// order, usage rows, context ops, and its diagnosed end. The window is the
+// run's own (diagnose.Window without override).
+func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, end diagnose.End, o *TraceOptions) *Trace {
+	if o == nil {
+		o = &TraceOptions{}
+	}
+	factor := o.Factor
+	if factor <= 0 {
+		factor = 1
+	}
+	classify := o.Classify
+	if classify == nil {
+		classify = diagnose.DefaultClassify
+	}
+	w, _ := diagnose.Window(run, 0)
+	tr := &Trace{RunID: run.RunID, Format: run.SourceFormat, Harness: run.Harness, Model: run.Model, Family: run.ModelFamily,
+		Window: w, Finished: end.Reason == schema.EndFinished, WindowEnd: end.WindowEnd()}
+
+	// number of calls: n_turns, else one past the largest output turn
+	n := run.NTurns
+	for _, e := range events {
+		if e.Kind.IsOutput() {
+			n = max(n, e.Turn+1)
+		}
+	}
+	for _, u := range usage {
+		n = max(n, u.Turn+1)
+	}
+	tr.NCalls = int(n)
+	tr.FirstCompaction = tr.NCalls
+
+	evItem := make([]int32, len(events)) // event index → item index, -1 when not an item
+	callItem := map[string]int32{}       // call id → tool call item
+	keyItem := map[string]int32{}        // tool key → tool result item
+	firstUser := true
+	var lastCall int32 = -1
+	for i, e := range events {
+		evItem[i] = -1
+		var k ItemKind
+		switch e.Kind {
+		case schema.KindSystem:
+			k = ItemSystem
+		case schema.KindUser:
+			k = ItemUser
+		case schema.KindAssistant:
+			k = ItemAssistant
+		case schema.KindReasoning:
+			k = ItemReasoning
+		case schema.KindToolCall:
+			k = ItemToolCall
+		case schema.KindToolResult:
+			k = ItemToolResult
+		case schema.KindError:
+			// an error event is prompt content when it is an input (a failed tool, an API error shown to the model)
+			k = ItemUser
+		case schema.KindCompaction:
+			if int(e.Turn) < tr.FirstCompaction {
+				tr.FirstCompaction = max(int(e.Turn), 0)
+			}
+			continue
+		default: // context_op events are not prompt content
+			continue
+		}
+		since := e.Turn
+		if e.Kind.IsOutput() {
+			since++
+		}
+		tok := e.EstTokens
+		it := Item{Seq: e.Seq, Since: int32(clamp64(since, 0, math.MaxInt32)), Kind: k, Call: -1,
+			Tokens: int32(clamp64(tok, 0, math.MaxInt32)), Chars: int32(clamp64(e.Chars, 0, math.MaxInt32)), Tool: e.ToolName}
+		switch k {
+		case ItemSystem:
+			it.Head = true
+		case ItemUser:
+			it.Head = firstUser
+			firstUser = false
+		case ItemToolCall:
+			it.Class = ClassCode(classify(run.Harness, e.ToolName, e.Args))
+		case ItemToolResult:
+			it.Lines = int32(clamp64(int64(strings.Count(e.Text, "\n")+1), 0, math.MaxInt32))
+			it.Key = e.ToolKey
+			if it.Key == "" {
+				it.Key = e.CallID
+			}
+		}
+		idx := int32(len(tr.Items))
+		switch k {
+		case ItemToolCall:
+			if e.CallID != "" {
+				callItem[e.CallID] = idx
+			}
+			lastCall = idx
+		case ItemToolResult:
+			c, ok := callItem[e.CallID]
+			if !ok || e.CallID == "" {
+				c = lastCall
+			}
+			it.Call = c
+			if c >= 0 {
+				it.Class = tr.Items[c].Class
+				if it.Tool == "" {
+					it.Tool = tr.Items[c].Tool
+				}
+			}
+			if it.Key != "" {
+				keyItem[it.Key] = idx
+			}
+		}
+		evItem[i] = idx
+		tr.Items = append(tr.Items, it)
+	}
+	tr.Admit = admissionOrder(tr.Items)
+
+	// logged input per call; then the token model (see fitTokens) scales the
+	// items; then per-call outputs (logged, else the scaled estimate)
+	tr.Logged = make([]int64, tr.NCalls)
+	for i := range tr.Logged {
+		tr.Logged[i] = -1
+	}
+	for _, u := range usage {
+		if u.Turn >= 0 && int(u.Turn) < tr.NCalls && !u.Estimated && u.InputTokens > 0 {
+			tr.Logged[u.Turn] = u.InputTokens
+		}
+	}
+	// output tokens the log bills beyond the recorded output items (hidden
+	// reasoning): a candidate for what later prompts carry (see fitTokens)
+	carry := make([]int64, tr.NCalls)
+	{
+		est := make([]int64, tr.NCalls)
+		for _, it := range tr.Items {
+			if (it.Kind == ItemAssistant || it.Kind == ItemReasoning || it.Kind == ItemToolCall) && int(it.Since-1) < tr.NCalls && it.Since >= 1 {
+				est[it.Since-1] += int64(it.Tokens)
+			}
+		}
+		for _, u := range usage {
+			if u.Turn >= 0 && int(u.Turn) < tr.NCalls && !u.Estimated && u.OutputTokens > est[u.Turn] {
+				carry[u.Turn] = u.OutputTokens - est[u.Turn]
+			}
+		}
+	}
+	tr.fitTokens(factor, carry)
+	if tr.remap != nil { // carried-output items were inserted
+		for k, v := range keyItem {
+			keyItem[k] = tr.remap[v]
+		}
+		for i, v := range evItem {
+			if v >= 0 {
+				evItem[i] = tr.remap[v]
+			}
+		}
+		tr.remap = nil
+	}
+	tr.Output = make([]int32, tr.NCalls)
+	estOut := make([]int64, tr.NCalls)
+	for _, it := range tr.Items {
+		if (it.Kind == ItemAssistant || it.Kind == ItemReasoning || it.Kind == ItemToolCall) && int(it.Since-1) < tr.NCalls && it.Since >= 1 {
+			estOut[it.Since-1] += int64(it.Tokens)
+		}
+	}
+	for t := range tr.Output {
+		tr.Output[t] = int32(min(estOut[t], math.MaxInt32))
+	}
+	for _, u := range usage {
+		if u.Turn >= 0 && int(u.Turn) < tr.NCalls && u.OutputTokens > 0 {
+			tr.Output[u.Turn] = int32(min(u.OutputTokens, math.MaxInt32))
+		}
+	}
+
+	// logged visibility ops on single outputs
+	for _, op := range ops {
+		idx, ok := keyItem[op.ToolKey]
+		if op.ToolKey == "" || !ok || op.Seq < tr.Items[idx].Seq {
+			continue
+		}
+		switch op.Op {
+		case schema.OpDisable:
+			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: false})
+		case schema.OpEnable:
+			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: true})
+		case schema.OpMasking, schema.OpTruncation:
+			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn), Visible: false})
+		}
+	}
+	slices.SortStableFunc(tr.Ops, func(a, b LoggedOp) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Item, b.Item))
+	})
+
+	// uses
+	uses := o.Uses
+	if uses == nil {
+		uses = counterfactual.Uses(events)
+	}
+	for _, u := range uses {
+		if u.Output < 0 || u.Output >= len(evItem) || evItem[u.Output] < 0 || u.Call < 0 || u.Call >= int64(tr.NCalls) {
+			continue
+		}
+		tu := Use{Item: evItem[u.Output], Call: int32(u.Call), Content: u.Kind == counterfactual.UseContent}
+		for _, off := range u.Offsets {
+			tu.Offsets = append(tu.Offsets, runeOffset(events[u.Output].Text, off))
+		}
+		tr.Uses = append(tr.Uses, tu)
+	}
+	slices.SortStableFunc(tr.Uses, func(a, b Use) int {
+		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Item, b.Item))
+	})
+
+	// reading at each stop point: the last BoundaryK tool calls before call k
+	tr.ReadingAt = readingAt(tr)
+
+	// stalls: the call that first sees the repeated pair's result
+	st := diagnose.Stalls(events)
+	seqItem := map[int64]int32{}
+	for i, it := range tr.Items {
+		if !it.Carried {
+			seqItem[it.Seq] = int32(i)
+		}
+	}
+	for _, s := range st.Stalls {
+		for _, seq := range s.ResultSeqs[1:] {
+			if i, ok := seqItem[seq]; ok && int(tr.Items[i].Since) < tr.NCalls {
+				tr.Stalls = append(tr.Stalls, tr.Items[i].Since)
+			}
+		}
+	}
+	slices.Sort(tr.Stalls)
+	tr.Stalls = slices.Compact(tr.Stalls)
+	return tr
+}
+
+// runeOffset converts a byte offset in s to a character offset (the unit of
+// Item.Chars), so truncation can tell whether the evidence survived.
+func runeOffset(s string, b int32) int32 {
+	if int(b) > len(s) {
+		b = int32(len(s))
+	}
+	n := int32(0)
+	for range s[:b] {
+		n++
+	}
+	return n
+}
+
+func admissionOrder(items []Item) []int32 {
+	ad := make([]int32, len(items))
+	for i := range ad {
+		ad[i] = int32(i)
+	}
+	slices.SortStableFunc(ad, func(a, b int32) int { return cmp.Compare(items[a].Since, items[b].Since) })
+	return ad
+}
+
+// readingAt computes Trace.ReadingAt with diagnose's rule: among the last
+// diagnose.BoundaryK tool calls before call k, at least one read or search
+// and no edit, test or submit.
+func readingAt(tr *Trace) []bool {
+	out := make([]bool, tr.NCalls+1)
+	var calls []int32 // tool-call items by Since (the call after the one that made them)
+	for i, it := range tr.Items {
+		if it.Kind == ItemToolCall {
+			calls = append(calls, int32(i))
+		}
+	}
+	j := 0
+	for k := 0; k <= tr.NCalls; k++ {
+		for j < len(calls) && int(tr.Items[calls[j]].Since) <= k {
+			j++
+		}
+		lo := max(0, j-diagnose.BoundaryK)
+		reading := false
+		for _, c := range calls[lo:j] {
+			switch tr.Items[c].Class {
+			case ClassEdit, ClassTest, ClassSubmit:
+				reading = false
+				goto done
+			case ClassRead, ClassSearch:
+				reading = true
+			}
+		}
+	done:
+		out[k] = reading
+	}
+	return out
+}
+
+// Finalize fills the derived fields of a hand-built Trace (Admit, ReadingAt
+// when nil, Output and Logged of the right length) and sorts Ops and Uses.
+func (tr *Trace) Finalize() {
+	tr.Admit = admissionOrder(tr.Items)
+	if tr.FirstCompaction == 0 {
+		tr.FirstCompaction = tr.NCalls
+	}
+	if len(tr.Output) < tr.NCalls {
+		tr.Output = append(tr.Output, make([]int32, tr.NCalls-len(tr.Output))...)
+	}
+	for len(tr.Logged) < tr.NCalls {
+		tr.Logged = append(tr.Logged, -1)
+	}
+	if tr.ReadingAt == nil {
+		tr.ReadingAt = readingAt(tr)
+	}
+	slices.SortStableFunc(tr.Ops, func(a, b LoggedOp) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.Item, b.Item))
+	})
+	slices.SortStableFunc(tr.Uses, func(a, b Use) int {
+		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Item, b.Item))
+	})
+}
+
+func clamp64(v, lo, hi int64) int64 { return min(max(v, lo), hi) }
