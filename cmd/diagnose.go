@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -58,7 +59,15 @@ edit, test or submit, at least one a read or search; classes as in trajmine
 classes): a Kaplan–Meier survival curve where finished runs and runs that
 stopped otherwise are censored at their last call. Token rent is each tool
 output's estimated tokens × the model calls that carried it until compacted
-or hidden. A re-read reads a target again, while the earlier output was still
+or hidden; where the log shows them, the system prompt (system events of
+role system or developer) and the tool definitions (the system event of role
+tools) pay rent the same way, as rows "(system prompt)" and "(tool
+definitions)", until a compaction, summary or continuation (keyless masking
+and truncation drop history, not them). Shares are of the total rent,
+prefix included; the verdict names the top tool and, when present, the
+system prompt's and tool definitions' shares. A prompt part no event shows
+(Claude Code and Codex logs omit the system prompt and tool schemas) pays
+no rent here. A re-read reads a target again, while the earlier output was still
 visible in the prompt or after it was hidden; a stall is the same command
 answered by the same output again. The verdict comes first; --by groups the peak-occupancy
 summary by model family, harness or source format.
@@ -122,16 +131,23 @@ type diagnoseVerdict struct {
 	// call BoundaryTurn.
 	BoundaryFound bool  `json:"reading_boundary_found"`
 	BoundaryTurn  int64 `json:"reading_boundary_turn"`
-	// TopRentTool holds TopRentShare of all runs' token rent; empty when there is no rent.
-	TopRentTool  string  `json:"top_rent_tool"`
-	TopRentShare float64 `json:"top_rent_share"`
+	// TopRentTool holds TopRentShare of all runs' token rent; empty when no
+	// tool output has rent. The system prompt and tool definitions are not
+	// tools: their shares are SystemPromptShare and ToolDefinitionsShare
+	// (0 where no log shows them).
+	TopRentTool          string  `json:"top_rent_tool"`
+	TopRentShare         float64 `json:"top_rent_share"`
+	SystemPromptShare    float64 `json:"system_prompt_share"`
+	ToolDefinitionsShare float64 `json:"tool_definitions_share"`
 }
 
 // diagnoseRunOut is one run's diagnosis with its rent, re-reads, stalls and
 // reading-boundary input.
 type diagnoseRunOut struct {
 	diagnose.RunResult
-	RentTotal           int64         `json:"rent_total"`
+	RentTotal           int64         `json:"rent_total"`            // Σ over tool outputs, system prompt and tool definitions
+	RentSystemPrompt    int64         `json:"rent_system_prompt"`    // part of RentTotal
+	RentToolDefinitions int64         `json:"rent_tool_definitions"` // part of RentTotal
 	ReReadsVisible      int64         `json:"rereads_visible"`
 	ReReadsHidden       int64         `json:"rereads_hidden"`
 	ReReadsPending      int64         `json:"rereads_pending"`
@@ -293,8 +309,15 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 	out.RentByTool = diagnose.RentByTool(rents)
 	out.ReadingBoundary = diagnose.Boundary(brs)
 	out.Verdict.BoundaryFound, out.Verdict.BoundaryTurn = out.ReadingBoundary.Found, out.ReadingBoundary.Turn
-	if len(out.RentByTool) > 0 && out.RentByTool[0].Rent > 0 {
-		out.Verdict.TopRentTool, out.Verdict.TopRentShare = out.RentByTool[0].Tool, out.RentByTool[0].Share
+	for _, t := range out.RentByTool {
+		switch {
+		case t.Tool == diagnose.RentSystemPrompt:
+			out.Verdict.SystemPromptShare = t.Share
+		case t.Tool == diagnose.RentToolDefinitions:
+			out.Verdict.ToolDefinitionsShare = t.Share
+		case out.Verdict.TopRentTool == "" && t.Rent > 0: // sorted by rent
+			out.Verdict.TopRentTool, out.Verdict.TopRentShare = t.Tool, t.Share
+		}
 	}
 	return out, nil
 }
@@ -335,7 +358,7 @@ func diagnoseRunRow(r *diagnoseRunOut) schema.DiagRun {
 		WindowSource: r.WindowSource, NCalls: int64(len(o.Calls)), LoggedCalls: int64(o.LoggedCalls), EstimatedCalls: int64(o.EstimatedCalls),
 		PeakTokens: o.PeakTokens, PeakTurn: o.PeakTurn, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
 		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
-		RentTotal: r.RentTotal, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
+		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
 		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
 		CostSource: r.Cost.Source, Resolved: r.Resolved,
 	}
@@ -374,7 +397,7 @@ func diagnoseOne(r schema.Run, events []schema.Event, usage []schema.Usage, ops 
 	rr := diagnose.ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
 	st := diagnose.Stalls(events)
 	b := diagnose.BoundaryInput(r, res.End, events, classify)
-	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
+	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
 		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,
 		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, rent: rent, startedAt: r.StartedAt}
 }
@@ -521,18 +544,31 @@ func diagnoseBoundaryClause(b diagnose.ReadingBoundary) string {
 	return "no reading boundary (survival stays above 50%)"
 }
 
-// diagnoseRentClause is the verdict's token-rent clause, or why there is none.
+// diagnoseRentClause is the verdict's token-rent clause, or why there is
+// none, followed by the system prompt's and tool definitions' shares where
+// the logs show them.
 func diagnoseRentClause(v diagnoseVerdict) string {
-	if v.TopRentTool == "" {
-		return "no token rent (no tool output was carried by a later call)"
+	s := "no token rent (no tool output was carried by a later call)"
+	if v.TopRentTool != "" {
+		s = fmt.Sprintf("%s holds %s of token rent", snippet(v.TopRentTool, 32), pct(v.TopRentShare))
 	}
-	return fmt.Sprintf("%s holds %s of token rent", snippet(v.TopRentTool, 32), pct(v.TopRentShare))
+	var prefix []string
+	if v.SystemPromptShare > 0 {
+		prefix = append(prefix, "system prompt "+pct(v.SystemPromptShare))
+	}
+	if v.ToolDefinitionsShare > 0 {
+		prefix = append(prefix, "tool definitions "+pct(v.ToolDefinitionsShare))
+	}
+	if len(prefix) > 0 {
+		s += "; " + strings.Join(prefix, " / ") + " of token rent"
+	}
+	return s
 }
 
 // writeDiagnoseExtras prints the token-rent table, the reading-boundary
 // curve's event points, and the re-read and stall totals.
 func writeDiagnoseExtras(w io.Writer, d diagnoseJSON) error {
-	fmt.Fprintln(w, "\nToken rent by tool (output tokens × later calls that carried them; top 10):")
+	fmt.Fprintln(w, "\nToken rent by tool (tokens × the calls that carried them; top 10):")
 	if len(d.RentByTool) == 0 {
 		fmt.Fprintln(w, "  no tool outputs")
 	} else {

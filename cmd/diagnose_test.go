@@ -95,6 +95,19 @@ func TestDiagnoseVerdictClauses(t *testing.T) {
 	if got := diagnoseRentClause(diagnoseVerdict{}); !strings.HasPrefix(got, "no token rent") {
 		t.Errorf("rent clause = %q", got)
 	}
+	for _, tc := range []struct {
+		v    diagnoseVerdict
+		want string
+	}{
+		{diagnoseVerdict{TopRentTool: "bash", TopRentShare: 0.5, SystemPromptShare: 0.12, ToolDefinitionsShare: 0.05},
+			"bash holds 50.0% of token rent; system prompt 12.0% / tool definitions 5.0% of token rent"},
+		{diagnoseVerdict{TopRentTool: "bash", TopRentShare: 0.9, SystemPromptShare: 0.1}, "bash holds 90.0% of token rent; system prompt 10.0% of token rent"},
+		{diagnoseVerdict{ToolDefinitionsShare: 1}, "no token rent (no tool output was carried by a later call); tool definitions 100.0% of token rent"},
+	} {
+		if got := diagnoseRentClause(tc.v); got != tc.want {
+			t.Errorf("rent clause = %q, want %q", got, tc.want)
+		}
+	}
 	var buf strings.Builder
 	d := diagnoseJSON{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})}
 	if err := writeDiagnoseExtras(&buf, d); err != nil {
@@ -236,5 +249,55 @@ func TestDiagnoseNoDatabase(t *testing.T) {
 	}
 	if _, err := os.Stat(d.DB); err == nil {
 		t.Errorf("diagnose created %s", d.DB)
+	}
+}
+
+// TestDiagnosePrefixRent runs diagnose on a LiteLLM call log that records its
+// system prompt and tool definitions: their rent is est_tokens × the calls
+// that carried them, reported in --json, diag_runs and the verdict.
+func TestDiagnosePrefixRent(t *testing.T) {
+	ctx := context.Background()
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "prefix.duckdb")
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", "../ingest/testdata/messages/litellm.json"); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	stdout, stderr, code := run(t, d, "diagnose", "--json")
+	if code != 0 {
+		t.Fatalf("diagnose: %s", stderr)
+	}
+	var got diagnoseJSON
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Runs) != 1 {
+		t.Fatalf("%d runs", len(got.Runs))
+	}
+	r := got.Runs[0]
+	st, err := d.open(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var sysTok, defTok, nTurns int64
+	q := `SELECT sum(e.est_tokens) FILTER (WHERE e.role IN ('system', 'developer')), sum(e.est_tokens) FILTER (WHERE e.role = 'tools'), max(r.n_turns)
+FROM events e JOIN runs r USING (run_id) WHERE e.kind = 'system'`
+	if err := st.DB().QueryRowContext(ctx, q).Scan(&sysTok, &defTok, &nTurns); err != nil {
+		t.Fatal(err)
+	}
+	// both at turn 0, no compaction: carried by every call
+	if sysTok == 0 || defTok == 0 || r.RentSystemPrompt != sysTok*nTurns || r.RentToolDefinitions != defTok*nTurns {
+		t.Errorf("rent system prompt %d, tool definitions %d; want %d × %d and %d × %d", r.RentSystemPrompt, r.RentToolDefinitions, sysTok, nTurns, defTok, nTurns)
+	}
+	var rowSys, rowDefs, rowTotal int64
+	if err := st.DB().QueryRowContext(ctx, "SELECT rent_system_prompt, rent_tool_definitions, rent_total FROM diag_runs").Scan(&rowSys, &rowDefs, &rowTotal); err != nil {
+		t.Fatal(err)
+	}
+	if rowSys != r.RentSystemPrompt || rowDefs != r.RentToolDefinitions || rowTotal != r.RentTotal {
+		t.Errorf("diag_runs rent %d/%d/%d, --json %d/%d/%d", rowSys, rowDefs, rowTotal, r.RentSystemPrompt, r.RentToolDefinitions, r.RentTotal)
+	}
+	v := got.Verdict
+	if want := float64(r.RentToolDefinitions) / float64(r.RentTotal); v.ToolDefinitionsShare != want || v.SystemPromptShare == 0 || diagnose.IsPrefix(v.TopRentTool) {
+		t.Errorf("verdict %+v; want tool definitions share %v, a system prompt share, a tool on top", v, want)
 	}
 }

@@ -62,8 +62,26 @@ type Visibility struct {
 	RunID    string          `json:"run_id"`
 	LastTurn int64           `json:"last_turn"` // index of the run's last model call; -1 when there is none
 	Outputs  []CarriedOutput `json:"outputs"`   // in seq order
-	byKey    map[string]int
+	// Prefix holds the system-prompt and tool-definition events (step 6), in
+	// seq order, ToolName RentSystemPrompt or RentToolDefinitions. They are
+	// not tool outputs: InPrompt, Output and VisibleAt do not see them.
+	Prefix []CarriedOutput `json:"prefix"`
+	byKey  map[string]int
 }
+
+// Names under which Rent reports the prompt prefix a log shows.
+const (
+	// RentSystemPrompt is the rent of system-prompt events
+	// (schema.Event.IsSystemPrompt: kind system, role system or developer).
+	RentSystemPrompt = "(system prompt)"
+	// RentToolDefinitions is the rent of tool-definition events
+	// (schema.Event.IsToolDefinitions: kind system, role tools).
+	RentToolDefinitions = "(tool definitions)"
+)
+
+// IsPrefix reports whether a ToolRent row is the system prompt or the tool
+// definitions rather than a tool.
+func IsPrefix(tool string) bool { return tool == RentSystemPrompt || tool == RentToolDefinitions }
 
 // NewVisibility computes, for one run's events and context ops, which tool
 // outputs each model call carried. It does no I/O.
@@ -92,6 +110,15 @@ type Visibility struct {
 //     it like a disable.
 //  5. The carried calls are the union of visible calls in [c, min(LastTurn,
 //     cut-1)], kept as disjoint ascending Spans.
+//  6. Prefix: every system-prompt event (kind system, role system or
+//     developer) and tool-definitions event (kind system, role tools) with
+//     turn c is carried by calls c … LastTurn, up to the first compaction,
+//     summary or continuation op after it (seq greater), like an output; it
+//     has no key, so disable, enable, masking and truncation ops do not act
+//     on it (they remove history, not the prefix). A harness that re-sends
+//     its system prompt after a compaction and logs it has the new event
+//     carried anew; one that does not log it is not counted, as in the
+//     estimated prompt (EstimatedPrompts), which a compaction restarts.
 //
 // Ops of other runs and ops that precede the output (seq < the output's seq)
 // are ignored. Compaction events in events are not read: ops are the source of
@@ -137,6 +164,25 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 	}
 
 	for _, e := range events {
+		if e.IsSystemPrompt() || e.IsToolDefinitions() {
+			name := RentSystemPrompt
+			if e.IsToolDefinitions() {
+				name = RentToolDefinitions
+			}
+			end := v.LastTurn
+			for _, c := range cuts {
+				if c.Seq > e.Seq && c.Op != schema.OpMasking && c.Op != schema.OpTruncation {
+					end = min(end, c.Turn-1)
+					break
+				}
+			}
+			p := CarriedOutput{ToolName: name, Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens}
+			if end >= e.Turn {
+				p.Spans = []Span{{e.Turn, end}}
+			}
+			v.Prefix = append(v.Prefix, p)
+			continue
+		}
 		if e.Kind != schema.KindToolResult {
 			continue
 		}
@@ -154,6 +200,7 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		v.Outputs = append(v.Outputs, out)
 	}
 	slices.SortStableFunc(v.Outputs, func(a, b CarriedOutput) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortStableFunc(v.Prefix, func(a, b CarriedOutput) int { return cmp.Compare(a.Seq, b.Seq) })
 	for i, out := range v.Outputs {
 		if _, dup := v.byKey[out.ToolKey]; !dup {
 			v.byKey[out.ToolKey] = i
@@ -278,18 +325,36 @@ type ToolRent struct {
 
 // RunRent is one run's token rent, total and per tool.
 type RunRent struct {
-	RunID string     `json:"run_id"`
-	Total int64      `json:"total"`
-	Tools []ToolRent `json:"tools"` // by rent descending, then tool name
+	RunID string `json:"run_id"`
+	Total int64  `json:"total"`
+	// SystemPrompt and ToolDefinitions are the parts of Total of the prompt
+	// prefix the log shows (also rows RentSystemPrompt and
+	// RentToolDefinitions of Tools); 0 when the log does not show it.
+	SystemPrompt    int64      `json:"system_prompt"`
+	ToolDefinitions int64      `json:"tool_definitions"`
+	Tools           []ToolRent `json:"tools"` // by rent descending, then tool name
 }
 
 // Rent returns the run's token rent: each output's est_tokens times the number
-// of model calls that carried it (CarriedOutput.Calls), summed per tool name.
-// The share of the first call's prompt not explained by events (system prompt,
-// tool definitions) is not computed here.
+// of model calls that carried it (CarriedOutput.Calls), summed per tool name;
+// and the same for the system prompt and tool definitions the log shows
+// (Visibility.Prefix), as rows named RentSystemPrompt and
+// RentToolDefinitions (Outputs counts their events). Total is the sum of all
+// rows, so shares are of the whole rent, prefix included. The part of a
+// prompt that no event shows (a system prompt or tool schemas the log
+// leaves out) is not counted.
 func (v *Visibility) Rent() RunRent {
 	acc := map[string]*ToolRent{}
-	for _, o := range v.Outputs {
+	var sys, defs int64
+	for _, o := range v.Prefix {
+		r := o.EstTokens * o.Calls()
+		if o.ToolName == RentToolDefinitions {
+			defs += r
+		} else {
+			sys += r
+		}
+	}
+	for _, o := range slices.Concat(v.Prefix, v.Outputs) {
 		t := acc[o.ToolName]
 		if t == nil {
 			t = &ToolRent{Tool: o.ToolName}
@@ -304,7 +369,7 @@ func (v *Visibility) Rent() RunRent {
 		tools = append(tools, *t)
 	}
 	total := rentFinish(tools)
-	return RunRent{RunID: v.RunID, Total: total, Tools: tools}
+	return RunRent{RunID: v.RunID, Total: total, SystemPrompt: sys, ToolDefinitions: defs, Tools: tools}
 }
 
 // RentByTool aggregates runs' rent per tool name, with shares of the summed total.

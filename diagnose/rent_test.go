@@ -188,6 +188,88 @@ func TestRent(t *testing.T) {
 	}
 }
 
+// rentSys builds a system event with role (system, developer, tools, assistant …).
+func rentSys(seq, turn int64, role string, est int64) schema.Event {
+	return schema.Event{RunID: "r", Seq: seq, Turn: turn, Kind: schema.KindSystem, Role: role, EstTokens: est}
+}
+
+// rentPrefixed: a system prompt (1000) and tool definitions (200) at call 0,
+// a keyless truncation at call 2 (cuts outputs, not the prefix), a
+// compaction at call 3 after which the harness logs its system prompt again;
+// last call 4.
+var rentPrefixed = struct {
+	events []schema.Event
+	ops    []schema.ContextOp
+}{
+	events: []schema.Event{
+		rentSys(0, 0, "system", 1000),
+		rentSys(1, 0, schema.RoleToolDefinitions, 200),
+		rentEvent(2, 0, schema.KindUser),
+		rentCall(3, 0, "c1", "read_file", "a.go"),
+		rentResult(4, 1, "c1", "read_file", 100),
+		rentCall(5, 1, "c2", "bash", "ls"),
+		rentResult(6, 2, "c2", "bash", 10),
+		rentEvent(7, 2, schema.KindContextOp),
+		rentSys(8, 2, "assistant", 500), // a harness notice (Claude Code's synthetic message): not the system prompt
+		rentEvent(9, 3, schema.KindContextOp),
+		rentSys(10, 3, "Developer", 1000),
+		rentEvent(11, 3, schema.KindAssistant),
+		rentEvent(12, 4, schema.KindAssistant),
+	},
+	ops: []schema.ContextOp{rentOp(7, 2, schema.OpTruncation, ""), rentOp(9, 3, schema.OpCompaction, "")},
+}
+
+// TestRentPrefix checks the system-prompt and tool-definition rent on a
+// hand-built run: tokens × calls that carried them, until a compaction.
+func TestRentPrefix(t *testing.T) {
+	const total = 5700
+	tests := []struct {
+		name   string
+		events []schema.Event
+		ops    []schema.ContextOp
+		want   diagnose.RunRent
+	}{
+		{
+			// system prompt: 1000 × calls 0–2 (compaction at 3) + 1000 × calls 3–4 = 5000;
+			// tool definitions: 200 × calls 0–2 = 600; read_file: 100 × call 1
+			// (the truncation at call 2 cuts it); bash: its output arrives at
+			// call 2, already truncated: 0.
+			name: "prefix until compaction", events: rentPrefixed.events, ops: rentPrefixed.ops,
+			want: diagnose.RunRent{RunID: "r", Total: total, SystemPrompt: 5000, ToolDefinitions: 600, Tools: []diagnose.ToolRent{
+				{Tool: diagnose.RentSystemPrompt, Rent: 5000, Share: 5000.0 / total, Outputs: 2, Tokens: 2000, MeanTokens: 1000},
+				{Tool: diagnose.RentToolDefinitions, Rent: 600, Share: 600.0 / total, Outputs: 1, Tokens: 200, MeanTokens: 200},
+				{Tool: "read_file", Rent: 100, Share: 100.0 / total, Outputs: 1, Tokens: 100, MeanTokens: 100},
+				{Tool: "bash", Rent: 0, Share: 0, Outputs: 1, Tokens: 10, MeanTokens: 10},
+			}},
+		},
+		{
+			name: "prefix without ops", events: []schema.Event{rentSys(0, 0, "system", 10), rentEvent(1, 0, schema.KindAssistant), rentEvent(2, 1, schema.KindAssistant)},
+			want: diagnose.RunRent{RunID: "r", Total: 20, SystemPrompt: 20, Tools: []diagnose.ToolRent{
+				{Tool: diagnose.RentSystemPrompt, Rent: 20, Share: 1, Outputs: 1, Tokens: 10, MeanTokens: 10},
+			}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := diagnose.NewVisibility(tc.events, tc.ops, nil)
+			got := v.Rent()
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+				t.Errorf("Rent (-want +got):\n%s", diff)
+			}
+			for turn := int64(0); turn <= v.LastTurn; turn++ {
+				for _, k := range v.InPrompt(turn) {
+					if _, ok := v.Output(k); !ok {
+						t.Errorf("InPrompt(%d) lists %q, not an output", turn, k)
+					}
+				}
+			}
+		})
+	}
+	if !diagnose.IsPrefix(diagnose.RentSystemPrompt) || !diagnose.IsPrefix(diagnose.RentToolDefinitions) || diagnose.IsPrefix("read_file") {
+		t.Error("IsPrefix")
+	}
+}
+
 func TestRentByTool(t *testing.T) {
 	a := diagnose.NewVisibility(rentCompacted.events, rentCompacted.ops, nil).Rent()
 	b := diagnose.NewVisibility(rentDTOC.events, rentDTOC.ops, nil).Rent()

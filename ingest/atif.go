@@ -54,7 +54,9 @@ import (
 //     A continuation's op has tokens_after, the prompt_tokens of its first
 //     model call, and, when joined, tokens_before, the last prompt_tokens of
 //     the files before it.
-//  4. user → user; system → system, except a context-management step (one
+//  4. agent.tool_definitions, when logged, → one system event with role
+//     tools before the steps (ToolDefinitions; a joined run takes the root's).
+//     user → user; system → system, except a context-management step (one
 //     whose observation references summarization sub-trajectories, or with
 //     extra.context_management) → a compaction event and a compaction op
 //     whose tokens_before / tokens_after are the prompt_tokens of the last
@@ -242,6 +244,9 @@ type atifAgent struct {
 	Version   string          `json:"version"`
 	ModelName string          `json:"model_name"`
 	Extra     json.RawMessage `json:"extra"`
+	// ToolDefinitions are the tools the agent's requests carried (OpenAI
+	// function-calling format), when logged.
+	ToolDefinitions json.RawMessage `json:"tool_definitions"`
 }
 
 type atifAgentExtra struct {
@@ -672,6 +677,14 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 	b.Run.ParentRunID = id.parent
 	t := &atifRun{f: f, b: b, id: id, part: p, agent: &p.agent}
 
+	if e, ok := ToolDefinitions(p.agent.ToolDefinitions, 1); ok {
+		if at := atifField(p.data, p.start, "agent"); at >= 0 {
+			e.Line = p.lines.line(at)
+		}
+		if err := b.Add(e); err != nil {
+			return err
+		}
+	}
 	var steps []atifParsedStep
 	for k, part := range parts {
 		if k > 0 {

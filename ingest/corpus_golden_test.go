@@ -68,6 +68,10 @@ func corpusSummary(t *testing.T, path string, data []byte) string {
 	for _, e := range m.Events {
 		if s := byRun[e.RunID]; s != nil {
 			s.kinds[e.Kind]++
+			if e.IsToolDefinitions() {
+				s.toolDefs++
+				s.toolDefTokens += e.EstTokens
+			}
 		}
 	}
 	for _, o := range m.ToolOutputs {
@@ -100,6 +104,9 @@ func corpusSummary(t *testing.T, path string, data []byte) string {
 		fmt.Fprintf(&b, "  harness: %s  model: %s (%s)\n", r.Harness, r.Model, r.ModelFamily)
 		fmt.Fprintf(&b, "  turns: %d  events: %s\n", r.NTurns, countsString(s.kinds))
 		fmt.Fprintf(&b, "  tool calls: %d  tool outputs: %d\n", s.kinds[schema.KindToolCall], s.outputs)
+		if s.toolDefs > 0 {
+			fmt.Fprintf(&b, "  tool definitions: %d event(s), %d est tokens\n", s.toolDefs, s.toolDefTokens)
+		}
 		fmt.Fprintf(&b, "  context ops: %s\n", countsString(s.ops))
 		fmt.Fprintf(&b, "  usage rows: %d  input %d  output %d  cache read %d  cache write %d  estimated %v\n",
 			s.usage, r.InputTokens, r.OutputTokens, r.CacheReadTokens, r.CacheWriteTokens, r.UsageEstimated)
@@ -119,6 +126,8 @@ type runSummary struct {
 	kinds          map[schema.EventKind]int
 	ops            map[schema.OpKind]int
 	outputs, usage int
+	toolDefs       int   // system events with role tools
+	toolDefTokens  int64 // their est_tokens
 }
 
 func countsString[K ~string](m map[K]int) string {

@@ -28,7 +28,9 @@ import (
 //     .eval at the index of its archive entry, in a .json at its line) and
 //     the other samples import. `attachment://<hash>` strings anywhere in
 //     messages and events are replaced by the sample's attachments[hash].
-//  2. The conversation is sample.messages (what the model saw): system →
+//  2. The conversation is sample.messages (what the model saw), preceded
+//     by the tool definitions of its first model call (the ModelEvent's
+//     tools, one system event with role tools; see ToolDefinitions): system →
 //     system, user → user, assistant → one model call (RunBuilder.NewCall)
 //     with its reasoning blocks, text and tool_calls, tool → tool_result
 //     (tool_call_id links it; an error marks it). Assistant messages that
@@ -400,6 +402,7 @@ type inspEvent struct {
 	TokensBefore json.RawMessage `json:"tokens_before"`
 	TokensAfter  json.RawMessage `json:"tokens_after"`
 	Source       json.RawMessage `json:"source"`
+	Tools        json.RawMessage `json:"tools"`
 }
 
 type inspOutput struct {
@@ -618,6 +621,19 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 			firstTS = ev.ts
 			break
 		}
+	}
+	// the tool definitions the first model call of the run was given
+	for _, ev := range match {
+		if ev == nil {
+			continue
+		}
+		if e, ok := ToolDefinitions(ev.Tools, lineOf(0)); ok {
+			e.TS = firstTS
+			if err := b.Add(e); err != nil {
+				return err
+			}
+		}
+		break
 	}
 	called := false
 	for i, m := range msgs {

@@ -41,7 +41,7 @@ import (
 //	   such objects gives one run per element;
 //	c) JSONL, one run per line: {"run_id", "model", "messages", "usage": [one
 //	   per assistant message], "outcome": {resolved, end_reason, task_id},
-//	   "window_tokens", "system"}.
+//	   "window_tokens", "system", "tools"}.
 //
 // Steps per run:
 //  1. Decode the record and all its messages; a record that is not an object,
@@ -49,7 +49,9 @@ import (
 //     rejected as a whole (for JSONL, that line only), before anything of it
 //     is emitted.
 //  2. Set the run's metadata: model, harness, task, outcome, window, cost.
-//  3. Emit a top-level "system" as a system event, then each message:
+//  3. Emit the record's tool definitions ("tools", else LiteLLM's
+//     kwargs.tools) as one system event with role tools (ToolDefinitions),
+//     a top-level "system" as a system event, then each message:
 //     system/developer → system; user text → user; tool_result blocks and
 //     role tool/function → tool_result; each assistant message is one model
 //     call (RunBuilder.NewCall) whose reasoning (thinking blocks,
@@ -464,7 +466,9 @@ type msgRun struct {
 	window                     *int64
 	cost                       *float64
 	startedAt, endedAt         *time.Time
-	system                     *msgItem // top-level (Anthropic) system prompt
+	system                     *msgItem        // top-level (Anthropic) system prompt
+	tools                      json.RawMessage // the request's tool definitions (top-level or LiteLLM kwargs.tools)
+	toolsLine                  int64
 	msgs                       []msgItem
 	prompt                     int               // the number of msgs that are the logged prompt (messages)
 	usage                      []json.RawMessage // per assistant message, in order
@@ -545,6 +549,11 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 		conv.system = &msgItem{obj: msgObj{"role": json.RawMessage(`"system"`), "content": s.raw}, line: lineOf(s.off)}
 	}
 	kwargs := top.obj("kwargs")
+	if t, ok := fields["tools"]; ok && !msgIsNull(t.raw) {
+		conv.tools, conv.toolsLine = t.raw, lineOf(t.off)
+	} else if t := kwargs["tools"]; len(t) > 0 {
+		conv.tools, conv.toolsLine = t, lineOf(fields["kwargs"].off)
+	}
 	resp, rawResp := top.obj("response"), top.obj("raw_response")
 	if out, line := msgFinalOutput(fields, lineOf); out != nil {
 		u := resp["usage"]
@@ -694,6 +703,11 @@ func (mi *msgImport) emit(conv *msgRun) error {
 			b.SetEnd(reason, w)
 		} else {
 			r.EndReasonDetail = w
+		}
+	}
+	if e, ok := ToolDefinitions(conv.tools, conv.toolsLine); ok {
+		if err := b.Add(e); err != nil {
+			return err
 		}
 	}
 	if conv.system != nil {

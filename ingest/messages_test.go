@@ -280,13 +280,14 @@ func TestMessagesFixtures(t *testing.T) {
 		{
 			name: "b/openai litellm", file: "litellm.json", format: msgOpenAI,
 			events: []msgEv{
-				{"litellm", 0, 0, schema.KindSystem, "", "", "", false},
-				{"litellm", 1, 0, schema.KindUser, "", "", "", false},
-				{"litellm", 2, 0, schema.KindAssistant, "", "", "", false},
-				{"litellm", 3, 0, schema.KindToolCall, "str_replace_editor", "toolu_h1", "/workspace/hello.py", false},
-				{"litellm", 4, 1, schema.KindToolResult, "str_replace_editor", "toolu_h1", "/workspace/hello.py", false},
-				{"litellm", 5, 1, schema.KindAssistant, "", "", "", false},
-				{"litellm", 6, 1, schema.KindToolCall, "terminal", "toolu_h2", "python /workspace/hello.py", false},
+				{"litellm", 0, 0, schema.KindSystem, "", "", "", false}, // the tool definitions (role tools)
+				{"litellm", 1, 0, schema.KindSystem, "", "", "", false},
+				{"litellm", 2, 0, schema.KindUser, "", "", "", false},
+				{"litellm", 3, 0, schema.KindAssistant, "", "", "", false},
+				{"litellm", 4, 0, schema.KindToolCall, "str_replace_editor", "toolu_h1", "/workspace/hello.py", false},
+				{"litellm", 5, 1, schema.KindToolResult, "str_replace_editor", "toolu_h1", "/workspace/hello.py", false},
+				{"litellm", 6, 1, schema.KindAssistant, "", "", "", false},
+				{"litellm", 7, 1, schema.KindToolCall, "terminal", "toolu_h2", "python /workspace/hello.py", false},
 			},
 			// Only the logged call (the response) has usage; prompt_tokens already includes the cache.
 			usage: []msgUse{{"litellm", 1, 5000, 120, 4000, 600, 0, "litellm_proxy/claude-sonnet-4-20250514", "chatcmpl-5f0c1d2e"}},

@@ -38,10 +38,11 @@ import (
 //     lines still import), then each history event on its own: an event that
 //     does not decode, or has neither action nor observation, is rejected and
 //     skipped.
-//  2. Actions. system → system event; a user message → user event; recall,
-//     change_agent_state and other non-agent actions are bookkeeping and
-//     skipped. Every other agent action is the output of one model call:
-//     actions whose tool_call_metadata.model_response share an id are one
+//  2. Actions. system → system event, followed by its tools when listed
+//     (one system event with role tools: ToolDefinitions); a user message →
+//     user event; recall, change_agent_state and other non-agent actions are
+//     bookkeeping and skipped. Every other agent action is the output of one
+//     model call: actions whose tool_call_metadata.model_response share an id are one
 //     call (RunBuilder.Call; parallel tool calls), an action without one is a
 //     call of its own (NewCall). The call's text is the response's message
 //     content (and reasoning_content), else args.thought (args.content for a
@@ -784,7 +785,14 @@ func (o *ohRun) action(line int64, ts *time.Time, ev *ohEvent) error {
 		if text == "" {
 			text = ohText(ev.Message)
 		}
-		return b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", TS: ts, Line: line, Text: text})
+		if err := b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", TS: ts, Line: line, Text: text}); err != nil {
+			return err
+		}
+		if e, ok := ToolDefinitions(args["tools"], line); ok { // the system message's tools
+			e.TS = ts
+			return b.Add(e)
+		}
+		return nil
 	case ev.Action == "message" && source != "agent":
 		text := ohText(args["content"])
 		if text == "" {

@@ -32,7 +32,9 @@ var DiagRuns = Table{Name: TableDiagRuns, Doc: "trajmine diagnose: one row per r
 	col("end_reason_source", Varchar, "explicit (the log says) or inferred"),
 	col("end_rule", Varchar, "the rule that decided: log, error-text, margin or importer"),
 	col("end_reason_why", Varchar, "one sentence saying why (the log's words, the overflow error, or the last prompt against the window)"),
-	col("rent_total", BigInt, "token rent: Σ over tool outputs of est_tokens × the model calls that carried it"),
+	col("rent_total", BigInt, "token rent: Σ est_tokens × the model calls that carried it, over tool outputs and the system-prompt and tool-definition events"),
+	col("rent_system_prompt", BigInt, "the part of rent_total of system-prompt events (kind system, role system or developer); 0 when the log shows none"),
+	col("rent_tool_definitions", BigInt, "the part of rent_total of the tool-definitions event (kind system, role tools); 0 when the log shows none"),
 	col("rereads_visible", BigInt, "reads of a target whose earlier output was still in the prompt"),
 	col("rereads_hidden", BigInt, "reads of a target whose earlier output had been compacted or hidden"),
 	col("rereads_pending", BigInt, "reads of a target whose earlier output had not reached a prompt yet"),
@@ -82,6 +84,8 @@ type DiagRun struct {
 	EndRule             string
 	EndReasonWhy        string
 	RentTotal           int64
+	RentSystemPrompt    int64
+	RentToolDefinitions int64
 	ReReadsVisible      int64
 	ReReadsHidden       int64
 	ReReadsPending      int64
@@ -99,7 +103,7 @@ func (r *DiagRun) Values() []any {
 	return []any{r.RunID, r.SourceFormat, r.Harness, r.Model, r.ModelFamily, ptrI(r.WindowTokens), r.WindowSource,
 		r.NCalls, r.LoggedCalls, r.EstimatedCalls, r.PeakTokens, r.PeakTurn, ptrF(r.PeakShare), r.Calls50, r.Calls80, r.Calls95,
 		r.Compactions, string(r.EndReason), string(r.EndReasonSource), r.EndRule, r.EndReasonWhy,
-		r.RentTotal, r.ReReadsVisible, r.ReReadsHidden, r.ReReadsPending,
+		r.RentTotal, r.RentSystemPrompt, r.RentToolDefinitions, r.ReReadsVisible, r.ReReadsHidden, r.ReReadsPending,
 		r.Stalls, r.StoppedWhileReading, r.BoundaryTurn, r.BoundaryEvent, ptrF(r.CostUSD), r.CostSource, ptrB(r.Resolved)}
 }
 

@@ -1,6 +1,9 @@
 package schema
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // EventKind is the closed set of event kinds.
 type EventKind string
@@ -132,6 +135,26 @@ type Event struct {
 	ExitCode  *int64     `json:"exit_code,omitempty"`
 	Line      int64      `json:"line"` // 1-based line (or record index) in the source file
 	Text      string     `json:"text"`
+}
+
+// RoleToolDefinitions is the role of the event that holds the tool
+// definitions (function names, descriptions and parameter schemas) a run's
+// requests carried: a KindSystem event whose text is the definitions as
+// logged, in canonical JSON, with est_tokens estimated from that text like
+// any event. Importers whose log records the definitions emit one such event
+// per run, before the first model call (turn 0); logs that do not record
+// them (most CLI session logs) have none.
+const RoleToolDefinitions = "tools"
+
+// IsSystemPrompt reports whether e is part of the system prompt: a system
+// event with role system or developer (any case).
+func (e *Event) IsSystemPrompt() bool {
+	return e.Kind == KindSystem && (strings.EqualFold(e.Role, "system") || strings.EqualFold(e.Role, "developer"))
+}
+
+// IsToolDefinitions reports whether e holds the tool definitions (see RoleToolDefinitions).
+func (e *Event) IsToolDefinitions() bool {
+	return e.Kind == KindSystem && e.Role == RoleToolDefinitions
 }
 
 // Usage is one model call's logged token usage.
