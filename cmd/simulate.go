@@ -28,6 +28,7 @@ type SimulateOptions struct {
 	Windows    string
 	By         string
 	Shard      string
+	Formats    []string
 	Reserve    int64
 	Prices     string
 	Calls      bool
@@ -127,6 +128,7 @@ byte-identical for the same database and flags.`,
 	c.Flags().StringVar(&o.Windows, "window", "", "comma-separated windows in tokens (default: each run's own window; 0 = unbounded)")
 	c.Flags().StringVar(&o.By, "by", "", "also break the comparison down by model, harness or format")
 	c.Flags().StringVar(&o.Shard, "shard", "", "replay shard i of n (i/n, 0-based)")
+	c.Flags().StringSliceVar(&o.Formats, "format", nil, "replay only runs of these source formats (comma-separated or repeated)")
 	c.Flags().Int64Var(&o.Reserve, "reserve", 0, "minimum output tokens reserved per call")
 	c.Flags().StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	c.Flags().BoolVar(&o.Calls, "calls", true, "write sim_calls (one row per replayed call)")
@@ -298,7 +300,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 		cal[k] = f
 		return f
 	}
-	work := func(j simJob) simDone {
+	work := func(j simJob, pols []simulate.Policy) simDone {
 		d := &j.d
 		end := diagnose.Run(d.Run, d.Events, d.Usage, d.Ops, 0).End
 		f := factor(d.Run)
@@ -324,10 +326,11 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 				if win == 0 {
 					r.Window = 0
 				}
-				row := simulate.Row{RunResult: r, Format: d.Run.SourceFormat, Family: d.Run.ModelFamily, Harness: d.Run.Harness, Model: d.Run.Model}
+				row := simulate.Row{RunResult: r, Format: d.Run.SourceFormat, Family: d.Run.ModelFamily, Harness: d.Run.Harness, Model: d.Run.Model, OwnWindow: w < 0}
 				if priced {
 					c, cc := simulate.Cost(&r, price)
-					row.CostUSD, row.CostCachedUSD = &c, &cc
+					kc, kcc := simulate.KeepAllCost(&r, price)
+					row.CostUSD, row.CostCachedUSD, row.KeepAllCostUSD, row.KeepAllCostCachedUSD = &c, &cc, &kc, &kcc
 				}
 				res.rows = append(res.rows, row)
 				res.calls = append(res.calls, calls)
@@ -344,7 +347,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 	defer cancel()
 	go func() {
 		seq := 0
-		err := st.Scan(ctx, store.ScanOptions{Shard: o.shard, Shards: o.shards}, func(d *store.RunData) error {
+		err := st.Scan(ctx, store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats}, func(d *store.RunData) error {
 			j := simJob{seq: seq, d: store.RunData{Run: d.Run, Events: slices.Clone(d.Events), Usage: slices.Clone(d.Usage), Ops: slices.Clone(d.Ops)}}
 			seq++
 			select {
@@ -360,10 +363,17 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 	var wg sync.WaitGroup
 	for range max(runtime.GOMAXPROCS(0), 1) {
 		wg.Add(1)
+		// policies keep per-run state: each worker has its own instances
+		mine := make([]simulate.Policy, len(pols))
+		for i, p := range pols {
+			if mine[i], err = simulate.Fresh(p); err != nil {
+				return out, err
+			}
+		}
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				dones <- work(j)
+				dones <- work(j, mine)
 			}
 		}()
 	}
@@ -415,7 +425,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 			return out, err
 		}
 	} else {
-		where := store.ShardWhere(store.ScanOptions{Shard: o.shard, Shards: o.shards})
+		where, whereArgs := store.ScanWhere(store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats})
 		callsRows := func(add func(vals ...any) error) error {
 			if !o.Calls {
 				return emit(nil)
@@ -430,8 +440,8 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 			}
 			return nil
 		}
-		err := st.WriteDerived(ctx, store.Derived{Table: schema.SimCalls, Where: where, Rows: callsRows},
-			store.Derived{Table: schema.SimRuns, Where: where, Rows: runsRows})
+		err := st.WriteDerived(ctx, store.Derived{Table: schema.SimCalls, Where: where, Args: whereArgs, Rows: callsRows},
+			store.Derived{Table: schema.SimRuns, Where: where, Args: whereArgs, Rows: runsRows})
 		if err != nil {
 			drain()
 			return out, err
@@ -525,26 +535,24 @@ func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow) {
 
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "WINDOW\tPOLICY\tRUNS\tTOKEN RATIO [95% CI]\tOVERFLOW\tSAVED\tBOUNDARY\tREINV\tCOST $\tCACHED $\t"
+	head := "WINDOW\tPOLICY\tRUNS\tACTED\tTOKEN RATIO [95% CI]\tOVERFLOW\tSAVED\tBOUNDARY\tREINV\tCOST ×\tCACHED ×\tCACHED $\t"
 	if grouped {
 		head = "GROUP\t" + head
 	}
 	fmt.Fprintln(tw, head)
 	for _, a := range aggs {
-		wl := thousands(a.Window)
-		if a.Window == 0 {
-			wl = "none"
-		}
+		wl := windowLabel(a.Window, a.Window < 0)
 		b := "-"
 		if a.BoundaryFound {
 			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
 		}
-		cost, cached := "-", "-"
+		cost, cached, usd := "-", "-", "-"
 		if a.Priced > 0 {
-			cost, cached = fmt.Sprintf("%.2f", a.CostUSD), fmt.Sprintf("%.2f", a.CostCachedUSD)
+			c, cc := a.CostRatio()
+			cost, cached, usd = fmt.Sprintf("%.3f", c), fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.CostCachedUSD)
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%.3f [%.3f, %.3f]\t%d\t%d\t%s\t%d\t%s\t%s\t",
-			wl, short[a.Policy], a.Runs, a.RatioMedian, a.RatioLo, a.RatioHi, a.Overflow, a.Saved, b, a.Reinvocations, cost, cached)
+		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%.3f [%.3f, %.3f]\t%d\t%d\t%s\t%d\t%s\t%s\t%s\t",
+			wl, short[a.Policy], a.Runs, a.Activated, a.RatioMedian, a.RatioLo, a.RatioHi, a.Overflow, a.Saved, b, a.Reinvocations, cost, cached, usd)
 		if grouped {
 			line = a.Group + "\t" + line
 		}

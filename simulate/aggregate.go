@@ -14,11 +14,35 @@ type Row struct {
 	RunResult
 	Format, Family, Harness, Model string
 	CostUSD, CostCachedUSD         *float64 // nil when the model has no price
+	// keep-all's cost on the same calls (window ignored), the reference of the cost ratios
+	KeepAllCostUSD, KeepAllCostCachedUSD *float64
+	// OwnWindow: replayed at the run's own window (Window holds it); such
+	// rows aggregate together under window -1.
+	OwnWindow bool `json:"own_window"`
+}
+
+// CostRatio is Σ CostUSD / Σ keep-all cost on the same calls (plain), and
+// the same with caching; 0 when nothing was priced.
+func (a *Agg) CostRatio() (plain, cached float64) {
+	if a.KeepAllCostUSD > 0 {
+		plain = a.CostUSD / a.KeepAllCostUSD
+	}
+	if a.KeepAllCostCachedUSD > 0 {
+		cached = a.CostCachedUSD / a.KeepAllCostCachedUSD
+	}
+	return plain, cached
 }
 
 // EffectiveTokens is what the policy spends on prompts: replayed prompts +
 // predicted re-invocations + summarizer input.
 func (r *Row) EffectiveTokens() int64 { return r.PromptTokens + r.ReinvocationTok + r.SummarizerIn }
+
+// KeepAllCost prices keep-all on the calls r replayed (window ignored): its
+// prompts KeepAllTokens with KeepAllCached cached, and the same outputs.
+func KeepAllCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
+	ka := RunResult{PromptTokens: r.KeepAllTokens, CachedTokens: r.KeepAllCached, OutputTokens: r.OutputTokens}
+	return Cost(&ka, p)
+}
 
 // Cost prices a result (USD per million tokens in p):
 //
@@ -44,7 +68,7 @@ func Cost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 type Agg struct {
 	Group  string `json:"group,omitempty"`
 	Policy string `json:"policy"`
-	Window int64  `json:"window"`
+	Window int64  `json:"window"` // -1: each run's own window
 	Runs   int    `json:"runs"`
 
 	// token ratio = prompt_tokens / keep_all_tokens per run: median and percentile-bootstrap 95 % CI
@@ -79,6 +103,9 @@ type Agg struct {
 	Priced        int     `json:"priced_runs"`
 	CostUSD       float64 `json:"cost_usd"`        // Σ over priced runs
 	CostCachedUSD float64 `json:"cost_cached_usd"` // Σ over priced runs
+	// keep-all on the same calls, same runs: the cost ratios' denominators
+	KeepAllCostUSD       float64 `json:"keep_all_cost_usd"`
+	KeepAllCostCachedUSD float64 `json:"keep_all_cost_cached_usd"`
 }
 
 // AggOptions configures Aggregate.
@@ -114,7 +141,11 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 		if _, ok := policyOrder[r.Policy]; !ok {
 			policyOrder[r.Policy] = len(policyOrder)
 		}
-		k := key{g, r.Policy, r.Window}
+		w := r.Window
+		if r.OwnWindow {
+			w = -1
+		}
+		k := key{g, r.Policy, w}
 		if _, ok := idx[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -176,6 +207,8 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 				a.Priced++
 				a.CostUSD += *r.CostUSD
 				a.CostCachedUSD += *r.CostCachedUSD
+				a.KeepAllCostUSD += *r.KeepAllCostUSD
+				a.KeepAllCostCachedUSD += *r.KeepAllCostCachedUSD
 			}
 			br = append(br, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
 		}

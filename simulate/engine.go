@@ -69,6 +69,7 @@ type RunResult struct {
 
 	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
 	KeepAllTokens int64 `json:"keep_all_tokens"` // Σ keep-all prompt over the same calls (window ignored)
+	KeepAllCached int64 `json:"keep_all_cached"` // Σ keep-all cached prefix over the same calls (the previous call's prompt)
 	PeakTokens    int64 `json:"peak_tokens"`
 	CachedTokens  int64 `json:"cached_tokens"` // Σ prefix unchanged since the previous call
 	OutputTokens  int64 `json:"output_tokens"` // Σ output of replayed calls
@@ -300,6 +301,10 @@ func (f fenwick) prefix(i int) int64 {
 type Replayer struct {
 	s       Sim
 	keepAll []int64
+	// keepAll is for this trace, window and reserve (policies share it)
+	kaTrace         *Trace
+	kaWindow, kaRes int64
+	kaOverflowAt    int
 }
 
 // Replay runs tr under p. It is deterministic and does no I/O.
@@ -316,20 +321,13 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	s.Window = w
 	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
 		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1}
-	// keep-all prompts (window ignored), for the token ratio
-	rp.keepAll = rp.keepAll[:0]
-	{
-		var sum int64
-		j := 0
-		for t := 0; t < tr.NCalls; t++ {
-			for j < len(tr.Admit) && int(tr.Items[tr.Admit[j]].Since) <= t {
-				sum += int64(tr.Items[tr.Admit[j]].Tokens)
-				j++
-			}
-			ka := tr.Prefix + sum
-			rp.keepAll = append(rp.keepAll, ka)
-			if w > 0 && res.KeepAllOverflowAt < 0 && ka+max(int64(tr.Output[t]), o.Reserve) > w {
+	// keep-all's prompts (window ignored) give the token ratio's reference
+	keepAll := tr.keepAllPrompts()
+	if w > 0 {
+		for t, ka := range keepAll {
+			if ka+max(int64(tr.Output[t]), o.Reserve) > w {
 				res.KeepAllOverflowAt = t
+				break
 			}
 		}
 	}
@@ -396,7 +394,10 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		}
 		res.Calls++
 		res.PromptTokens += prompt
-		res.KeepAllTokens += rp.keepAll[t]
+		res.KeepAllTokens += keepAll[t]
+		if t > 0 {
+			res.KeepAllCached += keepAll[t-1]
+		}
 		res.PeakTokens = max(res.PeakTokens, prompt)
 		res.CachedTokens += cached
 		res.OutputTokens += int64(tr.Output[t])

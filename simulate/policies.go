@@ -31,27 +31,22 @@ func (p *truncate) Reset(*Sim)       { p.next = 0 }
 func (p *truncate) Before(int, *Sim) {}
 func (p *truncate) OnOverflow(t int, s *Sim) {
 	reserve := s.Output(t)
-	for s.Prompt()+reserve > s.Window && int(p.next) < len(s.Tr.Items) {
+	items := s.Tr.Items
+	// a result whose call was dropped goes too, even once the prompt fits
+	orphan := func(i int32) bool {
+		it := &items[i]
+		return it.Kind == ItemToolResult && it.Call >= 0 && s.Mode(it.Call) == Dropped
+	}
+	for int(p.next) < len(items) && s.Admitted(p.next) && (s.Prompt()+reserve > s.Window || orphan(p.next)) {
 		i := p.next
 		p.next++
-		it := &s.Tr.Items[i]
-		if !s.Admitted(i) {
-			// items are admitted in position order in practice; never drop ahead of the history
-			p.next--
-			return
-		}
-		if it.Head || s.Mode(i) == Dropped {
+		if items[i].Head || s.Mode(i) == Dropped {
 			continue
 		}
 		s.Drop(i)
-		// a tool call's results go with it
-		for j := i + 1; int(j) < len(s.Tr.Items) && s.Admitted(j); j++ {
-			if s.Tr.Items[j].Kind == ItemToolResult && s.Tr.Items[j].Call == i {
-				s.Drop(j)
-			}
-		}
 	}
 }
+
 func newTruncate(*Args) (rules, error) { return &truncate{}, nil }
 
 // ---------------------------------------------------------------- DTOC

@@ -216,6 +216,10 @@ func paramNames(d Def) string {
 	return strings.Join(s, ", ")
 }
 
+// Fresh returns a new instance of p with the same parameters: policies keep
+// per-run state, so each goroutine replaying runs needs its own.
+func Fresh(p Policy) (Policy, error) { return Parse(p.Name()) }
+
 // Parse builds a policy from a spec: "name" or "name(k=v,k=v)". Values may
 // not contain ',' or ')' except inside a ratio list "read:0.6;edit:0.8".
 func Parse(spec string) (Policy, error) {

@@ -116,7 +116,8 @@ type Trace struct {
 	Stalls    []int32
 	Finished  bool // the log says the run finished
 	remap     []int32
-	WindowEnd bool // the run ended on window length (diagnose's end reason)
+	keepAll   []int64 // keep-all prompt per call, computed once
+	WindowEnd bool    // the run ended on window length (diagnose's end reason)
 }
 
 // TraceOptions configures NewTrace.
@@ -359,6 +360,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	}
 	slices.Sort(tr.Stalls)
 	tr.Stalls = slices.Compact(tr.Stalls)
+	tr.keepAllPrompts()
 	return tr
 }
 
@@ -373,6 +375,28 @@ func runeOffset(s string, b int32) int32 {
 		n++
 	}
 	return n
+}
+
+// keepAllPrompts returns keep-all's prompt at each call: prefix + Σ tokens
+// of the items admitted by then. Computed on first use; Finalize and
+// NewTrace compute it so that a trace can be replayed from several
+// goroutines.
+func (tr *Trace) keepAllPrompts() []int64 {
+	if len(tr.keepAll) == tr.NCalls && tr.NCalls > 0 {
+		return tr.keepAll
+	}
+	ka := make([]int64, tr.NCalls)
+	var sum int64
+	j := 0
+	for t := range ka {
+		for j < len(tr.Admit) && int(tr.Items[tr.Admit[j]].Since) <= t {
+			sum += int64(tr.Items[tr.Admit[j]].Tokens)
+			j++
+		}
+		ka[t] = tr.Prefix + sum
+	}
+	tr.keepAll = ka
+	return ka
 }
 
 func admissionOrder(items []Item) []int32 {
@@ -439,6 +463,8 @@ func (tr *Trace) Finalize() {
 	slices.SortStableFunc(tr.Uses, func(a, b Use) int {
 		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Item, b.Item))
 	})
+	tr.keepAll = nil
+	tr.keepAllPrompts()
 }
 
 func clamp64(v, lo, hi int64) int64 { return min(max(v, lo), hi) }

@@ -25,8 +25,8 @@ type ScanOptions struct {
 	Shard, Shards int
 	// NoText leaves Event.Text empty (saves memory when only sizes matter).
 	NoText bool
-	// Format keeps only runs of this source format when non-empty.
-	Format string
+	// Formats keeps only runs of these source formats when non-empty.
+	Formats []string
 }
 
 // Scan streams every selected run, in run_id order, to fn: one ordered pass
@@ -41,20 +41,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {
 		return fmt.Errorf("scan: shard %d out of range 0..%d", o.Shard, o.Shards-1)
 	}
-	// sel is the run_id subquery every cursor filters by.
-	var where []string
-	var args []any
-	if o.Format != "" {
-		where = append(where, "source_format = ?")
-		args = append(args, o.Format)
-	}
-	sel := "SELECT run_id FROM runs"
-	if len(where) > 0 {
-		sel += " WHERE " + strings.Join(where, " AND ")
-	}
-	if o.Shards > 1 {
-		sel = shardSelect(sel, o.Shard, o.Shards)
-	}
+	sel, args := scanSelect(o)
 	filter := func(q string) string {
 		return strings.Replace(q, "%SEL%", sel, 1)
 	}
@@ -117,14 +104,36 @@ func shardSelect(sel string, shard, shards int) string {
 	return fmt.Sprintf("SELECT run_id FROM (SELECT run_id, row_number() OVER (ORDER BY run_id) - 1 AS rn FROM (%s)) WHERE rn %% %d = %d", sel, shards, shard)
 }
 
-// ShardWhere is the SQL predicate "run_id IN (…)" selecting the runs Scan
-// reads for o (Format is ignored; "" when o selects every run), for
-// deleting a shard's old results.
-func ShardWhere(o ScanOptions) string {
-	if o.Shards <= 1 {
-		return ""
+// scanSelect is the run_id subquery (and its arguments) selecting the runs
+// Scan reads for o.
+func scanSelect(o ScanOptions) (string, []any) {
+	var where []string
+	var args []any
+	if len(o.Formats) > 0 {
+		where = append(where, "source_format IN (?"+strings.Repeat(", ?", len(o.Formats)-1)+")")
+		for _, f := range o.Formats {
+			args = append(args, f)
+		}
 	}
-	return "run_id IN (" + shardSelect("SELECT run_id FROM runs", o.Shard, o.Shards) + ")"
+	sel := "SELECT run_id FROM runs"
+	if len(where) > 0 {
+		sel += " WHERE " + strings.Join(where, " AND ")
+	}
+	if o.Shards > 1 {
+		sel = shardSelect(sel, o.Shard, o.Shards)
+	}
+	return sel, args
+}
+
+// ScanWhere is the SQL predicate "run_id IN (…)" with its arguments that
+// selects the runs Scan reads for o ("" when o selects every run), for
+// replacing those runs' old results.
+func ScanWhere(o ScanOptions) (string, []any) {
+	if o.Shards <= 1 && len(o.Formats) == 0 {
+		return "", nil
+	}
+	sel, args := scanSelect(o)
+	return "run_id IN (" + sel + ")", args
 }
 
 // cursor walks rows ordered by run_id, one record of look-ahead.
