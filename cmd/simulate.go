@@ -246,6 +246,7 @@ type simDone struct {
 	rows       []simulate.Row
 	calls      [][]simulate.CallResult // per row
 	errs       []float64
+	fitted     bool
 	calibrated bool
 	format     string
 	family     string
@@ -305,7 +306,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 		end := diagnose.Run(d.Run, d.Events, d.Usage, d.Ops, 0).End
 		f := factor(d.Run)
 		tr := simulate.NewTrace(d.Run, d.Events, d.Usage, d.Ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
-		res := simDone{seq: j.seq, errs: simulate.KeepAllErrors(tr), calibrated: f > 0, format: tr.Format, family: tr.Family}
+		res := simDone{seq: j.seq, errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: f > 0, format: tr.Format, family: tr.Family}
 		price, priced := prices.Lookup(d.Run.Model, d.Run.ModelFamily)
 		var rp simulate.Replayer
 		for _, w := range o.windows {
@@ -394,7 +395,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 				delete(pending, next)
 				next++
 				out.Runs++
-				acc.AddErrors(r.format, r.family, r.errs)
+				acc.AddErrors(r.format, r.family, r.errs, r.fitted)
 				if r.calibrated {
 					out.Calibrated++
 				}
@@ -529,8 +530,12 @@ func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow) {
 		return
 	}
 	all := acc[len(acc)-1]
-	fmt.Fprintf(w, "keep-all accuracy: median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) against logged input over %s calls in %s runs; per format and model in --json\n",
+	fmt.Fprintf(w, "keep-all accuracy (out of sample, against logged input): median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) over %s calls in %s runs",
 		100*all.MedianAbs, 100*all.MedianSigned, 100*all.P90Abs, thousands(int64(all.Calls)), thousands(int64(all.Runs)))
+	if all.MedianAbsFitted != nil && all.FittedCalls < all.Calls {
+		fmt.Fprintf(w, "; %.1f%% over the %s calls of runs long enough to fit (≥ 5 logged calls)", 100**all.MedianAbsFitted, thousands(int64(all.FittedCalls)))
+	}
+	fmt.Fprintln(w, "; per format and model in --json")
 }
 
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {

@@ -252,27 +252,39 @@ type AccuracyRow struct {
 	MedianAbs    float64 `json:"median_abs_error"`    // median |error|
 	MedianSigned float64 `json:"median_signed_error"` // median error: > 0 over-estimates
 	P90Abs       float64 `json:"p90_abs_error"`
+	// FittedCalls are the checked calls of runs long enough for a fitted
+	// holdout model (≥ 5 logged calls); MedianAbsFitted their median |error|
+	// (nil when none). The other calls check the raw estimate anchored on
+	// one call: the estimator's own error.
+	FittedCalls     int      `json:"fitted_calls"`
+	MedianAbsFitted *float64 `json:"median_abs_error_fitted"`
 }
 
 // Accuracy accumulates KeepAllErrors per format × family.
 type Accuracy struct {
-	errs map[[2]string][]float64
-	runs map[[2]string]int
+	errs, fitted map[[2]string][]float64
+	runs         map[[2]string]int
 }
 
 // Add records one trace's errors.
-func (a *Accuracy) Add(tr *Trace) { a.AddErrors(tr.Format, tr.Family, KeepAllErrors(tr)) }
+func (a *Accuracy) Add(tr *Trace) {
+	a.AddErrors(tr.Format, tr.Family, KeepAllErrors(tr), tr.HoldoutFitted)
+}
 
-// AddErrors records one run's KeepAllErrors.
-func (a *Accuracy) AddErrors(format, family string, e []float64) {
+// AddErrors records one run's KeepAllErrors; fitted says whether they come
+// from a fitted holdout model (Trace.HoldoutFitted).
+func (a *Accuracy) AddErrors(format, family string, e []float64, fitted bool) {
 	if len(e) == 0 {
 		return
 	}
 	if a.errs == nil {
-		a.errs, a.runs = map[[2]string][]float64{}, map[[2]string]int{}
+		a.errs, a.fitted, a.runs = map[[2]string][]float64{}, map[[2]string][]float64{}, map[[2]string]int{}
 	}
 	k := [2]string{format, family}
 	a.errs[k] = append(a.errs[k], e...)
+	if fitted {
+		a.fitted[k] = append(a.fitted[k], e...)
+	}
 	a.runs[k]++
 }
 
@@ -280,29 +292,35 @@ func (a *Accuracy) AddErrors(format, family string, e []float64) {
 // "all" row (Format "*") when there is more than one group.
 func (a *Accuracy) Rows() []AccuracyRow {
 	var out []AccuracyRow
-	var all []float64
+	var all, allFit []float64
 	runs := 0
 	for k, e := range a.errs {
-		out = append(out, accRow(k[0], k[1], a.runs[k], e))
+		out = append(out, accRow(k[0], k[1], a.runs[k], e, a.fitted[k]))
 		all = append(all, e...)
+		allFit = append(allFit, a.fitted[k]...)
 		runs += a.runs[k]
 	}
 	slices.SortFunc(out, func(x, y AccuracyRow) int {
 		return cmp.Or(cmp.Compare(x.Format, y.Format), cmp.Compare(x.Family, y.Family))
 	})
 	if len(out) > 1 {
-		out = append(out, accRow("*", "*", runs, all))
+		out = append(out, accRow("*", "*", runs, all, allFit))
 	}
 	return out
 }
 
-func accRow(format, family string, runs int, e []float64) AccuracyRow {
+func accRow(format, family string, runs int, e, fitted []float64) AccuracyRow {
 	abs := make([]float64, len(e))
 	for i, v := range e {
 		abs[i] = math.Abs(v)
 	}
+	fabs := make([]float64, len(fitted))
+	for i, v := range fitted {
+		fabs[i] = math.Abs(v)
+	}
 	slices.Sort(abs)
 	p90 := abs[min(len(abs)-1, int(math.Ceil(0.9*float64(len(abs))))-1)]
 	return AccuracyRow{Format: format, Family: family, Runs: runs, Calls: len(e),
-		MedianAbs: stats.Median(abs), MedianSigned: stats.Median(e), P90Abs: p90}
+		MedianAbs: stats.Median(abs), MedianSigned: stats.Median(e), P90Abs: p90,
+		FittedCalls: len(fitted), MedianAbsFitted: finite(stats.Median(fabs))}
 }

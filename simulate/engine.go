@@ -333,14 +333,19 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	p.Reset(s)
 	var prevPrompt int64
-	adm := 0
+	adm, exp := 0, 0
 	useIdx := 0
 	var opsDone bool
 	_ = opsDone
 	for t := 0; t < tr.NCalls; t++ {
 		s.T = t
+		for ; exp < len(tr.Expire) && int(tr.Items[tr.Expire[exp]].Until) < t; exp++ {
+			s.expire(tr.Expire[exp])
+		}
 		for adm < len(tr.Admit) && int(tr.Items[tr.Admit[adm]].Since) <= t {
-			s.admit(tr.Admit[adm])
+			if u := tr.Items[tr.Admit[adm]].Until; u == 0 || int(u) >= t {
+				s.admit(tr.Admit[adm])
+			}
 			adm++
 		}
 		s0, c0 := s.summIn, s.summOut
@@ -457,6 +462,27 @@ func (s *Sim) lost(u *Use) bool {
 		return false
 	}
 	return true
+}
+
+// expire removes an item whose time is up whatever the policy (see
+// Item.Until): from the prompt and from keep-all's, with no activation.
+func (s *Sim) expire(i int32) {
+	if !s.admitted[i] {
+		return
+	}
+	d := int64(s.tok[i])
+	s.sum -= d
+	s.bit.add(int(i), -d)
+	s.full -= int64(s.Tr.Items[i].Tokens)
+	s.chars -= int64(s.chr[i])
+	s.fullChar -= int64(s.Tr.Items[i].Chars)
+	if s.mode[i] == Placeholder {
+		s.placeholders--
+	}
+	s.admitted[i] = false
+	s.tok[i], s.chr[i] = 0, 0
+	s.changed = true
+	s.minChanged = min(s.minChanged, i)
 }
 
 func (s *Sim) admit(i int32) {

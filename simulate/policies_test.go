@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +36,9 @@ func mustParse(t *testing.T, spec string) Policy {
 	}
 	return p
 }
+
+// summ100 completes a compaction spec with a fixed 100-token summary and no template.
+const summ100 = "summary_a=100,summary_b=0,summary_min=0,summary_cap=1000,template=0)"
 
 func TestPolicies(t *testing.T) {
 	base := []int32{100, 200, 300, 400, 500, 600}
@@ -140,12 +144,30 @@ func TestPolicies(t *testing.T) {
 		{name: "compact-goose", spec: "compact-goose(threshold=0.5,summary_a=100,summary_b=0.1,summary_min=0,summary_cap=1000,template=0)", window: 1600,
 			// call 5 sees call 4's usage 1190 + 10 ≥ 800: all 1550 history tokens → 100 + 155 = 255 summary + 60 continuation
 			prompts: []int64{150, 260, 470, 780, 1190, 150 + 255 + 60}, status: Survived, summIn: 1700, summOut: 255},
+		{name: "compact-codex", spec: "compact-codex(threshold=0.5," + summ100, window: 1600,
+			// everything but the head is summarized (no later user message to keep): 100 + 45 prefix text; input capped at the window
+			prompts: []int64{150, 260, 470, 780, 1190, 150 + 100 + 45}, status: Survived, summIn: 1600, summOut: 100},
+		{name: "compact-gemini", spec: "compact-gemini(threshold=0.5,preserve=0.3," + summ100, window: 1600,
+			// no user message after 70 % of the characters: all history summarized; 100 + 15 snapshot text
+			prompts: []int64{150, 260, 470, 780, 1190, 150 + 100 + 15}, status: Survived, summIn: 1700, summOut: 100},
+		{name: "compact-claude-code re-attaches files", spec: "compact-claude-code(threshold=0.5,files=2,file_tokens=300,files_tokens=1000," + summ100, window: 1600,
+			// R4 and R3 re-attached, each cut to 300 tokens; the rest summarized: 100 + 40 preamble
+			prompts: []int64{150, 260, 470, 780, 1190, 150 + 140 + 300 + 300}, status: Survived, summIn: 1700, summOut: 100},
+		{name: "compact-claude-code threshold", spec: "compact-claude-code(files=0," + summ100, window: 1250,
+			// threshold 83.5 % = 1043.75: call 5 sees 1190 + 10 ≥ it; call 4's 1190 + 10 fits 1250
+			prompts: []int64{150, 260, 470, 780, 1190, 150 + 140}, status: Survived, summIn: 1700, summOut: 100},
+		{name: "compact-claude-code reacts to overflow", spec: "compact-claude-code(files=0," + summ100, window: 1150,
+			// call 4 (1190 + 10 > 1150) overflows before the threshold (960) saw it: compacted reactively to 290; call 5 adds 510
+			prompts: []int64{150, 260, 470, 780, 290, 800}, status: Survived, summIn: 1190, summOut: 100},
 		{name: "compact-openhands", spec: "compact-openhands(max_size=8,summary_a=100,summary_b=0,summary_min=0,summary_cap=1000,template=0)",
 			// view = head + live items (+ summary): call 4 has 8 live → 9 > 8 → keep the newest 8/2-2 = 2 (call3, R3)
 			prompts: []int64{150, 260, 470, 780, 150 + 100 + 410, 150 + 100 + 410 + 510}, status: Survived, summIn: 1190, summOut: 100},
 	}
 	var rp Replayer
 	for _, tc := range tests {
+		if strings.Contains(tc.spec, "summ100") {
+			t.Fatal("bad spec")
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			tr := ladder(base...)
 			if tc.setup != nil {

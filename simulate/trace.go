@@ -69,6 +69,9 @@ type Item struct {
 	// Carried marks a reasoning item the log does not record but bills: the
 	// output tokens of a call beyond its recorded output items (see fitTokens).
 	Carried bool
+	// Until, when > 0, is the last call whose prompt holds the item whatever
+	// the policy (carried reasoning goes when a new user message comes).
+	Until int32
 }
 
 // LoggedOp is one logged visibility change of a tool result (a DTOC
@@ -95,6 +98,7 @@ type Trace struct {
 
 	Items  []Item  // seq order
 	Admit  []int32 // indexes of Items in admission order (Since, then seq)
+	Expire []int32 // indexes of Items with Until > 0, by Until
 	NCalls int
 	Output []int32 // per call: output tokens (logged, else estimated)
 	Logged []int64 // per call: logged input tokens (cache reads and writes included); -1 when not logged
@@ -103,6 +107,9 @@ type Trace struct {
 	// Holdout are keep-all's out-of-sample relative errors against the
 	// logged input (see fitTokens); the simulator's own accuracy.
 	Holdout []float64
+	// HoldoutFitted: the holdout model was a least-squares fit (≥ 3 logged
+	// calls in the first half), not the raw estimate anchored on one call.
+	HoldoutFitted bool
 	// FirstCompaction is the first call at or after which the log shows a
 	// harness compaction; NCalls when none.
 	FirstCompaction int
@@ -387,16 +394,35 @@ func (tr *Trace) keepAllPrompts() []int64 {
 	}
 	ka := make([]int64, tr.NCalls)
 	var sum int64
-	j := 0
+	j, x := 0, 0
 	for t := range ka {
+		for ; x < len(tr.Expire) && int(tr.Items[tr.Expire[x]].Until) < t; x++ {
+			if it := &tr.Items[tr.Expire[x]]; int(it.Since) < t {
+				sum -= int64(it.Tokens)
+			}
+		}
 		for j < len(tr.Admit) && int(tr.Items[tr.Admit[j]].Since) <= t {
-			sum += int64(tr.Items[tr.Admit[j]].Tokens)
+			if it := &tr.Items[tr.Admit[j]]; it.Until == 0 || int(it.Until) >= t {
+				sum += int64(it.Tokens)
+			}
 			j++
 		}
 		ka[t] = tr.Prefix + sum
 	}
 	tr.keepAll = ka
 	return ka
+}
+
+// expiryOrder lists the items with an Until, by Until.
+func expiryOrder(items []Item) []int32 {
+	var ex []int32
+	for i, it := range items {
+		if it.Until > 0 {
+			ex = append(ex, int32(i))
+		}
+	}
+	slices.SortStableFunc(ex, func(a, b int32) int { return cmp.Compare(items[a].Until, items[b].Until) })
+	return ex
 }
 
 func admissionOrder(items []Item) []int32 {
@@ -445,6 +471,7 @@ func readingAt(tr *Trace) []bool {
 // when nil, Output and Logged of the right length) and sorts Ops and Uses.
 func (tr *Trace) Finalize() {
 	tr.Admit = admissionOrder(tr.Items)
+	tr.Expire = expiryOrder(tr.Items)
 	if tr.FirstCompaction == 0 {
 		tr.FirstCompaction = tr.NCalls
 	}

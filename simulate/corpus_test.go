@@ -1,0 +1,133 @@
+package simulate
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/ingest"
+	"github.com/trajmine/trajmine/internal/testutil"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// corpusTraces imports corpus folders into memory and builds every run's trace.
+func corpusTraces(t *testing.T, folders ...string) []*Trace {
+	t.Helper()
+	var paths []string
+	for _, f := range folders {
+		paths = append(paths, testutil.Corpus(t, f))
+	}
+	if len(folders) == 0 {
+		paths = []string{testutil.CorpusDir(t)}
+	}
+	var m ingest.MemSink
+	if _, err := ingest.Files(context.Background(), &m, paths, &ingest.Options{Warn: func(error) {}}); err != nil {
+		t.Fatal(err)
+	}
+	ev := map[string][]schema.Event{}
+	for _, e := range m.Events {
+		ev[e.RunID] = append(ev[e.RunID], e)
+	}
+	us := map[string][]schema.Usage{}
+	for _, u := range m.Usage {
+		us[u.RunID] = append(us[u.RunID], u)
+	}
+	ops := map[string][]schema.ContextOp{}
+	for _, o := range m.ContextOps {
+		ops[o.RunID] = append(ops[o.RunID], o)
+	}
+	runs := slices.Clone(m.Runs)
+	slices.SortFunc(runs, func(a, b schema.Run) int { return cmp.Compare(a.RunID, b.RunID) })
+	var out []*Trace
+	for _, r := range runs {
+		e := ev[r.RunID]
+		slices.SortFunc(e, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+		u := us[r.RunID]
+		slices.SortFunc(u, func(a, b schema.Usage) int { return cmp.Compare(a.Turn, b.Turn) })
+		d := diagnose.Run(r, e, u, ops[r.RunID], 0)
+		out = append(out, NewTrace(r, e, u, ops[r.RunID], d.End, nil))
+	}
+	return out
+}
+
+// TestCorpusKeepAllAccuracy replays the whole corpus under keep-all and
+// reports the simulator's out-of-sample error against the logged input per
+// format and model (see fitTokens). The overall median must stay within 5 %.
+func TestCorpusKeepAllAccuracy(t *testing.T) {
+	trs := corpusTraces(t)
+	var acc Accuracy
+	for _, tr := range trs {
+		acc.Add(tr)
+	}
+	rows := acc.Rows()
+	var b strings.Builder
+	for _, r := range rows {
+		fit := "-"
+		if r.MedianAbsFitted != nil {
+			fit = fmt.Sprintf("%.1f%% of %d", 100**r.MedianAbsFitted, r.FittedCalls)
+		}
+		fmt.Fprintf(&b, "%-30s %-18s runs %3d calls %4d  median |err| %6.1f%%  signed %+6.1f%%  p90 %7.1f%%  fitted runs %s\n",
+			r.Format, r.Family, r.Runs, r.Calls, 100*r.MedianAbs, 100*r.MedianSigned, 100*r.P90Abs, fit)
+	}
+	t.Logf("keep-all against logged input, out of sample:\n%s", b.String())
+	all := rows[len(rows)-1]
+	if all.Calls < 300 || all.MedianAbs > 0.05 {
+		t.Errorf("overall: %d calls, median |error| %.1f%%; want ≥ 300 calls within 5%%", all.Calls, 100*all.MedianAbs)
+	}
+	// runs long enough to fit a token model: within 3 % (2.1 % when written)
+	if all.MedianAbsFitted == nil || *all.MedianAbsFitted > 0.03 {
+		t.Errorf("fitted runs: median |error| %v, want ≤ 3%%", all.MedianAbsFitted)
+	}
+	// every policy replays every corpus run without trouble, deterministically
+	var rp Replayer
+	for _, p := range catalogPolicies(t) {
+		for _, tr := range trs {
+			for _, w := range []int64{0, 20_480} {
+				a := rp.Replay(tr, p, Options{Window: w})
+				if b := rp.Replay(tr, p, Options{Window: w}); a != b {
+					t.Fatalf("%s on %s: not deterministic", p.Name(), tr.RunID)
+				}
+				if a.PromptTokens < 0 || a.Calls > tr.NCalls {
+					t.Fatalf("%s on %s: %+v", p.Name(), tr.RunID, a)
+				}
+			}
+		}
+	}
+}
+
+// TestCorpusHalflifeSWE replays half-life truncation at a 20,480-token
+// window on the SWE-agent and mini-swe-agent corpus runs and prints the
+// characters removed and the first activation beside the seed's figures
+// (45–65 % of characters removed, first activation at median call 9–13 on
+// SWE-bench tasks).
+func TestCorpusHalflifeSWE(t *testing.T) {
+	trs := corpusTraces(t, "swe-agent-traj", "mini-swe-agent")
+	var b strings.Builder
+	for _, spec := range []string{"halflife", "halflife(cap=2000)", "halflife(cap=1000)"} {
+		p := mustParse(t, spec)
+		var rows []Row
+		var rp Replayer
+		for _, tr := range trs {
+			rows = append(rows, Row{RunResult: rp.Replay(tr, p, Options{Window: 20_480})})
+		}
+		a := Aggregate(rows, AggOptions{})[0]
+		first := "never"
+		if a.FirstActivationMedian != nil {
+			first = fmt.Sprintf("call %.0f", *a.FirstActivationMedian)
+		}
+		removed := "-"
+		if a.CharsRemovedMedian != nil {
+			removed = fmt.Sprintf("%.1f%%", 100**a.CharsRemovedMedian)
+		}
+		fmt.Fprintf(&b, "%-20s runs %d, activated %d, first activation median %s (seed 9–13), characters removed: median %s over activated runs, %.1f%% over all (seed 45–65%%); overflow %d (keep-all %d), saved %d\n",
+			Short(p), a.Runs, a.Activated, first, removed, 100*a.CharsRemovedAll, a.Overflow, a.KeepAllOverflow, a.Saved)
+		if a.Runs != len(trs) || a.Runs < 6 {
+			t.Errorf("%s: %d runs", spec, a.Runs)
+		}
+	}
+	t.Logf("half-life at 20,480 tokens on the corpus's SWE-agent and mini-swe-agent runs:\n%s", b.String())
+}
