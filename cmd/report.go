@@ -14,6 +14,7 @@ import (
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/synth"
 )
 
@@ -160,16 +161,28 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	totals := totalsByFormat(runs)
+	// every catalog policy at each run's own window; results kept in sim_runs and sim_calls
+	simO := &SimulateOptions{Calls: true, windows: []int64{-1}, shards: 1}
+	pols, err := simulatePolicies(simO)
+	if err != nil {
+		return err
+	}
+	sim, err := simulateCompute(ctx, st, simO, pols)
+	if err != nil {
+		return err
+	}
 	if o.JSON {
 		if runs == nil {
 			runs = []schema.Run{}
 		}
 		return writeJSON(o.Out, struct {
-			Source  string            `json:"source"`
-			Ingest  ingestSummaryJSON `json:"ingest"`
-			Formats []formatTotals    `json:"formats"`
-			Runs    []schema.Run      `json:"runs"`
-		}{o.source, summaryJSON(sum), totals, runs})
+			Source     string                 `json:"source"`
+			Ingest     ingestSummaryJSON      `json:"ingest"`
+			Formats    []formatTotals         `json:"formats"`
+			Simulation []simulate.Agg         `json:"simulation"`
+			Accuracy   []simulate.AccuracyRow `json:"simulation_accuracy"`
+			Runs       []schema.Run           `json:"runs"`
+		}{o.source, summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs})
 	}
 	fmt.Fprintf(o.Out, "\nDatabase holds %d runs.\n\n", len(runs))
 	diag, err := diagnoseCompute(ctx, st, &DiagnoseOptions{By: "model"})
@@ -178,6 +191,14 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	}
 	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
 	writeVerdict(o.Out, diag)
+	fmt.Fprintln(o.Out)
+	fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
+	writeAccuracyLine(o.Out, sim.Accuracy)
+	short := map[string]string{}
+	for _, p := range sim.Policies {
+		short[p.Spec] = p.Short
+	}
+	writeComparison(o.Out, sim.Comparison, short, false)
 	fmt.Fprintln(o.Out)
 	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "FORMAT\tRUNS\tTURNS\tLOGGED IN\tLOGGED OUT\tCACHE READ\tEST. EVENT TOKENS\tNO USAGE\tOVERFLOW\t")
