@@ -136,8 +136,10 @@ func BenchmarkReplayCatalog(b *testing.B) {
 }
 
 // BenchmarkReplayLength replays 500 runs of 100, 200 and 400 calls under
-// every catalog policy on one goroutine: ns per call-policy evaluation
-// should stay flat if the cost is linear in run length.
+// every catalog policy on one goroutine, each at a window of half its final
+// keep-all prompt (so every policy has the same share of work to do at
+// every length): ns per call-policy evaluation should stay flat if the cost
+// is linear in run length.
 func BenchmarkReplayLength(b *testing.B) {
 	for _, n := range []int{100, 200, 400} {
 		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
@@ -151,8 +153,9 @@ func BenchmarkReplayLength(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				for _, tr := range trs {
+					w := tr.keepAllPrompts()[tr.NCalls-1] / 2
 					for _, p := range ps {
-						evals += int64(rp.Replay(tr, p, Options{}).Calls)
+						evals += int64(rp.Replay(tr, p, Options{Window: w}).Calls)
 					}
 				}
 			}

@@ -124,7 +124,8 @@ func init() {
 		Source: "TRACER seed paper baselines (uniform-0.5); event trigger ours",
 		Params: append([]Param{{"r", "0.5", "retention ratio"}}, tracerParams...)})
 	register(Def{Name: "tracer-recency", build: newTracer(tracerRecency),
-		Doc:    "TRACER baseline: as tracer-uniform, the ratio falling linearly with age within the event from min(1, 2r) (newest) towards 0; mean r.",
+		Doc: "TRACER baseline: as tracer-uniform, the ratio falling linearly with age within the event: the k-th newest of its m outputs keeps " +
+			"min(1, 2r·(m−k+1)/(m+1)) (mean r before the cap).",
 		Source: "TRACER seed paper baselines (recency); ratio schedule ours",
 		Params: append([]Param{{"r", "0.5", "mean retention ratio"}}, tracerParams...)})
 	register(Def{Name: "tracer-proportional", build: newTracer(tracerProportional),

@@ -66,28 +66,23 @@ type dtoc struct {
 	placeholder int32
 	envelope    int32
 	next        int // next logged op
-	// oracle: per tool result, the calls that use it, ascending
-	uses    [][]int32
-	results []int32
+	// oracle: the call each result was last needed at, the results to hide
+	// at the next call unless needed again, the next use
+	usedAt               []int32
+	pending, nextPending []int32
+	use                  int
 }
 
 func (p *dtoc) Reset(s *Sim) {
-	p.next = 0
+	p.next, p.use = 0, 0
 	if p.mode != dtocOracle {
 		return
 	}
-	n := len(s.Tr.Items)
-	if cap(p.uses) < n {
-		p.uses = make([][]int32, n)
+	p.usedAt = resize(p.usedAt, len(s.Tr.Items))
+	for i := range p.usedAt {
+		p.usedAt[i] = -1
 	}
-	p.uses = p.uses[:n]
-	for i := range p.uses {
-		p.uses[i] = p.uses[i][:0]
-	}
-	for _, u := range s.Tr.Uses {
-		p.uses[u.Item] = append(p.uses[u.Item], u.Call)
-	}
-	p.results = p.results[:0]
+	p.pending, p.nextPending = p.pending[:0], p.nextPending[:0]
 }
 
 func (p *dtoc) Before(t int, s *Sim) {
@@ -120,37 +115,36 @@ func (p *dtoc) Before(t int, s *Sim) {
 			}
 		}
 	case dtocOracle:
-		// admit new results to the watch list
+		// a result is visible at its arrival call and at each call that
+		// uses it, a placeholder otherwise: changes happen only at those
+		// calls and the call after, so only they are visited
+		hide := p.pending
+		p.pending = p.nextPending[:0]
 		for ; p.next < len(s.Tr.Admit); p.next++ {
 			i := s.Tr.Admit[p.next]
 			if int(s.Tr.Items[i].Since) > t {
 				break
 			}
-			if s.Tr.Items[i].Kind == ItemToolResult {
-				p.results = append(p.results, i)
+			if s.Tr.Items[i].Kind == ItemToolResult && s.Admitted(i) {
+				p.usedAt[i] = int32(t)
+				p.pending = append(p.pending, i)
 			}
 		}
-		// visible at its arrival call and at each call that uses it; a placeholder otherwise
-		k := 0
-		for _, i := range p.results {
-			it := &s.Tr.Items[i]
-			us := p.uses[i]
-			for len(us) > 0 && int(us[0]) < t {
-				us = us[1:]
+		for ; p.use < len(s.Tr.Uses) && int(s.Tr.Uses[p.use].Call) <= t; p.use++ {
+			u := &s.Tr.Uses[p.use]
+			if int(u.Call) < t || !s.Admitted(u.Item) || p.usedAt[u.Item] == int32(t) {
+				continue
 			}
-			p.uses[i] = us
-			need := int(it.Since) == t || (len(us) > 0 && int(us[0]) == t)
-			if need {
-				s.Restore(i)
-			} else if it.Tokens > p.placeholder {
+			p.usedAt[u.Item] = int32(t)
+			s.Restore(u.Item)
+			p.pending = append(p.pending, u.Item)
+		}
+		for _, i := range hide {
+			if p.usedAt[i] != int32(t) && s.Admitted(i) && s.Tr.Items[i].Tokens > p.placeholder {
 				s.SetPlaceholder(i, p.placeholder, p.placeholder*4)
 			}
-			if len(us) > 0 || int(it.Since) >= t {
-				p.results[k] = i
-				k++
-			}
 		}
-		p.results = p.results[:k]
+		p.nextPending = hide
 	}
 }
 
@@ -339,12 +333,13 @@ type clearToolUses struct {
 
 	results []int32
 	next    int
-	cleared int // results[:cleared] decided
-	candTok int64
+	cleared int   // results[:cleared] decided
+	cand    int   // results[:cand] are candidates (all but the newest keep)
+	candTok int64 // Σ full tokens of results[:cand]
 }
 
 func (p *clearToolUses) Reset(*Sim) {
-	p.results, p.next, p.cleared, p.candTok = p.results[:0], 0, 0, 0
+	p.results, p.next, p.cleared, p.cand, p.candTok = p.results[:0], 0, 0, 0, 0
 }
 
 func (p *clearToolUses) Before(t int, s *Sim) {
@@ -365,11 +360,10 @@ func (p *clearToolUses) Before(t int, s *Sim) {
 	if ncand <= 0 {
 		return
 	}
-	var tok int64
-	for _, i := range p.results[:ncand] {
-		tok += int64(s.Tr.Items[i].Tokens)
+	for ; p.cand < ncand; p.cand++ {
+		p.candTok += int64(s.Tr.Items[p.results[p.cand]].Tokens)
 	}
-	if tok < p.atLeast {
+	if p.candTok < p.atLeast {
 		return
 	}
 	for ; p.cleared < ncand; p.cleared++ {

@@ -135,6 +135,9 @@ func TestPolicies(t *testing.T) {
 		{name: "tracer-uniform", spec: "tracer-uniform(r=0.5,trigger=0.5,keep=1)", window: 1600,
 			// event at call 4 (1190 ≥ 800): R0..R2 keep half + 5-token marker; call 5 (1415): R3
 			prompts: []int64{150, 260, 470, 780, 1190 - 45 - 95 - 145, 1190 - 45 - 95 - 145 + 510 - 195}, status: Survived},
+		{name: "tracer-recency", spec: "tracer-recency(r=0.5,trigger=0.5,keep=1)", window: 1600,
+			// event at call 4 over R0..R2: ratios 0.25, 0.5, 0.75 (mean 0.5) → 30, 105, 230 tokens; call 5: R3 alone at 0.5 → 205
+			prompts: []int64{150, 260, 470, 780, 1190 - 70 - 95 - 70, 1190 - 70 - 95 - 70 + 510 - 195}, status: Survived},
 		{name: "tracer-proportional", spec: "tracer-proportional(r=0.5,trigger=0.5,keep=1)", window: 1600,
 			// event budget 300 of 600 → common cap 100 tokens: R0 whole, R1 and R2 → 100 + 5
 			prompts: []int64{150, 260, 470, 780, 1190 - 95 - 195, 1190 - 95 - 195 + 510 - 195}, status: Survived},
