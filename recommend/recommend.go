@@ -1,0 +1,339 @@
+// Package recommend chooses a context policy per model family by replaying
+// that family's logged runs under candidate policies (package simulate),
+// checked on runs it did not choose on.
+//
+// For each family the runs are split deterministically into a training
+// part and a held-out part: a run is held out when FNV-1a(run id) mod
+// HoldoutEvery is 0 (default every 4th, so ~25 %); families with fewer than
+// MinRuns runs are not split (the result says so and gives no held-out
+// figures). On the training runs every candidate is replayed at each run's
+// window, and a candidate is eligible when
+//
+//   - it loses no run to overflow that keep-all gets through (Lost = 0),
+//   - its predicted re-invocations stay within MaxReinvPer100 per 100
+//     replayed calls,
+//   - it is allowed by the family's behaviour label (see Eligible): the
+//     model's own manage_context ops (policies dtoc*) are only candidates for
+//     families labelled "selective".
+//
+// Among eligible candidates the one that saves the most runs from overflow
+// wins, then the one with the lowest
+//
+//	median over runs of effective tokens / keep-all tokens (same calls)
+//	effective = prompt tokens + re-invocation tokens + summarizer input
+//
+// and the simpler (earlier in the grid) on ties. Keep-all is always eligible,
+// so a family whose runs no policy improves gets keep-all. The winner is
+// then replayed on the held-out runs, which give the expected saving
+// (1 − median effective ratio) with a percentile-bootstrap 95 % CI, the
+// re-invocation rate and the runs saved.
+package recommend
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+
+	"github.com/trajmine/trajmine/internal/stats"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// Options configures Recommend. Zero values take the documented defaults.
+type Options struct {
+	Grid           []string // candidate specs (default DefaultGrid)
+	HoldoutEvery   uint32   // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default 4)
+	MinRuns        int      // fewer runs in a family: no split (default 8)
+	MaxReinvPer100 float64  // eligibility bound on predicted re-invocations per 100 calls (default 2)
+	Window         int64    // replay window for every run; 0 = each run's own
+	Bootstrap      int      // CI resamples (default 1000)
+	Seed           uint64   // bootstrap seed (default 1)
+	// Label returns a family's behaviour label (behavior's classifier:
+	// selective, shallow, never, thrasher, or "" when unknown).
+	Label func(family string) string
+}
+
+// DefaultGrid is the candidate set: keep-all, the model's own manage_context
+// ops, and parameter grids of the mechanical policies.
+var DefaultGrid = []string{
+	"keep-all",
+	"dtoc", "dtoc-disable-only",
+	"mask(n=5)", "mask(n=10)", "mask(n=20)",
+	"halflife(activate=0.5,keep=4,cap=8000)", "halflife(activate=0.5,keep=4,cap=2000)", "halflife(activate=0.3,keep=8,cap=4000)",
+	"clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses",
+	"gemini-mask",
+	"tracer-uniform(r=0.5)", "tracer-uniform(r=0.3)", "tracer-tooltype",
+	"compact-claude-code", "compact-openhands",
+}
+
+// Family is one model family's runs.
+type Family struct {
+	Name   string
+	Traces []*simulate.Trace
+}
+
+// Candidate is one candidate's replay on a family's training runs.
+type Candidate struct {
+	Spec        string  `json:"spec"`
+	Eligible    bool    `json:"eligible"`
+	Why         string  `json:"why,omitempty"` // why not eligible
+	MedianEff   float64 `json:"median_effective_ratio"`
+	Saved       int     `json:"saved"`
+	Lost        int     `json:"lost"`
+	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
+	Calls       int     `json:"calls"`
+}
+
+// Result is the recommendation for one family.
+type Result struct {
+	Family   string `json:"model_family"`
+	Label    string `json:"behaviour_label,omitempty"`
+	Runs     int    `json:"runs"`
+	Train    int    `json:"train_runs"`
+	HeldOut  int    `json:"held_out_runs"`
+	Policy   string `json:"policy"`       // canonical spec
+	Short    string `json:"policy_short"` // spec with non-default parameters only
+	PolicyOf string `json:"policy_family"`
+	// held-out figures (nil when the family was too small to split)
+	Saving      *float64 `json:"expected_saving"`
+	SavingLo    *float64 `json:"expected_saving_lo"`
+	SavingHi    *float64 `json:"expected_saving_hi"`
+	ReinvPer100 *float64 `json:"held_out_reinvocations_per_100_calls"`
+	SavedRuns   int      `json:"held_out_saved_runs"`
+	// Why explains the choice in one line.
+	Why        string      `json:"why"`
+	Candidates []Candidate `json:"candidates"`
+}
+
+// PolicyFamily groups catalog policies: dtoc, masking, truncation,
+// compaction, none.
+func PolicyFamily(spec string) string {
+	name := spec
+	if i := indexByte(spec, '('); i >= 0 {
+		name = spec[:i]
+	}
+	switch name {
+	case "keep-all":
+		return "none"
+	case "dtoc", "dtoc-disable-only", "dtoc-tracking", "dtoc-oracle":
+		return "dtoc"
+	case "mask", "clear-tool-uses", "gemini-mask":
+		return "masking"
+	case "halflife", "truncate", "tracer-uniform", "tracer-recency", "tracer-proportional", "tracer-tooltype":
+		return "truncation"
+	}
+	if len(name) > 8 && name[:8] == "compact-" {
+		return "compaction"
+	}
+	return "other"
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// Eligible reports whether a policy family may be recommended for a
+// behaviour label: the model's own manage_context ops (dtoc) only for
+// "selective" families, whose ops the evidence says pay off; every other
+// family is open to all labels.
+func Eligible(policyFamily, label string) bool {
+	if policyFamily == "dtoc" {
+		return label == "selective"
+	}
+	return true
+}
+
+// Recommend chooses a policy for each family (see the package doc).
+// Deterministic: families in the order given, candidates in grid order.
+func Recommend(fams []Family, o Options) ([]Result, error) {
+	if len(o.Grid) == 0 {
+		o.Grid = DefaultGrid
+	}
+	if o.HoldoutEvery == 0 {
+		o.HoldoutEvery = 4
+	}
+	if o.MinRuns == 0 {
+		o.MinRuns = 8
+	}
+	if o.MaxReinvPer100 == 0 {
+		o.MaxReinvPer100 = 2
+	}
+	if o.Bootstrap == 0 {
+		o.Bootstrap = 1000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	pols := make([]simulate.Policy, len(o.Grid))
+	for i, s := range o.Grid {
+		p, err := simulate.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("grid: %w", err)
+		}
+		pols[i] = p
+	}
+	if pols[0].Name() != "keep-all" {
+		ka, _ := simulate.Parse("keep-all")
+		pols = append([]simulate.Policy{ka}, pols...)
+	}
+	var out []Result
+	var rp simulate.Replayer
+	for _, fam := range fams {
+		label := ""
+		if o.Label != nil {
+			label = o.Label(fam.Name)
+		}
+		res := Result{Family: fam.Name, Label: label, Runs: len(fam.Traces)}
+		var train, held []*simulate.Trace
+		split := len(fam.Traces) >= o.MinRuns
+		for _, tr := range fam.Traces {
+			if split && heldOut(tr.RunID, o.HoldoutEvery) {
+				held = append(held, tr)
+			} else {
+				train = append(train, tr)
+			}
+		}
+		if split && (len(held) == 0 || len(train) == 0) {
+			train, held, split = fam.Traces, nil, false
+		}
+		res.Train, res.HeldOut = len(train), len(held)
+		best := -1
+		for ci, p := range pols {
+			c := evaluate(&rp, train, p, o.Window)
+			pf := PolicyFamily(p.Name())
+			switch {
+			case c.Lost > 0:
+				c.Why = fmt.Sprintf("loses %d run(s) keep-all gets through", c.Lost)
+			case c.ReinvPer100 > o.MaxReinvPer100:
+				c.Why = fmt.Sprintf("%.1f predicted re-invocations per 100 calls (limit %.1f)", c.ReinvPer100, o.MaxReinvPer100)
+			case !Eligible(pf, label):
+				c.Why = "the model's own manage_context ops are only recommended for selective families (label " + orUnknown(label) + ")"
+			default:
+				c.Eligible = true
+			}
+			res.Candidates = append(res.Candidates, c)
+			if c.Eligible && (best < 0 || better(c, res.Candidates[best])) {
+				best = ci
+			}
+		}
+		win := res.Candidates[best]
+		res.Policy, res.Short, res.PolicyOf = pols[best].Name(), simulate.Short(pols[best]), PolicyFamily(pols[best].Name())
+		if split {
+			eff, reinv, calls, saved := heldOutFigures(&rp, held, pols[best], o.Window)
+			m := 1 - stats.Median(eff)
+			lo, hi := stats.BootstrapMedianCI(eff, o.Bootstrap, 0.95, o.Seed)
+			lo, hi = 1-hi, 1-lo
+			r := 0.0
+			if calls > 0 {
+				r = 100 * float64(reinv) / float64(calls)
+			}
+			res.Saving, res.SavingLo, res.SavingHi, res.ReinvPer100, res.SavedRuns = &m, &lo, &hi, &r, saved
+		}
+		res.Why = why(res, win)
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// better: more runs saved, then a lower median effective ratio.
+func better(a, b Candidate) bool {
+	if a.Saved != b.Saved {
+		return a.Saved > b.Saved
+	}
+	return a.MedianEff < b.MedianEff-1e-12
+}
+
+func heldOut(id string, every uint32) bool {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return h.Sum32()%every == 0
+}
+
+// evaluate replays p on traces and summarises it as a Candidate.
+func evaluate(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) Candidate {
+	c := Candidate{Spec: p.Name()}
+	eff := make([]float64, 0, len(trs))
+	reinv := 0
+	for _, tr := range trs {
+		r := rp.Replay(tr, p, simulate.Options{Window: window})
+		e := 1.0
+		if r.KeepAllTokens > 0 {
+			e = float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn) / float64(r.KeepAllTokens)
+		}
+		eff = append(eff, e)
+		ko := r.KeepAllOverflowAt >= 0
+		if ko && r.Status != simulate.Overflow {
+			c.Saved++
+		}
+		if !ko && r.Status == simulate.Overflow {
+			c.Lost++
+		}
+		reinv += r.Reinvocations
+		c.Calls += r.Calls
+	}
+	c.MedianEff = stats.Median(eff)
+	if math.IsNaN(c.MedianEff) {
+		c.MedianEff = 1
+	}
+	if c.Calls > 0 {
+		c.ReinvPer100 = 100 * float64(reinv) / float64(c.Calls)
+	}
+	return c
+}
+
+func heldOutFigures(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) (eff []float64, reinv, calls, saved int) {
+	for _, tr := range trs {
+		r := rp.Replay(tr, p, simulate.Options{Window: window})
+		e := 1.0
+		if r.KeepAllTokens > 0 {
+			e = float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn) / float64(r.KeepAllTokens)
+		}
+		eff = append(eff, e)
+		reinv += r.Reinvocations
+		calls += r.Calls
+		if r.KeepAllOverflowAt >= 0 && r.Status != simulate.Overflow {
+			saved++
+		}
+	}
+	return eff, reinv, calls, saved
+}
+
+// why is the one-line explanation of a result.
+func why(r Result, win Candidate) string {
+	lab := ""
+	if r.Label != "" {
+		lab = fmt.Sprintf(" (manage_context behaviour: %s)", r.Label)
+	}
+	if r.PolicyOf == "none" {
+		return fmt.Sprintf("keep-all: no eligible policy beat it on %d training runs%s", r.Train, lab)
+	}
+	s := fmt.Sprintf("%s: median effective tokens %.0f%% of keep-all on %d training runs", r.Short, 100*win.MedianEff, r.Train)
+	if win.Saved > 0 {
+		s += fmt.Sprintf(", %d run(s) saved from overflow", win.Saved)
+	}
+	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
+	if r.Saving != nil {
+		s += fmt.Sprintf("; held out (%d runs): saves %.0f%% [%.0f%%, %.0f%%]", r.HeldOut, 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
+	} else {
+		s += "; too few runs to hold any out"
+	}
+	return s + lab
+}
+
+// SortFamilies orders families by name (a stable input order for Recommend).
+func SortFamilies(fams []Family) {
+	slices.SortFunc(fams, func(a, b Family) int { return cmp.Compare(a.Name, b.Name) })
+}
