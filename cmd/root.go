@@ -126,6 +126,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewDiagnoseCmd(d, nil),
 		NewSimulateCmd(d, nil),
 		NewPoliciesCmd(d, nil),
+		NewRecommendCmd(d, nil),
 	)
 	return root
 }

@@ -122,3 +122,25 @@ func TestSimulateUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestRecommendGolden(t *testing.T) {
+	d := simulateDB(t)
+	for _, s := range []struct {
+		name string
+		args []string
+	}{
+		{"recommend", []string{"recommend"}},
+		{"recommend-yaml-window", []string{"recommend", "--yaml", "--window", "3000"}},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, d, s.args...)
+			if code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			testutil.Golden(t, stdout, filepath.Join("testdata", s.name+".stdout"))
+		})
+	}
+	if _, stderr, code := run(t, d, "recommend", "--grid", "nosuch"); code != 2 || !strings.Contains(stderr, "unknown policy") {
+		t.Errorf("bad grid: exit %d, %s", code, stderr)
+	}
+}

@@ -17,15 +17,16 @@
 //     families labelled "selective".
 //
 // Among eligible candidates the one that saves the most runs from overflow
-// wins, then the one with the lowest
+// wins, then the one with the lowest token-weighted effective ratio
 //
-//	median over runs of effective tokens / keep-all tokens (same calls)
+//	ratio     = Σ effective tokens / Σ keep-all tokens (over runs, same calls)
 //	effective = prompt tokens + re-invocation tokens + summarizer input
 //
+// (what the family's runs would cost in prompt tokens, against keep-all),
 // and the simpler (earlier in the grid) on ties. Keep-all is always eligible,
 // so a family whose runs no policy improves gets keep-all. The winner is
 // then replayed on the held-out runs, which give the expected saving
-// (1 − median effective ratio) with a percentile-bootstrap 95 % CI, the
+// (1 − ratio) with a percentile-bootstrap 95 % CI over runs, the
 // re-invocation rate and the runs saved.
 package recommend
 
@@ -77,8 +78,9 @@ type Family struct {
 type Candidate struct {
 	Spec        string  `json:"spec"`
 	Eligible    bool    `json:"eligible"`
-	Why         string  `json:"why,omitempty"` // why not eligible
-	MedianEff   float64 `json:"median_effective_ratio"`
+	Why         string  `json:"why,omitempty"`          // why not eligible
+	Ratio       float64 `json:"effective_ratio"`        // Σ effective / Σ keep-all
+	MedianEff   float64 `json:"median_effective_ratio"` // median over runs
 	Saved       int     `json:"saved"`
 	Lost        int     `json:"lost"`
 	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
@@ -225,9 +227,12 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 		win := res.Candidates[best]
 		res.Policy, res.Short, res.PolicyOf = pols[best].Name(), simulate.Short(pols[best]), PolicyFamily(pols[best].Name())
 		if split {
-			eff, reinv, calls, saved := heldOutFigures(&rp, held, pols[best], o.Window)
-			m := 1 - stats.Median(eff)
-			lo, hi := stats.BootstrapMedianCI(eff, o.Bootstrap, 0.95, o.Seed)
+			eff, ka, reinv, calls, saved := heldOutFigures(&rp, held, pols[best], o.Window)
+			ratio, lo, hi := stats.SumRatio(eff, ka, o.Bootstrap, 0.95, o.Seed)
+			if math.IsNaN(ratio) {
+				ratio, lo, hi = 1, 1, 1
+			}
+			m := 1 - ratio
 			lo, hi = 1-hi, 1-lo
 			r := 0.0
 			if calls > 0 {
@@ -253,7 +258,7 @@ func better(a, b Candidate) bool {
 	if a.Saved != b.Saved {
 		return a.Saved > b.Saved
 	}
-	return a.MedianEff < b.MedianEff-1e-12
+	return a.Ratio < b.Ratio-1e-12
 }
 
 func heldOut(id string, every uint32) bool {
@@ -266,6 +271,7 @@ func heldOut(id string, every uint32) bool {
 func evaluate(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) Candidate {
 	c := Candidate{Spec: p.Name()}
 	eff := make([]float64, 0, len(trs))
+	var se, sk float64
 	reinv := 0
 	for _, tr := range trs {
 		r := rp.Replay(tr, p, simulate.Options{Window: window})
@@ -274,6 +280,8 @@ func evaluate(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, w
 			e = float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn) / float64(r.KeepAllTokens)
 		}
 		eff = append(eff, e)
+		se += float64(r.PromptTokens + r.ReinvocationTok + r.SummarizerIn)
+		sk += float64(r.KeepAllTokens)
 		ko := r.KeepAllOverflowAt >= 0
 		if ko && r.Status != simulate.Overflow {
 			c.Saved++
@@ -288,27 +296,28 @@ func evaluate(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, w
 	if math.IsNaN(c.MedianEff) {
 		c.MedianEff = 1
 	}
+	c.Ratio = 1
+	if sk > 0 {
+		c.Ratio = se / sk
+	}
 	if c.Calls > 0 {
 		c.ReinvPer100 = 100 * float64(reinv) / float64(c.Calls)
 	}
 	return c
 }
 
-func heldOutFigures(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) (eff []float64, reinv, calls, saved int) {
+func heldOutFigures(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) (eff, ka []float64, reinv, calls, saved int) {
 	for _, tr := range trs {
 		r := rp.Replay(tr, p, simulate.Options{Window: window})
-		e := 1.0
-		if r.KeepAllTokens > 0 {
-			e = float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn) / float64(r.KeepAllTokens)
-		}
-		eff = append(eff, e)
+		eff = append(eff, float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn))
+		ka = append(ka, float64(r.KeepAllTokens))
 		reinv += r.Reinvocations
 		calls += r.Calls
 		if r.KeepAllOverflowAt >= 0 && r.Status != simulate.Overflow {
 			saved++
 		}
 	}
-	return eff, reinv, calls, saved
+	return eff, ka, reinv, calls, saved
 }
 
 // why is the one-line explanation of a result.
@@ -320,13 +329,13 @@ func why(r Result, win Candidate) string {
 	if r.PolicyOf == "none" {
 		return fmt.Sprintf("keep-all: no eligible policy beat it on %d training runs%s", r.Train, lab)
 	}
-	s := fmt.Sprintf("%s: median effective tokens %.0f%% of keep-all on %d training runs", r.Short, 100*win.MedianEff, r.Train)
+	s := fmt.Sprintf("%s: %.1f%% of keep-all's prompt tokens (re-invocations and summaries included) on %d training runs", r.Short, 100*win.Ratio, r.Train)
 	if win.Saved > 0 {
 		s += fmt.Sprintf(", %d run(s) saved from overflow", win.Saved)
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
 	if r.Saving != nil {
-		s += fmt.Sprintf("; held out (%d runs): saves %.0f%% [%.0f%%, %.0f%%]", r.HeldOut, 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
+		s += fmt.Sprintf("; held out (%d runs): saves %.1f%% [%.1f%%, %.1f%%]", r.HeldOut, 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
 	} else {
 		s += "; too few runs to hold any out"
 	}

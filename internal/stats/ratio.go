@@ -52,3 +52,50 @@ func GeoMeanRatio(x, y []float64, B int, level float64, seed uint64) (gm, lo, hi
 	lo, hi = percentileCI(means, level)
 	return gm, math.Exp(lo), math.Exp(hi), n
 }
+
+// SumRatio returns Σx / Σy (the token-weighted ratio: what a set of runs
+// costs under one policy against another) and a percentile bootstrap
+// interval for it: B resamples of the pairs (x[i], y[i]) with replacement
+// from a math/rand/v2 PCG seeded with (seed, 0), the statistic Σx/Σy of
+// each, the (1−level)/2 and (1+level)/2 quantiles. NaN when Σy is 0 or the
+// lengths differ; lo = hi = r for fewer than two pairs.
+func SumRatio(x, y []float64, B int, level float64, seed uint64) (r, lo, hi float64) {
+	nan := math.NaN()
+	if len(x) != len(y) {
+		return nan, nan, nan
+	}
+	var sx, sy float64
+	for i := range x {
+		sx += x[i]
+		sy += y[i]
+	}
+	if sy == 0 {
+		return nan, nan, nan
+	}
+	r = sx / sy
+	n := len(x)
+	if n < 2 {
+		return r, r, r
+	}
+	if !validCI(B, level) {
+		return r, nan, nan
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	rs := make([]float64, 0, B)
+	for range B {
+		var bx, by float64
+		for range n {
+			k := rng.IntN(n)
+			bx += x[k]
+			by += y[k]
+		}
+		if by > 0 {
+			rs = append(rs, bx/by)
+		}
+	}
+	if len(rs) == 0 {
+		return r, nan, nan
+	}
+	lo, hi = percentileCI(rs, level)
+	return r, lo, hi
+}

@@ -85,3 +85,21 @@ func TestGeoMeanRatio(t *testing.T) {
 		t.Error("GeoMeanRatio modified its input")
 	}
 }
+
+func TestSumRatio(t *testing.T) {
+	x := []float64{50, 100, 300}
+	y := []float64{100, 100, 400}
+	r, lo, hi := stats.SumRatio(x, y, 500, 0.95, 7)
+	if r != 0.75 || lo > r || hi < r || lo < 0.5 || hi > 1 {
+		t.Errorf("SumRatio = %v [%v, %v]", r, lo, hi)
+	}
+	if r2, lo2, hi2 := stats.SumRatio(x, y, 500, 0.95, 7); r2 != r || lo2 != lo || hi2 != hi {
+		t.Error("not deterministic")
+	}
+	if r, _, _ := stats.SumRatio([]float64{1}, []float64{0}, 10, 0.95, 1); !math.IsNaN(r) {
+		t.Errorf("zero denominator: %v", r)
+	}
+	if r, lo, hi := stats.SumRatio([]float64{1}, []float64{4}, 10, 0.95, 1); r != 0.25 || lo != r || hi != r {
+		t.Errorf("one pair: %v [%v, %v]", r, lo, hi)
+	}
+}

@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/goccy/go-yaml"
+	"github.com/spf13/cobra"
+
+	"github.com/trajmine/trajmine/actions"
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// RecommendOptions are the flags of trajmine recommend.
+type RecommendOptions struct {
+	Grid         []string
+	Window       int64
+	HoldoutEvery uint32
+	MaxReinv     float64
+	JSON         bool
+	YAML         bool
+	Out          io.Writer
+}
+
+// NewRecommendCmd builds `trajmine recommend`.
+func NewRecommendCmd(d *Deps, runF func(*RecommendOptions) error) *cobra.Command {
+	o := &RecommendOptions{}
+	c := &cobra.Command{
+		Use:   "recommend",
+		Short: "Choose a context policy per model family, checked by replay on held-out runs",
+		Long: `Choose a context policy for each model family by replaying the family's runs
+under a grid of candidate policies (trajmine simulate's engine) and checking
+the winner on runs it was not chosen on.
+
+Runs are split per family: a run is held out when FNV-1a(run id) mod
+--holdout-every is 0; families with fewer than 8 runs are not split. On the
+training runs a candidate is eligible when it loses no run keep-all gets
+through, predicts at most --max-reinv re-invocations per 100 calls, and is
+allowed by the family's manage_context behaviour (the model's own ops, the
+dtoc policies, only for families whose behaviour is selective). The eligible
+candidate that saves the most runs from overflow wins, then the one with the
+lowest Σ effective tokens / Σ keep-all tokens over the family's runs
+(effective = prompts + re-invocations + summarizer input, same calls);
+keep-all when none beats it.
+The held-out runs give the expected saving with a bootstrap 95 % CI.
+
+The text output explains each choice in one line; --yaml or --json writes a
+config a harness can load (policy, parameters, expected saving, evidence).`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Out = c.OutOrStdout()
+			if o.JSON && o.YAML {
+				return flagErrorf("--json and --yaml exclude each other")
+			}
+			if o.Window < 0 || o.MaxReinv < 0 {
+				return flagErrorf("--window and --max-reinv must be ≥ 0")
+			}
+			for _, s := range o.Grid {
+				if _, err := simulate.Parse(s); err != nil {
+					return flagErrorf("--grid: %v", err)
+				}
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			st, err := d.open(c.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rs, err := recommendCompute(c.Context(), st, o)
+			if err != nil {
+				return err
+			}
+			switch {
+			case o.JSON:
+				return writeJSON(o.Out, struct {
+					Config  recommend.Config   `json:"config"`
+					Results []recommend.Result `json:"results"`
+				}{recommend.ConfigOf(rs), rs})
+			case o.YAML:
+				b, err := yaml.Marshal(recommend.ConfigOf(rs))
+				if err != nil {
+					return err
+				}
+				_, err = o.Out.Write(b)
+				return err
+			}
+			return writeRecommend(o.Out, rs)
+		},
+	}
+	c.Flags().StringArrayVar(&o.Grid, "grid", nil, "candidate policy spec (repeatable; default: the built-in grid, see --help)")
+	c.Flags().Int64Var(&o.Window, "window", 0, "replay every run at this window (default: each run's own)")
+	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", 4, "hold out runs whose FNV-1a(run id) mod this is 0")
+	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", 2, "most predicted re-invocations per 100 calls a candidate may cause")
+	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
+	c.Flags().BoolVar(&o.YAML, "yaml", false, "print the config as YAML")
+	return c
+}
+
+// loadTraces builds every run's simulate.Trace, grouped by model family in
+// run_id order.
+func loadTraces(ctx context.Context, st *store.Store) ([]recommend.Family, error) {
+	cl, err := actions.New(nil)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	classify := func(harness, tool, args string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		c, _ := cl.Classify(harness, tool, args)
+		return c.String()
+	}
+	idx := map[string]int{}
+	var fams []recommend.Family
+	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
+		end := diagnose.Run(d.Run, d.Events, d.Usage, d.Ops, 0).End
+		tr := simulate.NewTrace(d.Run, d.Events, d.Usage, d.Ops, end, &simulate.TraceOptions{Classify: classify})
+		fam := orDash(d.Run.ModelFamily)
+		i, ok := idx[fam]
+		if !ok {
+			i = len(fams)
+			idx[fam] = i
+			fams = append(fams, recommend.Family{Name: fam})
+		}
+		fams[i].Traces = append(fams[i].Traces, tr)
+		return nil
+	})
+	recommend.SortFamilies(fams)
+	return fams, err
+}
+
+func recommendCompute(ctx context.Context, st *store.Store, o *RecommendOptions) ([]recommend.Result, error) {
+	fams, err := loadTraces(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	return recommend.Recommend(fams, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinvPer100: o.MaxReinv})
+}
+
+func writeRecommend(w io.Writer, rs []recommend.Result) error {
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
+		return nil
+	}
+	fmt.Fprintf(w, "recommend: %d model families; each choice replayed on its family's runs (--json for every candidate)\n\n", len(rs))
+	for _, r := range rs {
+		fmt.Fprintf(w, "%s (%d runs): %s\n", r.Family, r.Runs, r.Why)
+	}
+	return nil
+}
