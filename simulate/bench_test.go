@@ -193,3 +193,27 @@ func TestSynthTraceReplays(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReplayPolicy replays 200 synthetic runs of 200 calls under each
+// catalog policy alone (window: half each run's final keep-all prompt), for
+// ns per call-policy evaluation per policy; keep-all, the cost of walking
+// a trace at all, is the baseline the others are compared with.
+func BenchmarkReplayPolicy(b *testing.B) {
+	trs := make([]*Trace, 200)
+	for i := range trs {
+		trs[i] = synthTrace(uint64(i), 200)
+	}
+	for _, p := range catalogPolicies(b) {
+		b.Run(Short(p), func(b *testing.B) {
+			var rp Replayer
+			var evals int64
+			for range b.N {
+				for _, tr := range trs {
+					w := tr.keepAllPrompts()[tr.NCalls-1] / 2
+					evals += int64(rp.Replay(tr, p, Options{Window: w}).Calls)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(evals), "ns/eval")
+		})
+	}
+}
