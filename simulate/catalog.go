@@ -3,6 +3,12 @@ package simulate
 // The catalog. Every entry documents its rule; the parameters' defaults come
 // from ../shared/docs/policy-survey.md (section numbers given) and the seed
 // papers; where neither gives a number the default is ours and says so.
+//
+// The summary-size model of the compact-* policies, clamp(a + b × summarized,
+// min, cap), has a = 300 and b = 0.015 from the four compactions the shared
+// corpus logs with their size before (summary tokens / tokens before:
+// Claude Code 3,942 / 170,251, pi 1,073 / 175,004 and 913 / 185,014, Cline
+// 477 / 21,919; median ratio 0.014); cap and min follow the harnesses.
 
 func init() {
 	register(Def{Name: "keep-all", build: newKeepAll,
@@ -67,8 +73,8 @@ func init() {
 			{"placeholder", "8", "tokens of the cleared-result placeholder"}}})
 	summaryParams := func(cap string) []Param {
 		return []Param{
-			{"summary_a", "500", "summary tokens: fixed part a of clamp(a + b × summarized, min, cap)"},
-			{"summary_b", "0.03", "summary tokens per summarized token"},
+			{"summary_a", "300", "summary tokens: fixed part a of clamp(a + b × summarized, min, cap)"},
+			{"summary_b", "0.015", "summary tokens per summarized token"},
 			{"summary_min", "200", "smallest summary"},
 			{"summary_cap", cap, "largest summary"},
 			{"template", "800", "tokens of the summarization prompt added to the summarizer call's input"}}
@@ -77,7 +83,7 @@ func init() {
 		Doc: "Claude Code auto-compact: when the previous call's prompt + output reach window − 33,000 (167,000 at 200k; 83.5 % of windows " +
 			"under 100k), the history after the system items and first user message is replaced by a summary, re-attaching up to files of " +
 			"the most recently read files (≤ file_tokens each, ≤ files_tokens in all). A call that overflows compacts reactively.",
-		Source: "survey §5.4 (3p reverse engineering of v2.1.88); summary model ours (cap 20,000 from §1)",
+		Source: "survey §5.4 (3p reverse engineering of v2.1.88); summary model fitted to the corpus (cap 20,000 from §1)",
 		Params: append([]Param{
 			{"threshold", "auto", "share of the window, or auto for the formula"},
 			{"files", "5", "recently read files re-attached"},
@@ -86,25 +92,25 @@ func init() {
 	register(Def{Name: "compact-codex", build: newCompact(compactCodex),
 		Doc: "Codex CLI auto-compaction: when the previous call's usage reaches threshold × window, everything but the initial context and " +
 			"the most recent user messages (≤ user_tokens) is replaced by SUMMARY_PREFIX + summary; tool calls, outputs and assistant messages go.",
-		Source: "openai/codex compact.rs (survey §6.3); summary model ours",
+		Source: "openai/codex compact.rs (survey §6.3); summary model fitted to the corpus",
 		Params: append([]Param{
 			{"threshold", "0.9", "share of the window (auto_compact_token_limit is capped at 90 %)"},
 			{"user_tokens", "20000", "tokens of recent user messages kept"}}, summaryParams("20000")...)})
 	register(Def{Name: "compact-openhands", build: newCompact(compactOpenHands),
 		Doc: "OpenHands LLMSummarizingCondenser: when the view holds more than max_size events, it becomes the head, one summary event and " +
 			"the newest max_size/2 − 2 events (the head stands for keep_first). Counts events, not tokens.",
-		Source: "OpenHands condenser (survey §2.6; SDK V1 max_size 120); summary model ours",
+		Source: "OpenHands condenser (survey §2.6; SDK V1 max_size 120); summary model fitted to the corpus",
 		Params: append([]Param{{"max_size", "120", "events in the view that trigger a condensation"}}, summaryParams("10000")...)})
 	register(Def{Name: "compact-gemini", build: newCompact(compactGemini),
 		Doc: "Gemini CLI chat compression: when the last prompt reaches threshold × window, the history before the first user message " +
 			"after (1 − preserve) of its characters becomes a <state_snapshot> summary.",
-		Source: "gemini-cli chatCompressionService.ts (survey §8.4); summary model ours",
+		Source: "gemini-cli chatCompressionService.ts (survey §8.4); summary model fitted to the corpus",
 		Params: append([]Param{
 			{"threshold", "0.5", "share of the window"},
 			{"preserve", "0.3", "share of the history's characters kept verbatim"}}, summaryParams("20000")...)})
 	register(Def{Name: "compact-goose", build: newCompact(compactGoose),
 		Doc:    "Goose auto-compact: when tokens exceed threshold × window the whole history becomes a summary plus the last user message.",
-		Source: "block/goose context_mgmt (survey §8.1); summary model ours",
+		Source: "block/goose context_mgmt (survey §8.1); summary model fitted to the corpus",
 		Params: append([]Param{{"threshold", "0.8", "share of the window"}}, summaryParams("20000")...)})
 	register(Def{Name: "gemini-mask", build: newGeminiMask,
 		Doc: "Gemini CLI tool-output masking: every call, newest to oldest (the latest turn's outputs skipped), the newest protect tool tokens " +
