@@ -99,6 +99,39 @@
 // with tool_result "[disabled]", from the prompt after the manage_context
 // result on; re-enabling restores it. DTOC runs never overflow.
 //
+// # Behaviour profiles (planted truth)
+//
+// Options.Profiles plants known manage_context behaviour, to test that
+// mining recovers it: every OpenAI-messages session becomes a DTOC run of one
+// profile (dealt round-robin over the OpenAI-messages sessions), logged
+// under the profile's Model ("synth-<profile>" by default, its own model
+// family), at least 16 planned calls long. Claude Code and Codex sessions are
+// unchanged. The profiled agent does not use the built-in DTOC behaviour
+// above; before each model call it asks its profile (see Profile for every
+// parameter, DefaultProfile for the defaults):
+//
+//  1. A credit grows by OpsPer100/100 (it starts uniform in [0, 1)).
+//  2. Due re-enables come first: a manage_context call enables every
+//     disabled output whose scheduled re-enable is due, and costs a credit.
+//  3. Else, with a credit ≥ 1, the profile looks for outputs to disable:
+//     enabled tool results within its age bounds, freeing at most MaxFreed
+//     (freed = estimated_tokens − PlaceholderTokens), not of a file among the
+//     last AvoidRecent reads; taken in its Order (largest, newest or random)
+//     until they free a target drawn uniformly in [MinFreed, MaxFreed] or
+//     MaxKeys are taken. If they free at least MinFreed, the call disables
+//     them, costs a credit and schedules each for re-enabling with
+//     probability ReEnable, ReEnableAfterMin to ReEnableAfterMax calls later.
+//  4. Else the call is an ordinary step.
+//
+// The four profiles are selective (rare, deep disables of old outputs the
+// agent no longer works on), shallow (frequent disables of small, recent
+// outputs), never (the tool is offered and never called) and thrasher
+// (disables undone 1–3 calls later). Write also writes GroundTruthFile
+// (.synth/ground_truth.json, hidden from `trajmine ingest DIR`): per model its
+// profile with every parameter and what its sessions did (calls,
+// manage_context calls, keys disabled and enabled), and per session its run
+// id, model and profile. Manifest.Truth holds the same.
+//
 // # Not generated
 //
 // Claude Code sidechain files (subagents, the compaction call), progress

@@ -48,6 +48,8 @@ type oitem struct {
 	call     int // model call that produced it
 	disabled bool
 	everOff  bool
+	est4     int      // DTOC estimated_tokens of the result: ceil(runes/4)
+	file     *srcFile // the file a read or edit acted on, else nil
 }
 
 type openaiWriter struct {
@@ -61,27 +63,48 @@ type openaiWriter struct {
 	keys       int
 	manages    int
 	lastManage int
+
+	// planted behaviour (profiled runs only; see profiled.go)
+	prof     *Profile
+	credit   float64
+	pending  []reEnable
+	disables int
+	enables  int
 }
 
-// openaiRun generates one run and returns its JSON line.
-func openaiRun(spec sessionSpec) (obj, FileInfo) {
+// openaiRun generates one run and returns its JSON line. A non-nil prof
+// makes it a DTOC run of that behaviour profile, logged under prof.Model.
+func openaiRun(spec sessionSpec, prof *Profile) (obj, FileInfo, *openaiWriter) {
 	r := spec.r
 	ws := newWorkspace(spec.project)
 	dtoc := chance(r, pDTOC)
 	model := openaiModels[weighted(r, openaiModelWeights)]
+	if prof != nil {
+		dtoc, model = true, prof.Model
+	}
 	p := newPlan(r, openaiWindow, between(r, 900, 1500), false, dtoc)
 	if dtoc {
 		p.calls = max(p.calls, 8)
 	}
+	if prof != nil {
+		p.calls = max(p.calls, profiledMinCalls)
+	}
 	p.turnEnds = []int{p.calls}
-	w := &openaiWriter{a: newAgent(r, ws, p, openaiMix, spec.start), r: r, dtoc: dtoc, changed: -1}
+	w := &openaiWriter{a: newAgent(r, ws, p, openaiMix, spec.start), r: r, dtoc: dtoc, changed: -1, prof: prof}
+	if prof != nil {
+		w.credit = r.Float64()
+	}
 	outcome := w.run()
 	line := obj{{"run_id", spec.id}, {"model", model}, {"window_tokens", openaiWindow}, {"messages", w.msgs}, {"usage", w.usage}, {"outcome", outcome}}
-	return line, FileInfo{
+	fi := FileInfo{
 		Path: openaiPath, Format: FormatOpenAIMessages, RunID: spec.id,
 		Turns: w.a.n, ToolCalls: w.a.tools, DTOC: dtoc, HitsWindow: outcome[1].v == "context_overflow",
 		InputTokens: w.a.in, OutputTokens: w.a.out,
 	}
+	if prof != nil {
+		fi.Profile = prof.Name
+	}
+	return line, fi, w
 }
 
 func (w *openaiWriter) systemPrompt() string {
@@ -114,7 +137,11 @@ func (w *openaiWriter) run() obj {
 			return obj{{"resolved", false}, {"end_reason", "context_overflow"},
 				{"error", "This model's maximum context length is " + strconv.Itoa(openaiWindow) + " tokens. However, your messages resulted in " + strconv.Itoa(a.cur) + " tokens. Please reduce the length of the messages."}}
 		}
-		if w.dtoc && w.shouldManage() {
+		if w.prof != nil {
+			if w.profiledManage() {
+				continue
+			}
+		} else if w.dtoc && w.shouldManage() {
 			w.manage()
 			continue
 		}
@@ -140,6 +167,7 @@ func (w *openaiWriter) run() obj {
 		}
 		type result struct {
 			id, name, out string
+			file          *srcFile
 		}
 		var calls arr
 		var results []result
@@ -147,13 +175,14 @@ func (w *openaiWriter) run() obj {
 			name, args, out := w.tool(ac)
 			id := callID(r)
 			calls = append(calls, obj{{"id", id}, {"type", "function"}, {"function", obj{{"name", name}, {"arguments", args}}}})
-			results = append(results, result{id, name, out})
+			results = append(results, result{id, name, out, ac.file})
 			tok += est(name) + est(args)
 		}
 		w.call(a.outputTokens(tok, a.hiddenTokens("")))
 		w.push(obj{{"role", "assistant"}, {"content", content}, {"tool_calls", calls}}, oitem{tok: tok, call: a.n})
 		for _, res := range results {
 			w.toolMessage(res.id, res.name, res.out)
+			w.items[len(w.items)-1].file = res.file
 		}
 	}
 }
@@ -195,6 +224,7 @@ func (w *openaiWriter) toolMessage(id, name, out string) {
 	if w.dtoc {
 		w.keys++
 		it.key = name + "_" + strconv.Itoa(w.keys)
+		it.est4 = (utf8.RuneCountInString(out) + 3) / 4
 		content = dtocEnvelope(it.key, out)
 		it.stub = est(dtocStub(it.key, out))
 	}

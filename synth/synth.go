@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -35,12 +36,23 @@ type Options struct {
 	// FormatOpenAIMessages). Empty means all three. Order and duplicates do
 	// not matter.
 	Formats []string
+	// Profiles plants manage_context behaviour: when set, every
+	// OpenAI-messages session is a DTOC run of one profile, dealt
+	// round-robin in this order (the j-th OpenAI-messages session gets
+	// Profiles[j mod len(Profiles)]) and logged under the profile's Model,
+	// and Write writes GroundTruthFile. Empty (the default) writes the
+	// corpus without profiles, byte-identical to earlier versions. Claude
+	// Code and Codex sessions are the same with or without profiles.
+	// Build entries with DefaultProfile or ParseProfiles.
+	Profiles []Profile
 }
 
 // Manifest lists what Write produced, one entry per session in generation
 // order.
 type Manifest struct {
 	Files []FileInfo
+	// Truth is the planted behaviour, nil unless Options.Profiles is set.
+	Truth *GroundTruth
 }
 
 // FileInfo describes one generated session.
@@ -58,8 +70,10 @@ type FileInfo struct {
 	// ToolCalls is the number of tool calls, each with a logged result.
 	ToolCalls int
 	// DTOC marks OpenAI runs whose tool results are DTOC envelopes and which
-	// call manage_context.
+	// have manage_context (all call it, except runs of ProfileNever).
 	DTOC bool
+	// Profile is the behaviour profile of a profiled session, else empty.
+	Profile string
 	// HitsWindow marks sessions that end because a prompt exceeded the
 	// model's context window.
 	HitsWindow bool
@@ -87,6 +101,9 @@ func (o *Options) resolve() (n int, seed uint64, formats []string, err error) {
 	}
 	if o.N > 0 {
 		n = o.N
+	}
+	if err := validateProfiles(o.Profiles); err != nil {
+		return 0, 0, nil, err
 	}
 	if len(o.Formats) == 0 {
 		return n, o.Seed, allFormats, nil
@@ -120,6 +137,15 @@ func Write(dir string, o *Options) (*Manifest, error) {
 	projects := newProjects(master, between(master, 4, 8))
 	t := baseTime(seed)
 	m := &Manifest{Files: make([]FileInfo, 0, n)}
+	var profiles []Profile
+	if o != nil && len(o.Profiles) > 0 {
+		profiles = o.Profiles
+		m.Truth = &GroundTruth{Seed: seed, N: n, Families: make([]FamilyTruth, len(profiles)), Sessions: []SessionTruth{}}
+		for i, p := range profiles {
+			m.Truth.Families[i] = FamilyTruth{Model: p.Model, Profile: p}
+		}
+	}
+	nOpenAI := 0
 
 	var oa *openFile
 	defer func() {
@@ -153,10 +179,18 @@ func Write(dir string, o *Options) (*Manifest, error) {
 				}
 			}
 			spec.id = uuid4(spec.r)
-			var line obj
-			line, fi = openaiRun(spec)
+			var prof *Profile
+			if len(profiles) > 0 {
+				prof = &profiles[nOpenAI%len(profiles)]
+			}
+			nOpenAI++
+			line, info, w := openaiRun(spec, prof)
+			fi = info
 			oa.lw.write(line)
 			err = oa.lw.err
+			if prof != nil {
+				m.Truth.addSession(fi, prof, w.manages, w.disables, w.enables)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -170,7 +204,28 @@ func Write(dir string, o *Options) (*Manifest, error) {
 			return nil, err
 		}
 	}
+	if m.Truth != nil {
+		if err := writeTruth(dir, m.Truth); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// writeTruth writes g as indented JSON to dir/GroundTruthFile.
+func writeTruth(dir string, g *GroundTruth) error {
+	data, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode ground truth: %w", err)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(GroundTruthFile))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write ground truth: %w", err)
+	}
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write ground truth: %w", err)
+	}
+	return nil
 }
 
 // openFile is an output file with its buffered line writer.
