@@ -166,7 +166,8 @@ type ocelWriter struct {
 	ops     []schema.ContextOp
 	a       attrs
 	rels    []rel
-	line    []byte
+	line    []byte // the record being written
+	id      []byte // the id being built
 
 	// time anchors of the current run
 	first, last *schema.Event // first event with a time; latest event with a time so far
@@ -175,10 +176,12 @@ type ocelWriter struct {
 
 type rel struct{ id, qualifier string }
 
+// ocelObject is a tool output or target object of the current run.
 type ocelObject struct {
 	id, typ string
-	a       attrs
-	target  int // index into targets, -1 for none
+	value   string // a target's text
+	target  int    // an output's target: index into targets, -1 for none
+	result  int    // an output's result: index into the run's events, -1 for none
 }
 
 func (x *ocelWriter) run(r *RunRecords) {
@@ -201,8 +204,8 @@ func (x *ocelWriter) run(r *RunRecords) {
 			continue
 		}
 		k := x.output(outputKey(e))
-		if x.outputs[k].a == nil {
-			x.outputs[k].a = outputAttrs(e)
+		if x.outputs[k].result < 0 {
+			x.outputs[k].result = i
 		}
 		if e.CallID != "" {
 			x.callRes[e.CallID] = append(x.callRes[e.CallID], i)
@@ -239,29 +242,39 @@ func (x *ocelWriter) run(r *RunRecords) {
 
 	// Objects: the run, its outputs, its targets.
 	x.a = x.a[:0]
-	runAttrs(&x.a, &r.Run, ocelTime)
+	runAttrs(&x.a, &r.Run)
 	x.object(x.runObj, ObjRun, x.a, nil)
 	for _, out := range x.outputs {
 		rels := append(x.rels[:0], rel{x.runObj, "run"})
 		if out.target >= 0 {
 			rels = append(rels, rel{x.targets[out.target].id, "target"})
 		}
-		x.object(out.id, ObjToolOutput, out.a, rels)
+		x.a = x.a[:0]
+		if out.result >= 0 {
+			outputAttrs(&x.a, &r.Events[out.result])
+		}
+		x.object(out.id, ObjToolOutput, x.a, rels)
 	}
 	for _, t := range x.targets {
-		x.object(t.id, t.typ, t.a, append(x.rels[:0], rel{x.runObj, "run"}))
+		x.a = append(x.a[:0], attr{typ: tString, key: "value", s: t.value})
+		x.object(t.id, t.typ, x.a, append(x.rels[:0], rel{x.runObj, "run"}))
 	}
 }
 
 // outputKey is the tool_outputs key of result e: its tool key, else its call
 // id, else "seq<seq>".
 func outputKey(e *schema.Event) string {
-	return cmp.Or(e.ToolKey, e.CallID, "seq"+strconv.FormatInt(e.Seq, 10))
+	switch {
+	case e.ToolKey != "":
+		return e.ToolKey
+	case e.CallID != "":
+		return e.CallID
+	}
+	return "seq" + strconv.FormatInt(e.Seq, 10)
 }
 
-// outputAttrs are a tool output object's attributes, from its result.
-func outputAttrs(e *schema.Event) attrs {
-	var a attrs
+// outputAttrs adds a tool output object's attributes, from its result e.
+func outputAttrs(a *attrs, e *schema.Event) {
 	a.str("tool_key", clean(outputKey(e), 0))
 	a.strIf("tool", clean(e.ToolName, 0))
 	a.strIf("call_id", clean(e.CallID, 0))
@@ -271,7 +284,6 @@ func outputAttrs(e *schema.Event) attrs {
 	a.intPtr("exit_code", e.ExitCode)
 	a.int("seq", e.Seq)
 	a.int("turn", e.Turn)
-	return a
 }
 
 // output returns the index of the output object with tool key key, adding
@@ -280,7 +292,7 @@ func (x *ocelWriter) output(key string) int {
 	if k, ok := x.outIdx[key]; ok {
 		return k
 	}
-	x.outputs = append(x.outputs, ocelObject{id: "output:" + x.runPart + ":" + idPart.Replace(clean(key, 0)), typ: ObjToolOutput, target: -1})
+	x.outputs = append(x.outputs, ocelObject{id: "output:" + x.runPart + ":" + idPart.Replace(clean(key, 0)), typ: ObjToolOutput, target: -1, result: -1})
 	x.outIdx[key] = len(x.outputs) - 1
 	return len(x.outputs) - 1
 }
@@ -292,18 +304,16 @@ func (x *ocelWriter) target(e *schema.Event) int {
 		return k
 	}
 	typ := targetKind(e)
-	var a attrs
-	a.str("value", clean(e.Target, 0))
-	x.targets = append(x.targets, ocelObject{id: typ + ":" + x.runPart + ":" + digest(e.Target), typ: typ, a: a, target: -1})
+	x.targets = append(x.targets, ocelObject{id: typ + ":" + x.runPart + ":" + digest(e.Target), typ: typ, value: clean(e.Target, 0), target: -1, result: -1})
 	x.tgtIdx[e.Target] = len(x.targets) - 1
 	return len(x.targets) - 1
 }
 
 // timeOf is the OCEL time of a record with seq and logged time ts, and
 // whether it is estimated (see WriteOCEL for the rules).
-func (x *ocelWriter) timeOf(seq int64, ts *time.Time) (string, bool) {
+func (x *ocelWriter) timeOf(seq int64, ts *time.Time) (time.Time, bool) {
 	if ts != nil {
-		return fmtTime(*ts, ocelTime), false
+		return *ts, false
 	}
 	var t time.Time
 	switch {
@@ -316,7 +326,7 @@ func (x *ocelWriter) timeOf(seq int64, ts *time.Time) (string, bool) {
 	default:
 		t = epoch.Add(time.Duration(seq) * time.Microsecond)
 	}
-	return fmtTime(t, ocelTime), true
+	return t, true
 }
 
 func (x *ocelWriter) event(r *RunRecords, i int) {
@@ -356,7 +366,8 @@ func (x *ocelWriter) event(r *RunRecords, i int) {
 			x.outputs[k].target = tgt
 		}
 	}
-	x.writeEvent("event:"+x.runPart+":"+strconv.FormatInt(e.Seq, 10), clean(act, 0), tm, x.a, x.rels)
+	x.id = strconv.AppendInt(append(append(append(x.id[:0], "event:"...), x.runPart...), ':'), e.Seq, 10)
+	x.writeEvent(x.id, clean(act, 0), tm, x.a, x.rels)
 }
 
 // resultOf is the index of the result of call e (the first result after it
@@ -460,8 +471,9 @@ func (x *ocelWriter) opGroup(r *RunRecords, j int, carrier *schema.Event) int {
 		x.a.bool("time_estimated", true)
 		x.st.Untimed++
 	}
-	id := "op:" + x.runPart + ":" + strconv.FormatInt(first.Seq, 10) + ":" + idPart.Replace(clean(string(first.Op), 0))
-	x.writeEvent(id, clean(act, 0), tm, x.a, x.rels)
+	x.id = strconv.AppendInt(append(append(append(x.id[:0], "op:"...), x.runPart...), ':'), first.Seq, 10)
+	x.id = append(append(x.id, ':'), idPart.Replace(clean(string(first.Op), 0))...)
+	x.writeEvent(x.id, clean(act, 0), tm, x.a, x.rels)
 	return k
 }
 
@@ -483,22 +495,24 @@ func declare(types map[string]map[string]string, typ string, a attrs) {
 		m = map[string]string{}
 		types[typ] = m
 	}
-	for _, at := range a {
-		m[at.key] = ocelType(at.typ)
+	for i := range a {
+		if _, ok := m[a[i].key]; !ok {
+			m[a[i].key] = ocelType(a[i].typ)
+		}
 	}
 }
 
 // writeEvent writes one event line:
 // {"id":…,"type":…,"time":…,"attributes":[{"name":…,"value":…}…],"relationships":[{"objectId":…,"qualifier":…}…]}
-func (x *ocelWriter) writeEvent(id, typ, tm string, a attrs, rels []rel) {
+func (x *ocelWriter) writeEvent(id []byte, typ string, tm time.Time, a attrs, rels []rel) {
 	a.sort()
 	declare(x.evTypes, typ, a)
 	b := append(x.line[:0], `{"id":`...)
 	b = appendJSONString(b, id)
 	b = append(b, `,"type":`...)
 	b = appendJSONString(b, typ)
-	b = append(b, `,"time":`...)
-	b = appendJSONString(b, tm)
+	b = append(b, `,"time":"`...)
+	b = append(tm.UTC().AppendFormat(b, ocelTime), '"')
 	b = append(b, `,"attributes":[`...)
 	for i, at := range a {
 		if i > 0 {
@@ -507,7 +521,7 @@ func (x *ocelWriter) writeEvent(id, typ, tm string, a attrs, rels []rel) {
 		b = append(b, `{"name":`...)
 		b = appendJSONString(b, at.key)
 		b = append(b, `,"value":`...)
-		b = appendJSONString(b, at.val)
+		b = appendJSONValue(b, &at)
 		b = append(b, '}')
 	}
 	b = appendRels(append(b, `],"relationships":[`...), rels)
@@ -522,7 +536,6 @@ func (x *ocelWriter) object(id, typ string, a attrs, rels []rel) {
 	x.st.Objects++
 	a.sort()
 	declare(x.objTypes, typ, a)
-	static := fmtTime(epoch, ocelTime)
 	b := append(x.line[:0], `{"id":`...)
 	b = appendJSONString(b, id)
 	b = append(b, `,"type":`...)
@@ -535,9 +548,8 @@ func (x *ocelWriter) object(id, typ string, a attrs, rels []rel) {
 		b = append(b, `{"name":`...)
 		b = appendJSONString(b, at.key)
 		b = append(b, `,"value":`...)
-		b = appendJSONString(b, at.val)
-		b = append(b, `,"time":`...)
-		b = appendJSONString(b, static)
+		b = appendJSONValue(b, &at)
+		b = append(b, `,"time":"`+staticTime+`"`...)
 		b = append(b, '}')
 	}
 	b = appendRels(append(b, `],"relationships":[`...), rels)
@@ -653,10 +665,24 @@ func (a *jsonArray) add(elem []byte) {
 	a.n++
 }
 
+// staticTime is the time of every object attribute value: 1970-01-01
+// (UTC), the OCEL 2.0 convention for a value that holds from the start.
+const staticTime = "1970-01-01T00:00:00Z"
+
+// appendJSONValue appends the value of a as a JSON string (the official
+// schema types every attribute value as a string).
+func appendJSONValue(b []byte, a *attr) []byte {
+	if a.typ == tString {
+		return appendJSONString(b, a.s)
+	}
+	b = append(b, '"')
+	return append(a.appendValue(b, ocelTime), '"')
+}
+
 // appendJSONString appends s as a JSON string: quote and backslash escaped,
 // control characters as \uXXXX (tab, newline, carriage return as \t \n \r),
 // invalid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[T string | []byte](b []byte, s T) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
@@ -684,7 +710,7 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, w := utf8.DecodeRuneInString(s[i:])
+		r, w := utf8.DecodeRuneInString(string(s[i:]))
 		if r == utf8.RuneError && w == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)

@@ -42,33 +42,59 @@ const (
 	tDate   = "date"
 )
 
-// attr is one typed attribute of a trace, event or OCEL record.
+// attr is one typed attribute of a trace, event or OCEL record. The value
+// is s (string, float: preformatted), n (int; boolean as 0/1) or t (date),
+// by typ, and is formatted when written (see appendValue).
 type attr struct {
-	typ, key, val string
+	typ, key, s string
+	n           int64
+	t           time.Time
 }
 
 type attrs []attr
 
-func (a *attrs) str(key, val string) { *a = append(*a, attr{tString, key, val}) }
+func (a *attrs) str(key, val string) { *a = append(*a, attr{typ: tString, key: key, s: val}) }
 func (a *attrs) strIf(key, val string) {
 	if val != "" {
 		a.str(key, val)
 	}
 }
-func (a *attrs) int(key string, v int64) { *a = append(*a, attr{tInt, key, strconv.FormatInt(v, 10)}) }
+func (a *attrs) int(key string, v int64) { *a = append(*a, attr{typ: tInt, key: key, n: v}) }
 func (a *attrs) intPtr(key string, v *int64) {
 	if v != nil {
 		a.int(key, *v)
 	}
 }
-func (a *attrs) bool(key string, v bool) { *a = append(*a, attr{tBool, key, strconv.FormatBool(v)}) }
+func (a *attrs) bool(key string, v bool) {
+	n := int64(0)
+	if v {
+		n = 1
+	}
+	*a = append(*a, attr{typ: tBool, key: key, n: n})
+}
+func (a *attrs) date(key string, t time.Time) { *a = append(*a, attr{typ: tDate, key: key, t: t}) }
 
 // float adds a finite v ("INF" and "NaN" have no JSON or OCEL form); a
 // non-finite value is left out.
 func (a *attrs) float(key string, v float64) {
 	if !math.IsInf(v, 0) && !math.IsNaN(v) {
-		*a = append(*a, attr{tFloat, key, strconv.FormatFloat(v, 'g', -1, 64)})
+		*a = append(*a, attr{typ: tFloat, key: key, s: strconv.FormatFloat(v, 'g', -1, 64)})
 	}
+}
+
+// appendValue appends the text of a non-string value: an integer in
+// decimal, true/false, a float as formatted, a date in UTC by layout.
+// None of these needs escaping in XML or JSON.
+func (a *attr) appendValue(b []byte, layout string) []byte {
+	switch a.typ {
+	case tInt:
+		return strconv.AppendInt(b, a.n, 10)
+	case tBool:
+		return strconv.AppendBool(b, a.n != 0)
+	case tDate:
+		return a.t.UTC().AppendFormat(b, layout)
+	}
+	return append(b, a.s...)
 }
 
 // sort orders attributes by key, so output does not depend on the order
@@ -80,7 +106,7 @@ func (a attrs) sort() {
 // runAttrs are a run's attributes (XES trace attributes; OCEL run object
 // attributes, without concept:name), unsorted. Optional fields appear only
 // when the run has them.
-func runAttrs(a *attrs, r *schema.Run, dates string) {
+func runAttrs(a *attrs, r *schema.Run) {
 	a.str("model", clean(r.Model, 0))
 	a.str("model_family", clean(r.ModelFamily, 0))
 	a.str("harness", clean(r.Harness, 0))
@@ -99,10 +125,10 @@ func runAttrs(a *attrs, r *schema.Run, dates string) {
 		a.float("cost_usd", *r.CostUSD)
 	}
 	if r.StartedAt != nil {
-		*a = append(*a, attr{tDate, "started_at", fmtTime(*r.StartedAt, dates)})
+		a.date("started_at", *r.StartedAt)
 	}
 	if r.EndedAt != nil {
-		*a = append(*a, attr{tDate, "ended_at", fmtTime(*r.EndedAt, dates)})
+		a.date("ended_at", *r.EndedAt)
 	}
 }
 
@@ -204,13 +230,22 @@ type xesWriter struct {
 	opAct    OpActivityFunc
 	text     int
 	st       Stats
-	a        attrs // reused per element
+	a        attrs  // reused per element
+	scratch  []byte // reused per value
 }
 
-// esc writes s escaped for an XML attribute value by encoding/xml
-// (& < > " ' tab newline and carriage return become references).
+// esc writes s (already through clean) as an XML attribute value: as is
+// when it holds none of & < > " ' and no control character, else escaped by
+// encoding/xml (those become references: &amp; &lt; … &#xA;).
 func (x *xesWriter) esc(s string) {
-	_ = xml.EscapeText(x.bw, []byte(s)) // a bufio.Writer's error sticks and surfaces at Flush
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c == '&', c == '<', c == '>', c == '"', c == '\'':
+			_ = xml.EscapeText(x.bw, []byte(s)) // a bufio.Writer's error sticks and surfaces at Flush
+			return
+		}
+	}
+	x.bw.WriteString(s)
 }
 
 func (x *xesWriter) header(logName string) {
@@ -221,18 +256,30 @@ func (x *xesWriter) header(logName string) {
 		b.WriteString("\t<extension name=\"" + e.name + "\" prefix=\"" + e.prefix + "\" uri=\"" + e.uri + "\"/>\n")
 	}
 	b.WriteString("\t<global scope=\"trace\">\n")
-	x.attrs("\t\t", attrs{{tString, "concept:name", "__INVALID__"}, {tString, "format", "__INVALID__"},
-		{tString, "harness", "__INVALID__"}, {tString, "model", "__INVALID__"}})
+	var g attrs
+	g.str("concept:name", "__INVALID__")
+	g.str("format", "__INVALID__")
+	g.str("harness", "__INVALID__")
+	g.str("model", "__INVALID__")
+	x.attrs("\t\t", g)
 	b.WriteString("\t</global>\n")
 	b.WriteString("\t<global scope=\"event\">\n")
-	x.attrs("\t\t", attrs{{tString, "concept:name", "__INVALID__"}, {tString, "kind", "__INVALID__"},
-		{tString, "lifecycle:transition", "complete"}, {tString, "org:resource", "__INVALID__"},
-		{tInt, "seq", "-1"}, {tInt, "turn", "-1"}})
+	g = g[:0]
+	g.str("concept:name", "__INVALID__")
+	g.str("kind", "__INVALID__")
+	g.str("lifecycle:transition", "complete")
+	g.str("org:resource", "__INVALID__")
+	g.int("seq", -1)
+	g.int("turn", -1)
+	x.attrs("\t\t", g)
 	b.WriteString("\t</global>\n")
 	b.WriteString("\t<classifier name=\"Activity\" keys=\"concept:name\"/>\n")
 	b.WriteString("\t<classifier name=\"Activity_kind\" keys=\"concept:name kind\"/>\n")
 	b.WriteString("\t<classifier name=\"Resource\" keys=\"org:resource\"/>\n")
-	x.attrs("\t", attrs{{tString, "concept:name", logName}, {tString, "lifecycle:model", "standard"}})
+	g = g[:0]
+	g.str("concept:name", logName)
+	g.str("lifecycle:model", "standard")
+	x.attrs("\t", g)
 }
 
 // attrs writes one element per attribute, in the order given.
@@ -245,7 +292,12 @@ func (x *xesWriter) attrs(indent string, as attrs) {
 		b.WriteString(` key="`)
 		b.WriteString(a.key) // keys are this package's constants: valid xs:Name, nothing to escape
 		b.WriteString(`" value="`)
-		x.esc(a.val)
+		if a.typ == tString {
+			x.esc(a.s)
+		} else {
+			x.scratch = a.appendValue(x.scratch[:0], xesTime)
+			b.Write(x.scratch)
+		}
 		b.WriteString("\"/>\n")
 	}
 }
@@ -255,7 +307,7 @@ func (x *xesWriter) trace(r *RunRecords) error {
 	x.bw.WriteString("\t<trace>\n")
 	x.a = x.a[:0]
 	x.a.str("concept:name", clean(r.Run.RunID, 0))
-	runAttrs(&x.a, &r.Run, xesTime)
+	runAttrs(&x.a, &r.Run)
 	x.a.sort()
 	x.attrs("\t\t", x.a)
 	err := walk(r, func(s step) error {
@@ -297,7 +349,7 @@ func (x *xesWriter) trace(r *RunRecords) error {
 		x.a.str("lifecycle:transition", "complete")
 		x.a.str("org:resource", resource(s))
 		if ts != nil {
-			x.a = append(x.a, attr{tDate, "time:timestamp", fmtTime(*ts, xesTime)})
+			x.a.date("time:timestamp", *ts)
 		} else {
 			x.st.Untimed++
 		}
