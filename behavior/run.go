@@ -1,0 +1,155 @@
+package behavior
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// RunProfile is one run's context-management behaviour.
+type RunProfile struct {
+	RunID        string `json:"run_id"`
+	Model        string `json:"model"`
+	ModelFamily  string `json:"model_family"`
+	Harness      string `json:"harness"`
+	SourceFormat string `json:"source_format"`
+	// Window is the context window used for fill figures (0 = unknown) and
+	// WindowSource where it came from (diagnose.Window's sources).
+	Window       int64  `json:"window_tokens"`
+	WindowSource string `json:"window_source"`
+	// Calls is the run's model calls: run.NTurns, else the last call seen
+	// in its events plus one.
+	Calls       int64        `json:"calls"`
+	Manage      ManageRun    `json:"manage"`
+	Compactions []Compaction `json:"compactions"`
+}
+
+// Run profiles one run from its records: events in seq order (sorted by
+// seq if they are not), its usage rows and its context ops. Records of
+// other runs must not be passed. It is pure and deterministic.
+func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, o *Options) RunProfile {
+	opt := o.resolve()
+	if !slices.IsSortedFunc(events, bySeq) {
+		events = slices.Clone(events)
+		slices.SortStableFunc(events, bySeq)
+	}
+	ops = slices.Clone(ops)
+	slices.SortStableFunc(ops, func(a, b schema.ContextOp) int { return cmp.Compare(a.Seq, b.Seq) })
+
+	window, wsrc := diagnose.Window(run, opt.window)
+	occ := diagnose.Occupancy(run, events, usage, ops, window)
+	v := diagnose.NewVisibility(events, ops, &diagnose.VisibilityOptions{NTurns: run.NTurns})
+	rc := &runCtx{
+		run: run, events: events, ops: ops, opt: opt, window: window, v: v,
+		prompts: make(map[int64]diagnose.CallOccupancy, len(occ.Calls)),
+	}
+	for _, c := range occ.Calls {
+		rc.prompts[c.Turn] = c
+	}
+	for _, op := range ops {
+		if isCut(op) {
+			rc.cuts = append(rc.cuts, op)
+		}
+	}
+	p := RunProfile{
+		RunID: run.RunID, Model: run.Model, ModelFamily: run.ModelFamily, Harness: run.Harness,
+		SourceFormat: run.SourceFormat, Window: window, WindowSource: wsrc,
+		Calls: max(run.NTurns, v.LastTurn+1),
+	}
+	p.Manage = rc.manage()
+	p.Compactions = rc.compactions()
+	return p
+}
+
+func bySeq(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) }
+
+// runCtx is what the analyses of one run share.
+type runCtx struct {
+	run     schema.Run
+	events  []schema.Event
+	ops     []schema.ContextOp // by seq
+	opt     resolved
+	window  int64
+	v       *diagnose.Visibility
+	prompts map[int64]diagnose.CallOccupancy
+	cuts    []schema.ContextOp // ops that remove every older output, by seq
+
+	callIdx map[string]int     // call_id → index of its tool_call event (set by manage)
+	uses    map[string][]int64 // tool key → calls that used the output, ascending (lazy)
+	usesOK  bool
+}
+
+// prompt returns call turn's prompt tokens, their source and its fill
+// (prompt / window; 0 when the window is unknown).
+func (rc *runCtx) prompt(turn int64) (tokens int64, src diagnose.PromptSource, fill float64) {
+	c, ok := rc.prompts[turn]
+	if !ok {
+		return 0, "", 0
+	}
+	if rc.window > 0 {
+		fill = float64(c.Prompt) / float64(rc.window)
+	}
+	return c.Prompt, c.Source, fill
+}
+
+// bound returns the last call that can carry something that entered the
+// context at seq: the run's last call, or the call before the first cut
+// (compaction, summary, continuation, key-less masking or truncation) after
+// seq, as in diagnose.NewVisibility step 3.
+func (rc *runCtx) bound(seq int64) int64 {
+	last := rc.v.LastTurn
+	for _, c := range rc.cuts {
+		if c.Seq > seq {
+			return min(last, c.Turn-1)
+		}
+	}
+	return last
+}
+
+// carried returns how many calls from call from on carry something that
+// entered the context at seq and is never hidden: bound(seq) − from + 1,
+// at least 0.
+func (rc *runCtx) carried(from, seq int64) int64 {
+	return max(0, rc.bound(seq)-from+1)
+}
+
+// usesOf returns the calls (ascending) that used the output with tool key
+// key, by counterfactual.Uses over the run's events.
+func (rc *runCtx) usesOf(key string) []int64 {
+	if !rc.usesOK {
+		rc.usesOK = true
+		rc.uses = map[string][]int64{}
+		for _, u := range counterfactual.Uses(rc.events) {
+			k := outputKey(rc.events[u.Output])
+			rc.uses[k] = append(rc.uses[k], u.Call)
+		}
+	}
+	return rc.uses[key]
+}
+
+// outputKey is a tool_result's key as diagnose.NewVisibility names it: its
+// tool_key, else its call_id, else "t<seq>".
+func outputKey(e schema.Event) string {
+	switch {
+	case e.ToolKey != "":
+		return e.ToolKey
+	case e.CallID != "":
+		return e.CallID
+	}
+	return "t" + strconv.FormatInt(e.Seq, 10)
+}
+
+// isCut reports whether op removes every older output (diagnose.NewVisibility step 3).
+func isCut(op schema.ContextOp) bool {
+	switch op.Op {
+	case schema.OpCompaction, schema.OpSummary, schema.OpContinuation:
+		return true
+	case schema.OpMasking, schema.OpTruncation:
+		return op.ToolKey == ""
+	}
+	return false
+}
