@@ -158,21 +158,21 @@ func (rc *runCtx) manage() ManageRun {
 			m.HasTool = true
 		}
 	}
-	type keyOp struct {
-		op  schema.ContextOp
-		pos int // index in rc.ops
-	}
-	var keyOps []keyOp
-	for i, op := range rc.ops {
+	var keyOps []schema.ContextOp // disable and enable ops, by seq
+	enables := map[string][]int{} // key → indexes in keyOps of its enables, ascending
+	for _, op := range rc.ops {
 		if op.Op != schema.OpDisable && op.Op != schema.OpEnable {
 			continue
 		}
 		m.HasTool = true
+		if op.Op == schema.OpEnable {
+			enables[op.ToolKey] = append(enables[op.ToolKey], len(keyOps))
+		}
 		if _, ok := bySeq[op.Seq]; !ok {
 			bySeq[op.Seq] = len(m.Ops)
 			m.Ops = append(m.Ops, ManageOp{Turn: op.Turn, Seq: op.Seq, Disabled: []string{}, Enabled: []string{}})
 		}
-		keyOps = append(keyOps, keyOp{op, i})
+		keyOps = append(keyOps, op)
 	}
 	slices.SortStableFunc(m.Ops, func(a, b ManageOp) int { return cmp.Compare(a.Seq, b.Seq) })
 	for i, op := range m.Ops {
@@ -181,19 +181,18 @@ func (rc *runCtx) manage() ManageRun {
 
 	// 2. hides
 	for n, ko := range keyOps {
-		op := &m.Ops[bySeq[ko.op.Seq]]
-		if ko.op.Op == schema.OpEnable {
-			op.Enabled = append(op.Enabled, ko.op.ToolKey)
+		op := &m.Ops[bySeq[ko.Seq]]
+		if ko.Op == schema.OpEnable {
+			op.Enabled = append(op.Enabled, ko.ToolKey)
 			m.Enables++
 			continue
 		}
-		op.Disabled = append(op.Disabled, ko.op.ToolKey)
-		h := Hide{Key: ko.op.ToolKey, Turn: ko.op.Turn, Seq: ko.op.Seq, ReenabledAfter: -1}
-		for _, later := range keyOps[n+1:] {
-			if later.op.Op == schema.OpEnable && later.op.ToolKey == h.Key {
-				h.Reenabled, h.ReenabledAfter = true, later.op.Turn-h.Turn
+		op.Disabled = append(op.Disabled, ko.ToolKey)
+		h := Hide{Key: ko.ToolKey, Turn: ko.Turn, Seq: ko.Seq, ReenabledAfter: -1}
+		if en := enables[h.Key]; len(en) > 0 {
+			if j, _ := slices.BinarySearch(en, n); j < len(en) {
+				h.Reenabled, h.ReenabledAfter = true, keyOps[en[j]].Turn-h.Turn
 				h.Thrash = h.ReenabledAfter <= rc.opt.thrash
-				break
 			}
 		}
 		if out, ok := rc.v.Output(h.Key); ok && out.Seq < h.Seq {
