@@ -47,7 +47,12 @@ const (
 //     Targets are per run: the same path in two runs is two workspaces.
 //
 // Object attribute values hold from the start: their time is
-// 1970-01-01T00:00:00.000000+00:00, the OCEL convention for static values.
+// 1970-01-01T00:00:00Z, the OCEL convention for static values.
+//
+// Ids are unique within the log as long as run ids are (after clean), as
+// store.Scan guarantees. Input that breaks the schema invariants still gives
+// unique ids: an event whose seq is not larger than its predecessor's gets
+// "~<index>" appended, as does a second op group whose id is taken.
 //
 // Events, in walk order per run (see walk):
 //   - one per schema event, id "event:<run>:<seq>", type = its activity
@@ -124,6 +129,7 @@ func WriteOCEL(ctx context.Context, w io.Writer, src Source, o *Options) (st *St
 		outIdx:   map[string]int{},
 		tgtIdx:   map[string]int{},
 		callRes:  map[string][]int{},
+		opIDs:    map[string]int{},
 	}
 	err = src(func(r *RunRecords) error {
 		if err := ctx.Err(); err != nil {
@@ -163,6 +169,7 @@ type ocelWriter struct {
 	targets []ocelObject     // in order of first sight
 	tgtIdx  map[string]int   // target text → index in targets
 	callRes map[string][]int // call id → indices (into the run's events) of results with it, seq order
+	opIDs   map[string]int   // op event id → times used in this run
 	ops     []schema.ContextOp
 	a       attrs
 	rels    []rel
@@ -192,6 +199,7 @@ func (x *ocelWriter) run(r *RunRecords) {
 	clear(x.outIdx)
 	clear(x.tgtIdx)
 	clear(x.callRes)
+	clear(x.opIDs)
 	x.first, x.last, x.startedAt = nil, nil, r.Run.StartedAt
 
 	// Pass 1: outputs from results, call → result links, the first timed event.
@@ -288,11 +296,15 @@ func outputAttrs(a *attrs, e *schema.Event) {
 
 // output returns the index of the output object with tool key key, adding
 // one (without attributes) if the run has none yet.
+//
+// Keys are compared after clean, so two keys that differ only in bytes clean
+// drops are one object (their ids would be equal).
 func (x *ocelWriter) output(key string) int {
+	key = clean(key, 0)
 	if k, ok := x.outIdx[key]; ok {
 		return k
 	}
-	x.outputs = append(x.outputs, ocelObject{id: "output:" + x.runPart + ":" + idPart.Replace(clean(key, 0)), typ: ObjToolOutput, target: -1, result: -1})
+	x.outputs = append(x.outputs, ocelObject{id: "output:" + x.runPart + ":" + idPart.Replace(key), typ: ObjToolOutput, target: -1, result: -1})
 	x.outIdx[key] = len(x.outputs) - 1
 	return len(x.outputs) - 1
 }
@@ -353,20 +365,23 @@ func (x *ocelWriter) event(r *RunRecords, i int) {
 	switch e.Kind {
 	case schema.KindToolCall:
 		if res := x.resultOf(r, e); res >= 0 {
-			k := x.outIdx[outputKey(&r.Events[res])]
+			k := x.output(outputKey(&r.Events[res]))
 			x.rels = append(x.rels, rel{x.outputs[k].id, "produces"})
 			if x.outputs[k].target < 0 {
 				x.outputs[k].target = tgt
 			}
 		}
 	case schema.KindToolResult:
-		k := x.outIdx[outputKey(e)]
+		k := x.output(outputKey(e))
 		x.rels = append(x.rels, rel{x.outputs[k].id, "returns"})
 		if x.outputs[k].target < 0 {
 			x.outputs[k].target = tgt
 		}
 	}
 	x.id = strconv.AppendInt(append(append(append(x.id[:0], "event:"...), x.runPart...), ':'), e.Seq, 10)
+	if i > 0 && e.Seq <= r.Events[i-1].Seq { // seq not increasing (invalid input): keep ids unique
+		x.id = strconv.AppendInt(append(x.id, '~'), int64(i), 10)
+	}
 	x.writeEvent(x.id, clean(act, 0), tm, x.a, x.rels)
 }
 
@@ -473,6 +488,12 @@ func (x *ocelWriter) opGroup(r *RunRecords, j int, carrier *schema.Event) int {
 	}
 	x.id = strconv.AppendInt(append(append(append(x.id[:0], "op:"...), x.runPart...), ':'), first.Seq, 10)
 	x.id = append(append(x.id, ':'), idPart.Replace(clean(string(first.Op), 0))...)
+	if n := x.opIDs[string(x.id)]; n > 0 { // op kinds that clean to the same text (invalid input)
+		x.opIDs[string(x.id)] = n + 1
+		x.id = strconv.AppendInt(append(x.id, '~'), int64(n), 10)
+	} else {
+		x.opIDs[string(x.id)] = 1
+	}
 	x.writeEvent(x.id, clean(act, 0), tm, x.a, x.rels)
 	return k
 }

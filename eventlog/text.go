@@ -83,12 +83,9 @@ const xesTime = "2006-01-02T15:04:05.000-07:00"
 // 2025-01-02T03:04:05.000000+00:00.
 const ocelTime = "2006-01-02T15:04:05.000000-07:00"
 
-// epoch is 1970-01-01T00:00:00Z: the OCEL convention for the time of an
-// object attribute value that holds from the start (a static attribute), and
-// the anchor of estimated times in runs with no time at all.
+// epoch is 1970-01-01T00:00:00Z: the anchor of estimated OCEL times in runs
+// with no time at all (see WriteOCEL).
 var epoch = time.Unix(0, 0).UTC()
-
-func fmtTime(t time.Time, layout string) string { return t.UTC().Format(layout) }
 
 // idPart escapes one component of a composite id so that ids stay
 // injective: "%" becomes "%25" and ":" (the separator) "%3A".
