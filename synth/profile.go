@@ -100,9 +100,9 @@ type Profile struct {
 	// Order is OrderLargest, OrderRecent or OrderRandom.
 	Order string `json:"order"`
 	// AvoidRecent, when positive, makes outputs of the files the agent is
-	// working on ineligible: the files of its last AvoidRecent reads and its
-	// last AvoidRecent edits (the files it is likely to need again), so
-	// that what it disables is no longer used.
+	// working on ineligible: the files of its last AvoidRecent reads (the
+	// agent re-reads and edits files among its last six reads), so that
+	// what it disables is mostly no longer used.
 	AvoidRecent int `json:"avoid_recent"`
 	// ReEnable is the probability that a disabled output is scheduled to be
 	// enabled again, ReEnableAfterMin to ReEnableAfterMax calls (uniform)
