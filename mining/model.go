@@ -118,22 +118,23 @@ func ParseModel(name string, r io.Reader) (*Model, error) {
 		if len(toks) == 1 {
 			return nil, fail("single activity %s (want A -> B, start A or end A)", quoteName(toks[0].s))
 		}
-		if len(toks)%2 == 0 {
-			if toks[len(toks)-1].arrow() {
-				return nil, fail("\"->\" without an activity after it")
+		for i, t := range toks {
+			if i%2 == 0 {
+				if t.arrow() {
+					return nil, fail("expected an activity, got \"->\"")
+				}
+				if err := checkName(t.s); err != nil {
+					return nil, fail("%s", err)
+				}
+			} else if !t.arrow() {
+				if len(toks) == 2 {
+					return nil, fail("expected \"->\" between activities, got %s", quoteName(t.s))
+				}
+				return nil, fail("expected \"->\" after %s, got %s", quoteName(toks[i-1].s), quoteName(t.s))
 			}
-			return nil, fail("expected \"->\" between activities, got %s", quoteName(toks[len(toks)-1].s))
 		}
-		for i := 0; i < len(toks); i += 2 {
-			if toks[i].arrow() {
-				return nil, fail("expected an activity, got \"->\"")
-			}
-			if err := checkName(toks[i].s); err != nil {
-				return nil, fail("%s", err)
-			}
-			if i+1 < len(toks) && !toks[i+1].arrow() {
-				return nil, fail("expected \"->\" after %s, got %s", quoteName(toks[i].s), quoteName(toks[i+1].s))
-			}
+		if toks[len(toks)-1].arrow() {
+			return nil, fail("\"->\" without an activity after it")
 		}
 		for i := 0; i+2 < len(toks); i += 2 {
 			from, to := toks[i].s, toks[i+2].s
