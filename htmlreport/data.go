@@ -1,0 +1,293 @@
+package htmlreport
+
+// Data is everything the report shows. The caller (package cmd) fills it
+// from the same functions and tables as the CLI (trajmine diagnose,
+// simulate and recommend); htmlreport computes no figure of its own except
+// the peak-share histogram's counts and the sample's order. Optional parts
+// are nil when not computed, and the page then says so.
+type Data struct {
+	// Title heads the page; Generated is a fixed label (the caller's clock,
+	// or a constant in tests) shown under it.
+	Title     string
+	Generated string
+	Source    string // what was ingested (e.g. "local agent logs")
+	Database  string // the DuckDB file the tables are in
+
+	Formats []FormatTotals // runs per source format (trajmine report's table)
+
+	Verdict  Verdict    // trajmine diagnose's verdict and totals
+	Groups   []Group    // peak occupancy by model family (diagnose --by model)
+	Ends     []Count    // runs per end reason (diag_runs.end_reason)
+	Peaks    []float64  // every run's peak share (diag_runs.peak_share), runs with a known window
+	Rent     []ToolRent // token rent by tool (diagnose's rent table; all tools)
+	Boundary []Survival // reading-boundary curves: diagnose's first, then one per policy
+
+	// Policies are the replayed policies in simulate's order (keep-all first).
+	Policies []Policy
+	// Accuracy is simulate's keep-all accuracy line, as the CLI prints it.
+	Accuracy string
+	// Comparison is simulate's comparison over all runs (Group ""), then
+	// per model family (Group set): trajmine simulate --by model.
+	Comparison []PolicyAgg
+
+	// Recommendations are trajmine recommend's results, one per model family;
+	// nil when not computed.
+	Recommendations []Recommendation
+
+	// Sample holds the runs shown call by call (see SampleRuns), with
+	// Rule stating how they were chosen.
+	Sample     []RunDetail
+	SampleRule string
+
+	// Optional sections filled by other analyses; nil means not computed.
+	ProcessMap *ProcessMap
+	Variants   []Variant
+	Behaviour  []BehaviourProfile
+}
+
+// FormatTotals are one source format's run totals (trajmine report's table).
+type FormatTotals struct {
+	Format          string
+	Runs            int64
+	Turns           int64
+	InputTokens     int64
+	OutputTokens    int64
+	CacheReadTokens int64
+	EstTokens       int64
+	NoUsage         int64
+	Overflow        int64
+}
+
+// Verdict is trajmine diagnose's headline with its key figures.
+type Verdict struct {
+	// Text is the verdict as the CLI prints it (writeVerdict).
+	Text          string
+	Runs          int
+	WindowEnds    int
+	Share         float64
+	Explicit      int
+	Inferred      int
+	UnknownWindow int
+
+	BoundaryFound  bool
+	BoundaryTurn   int64
+	BoundaryEvents int64
+
+	TopRentTool          string
+	TopRentShare         float64
+	SystemPromptShare    float64
+	ToolDefinitionsShare float64
+
+	ReReadsVisible, ReReadsHidden, ReReadsPending int64
+	Stalls, StallRuns                             int64
+
+	SpendUSD                            float64
+	CostLogged, CostPriced, CostUnknown int64
+	PerSolvedUSD                        *float64 // nil: no run with a known outcome
+	Resolved, Failed, Excluded          int
+}
+
+// Group is the peak-occupancy summary of one model family.
+type Group struct {
+	Key           string
+	Runs          int
+	WindowEnds    int
+	KnownWindow   int
+	MedianPeak    float64
+	MaxPeak       float64
+	RunsPeakGE80  int
+	MaxPeakTokens int64
+}
+
+// Count is a labelled count.
+type Count struct {
+	Label string
+	N     int
+}
+
+// ToolRent is one tool's token rent (diagnose.ToolRent).
+type ToolRent struct {
+	Tool       string
+	Rent       int64
+	Share      float64
+	Outputs    int64
+	Tokens     int64
+	MeanTokens float64
+}
+
+// KMPoint is one step of a Kaplan–Meier curve (diagnose.KMPoint).
+type KMPoint struct {
+	Turn     int64
+	AtRisk   int64
+	Events   int64
+	Censored int64
+	Survival float64
+}
+
+// Survival is one reading-boundary curve (diagnose.ReadingBoundary): the
+// logged runs' (Name "logged") or a policy's replay (Name its short spec).
+type Survival struct {
+	Name     string
+	Runs     int64
+	Events   int64
+	Censored int64
+	Found    bool
+	Turn     int64
+	Curve    []KMPoint
+}
+
+// Policy is one replayed policy: its canonical spec and short name.
+type Policy struct {
+	Spec  string
+	Short string
+}
+
+// PolicyAgg is one policy's simulate.Agg (own windows), over all runs
+// (Group "") or one model family.
+type PolicyAgg struct {
+	Group   string
+	Policy  string // short name
+	Runs    int
+	Acted   int
+	Ratio   float64 // median token ratio
+	RatioLo float64 // 95 % bootstrap CI
+	RatioHi float64
+
+	Overflow, KeepAllOverflow, Saved, Lost int
+	BoundaryFound                          bool
+	BoundaryTurn                           int64
+	Reinvocations                          int64
+	ReinvocationTokens                     int64
+
+	Priced                 int
+	CostRatio, CachedRatio float64 // Σ cost / Σ keep-all cost (simulate.Agg.CostRatio)
+	CostUSD, CostCachedUSD float64
+}
+
+// Recommendation is one model family's recommend.Result.
+type Recommendation struct {
+	Family       string
+	Label        string
+	Runs         int
+	Train        int
+	HeldOut      int
+	Policy       string
+	Short        string
+	PolicyFamily string
+	Saving       *float64 // held-out expected saving; nil when not split
+	SavingLo     *float64
+	SavingHi     *float64
+	ReinvPer100  *float64
+	SavedRuns    int
+	Why          string
+}
+
+// RunDetail is one sampled run, call by call.
+type RunDetail struct {
+	RunID        string
+	Model        string
+	Family       string
+	Harness      string
+	Format       string
+	Window       int64 // 0 unknown
+	WindowSource string
+	PeakTokens   int64
+	PeakShare    float64
+	EndReason    string
+	EndSource    string
+	EndWhy       string
+	Why          string // why it is in the sample: "top" or "sample"
+
+	Calls    []Call       // diag_calls, by turn
+	Policies []RunPolicy  // sim_runs and sim_calls, in Data.Policies order
+	Outputs  []ToolOutput // tool_result events in seq order
+}
+
+// Call is one diag_calls row.
+type Call struct {
+	Turn       int64
+	Prompt     int64
+	Estimated  bool // prompt_source = estimated
+	Compaction bool
+}
+
+// RunPolicy is one sim_runs row of a sampled run with its sim_calls prompts.
+type RunPolicy struct {
+	Policy          string // short name
+	Status          string
+	OverflowCall    int // -1 none
+	FirstActivation int // -1 never
+	TokenRatio      float64
+	PeakTokens      int64
+	Reinvocations   int
+	PlaceholdersMax int
+	CharsRemoved    float64 // chars_removed_share
+	// Prompts are sim_calls.prompt_tokens by call index (0-based).
+	Prompts []int64
+}
+
+// ToolOutput is one tool result of a sampled run and what each policy did to it.
+type ToolOutput struct {
+	Seq       int64
+	Turn      int64
+	Tool      string
+	Key       string
+	Target    string
+	EstTokens int64
+	Chars     int64
+	Preview   string // the first characters of the output text
+	// Actions, per Data.Policies entry: "" when the policy never changed
+	// the output, else its first change: "placeholder", "truncated",
+	// "dropped" or "summarized", and the call (see Action).
+	Actions []Action
+}
+
+// Action is what one policy first did to one output.
+type Action struct {
+	Mode string // "" untouched
+	Call int
+}
+
+// ProcessMap is a process map (mining): activities and the transitions
+// between them, with frequency and mean duration.
+type ProcessMap struct {
+	Nodes []ProcessNode
+	Edges []ProcessEdge
+}
+
+// ProcessNode is one activity.
+type ProcessNode struct {
+	ID     string
+	Label  string
+	Count  int64
+	MeanMS float64
+}
+
+// ProcessEdge is one transition between activities.
+type ProcessEdge struct {
+	From, To string
+	Count    int64
+	MeanMS   float64
+}
+
+// Variant is one process variant: a distinct activity sequence.
+type Variant struct {
+	Activities []string
+	Runs       int64
+	Share      float64
+}
+
+// BehaviourProfile is one model family's manage_context behaviour.
+type BehaviourProfile struct {
+	Family  string
+	Label   string
+	Runs    int
+	Metrics []Metric
+}
+
+// Metric is one named figure of a behaviour profile.
+type Metric struct {
+	Name  string
+	Value float64
+	Unit  string // "%" for shares in [0, 1], "" otherwise
+}

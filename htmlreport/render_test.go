@@ -1,0 +1,286 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/htmlreport/browsertest"
+	"github.com/trajmine/trajmine/internal/testutil"
+)
+
+// TestChartGolden goldens every chart's option JSON (with its variants) by
+// its stable id: htmlreport/testdata/charts/<id>.golden.
+func TestChartGolden(t *testing.T) {
+	charts := htmlreport.Charts(fixture(true))
+	seen := map[string]bool{}
+	for _, c := range charts {
+		if seen[c.ID] {
+			t.Errorf("chart id %s twice", c.ID)
+		}
+		seen[c.ID] = true
+		t.Run(c.ID, func(t *testing.T) {
+			b, err := json.MarshalIndent(struct {
+				ID       string                    `json:"id"`
+				Section  string                    `json:"section"`
+				Height   int                       `json:"height"`
+				Option   htmlreport.Option         `json:"option"`
+				Variants []htmlreport.ChartVariant `json:"variants,omitempty"`
+			}{c.ID, c.Section, c.Height, c.Option, c.Variants}, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.Golden(t, string(b)+"\n", filepath.Join("testdata", "charts", c.ID+".golden"))
+		})
+	}
+	// the list of ids is part of the contract too
+	var ids []string
+	for _, c := range charts {
+		ids = append(ids, c.Section+" "+c.ID)
+	}
+	testutil.Golden(t, strings.Join(ids, "\n")+"\n", filepath.Join("testdata", "chart-ids.golden"))
+}
+
+func TestChartsDeterministic(t *testing.T) {
+	var a, b bytes.Buffer
+	if err := htmlreport.Write(&a, fixture(true), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := htmlreport.Write(&b, fixture(true), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two renderings of the same data differ")
+	}
+}
+
+func render(t *testing.T, d *htmlreport.Data) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := htmlreport.Write(&b, d, nil); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestHostileTextIsInert checks the HTML itself: the fixture's hostile
+// strings never appear as markup, only escaped.
+func TestHostileTextIsInert(t *testing.T) {
+	page := render(t, fixture(true))
+	checkMarkup(t, page)
+	// exactly four <script> elements: two JSON blocks, ECharts, the page script
+	if n := len(regexp.MustCompile(`(?i)<script[\s>]`).FindAllString(page, -1)); n != 4 {
+		t.Errorf("%d <script> elements, want 4", n)
+	}
+	if n := strings.Count(strings.ToLower(page), "</script"); n != 4 {
+		t.Errorf("%d </script> end tags, want 4 (log text closed a script?)", n)
+	}
+	// in HTML text the strings are entity-escaped
+	for _, want := range []string{`&lt;script&gt;alert(1)&lt;/script&gt;`, `&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks the escaped text %q", want)
+		}
+	}
+	// in the JSON blocks they are \u003c-escaped and decode back unchanged
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="trajmine-runs">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no runs JSON block")
+	}
+	var runs struct {
+		Runs []struct {
+			RunID   string `json:"run_id"`
+			Outputs []struct {
+				Preview string `json:"preview"`
+			} `json:"outputs"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(m[1]), &runs); err != nil {
+		t.Fatalf("runs block is not JSON: %v", err)
+	}
+	if len(runs.Runs) != 3 || runs.Runs[0].RunID != xssScript || !strings.Contains(runs.Runs[0].Outputs[1].Preview, xssImg) {
+		t.Errorf("runs block does not round-trip the hostile text: %+v", runs.Runs)
+	}
+	// the CSP allows only the page's two scripts, by hash, and no network source
+	csp := regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(page)
+	if csp == nil || !strings.Contains(csp[1], "default-src 'none'") || strings.Contains(csp[1], "unsafe-inline' ;") || strings.Count(csp[1], "'sha256-") != 2 {
+		t.Errorf("CSP = %v", csp)
+	}
+	if strings.Contains(csp[1], "script-src 'unsafe-inline'") {
+		t.Error("CSP allows inline scripts")
+	}
+}
+
+// TestNoExternalReference: no URL the browser could fetch.
+func TestNoExternalReference(t *testing.T) {
+	// ECharts' own code mentions tags and URLs in strings it never uses
+	// here; look only outside it
+	outside := withoutLibrary(render(t, fixture(true)))
+	for _, re := range []string{`(?i)<link\b`, `(?i)@import`, `(?i)url\(`, `(?i)<iframe`, `(?i)<object`, `(?i)<embed`, `(?i)https?://`} {
+		if loc := regexp.MustCompile(re).FindStringIndex(outside); loc != nil {
+			t.Errorf("%s matches outside the library: …%s…", re, outside[max(0, loc[0]-60):min(len(outside), loc[1]+60)])
+		}
+	}
+}
+
+func TestNotComputedSections(t *testing.T) {
+	page := render(t, fixture(false))
+	for _, want := range []string{"Process map: not computed", "Variants: not computed", "Behaviour profiles: not computed", "Recommendations: not computed"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	page = render(t, fixture(true))
+	if strings.Contains(page, "not computed") {
+		t.Error("a filled section says not computed")
+	}
+}
+
+func TestEmptyData(t *testing.T) {
+	page := render(t, &htmlreport.Data{Title: "empty"})
+	if !strings.Contains(page, "no runs") {
+		t.Error("an empty report does not say there are no runs")
+	}
+}
+
+func TestSampleRuns(t *testing.T) {
+	cands := []htmlreport.Candidate{
+		{RunID: "a", PeakShare: 0.5, PeakTokens: 50, Known: true},
+		{RunID: "b", PeakShare: 0.9, PeakTokens: 90, Known: true},
+		{RunID: "c", PeakTokens: 500},
+		{RunID: "d", PeakShare: 0.9, PeakTokens: 95, Known: true},
+		{RunID: "e", PeakShare: 0.1, PeakTokens: 5, Known: true},
+	}
+	picks, rule := htmlreport.SampleRuns(cands, 2, 2)
+	var got []string
+	for _, p := range picks {
+		got = append(got, cands[p.Index].RunID+":"+p.Why)
+	}
+	// top: d (0.9, more tokens), b; then the two smallest FNV-1a hashes of a, c, e
+	if len(got) != 4 || got[0] != "d:top" || got[1] != "b:top" {
+		t.Errorf("picks = %v", got)
+	}
+	again, _ := htmlreport.SampleRuns(cands, 2, 2)
+	for i := range picks {
+		if picks[i] != again[i] {
+			t.Errorf("sample not deterministic: %v vs %v", picks, again)
+		}
+	}
+	if !strings.Contains(rule, "FNV-1a") || !strings.Contains(rule, "4 of 5 runs") {
+		t.Errorf("rule = %q", rule)
+	}
+	if p, _ := htmlreport.SampleRuns(cands, 10, 10); len(p) != 5 {
+		t.Errorf("oversized sample: %d picks", len(p))
+	}
+}
+
+// TestBrowser renders the fixture and loads it in headless Chromium: no
+// console error, no dialog (the hostile text never runs), no request but
+// the file, every chart drawn, the hostile strings shown as text; and a
+// screenshot of each section in testdata/out (ignored by git).
+func TestBrowser(t *testing.T) {
+	browsertest.Chromium(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(render(t, fixture(true))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shots := filepath.Join("testdata", "out", "fixture")
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r2", "r0"}})
+	browsertest.Check(t, file, r, len(htmlreport.Charts(fixture(true))))
+	if r.Images != 0 {
+		t.Errorf("%d <img> elements: injected markup", r.Images)
+	}
+	if r.Scripts != 4 {
+		t.Errorf("%d <script> elements, want 4", r.Scripts)
+	}
+	for _, want := range []string{xssScript, xssImg, xssURL} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the page does not show %q as text", want)
+		}
+	}
+	for _, id := range []string{"verdict", "occupancy", "survival", "policies", "rent", "process", "behaviour", "recommendations", "drilldown"} {
+		if r.Sections[id] == "" {
+			t.Errorf("no screenshot of section %s", id)
+		}
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// withoutLibrary cuts the inlined ECharts out of a page.
+func withoutLibrary(page string) string {
+	for i := 0; ; {
+		k := strings.Index(page[i:], "<script>")
+		if k < 0 {
+			return page
+		}
+		i += k
+		if strings.Contains(page[i:min(len(page), i+400)], "Apache Software Foundation") {
+			j := strings.Index(page[i:], "</script>")
+			return page[:i] + page[i+j:]
+		}
+		i += len("<script>")
+	}
+}
+
+var (
+	tagRE     = regexp.MustCompile(`<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-zA-Z-]+(?:="[^"<>]*")?)*)\s*/?>`)
+	attrRE    = regexp.MustCompile(`([a-zA-Z-]+)(?:="([^"]*)")?`)
+	scriptsRE = regexp.MustCompile(`(?s)(<script[^>]*>).*?(</script>)`)
+	knownTags = map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true, "h1": true, "h2": true, "h3": true,
+		"p": true, "nav": true, "a": true, "main": true, "section": true, "div": true, "span": true, "code": true, "b": true, "table": true, "thead": true, "tbody": true,
+		"tr": true, "th": true, "td": true, "label": true, "select": true, "option": true, "dl": true, "footer": true, "script": true}
+)
+
+// checkMarkup scans every tag outside script contents: each "<" must start
+// a tag of the template's own vocabulary, with no event-handler attribute,
+// no src, and links only to anchors in the page. Text cannot hold an
+// unescaped "<", so log text that became markup would fail here.
+func checkMarkup(t *testing.T, page string) {
+	t.Helper()
+	for _, p := range markupProblems(page) {
+		t.Error(p)
+	}
+}
+
+func markupProblems(page string) []string {
+	var out []string
+	body := scriptsRE.ReplaceAllString(page, "$1$2")
+	tags := tagRE.FindAllStringSubmatchIndex(body, -1)
+	if n := strings.Count(body, "<") - 1; n != len(tags) { // - 1: <!DOCTYPE html>
+		out = append(out, fmt.Sprintf("%d '<' outside scripts but %d well-formed tags: some '<' is not the template's", n+1, len(tags)))
+	}
+	for _, m := range tags {
+		name := strings.ToLower(body[m[4]:m[5]])
+		if !knownTags[name] {
+			out = append(out, fmt.Sprintf("unexpected tag <%s>", name))
+		}
+		for _, a := range attrRE.FindAllStringSubmatch(body[m[6]:m[7]], -1) {
+			k, v := strings.ToLower(a[1]), a[2]
+			switch {
+			case strings.HasPrefix(k, "on"):
+				out = append(out, fmt.Sprintf("<%s> has an event handler %s=%q", name, k, v))
+			case k == "src" || k == "srcset" || k == "action" || k == "formaction":
+				out = append(out, fmt.Sprintf("<%s> has %s=%q", name, k, v))
+			case k == "href" && !strings.HasPrefix(v, "#"):
+				out = append(out, fmt.Sprintf("<%s> links to %q", name, v))
+			}
+		}
+	}
+	return out
+}
+
+// TestCheckMarkupCatches: the markup check fails on what an unescaped
+// rendering would produce.
+func TestCheckMarkupCatches(t *testing.T) {
+	for _, bad := range []string{xssImg, `<a href="` + xssURL + `">x</a>`, `<p onclick="alert(1)">x</p>`, `<svg onload=alert(1)>`} {
+		if len(markupProblems("<!DOCTYPE html><html><body><p>"+bad+"</p></body></html>")) == 0 {
+			t.Errorf("checkMarkup accepts %q", bad)
+		}
+	}
+}
