@@ -57,32 +57,48 @@ The reading boundary is the call by which half of the runs that did not
 finish had stopped while still reading (none of their last 3 tool calls an
 edit, test or submit, at least one a read or search; classes as in trajmine
 classes): a Kaplan–Meier survival curve where finished runs and runs that
-stopped otherwise are censored at their last call. Token rent is each tool
-output's estimated tokens × the model calls that carried it until compacted
-or hidden; where the log shows them, the system prompt (system events of
-role system or developer) and the tool definitions (the system event of role
-tools) pay rent the same way, as rows "(system prompt)" and "(tool
-definitions)", until a compaction, summary or continuation (keyless masking
-and truncation drop history, not them). Shares are of the total rent,
-prefix included; the verdict names the top tool and, when present, the
-system prompt's and tool definitions' shares. A prompt part no event shows
-(Claude Code and Codex logs omit the system prompt and tool schemas) pays
-no rent here. A re-read reads a target again, while the earlier output was still
-visible in the prompt or after it was hidden; a stall is the same command
-answered by the same output again. The verdict comes first; --by groups the peak-occupancy
-summary by model family, harness or source format.
+stopped otherwise are censored at their last call.
 
-Results are stored in two tables, replaced whole (in one transaction) on
+Token rent is each tool output's estimated tokens × the model calls that
+carried it until compacted or hidden. Where the log shows them, the system
+prompt (system events of role system or developer) and the tool definitions
+(the system event of role tools) pay rent the same way, as rows "(system
+prompt)" and "(tool definitions)", until a compaction, summary or
+continuation (keyless masking and truncation drop history, not them).
+Shares are of the total rent, prefix included; the verdict names the top
+tool and, when present, the system prompt's and tool definitions' shares.
+A prompt part no event shows (Claude Code and Codex logs omit the system
+prompt and tool schemas) pays no rent here.
+
+A re-read reads a target again, while the earlier output was still visible
+in the prompt or after it was hidden; a stall is the same command answered
+by the same output again. The verdict comes first; --by groups the
+peak-occupancy summary by model family, harness or source format.
+
+Results are stored in three tables, replaced whole (in one transaction) on
 each call unless --no-save is given (which opens the database read-only):
-diag_runs, one row per run (the per-run table and --json's runs: window,
-n_calls, peak_tokens, peak_share = peak_tokens / window_tokens, calls_ge_50/
-80/95, compactions, end reason, rule and why, rent, re-reads, stalls,
-reading-boundary input, cost, resolved), and diag_calls, one row per model
-call (turn, prompt_tokens, prompt_source logged|estimated, share =
-prompt_tokens / window_tokens, compaction). Every verdict figure follows
-from them, e.g. window ends = SELECT count(*) FROM diag_runs WHERE
-end_reason = 'context_overflow', and peak_tokens = max(prompt_tokens) of the
-run's diag_calls. trajmine sql "DESCRIBE diag_runs" documents the columns.`,
+diag_runs, one row per run (window, calls, peak, calls ≥ 50/80/95 %,
+compactions, end reason with source, rule and why, rent, re-reads, stalls,
+reading-boundary input, cost, outcome); diag_calls, one row per model call
+(prompt_tokens, prompt_source logged|estimated, share, compaction); and
+diag_rent, one row per run and tool (rent, outputs, tokens). schema/diag.go
+documents every column. The figures printed follow from them:
+
+  window ends      count(*) FROM diag_runs WHERE end_reason = 'context_overflow'
+                   (explicit / inferred: by end_reason_source)
+  share, peak      share = prompt_tokens / window_tokens;
+                   peak_tokens = max(prompt_tokens) of the run's diag_calls
+  calls ≥ 80 %     count of the run's calls with prompt_tokens × 100 ≥ window_tokens × 80
+  rent share       sum(rent) of a tool in diag_rent / sum(rent_total) of diag_runs
+  reading boundary over runs with boundary_turn > 0, at each distinct
+                   boundary_turn t in order: S(t) = S(previous t) × (1 − d/n),
+                   n = runs with boundary_turn ≥ t, d = those with boundary_turn
+                   = t and boundary_event; the boundary is the first t with
+                   S(t) ≤ 50 %
+  spend            sum(cost_usd) (NULL: cost unknown, left out)
+  per solved task  sum(cost_usd) over runs with resolved NOT NULL /
+                   count(*) FILTER (WHERE resolved)
+`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
@@ -158,7 +174,9 @@ type diagnoseRunOut struct {
 	Cost                diagnose.Cost `json:"cost"`
 	Resolved            *bool         `json:"resolved"` // the task outcome when known (runs.resolved)
 
-	rent      diagnose.RunRent
+	// RentByTool is the run's rent per tool, with the prefix rows (diag_rent).
+	RentByTool []diagnose.ToolRent `json:"rent_by_tool"`
+
 	startedAt *time.Time // for the order of trajmine runs
 }
 
@@ -283,7 +301,7 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 	costs := make([]diagnose.Cost, 0, len(results))
 	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
 	for _, r := range results {
-		rents = append(rents, r.rent)
+		rents = append(rents, diagnose.RunRent{RunID: r.RunID, Total: r.RentTotal, Tools: r.RentByTool})
 		brs = append(brs, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.StoppedWhileReading})
 		costs = append(costs, r.Cost)
 		outcomes = append(outcomes, schema.Run{RunID: r.RunID, Resolved: r.Resolved})
@@ -322,8 +340,8 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 	return out, nil
 }
 
-// diagnoseSave replaces diag_runs and diag_calls with out's runs, in one
-// transaction (store.WriteDerived).
+// diagnoseSave replaces diag_runs, diag_calls and diag_rent with out's runs,
+// in one transaction (store.WriteDerived).
 func diagnoseSave(ctx context.Context, st *store.Store, out diagnoseJSON) error {
 	runs := store.Derived{Table: schema.DiagRuns, Rows: func(add func(vals ...any) error) error {
 		for i := range out.Runs {
@@ -344,7 +362,17 @@ func diagnoseSave(ctx context.Context, st *store.Store, out diagnoseJSON) error 
 		}
 		return nil
 	}}
-	if err := st.WriteDerived(ctx, runs, calls); err != nil {
+	rent := store.Derived{Table: schema.DiagRent, Rows: func(add func(vals ...any) error) error {
+		for i := range out.Runs {
+			for _, t := range diagnoseRentRows(&out.Runs[i]) {
+				if err := add(t.Values()...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}}
+	if err := st.WriteDerived(ctx, runs, calls, rent); err != nil {
 		return fmt.Errorf("save diagnose results: %w", err)
 	}
 	return nil
@@ -388,6 +416,15 @@ func diagnoseCallRows(r *diagnoseRunOut) []schema.DiagCall {
 	return rows
 }
 
+// diagnoseRentRows are r's rent rows (tools and prefix) as diag_rent rows.
+func diagnoseRentRows(r *diagnoseRunOut) []schema.DiagRentRow {
+	rows := make([]schema.DiagRentRow, len(r.RentByTool))
+	for i, t := range r.RentByTool {
+		rows[i] = schema.DiagRentRow{RunID: r.RunID, Tool: t.Tool, Rent: t.Rent, Outputs: t.Outputs, Tokens: t.Tokens}
+	}
+	return rows
+}
+
 // diagnoseOne diagnoses one run and computes its rent, re-reads, stalls and
 // reading-boundary input; classify gives action classes.
 func diagnoseOne(r schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, window int64, classify diagnose.ClassifyFunc) diagnoseRunOut {
@@ -399,7 +436,7 @@ func diagnoseOne(r schema.Run, events []schema.Event, usage []schema.Usage, ops 
 	b := diagnose.BoundaryInput(r, res.End, events, classify)
 	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
 		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,
-		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, rent: rent, startedAt: r.StartedAt}
+		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
 }
 
 func diagnoseVerdictOf(results []diagnoseRunOut) diagnoseVerdict {

@@ -3,8 +3,10 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"testing"
 
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -13,8 +15,9 @@ import (
 
 // TestDiagnoseCorpus diagnoses the whole shared corpus (skipped when it is
 // absent, required under CI=true): every run has an end reason with its
-// source and a why, and the verdict's window-end counts are explained run by
-// run in the --json form and in diag_runs. With --window 20000 many runs are
+// source and a why, the verdict's window-end counts are explained run by
+// run in the --json form and in diag_runs, and every printed figure follows
+// from the stored tables by the formulas of the command's help. With --window 20000 many runs are
 // inferred to have ended on window length, so the counts are not all zero.
 func TestDiagnoseCorpus(t *testing.T) {
 	root := testutil.CorpusDir(t)
@@ -113,6 +116,102 @@ func TestDiagnoseCorpus(t *testing.T) {
 			if rows != nRuns || windowRows != v.WindowEnds || calls != nCalls {
 				t.Errorf("diag_runs: %d rows, %d window ends, Σ n_calls %d, diag_calls %d rows; want %d runs, %d window ends", rows, windowRows, nCalls, calls, nRuns, v.WindowEnds)
 			}
+			diagCheckFormulas(t, st, out)
 		})
+	}
+}
+
+// diagCheckFormulas recomputes the printed figures from the stored tables
+// with the formulas of the command's help and compares them with out.
+func diagCheckFormulas(t *testing.T, st *store.Store, out diagnoseJSON) {
+	t.Helper()
+	ctx := context.Background()
+	db := st.DB()
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+	var explicit, inferred int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE end_reason_source = 'explicit'), count(*) FILTER (WHERE end_reason_source = 'inferred')
+FROM diag_runs WHERE end_reason = 'context_overflow'`).Scan(&explicit, &inferred); err != nil {
+		t.Fatal(err)
+	}
+	if explicit != out.Verdict.Explicit || inferred != out.Verdict.Inferred {
+		t.Errorf("window ends from diag_runs: %d explicit, %d inferred; verdict %+v", explicit, inferred, out.Verdict)
+	}
+
+	var bad int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM diag_runs r JOIN (
+  SELECT run_id, max(prompt_tokens) AS peak, count(*) AS n, max(share) AS share,
+         count(*) FILTER (WHERE prompt_tokens * 100 >= w * 80) AS ge80
+  FROM diag_calls JOIN (SELECT run_id, window_tokens AS w FROM diag_runs) USING (run_id) GROUP BY run_id) c USING (run_id)
+WHERE r.peak_tokens <> c.peak OR r.n_calls <> c.n OR r.calls_ge_80 <> c.ge80 OR r.peak_share IS DISTINCT FROM c.share`).Scan(&bad); err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 {
+		t.Errorf("%d runs whose peak, n_calls, calls_ge_80 or peak_share do not follow from diag_calls", bad)
+	}
+
+	rows, err := db.QueryContext(ctx, `SELECT tool, sum(rent) / (SELECT sum(rent_total) FROM diag_runs) FROM diag_rent GROUP BY tool`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shares := map[string]float64{}
+	for rows.Next() {
+		var tool string
+		var share float64
+		if err := rows.Scan(&tool, &share); err != nil {
+			t.Fatal(err)
+		}
+		shares[tool] = share
+	}
+	rows.Close()
+	for _, tr := range out.RentByTool {
+		if !near(shares[tr.Tool], tr.Share) {
+			t.Errorf("rent share of %s from diag_rent %v, printed %v", tr.Tool, shares[tr.Tool], tr.Share)
+		}
+	}
+	if v := out.Verdict; v.TopRentTool != "" && !near(shares[v.TopRentTool], v.TopRentShare) ||
+		!near(shares[diagnose.RentSystemPrompt], v.SystemPromptShare) || !near(shares[diagnose.RentToolDefinitions], v.ToolDefinitionsShare) {
+		t.Errorf("verdict rent shares %+v; diag_rent gives %v", v, shares)
+	}
+
+	var spend, solvedSpend float64
+	var resolved int
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(cost_usd), 0), coalesce(sum(cost_usd) FILTER (WHERE resolved IS NOT NULL), 0), count(*) FILTER (WHERE resolved)
+FROM diag_runs`).Scan(&spend, &solvedSpend, &resolved); err != nil {
+		t.Fatal(err)
+	}
+	ps := out.Totals.PerSolved
+	if !near(spend, out.Totals.SpendUSD) || resolved != ps.Resolved || (ps.USD == nil) != (resolved == 0) || ps.USD != nil && !near(solvedSpend/float64(resolved), *ps.USD) {
+		t.Errorf("spend %v, per solved %v over %d resolved from diag_runs; totals %+v", spend, solvedSpend, resolved, out.Totals)
+	}
+
+	// the reading boundary: Kaplan–Meier over (boundary_turn, boundary_event)
+	rows, err = db.QueryContext(ctx, `SELECT boundary_turn, count(*) FILTER (WHERE boundary_event), count(*) FROM diag_runs
+WHERE boundary_turn > 0 GROUP BY boundary_turn ORDER BY boundary_turn`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type point struct{ turn, d, n int64 }
+	var pts []point
+	var atRisk int64
+	for rows.Next() {
+		var p point
+		if err := rows.Scan(&p.turn, &p.d, &p.n); err != nil {
+			t.Fatal(err)
+		}
+		pts = append(pts, p)
+		atRisk += p.n
+	}
+	rows.Close()
+	s, found, turn := 1.0, false, int64(0)
+	for _, p := range pts {
+		s *= 1 - float64(p.d)/float64(atRisk)
+		atRisk -= p.n
+		if !found && s <= 0.5 {
+			found, turn = true, p.turn
+		}
+	}
+	if b := out.ReadingBoundary; found != b.Found || turn != b.Turn {
+		t.Errorf("reading boundary from diag_runs: found %v at %d; printed %v at %d", found, turn, b.Found, b.Turn)
 	}
 }

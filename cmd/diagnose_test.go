@@ -119,8 +119,9 @@ func TestDiagnoseVerdictClauses(t *testing.T) {
 }
 
 // TestDiagnoseSaves checks that trajmine diagnose stores one diag_runs row
-// per run and one diag_calls row per model call, equal to its --json output,
-// and that --no-save leaves the tables alone.
+// per run, one diag_calls row per model call and one diag_rent row per run
+// and tool, equal to its --json output, and that --no-save leaves the tables
+// alone.
 func TestDiagnoseSaves(t *testing.T) {
 	ctx := context.Background()
 	d := testDeps(t, nil)
@@ -176,6 +177,14 @@ func TestDiagnoseSaves(t *testing.T) {
 			}
 			if diff := cmp.Diff(wantCalls, calls); diff != "" {
 				t.Errorf("diag_calls rows differ from --json (-json +table):\n%s", diff)
+			}
+			rent := diagQueryRows(t, d, "SELECT * FROM diag_rent WHERE run_id = '"+strings.ReplaceAll(r.RunID, "'", "''")+"' ORDER BY rent DESC, tool")
+			var wantRent [][]any
+			for _, x := range diagnoseRentRows(&r) {
+				wantRent = append(wantRent, x.Values())
+			}
+			if diff := cmp.Diff(wantRent, rent); diff != "" {
+				t.Errorf("diag_rent rows differ from --json (-json +table):\n%s", diff)
 			}
 		})
 	}

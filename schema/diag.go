@@ -1,12 +1,13 @@
 package schema
 
 // Tables of diagnose results. They are written by trajmine diagnose (each
-// call replaces both tables whole, in one transaction), not by importers, so
+// call replaces every one of them whole, in one transaction), not by importers, so
 // they are not in Tables: they hold the results of the last diagnose, with
 // the --window it was given, until the next one.
 const (
 	TableDiagRuns  = "diag_runs"
 	TableDiagCalls = "diag_calls"
+	TableDiagRent  = "diag_rent"
 )
 
 // DiagRuns describes the diag_runs table: one row per diagnosed run.
@@ -57,8 +58,17 @@ var DiagCalls = Table{Name: TableDiagCalls, Doc: "trajmine diagnose: one row per
 	col("compaction", Boolean, "a compaction, summary, continuation or truncation op has this turn"),
 }}
 
+// DiagRent describes the diag_rent table: each run's token rent per tool.
+var DiagRent = Table{Name: TableDiagRent, Doc: "trajmine diagnose: one row per run and tool with tool outputs, plus the system prompt and tool definitions where the log shows them (token rent)", Columns: []Column{
+	col(ColRunID, Varchar, "the run (runs.run_id)"),
+	col("tool", Varchar, "tool name of the outputs, or (system prompt) / (tool definitions)"),
+	col("rent", BigInt, "Σ est_tokens × the model calls that carried it, over the tool's outputs (or the prefix events)"),
+	col("outputs", BigInt, "tool outputs (tool_result events), or prefix events"),
+	col("tokens", BigInt, "Σ est_tokens of those outputs or events"),
+}}
+
 // DiagTables lists the diagnose result tables in creation order.
-var DiagTables = []Table{DiagRuns, DiagCalls}
+var DiagTables = []Table{DiagRuns, DiagCalls, DiagRent}
 
 // DiagRun is one row of diag_runs.
 type DiagRun struct {
@@ -120,4 +130,18 @@ type DiagCall struct {
 // Values returns c's fields in DiagCalls column order.
 func (c *DiagCall) Values() []any {
 	return []any{c.RunID, c.Turn, c.PromptTokens, c.PromptSource, ptrF(c.Share), c.Compaction}
+}
+
+// DiagRentRow is one row of diag_rent.
+type DiagRentRow struct {
+	RunID   string
+	Tool    string
+	Rent    int64
+	Outputs int64
+	Tokens  int64
+}
+
+// Values returns r's fields in DiagRent column order.
+func (r *DiagRentRow) Values() []any {
+	return []any{r.RunID, r.Tool, r.Rent, r.Outputs, r.Tokens}
 }

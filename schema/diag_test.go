@@ -27,6 +27,7 @@ func TestDiagValuesMatchColumns(t *testing.T) {
 		{"runs empty", schema.DiagRuns, &schema.DiagRun{}},
 		{"calls full", schema.DiagCalls, &schema.DiagCall{RunID: "r", Share: &f}},
 		{"calls empty", schema.DiagCalls, &schema.DiagCall{}},
+		{"rent", schema.DiagRent, &schema.DiagRentRow{RunID: "r", Tool: "bash"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,8 +7,9 @@
 // ArrowSchema derive from it, and each record type's Values method returns its
 // fields in exactly that column order (a test checks count and Go types), so a
 // column is added in one place and every consumer follows.
-// DiagTables (diag_runs, diag_calls, with DiagRun and DiagCall) are defined
-// the same way; trajmine diagnose writes them, so they are not in Tables.
+// DiagTables (diag_runs, diag_calls, diag_rent; rows DiagRun, DiagCall,
+// DiagRentRow) are defined the same way; trajmine diagnose writes them, so
+// they are not in Tables.
 //
 // Invariants (checked by Validate):
 //   - every record names a run; seq is unique and increasing within a run;
