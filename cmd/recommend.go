@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/actions"
+	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/recommend"
@@ -104,11 +105,11 @@ config a harness can load (policy, parameters, expected saving, evidence).`,
 }
 
 // loadTraces builds every run's simulate.Trace, grouped by model family in
-// run_id order.
-func loadTraces(ctx context.Context, st *store.Store) ([]recommend.Family, error) {
+// run_id order, and the families' manage_context behaviour groups.
+func loadTraces(ctx context.Context, st *store.Store) ([]recommend.Family, []behavior.Group, error) {
 	cl, err := actions.New(nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var mu sync.Mutex
 	classify := func(harness, tool, args string) string {
@@ -119,7 +120,10 @@ func loadTraces(ctx context.Context, st *store.Store) ([]recommend.Family, error
 	}
 	idx := map[string]int{}
 	var fams []recommend.Family
+	var profiles []behavior.RunProfile
+	bo := &behavior.Options{Classify: classify}
 	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
+		profiles = append(profiles, behavior.Run(d.Run, d.Events, d.Usage, d.Ops, bo))
 		end := diagnose.Run(d.Run, d.Events, d.Usage, d.Ops, 0).End
 		tr := simulate.NewTrace(d.Run, d.Events, d.Usage, d.Ops, end, &simulate.TraceOptions{Classify: classify})
 		fam := orDash(d.Run.ModelFamily)
@@ -133,15 +137,20 @@ func loadTraces(ctx context.Context, st *store.Store) ([]recommend.Family, error
 		return nil
 	})
 	recommend.SortFamilies(fams)
-	return fams, err
+	return fams, behavior.ByFamily(profiles, bo), err
 }
 
 func recommendCompute(ctx context.Context, st *store.Store, o *RecommendOptions) ([]recommend.Result, error) {
-	fams, err := loadTraces(ctx, st)
+	fams, groups, err := loadTraces(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	return recommend.Recommend(fams, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinvPer100: o.MaxReinv})
+	labels := map[string]string{}
+	for _, g := range groups {
+		labels[orDash(g.Key)] = string(g.Class.Label)
+	}
+	return recommend.Recommend(fams, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
+		MaxReinvPer100: o.MaxReinv, Label: func(f string) string { return labels[f] }})
 }
 
 func writeRecommend(w io.Writer, rs []recommend.Result) error {

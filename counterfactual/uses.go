@@ -62,6 +62,11 @@ const MaxScan = 256 << 10
 // common is the state of a token that a user or system event contained.
 const common = -1
 
+// agent is the state of a token the agent has already used: its own
+// message now holds it, so later mentions need no output (until a later
+// output contains it again).
+const agent = -2
+
 // tokState is where a token came from so far.
 type tokState struct {
 	tok string // the token (its own copy, never a slice of an event text)
@@ -80,6 +85,7 @@ type walker struct {
 	events []schema.Event
 	index  map[string]int32 // token → index in states
 	states []tokState
+	used   []int32 // tokens the current using event hit
 
 	// content uses of the using event being scanned: per output touched,
 	// a sorted buffer of at most MaxEvidence hits
@@ -116,8 +122,11 @@ type walker struct {
 //     holds a token whose state is o and events[o].Turn ≤ t (o was in call
 //     t's prompt: an output with turn t is visible to call t). There is one
 //     Use per (o, e); its evidence is the distinct such tokens with the
-//     smallest first offsets in o, at most MaxEvidence, ascending. Tokens
-//     met only in these events change no state.
+//     smallest first offsets in o, at most MaxEvidence, ascending. A token
+//     so used passes to the agent: the using message holds it from then on,
+//     so later mentions of it are not uses of o (until a later output
+//     contains it again, step 2). Tokens met only in these events change
+//     no state otherwise.
 //  4. A tool_call e of call t with a non-empty Target makes a target use of
 //     o, the latest output so far whose target (step 2) equals e.Target and
 //     whose turn is ≤ t, unless e is the call that produced o.
@@ -220,14 +229,19 @@ func (w *walker) content(i int32) {
 			return true
 		}
 		st := &w.states[k]
-		if st.out == common || w.events[st.out].Turn > e.Turn {
+		if st.out < 0 || w.events[st.out].Turn > e.Turn {
 			return true
 		}
 		w.hit(st.out, hit{off: st.off, tok: k})
+		w.used = append(w.used, k)
 		return true
 	}
+	w.used = w.used[:0]
 	scan(e.Text, false, look)
 	scan(e.Args, true, look)
+	for _, k := range w.used {
+		w.states[k].out = agent
+	}
 	if len(w.active) == 0 {
 		return
 	}

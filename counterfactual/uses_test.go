@@ -161,7 +161,7 @@ func TestUses(t *testing.T) {
 	}{
 		{name: "read then edit", events: readEdit, want: []counterfactual.Use{
 			content(readEdit, 3, 4, "compute_total"),
-			content(readEdit, 3, 5, "compute_total"),
+			// event 5 mentions compute_total again: the agent's own message 4 holds it now
 			target(readEdit, 3, 5),
 		}},
 		{name: "token from the task", events: taskToken, want: nil},
@@ -245,7 +245,7 @@ func TestSummarize(t *testing.T) {
 	got := counterfactual.Summarize(readEdit, uses)
 	want := []counterfactual.OutputUses{
 		{Output: 3, Seq: 3, Turn: 1, ToolKey: "c1", ToolName: "read_file", Target: "app/billing.py", EstTokens: readEdit[3].EstTokens,
-			ContentUses: 2, TargetUses: 1, FirstCall: 1, LastCall: 1},
+			ContentUses: 1, TargetUses: 1, FirstCall: 1, LastCall: 1},
 		{Output: 6, Seq: 6, Turn: 2, ToolKey: "c2", ToolName: "edit", Target: "app/billing.py", EstTokens: 1, FirstCall: -1, LastCall: -1},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -20,11 +20,13 @@ func init() {
 		Source: "OpenAI Responses truncation=auto (survey §6.1; drop order unspecified upstream, this is the survey's stand-in)"})
 	register(Def{Name: "dtoc", build: newDTOC(dtocLogged),
 		Doc: "Replays the log's manage_context ops: a disable at call d shows a placeholder from call d+1, an enable at call e restores the full text " +
-			"from call e+1 (masking/truncation ops with a tool key hide from their own call). Runs without ops replay as keep-all.",
+			"from call e+1 (masking/truncation ops with a tool key hide from their own call). Runs without ops replay as keep-all. " +
+			"It predicts no re-invocations: the run under these ops is the logged run, whose re-reads are in the log.",
 		Source: "DTOC seed paper (placeholders of ~30–50 tokens)",
 		Params: []Param{{"placeholder", "40", "tokens of a hidden output's placeholder (tool key, timestamp, token estimate)"}}})
 	register(Def{Name: "dtoc-disable-only", build: newDTOC(dtocDisableOnly),
-		Doc:    "The seed's ablation: the log's disables are applied, its enables ignored (a hidden output never returns).",
+		Doc: "The seed's ablation: the log's disables are applied, its enables ignored (a hidden output never returns); " +
+			"a use of an output after its ignored enable is a predicted re-invocation.",
 		Source: "DTOC seed paper, 'Disable only' configuration",
 		Params: []Param{{"placeholder", "40", "tokens of a hidden output's placeholder"}}})
 	register(Def{Name: "dtoc-tracking", build: newDTOC(dtocTracking),

@@ -151,6 +151,7 @@ type Sim struct {
 	tail      []int32
 	version   []uint16 // bumps on every rendering change
 	reinvVer  []int32  // version at the last predicted re-invocation; -1 none
+	asLogged  []bool   // the item is rendered as the log had it (MarkLogged)
 	admitted  []bool
 	nAdmitted int
 	maxPos    int32
@@ -254,6 +255,11 @@ func (s *Sim) Truncate(i int32, keep, head int32, markerTok, markerChr int32) {
 	s.head[i], s.tail[i] = head, keep-head
 	s.set(i, Truncated, tok, keep+markerChr)
 }
+
+// MarkLogged says whether item i is now rendered as the log itself had it
+// (a replay of the log's own manage_context ops). Uses of such an item
+// predict no re-invocation: whatever the agent did about it is in the log.
+func (s *Sim) MarkLogged(i int32, v bool) { s.asLogged[i] = v }
 
 // SetSummary replaces the summary stand-in (0 removes it). The summary sits
 // right after the protected head, so it breaks the cached prefix there.
@@ -441,18 +447,21 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	return res
 }
 
-// lost reports whether use u's evidence is gone from the prompt under the
-// current rendering: the output is a placeholder, dropped or summarized; or
-// truncated with a content-use evidence offset inside the cut middle.
+// lost reports whether content use u's evidence is gone from the prompt
+// under the current rendering: the output is a placeholder, dropped or
+// summarized; or truncated with an evidence offset inside the cut middle.
+// A target use (the log shows the agent acting on the same target again)
+// is never lost: the log itself re-invoked, so nothing is added; nor is a
+// use of an output rendered as the log had it (MarkLogged).
 func (s *Sim) lost(u *Use) bool {
+	if !u.Content || s.asLogged[u.Item] {
+		return false
+	}
 	i := u.Item
 	switch s.mode[i] {
 	case Full:
 		return false
 	case Truncated:
-		if !u.Content {
-			return false
-		}
 		full := s.Tr.Items[i].Chars
 		for _, off := range u.Offsets {
 			if off >= s.head[i] && off < full-s.tail[i] {
@@ -514,6 +523,7 @@ func (s *Sim) reset(tr *Trace) {
 	s.tail = resize(s.tail, n)
 	s.version = resize(s.version, n)
 	s.reinvVer = resize(s.reinvVer, n)
+	s.asLogged = resize(s.asLogged, n)
 	for i := range s.reinvVer {
 		s.reinvVer[i] = -1
 	}

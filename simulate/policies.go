@@ -109,9 +109,12 @@ func (p *dtoc) Before(t int, s *Sim) {
 			if op.Visible {
 				if p.mode == dtocLogged {
 					s.Restore(op.Item)
+				} else {
+					s.MarkLogged(op.Item, false) // the log shows it again; here it stays hidden
 				}
 			} else {
 				s.SetPlaceholder(op.Item, p.placeholder, p.placeholder*4)
+				s.MarkLogged(op.Item, true)
 			}
 		}
 	case dtocOracle:
