@@ -1,0 +1,340 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trajmine/trajmine/actions"
+	"github.com/trajmine/trajmine/ingest"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/testutil"
+	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/synth"
+)
+
+// memLog builds a mining log from records imported into memory, the way
+// EventLog hands them over: runs by id, tool calls and results and the
+// compaction/context_op events by seq, context ops.
+func memLog(t testing.TB, mem *ingest.MemSink, o *mining.Options) *mining.Log {
+	t.Helper()
+	b, err := mining.NewBuilder(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := append([]schema.Run(nil), mem.Runs...)
+	sort.Slice(runs, func(i, j int) bool { return runs[i].RunID < runs[j].RunID })
+	evs := map[string][]schema.Event{}
+	for _, e := range mem.Events {
+		switch e.Kind {
+		case schema.KindToolCall, schema.KindToolResult, schema.KindCompaction, schema.KindContextOp:
+			evs[e.RunID] = append(evs[e.RunID], e)
+		}
+	}
+	ops := map[string][]schema.ContextOp{}
+	for _, o := range mem.ContextOps {
+		ops[o.RunID] = append(ops[o.RunID], o)
+	}
+	for i := range runs {
+		if err := b.AddRun(&runs[i], evs[runs[i].RunID], ops[runs[i].RunID]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Log()
+}
+
+// storeLog builds a mining log from the store through EventLog.
+func storeLog(t testing.TB, st *store.Store, o store.EventLogOptions, mo *mining.Options) *mining.Log {
+	t.Helper()
+	b, err := mining.NewBuilder(mo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EventLog(context.Background(), o, b.AddRun); err != nil {
+		t.Fatal(err)
+	}
+	return b.Log()
+}
+
+func mineText(t testing.TB, l *mining.Log) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := mining.NewDFG(l).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := mining.WriteVariants(&b, mining.Variants(l), 0); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func classifier(t testing.TB) mining.ClassFunc {
+	c, err := actions.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(harness, tool, args string) string {
+		cl, _ := c.Classify(harness, tool, args)
+		return cl.String()
+	}
+}
+
+// TestEventLogRoundTrip: the log built from EventLog equals the log built
+// from the same records in memory, for every reader, mode and filter; a
+// synthetic corpus brings DTOC manage_context calls, Claude Code
+// compactions and parallel tool calls.
+func TestEventLogRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := synth.Write(dir, &synth.Options{N: 12, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{dir, filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "claude-code"), filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "openhands")}
+	var mem ingest.MemSink
+	if _, err := ingest.Files(ctx, &mem, paths, nil); err != nil {
+		t.Fatal(err)
+	}
+	st := newTestStore(t)
+	if _, err := ingest.Files(ctx, st, paths, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(mem.ContextOps) == 0 {
+		t.Fatal("corpus without context ops")
+	}
+	class := classifier(t)
+	for _, reader := range store.EventLogReaders() {
+		for _, tc := range []struct {
+			name string
+			o    store.EventLogOptions
+			mo   *mining.Options
+		}{
+			{"tool", store.EventLogOptions{}, nil},
+			{"class", store.EventLogOptions{Args: true}, &mining.Options{Mode: mining.ModeClass, Class: class}},
+			{"tool-target", store.EventLogOptions{Targets: true, Args: true}, &mining.Options{Mode: mining.ModeToolTarget, Class: class}},
+		} {
+			t.Run(reader+"/"+tc.name, func(t *testing.T) {
+				tc.o.Reader = reader
+				want := mineText(t, memLog(t, &mem, tc.mo))
+				got := mineText(t, storeLog(t, st, tc.o, tc.mo))
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("EventLog log differs from the in-memory one (-mem +store):\n%s", diff)
+				}
+				if !strings.Contains(want, "context.disable") || !strings.Contains(want, "compaction") {
+					t.Errorf("no context ops in the log:\n%s", want)
+				}
+			})
+		}
+		t.Run(reader+"/filter", func(t *testing.T) {
+			o := store.EventLogOptions{Reader: reader, Formats: []string{"claude-code"}, Harnesses: []string{"claude-code"}}
+			l := storeLog(t, st, o, nil)
+			want := memLog(t, &mem, nil).Filter(&mining.Filter{Formats: []string{"claude-code"}, Harnesses: []string{"claude-code"}})
+			if len(l.Cases) == 0 || len(l.Cases) != len(want.Cases) {
+				t.Fatalf("%d cases, want %d (> 0)", len(l.Cases), len(want.Cases))
+			}
+			if diff := cmp.Diff(mineText(t, want), mineText(t, l)); diff != "" {
+				t.Errorf("filtered (-mem +store):\n%s", diff)
+			}
+		})
+	}
+	if err := st.EventLog(ctx, store.EventLogOptions{Reader: "csv"}, nil); err == nil {
+		t.Error("unknown reader: no error")
+	}
+	stop := fmt.Errorf("stop")
+	if err := st.EventLog(ctx, store.EventLogOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return stop }); err != stop {
+		t.Errorf("fn's error not returned: %v", err)
+	}
+}
+
+// Synthetic database of the mining benchmarks: `trajmine synth -n
+// mineBenchBase --seed 1` imported, then its runs replayed in rounds under new
+// run ids until the tool calls and context ops reach mineBenchActivities.
+// Each round shifts every timestamp by one hour per round and drops each tool
+// call (with its results) with probability 0.08 (PCG seeded by round and
+// run), so replayed runs differ from their originals and from each other
+// (distinct variants, as in real logs) while keeping the tool mix, output
+// sizes and context ops of the synthetic corpus. Event text is left empty:
+// nothing that reads the event log selects it.
+const (
+	mineBenchBase       = 300
+	mineBenchActivities = 1_000_000
+	mineBenchDrop       = 0.08
+)
+
+// mineBenchDB returns the benchmark database, building it on first use in
+// $TRAJMINE_BENCH_DIR (default the temporary directory) and keeping it there,
+// so that later runs (in their own processes, for a clean peak RSS) only read.
+func mineBenchDB(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("TRAJMINE_BENCH_DIR")
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	path := filepath.Join(dir, fmt.Sprintf("trajmine-bench-mine-%d-v1.duckdb", mineBenchActivities))
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	tmp := path + ".tmp"
+	os.Remove(tmp)
+	if err := buildMineBenchDB(context.Background(), tb.TempDir(), tmp); err != nil {
+		os.Remove(tmp)
+		tb.Fatalf("build benchmark database: %v", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+type benchRun struct {
+	run     schema.Run
+	events  []schema.Event
+	outputs []schema.ToolOutput
+	ops     []schema.ContextOp
+}
+
+func buildMineBenchDB(ctx context.Context, scratch, path string) error {
+	if _, err := synth.Write(scratch, &synth.Options{N: mineBenchBase, Seed: 1}); err != nil {
+		return err
+	}
+	var mem ingest.MemSink
+	if _, err := ingest.Files(ctx, &mem, []string{scratch}, nil); err != nil {
+		return err
+	}
+	byID := map[string]*benchRun{}
+	var base []*benchRun
+	for _, r := range mem.Runs {
+		br := &benchRun{run: r}
+		byID[r.RunID] = br
+		base = append(base, br)
+	}
+	sort.Slice(base, func(i, j int) bool { return base[i].run.RunID < base[j].run.RunID })
+	for _, e := range mem.Events {
+		e.Text = ""
+		byID[e.RunID].events = append(byID[e.RunID].events, e)
+	}
+	for _, o := range mem.ToolOutputs {
+		byID[o.RunID].outputs = append(byID[o.RunID].outputs, o)
+	}
+	for _, o := range mem.ContextOps {
+		byID[o.RunID].ops = append(byID[o.RunID].ops, o)
+	}
+	for _, br := range base {
+		sort.Slice(br.events, func(i, j int) bool { return br.events[i].Seq < br.events[j].Seq })
+	}
+
+	st, err := store.Open(ctx, store.Config{Path: path})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	acts := 0
+	for round := 0; acts < mineBenchActivities; round++ {
+		src := &schema.Source{Path: fmt.Sprintf("bench/round-%04d", round), SHA256: fmt.Sprintf("%064x", round+1), Format: "bench", IngestedAt: time.Unix(0, 0).UTC()}
+		tx, err := st.Begin(ctx, src)
+		if err != nil {
+			return err
+		}
+		for i, br := range base {
+			n, err := replayRun(tx, br, round, i)
+			if err != nil {
+				tx.Rollback()
+				return err
+			}
+			acts += n
+			src.Runs++
+		}
+		if err := tx.Commit(src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayRun appends round's copy of br and returns its activities (tool
+// calls not carrying context ops, plus distinct (seq, op) groups).
+func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
+	rng := rand.New(rand.NewPCG(uint64(round), uint64(idx)))
+	shift := time.Duration(round) * time.Hour
+	id := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return fmt.Sprintf("%s~%04d", s, round)
+	}
+	opSeq := map[int64]bool{}
+	groups := map[[2]any]bool{}
+	for _, o := range br.ops {
+		opSeq[o.Seq] = true
+		groups[[2]any{o.Seq, o.Op}] = true
+	}
+	dropCall := map[string]bool{}
+	dropSeq := map[int64]bool{}
+	acts := len(groups)
+	for _, e := range br.events {
+		if e.Kind != schema.KindToolCall || opSeq[e.Seq] {
+			continue
+		}
+		if rng.Float64() < mineBenchDrop {
+			dropSeq[e.Seq] = true
+			if e.CallID != "" {
+				dropCall[e.CallID] = true
+			}
+			continue
+		}
+		acts++
+	}
+	r := br.run
+	r.RunID, r.ParentRunID = id(r.RunID), id(r.ParentRunID)
+	if r.StartedAt != nil {
+		t := r.StartedAt.Add(shift)
+		r.StartedAt = &t
+	}
+	if r.EndedAt != nil {
+		t := r.EndedAt.Add(shift)
+		r.EndedAt = &t
+	}
+	if err := tx.Run(&r); err != nil {
+		return 0, err
+	}
+	for _, e := range br.events {
+		if dropSeq[e.Seq] || e.Kind == schema.KindToolResult && e.CallID != "" && dropCall[e.CallID] {
+			dropSeq[e.Seq] = true
+			continue
+		}
+		e.RunID = r.RunID
+		if e.TS != nil {
+			t := e.TS.Add(shift)
+			e.TS = &t
+		}
+		if err := tx.Event(&e); err != nil {
+			return 0, err
+		}
+	}
+	for _, o := range br.outputs {
+		if dropSeq[o.Seq] {
+			continue
+		}
+		o.RunID = r.RunID
+		if err := tx.ToolOutput(&o); err != nil {
+			return 0, err
+		}
+	}
+	for _, o := range br.ops {
+		o.RunID = r.RunID
+		if err := tx.ContextOp(&o); err != nil {
+			return 0, err
+		}
+	}
+	return acts, nil
+}
+
