@@ -337,4 +337,3 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 	}
 	return acts, nil
 }
-
