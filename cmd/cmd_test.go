@@ -3,7 +3,6 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,20 +136,6 @@ func TestDBResolution(t *testing.T) {
 	}
 }
 
-func TestReportDemoWithoutLocalLogs(t *testing.T) {
-	d := testDeps(t, nil)
-	d.DB = filepath.Join(t.TempDir(), "demo.duckdb")
-	stdout, stderr, code := run(t, d, "report", "--demo-sessions", "12")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	for _, want := range []string{"reporting on a demo corpus", "imported ", "Database holds 12 runs.", "claude-code", "codex-cli", "openai-messages", "RUN  "} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("report output lacks %q:\n%s", want, stdout)
-		}
-	}
-}
-
 func TestExportParquetCommand(t *testing.T) {
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(t.TempDir(), "x.duckdb")
@@ -191,31 +176,5 @@ func TestCalibrateCommand(t *testing.T) {
 	stdout, stderr, code = run(t, d, "show", id)
 	if code != 0 || !strings.Contains(stdout, "  calibrated ") {
 		t.Errorf("show %s after calibrate: exit %d, %s\n%s", id, code, stderr, stdout)
-	}
-}
-
-func TestReportJSON(t *testing.T) {
-	d := testDeps(t, nil)
-	d.DB = filepath.Join(t.TempDir(), "r.duckdb")
-	stdout, stderr, code := run(t, d, "report", "--json", fixtureDir)
-	if code != 0 {
-		t.Fatal(stderr)
-	}
-	var got struct {
-		Source  string `json:"source"`
-		Ingest  struct{ Files, Rejects int }
-		Formats []struct {
-			Format string `json:"source_format"`
-			Runs   int    `json:"runs"`
-		}
-		Runs []struct {
-			RunID string `json:"run_id"`
-		}
-	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatalf("report --json is not JSON: %v\n%s", err, stdout)
-	}
-	if got.Ingest.Files != 2 || got.Ingest.Rejects != 1 || len(got.Runs) != 3 || len(got.Formats) != 1 || got.Formats[0].Runs != 3 {
-		t.Errorf("report --json = %+v", got)
 	}
 }

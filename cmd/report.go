@@ -1,18 +1,25 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/trajmine/trajmine/actions"
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/synth"
@@ -20,14 +27,17 @@ import (
 
 // ReportOptions are the flags of trajmine report.
 type ReportOptions struct {
-	Inputs   []string
-	Demo     bool
-	DemoN    int
-	Limit    int
-	JSON     bool
-	Out, Err io.Writer
-	Progress bool
-	source   string
+	Inputs    []string
+	Demo      bool
+	DemoN     int
+	Limit     int
+	JSON      bool
+	Output    string // the HTML file
+	SampleTop int    // runs drawn call by call: the top ones by peak share …
+	SampleN   int    // … and this many more by run-id hash
+	Out, Err  io.Writer
+	Progress  bool
+	source    string
 }
 
 // standardPlaces are where agent harnesses keep their logs, relative to $HOME:
@@ -44,11 +54,29 @@ func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 the standard local places (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
 ~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions);
 where there are none, it generates a demo corpus (trajmine synth) and reports on that.
-For now the report is the ingest summary, totals per format and the runs table.`,
+
+It prints the ingest summary, the diagnose verdict, the replay of every
+catalog policy at each run's own window (trajmine simulate), totals per
+format and the runs table, and writes one self-contained HTML file (-o,
+default ./report.html; its path is the last line printed): the verdict,
+occupancy curves, reading-boundary survival per policy, the policy
+comparison per model family, token rent by tool, trajmine recommend's
+choices and a run drill-down. The page works offline (ECharts is embedded;
+it requests nothing) and every figure on it comes from the same functions
+and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
+sim_calls, which report writes). Per-call curves are drawn for a sample of
+runs (--sample-top by peak share, plus --sample more chosen by run-id
+hash), as the page states; every other figure covers all runs.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
 			o.Progress = d.ErrIsTTY()
+			if o.Output == "" {
+				return flagErrorf("--output must name a file")
+			}
+			if o.SampleTop < 0 || o.SampleN < 0 {
+				return flagErrorf("--sample-top and --sample must be ≥ 0")
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -59,6 +87,9 @@ For now the report is the ingest summary, totals per format and the runs table.`
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
+	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
+	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
+	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
 	return c
 }
 
@@ -171,24 +202,52 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if err != nil {
 		return err
 	}
+	diag, err := diagnoseCompute(ctx, st, &DiagnoseOptions{By: "model"})
+	if err != nil {
+		return err
+	}
+	// the page cites diag_runs, diag_calls and diag_rent: keep them in step
+	if err := diagnoseSave(ctx, st, diag); err != nil {
+		return err
+	}
+	recO := &RecommendOptions{HoldoutEvery: 4, MaxReinv: 2} // trajmine recommend's defaults
+	recs, err := recommendCompute(ctx, st, recO)
+	if err != nil {
+		return err
+	}
+	html, err := filepath.Abs(o.Output)
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	writeHTML := func() error {
+		data, err := reportData(ctx, st, o, totals, diag, sim, recs)
+		if err != nil {
+			return err
+		}
+		return writeReportHTML(html, data)
+	}
 	if o.JSON {
+		if err := writeHTML(); err != nil {
+			return err
+		}
 		if runs == nil {
 			runs = []schema.Run{}
 		}
-		return writeJSON(o.Out, struct {
+		if err := writeJSON(o.Out, struct {
 			Source     string                 `json:"source"`
 			Ingest     ingestSummaryJSON      `json:"ingest"`
 			Formats    []formatTotals         `json:"formats"`
 			Simulation []simulate.Agg         `json:"simulation"`
 			Accuracy   []simulate.AccuracyRow `json:"simulation_accuracy"`
 			Runs       []schema.Run           `json:"runs"`
-		}{o.source, summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs})
+			HTML       string                 `json:"html_report"`
+		}{o.source, summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs, html}); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
+		return nil
 	}
 	fmt.Fprintf(o.Out, "\nDatabase holds %d runs.\n\n", len(runs))
-	diag, err := diagnoseCompute(ctx, st, &DiagnoseOptions{By: "model"})
-	if err != nil {
-		return err
-	}
 	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
 	writeVerdict(o.Out, diag)
 	fmt.Fprintln(o.Out)
@@ -220,5 +279,359 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if len(shown) < len(runs) {
 		fmt.Fprintf(o.Out, "… and %d more (trajmine runs lists all)\n", len(runs)-len(shown))
 	}
+	if err := writeHTML(); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
+}
+
+// writeReportHTML writes the page to a temporary file beside path and
+// renames it into place, so that a failed write leaves no half page.
+func writeReportHTML(path string, d *htmlreport.Data) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if err := htmlreport.Write(f, d, nil); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// reportData fills the HTML report from the results the CLI prints (and the
+// tables they are stored in): every figure is the CLI's, converted.
+//
+//  1. verdict, groups, end reasons, peak shares, rent: diagnoseCompute
+//     (diag_runs, diag_calls, diag_rent);
+//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
+//     policy's sim_runs rows (boundary_turn, boundary_event);
+//  3. comparison: simulate's over all runs and simulate.Aggregate per model
+//     family (trajmine simulate --by model);
+//  4. recommendations: recommendCompute;
+//  5. the sample (htmlreport.SampleRuns over diag_runs): each run's
+//     diag_calls, its sim_runs rows, its sim_calls prompts, its tool
+//     outputs, and what each policy did to each output (the run replayed
+//     again by the same engine, watching the outputs' renderings).
+func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals []formatTotals, diag diagnoseJSON, sim simulateJSON,
+	recs []recommend.Result) (*htmlreport.Data, error) {
+	d := &htmlreport.Data{
+		Title:     "trajmine report",
+		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		Source:    o.source,
+		Database:  st.Path(),
+	}
+	for _, a := range totals {
+		d.Formats = append(d.Formats, htmlreport.FormatTotals(a))
+	}
+	var vb strings.Builder
+	writeVerdict(&vb, diag)
+	v, t := diag.Verdict, diag.Totals
+	d.Verdict = htmlreport.Verdict{Text: strings.TrimSpace(vb.String()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
+		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryTurn, BoundaryEvents: diag.ReadingBoundary.Events,
+		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
+		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
+		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
+		Resolved: t.PerSolved.Resolved, Failed: t.PerSolved.Failed, Excluded: t.PerSolved.Excluded}
+	for _, g := range diag.Groups {
+		d.Groups = append(d.Groups, htmlreport.Group(g))
+	}
+	ends := map[string]int{}
+	for _, r := range diag.Runs {
+		ends[string(r.End.Reason)]++
+		if r.Occupancy.Window > 0 {
+			d.Peaks = append(d.Peaks, r.Occupancy.PeakShare)
+		}
+	}
+	for k, n := range ends {
+		d.Ends = append(d.Ends, htmlreport.Count{Label: k, N: n})
+	}
+	slices.SortFunc(d.Ends, func(a, b htmlreport.Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Label, b.Label)) })
+	for _, r := range diag.RentByTool {
+		d.Rent = append(d.Rent, htmlreport.ToolRent(r))
+	}
+
+	short := map[string]string{}
+	for _, p := range sim.Policies {
+		short[p.Spec] = p.Short
+		d.Policies = append(d.Policies, htmlreport.Policy{Spec: p.Spec, Short: p.Short})
+	}
+	d.Boundary = append(d.Boundary, survivalOf("logged", diag.ReadingBoundary))
+	byPolicy := map[string][]diagnose.BoundaryRun{}
+	byRun := map[string][]int{}
+	for i := range sim.Results {
+		r := &sim.Results[i]
+		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+		byRun[r.RunID] = append(byRun[r.RunID], i)
+	}
+	for _, p := range sim.Policies {
+		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
+	}
+	var acc strings.Builder
+	writeAccuracyLine(&acc, sim.Accuracy)
+	d.Accuracy = strings.TrimSpace(acc.String())
+	byFamily := simulate.Aggregate(sim.Results, simulate.AggOptions{Group: func(r *simulate.Row) string { return orDash(r.Family) }})
+	for _, a := range slices.Concat(sim.Comparison, byFamily) {
+		c, cc := a.CostRatio()
+		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
+			Ratio: a.RatioMedian, RatioLo: a.RatioLo, RatioHi: a.RatioHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
+			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvocationTokens: a.ReinvocationTok,
+			Priced: a.Priced, CostRatio: c, CachedRatio: cc, CostUSD: a.CostUSD, CostCachedUSD: a.CostCachedUSD})
+	}
+	d.Recommendations = []htmlreport.Recommendation{}
+	for _, r := range recs {
+		d.Recommendations = append(d.Recommendations, htmlreport.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
+			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
+			SavedRuns: r.SavedRuns, Why: r.Why})
+	}
+
+	cands := make([]htmlreport.Candidate, len(diag.Runs))
+	for i, r := range diag.Runs {
+		cands[i] = htmlreport.Candidate{RunID: r.RunID, PeakShare: r.Occupancy.PeakShare, PeakTokens: r.Occupancy.PeakTokens, Known: r.Occupancy.Window > 0}
+	}
+	picks, rule := htmlreport.SampleRuns(cands, o.SampleTop, o.SampleN)
+	d.SampleRule = rule
+	ids := make([]string, len(picks))
+	for i, p := range picks {
+		ids[i] = diag.Runs[p.Index].RunID
+	}
+	prompts, err := reportSimPrompts(ctx, st, ids)
+	if err != nil {
+		return nil, err
+	}
+	pols, err := simulatePolicies(&SimulateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range picks {
+		r := &diag.Runs[p.Index]
+		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], prompts[r.RunID], pols)
+		if err != nil {
+			return nil, err
+		}
+		d.Sample = append(d.Sample, rd)
+	}
+	return d, nil
+}
+
+func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
+	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored, Found: b.Found, Turn: b.Turn}
+	for _, p := range b.Curve {
+		s.Curve = append(s.Curve, htmlreport.KMPoint(p))
+	}
+	return s
+}
+
+// reportSimPrompts reads the sampled runs' prompts per policy and call:
+//
+//	SELECT run_id, policy, call, prompt_tokens FROM sim_calls WHERE run_id IN (…) ORDER BY run_id, policy, call
+func reportSimPrompts(ctx context.Context, st *store.Store, ids []string) (map[string]map[string][]int64, error) {
+	out := map[string]map[string][]int64{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	q := "SELECT run_id, policy, call, prompt_tokens FROM " + schema.TableSimCalls + " WHERE run_id IN (?" + strings.Repeat(", ?", len(ids)-1) + ") ORDER BY run_id, policy, call"
+	rows, err := st.DB().QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read sim_calls: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run, pol string
+		var call, prompt int64
+		if err := rows.Scan(&run, &pol, &call, &prompt); err != nil {
+			return nil, fmt.Errorf("read sim_calls: %w", err)
+		}
+		m := out[run]
+		if m == nil {
+			m = map[string][]int64{}
+			out[run] = m
+		}
+		for int64(len(m[pol])) < call {
+			m[pol] = append(m[pol], 0) // calls are dense; never taken
+		}
+		m[pol] = append(m[pol], prompt)
+	}
+	return out, rows.Err()
+}
+
+// reportRunDetail is one sampled run: its diag_calls, sim_runs rows (rows
+// indexes sim.Results), sim_calls prompts and tool outputs with what each
+// policy did to them.
+func reportRunDetail(ctx context.Context, st *store.Store, r *diagnoseRunOut, why string, sim simulateJSON, rows []int,
+	prompts map[string][]int64, pols []simulate.Policy) (htmlreport.RunDetail, error) {
+	occ := r.Occupancy
+	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
+		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
+		EndWhy: r.End.Why, Why: why}
+	for _, c := range diagnoseCallRows(r) {
+		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
+	}
+	short := map[string]string{}
+	for _, p := range sim.Policies {
+		short[p.Spec] = p.Short
+	}
+	for _, i := range rows {
+		x := &sim.Results[i]
+		rd.Policies = append(rd.Policies, htmlreport.RunPolicy{Policy: short[x.Policy], Status: string(x.Status), OverflowCall: x.OverflowCall,
+			FirstActivation: x.FirstActivation, TokenRatio: x.TokenRatio(), PeakTokens: x.PeakTokens, Reinvocations: x.Reinvocations,
+			PlaceholdersMax: x.PlaceholdersMax, CharsRemoved: x.CharsRemovedShare(), Prompts: prompts[x.Policy]})
+	}
+	outs, acts, err := reportOutputs(ctx, st, r.RunID, pols)
+	if err != nil {
+		return rd, err
+	}
+	for i := range outs {
+		outs[i].Actions = make([]htmlreport.Action, len(sim.Policies))
+		for j, p := range sim.Policies {
+			outs[i].Actions[j] = acts[p.Spec][i]
+		}
+	}
+	rd.Outputs = outs
+	return rd, nil
+}
+
+// reportOutputs lists a run's tool outputs (tool_result events, seq order)
+// and, per policy spec, what the policy first did to each: the run is
+// replayed as trajmine simulate replays it (same trace, calibration factor,
+// own window) with each policy wrapped in a watcher that notes, after every
+// call's rendering, the outputs no longer in full.
+func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, error) {
+	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
+	if err != nil || len(rs) != 1 {
+		return nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
+	}
+	run := rs[0]
+	events, err := st.Events(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	usage, err := st.Usage(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	ops, err := st.ContextOps(ctx, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	targets := map[string]string{}
+	var outs []htmlreport.ToolOutput
+	for _, e := range events {
+		switch e.Kind {
+		case schema.KindToolCall:
+			if e.CallID != "" {
+				targets[e.CallID] = e.Target
+			}
+		case schema.KindToolResult:
+			target := e.Target
+			if target == "" {
+				target = targets[e.CallID]
+			}
+			outs = append(outs, htmlreport.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: e.ToolName, Key: e.ToolKey, Target: target,
+				EstTokens: e.EstTokens, Chars: e.Chars, Preview: snippet(e.Text, htmlreport.PreviewChars)})
+		}
+	}
+	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	// tool outputs by trace item
+	item := map[int32]int{}
+	bySeq := map[int64]int{}
+	for i, o := range outs {
+		bySeq[o.Seq] = i
+	}
+	for i, it := range tr.Items {
+		if it.Kind == simulate.ItemToolResult {
+			if k, ok := bySeq[it.Seq]; ok {
+				item[int32(i)] = k
+			}
+		}
+	}
+	acts := map[string][]htmlreport.Action{}
+	var rp simulate.Replayer
+	for _, p := range pols {
+		fresh, err := simulate.Fresh(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		w := &reportWatch{Policy: fresh, items: item, acts: make([]htmlreport.Action, len(outs))}
+		opt := simulate.Options{Window: win}
+		if win == 0 {
+			opt.Window = -1
+		}
+		rp.Replay(tr, w, opt)
+		acts[p.Name()] = w.acts
+	}
+	return outs, acts, nil
+}
+
+// reportTrace builds a run's trace as simulateCompute does (its calibration
+// factor, the actions classifier) and returns the window it replays at
+// (the run's own).
+func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
+	cl, err := actions.New(nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	classify := func(harness, tool, args string) string {
+		c, _ := cl.Classify(harness, tool, args)
+		return c.String()
+	}
+	f := 0.0
+	if c, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator); err == nil && c != nil && c.Factor > 0 {
+		f = c.Factor
+	}
+	end := diagnose.Run(run, events, usage, ops, 0).End
+	tr := simulate.NewTrace(run, events, usage, ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
+	return tr, tr.Window, nil
+}
+
+// reportWatch wraps a policy and notes, per tool output, the first call at
+// which the output's rendering is not full, and how.
+type reportWatch struct {
+	simulate.Policy
+	items map[int32]int // trace item → output index
+	acts  []htmlreport.Action
+}
+
+func (w *reportWatch) Before(t int, s *simulate.Sim) {
+	w.Policy.Before(t, s)
+	w.look(t, s)
+}
+
+// OnOverflow forwards to the policy's handler; a policy without one leaves
+// the prompt as it is, as the engine does.
+func (w *reportWatch) OnOverflow(t int, s *simulate.Sim) {
+	if h, ok := w.Policy.(simulate.OverflowHandler); ok {
+		h.OnOverflow(t, s)
+		w.look(t, s)
+	}
+}
+
+func (w *reportWatch) look(t int, s *simulate.Sim) {
+	for i, k := range w.items {
+		if w.acts[k].Mode != "" || !s.Admitted(i) {
+			continue
+		}
+		if m := s.Mode(i); m != simulate.Full {
+			w.acts[k] = htmlreport.Action{Mode: m.String(), Call: t}
+		}
+	}
 }

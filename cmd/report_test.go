@@ -1,0 +1,286 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/trajmine/trajmine/htmlreport/browsertest"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+func TestReportDemoWithoutLocalLogs(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "demo.duckdb")
+	html := filepath.Join(dir, "demo.html")
+	stdout, stderr, code := run(t, d, "report", "--demo-sessions", "12", "-o", html)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"reporting on a demo corpus", "imported ", "Database holds 12 runs.", "claude-code", "codex-cli", "openai-messages", "RUN  "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report output lacks %q:\n%s", want, stdout)
+		}
+	}
+	lines := strings.Split(strings.TrimRight(stdout, "\n"), "\n")
+	if last := lines[len(lines)-1]; !strings.HasSuffix(last, " "+html) {
+		t.Errorf("the last line is %q, want the report's path %s", last, html)
+	}
+	if st, err := os.Stat(html); err != nil || st.Size() < 1<<20 {
+		t.Errorf("report file: %v", err)
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "r.duckdb")
+	html := filepath.Join(dir, "r.html")
+	stdout, stderr, code := run(t, d, "report", "--json", "-o", html, fixtureDir)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var got struct {
+		Source  string `json:"source"`
+		Ingest  struct{ Files, Rejects int }
+		Formats []struct {
+			Format string `json:"source_format"`
+			Runs   int    `json:"runs"`
+		}
+		Runs []struct {
+			RunID string `json:"run_id"`
+		}
+		HTML string `json:"html_report"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("report --json is not JSON: %v\n%s", err, stdout)
+	}
+	if got.Ingest.Files != 2 || got.Ingest.Rejects != 1 || len(got.Runs) != 3 || len(got.Formats) != 1 || got.Formats[0].Runs != 3 || got.HTML != html {
+		t.Errorf("report --json = %+v", got)
+	}
+	if _, err := os.Stat(html); err != nil {
+		t.Error(err)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(stderr), html) {
+		t.Errorf("stderr does not end with the report's path: %q", stderr)
+	}
+}
+
+func TestReportFlags(t *testing.T) {
+	var got *ReportOptions
+	c := NewReportCmd(testDeps(t, nil), func(o *ReportOptions) error { got = o; return nil })
+	c.SetArgs([]string{"-o", "x.html", "--sample-top", "3", "--sample", "5", "a"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Output != "x.html" || got.SampleTop != 3 || got.SampleN != 5 || len(got.Inputs) != 1 {
+		t.Errorf("options = %+v", got)
+	}
+	d := testDeps(t, nil)
+	for _, args := range [][]string{{"report", "-o", ""}, {"report", "--sample", "-1"}} {
+		if _, stderr, code := run(t, d, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
+
+// Hostile text as logs may hold it.
+const (
+	xssScript = `<script>alert(1)</script>`
+	xssImg    = `</script><img src=x onerror=alert(1)>`
+	xssURL    = `javascript:alert(1)`
+)
+
+// writeHostileCorpus writes an openai-messages JSONL of n runs whose run
+// ids, model names, tool names, arguments and outputs carry hostile text,
+// with a small window so that runs overflow and policies act.
+func writeHostileCorpus(t *testing.T, dir string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for k := range n {
+		id := fmt.Sprintf("%s-%d", []string{xssScript, xssImg, "run-" + xssURL}[k%3], k)
+		model := []string{"gpt-4o" + xssImg, "gpt-4o-mini", "claude-sonnet-4-" + xssScript}[k%3]
+		msgs := []map[string]any{
+			{"role": "system", "content": "You are an agent. " + xssScript},
+			{"role": "user", "content": "Fix the bug described at " + xssURL + " " + xssImg},
+		}
+		for c := range 6 + 2*k {
+			call := fmt.Sprintf("call_%d_%d", k, c)
+			tool := []string{"read_file", "bash", "grep", xssScript}[c%4]
+			msgs = append(msgs, map[string]any{"role": "assistant", "content": "step " + xssImg, "tool_calls": []map[string]any{
+				{"id": call, "type": "function", "function": map[string]any{"name": tool, "arguments": fmt.Sprintf(`{"path": "src/%s.go", "url": %q}`, xssImg, xssURL)}}}})
+			out := strings.Repeat(fmt.Sprintf("line %d %s <a href=%q>x</a> %s\n", c, xssScript, xssURL, xssImg), 20+10*c)
+			msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": call, "content": out})
+		}
+		msgs = append(msgs, map[string]any{"role": "assistant", "content": "done " + xssScript})
+		line, err := json.Marshal(map[string]any{"run_id": id, "model": model, "window_tokens": 12000, "messages": msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	p := filepath.Join(dir, "hostile.jsonl")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReportHostileHTML runs the whole report on logs full of hostile text
+// and checks the page: statically (no markup from log text, every string
+// escaped) and in headless Chromium (no dialog, console error or request;
+// every chart drawn; the strings shown as text), with a screenshot of each
+// section in testdata/report-shots (ignored by git).
+func TestReportHostileHTML(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "x.duckdb")
+	corpus := writeHostileCorpus(t, dir, 9)
+	html := filepath.Join(dir, "report.html")
+	stdout, stderr, code := run(t, d, "report", "-o", html, "--sample-top", "2", "--sample", "3", corpus)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	outside := page[:strings.Index(page, `<script type="application/json"`)]
+	for _, bad := range []string{xssScript, xssImg, "<img", `href="javascript:`, "onerror=alert(1)>"} {
+		if strings.Contains(outside, bad) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	if n := strings.Count(strings.ToLower(page), "</script"); n != 4 {
+		t.Errorf("%d </script> tags, want 4: log text closed a script", n)
+	}
+	for _, want := range []string{"&lt;script&gt;alert(1)&lt;/script&gt;", `\u003cscript\u003ealert(1)\u003c/script\u003e`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks the escaped form %q", want)
+		}
+	}
+	// the CLI's verdict line is the page's
+	verdict := regexp.MustCompile(`Verdict \(trajmine diagnose has the tables\): (.*)\n`).FindStringSubmatch(stdout)
+	if verdict == nil || !strings.Contains(page, htmlEscape(verdict[1])) {
+		t.Errorf("the page does not hold the CLI's verdict %q", verdict)
+	}
+	// and the CLI's token ratios
+	for _, m := range regexp.MustCompile(`\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]`).FindAllString(stdout, -1) {
+		if !strings.Contains(page, m) {
+			t.Errorf("the page lacks the CLI's token ratio %s", m)
+		}
+	}
+	if strings.Contains(page, "Recommendations: not computed") {
+		t.Error("recommendations missing")
+	}
+
+	browsertest.Chromium(t)
+	shots := filepath.Join("testdata", "report-shots")
+	r := browsertest.Load(t, html, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r4", "r0"}})
+	browsertest.Check(t, html, r, 0)
+	if r.Images != 0 {
+		t.Errorf("%d <img> elements: injected markup", r.Images)
+	}
+	for _, want := range []string{xssScript, xssImg, xssURL} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the page does not show %q as text", want)
+		}
+	}
+	if len(r.Sections) < 9 {
+		t.Errorf("screenshots of %d sections", len(r.Sections))
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// TestReportReplayMatchesSimCalls: the drill-down's per-output actions come
+// from a second replay of the run (reportTrace, wrapped policies); its
+// prompts must equal what trajmine simulate stored in sim_calls.
+func TestReportReplayMatchesSimCalls(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "x.duckdb")
+	corpus := writeHostileCorpus(t, dir, 4)
+	if _, stderr, code := run(t, d, "report", "-o", filepath.Join(dir, "r.html"), corpus); code != 0 {
+		t.Fatal(stderr)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{Path: d.DB, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil || len(runs) != 4 {
+		t.Fatalf("runs: %v, %d", err, len(runs))
+	}
+	pols, err := simulatePolicies(&SimulateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.RunID
+	}
+	stored, err := reportSimPrompts(ctx, st, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acted := 0
+	for _, run := range runs {
+		ev, _ := st.Events(ctx, run.RunID)
+		us, _ := st.Usage(ctx, run.RunID)
+		ops, _ := st.ContextOps(ctx, run.RunID)
+		tr, win, err := reportTrace(ctx, st, run, ev, us, ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rp simulate.Replayer
+		for _, p := range pols {
+			fresh, _ := simulate.Fresh(p)
+			w := &reportWatch{Policy: fresh, items: map[int32]int{}, acts: nil}
+			var calls []simulate.CallResult
+			opt := simulate.Options{Window: win, Calls: &calls}
+			if win == 0 {
+				opt.Window = -1
+			}
+			rp.Replay(tr, w, opt)
+			want := stored[run.RunID][p.Name()]
+			if len(calls) != len(want) {
+				t.Errorf("%s %s: %d calls replayed, sim_calls has %d", run.RunID, p.Name(), len(calls), len(want))
+				continue
+			}
+			for i, c := range calls {
+				if c.PromptTokens != want[i] {
+					t.Errorf("%s %s call %d: prompt %d, sim_calls %d", run.RunID, p.Name(), i, c.PromptTokens, want[i])
+					break
+				}
+			}
+		}
+		_, acts, err := reportOutputs(ctx, st, run.RunID, pols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range acts {
+			for _, x := range a {
+				if x.Mode != "" {
+					acted++
+				}
+			}
+		}
+	}
+	if acted == 0 {
+		t.Error("no policy changed any output: the drill-down shows nothing")
+	}
+}
