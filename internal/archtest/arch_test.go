@@ -19,28 +19,31 @@ const mod = "github.com/trajmine/trajmine/"
 
 // allowed lists, per package, the trajmine packages its non-test files may import.
 var allowed = map[string][]string{
-	"schema":            {},
-	"actions":           {"schema"},
-	"ingest":            {"schema"},
-	"diagnose":          {"schema"},
-	"synth":             {"schema"},
-	"mining":            {"schema"},
-	"eventlog":          {"schema"},
-	"behavior":          {"schema", "counterfactual", "diagnose"},
-	"recommend":         {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining"},
-	"internal/store":    {"schema", "ingest"},
-	"internal/testutil": {},
-	"internal/stats":    {},
-	"counterfactual":    {"schema"},
-	"simulate":          {"schema", "diagnose", "counterfactual", "internal/stats"},
-	"cmd":               {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend"},
-	"cmd/trajmine":      {"cmd"},
+	"schema":                 {},
+	"actions":                {"schema"},
+	"ingest":                 {"schema"},
+	"diagnose":               {"schema"},
+	"synth":                  {"schema"},
+	"mining":                 {"schema"},
+	"eventlog":               {"schema"},
+	"behavior":               {"schema", "counterfactual", "diagnose"},
+	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining"},
+	"htmlreport":             {},
+	"htmlreport/browsertest": {},
+	"internal/store":         {"schema", "ingest"},
+	"internal/testutil":      {},
+	"internal/stats":         {},
+	"counterfactual":         {"schema"},
+	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport"},
+	"cmd/trajmine":           {"cmd"},
 }
 
 // exclusive third-party imports: only the named package may import them.
 var exclusive = map[string]string{
 	"github.com/duckdb/duckdb-go/v2": "internal/store",
 	"github.com/spf13/cobra":         "cmd",
+	"github.com/chromedp/chromedp":   "htmlreport/browsertest",
 }
 
 func TestImportDirection(t *testing.T) {
