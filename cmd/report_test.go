@@ -9,9 +9,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/htmlreport/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -282,5 +285,84 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 	}
 	if acted == 0 {
 		t.Error("no policy changed any output: the drill-down shows nothing")
+	}
+}
+
+// BenchmarkReport times trajmine report's stages on an ingested database
+// ($TRAJMINE_BENCH_DB; e.g. trajmine synth -n 10000 DIR, then trajmine
+// ingest DIR): diagnose (and saving diag_*), simulate (19 policies, sim_*
+// written), recommend, the HTML data (sample, sim_calls, watched replays)
+// and the page. It reports each stage's seconds, the page's size and the
+// process's peak RSS (VmHWM). Skipped without the variable;
+// $TRAJMINE_BENCH_HTML keeps the page.
+//
+//	TRAJMINE_BENCH_DB=/tmp/b10k.duckdb go test ./cmd -run '^$' -bench Report -benchtime 1x
+func BenchmarkReport(b *testing.B) {
+	db := os.Getenv("TRAJMINE_BENCH_DB")
+	if db == "" {
+		b.Skip("set TRAJMINE_BENCH_DB to an ingested database")
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{Path: db})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	html := os.Getenv("TRAJMINE_BENCH_HTML") // where to keep the page
+	if html == "" {
+		html = filepath.Join(b.TempDir(), "report.html")
+	}
+	o := &ReportOptions{SampleTop: 10, SampleN: 30, source: "benchmark"}
+	for b.Loop() {
+		stage := func(name string, f func() error) {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+			b.ReportMetric(time.Since(t0).Seconds(), name+"-s")
+		}
+		var diag diagnoseJSON
+		var sim simulateJSON
+		var recs []recommend.Result
+		var data *htmlreport.Data
+		stage("diagnose", func() (err error) {
+			if diag, err = diagnoseCompute(ctx, st, &DiagnoseOptions{By: "model"}); err != nil {
+				return err
+			}
+			return diagnoseSave(ctx, st, diag)
+		})
+		stage("simulate", func() error {
+			simO := &SimulateOptions{Calls: true, windows: []int64{-1}, shards: 1}
+			pols, err := simulatePolicies(simO)
+			if err != nil {
+				return err
+			}
+			sim, err = simulateCompute(ctx, st, simO, pols)
+			return err
+		})
+		stage("recommend", func() (err error) {
+			recs, err = recommendCompute(ctx, st, &RecommendOptions{HoldoutEvery: 4, MaxReinv: 2})
+			return err
+		})
+		stage("html-data", func() (err error) {
+			data, err = reportData(ctx, st, o, totalsByFormat(runs), diag, sim, recs)
+			return err
+		})
+		stage("html-write", func() error { return writeReportHTML(html, data) })
+	}
+	if fi, err := os.Stat(html); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "page-MB")
+	}
+	b.ReportMetric(float64(len(runs)), "runs")
+	if s, err := os.ReadFile("/proc/self/status"); err == nil {
+		if m := regexp.MustCompile(`VmHWM:\s+(\d+) kB`).FindSubmatch(s); m != nil {
+			var kb float64
+			fmt.Sscan(string(m[1]), &kb)
+			b.ReportMetric(kb/1024, "peak-RSS-MB")
+		}
 	}
 }
