@@ -7,6 +7,16 @@ import (
 	"strings"
 )
 
+// digits is the number of decimal digits of n ≥ 0.
+func digits(n int64) int {
+	d := 1
+	for n >= 10 {
+		n /= 10
+		d++
+	}
+	return d
+}
+
 // ceilDiv4 is the chars/4 token estimate of a placeholder text of n characters.
 func ceilDiv4(n int) int32 { return int32((n + 3) / 4) }
 
@@ -283,8 +293,9 @@ func (p *mask) placeholder(s *Sim, i int32) (int32, int32) {
 		const txt = "<MASKED>"
 		return ceilDiv4(len(txt)), int32(len(txt))
 	}
-	txt := "Old environment output: (" + strconv.Itoa(int(s.Tr.Items[i].Lines)) + " lines omitted)"
-	return ceilDiv4(len(txt)), int32(len(txt))
+	// "Old environment output: ({lines} lines omitted)", measured without building it
+	n := len("Old environment output: ( lines omitted)") + digits(int64(s.Tr.Items[i].Lines))
+	return ceilDiv4(n), int32(n)
 }
 
 func (p *mask) Before(t int, s *Sim) {
