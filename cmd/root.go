@@ -127,6 +127,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewSimulateCmd(d, nil),
 		NewPoliciesCmd(d, nil),
 		NewRecommendCmd(d, nil),
+		NewMineCmd(d, nil),
 	)
 	return root
 }
