@@ -284,3 +284,16 @@ func TestCheckMarkupCatches(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserFile checks any generated report in headless Chromium, e.g.
+// the benchmark's page on 10,000 runs, and logs how long it took to open
+// (load, parse, every chart initialised): set $TRAJMINE_REPORT_FILE.
+func TestBrowserFile(t *testing.T) {
+	file := os.Getenv("TRAJMINE_REPORT_FILE")
+	if file == "" {
+		t.Skip("set TRAJMINE_REPORT_FILE to a report to check")
+	}
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}})
+	browsertest.Check(t, file, r, 0)
+	t.Logf("%d charts; opened (navigation to every chart initialised) in %v", len(r.Charts), r.Opened)
+}

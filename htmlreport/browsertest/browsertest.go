@@ -68,6 +68,9 @@ type Result struct {
 	Text     string // document.body.innerText
 	Images   int    // <img> elements in the document
 	Scripts  int    // <script> elements in the document
+	// Opened is the time from navigation until the page's script had
+	// initialised every chart (data-ready set).
+	Opened time.Duration
 }
 
 // Options configures Load.
@@ -166,12 +169,14 @@ func Load(t testing.TB, file string, o *Options) *Result {
 			}
 		}
 	}()
+	t0 := time.Now()
 	if err := chromedp.Do(tctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")), waitAttr("html", "data-ready")); err != nil {
 		mu.Lock()
 		errs := strings.Join(res.Errors, "\n")
 		mu.Unlock()
 		t.Fatalf("load %s: %v\nbrowser errors:\n%s", url, err, errs)
 	}
+	res.Opened = time.Since(t0)
 	// let ECharts paint (it draws on the next animation frames)
 	if err := chromedp.Do(tctx, chromedp.Sleep(500*time.Millisecond)); err != nil {
 		t.Fatal(err)
