@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/trajmine/trajmine/internal/testutil"
+)
+
+// TestMineGolden mines a planted synth corpus (one model family per
+// manage_context profile) and the DTOC fixtures.
+func TestMineGolden(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "mine.duckdb")
+	corpus := filepath.Join(dir, "corpus")
+	if _, stderr, code := run(t, d, "synth", "-n", "24", "--seed", "3", "--formats", "openai-messages", "--profiles", "selective,shallow,never,thrasher", corpus); code != 0 {
+		t.Fatalf("synth: %s", stderr)
+	}
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", corpus); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	for _, s := range []struct {
+		name string
+		args []string
+	}{
+		{"mine", []string{"mine", "--top", "5"}},
+		{"mine-compare-tool", []string{"mine", "--activity", "tool", "--compare", "dtoc,no-dtoc", "--top", "3"}},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, d, s.args...)
+			if code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			testutil.Golden(t, stdout, filepath.Join("testdata", s.name+".stdout"))
+		})
+	}
+	t.Run("labels", func(t *testing.T) {
+		stdout, _, _ := run(t, d, "mine", "--json")
+		var out mineJSON
+		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, g := range out.Behaviour {
+			got[g.Key] = string(g.Class.Label)
+		}
+		for _, p := range []string{"selective", "shallow", "never", "thrasher"} {
+			if got["synth-"+p] != p {
+				t.Errorf("family synth-%s labelled %q", p, got["synth-"+p])
+			}
+		}
+	})
+	t.Run("exports", func(t *testing.T) {
+		for _, kind := range []string{"xes", "ocel", "dot"} {
+			f := filepath.Join(dir, "log."+kind)
+			if _, stderr, code := run(t, d, "mine", "--export", kind+":"+f); code != 0 {
+				t.Fatalf("export %s: %s", kind, stderr)
+			}
+			b, err := os.ReadFile(f)
+			if err != nil || len(b) == 0 {
+				t.Fatalf("export %s: %v, %d bytes", kind, err, len(b))
+			}
+			want := map[string]string{"xes": "<log xes.version=", "ocel": `"objectTypes"`, "dot": "digraph dfg"}[kind]
+			if !strings.Contains(string(b[:min(len(b), 4096)]), want) {
+				t.Errorf("export %s does not start like one: %q", kind, b[:min(len(b), 200)])
+			}
+		}
+	})
+	for _, bad := range [][]string{{"mine", "--activity", "x"}, {"mine", "--compare", "resolved"}, {"mine", "--compare", "a,b"}, {"mine", "--export", "pdf:x"}} {
+		if _, _, code := run(t, d, bad...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
