@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -45,17 +47,28 @@ type logRows struct {
 	tool, callID, toolKey, target, args []string
 }
 
+// grow makes room for n more rows, doubling the capacity (slices.Grow
+// grows large slices by only 1.25×, which copied gigabytes here).
 func (r *logRows) grow(n int) {
-	r.run = slices.Grow(r.run, n)
-	r.seq = slices.Grow(r.seq, n)
-	r.ts = slices.Grow(r.ts, n)
-	r.tokens = slices.Grow(r.tokens, n)
-	r.kind = slices.Grow(r.kind, n)
-	r.tool = slices.Grow(r.tool, n)
-	r.callID = slices.Grow(r.callID, n)
-	r.toolKey = slices.Grow(r.toolKey, n)
-	r.target = slices.Grow(r.target, n)
-	r.args = slices.Grow(r.args, n)
+	r.run = grow(r.run, n)
+	r.seq = grow(r.seq, n)
+	r.ts = grow(r.ts, n)
+	r.tokens = grow(r.tokens, n)
+	r.kind = grow(r.kind, n)
+	r.tool = grow(r.tool, n)
+	r.callID = grow(r.callID, n)
+	r.toolKey = grow(r.toolKey, n)
+	r.target = grow(r.target, n)
+	r.args = grow(r.args, n)
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	out := make([]T, len(s), max(2*cap(s), len(s)+n, 4096))
+	copy(out, s)
+	return out
 }
 
 // runIndex maps run ids to their index, remembering the last hit (the rows
@@ -78,20 +91,32 @@ func (x *runIndex) lookup(id string) int32 {
 	return i
 }
 
-// kindOf maps the kinds EventLog reads to their constants without
-// allocating.
-func kindOf(s string) schema.EventKind {
-	switch s {
-	case "tool_call":
-		return schema.KindToolCall
-	case "tool_result":
-		return schema.KindToolResult
-	case "compaction":
-		return schema.KindCompaction
-	case "context_op":
+// logKinds are the event kinds EventLog reads, by the code the events
+// query gives them.
+var logKinds = [...]schema.EventKind{schema.KindToolCall, schema.KindToolResult, schema.KindCompaction, schema.KindContextOp}
+
+func kindOf(code int64) schema.EventKind {
+	if code < 0 || code >= int64(len(logKinds)) {
 		return schema.KindContextOp
 	}
-	return schema.EventKind(strings.Clone(s))
+	return logKinds[code]
+}
+
+// idHashes turns the 64-bit hashes of ids into 8-byte strings, carved from
+// shared blocks (no allocation per row).
+type idHashes struct{ block []byte }
+
+func (h *idHashes) str(v uint64, valid bool) string {
+	if !valid {
+		return ""
+	}
+	if len(h.block) < 8 {
+		h.block = make([]byte, 64<<10)
+	}
+	b := h.block[:8:8]
+	binary.LittleEndian.PutUint64(b, v)
+	h.block = h.block[8:]
+	return unsafe.String(&b[0], 8)
 }
 
 // rowReader runs the events query and appends its rows to out. The strings
@@ -103,28 +128,36 @@ var sqlReader rowReader = readSQL
 // EventLog streams what process mining needs of every selected run, in
 // run_id order, to fn: the run (run_id, harness, model, model_family,
 // source_format, resolved, started_at), its events of kinds tool_call,
-// tool_result, compaction and context_op (seq order; seq, ts, kind,
-// tool_name, call_id, est_tokens, and tool_key for results when the
-// selection has disable/enable ops, target and args when asked), and its
-// context_ops rows (seq, op, tool_key, tokens_before, tokens_after). fn must
-// not keep the slices or the events' strings: they are reused or freed
-// after it returns.
+// tool_result, compaction and context_op in seq order, and its context_ops
+// rows (seq, op, tool_key, tokens_before, tokens_after). Of each event it
+// reads seq, ts, kind, est_tokens and call_id; tool_name (and target and
+// args when asked) of tool calls only; tool_key of tool results only, and
+// only when the selection has disable or enable ops (their tokens are the
+// hidden outputs'). CallID and ToolKey (of events and ops) are not the
+// logged ids but 8-byte strings holding DuckDB's 64-bit hash() of them:
+// equal ids give equal strings, which is all matching needs, and moving 8
+// bytes costs DuckDB much less than moving the ids. fn must not keep the
+// slices or the events' strings: they are reused or freed after it returns.
 //
 // The queries (filters, when set, add run_id IN (SELECT run_id FROM runs
 // WHERE model_family IN (…) AND …)):
 //
 //	SELECT run_id, harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
-//	SELECT run_id, seq, op, tool_key, tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
-//	SELECT run_id, seq, epoch_us(ts), kind, tool_name, call_id, tool_key|'', target|'', args|'', est_tokens
+//	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
+//	SELECT run_id, seq, epoch_us(ts), est_tokens, <kind as 0..3>, hash(call_id), hash(tool_key) | NULL,
+//	       tool_name, target | NULL, args | NULL    -- of tool calls, else NULL
 //	  FROM events WHERE starts_with(kind, 'tool_') OR starts_with(kind, 'co')
 //
-// The events query has no ORDER BY: sorting a million rows by run_id and
-// seq costs DuckDB more than everything else together (≈ 1.2 s of 2 cores
-// on the benchmark's 2 M rows), and kind IN (…) filters several times slower
-// than the prefix tests. Rows are grouped by run in memory (a stable
-// counting sort by run index) and sorted by seq within a run only when out
-// of order. So EventLog holds the selected rows at once: about 100 bytes a
-// row plus the strings.
+// What the measurements (BENCHMARKS.md) chose: the events query has no
+// ORDER BY, because sorting two million rows by run_id and seq costs DuckDB
+// more than everything else together; rows are grouped by run in memory (a
+// stable counting sort by run index) and sorted by seq within a run only
+// when out of order. kind IN (…) filters several times slower than the
+// prefix tests. DuckDB materialises the whole result before the first row,
+// and each string column costs it about as much as all the integer columns
+// together, so kinds travel as codes, ids as hashes, and strings only where
+// needed. EventLog so holds the selected rows at once (about 100 bytes a
+// row plus the strings).
 func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
 	read := sqlReader
 	switch o.Reader {
@@ -158,14 +191,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		return err
 	}
 	// 3. events
-	col := func(name string, on bool) string {
-		if on {
-			return name
-		}
-		return "''"
-	}
-	q := `SELECT run_id, seq, epoch_us(ts), kind, tool_name, call_id, ` + col("tool_key", hasKeyOps) + `, ` + col("target", o.Targets) + `, ` + col("args", o.Args) + `, est_tokens
-FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co'))` + andWhere(where)
+	q := eventsQuery(o, where, hasKeyOps)
 	var rows logRows
 	release, err := read(ctx, s, q, args, idx, &rows)
 	if release != nil {
@@ -220,6 +246,26 @@ FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co'))` + and
 		}
 	}
 	return nil
+}
+
+// eventsQuery returns the events query (see EventLog) for o, the run filter
+// where and whether the selection has disable/enable ops.
+func eventsQuery(o EventLogOptions, where string, hasKeyOps bool) string {
+	callOnly := func(name string, on bool) string {
+		if on {
+			return "CASE WHEN kind = 'tool_call' THEN " + name + " END"
+		}
+		return "NULL::VARCHAR"
+	}
+	keys := "NULL::UBIGINT"
+	if hasKeyOps {
+		keys = "CASE WHEN kind = 'tool_result' AND tool_key <> '' THEN hash(tool_key) END"
+	}
+	return `SELECT run_id, seq, epoch_us(ts), est_tokens,
+  (CASE kind WHEN 'tool_call' THEN 0 WHEN 'tool_result' THEN 1 WHEN 'compaction' THEN 2 ELSE 3 END)::TINYINT,
+  CASE WHEN call_id <> '' THEN hash(call_id) END, ` + keys + `,
+  ` + callOnly("tool_name", true) + `, ` + callOnly("target", o.Targets) + `, ` + callOnly("args", o.Args) + `
+FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co'))` + andWhere(where)
 }
 
 func cmpInt64(a, b int64) int {
@@ -300,7 +346,7 @@ func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema
 // reports whether any is a disable or enable (whose tokens need the tool
 // outputs' keys).
 func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIndex) ([][]schema.ContextOp, bool, error) {
-	q := "SELECT run_id, seq, op, tool_key, tokens_before, tokens_after FROM context_ops"
+	q := "SELECT run_id, seq, op, CASE WHEN tool_key <> '' THEN hash(tool_key) END, tokens_before, tokens_after FROM context_ops"
 	if where != "" {
 		q += " WHERE " + where
 	}
@@ -311,15 +357,16 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 	defer rows.Close()
 	out := make([][]schema.ContextOp, len(idx.ids))
 	keys := false
+	var h idHashes
 	for rows.Next() {
 		var o schema.ContextOp
 		var op string
-		var key sql.NullString
+		var key sql.Null[uint64]
 		var before, after sql.NullInt64
 		if err := rows.Scan(&o.RunID, &o.Seq, &op, &key, &before, &after); err != nil {
 			return nil, false, fmt.Errorf("event log context_ops: %w", err)
 		}
-		o.Op, o.ToolKey = schema.OpKind(op), key.String
+		o.Op, o.ToolKey = schema.OpKind(op), h.str(key.V, key.Valid)
 		keys = keys || o.Op == schema.OpDisable || o.Op == schema.OpEnable
 		if before.Valid {
 			o.TokensBefore = &before.Int64
@@ -345,12 +392,15 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex,
 	}
 	defer rows.Close()
 	tools := map[string]string{}
-	var runID, kind, tool, callID, key, target, argv string
-	var seq, tok int64
+	var h idHashes
+	var runID string
+	var seq, tok, kind int64
 	var ts sql.NullInt64
+	var call, key sql.Null[uint64]
+	var tool, target, argv sql.NullString
 	n := 0
 	for rows.Next() {
-		if err := rows.Scan(&runID, &seq, &ts, &kind, &tool, &callID, &key, &target, &argv, &tok); err != nil {
+		if err := rows.Scan(&runID, &seq, &ts, &tok, &kind, &call, &key, &tool, &target, &argv); err != nil {
 			return nil, err
 		}
 		n++
@@ -363,21 +413,23 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex,
 		if ri < 0 {
 			continue // a run added since the runs query
 		}
-		if t, ok := tools[tool]; ok {
-			tool = t
+		out.grow(1)
+		name := tool.String
+		if t, ok := tools[name]; ok {
+			name = t
 		} else {
-			tools[tool] = tool
+			tools[name] = name
 		}
 		out.run = append(out.run, ri)
 		out.seq = append(out.seq, seq)
 		out.ts = append(out.ts, ts.Int64)
 		out.tokens = append(out.tokens, tok)
 		out.kind = append(out.kind, kindOf(kind))
-		out.tool = append(out.tool, tool)
-		out.callID = append(out.callID, callID)
-		out.toolKey = append(out.toolKey, key)
-		out.target = append(out.target, target)
-		out.args = append(out.args, argv)
+		out.tool = append(out.tool, name)
+		out.callID = append(out.callID, h.str(call.V, call.Valid))
+		out.toolKey = append(out.toolKey, h.str(key.V, key.Valid))
+		out.target = append(out.target, target.String)
+		out.args = append(out.args, argv.String)
 	}
 	return nil, rows.Err()
 }

@@ -18,6 +18,8 @@ import (
 // kept until release.
 var arrowReader rowReader = readArrow
 
+// stringColumn is a VARCHAR column (*array.String; *array.StringView or
+// *array.LargeString under other Arrow settings). Value is "" at NULLs.
 type stringColumn interface {
 	Value(int) string
 	IsNull(int) bool
@@ -29,6 +31,7 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 		return nil, err
 	}
 	var kept []arrow.RecordBatch
+	var h idHashes
 	release := func() {
 		for _, r := range kept {
 			r.Release()
@@ -52,7 +55,7 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 		defer rr.Release()
 		for rr.Next() {
 			rec := rr.RecordBatch()
-			if err := appendBatch(rec, idx, out); err != nil {
+			if err := appendBatch(rec, idx, &h, out); err != nil {
 				return err
 			}
 			rec.Retain()
@@ -66,35 +69,30 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 	return release, err
 }
 
-// appendBatch appends one batch of (run_id, seq, ts_us, kind, tool_name,
-// call_id, tool_key, target, args, est_tokens).
-func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
+// appendBatch appends one batch of (run_id, seq, ts_us, est_tokens, kind
+// code, call_id hash, tool_key hash, tool_name, target, args).
+func appendBatch(rec arrow.RecordBatch, idx *runIndex, h *idHashes, out *logRows) error {
 	if rec.NumCols() != 10 {
 		return fmt.Errorf("events batch has %d columns, want 10", rec.NumCols())
 	}
-	var strs [10]stringColumn
-	var ints [10]*array.Int64
-	for c := range 10 {
-		switch col := rec.Column(c).(type) {
-		case stringColumn:
-			strs[c] = col
-		case *array.Int64:
-			ints[c] = col
-		}
-	}
-	for _, c := range []int{0, 3, 4, 5, 6, 7, 8} {
-		if strs[c] == nil {
-			return fmt.Errorf("events column %d: got %s, want a string", c, rec.Column(c).DataType())
-		}
-	}
-	for _, c := range []int{1, 2, 9} {
-		if ints[c] == nil {
-			return fmt.Errorf("events column %d: got %s, want int64", c, rec.Column(c).DataType())
+	col := rec.Column
+	runIDs, ok0 := col(0).(stringColumn)
+	seqs, ok1 := col(1).(*array.Int64)
+	tss, ok2 := col(2).(*array.Int64)
+	toks, ok3 := col(3).(*array.Int64)
+	kinds, ok4 := col(4).(*array.Int8)
+	calls, ok5 := col(5).(*array.Uint64)
+	keys, ok6 := col(6).(*array.Uint64)
+	tools, ok7 := col(7).(stringColumn)
+	targets, ok8 := col(8).(stringColumn)
+	argv, ok9 := col(9).(stringColumn)
+	for i, ok := range []bool{ok0, ok1, ok2, ok3, ok4, ok5, ok6, ok7, ok8, ok9} {
+		if !ok {
+			return fmt.Errorf("events column %d has type %s", i, col(i).DataType())
 		}
 	}
 	n := int(rec.NumRows())
 	out.grow(n)
-	runIDs, seqs, tss, kinds, tools, calls, keys, targets, argv, toks := strs[0], ints[1], ints[2], strs[3], strs[4], strs[5], strs[6], strs[7], strs[8], ints[9]
 	for i := range n {
 		ri := idx.lookup(runIDs.Value(i))
 		if ri < 0 {
@@ -108,10 +106,10 @@ func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
 		out.seq = append(out.seq, seqs.Value(i))
 		out.ts = append(out.ts, ts)
 		out.tokens = append(out.tokens, toks.Value(i))
-		out.kind = append(out.kind, kindOf(kinds.Value(i)))
+		out.kind = append(out.kind, kindOf(int64(kinds.Value(i))))
+		out.callID = append(out.callID, h.str(calls.Value(i), !calls.IsNull(i)))
+		out.toolKey = append(out.toolKey, h.str(keys.Value(i), !keys.IsNull(i)))
 		out.tool = append(out.tool, tools.Value(i))
-		out.callID = append(out.callID, calls.Value(i))
-		out.toolKey = append(out.toolKey, keys.Value(i))
 		out.target = append(out.target, targets.Value(i))
 		out.args = append(out.args, argv.Value(i))
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -337,3 +338,155 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 	}
 	return acts, nil
 }
+
+// BenchmarkMine1M times process discovery on a million activities read from
+// DuckDB (mineBenchDB: 23,400 runs, ≈ 1.0 M tool calls and context-op
+// groups, 2.0 M event rows read): EventLog into a mining.Builder, then the
+// DFG, the variants, the heuristics net (defaults) and the token-replay
+// fitness of every case against that net. Sub-benchmarks: reader (arrow
+// with -tags duckdb_arrow, sql) × activity mode (tool-target without a
+// classifier; class with the actions classifier, memoised per distinct
+// arguments), and the baselines: DuckDB computing the same DFG (tool
+// names, context ops, count, mean and median time per edge) in SQL with
+// lag/lead window functions, and a plain count per run of the same rows.
+// Run each in its own process so that peak RSS (VmHWM) is its own:
+//
+//	go test -tags duckdb_arrow ./internal/store -run '^$' -bench 'Mine1M/arrow/tool-target$' -benchtime 3x
+//	go test ./internal/store -run '^$' -bench 'Mine1M/sql/tool-target$' -benchtime 3x
+//	go test ./internal/store -run '^$' -bench 'Mine1M/baseline-sql-dfg$' -benchtime 3x
+//
+// The first call builds the database (≈ 2.5 min) in $TRAJMINE_BENCH_DIR
+// (default the temporary directory) and keeps it for the next ones.
+func BenchmarkMine1M(b *testing.B) {
+	ctx := context.Background()
+	path := mineBenchDB(b)
+	st, err := store.Open(ctx, store.Config{Path: path, ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	class := classifier(b)
+	for _, reader := range store.EventLogReaders() {
+		for _, mode := range []struct {
+			name string
+			o    store.EventLogOptions
+			mo   *mining.Options
+		}{
+			{"tool-target", store.EventLogOptions{Targets: true}, &mining.Options{Mode: mining.ModeToolTarget}},
+			{"class", store.EventLogOptions{Args: true}, &mining.Options{Mode: mining.ModeClass, Class: class}},
+		} {
+			b.Run(reader+"/"+mode.name, func(b *testing.B) {
+				mode.o.Reader = reader
+				var read, mine time.Duration
+				var events, cases, variants int
+				var fit float64
+				c0 := cpuTime()
+				for b.Loop() {
+					t0 := time.Now()
+					l := storeLog(b, st, mode.o, mode.mo)
+					t1 := time.Now()
+					mining.NewDFG(l)
+					vs := mining.Variants(l)
+					h := mining.NewHeuristics(l, nil)
+					c := mining.Conform(l, h.Model())
+					read += t1.Sub(t0)
+					mine += time.Since(t1)
+					events, cases, variants, fit = l.Events(), len(l.Cases), len(vs), c.Fitness
+				}
+				b.ReportMetric(float64(events), "events")
+				b.ReportMetric(float64(cases), "cases")
+				b.ReportMetric(float64(variants), "variants")
+				b.ReportMetric(fit, "fitness")
+				b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(read.Seconds()/float64(b.N), "read-s/op")
+				b.ReportMetric(mine.Seconds()/float64(b.N), "mine-s/op")
+				b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+			})
+		}
+	}
+	b.Run("baseline-sql-dfg", func(b *testing.B) {
+		var edges, steps int64
+		c0 := cpuTime()
+		for b.Loop() {
+			edges, steps = 0, 0
+			rows, err := st.DB().QueryContext(ctx, baselineDFGSQL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rows.Next() {
+				var from, to string
+				var n int64
+				var mean, median *float64
+				if err := rows.Scan(&from, &to, &n, &mean, &median); err != nil {
+					b.Fatal(err)
+				}
+				edges++
+				steps += n
+			}
+			if err := rows.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(edges), "edges")
+		b.ReportMetric(float64(steps), "steps")
+		b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+	})
+	b.Run("baseline-count", func(b *testing.B) {
+		var n int64
+		c0 := cpuTime()
+		for b.Loop() {
+			n = 0
+			rows, err := st.DB().QueryContext(ctx, `SELECT run_id, count(*) FROM events WHERE starts_with(kind, 'tool_') OR starts_with(kind, 'co') GROUP BY run_id`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rows.Next() {
+				var id string
+				var c int64
+				if err := rows.Scan(&id, &c); err != nil {
+					b.Fatal(err)
+				}
+				n += c
+			}
+			if err := rows.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric(float64(n), "rows")
+		b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+	})
+}
+
+// cpuTime is the process's user + system CPU time so far: on a busy machine
+// a steadier figure than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// baselineDFGSQL is the directly-follows graph in DuckDB SQL, in tool mode:
+// tool calls (those not carrying context ops) and context-op groups per
+// (run, seq, op), ordered by seq, with ▶/■ edges, count, mean and median
+// seconds between timestamped steps.
+const baselineDFGSQL = `WITH ops AS (
+  SELECT DISTINCT run_id, seq, op FROM context_ops
+), acts AS (
+  SELECT e.run_id, e.seq, 0 AS sub, e.ts, e.tool_name AS act FROM events e
+  WHERE e.kind = 'tool_call' AND NOT EXISTS (SELECT 1 FROM ops o WHERE o.run_id = e.run_id AND o.seq = e.seq)
+  UNION ALL
+  SELECT run_id, seq, 1, NULL, CASE WHEN op IN ('disable', 'enable') THEN 'context.' || op ELSE op END FROM ops
+), steps AS (
+  SELECT run_id, act,
+    lag(act, 1, '▶') OVER w AS prv,
+    lead(act) OVER w IS NULL AS last,
+    epoch_us(ts) - epoch_us(lag(ts) OVER w) AS dt
+  FROM acts WINDOW w AS (PARTITION BY run_id ORDER BY seq, sub)
+)
+SELECT prv, act, count(*), avg(dt) / 1e6, median(dt) / 1e6 FROM steps GROUP BY prv, act
+UNION ALL
+SELECT act, '■', count(*), NULL, NULL FROM steps WHERE last GROUP BY act`
