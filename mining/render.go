@@ -49,7 +49,8 @@ func (d *DFG) WriteText(w io.Writer) error {
 
 // WriteVariants writes the first top variants (all when top <= 0), one line
 // each with rank, count, share, cumulative share, an example case and the
-// activities, and a last line counting the variants left out.
+// activities ("(no events)" for cases without any), and a last line
+// counting the variants left out.
 //
 //	variants: 4 cases, 3 variants
 //	#1 count=2 share=0.500 cumulative=0.500 example=c1: a, b, c
@@ -69,7 +70,11 @@ func WriteVariants(w io.Writer, vs []Variant, top int) error {
 		for k, a := range v.Activities {
 			names[k] = quoteName(a)
 		}
-		fmt.Fprintf(bw, "#%d count=%d share=%s cumulative=%s example=%s: %s\n", i+1, v.Count, num(v.Share, 3), num(v.Cumulative, 3), quoteName(v.Example), strings.Join(names, ", "))
+		seq := strings.Join(names, ", ")
+		if seq == "" {
+			seq = "(no events)"
+		}
+		fmt.Fprintf(bw, "#%d count=%d share=%s cumulative=%s example=%s: %s\n", i+1, v.Count, num(v.Share, 3), num(v.Cumulative, 3), quoteName(v.Example), seq)
 	}
 	if n < len(vs) {
 		left := 0
