@@ -39,12 +39,39 @@ func EventLogReaders() []string {
 	return []string{"sql"}
 }
 
-// logRows is the events query's result, column by column.
+// logRows is the events query's result, column by column. All but target
+// and args are free of pointers (nothing for the garbage collector to scan
+// or guard with write barriers); target and args are kept only when asked.
 type logRows struct {
-	run                                 []int32 // index into the runs
-	seq, ts, tokens                     []int64 // ts: µs since the epoch, 0 = NULL
-	kind                                []schema.EventKind
-	tool, callID, toolKey, target, args []string
+	run             []int32 // index into the runs
+	seq, ts, tokens []int64 // ts: µs since the epoch, 0 = NULL
+	kind            []int8  // index into logKinds
+	tool            []uint16
+	callID, toolKey []uint64 // hash(id); 0 = none
+	target, args    []string
+	withTarget      bool
+	withArgs        bool
+	tools           []string // tool names by index; tools[0] = ""
+	toolIdx         map[string]uint16
+}
+
+func newLogRows(target, args bool) *logRows {
+	return &logRows{withTarget: target, withArgs: args, tools: []string{""}, toolIdx: map[string]uint16{"": 0}}
+}
+
+// toolID interns a tool name (cloned when new: s may point into a batch).
+func (r *logRows) toolID(s string) uint16 {
+	if id, ok := r.toolIdx[s]; ok {
+		return id
+	}
+	if len(r.tools) >= 1<<16 {
+		return 0 // more than 65,535 tool names: the rest go unnamed
+	}
+	s = strings.Clone(s)
+	id := uint16(len(r.tools))
+	r.tools = append(r.tools, s)
+	r.toolIdx[s] = id
+	return id
 }
 
 // grow makes room for n more rows, doubling the capacity (slices.Grow
@@ -58,8 +85,30 @@ func (r *logRows) grow(n int) {
 	r.tool = grow(r.tool, n)
 	r.callID = grow(r.callID, n)
 	r.toolKey = grow(r.toolKey, n)
-	r.target = grow(r.target, n)
-	r.args = grow(r.args, n)
+	if r.withTarget {
+		r.target = grow(r.target, n)
+	}
+	if r.withArgs {
+		r.args = grow(r.args, n)
+	}
+}
+
+// add appends one row; target and args are dropped unless kept.
+func (r *logRows) add(run int32, seq, ts, tokens int64, kind int8, tool uint16, call, key uint64, target, args string) {
+	r.run = append(r.run, run)
+	r.seq = append(r.seq, seq)
+	r.ts = append(r.ts, ts)
+	r.tokens = append(r.tokens, tokens)
+	r.kind = append(r.kind, kind)
+	r.tool = append(r.tool, tool)
+	r.callID = append(r.callID, call)
+	r.toolKey = append(r.toolKey, key)
+	if r.withTarget {
+		r.target = append(r.target, target)
+	}
+	if r.withArgs {
+		r.args = append(r.args, args)
+	}
 }
 
 func grow[T any](s []T, n int) []T {
@@ -71,23 +120,33 @@ func grow[T any](s []T, n int) []T {
 	return out
 }
 
-// runIndex maps run ids to their index, remembering the last hit (the rows
-// of one run are usually contiguous).
+// runIndex maps run ids, and DuckDB's 64-bit hash() of them, to their
+// index, remembering the last hit (the rows of one run are usually
+// contiguous).
 type runIndex struct {
-	ids  map[string]int32
-	last string
-	idx  int32
+	ids    map[string]int32
+	hashes map[uint64]int32
+	last   uint64
+	idx    int32
 }
 
 func (x *runIndex) lookup(id string) int32 {
-	if id == x.last && x.idx >= 0 {
+	i, ok := x.ids[id]
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+func (x *runIndex) lookupHash(h uint64) int32 {
+	if h == x.last && x.idx >= 0 {
 		return x.idx
 	}
-	i, ok := x.ids[id]
+	i, ok := x.hashes[h]
 	if !ok {
 		i = -1
 	}
-	x.last, x.idx = strings.Clone(id), i
+	x.last, x.idx = h, i
 	return i
 }
 
@@ -95,28 +154,38 @@ func (x *runIndex) lookup(id string) int32 {
 // query gives them.
 var logKinds = [...]schema.EventKind{schema.KindToolCall, schema.KindToolResult, schema.KindCompaction, schema.KindContextOp}
 
-func kindOf(code int64) schema.EventKind {
+func kindCode(code int64) int8 {
 	if code < 0 || code >= int64(len(logKinds)) {
-		return schema.KindContextOp
+		return int8(len(logKinds) - 1)
 	}
-	return logKinds[code]
+	return int8(code)
 }
 
-// idHashes turns the 64-bit hashes of ids into 8-byte strings, carved from
-// shared blocks (no allocation per row).
+// idHashes turns the 64-bit hashes of ids into 8-byte strings carved from
+// one block, which reset makes reusable (no allocation per row).
 type idHashes struct{ block []byte }
 
-func (h *idHashes) str(v uint64, valid bool) string {
-	if !valid {
+func (h *idHashes) reset(n int) {
+	if cap(h.block) < 8*n {
+		h.block = make([]byte, 0, 8*n)
+	}
+	h.block = h.block[:0]
+}
+
+// str returns the 8 bytes of v as a string ("" for 0, no id). The block
+// must have room (reset with enough rows): strings already handed out point
+// into it.
+func (h *idHashes) str(v uint64) string {
+	if v == 0 {
 		return ""
 	}
-	if len(h.block) < 8 {
-		h.block = make([]byte, 64<<10)
+	n := len(h.block)
+	if cap(h.block)-n < 8 {
+		h.block = make([]byte, 0, 64<<10) // only when reset was given too few rows
+		n = 0
 	}
-	b := h.block[:8:8]
-	binary.LittleEndian.PutUint64(b, v)
-	h.block = h.block[8:]
-	return unsafe.String(&b[0], 8)
+	h.block = binary.LittleEndian.AppendUint64(h.block, v)
+	return unsafe.String(&h.block[n], 8)
 }
 
 // rowReader runs the events query and appends its rows to out. The strings
@@ -177,13 +246,17 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	where, args := eventLogWhere(o)
 
 	// 1. runs
-	runs, err := s.logRuns(ctx, where, args)
+	runs, hashes, err := s.logRuns(ctx, where, args)
 	if err != nil {
 		return err
 	}
-	idx := &runIndex{ids: make(map[string]int32, len(runs)), idx: -1}
+	idx := &runIndex{ids: make(map[string]int32, len(runs)), hashes: make(map[uint64]int32, len(runs)), idx: -1}
 	for i := range runs {
 		idx.ids[runs[i].RunID] = int32(i)
+		if _, dup := idx.hashes[hashes[i]]; dup {
+			return fmt.Errorf("event log: two run ids share the 64-bit hash %#x (one in %.0e for this many runs)", hashes[i], float64(len(runs))*float64(len(runs))/0x1p65)
+		}
+		idx.hashes[hashes[i]] = int32(i)
 	}
 	// 2. context ops, grouped by run
 	ops, hasKeyOps, err := s.logOps(ctx, where, args, idx)
@@ -192,8 +265,8 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	}
 	// 3. events
 	q := eventsQuery(o, where, hasKeyOps)
-	var rows logRows
-	release, err := read(ctx, s, q, args, idx, &rows)
+	rows := newLogRows(o.Targets, o.Args)
+	release, err := read(ctx, s, q, args, idx, rows)
 	if release != nil {
 		defer release()
 	}
@@ -217,6 +290,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	}
 	tsBuf := make([]time.Time, 0, 256)
 	var evs []schema.Event
+	var ids idHashes
 	for ri := range runs {
 		if ri&255 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -232,9 +306,16 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		if cap(tsBuf) < len(part) {
 			tsBuf = make([]time.Time, 0, len(part))
 		}
+		ids.reset(2 * len(part))
 		for _, i := range part {
-			e := schema.Event{RunID: runs[ri].RunID, Seq: rows.seq[i], Kind: rows.kind[i], ToolName: rows.tool[i], CallID: rows.callID[i],
-				ToolKey: rows.toolKey[i], Target: rows.target[i], Args: rows.args[i], EstTokens: rows.tokens[i]}
+			e := schema.Event{RunID: runs[ri].RunID, Seq: rows.seq[i], Kind: logKinds[rows.kind[i]], ToolName: rows.tools[rows.tool[i]],
+				CallID: ids.str(rows.callID[i]), ToolKey: ids.str(rows.toolKey[i]), EstTokens: rows.tokens[i]}
+			if rows.withTarget {
+				e.Target = rows.target[i]
+			}
+			if rows.withArgs {
+				e.Args = rows.args[i]
+			}
 			if us := rows.ts[i]; us != 0 {
 				tsBuf = append(tsBuf, time.UnixMicro(us).UTC())
 				e.TS = &tsBuf[len(tsBuf)-1]
@@ -261,7 +342,7 @@ func eventsQuery(o EventLogOptions, where string, hasKeyOps bool) string {
 	if hasKeyOps {
 		keys = "CASE WHEN kind = 'tool_result' AND tool_key <> '' THEN hash(tool_key) END"
 	}
-	return `SELECT run_id, seq, epoch_us(ts), est_tokens,
+	return `SELECT hash(run_id), seq, epoch_us(ts), est_tokens,
   (CASE kind WHEN 'tool_call' THEN 0 WHEN 'tool_result' THEN 1 WHEN 'compaction' THEN 2 ELSE 3 END)::TINYINT,
   CASE WHEN call_id <> '' THEN hash(call_id) END, ` + keys + `,
   ` + callOnly("tool_name", true) + `, ` + callOnly("target", o.Targets) + `, ` + callOnly("args", o.Args) + `
@@ -308,23 +389,25 @@ func andWhere(where string) string {
 	return " AND " + where
 }
 
-func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema.Run, error) {
-	q := "SELECT run_id, harness, model, model_family, source_format, resolved, started_at FROM runs"
+func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema.Run, []uint64, error) {
+	q := "SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs"
 	if where != "" {
 		q += " WHERE " + where
 	}
 	rows, err := s.db.QueryContext(ctx, q+" ORDER BY run_id", args...)
 	if err != nil {
-		return nil, fmt.Errorf("event log runs: %w", err)
+		return nil, nil, fmt.Errorf("event log runs: %w", err)
 	}
 	defer rows.Close()
 	var out []schema.Run
+	var hashes []uint64
 	for rows.Next() {
 		var r schema.Run
+		var h uint64
 		var resolved sql.NullBool
 		var start sql.NullTime
-		if err := rows.Scan(&r.RunID, &r.Harness, &r.Model, &r.ModelFamily, &r.SourceFormat, &resolved, &start); err != nil {
-			return nil, fmt.Errorf("event log runs: %w", err)
+		if err := rows.Scan(&r.RunID, &h, &r.Harness, &r.Model, &r.ModelFamily, &r.SourceFormat, &resolved, &start); err != nil {
+			return nil, nil, fmt.Errorf("event log runs: %w", err)
 		}
 		if resolved.Valid {
 			v := resolved.Bool
@@ -335,11 +418,12 @@ func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema
 			r.StartedAt = &t
 		}
 		out = append(out, r)
+		hashes = append(hashes, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("event log runs: %w", err)
+		return nil, nil, fmt.Errorf("event log runs: %w", err)
 	}
-	return out, nil
+	return out, hashes, nil
 }
 
 // logOps reads the selected runs' context ops, grouped by run index, and
@@ -357,7 +441,7 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 	defer rows.Close()
 	out := make([][]schema.ContextOp, len(idx.ids))
 	keys := false
-	var h idHashes
+	var h idHashes // never reset: the keys live until EventLog returns
 	for rows.Next() {
 		var o schema.ContextOp
 		var op string
@@ -366,7 +450,10 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 		if err := rows.Scan(&o.RunID, &o.Seq, &op, &key, &before, &after); err != nil {
 			return nil, false, fmt.Errorf("event log context_ops: %w", err)
 		}
-		o.Op, o.ToolKey = schema.OpKind(op), h.str(key.V, key.Valid)
+		o.Op = schema.OpKind(op)
+		if key.Valid {
+			o.ToolKey = h.str(key.V)
+		}
 		keys = keys || o.Op == schema.OpDisable || o.Op == schema.OpEnable
 		if before.Valid {
 			o.TokensBefore = &before.Int64
@@ -391,9 +478,7 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex,
 		return nil, err
 	}
 	defer rows.Close()
-	tools := map[string]string{}
-	var h idHashes
-	var runID string
+	var runID uint64
 	var seq, tok, kind int64
 	var ts sql.NullInt64
 	var call, key sql.Null[uint64]
@@ -409,27 +494,12 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex,
 				return nil, err
 			}
 		}
-		ri := idx.lookup(runID)
+		ri := idx.lookupHash(runID)
 		if ri < 0 {
 			continue // a run added since the runs query
 		}
 		out.grow(1)
-		name := tool.String
-		if t, ok := tools[name]; ok {
-			name = t
-		} else {
-			tools[name] = name
-		}
-		out.run = append(out.run, ri)
-		out.seq = append(out.seq, seq)
-		out.ts = append(out.ts, ts.Int64)
-		out.tokens = append(out.tokens, tok)
-		out.kind = append(out.kind, kindOf(kind))
-		out.tool = append(out.tool, name)
-		out.callID = append(out.callID, h.str(call.V, call.Valid))
-		out.toolKey = append(out.toolKey, h.str(key.V, key.Valid))
-		out.target = append(out.target, target.String)
-		out.args = append(out.args, argv.String)
+		out.add(ri, seq, ts.Int64, tok, kindCode(kind), out.toolID(tool.String), call.V, key.V, target.String, argv.String)
 	}
 	return nil, rows.Err()
 }

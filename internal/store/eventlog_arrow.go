@@ -31,7 +31,6 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 		return nil, err
 	}
 	var kept []arrow.RecordBatch
-	var h idHashes
 	release := func() {
 		for _, r := range kept {
 			r.Release()
@@ -53,30 +52,59 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 			return err
 		}
 		defer rr.Release()
-		for rr.Next() {
-			rec := rr.RecordBatch()
-			if err := appendBatch(rec, idx, &h, out); err != nil {
-				return err
+		// One goroutine fetches and converts batches (C), the caller's
+		// appends them: the two overlap on two cores.
+		batches := make(chan arrow.RecordBatch, 4)
+		stop := make(chan struct{})
+		fetched := make(chan error, 1)
+		go func() {
+			defer close(batches)
+			for rr.Next() {
+				rec := rr.RecordBatch()
+				rec.Retain()
+				select {
+				case batches <- rec:
+				case <-stop:
+					rec.Release()
+					fetched <- nil
+					return
+				}
 			}
-			rec.Retain()
-			kept = append(kept, rec)
-			if err := ctx.Err(); err != nil {
-				return err
+			fetched <- rr.Err()
+		}()
+		var aerr error
+		for rec := range batches {
+			if aerr == nil {
+				aerr = appendBatch(rec, idx, out)
+				if aerr == nil {
+					aerr = ctx.Err()
+				}
+				if aerr != nil {
+					close(stop)
+				}
+			}
+			if aerr == nil && (out.withTarget || out.withArgs) {
+				kept = append(kept, rec) // target and args point into it
+			} else {
+				rec.Release()
 			}
 		}
-		return rr.Err()
+		if ferr := <-fetched; aerr == nil {
+			aerr = ferr
+		}
+		return aerr
 	})
 	return release, err
 }
 
-// appendBatch appends one batch of (run_id, seq, ts_us, est_tokens, kind
+// appendBatch appends one batch of (run_id hash, seq, ts_us, est_tokens, kind
 // code, call_id hash, tool_key hash, tool_name, target, args).
-func appendBatch(rec arrow.RecordBatch, idx *runIndex, h *idHashes, out *logRows) error {
+func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
 	if rec.NumCols() != 10 {
 		return fmt.Errorf("events batch has %d columns, want 10", rec.NumCols())
 	}
 	col := rec.Column
-	runIDs, ok0 := col(0).(stringColumn)
+	runIDs, ok0 := col(0).(*array.Uint64)
 	seqs, ok1 := col(1).(*array.Int64)
 	tss, ok2 := col(2).(*array.Int64)
 	toks, ok3 := col(3).(*array.Int64)
@@ -94,7 +122,7 @@ func appendBatch(rec arrow.RecordBatch, idx *runIndex, h *idHashes, out *logRows
 	n := int(rec.NumRows())
 	out.grow(n)
 	for i := range n {
-		ri := idx.lookup(runIDs.Value(i))
+		ri := idx.lookupHash(runIDs.Value(i))
 		if ri < 0 {
 			continue
 		}
@@ -102,16 +130,21 @@ func appendBatch(rec arrow.RecordBatch, idx *runIndex, h *idHashes, out *logRows
 		if !tss.IsNull(i) {
 			ts = tss.Value(i)
 		}
-		out.run = append(out.run, ri)
-		out.seq = append(out.seq, seqs.Value(i))
-		out.ts = append(out.ts, ts)
-		out.tokens = append(out.tokens, toks.Value(i))
-		out.kind = append(out.kind, kindOf(int64(kinds.Value(i))))
-		out.callID = append(out.callID, h.str(calls.Value(i), !calls.IsNull(i)))
-		out.toolKey = append(out.toolKey, h.str(keys.Value(i), !keys.IsNull(i)))
-		out.tool = append(out.tool, tools.Value(i))
-		out.target = append(out.target, targets.Value(i))
-		out.args = append(out.args, argv.Value(i))
+		var call, key uint64
+		if !calls.IsNull(i) {
+			call = calls.Value(i)
+		}
+		if !keys.IsNull(i) {
+			key = keys.Value(i)
+		}
+		var target, arg string
+		if out.withTarget {
+			target = targets.Value(i)
+		}
+		if out.withArgs {
+			arg = argv.Value(i)
+		}
+		out.add(ri, seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), out.toolID(tools.Value(i)), call, key, target, arg)
 	}
 	return nil
 }
