@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/trajmine/trajmine/schema"
@@ -29,10 +31,17 @@ type ScanOptions struct {
 	Formats []string
 }
 
-// Scan streams every selected run, in run_id order, to fn: one ordered pass
-// over each of runs, events, usage and context_ops (four cursors merged by
-// run_id), so memory holds one run at a time whatever the corpus size, and
-// the cost is four queries instead of three per run. fn must not keep the
+// Scan streams every selected run with its events, usage and ops to fn, in
+// storage order: the order the runs were imported, which is fixed for a
+// database, so a scan is deterministic. Each of events, usage and
+// context_ops is read in one pass in that order, without sorting (a sort
+// would hold every event's text at once); a run is handed over as soon as
+// all its rows have arrived (their counts are read first, cheaply), its
+// events sorted by seq, usage by turn, ops by seq, op, tool_key. Runs are
+// stored contiguously by the importer, so memory holds about one run at a
+// time whatever the corpus size; rows that arrive out of order are held
+// until their run is complete, so the result never depends on it. Runs
+// without events come last, in run_id order. fn must not keep the
 // *RunData: its slices are reused for the next run. A non-nil error from fn
 // stops the scan and is returned.
 func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error) error {
@@ -41,63 +50,152 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {
 		return fmt.Errorf("scan: shard %d out of range 0..%d", o.Shard, o.Shards-1)
 	}
-	sel, args := scanSelect(o)
-	filter := func(q string) string {
-		return strings.Replace(q, "%SEL%", sel, 1)
+	where, args := "", []any(nil)
+	if o.Shards > 1 || len(o.Formats) > 0 {
+		var sel string
+		sel, args = scanSelect(o)
+		where = " WHERE run_id IN (" + sel + ")"
 	}
 	text := "text"
 	if o.NoText {
 		text = "''"
 	}
 
-	runRows, err := s.db.QueryContext(ctx, filter(`SELECT `+runColumns+` FROM runs WHERE run_id IN (%SEL%) ORDER BY run_id`), args...)
+	// the runs and how many rows of each table each has
+	runs := map[string]*scanRunState{}
+	var order []string
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`+where+` ORDER BY run_id`, args...)
 	if err != nil {
 		return fmt.Errorf("scan runs: %w", err)
 	}
-	defer runRows.Close()
-	evRows, err := s.db.QueryContext(ctx, filter(`SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, `+text+`
-FROM events WHERE run_id IN (%SEL%) ORDER BY run_id, seq`), args...)
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		runs[r.RunID] = &scanRunState{run: r}
+		order = append(order, r.RunID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("scan runs: %w", err)
+	}
+	for ti, table := range []string{"events", "usage", "context_ops"} {
+		rows, err := s.db.QueryContext(ctx, `SELECT run_id, count(*) FROM `+table+where+` GROUP BY run_id`, args...)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", table, err)
+		}
+		for rows.Next() {
+			var id string
+			var n int
+			if err := rows.Scan(&id, &n); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan %s: %w", table, err)
+			}
+			if st := runs[id]; st != nil {
+				st.want[ti] = n
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("scan %s: %w", table, err)
+		}
+	}
+
+	evRows, err := s.db.QueryContext(ctx, `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, `+text+`
+FROM events`+where, args...)
 	if err != nil {
 		return fmt.Errorf("scan events: %w", err)
 	}
 	defer evRows.Close()
-	usRows, err := s.db.QueryContext(ctx, filter(`SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
-FROM usage WHERE run_id IN (%SEL%) ORDER BY run_id, turn`), args...)
+	usRows, err := s.db.QueryContext(ctx, `SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
+FROM usage`+where, args...)
 	if err != nil {
 		return fmt.Errorf("scan usage: %w", err)
 	}
 	defer usRows.Close()
-	opRows, err := s.db.QueryContext(ctx, filter(`SELECT run_id, seq, turn, op, tool_key, tokens_before, tokens_after, trigger, detail
-FROM context_ops WHERE run_id IN (%SEL%) ORDER BY run_id, seq, op, tool_key`), args...)
+	opRows, err := s.db.QueryContext(ctx, `SELECT run_id, seq, turn, op, tool_key, tokens_before, tokens_after, trigger, detail
+FROM context_ops`+where, args...)
 	if err != nil {
 		return fmt.Errorf("scan context_ops: %w", err)
 	}
 	defer opRows.Close()
 
-	ev := newCursor(evRows, scanEvent)
-	us := newCursor(usRows, scanUsage)
-	op := newCursor(opRows, scanOp)
 	var d RunData
-	for runRows.Next() {
-		r, err := scanRun(runRows)
+	emit := func(st *scanRunState) error {
+		// pull usage and ops until this run has all of its rows
+		for len(st.usage) < st.want[1] {
+			if !usRows.Next() {
+				return fmt.Errorf("scan usage: run %s: %d of %d rows (%v)", st.run.RunID, len(st.usage), st.want[1], usRows.Err())
+			}
+			id, u, err := scanUsage(usRows)
+			if err != nil {
+				return err
+			}
+			if r := runs[id]; r != nil {
+				r.usage = append(r.usage, u)
+			}
+		}
+		for len(st.ops) < st.want[2] {
+			if !opRows.Next() {
+				return fmt.Errorf("scan context_ops: run %s: %d of %d rows (%v)", st.run.RunID, len(st.ops), st.want[2], opRows.Err())
+			}
+			id, c, err := scanOp(opRows)
+			if err != nil {
+				return err
+			}
+			if r := runs[id]; r != nil {
+				r.ops = append(r.ops, c)
+			}
+		}
+		slices.SortStableFunc(st.events, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+		slices.SortStableFunc(st.usage, func(a, b schema.Usage) int { return cmp.Compare(a.Turn, b.Turn) })
+		slices.SortStableFunc(st.ops, func(a, b schema.ContextOp) int {
+			return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Op, b.Op), cmp.Compare(a.ToolKey, b.ToolKey))
+		})
+		d.Run, d.Events, d.Usage, d.Ops = st.run, st.events, st.usage, st.ops
+		st.done = true
+		st.events, st.usage, st.ops = nil, nil, nil
+		return fn(&d)
+	}
+	for evRows.Next() {
+		id, e, err := scanEvent(evRows)
 		if err != nil {
 			return err
 		}
-		d.Run = r
-		if d.Events, err = ev.take(r.RunID, d.Events[:0]); err != nil {
-			return err
+		st := runs[id]
+		if st == nil || st.done {
+			continue
 		}
-		if d.Usage, err = us.take(r.RunID, d.Usage[:0]); err != nil {
-			return err
-		}
-		if d.Ops, err = op.take(r.RunID, d.Ops[:0]); err != nil {
-			return err
-		}
-		if err := fn(&d); err != nil {
-			return err
+		st.events = append(st.events, e)
+		if len(st.events) == st.want[0] {
+			if err := emit(st); err != nil {
+				return err
+			}
 		}
 	}
-	return runRows.Err()
+	if err := evRows.Err(); err != nil {
+		return fmt.Errorf("scan events: %w", err)
+	}
+	for _, id := range order {
+		if st := runs[id]; !st.done {
+			if err := emit(st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scanRunState collects one run's rows during Scan.
+type scanRunState struct {
+	run    schema.Run
+	want   [3]int // rows expected in events, usage, context_ops
+	events []schema.Event
+	usage  []schema.Usage
+	ops    []schema.ContextOp
+	done   bool
 }
 
 func shardSelect(sel string, shard, shards int) string {
@@ -134,56 +232,6 @@ func ScanWhere(o ScanOptions) (string, []any) {
 	}
 	sel, args := scanSelect(o)
 	return "run_id IN (" + sel + ")", args
-}
-
-// cursor walks rows ordered by run_id, one record of look-ahead.
-type cursor[T any] struct {
-	rows    *sql.Rows
-	scan    func(*sql.Rows) (string, T, error)
-	peekID  string
-	peek    T
-	has     bool
-	started bool
-}
-
-func newCursor[T any](rows *sql.Rows, scan func(*sql.Rows) (string, T, error)) *cursor[T] {
-	return &cursor[T]{rows: rows, scan: scan}
-}
-
-func (c *cursor[T]) advance() error {
-	c.started = true
-	if !c.rows.Next() {
-		c.has = false
-		return c.rows.Err()
-	}
-	id, v, err := c.scan(c.rows)
-	if err != nil {
-		return err
-	}
-	c.peekID, c.peek, c.has = id, v, true
-	return nil
-}
-
-// take appends the records of runID to dst. Records of run ids that sort
-// before runID (none, since every cursor filters by the same runs) are skipped.
-func (c *cursor[T]) take(runID string, dst []T) ([]T, error) {
-	if !c.started {
-		if err := c.advance(); err != nil {
-			return dst, err
-		}
-	}
-	for c.has && c.peekID < runID {
-		if err := c.advance(); err != nil {
-			return dst, err
-		}
-	}
-	for c.has && c.peekID == runID {
-		dst = append(dst, c.peek)
-		if err := c.advance(); err != nil {
-			return dst, err
-		}
-	}
-	return dst, nil
 }
 
 const runColumns = "run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator"

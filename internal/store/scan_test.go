@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,10 +56,16 @@ func TestScanMatchesPerRunQueries(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("Scan differs from per-run queries (-want +got):\n%s", diff)
 	}
-	for i := 1; i < len(order); i++ {
-		if order[i-1] >= order[i] {
-			t.Fatalf("runs not in run_id order: %q then %q", order[i-1], order[i])
-		}
+	if len(order) != len(runs) {
+		t.Fatalf("scan handed over %d runs, want %d", len(order), len(runs))
+	}
+	// storage order is fixed: a second scan hands the runs over in the same order
+	var again []string
+	if err := st.Scan(ctx, store.ScanOptions{NoText: true}, func(d *store.RunData) error { again = append(again, d.Run.RunID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(order, again) {
+		t.Fatalf("scan order changed between scans:\n%v\n%v", order, again)
 	}
 
 	seen := map[string]int{}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -33,7 +34,15 @@ type Config struct {
 	Path     string // "" = in-memory
 	ReadOnly bool   // open an existing file read-only (no schema changes)
 	Conns    int    // max open connections; 0 = no limit (one per file being imported, plus one)
+	// MemoryLimit caps DuckDB's memory (its buffer pool caches every block
+	// a scan reads, up to 80 % of RAM by default): a DuckDB size such as
+	// "2GB". "" means DefaultMemoryLimit.
+	MemoryLimit string
 }
+
+// DefaultMemoryLimit is DuckDB's memory cap unless Config says otherwise:
+// scans stream, so a larger pool only caches blocks already read.
+const DefaultMemoryLimit = "2GB"
 
 // Open opens (creating if needed) the database and ensures its schema.
 func Open(ctx context.Context, c Config) (*Store, error) {
@@ -62,6 +71,18 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", c.Path, err)
+	}
+	limit := c.MemoryLimit
+	if limit == "" {
+		limit = DefaultMemoryLimit
+	}
+	if strings.ContainsAny(limit, "'\\;") {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: memory limit %q is not a size", c.Path, limit)
+	}
+	if _, err := db.ExecContext(ctx, "SET memory_limit = '"+limit+"'"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: memory limit %q: %w", c.Path, limit, err)
 	}
 	if !c.ReadOnly {
 		if err := s.EnsureSchema(ctx); err != nil {
