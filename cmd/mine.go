@@ -166,9 +166,22 @@ type mineGroupJSON struct {
 }
 
 func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
-	cl, err := actions.New(nil)
+	out, err := mineCompute(ctx, st, o)
 	if err != nil {
 		return err
+	}
+	if o.JSON {
+		return writeJSON(o.Out, out)
+	}
+	return writeMine(o.Out, out, o)
+}
+
+// mineCompute mines the store (see the command's help) and writes --export.
+func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON, error) {
+	var out mineJSON
+	cl, err := actions.New(nil)
+	if err != nil {
+		return out, err
 	}
 	var mu sync.Mutex
 	classify := func(harness, tool, args string) string {
@@ -179,7 +192,7 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 	}
 	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: classify})
 	if err != nil {
-		return err
+		return out, err
 	}
 	// one pass over the store: the event log, the behaviour profiles and
 	// which runs use manage_context
@@ -206,13 +219,13 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 		return b.AddRun(&d.Run, d.Events, d.Ops)
 	})
 	if err != nil {
-		return err
+		return out, err
 	}
 	log := b.Log()
 	if o.outcome != mining.OutcomeAny {
 		log = log.Filter(&mining.Filter{Outcome: o.outcome})
 	}
-	out := mineJSON{Activity: o.mode.String(), Cases: len(log.Cases), Events: log.Events()}
+	out = mineJSON{Activity: o.mode.String(), Cases: len(log.Cases), Events: log.Events()}
 	out.Variants = mining.Variants(log)
 	out.DFG = mining.NewDFG(log)
 	out.Heuristics = mining.NewHeuristics(log, nil)
@@ -220,12 +233,12 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 	if o.ModelFile != "" {
 		fh, err := os.Open(o.ModelFile)
 		if err != nil {
-			return fmt.Errorf("--model-file: %w", err)
+			return out, fmt.Errorf("--model-file: %w", err)
 		}
 		model, err = mining.ParseModel(o.ModelFile, fh)
 		fh.Close()
 		if err != nil {
-			return err
+			return out, err
 		}
 	}
 	out.Conformance = mining.Conform(log, model)
@@ -252,13 +265,10 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 	out.Behaviour = behavior.ByFamily(profiles, bo)
 	if o.Export != "" {
 		if err := mineExport(ctx, st, o, out.DFG, keep, classify); err != nil {
-			return err
+			return out, err
 		}
 	}
-	if o.JSON {
-		return writeJSON(o.Out, out)
-	}
-	return writeMine(o.Out, out, o)
+	return out, nil
 }
 
 // mineExport writes --export.

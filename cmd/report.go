@@ -19,6 +19,7 @@ import (
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
@@ -325,8 +326,47 @@ func writeReportHTML(path string, d *htmlreport.Data) error {
 //     diag_calls, its sim_runs rows, its sim_calls prompts, its tool
 //     outputs, and what each policy did to each output (the run replayed
 //     again by the same engine, watching the outputs' renderings).
+//
+// fillMined puts trajmine mine's process map (the directly-follows graph),
+// top 20 variants and behaviour profiles into the report.
+func fillMined(d *htmlreport.Data, m mineJSON) {
+	if m.DFG != nil && m.Cases > 0 {
+		pm := &htmlreport.ProcessMap{}
+		for _, n := range m.DFG.Nodes {
+			pm.Nodes = append(pm.Nodes, htmlreport.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
+		}
+		for _, e := range m.DFG.Edges {
+			pm.Edges = append(pm.Edges, htmlreport.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
+		}
+		d.ProcessMap = pm
+	}
+	for i, v := range m.Variants {
+		if i == 20 {
+			break
+		}
+		d.Variants = append(d.Variants, htmlreport.Variant{Activities: v.Activities, Runs: int64(v.Count), Share: v.Share})
+	}
+	for _, g := range m.Behaviour {
+		mp := g.Manage
+		d.Behaviour = append(d.Behaviour, htmlreport.BehaviourProfile{Family: orDash(g.Key), Label: string(g.Class.Label), Runs: g.Runs,
+			Metrics: []htmlreport.Metric{
+				{Name: "manage_context ops per 100 calls", Value: mp.OpsPer100},
+				{Name: "tokens freed per op (median)", Value: mp.FreedPerOp.Median},
+				{Name: "shallow ops", Value: mp.ShallowShare, Unit: "%"},
+				{Name: "re-enable rate", Value: mp.ReEnableRate, Unit: "%"},
+				{Name: "thrash share", Value: mp.ThrashShare, Unit: "%"},
+				{Name: "compactions per 100 calls", Value: g.Compaction.Per100},
+			}})
+	}
+}
+
 func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals []formatTotals, diag diagnoseJSON, sim simulateJSON,
 	recs []recommend.Result) (*htmlreport.Data, error) {
+	// process map, variants and behaviour profiles: trajmine mine's defaults
+	mined, err := mineCompute(ctx, st, &MineOptions{Top: 10, mode: mining.ModeClass})
+	if err != nil {
+		return nil, err
+	}
 	d := &htmlreport.Data{
 		Title:     "trajmine report",
 		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
@@ -336,6 +376,7 @@ func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals [
 	for _, a := range totals {
 		d.Formats = append(d.Formats, htmlreport.FormatTotals(a))
 	}
+	fillMined(d, mined)
 	var vb strings.Builder
 	writeVerdict(&vb, diag)
 	v, t := diag.Verdict, diag.Totals
