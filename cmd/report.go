@@ -216,12 +216,18 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if err != nil {
 		return err
 	}
+	// process map, variants and behaviour profiles: trajmine mine's defaults
+	mineO := &MineOptions{Top: 5, mode: mining.ModeClass}
+	mined, err := mineCompute(ctx, st, mineO)
+	if err != nil {
+		return err
+	}
 	html, err := filepath.Abs(o.Output)
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
 	writeHTML := func() error {
-		data, err := reportData(ctx, st, o, totals, diag, sim, recs)
+		data, err := reportData(ctx, st, o, totals, diag, sim, recs, mined)
 		if err != nil {
 			return err
 		}
@@ -259,6 +265,19 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		short[p.Spec] = p.Short
 	}
 	writeComparison(o.Out, sim.Comparison, short, false)
+	fmt.Fprintln(o.Out)
+	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
+	for _, r := range recs {
+		fmt.Fprintf(o.Out, "  %s (%d runs): %s\n", r.Family, r.Runs, r.Why)
+	}
+	fmt.Fprintf(o.Out, "\nAgent behaviour (trajmine mine): %s runs, %s events by action class; top variants:\n", thousands(int64(mined.Cases)), thousands(int64(mined.Events)))
+	if err := mining.WriteVariants(o.Out, mined.Variants, mineO.Top); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Out, "busiest edges:")
+	writeEdges(o.Out, mined.DFG, mineO.Top)
+	fmt.Fprintln(o.Out, "manage_context behaviour per model family:")
+	writeBehaviour(o.Out, mined.Behaviour)
 	fmt.Fprintln(o.Out)
 	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "FORMAT\tRUNS\tTURNS\tLOGGED IN\tLOGGED OUT\tCACHE READ\tEST. EVENT TOKENS\tNO USAGE\tOVERFLOW\t")
@@ -361,12 +380,7 @@ func fillMined(d *htmlreport.Data, m mineJSON) {
 }
 
 func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals []formatTotals, diag diagnoseJSON, sim simulateJSON,
-	recs []recommend.Result) (*htmlreport.Data, error) {
-	// process map, variants and behaviour profiles: trajmine mine's defaults
-	mined, err := mineCompute(ctx, st, &MineOptions{Top: 10, mode: mining.ModeClass})
-	if err != nil {
-		return nil, err
-	}
+	recs []recommend.Result, mined mineJSON) (*htmlreport.Data, error) {
 	d := &htmlreport.Data{
 		Title:     "trajmine report",
 		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),

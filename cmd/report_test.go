@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/htmlreport/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/recommend"
@@ -348,8 +349,13 @@ func BenchmarkReport(b *testing.B) {
 			recs, err = recommendCompute(ctx, st, &RecommendOptions{HoldoutEvery: 4, MaxReinv: 2})
 			return err
 		})
+		var mined mineJSON
+		stage("mine", func() (err error) {
+			mined, err = mineCompute(ctx, st, &MineOptions{Top: 5, mode: mining.ModeClass})
+			return err
+		})
 		stage("html-data", func() (err error) {
-			data, err = reportData(ctx, st, o, totalsByFormat(runs), diag, sim, recs)
+			data, err = reportData(ctx, st, o, totalsByFormat(runs), diag, sim, recs, mined)
 			return err
 		})
 		stage("html-write", func() error { return writeReportHTML(html, data) })
