@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/trajmine/trajmine/htmlreport"
-	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/htmlreport/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/simulate"
 )
