@@ -24,17 +24,19 @@ type EventLogOptions struct {
 	// ModelFamilies, Harnesses and Formats keep only runs whose
 	// model_family, harness and source_format are among these (empty: all).
 	ModelFamilies, Harnesses, Formats []string
-	// Reader picks the row reader: "" for the fastest compiled in
-	// (EventLogReaders()[0]), "arrow" or "sql".
+	// Reader picks the row reader: "" or "sql" for database/sql, "arrow"
+	// for DuckDB's Arrow interface (builds with -tags duckdb_arrow only).
+	// They measured the same (BENCHMARKS.md): the time is DuckDB's, which
+	// materialises the result either way.
 	Reader string
 }
 
-// EventLogReaders lists the row readers compiled in, fastest first: "arrow"
-// (DuckDB's Arrow interface, built with -tags duckdb_arrow) and "sql"
-// (database/sql row scanning, always).
+// EventLogReaders lists the row readers compiled in, the default first:
+// "sql" (database/sql row scanning, always) and "arrow" (DuckDB's Arrow
+// interface, in builds with -tags duckdb_arrow).
 func EventLogReaders() []string {
 	if arrowReader != nil {
-		return []string{"arrow", "sql"}
+		return []string{"sql", "arrow"}
 	}
 	return []string{"sql"}
 }
@@ -205,15 +207,18 @@ var sqlReader rowReader = readSQL
 // hidden outputs'). CallID and ToolKey (of events and ops) are not the
 // logged ids but 8-byte strings holding DuckDB's 64-bit hash() of them:
 // equal ids give equal strings, which is all matching needs, and moving 8
-// bytes costs DuckDB much less than moving the ids. fn must not keep the
-// slices or the events' strings: they are reused or freed after it returns.
+// bytes costs DuckDB much less than moving the ids (an id whose hash is 0,
+// one in 2⁶⁴, reads as none). Rows are matched to runs by hash(run_id) too;
+// two selected runs with one hash (about one in 10¹¹ for 25,000 runs) make
+// EventLog fail rather than mix them. fn must not keep the slices or the
+// events' strings: they are reused or freed after it returns.
 //
 // The queries (filters, when set, add run_id IN (SELECT run_id FROM runs
 // WHERE model_family IN (…) AND …)):
 //
-//	SELECT run_id, harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
+//	SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
 //	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
-//	SELECT run_id, seq, epoch_us(ts), est_tokens, <kind as 0..3>, hash(call_id), hash(tool_key) | NULL,
+//	SELECT hash(run_id), seq, epoch_us(ts), est_tokens, <kind as 0..3>, hash(call_id), hash(tool_key) | NULL,
 //	       tool_name, target | NULL, args | NULL    -- of tool calls, else NULL
 //	  FROM events WHERE starts_with(kind, 'tool_') OR starts_with(kind, 'co')
 //
@@ -225,16 +230,12 @@ var sqlReader rowReader = readSQL
 // prefix tests. DuckDB materialises the whole result before the first row,
 // and each string column costs it about as much as all the integer columns
 // together, so kinds travel as codes, ids as hashes, and strings only where
-// needed. EventLog so holds the selected rows at once (about 100 bytes a
-// row plus the strings).
+// needed. EventLog so holds the selected rows at once (about 60 bytes a
+// row, plus targets and arguments when asked).
 func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
 	read := sqlReader
 	switch o.Reader {
-	case "":
-		if arrowReader != nil {
-			read = arrowReader
-		}
-	case "sql":
+	case "", "sql":
 	case "arrow":
 		if arrowReader == nil {
 			return fmt.Errorf("event log: the arrow reader needs a build with -tags duckdb_arrow")
