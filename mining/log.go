@@ -314,6 +314,7 @@ func (b *Builder) AddRun(run *schema.Run, events []schema.Event, ops []schema.Co
 		}
 	}
 	// 3. tool calls, merged with the op groups by seq
+	b.reserve(len(b.calls) + len(b.pend))
 	start := len(b.events)
 	oi := 0
 	for k, i := range b.calls {
@@ -337,6 +338,17 @@ func (b *Builder) AddRun(run *schema.Run, events []schema.Event, ops []schema.Co
 	b.spans = append(b.spans, [2]int{start, len(b.events)})
 	l.Cases = append(l.Cases, c)
 	return nil
+}
+
+// reserve makes room for n more events, doubling the capacity (append
+// grows large slices by only 1.25×: a million events were copied many times).
+func (b *Builder) reserve(n int) {
+	if cap(b.events)-len(b.events) >= n {
+		return
+	}
+	evs := make([]Event, len(b.events), max(2*cap(b.events), len(b.events)+n, 1024))
+	copy(evs, b.events)
+	b.events = evs
 }
 
 // orderEvents sorts evs (in seq order) by timestamp, then seq, filling

@@ -403,6 +403,7 @@ func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema
 	var out []schema.Run
 	var hashes []uint64
 	for rows.Next() {
+		out, hashes = grow(out, 1), grow(hashes, 1)
 		var r schema.Run
 		var h uint64
 		var resolved sql.NullBool
