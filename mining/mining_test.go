@@ -2,6 +2,7 @@ package mining_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -255,5 +256,19 @@ func TestConformValues(t *testing.T) {
 	// an empty log fits
 	if c := mining.Conform(mining.NewLog(), m); c.Fitness != 1 || len(c.Cases) != 0 {
 		t.Errorf("empty log = %+v", c)
+	}
+}
+
+// TestJSON: every result marshals (no NaN or infinity), for a log with
+// cases, an empty log and a log of empty cases.
+func TestJSON(t *testing.T) {
+	for _, l := range []*mining.Log{mining.NewLog(simple...), mining.NewLog(), mining.NewLog([]string{}, []string{})} {
+		h := mining.NewHeuristics(l, nil)
+		for _, v := range []any{mining.NewDFG(l), mining.Variants(l), h, mining.Conform(l, h.Model()), h.Model(),
+			mining.Compare("a", l, "b", mining.NewLog())} {
+			if _, err := json.Marshal(v); err != nil {
+				t.Errorf("%d cases: marshal %T: %v", len(l.Cases), v, err)
+			}
+		}
 	}
 }
