@@ -96,8 +96,9 @@ type Case struct {
 	Events      []Event // in order: timestamp, then seq
 }
 
-// Log is an event log: cases over an interned activity table. Logs made by
-// Filter share their parent's activity table and events.
+// Log is an event log: cases (in the order they were added: run_id order
+// from the store) over an interned activity table. Logs made by Filter and
+// Select share their parent's activity table and events.
 type Log struct {
 	// Activities maps an activity id (Event.Activity) to its name, in order
 	// of first appearance.
