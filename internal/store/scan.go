@@ -103,12 +103,19 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 		}
 	}
 
-	evRows, err := s.db.QueryContext(ctx, `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, `+text+`
-FROM events`+where, args...)
-	if err != nil {
+	// events are read in rowid windows of scanChunk rows: the driver
+	// materialises a query's whole result before the first row, so one
+	// query over all events would hold all their text at once
+	var maxRow sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT max(rowid) FROM events`).Scan(&maxRow); err != nil {
 		return fmt.Errorf("scan events: %w", err)
 	}
-	defer evRows.Close()
+	evWhere := " WHERE rowid >= ? AND rowid < ?"
+	if where != "" {
+		evWhere = where + " AND rowid >= ? AND rowid < ?"
+	}
+	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `
+FROM events` + evWhere + ` ORDER BY rowid`
 	usRows, err := s.db.QueryContext(ctx, `SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
 FROM usage`+where, args...)
 	if err != nil {
@@ -159,24 +166,34 @@ FROM context_ops`+where, args...)
 		st.events, st.usage, st.ops = nil, nil, nil
 		return fn(&d)
 	}
-	for evRows.Next() {
-		id, e, err := scanEvent(evRows)
+	for lo := int64(0); maxRow.Valid && lo <= maxRow.Int64; lo += scanChunk {
+		evRows, err := s.db.QueryContext(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk)...)
 		if err != nil {
-			return err
+			return fmt.Errorf("scan events: %w", err)
 		}
-		st := runs[id]
-		if st == nil || st.done {
-			continue
-		}
-		st.events = append(st.events, e)
-		if len(st.events) == st.want[0] {
-			if err := emit(st); err != nil {
+		for evRows.Next() {
+			id, e, err := scanEvent(evRows)
+			if err != nil {
+				evRows.Close()
 				return err
 			}
+			st := runs[id]
+			if st == nil || st.done {
+				continue
+			}
+			st.events = append(st.events, e)
+			if len(st.events) == st.want[0] {
+				if err := emit(st); err != nil {
+					evRows.Close()
+					return err
+				}
+			}
 		}
-	}
-	if err := evRows.Err(); err != nil {
-		return fmt.Errorf("scan events: %w", err)
+		err = evRows.Err()
+		evRows.Close()
+		if err != nil {
+			return fmt.Errorf("scan events: %w", err)
+		}
 	}
 	for _, id := range order {
 		if st := runs[id]; !st.done {
@@ -187,6 +204,9 @@ FROM context_ops`+where, args...)
 	}
 	return nil
 }
+
+// scanChunk is how many event rows (by rowid) one Scan query reads.
+const scanChunk = 32768
 
 // scanRunState collects one run's rows during Scan.
 type scanRunState struct {
