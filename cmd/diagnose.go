@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
@@ -244,13 +243,9 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 //     totals, cost per solved task) are computed from the per-run results.
 func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (diagnoseJSON, error) {
 	var out diagnoseJSON
-	cl, err := actions.New(nil)
+	classify, err := defaultClassify()
 	if err != nil {
 		return out, err
-	}
-	classify := func(harness, tool, args string) string {
-		c, _ := cl.Classify(harness, tool, args)
-		return c.String()
 	}
 	prices := diagnose.DefaultPrices()
 	if o.Prices != "" {

@@ -7,12 +7,10 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/eventlog"
 	"github.com/trajmine/trajmine/internal/store"
@@ -179,16 +177,9 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 // mineCompute mines the store (see the command's help) and writes --export.
 func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON, error) {
 	var out mineJSON
-	cl, err := actions.New(nil)
+	classify, err := defaultClassify()
 	if err != nil {
 		return out, err
-	}
-	var mu sync.Mutex
-	classify := func(harness, tool, args string) string {
-		mu.Lock()
-		defer mu.Unlock()
-		c, _ := cl.Classify(harness, tool, args)
-		return c.String()
 	}
 	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: classify})
 	if err != nil {

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
@@ -107,16 +105,9 @@ config a harness can load (policy, parameters, expected saving, evidence).`,
 // loadTraces builds every run's simulate.Trace, grouped by model family in
 // run_id order, and the families' manage_context behaviour groups.
 func loadTraces(ctx context.Context, st *store.Store) ([]recommend.Family, []behavior.Group, error) {
-	cl, err := actions.New(nil)
+	classify, err := defaultClassify()
 	if err != nil {
 		return nil, nil, err
-	}
-	var mu sync.Mutex
-	classify := func(harness, tool, args string) string {
-		mu.Lock()
-		defer mu.Unlock()
-		c, _ := cl.Classify(harness, tool, args)
-		return c.String()
 	}
 	idx := map[string]int{}
 	var fams []recommend.Family

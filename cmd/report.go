@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/ingest"
@@ -641,13 +640,9 @@ func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 // factor, the actions classifier) and returns the window it replays at
 // (the run's own).
 func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
-	cl, err := actions.New(nil)
+	classify, err := defaultClassify()
 	if err != nil {
 		return nil, 0, err
-	}
-	classify := func(harness, tool, args string) string {
-		c, _ := cl.Classify(harness, tool, args)
-		return c.String()
 	}
 	f := 0.0
 	if c, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator); err == nil && c != nil && c.Factor > 0 {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
@@ -261,16 +260,9 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 	if o.shards > 1 {
 		out.Shard = fmt.Sprintf("%d/%d", o.shard, o.shards)
 	}
-	cl, err := actions.New(nil)
+	classify, err := defaultClassify()
 	if err != nil {
 		return out, err
-	}
-	var clMu sync.Mutex
-	classify := func(harness, tool, args string) string {
-		clMu.Lock()
-		defer clMu.Unlock()
-		c, _ := cl.Classify(harness, tool, args)
-		return c.String()
 	}
 	prices := diagnose.DefaultPrices()
 	if o.Prices != "" {
