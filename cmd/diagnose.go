@@ -242,38 +242,68 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 //  3. The cross-run figures (verdict, groups, rent by tool, reading boundary,
 //     totals, cost per solved task) are computed from the per-run results.
 func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (diagnoseJSON, error) {
-	var out diagnoseJSON
-	classify, err := defaultClassify()
+	a, err := newDiagAnalysis(o)
 	if err != nil {
-		return out, err
+		return diagnoseJSON{}, err
 	}
+	env, err := newPassEnv(ctx, st)
+	if err != nil {
+		return diagnoseJSON{}, err
+	}
+	if err := runPass(ctx, st, store.ScanOptions{}, env, a); err != nil {
+		return diagnoseJSON{}, fmt.Errorf("diagnose: %w", err)
+	}
+	return a.finish(), nil
+}
+
+// diagAnalysis is diagnose's part of the shared pass (runPass): each run
+// reduced to a diagnoseRunOut, the cross-run figures in finish.
+type diagAnalysis struct {
+	o       *DiagnoseOptions
+	prices  diagnose.Prices
+	results []diagnoseRunOut
+}
+
+func newDiagAnalysis(o *DiagnoseOptions) (*diagAnalysis, error) {
 	prices := diagnose.DefaultPrices()
 	if o.Prices != "" {
 		fh, err := os.Open(o.Prices)
 		if err != nil {
-			return out, fmt.Errorf("--prices: %w", err)
+			return nil, fmt.Errorf("--prices: %w", err)
 		}
 		prices, err = diagnose.LoadPrices(fh)
 		fh.Close()
 		if err != nil {
-			return out, fmt.Errorf("--prices %s: %w", o.Prices, err)
+			return nil, fmt.Errorf("--prices %s: %w", o.Prices, err)
 		}
 	}
-	var results []diagnoseRunOut
-	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
-		if err := ctx.Err(); err != nil {
-			return err
+	return &diagAnalysis{o: o, prices: prices}, nil
+}
+
+func (a *diagAnalysis) worker() (func(*runWork) any, error) {
+	return func(w *runWork) any {
+		// the result keeps nothing of w's slices: it is built afresh
+		var res diagnose.RunResult
+		if a.o.Window == 0 {
+			res = *w.diagnosed()
+		} else {
+			res = diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, a.o.Window)
 		}
-		// diagnoseOne keeps nothing of d's slices (they are reused for the
-		// next run): its results are built afresh.
-		res := diagnoseOne(d.Run, d.Events, d.Usage, d.Ops, o.Window, classify)
-		res.Cost = diagnose.RunCost(d.Run, d.Usage, prices)
-		results = append(results, res)
-		return nil
-	})
-	if err != nil {
-		return out, fmt.Errorf("diagnose: %w", err)
-	}
+		out := diagnoseOne(res, w.Run, w.Events, w.Ops, w.env.classify)
+		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
+		return out
+	}, nil
+}
+
+func (a *diagAnalysis) add(v any) error {
+	a.results = append(a.results, v.(diagnoseRunOut))
+	return nil
+}
+
+// finish computes the cross-run figures from the runs' results.
+func (a *diagAnalysis) finish() diagnoseJSON {
+	o, results := a.o, a.results
+	var out diagnoseJSON
 	slices.SortStableFunc(results, func(a, b diagnoseRunOut) int {
 		switch {
 		case a.startedAt == nil && b.startedAt != nil:
@@ -332,12 +362,22 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 			out.Verdict.TopRentTool, out.Verdict.TopRentShare = t.Tool, t.Share
 		}
 	}
-	return out, nil
+	return out
 }
 
 // diagnoseSave replaces diag_runs, diag_calls and diag_rent with out's runs,
 // in one transaction (store.WriteDerived).
 func diagnoseSave(ctx context.Context, st *store.Store, out diagnoseJSON) error {
+	if err := st.WriteDerived(ctx, diagnoseDerived(&out)...); err != nil {
+		return fmt.Errorf("save diagnose results: %w", err)
+	}
+	return nil
+}
+
+// diagnoseDerived is the replacement of diag_runs, diag_calls and diag_rent
+// with out's runs for store.WriteDerived; out is read when the rows are
+// written, so it may be filled by an earlier table's rows in the same call.
+func diagnoseDerived(out *diagnoseJSON) []store.Derived {
 	runs := store.Derived{Table: schema.DiagRuns, Rows: func(add func(vals ...any) error) error {
 		for i := range out.Runs {
 			row := diagnoseRunRow(&out.Runs[i])
@@ -367,10 +407,7 @@ func diagnoseSave(ctx context.Context, st *store.Store, out diagnoseJSON) error 
 		}
 		return nil
 	}}
-	if err := st.WriteDerived(ctx, runs, calls, rent); err != nil {
-		return fmt.Errorf("save diagnose results: %w", err)
-	}
-	return nil
+	return []store.Derived{runs, calls, rent}
 }
 
 // diagnoseRunRow is r as a diag_runs row.
@@ -420,10 +457,10 @@ func diagnoseRentRows(r *diagnoseRunOut) []schema.DiagRentRow {
 	return rows
 }
 
-// diagnoseOne diagnoses one run and computes its rent, re-reads, stalls and
-// reading-boundary input; classify gives action classes.
-func diagnoseOne(r schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, window int64, classify diagnose.ClassifyFunc) diagnoseRunOut {
-	res := diagnose.Run(r, events, usage, ops, window)
+// diagnoseOne completes one run's diagnosis res (diagnose.Run) with its
+// rent, re-reads, stalls and reading-boundary input; classify gives action
+// classes.
+func diagnoseOne(res diagnose.RunResult, r schema.Run, events []schema.Event, ops []schema.ContextOp, classify diagnose.ClassifyFunc) diagnoseRunOut {
 	vis := diagnose.NewVisibility(events, ops, &diagnose.VisibilityOptions{NTurns: r.NTurns})
 	rent := vis.Rent()
 	rr := diagnose.ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })

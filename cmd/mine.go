@@ -176,42 +176,42 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 
 // mineCompute mines the store (see the command's help) and writes --export.
 func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON, error) {
-	var out mineJSON
-	classify, err := defaultClassify()
+	env, err := newPassEnv(ctx, st)
 	if err != nil {
-		return out, err
-	}
-	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: classify})
-	if err != nil {
-		return out, err
+		return mineJSON{}, err
 	}
 	// one pass over the store: the event log, the behaviour profiles and
 	// which runs use manage_context
-	dtoc := map[string]bool{}
-	var profiles []behavior.RunProfile
-	bo := &behavior.Options{Classify: classify}
+	ma, err := newMineAnalysis(o, env)
+	if err != nil {
+		return mineJSON{}, err
+	}
+	ba := newBehaviourAnalysis(env, ma.keep)
+	if err := runPass(ctx, st, store.ScanOptions{}, env, ma, ba); err != nil {
+		return mineJSON{}, err
+	}
+	return ma.finish(ctx, st, ba.groups())
+}
+
+func newMineAnalysis(o *MineOptions, env *passEnv) (*mineAnalysis, error) {
+	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: env.classify})
+	if err != nil {
+		return nil, err
+	}
 	keep := func(r *schema.Run) bool {
 		if len(o.Models) > 0 && !slices.Contains(o.Models, r.ModelFamily) {
 			return false
 		}
 		return len(o.Harnesses) == 0 || slices.Contains(o.Harnesses, r.Harness)
 	}
-	err = st.Scan(ctx, store.ScanOptions{NoText: false}, func(d *store.RunData) error {
-		if !keep(&d.Run) {
-			return nil
-		}
-		for _, op := range d.Ops {
-			if op.Op == schema.OpDisable || op.Op == schema.OpEnable {
-				dtoc[d.Run.RunID] = true
-				break
-			}
-		}
-		profiles = append(profiles, behavior.Run(d.Run, d.Events, d.Usage, d.Ops, bo))
-		return b.AddRun(&d.Run, d.Events, d.Ops)
-	})
-	if err != nil {
-		return out, err
-	}
+	return &mineAnalysis{o: o, classify: env.classify, b: b, keep: keep, dtoc: map[string]bool{}}, nil
+}
+
+// finish mines the log built in the pass (see the command's help), with the
+// behaviour groups of the same runs, and writes --export.
+func (ma *mineAnalysis) finish(ctx context.Context, st *store.Store, behaviour []behavior.Group) (mineJSON, error) {
+	var out mineJSON
+	o, b, dtoc, keep, classify := ma.o, ma.b, ma.dtoc, ma.keep, ma.classify
 	log := b.Log()
 	if o.outcome != mining.OutcomeAny {
 		log = log.Filter(&mining.Filter{Outcome: o.outcome})
@@ -253,13 +253,46 @@ func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON
 			out.ByModel = append(out.ByModel, mineGroupJSON{ModelFamily: orDash(f), Cases: len(sub.Cases), Variants: mining.Variants(sub), DFG: mining.NewDFG(sub)})
 		}
 	}
-	out.Behaviour = behavior.ByFamily(profiles, bo)
+	out.Behaviour = behaviour
 	if o.Export != "" {
 		if err := mineExport(ctx, st, o, out.DFG, keep, classify); err != nil {
 			return out, err
 		}
 	}
 	return out, nil
+}
+
+// mineAnalysis is mine's part of the shared pass: the runs keep selects
+// added, in scan order, to the event log being built.
+type mineAnalysis struct {
+	o        *MineOptions
+	classify func(harness, tool, args string) string
+	b        *mining.Builder
+	keep     func(*schema.Run) bool
+	dtoc     map[string]bool // runs with manage_context ops
+}
+
+func (a *mineAnalysis) worker() (func(*runWork) any, error) {
+	return func(w *runWork) any {
+		if !a.keep(&w.Run) {
+			return nil
+		}
+		return &w.RunData // the Builder copies what it keeps, in add
+	}, nil
+}
+
+func (a *mineAnalysis) add(v any) error {
+	d, ok := v.(*store.RunData)
+	if !ok {
+		return nil
+	}
+	for _, op := range d.Ops {
+		if op.Op == schema.OpDisable || op.Op == schema.OpEnable {
+			a.dtoc[d.Run.RunID] = true
+			break
+		}
+	}
+	return a.b.AddRun(&d.Run, d.Events, d.Ops)
 }
 
 // mineExport writes --export.

@@ -192,32 +192,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	totals := totalsByFormat(runs)
-	// every catalog policy at each run's own window; results kept in sim_runs and sim_calls
-	simO := &SimulateOptions{Calls: true, windows: []int64{-1}, shards: 1}
-	pols, err := simulatePolicies(simO)
-	if err != nil {
-		return err
-	}
-	sim, err := simulateCompute(ctx, st, simO, pols)
-	if err != nil {
-		return err
-	}
-	diag, err := diagnoseCompute(ctx, st, &DiagnoseOptions{By: "model"})
-	if err != nil {
-		return err
-	}
-	// the page cites diag_runs, diag_calls and diag_rent: keep them in step
-	if err := diagnoseSave(ctx, st, diag); err != nil {
-		return err
-	}
-	recO := &RecommendOptions{HoldoutEvery: 4, MaxReinv: 2} // trajmine recommend's defaults
-	recs, err := recommendCompute(ctx, st, recO)
-	if err != nil {
-		return err
-	}
-	// process map, variants and behaviour profiles: trajmine mine's defaults
-	mineO := &MineOptions{Top: 5, mode: mining.ModeClass}
-	mined, err := mineCompute(ctx, st, mineO)
+	diag, sim, recs, mined, mineO, err := reportAnalyse(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -303,6 +278,60 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	}
 	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
+}
+
+// reportAnalyse runs trajmine report's analyses in one shared pass over the
+// store (runPass): diagnose (trajmine diagnose's defaults, --by model),
+// every catalog policy at each run's own window (trajmine simulate, with
+// per-call rows), trajmine recommend's defaults, the behaviour profiles and
+// trajmine mine's defaults; sim_runs, sim_calls, diag_runs, diag_calls and
+// diag_rent are replaced in one transaction. Each figure is the one the
+// stand-alone command computes: they run the same analyses, one at a time.
+func reportAnalyse(ctx context.Context, st *store.Store) (diag diagnoseJSON, sim simulateJSON, recs []recommend.Result, mined mineJSON, mineO *MineOptions, err error) {
+	env, err := newPassEnv(ctx, st)
+	if err != nil {
+		return
+	}
+	simO := &SimulateOptions{Calls: true, windows: []int64{-1}, shards: 1}
+	pols, err := simulatePolicies(simO)
+	if err != nil {
+		return
+	}
+	sa, err := newSimAnalysis(simO, pols)
+	if err != nil {
+		return
+	}
+	da, err := newDiagAnalysis(&DiagnoseOptions{By: "model"})
+	if err != nil {
+		return
+	}
+	ra, err := newRecAnalysis(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
+	if err != nil {
+		return
+	}
+	mineO = &MineOptions{Top: 5, mode: mining.ModeClass} // trajmine mine's defaults
+	ma, err := newMineAnalysis(mineO, env)
+	if err != nil {
+		return
+	}
+	ba := newBehaviourAnalysis(env, nil) // every run, as recommend and mine (no filter) profile them
+	pass := func() error {
+		if err := runPass(ctx, st, store.ScanOptions{}, env, sa, da, ra, ba, ma); err != nil {
+			return err
+		}
+		diag = da.finish() // the page cites diag_runs, diag_calls and diag_rent: written below
+		return nil
+	}
+	if err = st.WriteDerived(ctx, append(sa.derived(pass), diagnoseDerived(&diag)...)...); err != nil {
+		return
+	}
+	sim = sa.finish()
+	groups := ba.groups()
+	if recs, err = ra.finish(groups); err != nil {
+		return
+	}
+	mined, err = ma.finish(ctx, st, groups)
+	return
 }
 
 // writeReportHTML writes the page to a temporary file beside path and

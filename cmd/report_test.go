@@ -14,7 +14,6 @@ import (
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/htmlreport/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/simulate"
 )
@@ -291,9 +290,9 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 
 // BenchmarkReport times trajmine report's stages on an ingested database
 // ($TRAJMINE_BENCH_DB; e.g. trajmine synth -n 10000 DIR, then trajmine
-// ingest DIR): diagnose (and saving diag_*), simulate (19 policies, sim_*
-// written), recommend, the HTML data (sample, sim_calls, watched replays)
-// and the page. It reports each stage's seconds, the page's size and the
+// ingest DIR): the analyses in their shared pass (diagnose, simulate with
+// 19 policies, recommend, behaviour, mining; diag_* and sim_* written), the
+// HTML data (sample, sim_calls, watched replays) and the page. It reports each stage's seconds, the page's size and the
 // process's peak RSS (VmHWM). Skipped without the variable;
 // $TRAJMINE_BENCH_HTML keeps the page.
 //
@@ -329,29 +328,10 @@ func BenchmarkReport(b *testing.B) {
 		var diag diagnoseJSON
 		var sim simulateJSON
 		var recs []recommend.Result
-		var data *htmlreport.Data
-		stage("diagnose", func() (err error) {
-			if diag, err = diagnoseCompute(ctx, st, &DiagnoseOptions{By: "model"}); err != nil {
-				return err
-			}
-			return diagnoseSave(ctx, st, diag)
-		})
-		stage("simulate", func() error {
-			simO := &SimulateOptions{Calls: true, windows: []int64{-1}, shards: 1}
-			pols, err := simulatePolicies(simO)
-			if err != nil {
-				return err
-			}
-			sim, err = simulateCompute(ctx, st, simO, pols)
-			return err
-		})
-		stage("recommend", func() (err error) {
-			recs, err = recommendCompute(ctx, st, &RecommendOptions{HoldoutEvery: 4, MaxReinv: 2})
-			return err
-		})
 		var mined mineJSON
-		stage("mine", func() (err error) {
-			mined, err = mineCompute(ctx, st, &MineOptions{Top: 5, mode: mining.ModeClass})
+		var data *htmlreport.Data
+		stage("analyse", func() (err error) {
+			diag, sim, recs, mined, _, err = reportAnalyse(ctx, st)
 			return err
 		})
 		stage("html-data", func() (err error) {

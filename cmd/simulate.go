@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -235,13 +233,8 @@ type simulatePolicyJSON struct {
 	Short string `json:"short"`
 }
 
-type simJob struct {
-	seq int
-	d   store.RunData
-}
-
+// simDone is one run's replays.
 type simDone struct {
-	seq        int
 	rows       []simulate.Row
 	calls      [][]simulate.CallResult // per row
 	errs       []float64
@@ -251,8 +244,42 @@ type simDone struct {
 	family     string
 }
 
-// simulateCompute replays every selected run (see the command's help).
+// simulateCompute replays every selected run (see the command's help) in
+// one shared pass (runPass) and, unless o.NoSave, replaces their rows of
+// sim_runs and sim_calls.
 func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, pols []simulate.Policy) (simulateJSON, error) {
+	a, err := newSimAnalysis(o, pols)
+	if err != nil {
+		return simulateJSON{}, err
+	}
+	env, err := newPassEnv(ctx, st)
+	if err != nil {
+		return simulateJSON{}, err
+	}
+	so := store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats}
+	if o.NoSave {
+		err = runPass(ctx, st, so, env, a)
+	} else {
+		err = st.WriteDerived(ctx, a.derived(func() error { return runPass(ctx, st, so, env, a) })...)
+	}
+	if err != nil {
+		return a.out, err
+	}
+	return a.finish(), nil
+}
+
+// simAnalysis is simulate's part of the shared pass: every policy at every
+// window replayed on each run's trace, rows kept in scan order.
+type simAnalysis struct {
+	o       *SimulateOptions
+	pols    []simulate.Policy
+	prices  diagnose.Prices
+	out     simulateJSON
+	acc     simulate.Accuracy
+	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
+}
+
+func newSimAnalysis(o *SimulateOptions, pols []simulate.Policy) (*simAnalysis, error) {
 	out := simulateJSON{Windows: o.windows, By: o.By}
 	for _, p := range pols {
 		out.Policies = append(out.Policies, simulatePolicyJSON{Spec: p.Name(), Short: simulate.Short(p)})
@@ -260,56 +287,72 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 	if o.shards > 1 {
 		out.Shard = fmt.Sprintf("%d/%d", o.shard, o.shards)
 	}
-	classify, err := defaultClassify()
-	if err != nil {
-		return out, err
-	}
 	prices := diagnose.DefaultPrices()
 	if o.Prices != "" {
 		fh, err := os.Open(o.Prices)
 		if err != nil {
-			return out, fmt.Errorf("--prices: %w", err)
+			return nil, fmt.Errorf("--prices: %w", err)
 		}
 		prices, err = diagnose.LoadPrices(fh)
 		fh.Close()
 		if err != nil {
-			return out, fmt.Errorf("--prices %s: %w", o.Prices, err)
+			return nil, fmt.Errorf("--prices %s: %w", o.Prices, err)
 		}
 	}
-	// calibration factors, looked up once per format × family × estimator
-	var calMu sync.Mutex
-	cal := map[[3]string]float64{}
-	factor := func(r schema.Run) float64 {
-		k := [3]string{r.SourceFormat, r.ModelFamily, r.Estimator}
-		calMu.Lock()
-		defer calMu.Unlock()
-		if f, ok := cal[k]; ok {
-			return f
+	return &simAnalysis{o: o, pols: pols, prices: prices, out: out}, nil
+}
+
+// derived is the sim_calls and sim_runs replacement for store.WriteDerived
+// (of the runs the options select): pass runs the shared pass, during which
+// add writes sim_calls rows (when o.Calls); sim_runs follows from the rows
+// kept. Further tables may follow in the same transaction.
+func (a *simAnalysis) derived(pass func() error) []store.Derived {
+	o := a.o
+	where, whereArgs := store.ScanWhere(store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats})
+	calls := func(add func(vals ...any) error) error {
+		if o.Calls {
+			a.addCall = add
+			defer func() { a.addCall = nil }()
 		}
-		f := 0.0
-		if c, err := st.CalibrationFor(ctx, k[0], k[1], k[2]); err == nil && c != nil && c.Factor > 0 {
-			f = c.Factor
-		}
-		cal[k] = f
-		return f
+		return pass()
 	}
-	work := func(j simJob, pols []simulate.Policy) simDone {
-		d := &j.d
-		end := diagnose.Run(d.Run, d.Events, d.Usage, d.Ops, 0).End
-		f := factor(d.Run)
-		tr := simulate.NewTrace(d.Run, d.Events, d.Usage, d.Ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
-		res := simDone{seq: j.seq, errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: f > 0, format: tr.Format, family: tr.Family}
-		price, priced := prices.Lookup(d.Run.Model, d.Run.ModelFamily)
-		var rp simulate.Replayer
-		for _, w := range o.windows {
-			win := w
-			if w < 0 {
+	runs := func(add func(vals ...any) error) error {
+		for i := range a.out.Results {
+			if err := add(simRunValues(&a.out.Results[i])...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return []store.Derived{{Table: schema.SimCalls, Where: where, Args: whereArgs, Rows: calls},
+		{Table: schema.SimRuns, Where: where, Args: whereArgs, Rows: runs}}
+}
+
+func (a *simAnalysis) worker() (func(*runWork) any, error) {
+	o := a.o
+	// policies keep per-run state: each worker has its own instances
+	pols := make([]simulate.Policy, len(a.pols))
+	for i, p := range a.pols {
+		var err error
+		if pols[i], err = simulate.Fresh(p); err != nil {
+			return nil, err
+		}
+	}
+	var rp simulate.Replayer
+	keepCalls := o.Calls && !o.NoSave
+	return func(w *runWork) any {
+		tr := w.replayTrace()
+		res := simDone{errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.calibrated(), format: tr.Format, family: tr.Family}
+		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
+		for _, win := range o.windows {
+			own := win < 0
+			if own {
 				win = tr.Window
 			}
 			for _, p := range pols {
 				var calls []simulate.CallResult
 				opt := simulate.Options{Window: win, Reserve: o.Reserve}
-				if o.Calls && !o.NoSave {
+				if keepCalls {
 					opt.Calls = &calls
 				}
 				if win == 0 {
@@ -319,7 +362,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 				if win == 0 {
 					r.Window = 0
 				}
-				row := simulate.Row{RunResult: r, Format: d.Run.SourceFormat, Family: d.Run.ModelFamily, Harness: d.Run.Harness, Model: d.Run.Model, OwnWindow: w < 0}
+				row := simulate.Row{RunResult: r, Format: w.Run.SourceFormat, Family: w.Run.ModelFamily, Harness: w.Run.Harness, Model: w.Run.Model, OwnWindow: own}
 				if priced {
 					c, cc := simulate.Cost(&r, price)
 					kc, kcc := simulate.KeepAllCost(&r, price)
@@ -330,120 +373,35 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 			}
 		}
 		return res
-	}
+	}, nil
+}
 
-	// ordered pipeline: one scan goroutine, workers, results re-ordered by seq
-	jobs := make(chan simJob, 64)
-	dones := make(chan simDone, 64)
-	scanErr := make(chan error, 1)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		seq := 0
-		err := st.Scan(ctx, store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats}, func(d *store.RunData) error {
-			j := simJob{seq: seq, d: store.RunData{Run: d.Run, Events: slices.Clone(d.Events), Usage: slices.Clone(d.Usage), Ops: slices.Clone(d.Ops)}}
-			seq++
-			select {
-			case jobs <- j:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-		close(jobs)
-		scanErr <- err
-	}()
-	var wg sync.WaitGroup
-	for range max(runtime.GOMAXPROCS(0), 1) {
-		wg.Add(1)
-		// policies keep per-run state: each worker has its own instances
-		mine := make([]simulate.Policy, len(pols))
-		for i, p := range pols {
-			if mine[i], err = simulate.Fresh(p); err != nil {
-				return out, err
+func (a *simAnalysis) add(v any) error {
+	r := v.(simDone)
+	a.out.Runs++
+	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
+	if r.calibrated {
+		a.out.Calibrated++
+	}
+	for i, row := range r.rows {
+		a.out.Results = append(a.out.Results, row)
+		if a.addCall == nil {
+			continue
+		}
+		for _, c := range r.calls[i] {
+			if err := a.addCall(row.RunID, row.Policy, row.Window, int64(c.Call), c.PromptTokens, c.CachedTokens, c.OutputTokens,
+				int64(c.Placeholders), c.CharsRemoved, c.Overflow, c.SummarizerIn, c.SummarizerOut, int64(c.Reinvocations)); err != nil {
+				return err
 			}
 		}
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				dones <- work(j, mine)
-			}
-		}()
 	}
-	go func() { wg.Wait(); close(dones) }()
+	return nil
+}
 
-	var acc simulate.Accuracy
-	pending := map[int]simDone{}
-	next := 0
-	// emit hands results over in run order; addCall writes sim_calls rows when saving
-	emit := func(addCall func(vals ...any) error) error {
-		for dn := range dones {
-			pending[dn.seq] = dn
-			for {
-				r, ok := pending[next]
-				if !ok {
-					break
-				}
-				delete(pending, next)
-				next++
-				out.Runs++
-				acc.AddErrors(r.format, r.family, r.errs, r.fitted)
-				if r.calibrated {
-					out.Calibrated++
-				}
-				for i, row := range r.rows {
-					out.Results = append(out.Results, row)
-					if addCall == nil {
-						continue
-					}
-					for _, c := range r.calls[i] {
-						if err := addCall(row.RunID, row.Policy, row.Window, int64(c.Call), c.PromptTokens, c.CachedTokens, c.OutputTokens,
-							int64(c.Placeholders), c.CharsRemoved, c.Overflow, c.SummarizerIn, c.SummarizerOut, int64(c.Reinvocations)); err != nil {
-							return err
-						}
-					}
-				}
-			}
-		}
-		return nil
-	}
-	drain := func() {
-		cancel()
-		for range dones {
-		}
-	}
-	if o.NoSave {
-		if err := emit(nil); err != nil {
-			drain()
-			return out, err
-		}
-	} else {
-		where, whereArgs := store.ScanWhere(store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats})
-		callsRows := func(add func(vals ...any) error) error {
-			if !o.Calls {
-				return emit(nil)
-			}
-			return emit(add)
-		}
-		runsRows := func(add func(vals ...any) error) error {
-			for i := range out.Results {
-				if err := add(simRunValues(&out.Results[i])...); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		err := st.WriteDerived(ctx, store.Derived{Table: schema.SimCalls, Where: where, Args: whereArgs, Rows: callsRows},
-			store.Derived{Table: schema.SimRuns, Where: where, Args: whereArgs, Rows: runsRows})
-		if err != nil {
-			drain()
-			return out, err
-		}
-	}
-	if err := <-scanErr; err != nil {
-		return out, err
-	}
-	out.Accuracy = acc.Rows()
+// finish aggregates the rows: accuracy, the comparison and --by groups.
+func (a *simAnalysis) finish() simulateJSON {
+	o, out := a.o, a.out
+	out.Accuracy = a.acc.Rows()
 	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})
 	if o.By != "" {
 		out.Groups = simulate.Aggregate(out.Results, simulate.AggOptions{Group: func(r *simulate.Row) string {
@@ -456,7 +414,7 @@ func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, p
 			return orDash(r.Family)
 		}})
 	}
-	return out, nil
+	return out
 }
 
 func simRunValues(r *simulate.Row) []any {

@@ -152,11 +152,114 @@ func Eligible(policyFamily, label string) bool {
 }
 
 // Recommend chooses a policy for each family (see the package doc).
-// Deterministic: families in the order given, candidates in grid order.
+// Deterministic: families in the order given, candidates in grid order. It
+// is NewGrid, Grid.Replay of every trace and Decide; callers that stream
+// runs (trajmine's shared pass) make those calls themselves and keep no
+// trace.
 func Recommend(fams []Family, o Options) ([]Result, error) {
-	if len(o.Grid) == 0 {
-		o.Grid = DefaultGrid
+	g, err := NewGrid(o.Grid, o.Window)
+	if err != nil {
+		return nil, err
 	}
+	var rp simulate.Replayer
+	outs := make([]FamilyOutcomes, len(fams))
+	for i, fam := range fams {
+		outs[i].Name = fam.Name
+		for _, tr := range fam.Traces {
+			outs[i].Runs = append(outs[i].Runs, g.Replay(&rp, tr))
+		}
+	}
+	return Decide(outs, g, o)
+}
+
+// Grid is the parsed candidate set (keep-all first) and the replay window.
+type Grid struct {
+	pols   []simulate.Policy
+	window int64
+}
+
+// NewGrid parses specs (DefaultGrid when empty), puts keep-all first if it
+// is not, and replays at window (0 = each run's own).
+func NewGrid(specs []string, window int64) (*Grid, error) {
+	if len(specs) == 0 {
+		specs = DefaultGrid
+	}
+	pols := make([]simulate.Policy, len(specs))
+	for i, s := range specs {
+		p, err := simulate.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("grid: %w", err)
+		}
+		pols[i] = p
+	}
+	if pols[0].Name() != "keep-all" {
+		ka, _ := simulate.Parse("keep-all")
+		pols = append([]simulate.Policy{ka}, pols...)
+	}
+	return &Grid{pols: pols, window: window}, nil
+}
+
+// Fresh returns a Grid with the same candidates and its own policy state,
+// for replaying on another goroutine (policies keep per-run state).
+func (g *Grid) Fresh() (*Grid, error) {
+	f := &Grid{pols: make([]simulate.Policy, len(g.pols)), window: g.window}
+	for i, p := range g.pols {
+		var err error
+		if f.pols[i], err = simulate.Fresh(p); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// Specs returns the candidates' canonical specs, in grid order.
+func (g *Grid) Specs() []string {
+	out := make([]string, len(g.pols))
+	for i, p := range g.pols {
+		out[i] = p.Name()
+	}
+	return out
+}
+
+// RunOutcome is one run replayed under every candidate of a Grid.
+type RunOutcome struct {
+	RunID string
+	Cands []Outcome // in grid order
+}
+
+// Outcome is one candidate's replay of one run: what Decide needs of it.
+type Outcome struct {
+	Effective int64 // prompt + re-invocation + summarizer-input tokens
+	KeepAll   int64 // keep-all's prompt tokens over the same calls
+	Saved     bool  // keep-all overflows, the candidate does not
+	Lost      bool  // the candidate overflows, keep-all does not
+	Reinv     int   // predicted re-invocations
+	Calls     int   // calls replayed
+}
+
+// Replay replays every candidate on tr at the grid's window.
+func (g *Grid) Replay(rp *simulate.Replayer, tr *simulate.Trace) RunOutcome {
+	out := RunOutcome{RunID: tr.RunID, Cands: make([]Outcome, len(g.pols))}
+	for i, p := range g.pols {
+		r := rp.Replay(tr, p, simulate.Options{Window: g.window})
+		ko := r.KeepAllOverflowAt >= 0
+		over := r.Status == simulate.Overflow
+		out.Cands[i] = Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, KeepAll: r.KeepAllTokens,
+			Saved: ko && !over, Lost: !ko && over, Reinv: r.Reinvocations, Calls: r.Calls}
+	}
+	return out
+}
+
+// FamilyOutcomes is one family's runs, each replayed under the whole grid.
+type FamilyOutcomes struct {
+	Name string
+	Runs []RunOutcome
+}
+
+// Decide chooses a policy for each family from its runs' outcomes under g
+// (see the package doc): the training runs choose, the held-out runs
+// measure the choice. Deterministic: families in the order given.
+func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 	if o.HoldoutEvery == 0 {
 		o.HoldoutEvery = 4
 	}
@@ -172,42 +275,37 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 	if o.Seed == 0 {
 		o.Seed = 1
 	}
-	pols := make([]simulate.Policy, len(o.Grid))
-	for i, s := range o.Grid {
-		p, err := simulate.Parse(s)
-		if err != nil {
-			return nil, fmt.Errorf("grid: %w", err)
-		}
-		pols[i] = p
-	}
-	if pols[0].Name() != "keep-all" {
-		ka, _ := simulate.Parse("keep-all")
-		pols = append([]simulate.Policy{ka}, pols...)
-	}
+	pols := g.pols
 	var out []Result
-	var rp simulate.Replayer
 	for _, fam := range fams {
 		label := ""
 		if o.Label != nil {
 			label = o.Label(fam.Name)
 		}
-		res := Result{Family: fam.Name, Label: label, Runs: len(fam.Traces)}
-		var train, held []*simulate.Trace
-		split := len(fam.Traces) >= o.MinRuns
-		for _, tr := range fam.Traces {
-			if split && heldOut(tr.RunID, o.HoldoutEvery) {
-				held = append(held, tr)
+		res := Result{Family: fam.Name, Label: label, Runs: len(fam.Runs)}
+		var train, held []*RunOutcome
+		split := len(fam.Runs) >= o.MinRuns
+		for i := range fam.Runs {
+			r := &fam.Runs[i]
+			if len(r.Cands) != len(pols) {
+				return nil, fmt.Errorf("decide: run %s has %d outcomes for %d candidates", r.RunID, len(r.Cands), len(pols))
+			}
+			if split && heldOut(r.RunID, o.HoldoutEvery) {
+				held = append(held, r)
 			} else {
-				train = append(train, tr)
+				train = append(train, r)
 			}
 		}
 		if split && (len(held) == 0 || len(train) == 0) {
-			train, held, split = fam.Traces, nil, false
+			train, held, split = train[:0], nil, false
+			for i := range fam.Runs {
+				train = append(train, &fam.Runs[i])
+			}
 		}
 		res.Train, res.HeldOut = len(train), len(held)
 		best := -1
 		for ci, p := range pols {
-			c := evaluate(&rp, train, p, o.Window)
+			c := evaluate(train, ci, p.Name())
 			pf := PolicyFamily(p.Name())
 			switch {
 			case c.Lost > 0:
@@ -227,7 +325,7 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 		win := res.Candidates[best]
 		res.Policy, res.Short, res.PolicyOf = pols[best].Name(), simulate.Short(pols[best]), PolicyFamily(pols[best].Name())
 		if split {
-			eff, ka, reinv, calls, saved := heldOutFigures(&rp, held, pols[best], o.Window)
+			eff, ka, reinv, calls, saved := heldOutFigures(held, best)
 			ratio, lo, hi := stats.SumRatio(eff, ka, o.Bootstrap, 0.95, o.Seed)
 			if math.IsNaN(ratio) {
 				ratio, lo, hi = 1, 1, 1
@@ -267,29 +365,28 @@ func heldOut(id string, every uint32) bool {
 	return h.Sum32()%every == 0
 }
 
-// evaluate replays p on traces and summarises it as a Candidate.
-func evaluate(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) Candidate {
-	c := Candidate{Spec: p.Name()}
-	eff := make([]float64, 0, len(trs))
+// evaluate summarises candidate ci's outcomes on runs as a Candidate.
+func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
+	c := Candidate{Spec: spec}
+	eff := make([]float64, 0, len(runs))
 	var se, sk float64
 	reinv := 0
-	for _, tr := range trs {
-		r := rp.Replay(tr, p, simulate.Options{Window: window})
+	for _, run := range runs {
+		r := run.Cands[ci]
 		e := 1.0
-		if r.KeepAllTokens > 0 {
-			e = float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn) / float64(r.KeepAllTokens)
+		if r.KeepAll > 0 {
+			e = float64(r.Effective) / float64(r.KeepAll)
 		}
 		eff = append(eff, e)
-		se += float64(r.PromptTokens + r.ReinvocationTok + r.SummarizerIn)
-		sk += float64(r.KeepAllTokens)
-		ko := r.KeepAllOverflowAt >= 0
-		if ko && r.Status != simulate.Overflow {
+		se += float64(r.Effective)
+		sk += float64(r.KeepAll)
+		if r.Saved {
 			c.Saved++
 		}
-		if !ko && r.Status == simulate.Overflow {
+		if r.Lost {
 			c.Lost++
 		}
-		reinv += r.Reinvocations
+		reinv += r.Reinv
 		c.Calls += r.Calls
 	}
 	c.MedianEff = stats.Median(eff)
@@ -306,14 +403,14 @@ func evaluate(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, w
 	return c
 }
 
-func heldOutFigures(rp *simulate.Replayer, trs []*simulate.Trace, p simulate.Policy, window int64) (eff, ka []float64, reinv, calls, saved int) {
-	for _, tr := range trs {
-		r := rp.Replay(tr, p, simulate.Options{Window: window})
-		eff = append(eff, float64(r.PromptTokens+r.ReinvocationTok+r.SummarizerIn))
-		ka = append(ka, float64(r.KeepAllTokens))
-		reinv += r.Reinvocations
+func heldOutFigures(runs []*RunOutcome, ci int) (eff, ka []float64, reinv, calls, saved int) {
+	for _, run := range runs {
+		r := run.Cands[ci]
+		eff = append(eff, float64(r.Effective))
+		ka = append(ka, float64(r.KeepAll))
+		reinv += r.Reinv
 		calls += r.Calls
-		if r.KeepAllOverflowAt >= 0 && r.Status != simulate.Overflow {
+		if r.Saved {
 			saved++
 		}
 	}

@@ -57,6 +57,11 @@ type Column struct {
 	Type     ColType
 	Nullable bool
 	Doc      string
+	// Compression names the DuckDB compression the column is stored with
+	// ("" = DuckDB's choice). Long text is stored with zstd: DuckDB keeps
+	// uncompressed strings over 4 KB in overflow blocks, and reading them
+	// back costs 3–5× a zstd column's decompression (BENCHMARKS.md).
+	Compression string
 }
 
 // Table is a named list of columns.
@@ -92,6 +97,9 @@ func col(name string, t ColType, doc string) Column { return Column{Name: name, 
 func nul(name string, t ColType, doc string) Column {
 	return Column{Name: name, Type: t, Nullable: true, Doc: doc}
 }
+
+// zstd stores c compressed with zstd.
+func zstd(c Column) Column { c.Compression = "zstd"; return c }
 
 // Sources describes the sources table: one row per imported file.
 var Sources = Table{Name: TableSources, Doc: "one row per imported file; a file whose sha256 is here is not imported again", Columns: []Column{
@@ -148,13 +156,13 @@ var Events = Table{Name: TableEvents, Doc: "ordered items of each run as the mod
 	col("call_id", Varchar, "links a tool_call to its tool_result"),
 	col("tool_key", Varchar, "tool_outputs key of a tool_result (DTOC key, else call id)"),
 	col("target", Varchar, "normalised thing a tool call acted on"),
-	col("args", Varchar, "canonical JSON arguments of a tool call"),
+	zstd(col("args", Varchar, "canonical JSON arguments of a tool call")),
 	col("chars", BigInt, "characters (runes) of text"),
 	col("est_tokens", BigInt, "estimated tokens of text"),
 	col("is_error", Boolean, "tool result or event marked as error"),
 	nul("exit_code", BigInt, "exit code of a command when logged"),
 	col("line", BigInt, "line or record number in the source file"),
-	col("text", Varchar, "the text (tool results: the output as the model saw it)"),
+	zstd(col("text", Varchar, "the text (tool results: the output as the model saw it)")),
 }}
 
 // UsageTable describes the usage table.
@@ -243,6 +251,9 @@ func (t Table) CreateTableSQL() string {
 		fmt.Fprintf(&b, "  %s %s", c.Name, c.Type)
 		if !c.Nullable {
 			b.WriteString(" NOT NULL")
+		}
+		if c.Compression != "" {
+			b.WriteString(" USING COMPRESSION " + c.Compression)
 		}
 		if i < len(t.Columns)-1 {
 			b.WriteString(",")

@@ -105,7 +105,11 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 
 	// events are read in rowid windows of scanChunk rows: the driver
 	// materialises a query's whole result before the first row, so one
-	// query over all events would hold all their text at once
+	// query over all events would hold all their text at once. No ORDER
+	// BY: DuckDB returns a plain scan in storage order (its setting
+	// preserve_insertion_order, on by default), and sorting each window
+	// cost 30 % of the read; rows out of order would still be grouped
+	// correctly, only held longer.
 	var maxRow sql.NullInt64
 	if err := s.db.QueryRowContext(ctx, `SELECT max(rowid) FROM events`).Scan(&maxRow); err != nil {
 		return fmt.Errorf("scan events: %w", err)
@@ -115,7 +119,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 		evWhere = where + " AND rowid >= ? AND rowid < ?"
 	}
 	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `
-FROM events` + evWhere + ` ORDER BY rowid`
+FROM events` + evWhere
 	usRows, err := s.db.QueryContext(ctx, `SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
 FROM usage`+where, args...)
 	if err != nil {

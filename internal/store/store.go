@@ -40,6 +40,11 @@ type Config struct {
 	MemoryLimit string
 }
 
+// storageVersion is the DSN option choosing the on-disk format of new
+// database files: v1.2.0 is the first with zstd string compression, and
+// files in it are readable by DuckDB 1.2 and later.
+const storageVersion = "storage_compatibility_version=v1.2.0"
+
 // DefaultMemoryLimit is DuckDB's memory cap unless Config says otherwise:
 // scans stream, so a larger pool only caches blocks already read.
 const DefaultMemoryLimit = "2GB"
@@ -58,6 +63,14 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 				return nil, fmt.Errorf("create database directory: %w", err)
 			}
 		}
+	}
+	// zstd columns (schema.Column.Compression) need storage format 1.2 or
+	// later; a file DuckDB creates is written in that format, an existing
+	// one keeps its own (read back as it was written, only slower).
+	if strings.Contains(dsn, "?") {
+		dsn += "&" + storageVersion
+	} else {
+		dsn += "?" + storageVersion
 	}
 	db, err := sql.Open("duckdb", dsn)
 	if err != nil {

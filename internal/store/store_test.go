@@ -295,3 +295,28 @@ func TestCorpusIngest(t *testing.T) {
 		t.Errorf("second ingest changed counts:\n%s", diff)
 	}
 }
+
+// TestTextStoredWithZstd checks that a database file trajmine creates stores
+// events.text and events.args with zstd (schema.Column.Compression): DuckDB
+// writes them so only in storage format 1.2 or later (storageVersion).
+func TestTextStoredWithZstd(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "z.duckdb")
+	st, err := store.Open(ctx, store.Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := ingest.Files(ctx, st, []string{fixtures}, &ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DB().ExecContext(ctx, "CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"text", "args"} {
+		got := scalar[string](t, st, "SELECT string_agg(DISTINCT compression, ',' ORDER BY compression) FROM pragma_storage_info('events') WHERE column_name = ? AND segment_type = 'VARCHAR'", col)
+		if got != "ZSTD" {
+			t.Errorf("events.%s stored as %q, want ZSTD", col, got)
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// The shared pass: one store.Scan feeds every analysis a command runs
+// (diagnose, simulate, recommend, behaviour profiles, mining), so that
+// trajmine report reads the store — event text included — once, and what
+// several analyses derive from a run (its diagnosed end, its replay trace,
+// its counterfactual uses) is computed once per run.
+//
+// Runs go from the scan to GOMAXPROCS workers and their results come back
+// to one goroutine in scan order, so every result is the same as a
+// sequential loop's (and byte-identical from run to run).
+
+// analysis is one consumer of the shared pass.
+type analysis interface {
+	// worker returns the function a worker goroutine calls for each run,
+	// with any per-worker state it needs (policies keep per-run state).
+	// The function must not keep w's record slices past its return unless
+	// it returns them: the pass hands each run's records to one worker and
+	// drops them after add.
+	worker() (func(w *runWork) any, error)
+	// add takes the worker's results in scan order, on one goroutine.
+	add(v any) error
+}
+
+// passEnv is what every run's shared values need: the action classifier
+// and the stored calibration factors.
+type passEnv struct {
+	classify func(harness, tool, args string) string
+	factor   func(schema.Run) float64
+}
+
+// newPassEnv loads the classifier and looks calibration factors up in st,
+// once per format × family × estimator.
+func newPassEnv(ctx context.Context, st *store.Store) (*passEnv, error) {
+	classify, err := defaultClassify()
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	cal := map[[3]string]float64{}
+	factor := func(r schema.Run) float64 {
+		k := [3]string{r.SourceFormat, r.ModelFamily, r.Estimator}
+		mu.Lock()
+		defer mu.Unlock()
+		if f, ok := cal[k]; ok {
+			return f
+		}
+		f := 0.0
+		if c, err := st.CalibrationFor(ctx, k[0], k[1], k[2]); err == nil && c != nil && c.Factor > 0 {
+			f = c.Factor
+		}
+		cal[k] = f
+		return f
+	}
+	return &passEnv{classify: classify, factor: factor}, nil
+}
+
+// runWork is one run on a worker: its records (owned by the pass, not
+// reused) and the values analyses share, each computed on first use.
+type runWork struct {
+	store.RunData
+	env *passEnv
+
+	diag   *diagnose.RunResult // diagnose.Run at the run's own window
+	uses   []counterfactual.Use
+	usesOK bool
+	trace  *simulate.Trace
+}
+
+// diagnosed is diagnose.Run of the run at its own window (no override).
+func (w *runWork) diagnosed() *diagnose.RunResult {
+	if w.diag == nil {
+		r := diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, 0)
+		w.diag = &r
+	}
+	return w.diag
+}
+
+// counterUses is counterfactual.Uses of the run's events.
+func (w *runWork) counterUses() []counterfactual.Use {
+	if !w.usesOK {
+		w.usesOK = true
+		w.uses = counterfactual.Uses(w.Events)
+		if w.uses == nil {
+			w.uses = []counterfactual.Use{}
+		}
+	}
+	return w.uses
+}
+
+// replayTrace is the run's simulate.Trace as trajmine simulate replays it:
+// its diagnosed end, the stored calibration factor, the action classifier.
+func (w *runWork) replayTrace() *simulate.Trace {
+	if w.trace == nil {
+		f := w.env.factor(w.Run)
+		w.trace = simulate.NewTrace(w.Run, w.Events, w.Usage, w.Ops, w.diagnosed().End,
+			&simulate.TraceOptions{Factor: f, Classify: w.env.classify, Uses: w.counterUses()})
+	}
+	return w.trace
+}
+
+// calibrated reports whether the run's trace uses a stored factor.
+func (w *runWork) calibrated() bool { return w.env.factor(w.Run) > 0 }
+
+// runPass scans the runs o selects once and feeds each to every analysis:
+// the workers compute, then each analysis's add receives its results in
+// scan order. The first error (scan, worker setup or add) stops the pass
+// and is returned.
+func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *passEnv, as ...analysis) error {
+	type job struct {
+		seq int
+		d   store.RunData
+	}
+	type done struct {
+		seq int
+		out []any
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	nw := max(runtime.GOMAXPROCS(0), 1)
+	fns := make([][]func(*runWork) any, nw)
+	for i := range fns {
+		for _, a := range as {
+			f, err := a.worker()
+			if err != nil {
+				return err
+			}
+			fns[i] = append(fns[i], f)
+		}
+	}
+	jobs := make(chan job, 4*nw)
+	dones := make(chan done, 4*nw)
+	scanErr := make(chan error, 1)
+	go func() {
+		seq := 0
+		err := st.Scan(ctx, o, func(d *store.RunData) error {
+			// Scan reuses its slices for the next run: the job owns copies
+			j := job{seq: seq, d: store.RunData{Run: d.Run, Events: slices.Clone(d.Events), Usage: slices.Clone(d.Usage), Ops: slices.Clone(d.Ops)}}
+			seq++
+			select {
+			case jobs <- j:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		close(jobs)
+		scanErr <- err
+	}()
+	var wg sync.WaitGroup
+	for i := range nw {
+		wg.Add(1)
+		go func(fs []func(*runWork) any) {
+			defer wg.Done()
+			for j := range jobs {
+				w := &runWork{RunData: j.d, env: env}
+				out := make([]any, len(fs))
+				for k, f := range fs {
+					out[k] = f(w)
+				}
+				select {
+				case dones <- done{seq: j.seq, out: out}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}(fns[i])
+	}
+	go func() { wg.Wait(); close(dones) }()
+
+	pending := map[int][]any{}
+	next := 0
+	var addErr error
+	for dn := range dones {
+		if addErr != nil {
+			continue // drain
+		}
+		pending[dn.seq] = dn.out
+		for {
+			out, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			for k, a := range as {
+				if err := a.add(out[k]); err != nil {
+					addErr = err
+					cancel()
+					break
+				}
+			}
+			if addErr != nil {
+				break
+			}
+		}
+	}
+	if addErr != nil {
+		<-scanErr
+		return addErr
+	}
+	if err := <-scanErr; err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("pass: %d results never handed over", len(pending))
+	}
+	return ctx.Err()
+}
