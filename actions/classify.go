@@ -7,6 +7,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Options configure a Classifier. A nil *Options means the defaults only.
@@ -22,7 +23,16 @@ type Options struct {
 // It is safe for concurrent use.
 type Classifier struct {
 	rules []Rule
+	// byTool caches, per harness and tool name, the indexes of the rules
+	// whose tool and harness globs match (string → []int): the globs
+	// depend on those two only, so each pair is matched against them once.
+	byTool sync.Map
+	cached atomic.Int64 // entries in byTool, at most maxToolCache
 }
+
+// maxToolCache bounds byTool (a log with endless distinct tool names must
+// not grow it without end; past the bound, pairs are matched every time).
+const maxToolCache = 1 << 14
 
 // New returns a classifier trying o.Rules, then the defaults.
 func New(o *Options) (*Classifier, error) {
@@ -117,9 +127,9 @@ func (c *Classifier) Classify(harness, tool, args string) (Class, Rule) {
 	k := call{harness: strings.ToLower(harness), names: toolNames(tool), rawArgs: args}
 	var claims []*Rule
 	claimed := 0
-	for i := range c.rules {
+	for _, i := range c.candidates(harness, tool, &k) {
 		r := &c.rules[i]
-		if !matchGlobs(r.tools, k.names...) || !matchGlobs(r.harnesses, k.harness) || !k.matchArgs(r.args) {
+		if !k.matchArgs(r.args) {
 			continue
 		}
 		if r.cmd == nil {
@@ -172,6 +182,28 @@ func (c *Classifier) Classify(harness, tool, args string) (Class, Rule) {
 		best = first
 	}
 	return claims[best].Class, *claims[best]
+}
+
+// candidates returns the indexes, in order, of the rules whose tool and
+// harness globs match k's names and harness (cached per harness and tool).
+func (c *Classifier) candidates(harness, tool string, k *call) []int {
+	key := harness + "\x00" + tool
+	if v, ok := c.byTool.Load(key); ok {
+		return v.([]int)
+	}
+	idx := []int{}
+	for i := range c.rules {
+		r := &c.rules[i]
+		if matchGlobs(r.tools, k.names...) && matchGlobs(r.harnesses, k.harness) {
+			idx = append(idx, i)
+		}
+	}
+	if c.cached.Load() < maxToolCache {
+		if _, loaded := c.byTool.LoadOrStore(key, idx); !loaded {
+			c.cached.Add(1)
+		}
+	}
+	return idx
 }
 
 // Commands returns the simple commands a call's arguments hold, as the

@@ -289,7 +289,7 @@ func (a *diagAnalysis) worker() (func(*runWork) any, error) {
 		} else {
 			res = diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, a.o.Window)
 		}
-		out := diagnoseOne(res, w.Run, w.Events, w.Ops, w.env.classify)
+		out := diagnoseOne(res, w.Run, w.Events, w.Ops, *w.runStalls(), w.classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
 		return out
 	}, nil
@@ -458,13 +458,12 @@ func diagnoseRentRows(r *diagnoseRunOut) []schema.DiagRentRow {
 }
 
 // diagnoseOne completes one run's diagnosis res (diagnose.Run) with its
-// rent, re-reads, stalls and reading-boundary input; classify gives action
-// classes.
-func diagnoseOne(res diagnose.RunResult, r schema.Run, events []schema.Event, ops []schema.ContextOp, classify diagnose.ClassifyFunc) diagnoseRunOut {
+// rent, re-reads, stalls st (diagnose.Stalls) and reading-boundary input;
+// classify gives action classes.
+func diagnoseOne(res diagnose.RunResult, r schema.Run, events []schema.Event, ops []schema.ContextOp, st diagnose.RunStalls, classify diagnose.ClassifyFunc) diagnoseRunOut {
 	vis := diagnose.NewVisibility(events, ops, &diagnose.VisibilityOptions{NTurns: r.NTurns})
 	rent := vis.Rent()
 	rr := diagnose.ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
-	st := diagnose.Stalls(events)
 	b := diagnose.BoundaryInput(r, res.End, events, classify)
 	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
 		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,

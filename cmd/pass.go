@@ -75,10 +75,37 @@ type runWork struct {
 	store.RunData
 	env *passEnv
 
-	diag   *diagnose.RunResult // diagnose.Run at the run's own window
-	uses   []counterfactual.Use
-	usesOK bool
-	trace  *simulate.Trace
+	diag    *diagnose.RunResult // diagnose.Run at the run's own window
+	uses    []counterfactual.Use
+	usesOK  bool
+	trace   *simulate.Trace
+	stalls  *diagnose.RunStalls
+	classes map[[3]string]string
+}
+
+// runStalls is diagnose.Stalls of the run's events.
+func (w *runWork) runStalls() *diagnose.RunStalls {
+	if w.stalls == nil {
+		s := diagnose.Stalls(w.Events)
+		w.stalls = &s
+	}
+	return w.stalls
+}
+
+// classify is env.classify remembered for the run: each analysis asks for
+// the class of the same calls (a run's calls are classified once, not once
+// per analysis).
+func (w *runWork) classify(harness, tool, args string) string {
+	k := [3]string{harness, tool, args}
+	if c, ok := w.classes[k]; ok {
+		return c
+	}
+	c := w.env.classify(harness, tool, args)
+	if w.classes == nil {
+		w.classes = map[[3]string]string{}
+	}
+	w.classes[k] = c
+	return c
 }
 
 // diagnosed is diagnose.Run of the run at its own window (no override).
@@ -108,7 +135,7 @@ func (w *runWork) replayTrace() *simulate.Trace {
 	if w.trace == nil {
 		f := w.env.factor(w.Run)
 		w.trace = simulate.NewTrace(w.Run, w.Events, w.Usage, w.Ops, w.diagnosed().End,
-			&simulate.TraceOptions{Factor: f, Classify: w.env.classify, Uses: w.counterUses()})
+			&simulate.TraceOptions{Factor: f, Classify: w.classify, Uses: w.counterUses(), Stalls: w.runStalls()})
 	}
 	return w.trace
 }

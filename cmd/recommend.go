@@ -197,7 +197,9 @@ func (a *behaviourAnalysis) worker() (func(*runWork) any, error) {
 		if a.keep != nil && !a.keep(&w.Run) {
 			return nil
 		}
-		p := behavior.Run(w.Run, w.Events, w.Usage, w.Ops, a.o)
+		o := *a.o
+		o.Classify = w.classify
+		p := behavior.Run(w.Run, w.Events, w.Usage, w.Ops, &o)
 		return &p
 	}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -66,7 +67,11 @@ it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
 sim_calls, which report writes). Per-call curves are drawn for a sample of
 runs (--sample-top by peak share, plus --sample more chosen by run-id
-hash), as the page states; every other figure covers all runs.`,
+hash), as the page states; every other figure covers all runs. sim_calls
+holds the sample's calls (trajmine simulate writes every run's).
+
+All analyses share one read of the store: each run is read once and its
+diagnosis, replay trace and counterfactual uses are computed once.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
@@ -192,16 +197,17 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	totals := totalsByFormat(runs)
-	diag, sim, recs, mined, mineO, err := reportAnalyse(ctx, st)
+	res, err := reportAnalyse(ctx, st, o)
 	if err != nil {
 		return err
 	}
+	diag, sim, recs, mined, mineO := res.diag, res.sim, res.recs, res.mined, res.mineO
 	html, err := filepath.Abs(o.Output)
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
 	writeHTML := func() error {
-		data, err := reportData(ctx, st, o, totals, diag, sim, recs, mined)
+		data, err := reportData(st, o, totals, diag, sim, recs, mined, res.sample)
 		if err != nil {
 			return err
 		}
@@ -280,58 +286,92 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	return nil
 }
 
+// reportResults is what trajmine report computes.
+type reportResults struct {
+	diag   diagnoseJSON
+	sim    simulateJSON
+	recs   []recommend.Result
+	mined  mineJSON
+	mineO  *MineOptions
+	sample reportSampleOut
+}
+
 // reportAnalyse runs trajmine report's analyses in one shared pass over the
 // store (runPass): diagnose (trajmine diagnose's defaults, --by model),
-// every catalog policy at each run's own window (trajmine simulate, with
-// per-call rows), trajmine recommend's defaults, the behaviour profiles and
-// trajmine mine's defaults; sim_runs, sim_calls, diag_runs, diag_calls and
-// diag_rent are replaced in one transaction. Each figure is the one the
-// stand-alone command computes: they run the same analyses, one at a time.
-func reportAnalyse(ctx context.Context, st *store.Store) (diag diagnoseJSON, sim simulateJSON, recs []recommend.Result, mined mineJSON, mineO *MineOptions, err error) {
+// every catalog policy at each run's own window (trajmine simulate), trajmine
+// recommend's defaults, the behaviour profiles and trajmine mine's defaults;
+// then it draws the sample and replays the sampled runs again for their
+// drill-down (reportSample). sim_runs (every run), sim_calls (the sampled
+// runs: what the page draws call by call; trajmine simulate writes every
+// run's), diag_runs, diag_calls and diag_rent are replaced in one
+// transaction. Each figure is the one the stand-alone command computes:
+// they run the same analyses, one at a time.
+func reportAnalyse(ctx context.Context, st *store.Store, o *ReportOptions) (*reportResults, error) {
+	res := &reportResults{}
 	env, err := newPassEnv(ctx, st)
 	if err != nil {
-		return
+		return nil, err
 	}
-	simO := &SimulateOptions{Calls: true, windows: []int64{-1}, shards: 1}
+	simO := &SimulateOptions{windows: []int64{-1}, shards: 1} // no per-call rows kept: the sample's come from reportSample
 	pols, err := simulatePolicies(simO)
 	if err != nil {
-		return
+		return nil, err
 	}
 	sa, err := newSimAnalysis(simO, pols)
 	if err != nil {
-		return
+		return nil, err
 	}
 	da, err := newDiagAnalysis(&DiagnoseOptions{By: "model"})
 	if err != nil {
-		return
+		return nil, err
 	}
 	ra, err := newRecAnalysis(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
 	if err != nil {
-		return
+		return nil, err
 	}
-	mineO = &MineOptions{Top: 5, mode: mining.ModeClass} // trajmine mine's defaults
-	ma, err := newMineAnalysis(mineO, env)
+	res.mineO = &MineOptions{Top: 5, mode: mining.ModeClass} // trajmine mine's defaults
+	ma, err := newMineAnalysis(res.mineO, env)
 	if err != nil {
-		return
+		return nil, err
 	}
 	ba := newBehaviourAnalysis(env, nil) // every run, as recommend and mine (no filter) profile them
-	pass := func() error {
+	// after the pass, the aggregates (simulate's bootstrap CIs, recommend's
+	// choice, the mined models) are computed on one goroutine while this one
+	// draws the sample and writes the tables: they read the pass's results
+	// and write disjoint fields of res
+	var aggErr error
+	var agg sync.WaitGroup
+	calls := func(add func(vals ...any) error) error {
 		if err := runPass(ctx, st, store.ScanOptions{}, env, sa, da, ra, ba, ma); err != nil {
 			return err
 		}
-		diag = da.finish() // the page cites diag_runs, diag_calls and diag_rent: written below
-		return nil
+		sa.flatten()
+		agg.Add(1)
+		go func() {
+			defer agg.Done()
+			res.sim = sa.finish()
+			groups := ba.groups()
+			if res.recs, aggErr = ra.finish(groups); aggErr != nil {
+				return
+			}
+			res.mined, aggErr = ma.finish(ctx, st, groups)
+		}()
+		res.diag = da.finish()
+		// the sample reads only the rows and the policies, not the aggregates
+		rows := simulateJSON{Policies: sa.out.Policies, Results: sa.out.Results}
+		res.sample, err = reportSample(ctx, st, o, res.diag, rows, add)
+		return err
 	}
-	if err = st.WriteDerived(ctx, append(sa.derived(pass), diagnoseDerived(&diag)...)...); err != nil {
-		return
+	tables := append([]store.Derived{{Table: schema.SimCalls, Rows: calls}, {Table: schema.SimRuns, Rows: sa.runsRows}}, diagnoseDerived(&res.diag)...)
+	err = st.WriteDerived(ctx, tables...)
+	agg.Wait()
+	if err != nil {
+		return nil, err
 	}
-	sim = sa.finish()
-	groups := ba.groups()
-	if recs, err = ra.finish(groups); err != nil {
-		return
+	if aggErr != nil {
+		return nil, aggErr
 	}
-	mined, err = ma.finish(ctx, st, groups)
-	return
+	return res, nil
 }
 
 // writeReportHTML writes the page to a temporary file beside path and
@@ -407,8 +447,8 @@ func fillMined(d *htmlreport.Data, m mineJSON) {
 	}
 }
 
-func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals []formatTotals, diag diagnoseJSON, sim simulateJSON,
-	recs []recommend.Result, mined mineJSON) (*htmlreport.Data, error) {
+func reportData(st *store.Store, o *ReportOptions, totals []formatTotals, diag diagnoseJSON, sim simulateJSON,
+	recs []recommend.Result, mined mineJSON, sample reportSampleOut) (*htmlreport.Data, error) {
 	d := &htmlreport.Data{
 		Title:     "trajmine report",
 		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
@@ -453,11 +493,9 @@ func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals [
 	}
 	d.Boundary = append(d.Boundary, survivalOf("logged", diag.ReadingBoundary))
 	byPolicy := map[string][]diagnose.BoundaryRun{}
-	byRun := map[string][]int{}
 	for i := range sim.Results {
 		r := &sim.Results[i]
 		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
-		byRun[r.RunID] = append(byRun[r.RunID], i)
 	}
 	for _, p := range sim.Policies {
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
@@ -480,33 +518,45 @@ func reportData(ctx context.Context, st *store.Store, o *ReportOptions, totals [
 			SavedRuns: r.SavedRuns, Why: r.Why})
 	}
 
+	d.SampleRule, d.Sample = sample.rule, sample.runs
+	return d, nil
+}
+
+// reportSampleOut is the report's drill-down: the sampling rule and the
+// sampled runs.
+type reportSampleOut struct {
+	rule string
+	runs []htmlreport.RunDetail
+}
+
+// reportSample draws the sample (htmlreport.SampleRuns over diagnose's
+// runs) and builds each sampled run's drill-down (reportRunDetail); add
+// receives the sampled runs' sim_calls rows.
+func reportSample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnoseJSON, sim simulateJSON, add func(vals ...any) error) (reportSampleOut, error) {
+	var out reportSampleOut
+	byRun := map[string][]int{}
+	for i := range sim.Results {
+		byRun[sim.Results[i].RunID] = append(byRun[sim.Results[i].RunID], i)
+	}
 	cands := make([]htmlreport.Candidate, len(diag.Runs))
 	for i, r := range diag.Runs {
 		cands[i] = htmlreport.Candidate{RunID: r.RunID, PeakShare: r.Occupancy.PeakShare, PeakTokens: r.Occupancy.PeakTokens, Known: r.Occupancy.Window > 0}
 	}
 	picks, rule := htmlreport.SampleRuns(cands, o.SampleTop, o.SampleN)
-	d.SampleRule = rule
-	ids := make([]string, len(picks))
-	for i, p := range picks {
-		ids[i] = diag.Runs[p.Index].RunID
-	}
-	prompts, err := reportSimPrompts(ctx, st, ids)
-	if err != nil {
-		return nil, err
-	}
+	out.rule = rule
 	pols, err := simulatePolicies(&SimulateOptions{})
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	for _, p := range picks {
 		r := &diag.Runs[p.Index]
-		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], prompts[r.RunID], pols)
+		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, add)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
-		d.Sample = append(d.Sample, rd)
+		out.runs = append(out.runs, rd)
 	}
-	return d, nil
+	return out, nil
 }
 
 func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
@@ -517,48 +567,12 @@ func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
 	return s
 }
 
-// reportSimPrompts reads the sampled runs' prompts per policy and call:
-//
-//	SELECT run_id, policy, call, prompt_tokens FROM sim_calls WHERE run_id IN (…) ORDER BY run_id, policy, call
-func reportSimPrompts(ctx context.Context, st *store.Store, ids []string) (map[string]map[string][]int64, error) {
-	out := map[string]map[string][]int64{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	q := "SELECT run_id, policy, call, prompt_tokens FROM " + schema.TableSimCalls + " WHERE run_id IN (?" + strings.Repeat(", ?", len(ids)-1) + ") ORDER BY run_id, policy, call"
-	rows, err := st.DB().QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read sim_calls: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var run, pol string
-		var call, prompt int64
-		if err := rows.Scan(&run, &pol, &call, &prompt); err != nil {
-			return nil, fmt.Errorf("read sim_calls: %w", err)
-		}
-		m := out[run]
-		if m == nil {
-			m = map[string][]int64{}
-			out[run] = m
-		}
-		for int64(len(m[pol])) < call {
-			m[pol] = append(m[pol], 0) // calls are dense; never taken
-		}
-		m[pol] = append(m[pol], prompt)
-	}
-	return out, rows.Err()
-}
-
 // reportRunDetail is one sampled run: its diag_calls, sim_runs rows (rows
-// indexes sim.Results), sim_calls prompts and tool outputs with what each
-// policy did to them.
+// indexes sim.Results), its prompts per policy and call and its tool outputs
+// with what each policy did to them, both from the run replayed again
+// (reportOutputs); the replay's calls go to add as sim_calls rows.
 func reportRunDetail(ctx context.Context, st *store.Store, r *diagnoseRunOut, why string, sim simulateJSON, rows []int,
-	prompts map[string][]int64, pols []simulate.Policy) (htmlreport.RunDetail, error) {
+	pols []simulate.Policy, add func(vals ...any) error) (htmlreport.RunDetail, error) {
 	occ := r.Occupancy
 	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
@@ -566,19 +580,34 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnoseRunOut, wh
 	for _, c := range diagnoseCallRows(r) {
 		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
 	}
+	outs, acts, replays, err := reportOutputs(ctx, st, r.RunID, pols)
+	if err != nil {
+		return rd, err
+	}
+	for _, p := range pols {
+		x := replays[p.Name()]
+		if add == nil {
+			break
+		}
+		for i := range x.calls {
+			if err := add(simCallValues(r.RunID, p.Name(), x.window, &x.calls[i])...); err != nil {
+				return rd, err
+			}
+		}
+	}
 	short := map[string]string{}
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short
 	}
 	for _, i := range rows {
 		x := &sim.Results[i]
+		var prompts []int64
+		for _, c := range replays[x.Policy].calls {
+			prompts = append(prompts, c.PromptTokens)
+		}
 		rd.Policies = append(rd.Policies, htmlreport.RunPolicy{Policy: short[x.Policy], Status: string(x.Status), OverflowCall: x.OverflowCall,
 			FirstActivation: x.FirstActivation, TokenRatio: x.TokenRatio(), PeakTokens: x.PeakTokens, Reinvocations: x.Reinvocations,
-			PlaceholdersMax: x.PlaceholdersMax, CharsRemoved: x.CharsRemovedShare(), Prompts: prompts[x.Policy]})
-	}
-	outs, acts, err := reportOutputs(ctx, st, r.RunID, pols)
-	if err != nil {
-		return rd, err
+			PlaceholdersMax: x.PlaceholdersMax, CharsRemoved: x.CharsRemovedShare(), Prompts: prompts})
 	}
 	for i := range outs {
 		outs[i].Actions = make([]htmlreport.Action, len(sim.Policies))
@@ -590,28 +619,35 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnoseRunOut, wh
 	return rd, nil
 }
 
+// reportReplay is one policy's replay of a sampled run: its calls and the
+// window of its sim_runs and sim_calls rows.
+type reportReplay struct {
+	window int64
+	calls  []simulate.CallResult
+}
+
 // reportOutputs lists a run's tool outputs (tool_result events, seq order)
-// and, per policy spec, what the policy first did to each: the run is
-// replayed as trajmine simulate replays it (same trace, calibration factor,
-// own window) with each policy wrapped in a watcher that notes, after every
-// call's rendering, the outputs no longer in full.
-func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, error) {
+// and, per policy spec, what the policy first did to each and its replayed
+// calls: the run is replayed as trajmine simulate replays it (same trace,
+// calibration factor, own window) with each policy wrapped in a watcher
+// that notes, after every call's rendering, the outputs no longer in full.
+func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
 	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
 	if err != nil || len(rs) != 1 {
-		return nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
+		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
 	}
 	run := rs[0]
 	events, err := st.Events(ctx, runID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	usage, err := st.Usage(ctx, runID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	ops, err := st.ContextOps(ctx, runID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	targets := map[string]string{}
 	var outs []htmlreport.ToolOutput
@@ -632,7 +668,7 @@ func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 	}
 	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	// tool outputs by trace item
 	item := map[int32]int{}
@@ -648,21 +684,27 @@ func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 		}
 	}
 	acts := map[string][]htmlreport.Action{}
+	replays := map[string]reportReplay{}
 	var rp simulate.Replayer
 	for _, p := range pols {
 		fresh, err := simulate.Fresh(p)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		w := &reportWatch{Policy: fresh, items: item, acts: make([]htmlreport.Action, len(outs))}
-		opt := simulate.Options{Window: win}
+		var calls []simulate.CallResult
+		opt := simulate.Options{Window: win, Calls: &calls}
 		if win == 0 {
-			opt.Window = -1
+			opt.Window = -1 // unbounded, as trajmine simulate replays it
 		}
-		rp.Replay(tr, w, opt)
+		r := rp.Replay(tr, w, opt)
+		if win == 0 {
+			r.Window = 0
+		}
 		acts[p.Name()] = w.acts
+		replays[p.Name()] = reportReplay{window: r.Window, calls: calls}
 	}
-	return outs, acts, nil
+	return outs, acts, replays, nil
 }
 
 // reportTrace builds a run's trace as simulateCompute does (its calibration

@@ -14,8 +14,6 @@ import (
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/htmlreport/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/recommend"
-	"github.com/trajmine/trajmine/simulate"
 )
 
 func TestReportDemoWithoutLocalLogs(t *testing.T) {
@@ -207,9 +205,11 @@ func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
 }
 
-// TestReportReplayMatchesSimCalls: the drill-down's per-output actions come
-// from a second replay of the run (reportTrace, wrapped policies); its
-// prompts must equal what trajmine simulate stored in sim_calls.
+// TestReportReplayMatchesSimCalls: report replays every run in the shared
+// pass and the sampled runs again for their drill-down (per-output actions,
+// prompts, sim_calls rows). Both must be what trajmine simulate computes:
+// report's sim_runs and sim_calls must equal simulate's, row for row, and
+// the drill-down must show some policy acting.
 func TestReportReplayMatchesSimCalls(t *testing.T) {
 	d := testDeps(t, nil)
 	dir := t.TempDir()
@@ -218,6 +218,32 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 	if _, stderr, code := run(t, d, "report", "-o", filepath.Join(dir, "r.html"), corpus); code != 0 {
 		t.Fatal(stderr)
 	}
+	dump := func() (runs, calls string) {
+		t.Helper()
+		q := func(sql string) string {
+			out, stderr, code := run(t, d, "sql", "--format", "csv", sql)
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			return out
+		}
+		return q("SELECT * FROM sim_runs ORDER BY ALL"), q("SELECT * FROM sim_calls ORDER BY ALL")
+	}
+	reportRuns, reportCalls := dump()
+	if n := strings.Count(reportCalls, "\n"); n < 100 {
+		t.Fatalf("report wrote %d sim_calls lines", n)
+	}
+	if _, stderr, code := run(t, d, "simulate"); code != 0 {
+		t.Fatal(stderr)
+	}
+	simRuns, simCalls := dump()
+	if reportRuns != simRuns {
+		t.Error("sim_runs: report's rows differ from trajmine simulate's")
+	}
+	if reportCalls != simCalls {
+		t.Error("sim_calls: report's rows (its sample: every run here) differ from trajmine simulate's")
+	}
+
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.Config{Path: d.DB, ReadOnly: true})
 	if err != nil {
@@ -232,46 +258,9 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.RunID
-	}
-	stored, err := reportSimPrompts(ctx, st, ids)
-	if err != nil {
-		t.Fatal(err)
-	}
 	acted := 0
 	for _, run := range runs {
-		ev, _ := st.Events(ctx, run.RunID)
-		us, _ := st.Usage(ctx, run.RunID)
-		ops, _ := st.ContextOps(ctx, run.RunID)
-		tr, win, err := reportTrace(ctx, st, run, ev, us, ops)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rp simulate.Replayer
-		for _, p := range pols {
-			fresh, _ := simulate.Fresh(p)
-			w := &reportWatch{Policy: fresh, items: map[int32]int{}, acts: nil}
-			var calls []simulate.CallResult
-			opt := simulate.Options{Window: win, Calls: &calls}
-			if win == 0 {
-				opt.Window = -1
-			}
-			rp.Replay(tr, w, opt)
-			want := stored[run.RunID][p.Name()]
-			if len(calls) != len(want) {
-				t.Errorf("%s %s: %d calls replayed, sim_calls has %d", run.RunID, p.Name(), len(calls), len(want))
-				continue
-			}
-			for i, c := range calls {
-				if c.PromptTokens != want[i] {
-					t.Errorf("%s %s call %d: prompt %d, sim_calls %d", run.RunID, p.Name(), i, c.PromptTokens, want[i])
-					break
-				}
-			}
-		}
-		_, acts, err := reportOutputs(ctx, st, run.RunID, pols)
+		_, acts, _, err := reportOutputs(ctx, st, run.RunID, pols)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,17 +314,14 @@ func BenchmarkReport(b *testing.B) {
 			}
 			b.ReportMetric(time.Since(t0).Seconds(), name+"-s")
 		}
-		var diag diagnoseJSON
-		var sim simulateJSON
-		var recs []recommend.Result
-		var mined mineJSON
 		var data *htmlreport.Data
+		var res *reportResults
 		stage("analyse", func() (err error) {
-			diag, sim, recs, mined, _, err = reportAnalyse(ctx, st)
+			res, err = reportAnalyse(ctx, st, o)
 			return err
 		})
 		stage("html-data", func() (err error) {
-			data, err = reportData(ctx, st, o, totalsByFormat(runs), diag, sim, recs, mined)
+			data, err = reportData(st, o, totalsByFormat(runs), res.diag, res.sim, res.recs, res.mined, res.sample)
 			return err
 		})
 		stage("html-write", func() error { return writeReportHTML(html, data) })

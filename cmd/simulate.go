@@ -277,6 +277,28 @@ type simAnalysis struct {
 	out     simulateJSON
 	acc     simulate.Accuracy
 	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
+	// rows are collected in chunks (appending to one slice of big rows
+	// copied them over and over) and flattened into out.Results once
+	chunks [][]simulate.Row
+}
+
+// simChunk is the capacity of one chunk of simAnalysis's rows.
+const simChunk = 4096
+
+// flatten moves the collected rows into out.Results.
+func (a *simAnalysis) flatten() {
+	if len(a.chunks) == 0 {
+		return
+	}
+	n := len(a.out.Results)
+	for _, c := range a.chunks {
+		n += len(c)
+	}
+	all := slices.Grow(a.out.Results, n-len(a.out.Results))
+	for _, c := range a.chunks {
+		all = append(all, c...)
+	}
+	a.out.Results, a.chunks = all, nil
 }
 
 func newSimAnalysis(o *SimulateOptions, pols []simulate.Policy) (*simAnalysis, error) {
@@ -316,16 +338,19 @@ func (a *simAnalysis) derived(pass func() error) []store.Derived {
 		}
 		return pass()
 	}
-	runs := func(add func(vals ...any) error) error {
-		for i := range a.out.Results {
-			if err := add(simRunValues(&a.out.Results[i])...); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	return []store.Derived{{Table: schema.SimCalls, Where: where, Args: whereArgs, Rows: calls},
-		{Table: schema.SimRuns, Where: where, Args: whereArgs, Rows: runs}}
+		{Table: schema.SimRuns, Where: where, Args: whereArgs, Rows: a.runsRows}}
+}
+
+// runsRows writes the sim_runs rows of the pass's results.
+func (a *simAnalysis) runsRows(add func(vals ...any) error) error {
+	a.flatten()
+	for i := range a.out.Results {
+		if err := add(simRunValues(&a.out.Results[i])...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (a *simAnalysis) worker() (func(*runWork) any, error) {
@@ -384,13 +409,15 @@ func (a *simAnalysis) add(v any) error {
 		a.out.Calibrated++
 	}
 	for i, row := range r.rows {
-		a.out.Results = append(a.out.Results, row)
+		if n := len(a.chunks); n == 0 || len(a.chunks[n-1]) == cap(a.chunks[n-1]) {
+			a.chunks = append(a.chunks, make([]simulate.Row, 0, simChunk))
+		}
+		a.chunks[len(a.chunks)-1] = append(a.chunks[len(a.chunks)-1], row)
 		if a.addCall == nil {
 			continue
 		}
-		for _, c := range r.calls[i] {
-			if err := a.addCall(row.RunID, row.Policy, row.Window, int64(c.Call), c.PromptTokens, c.CachedTokens, c.OutputTokens,
-				int64(c.Placeholders), c.CharsRemoved, c.Overflow, c.SummarizerIn, c.SummarizerOut, int64(c.Reinvocations)); err != nil {
+		for j := range r.calls[i] {
+			if err := a.addCall(simCallValues(row.RunID, row.Policy, row.Window, &r.calls[i][j])...); err != nil {
 				return err
 			}
 		}
@@ -398,8 +425,15 @@ func (a *simAnalysis) add(v any) error {
 	return nil
 }
 
+// simCallValues is one sim_calls row.
+func simCallValues(runID, policy string, window int64, c *simulate.CallResult) []any {
+	return []any{runID, policy, window, int64(c.Call), c.PromptTokens, c.CachedTokens, c.OutputTokens,
+		int64(c.Placeholders), c.CharsRemoved, c.Overflow, c.SummarizerIn, c.SummarizerOut, int64(c.Reinvocations)}
+}
+
 // finish aggregates the rows: accuracy, the comparison and --by groups.
 func (a *simAnalysis) finish() simulateJSON {
+	a.flatten()
 	o, out := a.o, a.out
 	out.Accuracy = a.acc.Rows()
 	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})

@@ -3,7 +3,8 @@ package counterfactual
 import (
 	"cmp"
 	"slices"
-	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -83,7 +84,7 @@ type hit struct {
 // walker holds the state of one Uses pass.
 type walker struct {
 	events []schema.Event
-	index  map[string]int32 // token → index in states
+	index  *tokTable // token → index in states
 	states []tokState
 	used   []int32 // tokens the current using event hit
 
@@ -97,7 +98,26 @@ type walker struct {
 	counts []uint8 // hits held per active output
 
 	uses []Use
+
+	arena []byte // token copies; a full chunk is left to the strings in it
 }
+
+// walkers holds walkers between runs: their tables and buffers are reused
+// (the token arena and the uses returned are not).
+var walkers = sync.Pool{New: func() any { return &walker{index: newTokTable(0)} }}
+
+// release clears what w must not keep (the run's events, the returned uses,
+// the arena the uses' evidence points into) and pools it.
+func (w *walker) release() {
+	clear(w.states) // token strings point into the arena
+	w.events, w.states, w.uses, w.arena = nil, w.states[:0], nil, nil
+	w.used, w.active, w.hits, w.counts = w.used[:0], w.active[:0], w.hits[:0], w.counts[:0]
+	w.cur = 0
+	walkers.Put(w)
+}
+
+// arenaChunk is the size of the walker's token arena chunks.
+const arenaChunk = 64 << 10
 
 // Uses returns every use of every tool output in one run's events (seq
 // order), sorted by (Call, Output, Event, Kind). It is deterministic and
@@ -131,12 +151,13 @@ type walker struct {
 //     o, the latest output so far whose target (step 2) equals e.Target and
 //     whose turn is ≤ t, unless e is the call that produced o.
 func Uses(events []schema.Event) []Use {
-	w := &walker{
-		events: events,
-		index:  make(map[string]int32, sizeHint(events)),
-		stamp:  make([]int32, len(events)),
-		slot:   make([]int32, len(events)),
-	}
+	w := walkers.Get().(*walker)
+	defer w.release()
+	w.events = events
+	w.index.reset(sizeHint(events))
+	w.stamp = slices.Grow(w.stamp[:0], len(events))[:len(events)]
+	clear(w.stamp)
+	w.slot = slices.Grow(w.slot[:0], len(events))[:len(events)]
 	prod := producers(events)
 	byTarget := map[string][]int32{} // target → outputs with that target, in order
 	for i := range events {
@@ -187,10 +208,11 @@ func sizeHint(events []schema.Event) int {
 // common marks every token of s as common.
 func (w *walker) common(s string) {
 	scan(s, false, func(_ int, tok string) bool {
-		if k, ok := w.index[tok]; ok {
+		h := w.index.hash(tok)
+		if k, ok := w.index.find(tok, h, w.states); ok {
 			w.states[k].out = common
 		} else {
-			w.add(tok, common, 0)
+			w.add(tok, h, common, 0)
 		}
 		return true
 	})
@@ -199,22 +221,29 @@ func (w *walker) common(s string) {
 // output makes output o the state of every non-common token of s.
 func (w *walker) output(o int32, s string) {
 	scan(s, false, func(off int, tok string) bool {
-		if k, ok := w.index[tok]; ok {
+		h := w.index.hash(tok)
+		if k, ok := w.index.find(tok, h, w.states); ok {
 			if st := &w.states[k]; st.out != common && st.out != o {
 				st.out, st.off = o, int32(off)
 			}
 		} else {
-			w.add(tok, o, int32(off))
+			w.add(tok, h, o, int32(off))
 		}
 		return true
 	})
 }
 
 // add records a token met for the first time, copying it so that the
-// state never keeps an event text alive.
-func (w *walker) add(tok string, out, off int32) {
-	tok = strings.Clone(tok)
-	w.index[tok] = int32(len(w.states))
+// state never keeps an event text alive (into the walker's arena: one
+// allocation per 64 KiB of tokens, not one per token).
+func (w *walker) add(tok string, h uint64, out, off int32) {
+	if len(w.arena)+len(tok) > cap(w.arena) {
+		w.arena = make([]byte, 0, max(arenaChunk, len(tok)))
+	}
+	at := len(w.arena)
+	w.arena = append(w.arena, tok...)
+	tok = unsafe.String(&w.arena[at], len(tok))
+	w.index.insert(h, int32(len(w.states)))
 	w.states = append(w.states, tokState{tok: tok, out: out, off: off})
 }
 
@@ -224,7 +253,7 @@ func (w *walker) content(i int32) {
 	w.cur = i + 1
 	w.active, w.hits, w.counts = w.active[:0], w.hits[:0], w.counts[:0]
 	look := func(_ int, tok string) bool {
-		k, ok := w.index[tok]
+		k, ok := w.index.find(tok, w.index.hash(tok), w.states)
 		if !ok {
 			return true
 		}

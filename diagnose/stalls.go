@@ -2,7 +2,7 @@ package diagnose
 
 import (
 	"cmp"
-	"hash/fnv"
+	"hash/maphash"
 	"slices"
 	"strconv"
 
@@ -20,6 +20,11 @@ type Stall struct {
 	Seqs       []int64 `json:"seqs"`        // tool_call seqs, ascending
 	ResultSeqs []int64 `json:"result_seqs"` // the matching tool_result seqs
 }
+
+// stallSeed seeds the hash that groups outputs by text (maphash: many times
+// faster than FNV on long outputs; FNV-1a is computed for reported pairs
+// only, so Hash does not depend on the seed).
+var stallSeed = maphash.MakeSeed()
 
 // Count returns the number of occurrences of the pair.
 func (s Stall) Count() int { return len(s.Seqs) }
@@ -63,14 +68,18 @@ func Stalls(events []schema.Event) RunStalls {
 			}
 		}
 	}
-	type pairKey struct {
+	// Pairs whose (tool, target, is_error, text length) is unique cannot
+	// repeat: only the others' texts are hashed, with maphash (FNV over
+	// every output was most of diagnose's time on large corpora).
+	type sizeKey struct {
 		tool, target string
 		isErr        bool
-		hash         uint64
+		size         int
 	}
-	groups := map[pairKey]*Stall{}
-	var order []pairKey
-	for _, e := range events {
+	type pair struct{ call, result int }
+	var pairs []pair
+	sizes := map[sizeKey]int{}
+	for i, e := range events {
 		if e.Kind != schema.KindToolCall || e.Target == "" {
 			continue
 		}
@@ -83,14 +92,28 @@ func Stalls(events []schema.Event) RunStalls {
 		if !ok {
 			continue
 		}
-		r := events[j]
-		h := fnv.New64a()
-		h.Write([]byte(r.Text))
-		k := pairKey{e.ToolName, e.Target, r.IsError, h.Sum64()}
+		pairs = append(pairs, pair{i, j})
+		sizes[sizeKey{e.ToolName, e.Target, events[j].IsError, len(events[j].Text)}]++
+	}
+	type pairKey struct {
+		tool, target string
+		isErr        bool
+		hash         uint64
+	}
+	groups := map[pairKey]*Stall{}
+	texts := map[pairKey]string{} // a group's output text, for its FNV hash
+	var order []pairKey
+	for _, p := range pairs {
+		e, r := &events[p.call], &events[p.result]
+		if sizes[sizeKey{e.ToolName, e.Target, r.IsError, len(r.Text)}] < 2 {
+			continue
+		}
+		k := pairKey{e.ToolName, e.Target, r.IsError, maphash.String(stallSeed, r.Text)}
 		g := groups[k]
 		if g == nil {
-			g = &Stall{Tool: e.ToolName, Target: e.Target, IsError: r.IsError, Hash: strconv.FormatUint(k.hash, 16)}
+			g = &Stall{Tool: e.ToolName, Target: e.Target, IsError: r.IsError}
 			groups[k] = g
+			texts[k] = r.Text
 			order = append(order, k)
 		}
 		g.Seqs = append(g.Seqs, e.Seq)
@@ -101,6 +124,7 @@ func Stalls(events []schema.Event) RunStalls {
 		if len(g.Seqs) < 2 {
 			continue
 		}
+		g.Hash = strconv.FormatUint(fnv64a(texts[k]), 16)
 		res.Stalls = append(res.Stalls, *g)
 		n := int64(len(g.Seqs) - 1)
 		res.Repeats += n
@@ -110,4 +134,14 @@ func Stalls(events []schema.Event) RunStalls {
 	}
 	slices.SortStableFunc(res.Stalls, func(a, b Stall) int { return cmp.Compare(a.Seqs[0], b.Seqs[0]) })
 	return res
+}
+
+// fnv64a is FNV-1a 64 of s (hash/fnv's, without copying s to a []byte).
+func fnv64a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }

@@ -138,6 +138,8 @@ type TraceOptions struct {
 	Classify diagnose.ClassifyFunc
 	// Uses are the run's counterfactual uses; nil computes them.
 	Uses []counterfactual.Use
+	// Stalls are the run's diagnose.Stalls; nil computes them.
+	Stalls *diagnose.RunStalls
 }
 
 // NewTrace prepares one run for replay from its records: events in seq
@@ -351,7 +353,11 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	tr.ReadingAt = readingAt(tr)
 
 	// stalls: the call that first sees the repeated pair's result
-	st := diagnose.Stalls(events)
+	st := o.Stalls
+	if st == nil {
+		s := diagnose.Stalls(events)
+		st = &s
+	}
 	seqItem := map[int64]int32{}
 	for i, it := range tr.Items {
 		if !it.Carried {
