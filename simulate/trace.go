@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
@@ -335,13 +336,26 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	if uses == nil {
 		uses = counterfactual.Uses(events)
 	}
+	ascii := map[int]bool{} // per output: its text is ASCII, so byte offsets are character offsets
 	for _, u := range uses {
 		if u.Output < 0 || u.Output >= len(evItem) || evItem[u.Output] < 0 || u.Call < 0 || u.Call >= int64(tr.NCalls) {
 			continue
 		}
 		tu := Use{Item: evItem[u.Output], Call: int32(u.Call), Content: u.Kind == counterfactual.UseContent}
-		for _, off := range u.Offsets {
-			tu.Offsets = append(tu.Offsets, runeOffset(events[u.Output].Text, off))
+		if len(u.Offsets) > 0 {
+			text := events[u.Output].Text
+			a, ok := ascii[u.Output]
+			if !ok {
+				a = isASCII(text)
+				ascii[u.Output] = a
+			}
+			for _, off := range u.Offsets {
+				if a {
+					tu.Offsets = append(tu.Offsets, min(off, int32(len(text))))
+				} else {
+					tu.Offsets = append(tu.Offsets, runeOffset(text, off))
+				}
+			}
 		}
 		tr.Uses = append(tr.Uses, tu)
 	}
@@ -383,11 +397,17 @@ func runeOffset(s string, b int32) int32 {
 	if int(b) > len(s) {
 		b = int32(len(s))
 	}
-	n := int32(0)
-	for range s[:b] {
-		n++
+	return int32(utf8.RuneCountInString(s[:b]))
+}
+
+// isASCII reports whether s has only ASCII bytes.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
 	}
-	return n
+	return true
 }
 
 // keepAllPrompts returns keep-all's prompt at each call: prefix + Σ tokens

@@ -170,33 +170,57 @@ FROM context_ops`+where, args...)
 		st.events, st.usage, st.ops = nil, nil, nil
 		return fn(&d)
 	}
-	for lo := int64(0); maxRow.Valid && lo <= maxRow.Int64; lo += scanChunk {
-		evRows, err := s.db.QueryContext(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk)...)
-		if err != nil {
-			return fmt.Errorf("scan events: %w", err)
-		}
-		for evRows.Next() {
-			id, e, err := scanEvent(evRows)
-			if err != nil {
-				evRows.Close()
-				return err
+	// windows are read by scanReaders goroutines (window w by reader
+	// w mod scanReaders, each on its own connection) and taken in window
+	// order here: DuckDB and the driver's row conversion then use two
+	// threads, and the order (so the scan) stays the same
+	var windows int64
+	if maxRow.Valid {
+		windows = maxRow.Int64/scanChunk + 1
+	}
+	type batch struct {
+		events []schema.Event
+		err    error
+	}
+	feeds := make([]chan batch, scanReaders)
+	for k := range feeds {
+		feeds[k] = make(chan batch, 1)
+		go func(k int) {
+			defer close(feeds[k])
+			for w := int64(k); w < windows; w += scanReaders {
+				lo := w * scanChunk
+				evs, err := s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
+				select {
+				case feeds[k] <- batch{evs, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil {
+					return
+				}
 			}
-			st := runs[id]
+		}(k)
+	}
+	for w := int64(0); w < windows; w++ {
+		b, ok := <-feeds[w%scanReaders]
+		if !ok {
+			return fmt.Errorf("scan events: window %d not read (%v)", w, ctx.Err())
+		}
+		if b.err != nil {
+			return b.err
+		}
+		for i := range b.events {
+			e := &b.events[i]
+			st := runs[e.RunID]
 			if st == nil || st.done {
 				continue
 			}
-			st.events = append(st.events, e)
+			st.events = append(st.events, *e)
 			if len(st.events) == st.want[0] {
 				if err := emit(st); err != nil {
-					evRows.Close()
 					return err
 				}
 			}
-		}
-		err = evRows.Err()
-		evRows.Close()
-		if err != nil {
-			return fmt.Errorf("scan events: %w", err)
 		}
 	}
 	for _, id := range order {
@@ -209,8 +233,33 @@ FROM context_ops`+where, args...)
 	return nil
 }
 
-// scanChunk is how many event rows (by rowid) one Scan query reads.
-const scanChunk = 32768
+// scanChunk is how many event rows (by rowid) one Scan query reads, and
+// scanReaders how many such queries run at once.
+const (
+	scanChunk   = 16384
+	scanReaders = 2
+)
+
+// readEvents runs one window's events query.
+func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("scan events: %w", err)
+	}
+	defer rows.Close()
+	var evs []schema.Event
+	for rows.Next() {
+		_, e, err := scanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("scan events: %w", err)
+	}
+	return evs, nil
+}
 
 // scanRunState collects one run's rows during Scan.
 type scanRunState struct {
