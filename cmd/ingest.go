@@ -20,6 +20,7 @@ type IngestOptions struct {
 	Strict    bool
 	Tokenizer string
 	Workers   int
+	Rehash    bool
 	JSON      bool
 	Out, Err  io.Writer
 	Progress  bool
@@ -35,7 +36,9 @@ func NewIngestCmd(d *Deps, runF func(*IngestOptions) error) *cobra.Command {
 each file's format is detected (see trajmine formats) unless --format names
 one. Files are parsed in parallel; each file's import is all-or-nothing, and a
 file already imported (same sha256) is skipped. A file whose content changed
-since it was imported replaces its earlier runs.
+since it was imported replaces its earlier runs. A file recorded with the same
+path and size, and not modified since its import, is skipped without being
+read (the quick check make and rsync use); --rehash reads and hashes it.
 
 A malformed record is reported as file:line: reason on stderr, kept in the
 rejects table, and the rest of the file still imports; --strict makes it fatal
@@ -56,6 +59,7 @@ for its file (nothing from that file is kept, exit status 1).`,
 	c.Flags().BoolVar(&o.Strict, "strict", false, "a malformed record aborts its file")
 	c.Flags().StringVar(&o.Tokenizer, "tokenizer", "chars4", "token estimator: chars4, o200k_base, cl100k_base")
 	c.Flags().IntVar(&o.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
+	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every file, even those imported unchanged since (same path, size, older modification time)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
 	return c
 }
@@ -76,6 +80,7 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	}
 	defer st.Close()
 	sum, err := runIngest(ctx, st, o.Inputs, &ingest.Options{
+		Rehash: o.Rehash,
 		Format: o.Format, Strict: o.Strict, Estimator: est, Workers: o.Workers,
 	}, o.Err, o.Progress)
 	if err != nil {

@@ -38,6 +38,7 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Out, Err  io.Writer
 	Progress  bool
+	Rehash    bool
 	source    string
 }
 
@@ -94,6 +95,7 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
+	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
 	return c
 }
@@ -137,7 +139,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	if !o.JSON {
 		fmt.Fprintf(o.Out, "Ingesting %s into %s\n", source, d.dbPath())
 	}
-	sum, err := runIngest(ctx, st, inputs, &ingest.Options{}, o.Err, o.Progress)
+	sum, err := runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash}, o.Err, o.Progress)
 	if err != nil {
 		return err
 	}

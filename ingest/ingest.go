@@ -139,6 +139,9 @@ type Options struct {
 	// committed in batches when the sink is a BatchSink (default 4 MiB;
 	// negative: never).
 	SmallFile int64
+	// Rehash hashes every file, even those the sink (a QuickSink) says were
+	// imported unchanged.
+	Rehash bool
 }
 
 // DefaultSmallFile is Options.SmallFile's default.
@@ -415,7 +418,24 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			})
 		}()
 	}
+	quick, _ := sink.(QuickSink)
+	if o.Rehash {
+		quick = nil
+	}
 	work := func(path string) {
+		if quick != nil {
+			if fi, err := os.Stat(path); err == nil {
+				if same, err := quick.Unchanged(ctx, path, fi.Size(), fi.ModTime()); err == nil && same {
+					mu.Lock()
+					sum.Skipped++
+					mu.Unlock()
+					if o.Progress != nil {
+						o.Progress(fi.Size())
+					}
+					return
+				}
+			}
+		}
 		src, im, err := prepare(path, forced)
 		if err != nil {
 			mu.Lock()

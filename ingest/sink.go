@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"time"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -14,6 +15,22 @@ type Sink interface {
 	// Begin starts one file's all-or-nothing import.
 	Begin(ctx context.Context, src *schema.Source) (Tx, error)
 }
+
+// QuickSink is a Sink that can tell, without reading a file, that it was
+// imported as it is now: the import recorded this path with this size, and
+// the file has not been modified since (its modification time is more than
+// QuickMargin before the import's time). Files uses it, unless
+// Options.Rehash, to skip unchanged files without hashing them (as make and
+// rsync's quick check do); any other file is hashed and skipped only if its
+// sha256 was imported.
+type QuickSink interface {
+	Unchanged(ctx context.Context, path string, size int64, modified time.Time) (bool, error)
+}
+
+// QuickMargin is how long before its import a file's last modification must
+// be for QuickSink to call it unchanged: a file written while it was being
+// read is hashed again.
+const QuickMargin = 2 * time.Second
 
 // Tx is one file's import. Records are streamed in; nothing is visible to
 // readers until Commit, and Rollback discards all of it.

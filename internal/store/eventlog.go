@@ -4,9 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -112,6 +114,36 @@ func (r *logRows) add(run int32, seq, ts, tokens int64, kind int8, tool uint16, 
 		r.args = append(r.args, args)
 	}
 }
+
+// appendRows appends p's rows, re-interning its tool names.
+func (r *logRows) appendRows(p *logRows) {
+	n := len(p.run)
+	r.grow(n)
+	remap := make([]uint16, len(p.tools))
+	for i, t := range p.tools {
+		remap[i] = r.toolID(t)
+	}
+	r.run = append(r.run, p.run...)
+	r.seq = append(r.seq, p.seq...)
+	r.ts = append(r.ts, p.ts...)
+	r.tokens = append(r.tokens, p.tokens...)
+	r.kind = append(r.kind, p.kind...)
+	for _, t := range p.tool {
+		r.tool = append(r.tool, remap[t])
+	}
+	r.callID = append(r.callID, p.callID...)
+	r.toolKey = append(r.toolKey, p.toolKey...)
+	if r.withTarget {
+		r.target = append(r.target, p.target...)
+	}
+	if r.withArgs {
+		r.args = append(r.args, p.args...)
+	}
+}
+
+// logReaders is how many rowid ranges of the events table EventLog reads
+// at once.
+const logReaders = 2
 
 func grow[T any](s []T, n int) []T {
 	if cap(s)-len(s) >= n {
@@ -220,7 +252,10 @@ var sqlReader rowReader = readSQL
 //	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
 //	SELECT hash(run_id), seq, epoch_us(ts), est_tokens, <kind as 0..3>, hash(call_id), hash(tool_key) | NULL,
 //	       tool_name, target | NULL, args | NULL    -- of tool calls, else NULL
-//	  FROM events WHERE starts_with(kind, 'tool_') OR starts_with(kind, 'co')
+//	  FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co')) AND rowid >= ? AND rowid < ?
+//
+// The events query runs once per rowid range, logReaders ranges at once on
+// their own connections; their rows are appended in range order.
 //
 // What the measurements (BENCHMARKS.md) chose: the events query has no
 // ORDER BY, because sorting two million rows by run_id and seq costs DuckDB
@@ -264,15 +299,42 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	if err != nil {
 		return err
 	}
-	// 3. events
-	q := eventsQuery(o, where, hasKeyOps)
-	rows := newLogRows(o.Targets, o.Args)
-	release, err := read(ctx, s, q, args, idx, rows)
-	if release != nil {
-		defer release()
-	}
-	if err != nil {
+	// 3. events, in logReaders rowid ranges read at once (each on its own
+	// connection), appended in range order: the same rows in the same order
+	// as one query, with DuckDB's materialisation and the row conversion on
+	// as many threads
+	var maxRow sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT max(rowid) FROM events`).Scan(&maxRow); err != nil {
 		return fmt.Errorf("event log: %w", err)
+	}
+	q := eventsQuery(o, where, hasKeyOps) + " AND rowid >= ? AND rowid < ?"
+	parts := make([]*logRows, logReaders)
+	releases := make([]func(), logReaders)
+	errs := make([]error, logReaders)
+	span := (maxRow.Int64 + logReaders) / logReaders
+	var wg sync.WaitGroup
+	for k := range parts {
+		parts[k] = newLogRows(o.Targets, o.Args)
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			own := *idx // its own last-hit memo; the maps are only read
+			lo := int64(k) * span
+			releases[k], errs[k] = read(ctx, s, q, append(slices.Clip(args), lo, lo+span), &own, parts[k])
+		}(k)
+	}
+	wg.Wait()
+	for _, rel := range releases {
+		if rel != nil {
+			defer rel()
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	rows := parts[0]
+	for _, p := range parts[1:] {
+		rows.appendRows(p)
 	}
 
 	// 4. group by run (stable), hand over in run_id order

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
 
@@ -151,6 +152,20 @@ func (s *Store) Seen(ctx context.Context, sha string) (bool, error) {
 	}
 	return n > 0, nil
 }
+
+// Unchanged reports whether path was imported with size bytes more than
+// ingest.QuickMargin after modified (ingest.QuickSink).
+func (s *Store) Unchanged(ctx context.Context, path string, size int64, modified time.Time) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+schema.TableSources+" WHERE "+schema.ColSourcePath+" = ? AND bytes = ? AND ingested_at > ?",
+		path, size, modified.UTC().Add(ingest.QuickMargin)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look up source: %w", err)
+	}
+	return n > 0, nil
+}
+
+var _ ingest.QuickSink = (*Store)(nil)
 
 // Begin starts one file's import on its own connection and transaction.
 func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -318,5 +319,58 @@ func TestTextStoredWithZstd(t *testing.T) {
 		if got != "ZSTD" {
 			t.Errorf("events.%s stored as %q, want ZSTD", col, got)
 		}
+	}
+}
+
+// TestQuickCheckSkipsUnchangedFiles: a file recorded with the same path and
+// size and not modified since its import is skipped without being read;
+// one modified since is hashed again; --rehash (Options.Rehash) hashes all.
+func TestQuickCheckSkipsUnchangedFiles(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	p := filepath.Join(t.TempDir(), "session.jsonl")
+	copyFile(t, filepath.Join(fixtures, "split_responses.jsonl"), p)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Files(ctx, st, []string{p}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// same size, other bytes, the old modification time: the quick check
+	// calls it unchanged, so its content is not read
+	b, _ := os.ReadFile(p)
+	changed := strings.ReplaceAll(string(b), "s-split", "s-spl1t")
+	if len(changed) != len(b) || changed == string(b) {
+		t.Fatal("fixture lacks s-split")
+	}
+	if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := ingest.Files(ctx, st, []string{p}, nil)
+	if err != nil || sum.Skipped != 1 || sum.Files != 0 {
+		t.Fatalf("quick check: %+v, %v; want the file skipped", sum, err)
+	}
+	// modified after its import: hashed, and its new content imported
+	now := time.Now()
+	if err := os.Chtimes(p, now, now); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := ingest.Files(ctx, st, []string{p}, nil); err != nil || sum.Files != 1 {
+		t.Fatalf("modified file: %+v, %v; want it imported", sum, err)
+	}
+	if id := scalar[string](t, st, "SELECT string_agg(run_id, ',') FROM runs WHERE run_id LIKE 's-spl%'"); id != "s-spl1t" {
+		t.Errorf("runs after the modified file's import = %q, want s-spl1t", id)
+	}
+	// Rehash reads every file: the same content is found by its sha256
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = ingest.Files(ctx, st, []string{p}, &ingest.Options{Rehash: true})
+	if err != nil || sum.Skipped != 1 {
+		t.Fatalf("rehash: %+v, %v", sum, err)
 	}
 }
