@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/trajmine/trajmine/counterfactual"
@@ -175,8 +174,8 @@ func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *pas
 	go func() {
 		seq := 0
 		err := st.Scan(ctx, o, func(d *store.RunData) error {
-			// Scan reuses its slices for the next run: the job owns copies
-			j := job{seq: seq, d: store.RunData{Run: d.Run, Events: slices.Clone(d.Events), Usage: slices.Clone(d.Usage), Ops: slices.Clone(d.Ops)}}
+			// the slices are the run's own (Scan does not reuse them)
+			j := job{seq: seq, d: *d}
 			seq++
 			select {
 			case jobs <- j:

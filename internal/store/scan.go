@@ -42,7 +42,8 @@ type ScanOptions struct {
 // time whatever the corpus size; rows that arrive out of order are held
 // until their run is complete, so the result never depends on it. Runs
 // without events come last, in run_id order. fn must not keep the
-// *RunData: its slices are reused for the next run. A non-nil error from fn
+// *RunData itself (it is reused for the next run), but the slices it holds
+// are the run's own: fn may keep them. A non-nil error from fn
 // stops the scan and is returned.
 func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error) error {
 	ctx, cancel := context.WithCancel(ctx)

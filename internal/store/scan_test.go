@@ -44,10 +44,8 @@ func TestScanMatchesPerRunQueries(t *testing.T) {
 	var order []string
 	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
 		order = append(order, d.Run.RunID)
-		got[d.Run.RunID] = store.RunData{Run: d.Run,
-			Events: append([]schema.Event(nil), d.Events...),
-			Usage:  append([]schema.Usage(nil), d.Usage...),
-			Ops:    append([]schema.ContextOp(nil), d.Ops...)}
+		// the slices are kept, not copied: they are the run's own
+		got[d.Run.RunID] = store.RunData{Run: d.Run, Events: d.Events, Usage: d.Usage, Ops: d.Ops}
 		return nil
 	})
 	if err != nil {
