@@ -160,7 +160,8 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	}
 	w, _ := diagnose.Window(run, 0)
 	tr := &Trace{RunID: run.RunID, Format: run.SourceFormat, Harness: run.Harness, Model: run.Model, Family: run.ModelFamily,
-		Window: w, Finished: end.Reason == schema.EndFinished, WindowEnd: end.WindowEnd()}
+		Window: w, Finished: end.Reason == schema.EndFinished, WindowEnd: end.WindowEnd(),
+		Items: make([]Item, 0, len(events))}
 
 	// number of calls: n_turns, else one past the largest output turn
 	n := run.NTurns

@@ -216,6 +216,9 @@ FROM context_ops`+where, args...)
 			if st == nil || st.done {
 				continue
 			}
+			if st.events == nil {
+				st.events = make([]schema.Event, 0, st.want[0]) // its count is known
+			}
 			st.events = append(st.events, *e)
 			if len(st.events) == st.want[0] {
 				if err := emit(st); err != nil {
@@ -248,7 +251,7 @@ func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.
 		return nil, fmt.Errorf("scan events: %w", err)
 	}
 	defer rows.Close()
-	var evs []schema.Event
+	evs := make([]schema.Event, 0, scanChunk)
 	for rows.Next() {
 		_, e, err := scanEvent(rows)
 		if err != nil {
