@@ -194,7 +194,16 @@ func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON
 }
 
 func newMineAnalysis(o *MineOptions, env *passEnv) (*mineAnalysis, error) {
-	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: env.classify})
+	ma := &mineAnalysis{o: o, classify: env.classify, dtoc: map[string]bool{}}
+	// the builder classifies the run being added through its runWork's
+	// memo, filled on a worker (the add stage is one goroutine)
+	class := func(harness, tool, args string) string {
+		if ma.cur != nil {
+			return ma.cur.classify(harness, tool, args)
+		}
+		return env.classify(harness, tool, args)
+	}
+	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: class})
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +213,8 @@ func newMineAnalysis(o *MineOptions, env *passEnv) (*mineAnalysis, error) {
 		}
 		return len(o.Harnesses) == 0 || slices.Contains(o.Harnesses, r.Harness)
 	}
-	return &mineAnalysis{o: o, classify: env.classify, b: b, keep: keep, dtoc: map[string]bool{}}, nil
+	ma.b, ma.keep = b, keep
+	return ma, nil
 }
 
 // finish mines the log built in the pass (see the command's help), with the
@@ -265,6 +275,7 @@ func (ma *mineAnalysis) finish(ctx context.Context, st *store.Store, behaviour [
 // mineAnalysis is mine's part of the shared pass: the runs keep selects
 // added, in scan order, to the event log being built.
 type mineAnalysis struct {
+	cur      *runWork // the run being added (add's goroutine only)
 	o        *MineOptions
 	classify func(harness, tool, args string) string
 	b        *mining.Builder
@@ -277,15 +288,26 @@ func (a *mineAnalysis) worker() (func(*runWork) any, error) {
 		if !a.keep(&w.Run) {
 			return nil
 		}
-		return &w.RunData // the Builder copies what it keeps, in add
+		if a.o.mode == mining.ModeClass {
+			for i := range w.Events {
+				if e := &w.Events[i]; e.Kind == schema.KindToolCall {
+					w.classify(w.Run.Harness, e.ToolName, e.Args)
+				}
+			}
+		}
+		return w // the Builder copies what it keeps, in add
 	}, nil
 }
 
 func (a *mineAnalysis) add(v any) error {
-	d, ok := v.(*store.RunData)
+	w, ok := v.(*runWork)
 	if !ok {
 		return nil
 	}
+	// the worker is done with w: its memo is this goroutine's now
+	a.cur = w
+	defer func() { a.cur = nil }()
+	d := &w.RunData
 	for _, op := range d.Ops {
 		if op.Op == schema.OpDisable || op.Op == schema.OpEnable {
 			a.dtoc[d.Run.RunID] = true
