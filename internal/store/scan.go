@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -184,9 +185,13 @@ FROM context_ops`+where, args...)
 		err    error
 	}
 	feeds := make([]chan batch, scanReaders)
+	var readers sync.WaitGroup
+	defer func() { cancel(); readers.Wait() }() // no reader outlives Scan
 	for k := range feeds {
 		feeds[k] = make(chan batch, 1)
+		readers.Add(1)
 		go func(k int) {
+			defer readers.Done()
 			defer close(feeds[k])
 			for w := int64(k); w < windows; w += scanReaders {
 				lo := w * scanChunk

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -125,5 +126,25 @@ func TestWriteDerivedReplacesRows(t *testing.T) {
 	}
 	if got := scalar[int64](t, st, "SELECT sum(v) FROM t_derived"); got != 12 {
 		t.Fatalf("after failed write sum = %d, want 12", got)
+	}
+}
+
+// TestScanStopsOnError: an error from fn stops the scan (its readers
+// included) and is returned; the store scans again afterwards.
+func TestScanStopsOnError(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	if _, err := ingest.Files(ctx, st, []string{fixtures, filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "codex")}, &ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	n := 0
+	err := st.Scan(ctx, store.ScanOptions{}, func(*store.RunData) error { n++; return stop })
+	if !errors.Is(err, stop) || n != 1 {
+		t.Fatalf("Scan = %v after %d runs, want the fn's error after 1", err, n)
+	}
+	all := 0
+	if err := st.Scan(ctx, store.ScanOptions{}, func(*store.RunData) error { all++; return nil }); err != nil || all < 2 {
+		t.Fatalf("second scan: %v, %d runs", err, all)
 	}
 }
