@@ -234,9 +234,9 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 
 // diagnoseCompute diagnoses every run in the store (see the command's help).
 //
-//  1. One streaming pass over the store (store.Scan: runs, events, usage and
-//     context ops merged by run_id), so memory holds one run's records at a
-//     time; each run is reduced to a diagnoseRunOut (its occupancy per call,
+//  1. One streaming pass over the store (runPass over store.Scan: runs,
+//     events, usage and context ops merged by run), so memory holds a few
+//     runs' records at a time; each run is reduced to a diagnoseRunOut (its occupancy per call,
 //     end reason, rent per tool, counts) and its records are dropped.
 //  2. Runs are put in trajmine runs order (started_at, nulls last, then run_id).
 //  3. The cross-run figures (verdict, groups, rent by tool, reading boundary,

@@ -411,10 +411,11 @@ func writeReportHTML(path string, d *htmlreport.Data) error {
 //  3. comparison: simulate's over all runs and simulate.Aggregate per model
 //     family (trajmine simulate --by model);
 //  4. recommendations: recommendCompute;
-//  5. the sample (htmlreport.SampleRuns over diag_runs): each run's
-//     diag_calls, its sim_runs rows, its sim_calls prompts, its tool
-//     outputs, and what each policy did to each output (the run replayed
-//     again by the same engine, watching the outputs' renderings).
+//  5. the sample (reportSample: htmlreport.SampleRuns over diag_runs): each
+//     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
+//     and what each policy did to each output from the run replayed again by
+//     the same engine, watching the outputs' renderings (the replay's calls
+//     are the sim_calls rows report writes).
 //
 // fillMined puts trajmine mine's process map (the directly-follows graph),
 // top 20 variants and behaviour profiles into the report.
@@ -709,9 +710,9 @@ func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 	return outs, acts, replays, nil
 }
 
-// reportTrace builds a run's trace as simulateCompute does (its calibration
-// factor, the actions classifier) and returns the window it replays at
-// (the run's own).
+// reportTrace builds a run's trace as the shared pass does for trajmine
+// simulate (runWork.replayTrace: its diagnosed end, calibration factor, the
+// actions classifier) and returns the window it replays at (the run's own).
 func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
 	classify, err := defaultClassify()
 	if err != nil {
