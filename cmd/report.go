@@ -314,7 +314,9 @@ func reportAnalyse(ctx context.Context, st *store.Store, o *ReportOptions) (*rep
 	if err != nil {
 		return nil, err
 	}
-	simO := &SimulateOptions{windows: []int64{-1}, shards: 1} // no per-call rows kept: the sample's come from reportSample
+	// no per-call rows kept (the sample's come from reportSample); groups by
+	// model family, as trajmine simulate --by model
+	simO := &SimulateOptions{windows: []int64{-1}, shards: 1, By: "model"}
 	pols, err := simulatePolicies(simO)
 	if err != nil {
 		return nil, err
@@ -408,8 +410,8 @@ func writeReportHTML(path string, d *htmlreport.Data) error {
 //     (diag_runs, diag_calls, diag_rent);
 //  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
 //     policy's sim_runs rows (boundary_turn, boundary_event);
-//  3. comparison: simulate's over all runs and simulate.Aggregate per model
-//     family (trajmine simulate --by model);
+//  3. comparison: simulate's over all runs and per model family (trajmine
+//     simulate --by model), both computed in reportAnalyse;
 //  4. recommendations: recommendCompute;
 //  5. the sample (reportSample: htmlreport.SampleRuns over diag_runs): each
 //     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
@@ -506,8 +508,7 @@ func reportData(st *store.Store, o *ReportOptions, totals []formatTotals, diag d
 	var acc strings.Builder
 	writeAccuracyLine(&acc, sim.Accuracy)
 	d.Accuracy = strings.TrimSpace(acc.String())
-	byFamily := simulate.Aggregate(sim.Results, simulate.AggOptions{Group: func(r *simulate.Row) string { return orDash(r.Family) }})
-	for _, a := range slices.Concat(sim.Comparison, byFamily) {
+	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (reportAnalyse)
 		c, cc := a.CostRatio()
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
 			Ratio: a.RatioMedian, RatioLo: a.RatioLo, RatioHi: a.RatioHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
