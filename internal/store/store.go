@@ -26,6 +26,9 @@ type Store struct {
 
 	mu       sync.Mutex
 	inflight map[string]string // run id → sha of the file claiming it, not yet committed
+
+	quickMu sync.Mutex
+	quick   map[string][]quickEntry // sources by path, for Unchanged (loaded on first use)
 }
 
 var _ ingest.Sink = (*Store)(nil)
@@ -154,15 +157,56 @@ func (s *Store) Seen(ctx context.Context, sha string) (bool, error) {
 }
 
 // Unchanged reports whether path was imported with size bytes more than
-// ingest.QuickMargin after modified (ingest.QuickSink).
+// ingest.QuickMargin after modified (ingest.QuickSink). The sources table
+// is read once, on the first call, and kept in step with the imports this
+// Store commits (noteSource).
 func (s *Store) Unchanged(ctx context.Context, path string, size int64, modified time.Time) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+schema.TableSources+" WHERE "+schema.ColSourcePath+" = ? AND bytes = ? AND ingested_at > ?",
-		path, size, modified.UTC().Add(ingest.QuickMargin)).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("look up source: %w", err)
+	s.quickMu.Lock()
+	defer s.quickMu.Unlock()
+	if s.quick == nil {
+		rows, err := s.db.QueryContext(ctx, "SELECT "+schema.ColSourcePath+", bytes, ingested_at FROM "+schema.TableSources)
+		if err != nil {
+			return false, fmt.Errorf("look up sources: %w", err)
+		}
+		defer rows.Close()
+		q := map[string][]quickEntry{}
+		for rows.Next() {
+			var p string
+			var e quickEntry
+			if err := rows.Scan(&p, &e.size, &e.at); err != nil {
+				return false, fmt.Errorf("look up sources: %w", err)
+			}
+			q[p] = append(q[p], e)
+		}
+		if err := rows.Err(); err != nil {
+			return false, fmt.Errorf("look up sources: %w", err)
+		}
+		s.quick = q
 	}
-	return n > 0, nil
+	limit := modified.Add(ingest.QuickMargin)
+	for _, e := range s.quick[path] {
+		if e.size == size && e.at.After(limit) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// noteSource keeps Unchanged's copy of the sources table (when loaded) in
+// step with a committed import: src replaces the path's earlier rows, as
+// replaceOlder does in the table.
+func (s *Store) noteSource(src *schema.Source) {
+	s.quickMu.Lock()
+	defer s.quickMu.Unlock()
+	if s.quick != nil {
+		s.quick[src.Path] = []quickEntry{{size: src.Bytes, at: src.IngestedAt}}
+	}
+}
+
+// quickEntry is one sources row as Unchanged compares it.
+type quickEntry struct {
+	size int64
+	at   time.Time
 }
 
 var _ ingest.QuickSink = (*Store)(nil)
@@ -373,6 +417,7 @@ func (t *tx) Commit(src *schema.Source) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	t.release()
+	t.s.noteSource(src)
 	return nil
 }
 
@@ -437,6 +482,9 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 		return fail(fmt.Errorf("commit: %w", err))
 	}
 	t.release()
+	for _, f := range files {
+		s.noteSource(f.Src)
+	}
 	return nil
 }
 
