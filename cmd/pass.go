@@ -142,6 +142,10 @@ func (w *runWork) replayTrace() *simulate.Trace {
 // calibrated reports whether the run's trace uses a stored factor.
 func (w *runWork) calibrated() bool { return w.env.factor(w.Run) > 0 }
 
+// passInflight is how many runs per worker the pass holds between the scan
+// and add at most.
+const passInflight = 16
+
 // runPass scans the runs o selects once and feeds each to every analysis:
 // the workers compute, then each analysis's add receives its results in
 // scan order. The first error (scan, worker setup or add) stops the pass
@@ -170,10 +174,18 @@ func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *pas
 	}
 	jobs := make(chan job, 4*nw)
 	dones := make(chan done, 4*nw)
+	// runs read but not yet added: bounded, so that a slow run holds back
+	// the scan instead of letting finished runs pile up behind it
+	inflight := make(chan struct{}, passInflight*nw)
 	scanErr := make(chan error, 1)
 	go func() {
 		seq := 0
 		err := st.Scan(ctx, o, func(d *store.RunData) error {
+			select {
+			case inflight <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 			// the slices are the run's own (Scan does not reuse them)
 			j := job{seq: seq, d: *d}
 			seq++
@@ -223,6 +235,7 @@ func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *pas
 			}
 			delete(pending, next)
 			next++
+			<-inflight
 			for k, a := range as {
 				if err := a.add(out[k]); err != nil {
 					addErr = err
