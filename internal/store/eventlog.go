@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -542,66 +541,32 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 // read): run and id hashes arrive as uint64, seq, ts and tokens as int64,
 // the kind code as int8, strings as string, NULL as nil.
 func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex, out *logRows) (func(), error) {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	named := make([]driver.NamedValue, len(args))
-	for i, a := range args {
-		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
-	}
-	err = conn.Raw(func(dc any) error {
-		qc, ok := dc.(driver.QueryerContext)
-		if !ok {
-			return fmt.Errorf("driver connection %T cannot query", dc)
+	return nil, s.driverRows(ctx, q, args, 10, func(vals []driver.Value) error {
+		runID, _ := vals[0].(uint64)
+		ri := idx.lookupHash(runID)
+		if ri < 0 {
+			return nil // a run added since the runs query
 		}
-		rows, err := qc.QueryContext(ctx, q, named)
-		if err != nil {
-			return err
+		seq, ok1 := vals[1].(int64)
+		tok, ok3 := vals[3].(int64)
+		if !ok1 || !ok3 {
+			return fmt.Errorf("events query: seq %T, est_tokens %T", vals[1], vals[3])
 		}
-		defer rows.Close()
-		if n := len(rows.Columns()); n != 10 {
-			return fmt.Errorf("events query has %d columns, want 10", n)
+		ts, _ := vals[2].(int64)
+		kind := int64(len(logKinds) - 1)
+		switch k := vals[4].(type) {
+		case int8:
+			kind = int64(k)
+		case int64:
+			kind = k
 		}
-		vals := make([]driver.Value, 10)
-		for n := 1; ; n++ {
-			if err := rows.Next(vals); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			if n&8191 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			runID, _ := vals[0].(uint64)
-			ri := idx.lookupHash(runID)
-			if ri < 0 {
-				continue // a run added since the runs query
-			}
-			seq, ok1 := vals[1].(int64)
-			tok, ok3 := vals[3].(int64)
-			if !ok1 || !ok3 {
-				return fmt.Errorf("events query: seq %T, est_tokens %T", vals[1], vals[3])
-			}
-			ts, _ := vals[2].(int64)
-			kind := int64(len(logKinds) - 1)
-			switch k := vals[4].(type) {
-			case int8:
-				kind = int64(k)
-			case int64:
-				kind = k
-			}
-			call, _ := vals[5].(uint64)
-			key, _ := vals[6].(uint64)
-			tool, _ := vals[7].(string)
-			target, _ := vals[8].(string)
-			argv, _ := vals[9].(string)
-			out.grow(1)
-			out.add(ri, seq, ts, tok, kindCode(kind), out.toolID(tool), call, key, target, argv)
-		}
+		call, _ := vals[5].(uint64)
+		key, _ := vals[6].(uint64)
+		tool, _ := vals[7].(string)
+		target, _ := vals[8].(string)
+		argv, _ := vals[9].(string)
+		out.grow(1)
+		out.add(ri, seq, ts, tok, kindCode(kind), out.toolID(tool), call, key, target, argv)
+		return nil
 	})
-	return nil, err
 }

@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -251,23 +254,100 @@ const (
 
 // readEvents runs one window's events query.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	evs := make([]schema.Event, 0, scanChunk)
+	err := s.driverRows(ctx, q, args, 17, func(v []driver.Value) error {
+		e, err := eventOf(v)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, e)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("scan events: %w", err)
 	}
-	defer rows.Close()
-	evs := make([]schema.Event, 0, scanChunk)
-	for rows.Next() {
-		_, e, err := scanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("scan events: %w", err)
-	}
 	return evs, nil
+}
+
+// driverRows runs q on its own connection and hands each row's values, as
+// the driver gives them, to fn (skipping database/sql's reflective
+// conversion of every value); fn must not keep the slice.
+func (s *Store) driverRows(ctx context.Context, q string, args []any, cols int, fn func([]driver.Value) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return conn.Raw(func(dc any) error {
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("driver connection %T cannot query", dc)
+		}
+		rows, err := qc.QueryContext(ctx, q, named)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if n := len(rows.Columns()); n != cols {
+			return fmt.Errorf("query has %d columns, want %d", n, cols)
+		}
+		vals := make([]driver.Value, cols)
+		for n := 1; ; n++ {
+			if err := rows.Next(vals); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if n&8191 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := fn(vals); err != nil {
+				return err
+			}
+		}
+	})
+}
+
+// eventOf is one events row (Scan's column order) from driver values.
+func eventOf(v []driver.Value) (schema.Event, error) {
+	var e schema.Event
+	var ok [8]bool
+	e.RunID, ok[0] = v[0].(string)
+	e.Seq, ok[1] = v[1].(int64)
+	e.Turn, ok[2] = v[2].(int64)
+	if t, isT := v[3].(time.Time); isT {
+		t = t.UTC()
+		e.TS = &t
+	}
+	kind, _ := v[4].(string)
+	e.Kind = schema.EventKind(kind)
+	e.Role, _ = v[5].(string)
+	e.ToolName, _ = v[6].(string)
+	e.CallID, _ = v[7].(string)
+	e.ToolKey, _ = v[8].(string)
+	e.Target, _ = v[9].(string)
+	e.Args, _ = v[10].(string)
+	e.Chars, ok[3] = v[11].(int64)
+	e.EstTokens, ok[4] = v[12].(int64)
+	e.IsError, ok[5] = v[13].(bool)
+	if x, isInt := v[14].(int64); isInt {
+		e.ExitCode = &x
+	}
+	e.Line, ok[6] = v[15].(int64)
+	e.Text, ok[7] = v[16].(string)
+	for i, good := range ok {
+		if !good {
+			col := [...]int{0, 1, 2, 11, 12, 13, 15, 16}[i]
+			return e, fmt.Errorf("scan event: column %d is %T", col, v[col])
+		}
+	}
+	return e, nil
 }
 
 // scanRunState collects one run's rows during Scan.
@@ -351,25 +431,6 @@ func scanRun(rows *sql.Rows) (schema.Run, error) {
 		r.CostUSD = &cost.Float64
 	}
 	return r, nil
-}
-
-func scanEvent(rows *sql.Rows) (string, schema.Event, error) {
-	var e schema.Event
-	var ts sql.NullTime
-	var exit sql.NullInt64
-	var kind string
-	if err := rows.Scan(&e.RunID, &e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text); err != nil {
-		return "", e, fmt.Errorf("scan event: %w", err)
-	}
-	e.Kind = schema.EventKind(kind)
-	if ts.Valid {
-		t := ts.Time.UTC()
-		e.TS = &t
-	}
-	if exit.Valid {
-		e.ExitCode = &exit.Int64
-	}
-	return e.RunID, e, nil
 }
 
 func scanUsage(rows *sql.Rows) (string, schema.Usage, error) {
