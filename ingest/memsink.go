@@ -19,6 +19,8 @@ type MemSink struct {
 	ToolOutputs []schema.ToolOutput
 	ContextOps  []schema.ContextOp
 	Rejects     []schema.Reject
+
+	inflight map[string]bool // run ids claimed by transactions not yet finished
 }
 
 var _ Sink = (*MemSink)(nil)
@@ -57,6 +59,9 @@ func (t *memTx) ClaimRunID(id string) (string, error) {
 		if t.ids[c] { // the importer already made a run with this id
 			return true
 		}
+		if t.m.inflight[c] { // another file being imported claimed it
+			return true
+		}
 		for _, r := range t.m.Runs {
 			if r.RunID == c {
 				return true
@@ -73,7 +78,18 @@ func (t *memTx) ClaimRunID(id string) (string, error) {
 		}
 	}
 	t.ids[cand] = true
+	if t.m.inflight == nil {
+		t.m.inflight = map[string]bool{}
+	}
+	t.m.inflight[cand] = true
 	return cand, nil
+}
+
+// release forgets the transaction's claims (the caller holds t.m.mu).
+func (t *memTx) release() {
+	for id := range t.ids {
+		delete(t.m.inflight, id)
+	}
 }
 
 func check(rec any) error {
@@ -110,6 +126,7 @@ func (t *memTx) Reject(r *schema.Reject) error {
 func (t *memTx) Commit(src *schema.Source) error {
 	t.m.mu.Lock()
 	defer t.m.mu.Unlock()
+	t.release()
 	t.m.Sources = append(t.m.Sources, *src)
 	t.m.Runs = append(t.m.Runs, t.buf.Runs...)
 	t.m.Events = append(t.m.Events, t.buf.Events...)
@@ -119,7 +136,13 @@ func (t *memTx) Commit(src *schema.Source) error {
 	t.m.Rejects = append(t.m.Rejects, t.buf.Rejects...)
 	return nil
 }
-func (t *memTx) Rollback() error { t.buf = MemSink{}; return nil }
+func (t *memTx) Rollback() error {
+	t.m.mu.Lock()
+	t.release()
+	t.m.mu.Unlock()
+	t.buf = MemSink{}
+	return nil
+}
 
 // Records returns pointers to every record held, in table order (runs,
 // events, usage, tool outputs, context ops, rejects), e.g. to check each
