@@ -27,7 +27,7 @@ type EventLogOptions struct {
 	// ModelFamilies, Harnesses and Formats keep only runs whose
 	// model_family, harness and source_format are among these (empty: all).
 	ModelFamilies, Harnesses, Formats []string
-	// Reader picks the row reader: "" or "sql" for database/sql, "arrow"
+	// Reader picks the row reader: "" or "sql" for the driver's rows (Store.driverRows), "arrow"
 	// for DuckDB's Arrow interface (builds with -tags duckdb_arrow only).
 	// They measured the same (BENCHMARKS.md): the time is DuckDB's, which
 	// materialises the result either way.
@@ -35,7 +35,7 @@ type EventLogOptions struct {
 }
 
 // EventLogReaders lists the row readers compiled in, the default first:
-// "sql" (database/sql row scanning, always) and "arrow" (DuckDB's Arrow
+// "sql" (the driver's rows, always) and "arrow" (DuckDB's Arrow
 // interface, in builds with -tags duckdb_arrow).
 func EventLogReaders() []string {
 	if arrowReader != nil {
