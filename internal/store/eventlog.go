@@ -27,10 +27,10 @@ type EventLogOptions struct {
 	// ModelFamilies, Harnesses and Formats keep only runs whose
 	// model_family, harness and source_format are among these (empty: all).
 	ModelFamilies, Harnesses, Formats []string
-	// Reader picks the row reader: "" or "sql" for the driver's rows (Store.driverRows), "arrow"
-	// for DuckDB's Arrow interface (builds with -tags duckdb_arrow only).
-	// They measured the same (BENCHMARKS.md): the time is DuckDB's, which
-	// materialises the result either way.
+	// Reader picks the row reader: "" or "sql" for the driver's rows
+	// (Store.driverRows), "arrow" for DuckDB's Arrow interface (builds with
+	// -tags duckdb_arrow only), which measured slower (BENCHMARKS.md): most
+	// of the time is DuckDB's, which materialises the result either way.
 	Reader string
 }
 
