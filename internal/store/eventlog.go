@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -27,38 +28,54 @@ type EventLogOptions struct {
 	// ModelFamilies, Harnesses and Formats keep only runs whose
 	// model_family, harness and source_format are among these (empty: all).
 	ModelFamilies, Harnesses, Formats []string
-	// Reader picks the row reader: "" or "sql" for the driver's rows
-	// (Store.driverRows), "arrow" for DuckDB's Arrow interface (builds with
-	// -tags duckdb_arrow only), which measured slower (BENCHMARKS.md): most
-	// of the time is DuckDB's, which materialises the result either way.
+	// Reader picks the row reader: "chunks" streams the result's chunks
+	// through DuckDB's C API (chunks.go; file databases only), "sql" reads
+	// the driver's rows (Store.driverRows), "arrow" DuckDB's Arrow
+	// interface (builds with -tags duckdb_arrow only). "" is chunks for a
+	// file database and sql for an in-memory one. The three give the same
+	// log; chunks measured fastest (BENCHMARKS.md).
 	Reader string
 }
 
 // EventLogReaders lists the row readers compiled in, the default first:
-// "sql" (the driver's rows, always) and "arrow" (DuckDB's Arrow
-// interface, in builds with -tags duckdb_arrow).
+// "chunks" (DuckDB's C API, file databases only), "sql" (the driver's
+// rows, always) and "arrow" (DuckDB's Arrow interface, in builds with
+// -tags duckdb_arrow).
 func EventLogReaders() []string {
 	if arrowReader != nil {
-		return []string{"sql", "arrow"}
+		return []string{"chunks", "sql", "arrow"}
 	}
-	return []string{"sql"}
+	return []string{"chunks", "sql"}
 }
 
-// logRows is the events query's result, column by column. All but target
+// logRows is the events query's result, column by column, in blocks of
+// up to blockRows rows (filled in place: nothing is copied as the result
+// grows, and two readers' rows are joined by joining their block lists).
+// Row i is row i&blockMask of block i>>blockShift. All columns but target
 // and args are free of pointers (nothing for the garbage collector to scan
 // or guard with write barriers); target and args are kept only when asked.
 type logRows struct {
+	blocks     []*logBlock
+	withTarget bool
+	withArgs   bool
+	tools      []string // tool names by index; tools[0] = ""
+	toolIdx    map[string]uint16
+}
+
+type logBlock struct {
 	run             []int32 // index into the runs
 	seq, ts, tokens []int64 // ts: µs since the epoch, 0 = NULL
 	kind            []int8  // index into logKinds
 	tool            []uint16
 	callID, toolKey []uint64 // hash(id); 0 = none
 	target, args    []string
-	withTarget      bool
-	withArgs        bool
-	tools           []string // tool names by index; tools[0] = ""
-	toolIdx         map[string]uint16
 }
+
+const (
+	blockShift = 16
+	blockRows  = 1 << blockShift
+	blockMask  = blockRows - 1
+)
 
 func newLogRows(target, args bool) *logRows {
 	return &logRows{withTarget: target, withArgs: args, tools: []string{""}, toolIdx: map[string]uint16{"": 0}}
@@ -79,81 +96,70 @@ func (r *logRows) toolID(s string) uint16 {
 	return id
 }
 
-// grow makes room for n more rows, doubling the capacity (slices.Grow
-// grows large slices by only 1.25×, which copied gigabytes here).
-func (r *logRows) grow(n int) {
-	r.run = grow(r.run, n)
-	r.seq = grow(r.seq, n)
-	r.ts = grow(r.ts, n)
-	r.tokens = grow(r.tokens, n)
-	r.kind = grow(r.kind, n)
-	r.tool = grow(r.tool, n)
-	r.callID = grow(r.callID, n)
-	r.toolKey = grow(r.toolKey, n)
+// last returns the block rows are added to, starting a new one when the
+// last is full.
+func (r *logRows) last() *logBlock {
+	if n := len(r.blocks); n > 0 && len(r.blocks[n-1].run) < blockRows {
+		return r.blocks[n-1]
+	}
+	b := &logBlock{
+		run: make([]int32, 0, blockRows), seq: make([]int64, 0, blockRows), ts: make([]int64, 0, blockRows),
+		tokens: make([]int64, 0, blockRows), kind: make([]int8, 0, blockRows), tool: make([]uint16, 0, blockRows),
+		callID: make([]uint64, 0, blockRows), toolKey: make([]uint64, 0, blockRows),
+	}
 	if r.withTarget {
-		r.target = grow(r.target, n)
+		b.target = make([]string, 0, blockRows)
 	}
 	if r.withArgs {
-		r.args = grow(r.args, n)
+		b.args = make([]string, 0, blockRows)
 	}
+	r.blocks = append(r.blocks, b)
+	return b
 }
 
 // add appends one row; target and args are dropped unless kept.
 func (r *logRows) add(run int32, seq, ts, tokens int64, kind int8, tool uint16, call, key uint64, target, args string) {
-	r.run = append(r.run, run)
-	r.seq = append(r.seq, seq)
-	r.ts = append(r.ts, ts)
-	r.tokens = append(r.tokens, tokens)
-	r.kind = append(r.kind, kind)
-	r.tool = append(r.tool, tool)
-	r.callID = append(r.callID, call)
-	r.toolKey = append(r.toolKey, key)
+	b := r.last()
+	b.run = append(b.run, run)
+	b.seq = append(b.seq, seq)
+	b.ts = append(b.ts, ts)
+	b.tokens = append(b.tokens, tokens)
+	b.kind = append(b.kind, kind)
+	b.tool = append(b.tool, tool)
+	b.callID = append(b.callID, call)
+	b.toolKey = append(b.toolKey, key)
 	if r.withTarget {
-		r.target = append(r.target, target)
+		b.target = append(b.target, target)
 	}
 	if r.withArgs {
-		r.args = append(r.args, args)
+		b.args = append(b.args, args)
 	}
 }
 
-// appendRows appends p's rows, re-interning its tool names.
+// appendRows appends p's rows (its blocks), re-interning its tool names.
 func (r *logRows) appendRows(p *logRows) {
-	n := len(p.run)
-	r.grow(n)
 	remap := make([]uint16, len(p.tools))
+	same := true
 	for i, t := range p.tools {
 		remap[i] = r.toolID(t)
+		same = same && remap[i] == uint16(i)
 	}
-	r.run = append(r.run, p.run...)
-	r.seq = append(r.seq, p.seq...)
-	r.ts = append(r.ts, p.ts...)
-	r.tokens = append(r.tokens, p.tokens...)
-	r.kind = append(r.kind, p.kind...)
-	for _, t := range p.tool {
-		r.tool = append(r.tool, remap[t])
-	}
-	r.callID = append(r.callID, p.callID...)
-	r.toolKey = append(r.toolKey, p.toolKey...)
-	if r.withTarget {
-		r.target = append(r.target, p.target...)
-	}
-	if r.withArgs {
-		r.args = append(r.args, p.args...)
+	for _, b := range p.blocks {
+		if !same {
+			for j, t := range b.tool {
+				b.tool[j] = remap[t]
+			}
+		}
+		r.blocks = append(r.blocks, b)
 	}
 }
+
+// len is the number of row indexes (rows and the room left in blocks).
+func (r *logRows) len() int { return len(r.blocks) << blockShift }
 
 // logReaders is how many rowid ranges of the events table EventLog reads
 // at once.
 const logReaders = 2
-
-func grow[T any](s []T, n int) []T {
-	if cap(s)-len(s) >= n {
-		return s
-	}
-	out := make([]T, len(s), max(2*cap(s), len(s)+n, 4096))
-	copy(out, s)
-	return out
-}
 
 // runIndex maps run ids, and DuckDB's 64-bit hash() of them, to their
 // index, remembering the last hit (the rows of one run are usually
@@ -256,29 +262,42 @@ var sqlReader rowReader = readSQL
 //	  FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co')) AND rowid >= ? AND rowid < ?
 //
 // The events query runs once per rowid range, logReaders ranges at once on
-// their own connections; their rows are appended in range order.
+// their own connections; their rows are appended in range order. The
+// chunks reader (the default for database files) streams each range's
+// result a chunk at a time and reads the vectors in place (chunks.go); the
+// sql reader takes database/sql's driver rows, whose result DuckDB
+// materialises before the first row.
 //
 // What the measurements (BENCHMARKS.md) chose: the events query has no
 // ORDER BY, because sorting two million rows by run_id and seq costs DuckDB
 // more than everything else together; rows are grouped by run in memory (a
 // stable counting sort by run index) and sorted by seq within a run only
 // when out of order. kind IN (…) filters several times slower than the
-// prefix tests. DuckDB materialises the whole result before the first row,
-// and each string column costs it about as much as all the integer columns
-// together, so kinds travel as codes, ids as hashes, and strings only where
-// needed. EventLog so holds the selected rows at once (about 60 bytes a
+// prefix tests. Each string column costs DuckDB about as much as all the
+// integer columns together, so kinds travel as codes, ids as hashes, and
+// strings only where needed. Streaming chunks instead of the driver's
+// rows took the read from 1.46 s to 0.77 s (with the mining builder). EventLog so holds the selected rows at once (about 60 bytes a
 // row, plus targets and arguments when asked).
 func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
 	read := sqlReader
 	switch o.Reader {
-	case "", "sql":
+	case "":
+		if s.path != "" {
+			read = readChunks
+		}
+	case "chunks":
+		if s.path == "" {
+			return fmt.Errorf("event log: the chunks reader needs a database file (this store is in memory)")
+		}
+		read = readChunks
+	case "sql":
 	case "arrow":
 		if arrowReader == nil {
 			return fmt.Errorf("event log: the arrow reader needs a build with -tags duckdb_arrow")
 		}
 		read = arrowReader
 	default:
-		return fmt.Errorf("event log: unknown reader %q (want arrow or sql)", o.Reader)
+		return fmt.Errorf("event log: unknown reader %q (want chunks, sql or arrow)", o.Reader)
 	}
 	where, args := eventLogWhere(o)
 
@@ -337,21 +356,29 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	for _, p := range parts[1:] {
 		rows.appendRows(p)
 	}
+	if rows.len() > math.MaxInt32 {
+		return fmt.Errorf("event log: more than %d rows", math.MaxInt32)
+	}
 
 	// 4. group by run (stable), hand over in run_id order
 	starts := make([]int, len(runs)+1)
-	for _, r := range rows.run {
-		starts[r+1]++
+	for _, b := range rows.blocks {
+		for _, r := range b.run {
+			starts[r+1]++
+		}
 	}
 	for i := 1; i < len(starts); i++ {
 		starts[i] += starts[i-1]
 	}
-	order := make([]int32, len(rows.run))
+	order := make([]int32, starts[len(runs)])
 	next := slices.Clone(starts[:len(runs)])
-	for i, r := range rows.run {
-		order[next[r]] = int32(i)
-		next[r]++
+	for k, b := range rows.blocks {
+		for j, r := range b.run {
+			order[next[r]] = int32(k<<blockShift | j)
+			next[r]++
+		}
 	}
+	seqOf := func(i int32) int64 { return rows.blocks[i>>blockShift].seq[i&blockMask] }
 	tsBuf := make([]time.Time, 0, 256)
 	var evs []schema.Event
 	var ids idHashes
@@ -362,8 +389,8 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 			}
 		}
 		part := order[starts[ri]:starts[ri+1]]
-		if !slices.IsSortedFunc(part, func(a, b int32) int { return cmpInt64(rows.seq[a], rows.seq[b]) }) {
-			slices.SortStableFunc(part, func(a, b int32) int { return cmpInt64(rows.seq[a], rows.seq[b]) })
+		if !slices.IsSortedFunc(part, func(a, b int32) int { return cmpInt64(seqOf(a), seqOf(b)) }) {
+			slices.SortStableFunc(part, func(a, b int32) int { return cmpInt64(seqOf(a), seqOf(b)) })
 		}
 		evs = evs[:0]
 		tsBuf = tsBuf[:0]
@@ -372,15 +399,16 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		}
 		ids.reset(2 * len(part))
 		for _, i := range part {
-			e := schema.Event{RunID: runs[ri].RunID, Seq: rows.seq[i], Kind: logKinds[rows.kind[i]], ToolName: rows.tools[rows.tool[i]],
-				CallID: ids.str(rows.callID[i]), ToolKey: ids.str(rows.toolKey[i]), EstTokens: rows.tokens[i]}
+			b, j := rows.blocks[i>>blockShift], i&blockMask
+			e := schema.Event{RunID: runs[ri].RunID, Seq: b.seq[j], Kind: logKinds[b.kind[j]], ToolName: rows.tools[b.tool[j]],
+				CallID: ids.str(b.callID[j]), ToolKey: ids.str(b.toolKey[j]), EstTokens: b.tokens[j]}
 			if rows.withTarget {
-				e.Target = rows.target[i]
+				e.Target = b.target[j]
 			}
 			if rows.withArgs {
-				e.Args = rows.args[i]
+				e.Args = b.args[j]
 			}
-			if us := rows.ts[i]; us != 0 {
+			if us := b.ts[j]; us != 0 {
 				tsBuf = append(tsBuf, time.UnixMicro(us).UTC())
 				e.TS = &tsBuf[len(tsBuf)-1]
 			}
@@ -466,7 +494,6 @@ func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema
 	var out []schema.Run
 	var hashes []uint64
 	for rows.Next() {
-		out, hashes = grow(out, 1), grow(hashes, 1)
 		var r schema.Run
 		var h uint64
 		var resolved sql.NullBool
@@ -536,6 +563,74 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 	return out, keys, nil
 }
 
+// readChunks reads the events query a chunk at a time (streamChunks): the
+// integer columns straight from DuckDB's vectors, target and args copied
+// into an arena (strArena) as they must outlive the chunk.
+func readChunks(ctx context.Context, s *Store, q string, args []any, idx *runIndex, out *logRows) (func(), error) {
+	var arena strArena
+	return nil, s.streamChunks(ctx, q, args, eventsTypes[:], func(c *chunk) error {
+		runs, seqs, tss, toks := column[uint64](c, 0), column[int64](c, 1), column[int64](c, 2), column[int64](c, 3)
+		kinds, calls, keys := column[int8](c, 4), column[uint64](c, 5), column[uint64](c, 6)
+		for i := range c.n {
+			ri := idx.lookupHash(runs[i])
+			if ri < 0 || c.null(0, i) {
+				continue // a run added since the runs query
+			}
+			if c.null(1, i) || c.null(3, i) {
+				return fmt.Errorf("events query: NULL seq or est_tokens")
+			}
+			var ts int64
+			if !c.null(2, i) {
+				ts = tss[i]
+			}
+			kind := int8(len(logKinds) - 1)
+			if !c.null(4, i) {
+				kind = kindCode(int64(kinds[i]))
+			}
+			var call, key uint64
+			if !c.null(5, i) {
+				call = calls[i]
+			}
+			if !c.null(6, i) {
+				key = keys[i]
+			}
+			var target, argv string
+			if out.withTarget {
+				target = arena.clone(c.str(8, i))
+			}
+			if out.withArgs {
+				argv = arena.clone(c.str(9, i))
+			}
+			out.add(ri, seqs[i], ts, toks[i], kind, out.toolID(c.str(7, i)), call, key, target, argv)
+		}
+		return nil
+	})
+}
+
+// eventsTypes are the events query's column types.
+var eventsTypes = [...]colType{colUBigInt, colBigInt, colBigInt, colBigInt, colTinyInt, colUBigInt, colUBigInt, colVarchar, colVarchar, colVarchar}
+
+// strArena copies strings into large blocks (one allocation per block, not
+// per string); the copies live as long as any of them is referenced.
+type strArena struct{ block []byte }
+
+func (a *strArena) clone(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) > arenaBlock/16:
+		return strings.Clone(s)
+	}
+	if cap(a.block)-len(a.block) < len(s) {
+		a.block = make([]byte, 0, arenaBlock)
+	}
+	n := len(a.block)
+	a.block = append(a.block, s...)
+	return unsafe.String(&a.block[n], len(s))
+}
+
+const arenaBlock = 1 << 20
+
 // readSQL reads the events query through the driver's rows directly
 // (database/sql's per-value conversion by reflection was an eighth of the
 // read): run and id hashes arrive as uint64, seq, ts and tokens as int64,
@@ -565,7 +660,6 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex,
 		tool, _ := vals[7].(string)
 		target, _ := vals[8].(string)
 		argv, _ := vals[9].(string)
-		out.grow(1)
 		out.add(ri, seq, ts, tok, kindCode(kind), out.toolID(tool), call, key, target, argv)
 		return nil
 	})

@@ -120,7 +120,6 @@ func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
 		}
 	}
 	n := int(rec.NumRows())
-	out.grow(n)
 	for i := range n {
 		ri := idx.lookupHash(runIDs.Value(i))
 		if ri < 0 {

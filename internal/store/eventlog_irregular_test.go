@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,7 +88,7 @@ func writeIrregular(t *testing.T, sink ingest.Sink) {
 func TestEventLogAttribution(t *testing.T) {
 	var mem ingest.MemSink
 	writeIrregular(t, &mem)
-	st := newTestStore(t)
+	st := newFileStore(t)
 	writeIrregular(t, st)
 	type row struct {
 		Case, Activity string
@@ -103,7 +104,17 @@ func TestEventLogAttribution(t *testing.T) {
 		return out
 	}
 	want := flat(memLog(t, &mem, nil))
-	for _, reader := range store.EventLogReaders() {
+	// an in-memory store reads through database/sql by default and has
+	// no chunks reader
+	inMem := newTestStore(t)
+	writeIrregular(t, inMem)
+	if diff := cmp.Diff(want, flat(storeLog(t, inMem, store.EventLogOptions{}, nil))); diff != "" {
+		t.Errorf("in-memory store, default reader (-mem +store):\n%s", diff)
+	}
+	if err := inMem.EventLog(context.Background(), store.EventLogOptions{Reader: "chunks"}, nil); err == nil || !strings.Contains(err.Error(), "in memory") {
+		t.Errorf("chunks reader on an in-memory store: %v, want an error saying so", err)
+	}
+	for _, reader := range append(store.EventLogReaders(), "") {
 		got := flat(storeLog(t, st, store.EventLogOptions{Reader: reader}, nil))
 		if len(want) < 10 {
 			t.Fatalf("only %d events in the in-memory log", len(want))

@@ -105,7 +105,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 	if _, err := ingest.Files(ctx, &mem, paths, nil); err != nil {
 		t.Fatal(err)
 	}
-	st := newTestStore(t)
+	st := newFileStore(t)
 	if _, err := ingest.Files(ctx, st, paths, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ type Store struct {
 
 	quickMu sync.Mutex
 	quick   map[string][]quickEntry // sources by path, for Unchanged (loaded on first use)
+
+	raw rawHandle // DuckDB's own handle, for chunk reads (chunks.go)
 }
 
 var _ ingest.Sink = (*Store)(nil)
@@ -44,10 +46,10 @@ type Config struct {
 	MemoryLimit string
 }
 
-// storageVersion is the DSN option choosing the on-disk format of new
-// database files: v1.2.0 is the first with zstd string compression, and
-// files in it are readable by DuckDB 1.2 and later.
-const storageVersion = "storage_compatibility_version=v1.2.0"
+// storageVersionValue is the storage_compatibility_version option, the
+// on-disk format of new database files: v1.2.0 is the first with zstd
+// string compression, and files in it are readable by DuckDB 1.2 and later.
+const storageVersionValue = "v1.2.0"
 
 // DefaultMemoryLimit is DuckDB's memory cap unless Config says otherwise:
 // scans stream, so a larger pool only caches blocks already read.
@@ -61,7 +63,6 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 			if _, err := os.Stat(c.Path); err != nil {
 				return nil, fmt.Errorf("open database %s: %w (run trajmine ingest first)", c.Path, err)
 			}
-			dsn += "?access_mode=read_only"
 		} else if dir := filepath.Dir(c.Path); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return nil, fmt.Errorf("create database directory: %w", err)
@@ -71,10 +72,10 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// zstd columns (schema.Column.Compression) need storage format 1.2 or
 	// later; a file DuckDB creates is written in that format, an existing
 	// one keeps its own (read back as it was written, only slower).
-	if strings.Contains(dsn, "?") {
-		dsn += "&" + storageVersion
-	} else {
-		dsn += "?" + storageVersion
+	sep := "?"
+	for _, kv := range dsnOptions(c.ReadOnly && c.Path != "") {
+		dsn += sep + kv[0] + "=" + kv[1]
+		sep = "&"
 	}
 	db, err := sql.Open("duckdb", dsn)
 	if err != nil {
@@ -111,7 +112,10 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.closeRaw()
+	return s.db.Close()
+}
 
 // Path returns the database file ("" for in-memory).
 func (s *Store) Path() string { return s.path }

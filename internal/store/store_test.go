@@ -33,6 +33,18 @@ func newTestStore(t *testing.T) *store.Store {
 	return st
 }
 
+// newFileStore is a store in a database file of its own (the chunks
+// reader needs one).
+func newFileStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "t.duckdb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 func counts(t *testing.T, st *store.Store) map[string]int64 {
 	t.Helper()
 	c, err := st.Counts(context.Background())
