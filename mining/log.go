@@ -494,6 +494,26 @@ const (
 	kindCommand = "cmd"
 )
 
+// targetChars classes the bytes TargetKind looks for.
+var targetChars = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r|&;<>$`'\"()=") {
+		t[c] |= charShell
+	}
+	for _, c := range []byte("/.") {
+		t[c] |= charPath
+	}
+	for _, c := range []byte("*?[") {
+		t[c] |= charGlob
+	}
+	return t
+}()
+
+const (
+	charShell = 1 << iota // a shell metacharacter or blank: a command
+	charPath              // '/' or '.': a path
+	charGlob              // a glob metacharacter
+)
+
 // TargetKind returns the kind of a tool call's normalised target
 // (schema.Event.Target), the suffix of ModeToolTarget activities:
 //
@@ -517,10 +537,14 @@ func TargetKind(target string) string {
 	if strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://") {
 		return "url"
 	}
-	if strings.ContainsAny(t, " \t\n\r|&;<>$`'\"()=") || !strings.ContainsAny(t, "/.") {
+	var seen uint8 // the targetChars classes present in t, in one pass
+	for k := 0; k < len(t); k++ {
+		seen |= targetChars[t[k]]
+	}
+	if seen&charShell != 0 || seen&charPath == 0 {
 		return kindCommand
 	}
-	if strings.ContainsAny(t, "*?[") {
+	if seen&charGlob != 0 {
 		return "glob"
 	}
 	if strings.HasSuffix(t, "/") {

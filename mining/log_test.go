@@ -268,6 +268,17 @@ func TestTargetKind(t *testing.T) {
 		{"x.", "file"},
 		{"pattern @ /src", "cmd"},
 		{"a|b", "cmd"},
+		{"src/a=b.go", "cmd"},
+		{"x\ty/z.go", "cmd"},
+		{"dir/sub;rm", "cmd"},
+		{"$HOME/x.go", "cmd"},
+		{"`pwd`/a.go", "cmd"},
+		{"\"quoted/a.go\"", "cmd"},
+		{"'a.go'", "cmd"},
+		{"(a)/b.go", "cmd"},
+		{"a<b/c.go", "cmd"},
+		{"x/a?b.go", "glob"},
+		{"x/a*", "glob"},
 	} {
 		if got := mining.TargetKind(tc.in); got != tc.want {
 			t.Errorf("TargetKind(%q) = %q, want %q", tc.in, got, tc.want)

@@ -63,9 +63,9 @@ type logRows struct {
 }
 
 type logBlock struct {
-	run             []int32 // index into the runs
-	seq, ts, tokens []int64 // ts: µs since the epoch, 0 = NULL
-	kind            []int8  // index into logKinds
+	run             []uint64 // hash(run_id); EventLog maps it to the run's index
+	seq, ts, tokens []int64  // ts: µs since the epoch, 0 = NULL
+	kind            []int8   // index into logKinds
 	tool            []uint16
 	callID, toolKey []uint64 // hash(id); 0 = none
 	target, args    []string
@@ -103,7 +103,7 @@ func (r *logRows) last() *logBlock {
 		return r.blocks[n-1]
 	}
 	b := &logBlock{
-		run: make([]int32, 0, blockRows), seq: make([]int64, 0, blockRows), ts: make([]int64, 0, blockRows),
+		run: make([]uint64, 0, blockRows), seq: make([]int64, 0, blockRows), ts: make([]int64, 0, blockRows),
 		tokens: make([]int64, 0, blockRows), kind: make([]int8, 0, blockRows), tool: make([]uint16, 0, blockRows),
 		callID: make([]uint64, 0, blockRows), toolKey: make([]uint64, 0, blockRows),
 	}
@@ -118,7 +118,7 @@ func (r *logRows) last() *logBlock {
 }
 
 // add appends one row; target and args are dropped unless kept.
-func (r *logRows) add(run int32, seq, ts, tokens int64, kind int8, tool uint16, call, key uint64, target, args string) {
+func (r *logRows) add(run uint64, seq, ts, tokens int64, kind int8, tool uint16, call, key uint64, target, args string) {
 	b := r.last()
 	b.run = append(b.run, run)
 	b.seq = append(b.seq, seq)
@@ -231,7 +231,7 @@ func (h *idHashes) str(v uint64) string {
 
 // rowReader runs the events query and appends its rows to out. The strings
 // it appends may refer to memory that release frees.
-type rowReader func(ctx context.Context, s *Store, q string, args []any, idx *runIndex, out *logRows) (release func(), err error)
+type rowReader func(ctx context.Context, s *Store, q string, args []any, out *logRows) (release func(), err error)
 
 var sqlReader rowReader = readSQL
 
@@ -255,12 +255,14 @@ var sqlReader rowReader = readSQL
 // The queries (filters, when set, add run_id IN (SELECT run_id FROM runs
 // WHERE model_family IN (…) AND …)):
 //
-//	SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
-//	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
+//	SELECT EXISTS (SELECT 1 FROM context_ops WHERE op = 'disable' OR op = 'enable'), max(rowid) of events
 //	SELECT hash(run_id), seq, epoch_us(ts), est_tokens, <kind as 0..3>, hash(call_id), hash(tool_key) | NULL,
 //	       tool_name, target | NULL, args | NULL    -- of tool calls, else NULL
 //	  FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co')) AND rowid >= ? AND rowid < ?
+//	SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
+//	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
 //
+// The runs and context ops queries run while the events are read.
 // The events query runs once per rowid range, logReaders ranges at once on
 // their own connections; their rows are appended in range order. The
 // chunks reader (the default for database files) streams each range's
@@ -301,54 +303,50 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	}
 	where, args := eventLogWhere(o)
 
-	// 1. runs
-	runs, hashes, err := s.logRuns(ctx, where, args)
+	// 1. whether the selection hides or re-shows outputs (the events
+	// query reads the results' tool keys only then), and the rowid ranges
+	hasKeyOps, maxRow, err := s.logShape(ctx, where, args)
 	if err != nil {
 		return err
 	}
-	idx := &runIndex{ids: make(map[string]int32, len(runs)), hashes: make(map[uint64]int32, len(runs)), idx: -1}
-	for i := range runs {
-		idx.ids[runs[i].RunID] = int32(i)
-		if _, dup := idx.hashes[hashes[i]]; dup {
-			return fmt.Errorf("event log: two run ids share the 64-bit hash %#x (one in %.0e for this many runs)", hashes[i], float64(len(runs))*float64(len(runs))/0x1p65)
-		}
-		idx.hashes[hashes[i]] = int32(i)
-	}
-	// 2. context ops, grouped by run
-	ops, hasKeyOps, err := s.logOps(ctx, where, args, idx)
-	if err != nil {
-		return err
-	}
-	// 3. events, in logReaders rowid ranges read at once (each on its own
+	// 2. events, in logReaders rowid ranges read at once (each on its own
 	// connection), appended in range order: the same rows in the same order
-	// as one query, with DuckDB's materialisation and the row conversion on
-	// as many threads
-	var maxRow sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT max(rowid) FROM events`).Scan(&maxRow); err != nil {
-		return fmt.Errorf("event log: %w", err)
-	}
+	// as one query, with DuckDB's work and the row conversion on as many
+	// threads. Rows carry hash(run_id), mapped to runs in step 4, so the
+	// reads need not wait for the runs and context ops (step 3), which
+	// run meanwhile.
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	q := eventsQuery(o, where, hasKeyOps) + " AND rowid >= ? AND rowid < ?"
 	parts := make([]*logRows, logReaders)
 	releases := make([]func(), logReaders)
 	errs := make([]error, logReaders)
-	span := (maxRow.Int64 + logReaders) / logReaders
+	span := (maxRow + logReaders) / logReaders
 	var wg sync.WaitGroup
 	for k := range parts {
 		parts[k] = newLogRows(o.Targets, o.Args)
 		wg.Add(1)
 		go func(k int) {
 			defer wg.Done()
-			own := *idx // its own last-hit memo; the maps are only read
 			lo := int64(k) * span
-			releases[k], errs[k] = read(ctx, s, q, append(slices.Clip(args), lo, lo+span), &own, parts[k])
+			releases[k], errs[k] = read(rctx, s, q, append(slices.Clip(args), lo, lo+span), parts[k])
 		}(k)
 	}
-	wg.Wait()
-	for _, rel := range releases {
-		if rel != nil {
-			defer rel()
+	defer func() {
+		for _, rel := range releases {
+			if rel != nil {
+				rel()
+			}
 		}
+	}()
+	// 3. runs and their context ops
+	runs, idx, ops, err := s.logRunsOps(ctx, where, args)
+	if err != nil {
+		cancel()
+		wg.Wait()
+		return err
 	}
+	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}
@@ -360,22 +358,30 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		return fmt.Errorf("event log: more than %d rows", math.MaxInt32)
 	}
 
-	// 4. group by run (stable), hand over in run_id order
+	// 4. group by run (stable), hand over in run_id order; rows of runs
+	// not selected by the runs query (added since) are dropped
+	runOf := make([][]int32, len(rows.blocks))
 	starts := make([]int, len(runs)+1)
-	for _, b := range rows.blocks {
-		for _, r := range b.run {
-			starts[r+1]++
+	for k, b := range rows.blocks {
+		runOf[k] = make([]int32, len(b.run))
+		for j, h := range b.run {
+			r := idx.lookupHash(h)
+			runOf[k][j] = r
+			starts[r+1]++ // r = -1: counted in starts[0], unused
 		}
 	}
+	starts[0] = 0
 	for i := 1; i < len(starts); i++ {
 		starts[i] += starts[i-1]
 	}
 	order := make([]int32, starts[len(runs)])
 	next := slices.Clone(starts[:len(runs)])
-	for k, b := range rows.blocks {
-		for j, r := range b.run {
-			order[next[r]] = int32(k<<blockShift | j)
-			next[r]++
+	for k, rs := range runOf {
+		for j, r := range rs {
+			if r >= 0 {
+				order[next[r]] = int32(k<<blockShift | j)
+				next[r]++
+			}
 		}
 	}
 	seqOf := func(i int32) int64 { return rows.blocks[i>>blockShift].seq[i&blockMask] }
@@ -481,6 +487,38 @@ func andWhere(where string) string {
 	return " AND " + where
 }
 
+// logShape says whether the selected runs have disable or enable ops, and
+// returns the events table's largest rowid.
+func (s *Store) logShape(ctx context.Context, where string, args []any) (keyOps bool, maxRow int64, err error) {
+	q := "SELECT EXISTS (SELECT 1 FROM context_ops WHERE (op = ? OR op = ?)" + andWhere(where) + "), (SELECT coalesce(max(rowid), 0) FROM events)"
+	a := append([]any{string(schema.OpDisable), string(schema.OpEnable)}, args...)
+	if err := s.db.QueryRowContext(ctx, q, a...).Scan(&keyOps, &maxRow); err != nil {
+		return false, 0, fmt.Errorf("event log: %w", err)
+	}
+	return keyOps, maxRow, nil
+}
+
+// logRunsOps reads the selected runs, their index and their context ops.
+func (s *Store) logRunsOps(ctx context.Context, where string, args []any) ([]schema.Run, *runIndex, [][]schema.ContextOp, error) {
+	runs, hashes, err := s.logRuns(ctx, where, args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	idx := &runIndex{ids: make(map[string]int32, len(runs)), hashes: make(map[uint64]int32, len(runs)), idx: -1}
+	for i := range runs {
+		idx.ids[runs[i].RunID] = int32(i)
+		if _, dup := idx.hashes[hashes[i]]; dup {
+			return nil, nil, nil, fmt.Errorf("event log: two run ids share the 64-bit hash %#x (one in %.0e for this many runs)", hashes[i], float64(len(runs))*float64(len(runs))/0x1p65)
+		}
+		idx.hashes[hashes[i]] = int32(i)
+	}
+	ops, err := s.logOps(ctx, where, args, idx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return runs, idx, ops, nil
+}
+
 func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema.Run, []uint64, error) {
 	q := "SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs"
 	if where != "" {
@@ -521,18 +559,17 @@ func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema
 // logOps reads the selected runs' context ops, grouped by run index, and
 // reports whether any is a disable or enable (whose tokens need the tool
 // outputs' keys).
-func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIndex) ([][]schema.ContextOp, bool, error) {
+func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIndex) ([][]schema.ContextOp, error) {
 	q := "SELECT run_id, seq, op, CASE WHEN tool_key <> '' THEN hash(tool_key) END, tokens_before, tokens_after FROM context_ops"
 	if where != "" {
 		q += " WHERE " + where
 	}
 	rows, err := s.db.QueryContext(ctx, q+" ORDER BY run_id, seq, op, tool_key", args...)
 	if err != nil {
-		return nil, false, fmt.Errorf("event log context_ops: %w", err)
+		return nil, fmt.Errorf("event log context_ops: %w", err)
 	}
 	defer rows.Close()
 	out := make([][]schema.ContextOp, len(idx.ids))
-	keys := false
 	var h idHashes // never reset: the keys live until EventLog returns
 	for rows.Next() {
 		var o schema.ContextOp
@@ -540,13 +577,12 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 		var key sql.Null[uint64]
 		var before, after sql.NullInt64
 		if err := rows.Scan(&o.RunID, &o.Seq, &op, &key, &before, &after); err != nil {
-			return nil, false, fmt.Errorf("event log context_ops: %w", err)
+			return nil, fmt.Errorf("event log context_ops: %w", err)
 		}
 		o.Op = schema.OpKind(op)
 		if key.Valid {
 			o.ToolKey = h.str(key.V)
 		}
-		keys = keys || o.Op == schema.OpDisable || o.Op == schema.OpEnable
 		if before.Valid {
 			o.TokensBefore = &before.Int64
 		}
@@ -558,26 +594,22 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("event log context_ops: %w", err)
+		return nil, fmt.Errorf("event log context_ops: %w", err)
 	}
-	return out, keys, nil
+	return out, nil
 }
 
 // readChunks reads the events query a chunk at a time (streamChunks): the
 // integer columns straight from DuckDB's vectors, target and args copied
 // into an arena (strArena) as they must outlive the chunk.
-func readChunks(ctx context.Context, s *Store, q string, args []any, idx *runIndex, out *logRows) (func(), error) {
+func readChunks(ctx context.Context, s *Store, q string, args []any, out *logRows) (func(), error) {
 	var arena strArena
 	return nil, s.streamChunks(ctx, q, args, eventsTypes[:], func(c *chunk) error {
 		runs, seqs, tss, toks := column[uint64](c, 0), column[int64](c, 1), column[int64](c, 2), column[int64](c, 3)
 		kinds, calls, keys := column[int8](c, 4), column[uint64](c, 5), column[uint64](c, 6)
 		for i := range c.n {
-			ri := idx.lookupHash(runs[i])
-			if ri < 0 || c.null(0, i) {
-				continue // a run added since the runs query
-			}
-			if c.null(1, i) || c.null(3, i) {
-				return fmt.Errorf("events query: NULL seq or est_tokens")
+			if c.null(0, i) || c.null(1, i) || c.null(3, i) {
+				return fmt.Errorf("events query: NULL run_id, seq or est_tokens")
 			}
 			var ts int64
 			if !c.null(2, i) {
@@ -601,7 +633,7 @@ func readChunks(ctx context.Context, s *Store, q string, args []any, idx *runInd
 			if out.withArgs {
 				argv = arena.clone(c.str(9, i))
 			}
-			out.add(ri, seqs[i], ts, toks[i], kind, out.toolID(c.str(7, i)), call, key, target, argv)
+			out.add(runs[i], seqs[i], ts, toks[i], kind, out.toolID(c.str(7, i)), call, key, target, argv)
 		}
 		return nil
 	})
@@ -635,17 +667,13 @@ const arenaBlock = 1 << 20
 // (database/sql's per-value conversion by reflection was an eighth of the
 // read): run and id hashes arrive as uint64, seq, ts and tokens as int64,
 // the kind code as int8, strings as string, NULL as nil.
-func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex, out *logRows) (func(), error) {
+func readSQL(ctx context.Context, s *Store, q string, args []any, out *logRows) (func(), error) {
 	return nil, s.driverRows(ctx, q, args, 10, func(vals []driver.Value) error {
-		runID, _ := vals[0].(uint64)
-		ri := idx.lookupHash(runID)
-		if ri < 0 {
-			return nil // a run added since the runs query
-		}
+		runID, ok0 := vals[0].(uint64)
 		seq, ok1 := vals[1].(int64)
 		tok, ok3 := vals[3].(int64)
-		if !ok1 || !ok3 {
-			return fmt.Errorf("events query: seq %T, est_tokens %T", vals[1], vals[3])
+		if !ok0 || !ok1 || !ok3 {
+			return fmt.Errorf("events query: run hash %T, seq %T, est_tokens %T", vals[0], vals[1], vals[3])
 		}
 		ts, _ := vals[2].(int64)
 		kind := int64(len(logKinds) - 1)
@@ -660,7 +688,7 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, idx *runIndex,
 		tool, _ := vals[7].(string)
 		target, _ := vals[8].(string)
 		argv, _ := vals[9].(string)
-		out.add(ri, seq, ts, tok, kindCode(kind), out.toolID(tool), call, key, target, argv)
+		out.add(runID, seq, ts, tok, kindCode(kind), out.toolID(tool), call, key, target, argv)
 		return nil
 	})
 }

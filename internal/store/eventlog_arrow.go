@@ -25,7 +25,7 @@ type stringColumn interface {
 	IsNull(int) bool
 }
 
-func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runIndex, out *logRows) (func(), error) {
+func readArrow(ctx context.Context, s *Store, q string, args []any, out *logRows) (func(), error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 		var aerr error
 		for rec := range batches {
 			if aerr == nil {
-				aerr = appendBatch(rec, idx, out)
+				aerr = appendBatch(rec, out)
 				if aerr == nil {
 					aerr = ctx.Err()
 				}
@@ -99,7 +99,7 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, idx *runInde
 
 // appendBatch appends one batch of (run_id hash, seq, ts_us, est_tokens, kind
 // code, call_id hash, tool_key hash, tool_name, target, args).
-func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
+func appendBatch(rec arrow.RecordBatch, out *logRows) error {
 	if rec.NumCols() != 10 {
 		return fmt.Errorf("events batch has %d columns, want 10", rec.NumCols())
 	}
@@ -121,10 +121,6 @@ func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
 	}
 	n := int(rec.NumRows())
 	for i := range n {
-		ri := idx.lookupHash(runIDs.Value(i))
-		if ri < 0 {
-			continue
-		}
 		var ts int64
 		if !tss.IsNull(i) {
 			ts = tss.Value(i)
@@ -143,7 +139,7 @@ func appendBatch(rec arrow.RecordBatch, idx *runIndex, out *logRows) error {
 		if out.withArgs {
 			arg = argv.Value(i)
 		}
-		out.add(ri, seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), out.toolID(tools.Value(i)), call, key, target, arg)
+		out.add(runIDs.Value(i), seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), out.toolID(tools.Value(i)), call, key, target, arg)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -113,6 +114,16 @@ func TestEventLogAttribution(t *testing.T) {
 	}
 	if err := inMem.EventLog(context.Background(), store.EventLogOptions{Reader: "chunks"}, nil); err == nil || !strings.Contains(err.Error(), "in memory") {
 		t.Errorf("chunks reader on an in-memory store: %v, want an error saying so", err)
+	}
+	// events of a run the runs table does not have (as when a run is
+	// imported while EventLog reads) are left out
+	if _, err := st.DB().Exec(`INSERT INTO events SELECT * REPLACE ('ghost' AS run_id) FROM events WHERE kind = 'tool_call' LIMIT 5`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := st.EventLog(ctx, store.EventLogOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
 	}
 	for _, reader := range append(store.EventLogReaders(), "") {
 		got := flat(storeLog(t, st, store.EventLogOptions{Reader: reader}, nil))
