@@ -343,8 +343,8 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 // DuckDB (mineBenchDB: 23,400 runs, 1,003,878 tool calls and context-op
 // groups, 2.0 M event rows read): EventLog into a mining.Builder, then the
 // DFG, the variants, the heuristics net (defaults) and the token-replay
-// fitness of every case against that net. Sub-benchmarks: reader (sql;
-// arrow with -tags duckdb_arrow) × activity mode (tool-target without a
+// fitness of every case against that net. Sub-benchmarks: reader (chunks,
+// the default; sql; arrow with -tags duckdb_arrow) × activity mode (tool-target without a
 // classifier; class with the actions classifier, memoised per distinct
 // arguments: the replayed runs share theirs, so 99 % of the calls hit the
 // memo), and the baselines: DuckDB computing the DFG (tool names, context
@@ -355,6 +355,7 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 // the calls after it. Run each in its own process so that peak RSS (VmHWM)
 // is its own:
 //
+//	go test ./internal/store -run '^$' -bench 'Mine1M/chunks/tool-target$' -benchtime 3x
 //	go test ./internal/store -run '^$' -bench 'Mine1M/sql/tool-target$' -benchtime 3x
 //	go test -tags duckdb_arrow ./internal/store -run '^$' -bench 'Mine1M/arrow/tool-target$' -benchtime 3x
 //	go test ./internal/store -run '^$' -bench 'Mine1M/baseline-sql-dfg$' -benchtime 3x
