@@ -31,6 +31,10 @@ type MineOptions struct {
 	Export    string
 	Out       io.Writer
 	JSON      bool
+	// NoProfiles skips the behaviour profiles, which read every event's
+	// text, and mines through store.EventLog, which reads only the columns
+	// process discovery needs.
+	NoProfiles bool
 
 	mode    mining.Mode
 	outcome mining.Outcome
@@ -63,7 +67,12 @@ dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
 format=NAME: the edges and variants whose share differs most, with a
 two-proportion z. --by model prints variants and edges per model family.
 --export xes|ocel|dot FILE writes the log as XES (IEEE 1849), OCEL 2.0 JSON or
-the DFG as Graphviz DOT ('-' for stdout).`,
+the DFG as Graphviz DOT ('-' for stdout).
+
+--no-profiles leaves out the behaviour profiles: they read every event's text
+(which later call used which hidden output), while the process discovery
+alone reads a few columns of the tool calls and results, several times
+faster on a large store (BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
@@ -117,6 +126,7 @@ the DFG as Graphviz DOT ('-' for stdout).`,
 	c.Flags().StringVar(&o.ModelFile, "model-file", "", "check conformance against this model (lines 'a -> b', 'start a', 'end z')")
 	c.Flags().StringVar(&o.Export, "export", "", "write the log: xes:FILE, ocel:FILE or dot:FILE ('-' = stdout)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads no event text: faster)")
 	return c
 }
 
@@ -180,12 +190,29 @@ func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON
 	if err != nil {
 		return mineJSON{}, err
 	}
-	// one pass over the store: the event log, the behaviour profiles and
-	// which runs use manage_context
 	ma, err := newMineAnalysis(o, env)
 	if err != nil {
 		return mineJSON{}, err
 	}
+	if o.NoProfiles {
+		// the event log alone: the columns it needs, runs in run_id order
+		// (the log and what is mined from it do not depend on the order)
+		eo := store.EventLogOptions{Targets: o.mode == mining.ModeToolTarget, Args: o.mode != mining.ModeTool,
+			ModelFamilies: o.Models, Harnesses: o.Harnesses}
+		err := st.EventLog(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
+			if !ma.keep(run) {
+				return nil
+			}
+			ma.noteDTOC(run.RunID, ops)
+			return ma.b.AddRun(run, events, ops)
+		})
+		if err != nil {
+			return mineJSON{}, err
+		}
+		return ma.finish(ctx, st, nil)
+	}
+	// one pass over the store: the event log, the behaviour profiles and
+	// which runs use manage_context
 	ba := newBehaviourAnalysis(env, ma.keep)
 	if err := runPass(ctx, st, store.ScanOptions{}, env, ma, ba); err != nil {
 		return mineJSON{}, err
@@ -308,13 +335,18 @@ func (a *mineAnalysis) add(v any) error {
 	a.cur = w
 	defer func() { a.cur = nil }()
 	d := &w.RunData
-	for _, op := range d.Ops {
+	a.noteDTOC(d.Run.RunID, d.Ops)
+	return a.b.AddRun(&d.Run, d.Events, d.Ops)
+}
+
+// noteDTOC records whether the run has manage_context ops.
+func (a *mineAnalysis) noteDTOC(runID string, ops []schema.ContextOp) {
+	for _, op := range ops {
 		if op.Op == schema.OpDisable || op.Op == schema.OpEnable {
-			a.dtoc[d.Run.RunID] = true
-			break
+			a.dtoc[runID] = true
+			return
 		}
 	}
-	return a.b.AddRun(&d.Run, d.Events, d.Ops)
 }
 
 // mineExport writes --export.
@@ -388,6 +420,10 @@ func writeMine(w io.Writer, out mineJSON, o *MineOptions) error {
 		if err := mining.WriteVariants(w, g.Variants, min(o.Top, 5)); err != nil {
 			return err
 		}
+	}
+	if o.NoProfiles {
+		fmt.Fprintln(w, "\nmanage_context behaviour: not computed (--no-profiles)")
+		return nil
 	}
 	fmt.Fprintln(w, "\nmanage_context behaviour per model family:")
 	writeBehaviour(w, out.Behaviour)

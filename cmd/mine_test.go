@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
@@ -52,6 +55,42 @@ func TestMineGolden(t *testing.T) {
 			if got["synth-"+p] != p {
 				t.Errorf("family synth-%s labelled %q", p, got["synth-"+p])
 			}
+		}
+	})
+	// --no-profiles mines through store.EventLog: the same log, so the
+	// same output, without the behaviour profiles
+	t.Run("no-profiles", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"--activity", "class"},
+			{"--activity", "tool-target", "--by", "model"},
+			{"--activity", "tool", "--compare", "dtoc,no-dtoc", "--model", "synth-selective,synth-thrasher"},
+		} {
+			full, stderr, code := run(t, d, append([]string{"mine", "--json"}, args...)...)
+			if code != 0 {
+				t.Fatalf("%v: %s", args, stderr)
+			}
+			fast, stderr, code := run(t, d, append([]string{"mine", "--json", "--no-profiles"}, args...)...)
+			if code != 0 {
+				t.Fatalf("%v --no-profiles: %s", args, stderr)
+			}
+			var a, b mineJSON
+			if err := json.Unmarshal([]byte(full), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(fast), &b); err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Behaviour) == 0 || b.Behaviour != nil {
+				t.Errorf("%v: %d behaviour groups, %d with --no-profiles (want some, none)", args, len(a.Behaviour), len(b.Behaviour))
+			}
+			a.Behaviour = nil
+			if diff := cmp.Diff(a, b, cmpopts.EquateEmpty()); diff != "" || a.Events == 0 {
+				t.Errorf("%v: --no-profiles differs (-pass +eventlog), %d events:\n%s", args, a.Events, diff)
+			}
+		}
+		stdout, _, _ := run(t, d, "mine", "--no-profiles", "--top", "1")
+		if !strings.Contains(stdout, "not computed (--no-profiles)") {
+			t.Errorf("text output does not say the profiles were skipped:\n%s", stdout)
 		}
 	})
 	t.Run("exports", func(t *testing.T) {

@@ -96,8 +96,8 @@ type Case struct {
 	Events      []Event // in order: timestamp, then seq
 }
 
-// Log is an event log: cases (in the order they were added: run_id order
-// from the store) over an interned activity table. Logs made by Filter and
+// Log is an event log: cases (a Builder's log: in case id order, whatever
+// order the runs were added in) over an interned activity table. Logs made by Filter and
 // Select share their parent's activity table and events.
 type Log struct {
 	// Activities maps an activity id (Event.Activity) to its name, in order
@@ -478,16 +478,24 @@ func (b *Builder) class(harness, tool, args string) string {
 	return name
 }
 
-// Log returns the log built so far. The Builder must not be used after.
+// Log returns the log built so far, its cases in case id order. The
+// Builder must not be used after.
 func (b *Builder) Log() *Log {
 	l := b.log
 	evs := slices.Clip(b.events)
 	for i, sp := range b.spans {
 		l.Cases[i].Events = evs[sp[0]:sp[1]:sp[1]]
 	}
+	// case id order: what is mined (fitness lists, float sums) is then the
+	// same whichever reader added the runs in whichever order
+	if !slices.IsSortedFunc(l.Cases, cmpCaseID) {
+		slices.SortStableFunc(l.Cases, cmpCaseID)
+	}
 	b.log, b.events, b.spans = nil, nil, nil
 	return l
 }
+
+func cmpCaseID(a, b Case) int { return strings.Compare(a.ID, b.ID) }
 
 // Target kinds returned by TargetKind besides file extensions.
 const (

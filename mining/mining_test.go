@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,6 +149,18 @@ func TestVariants(t *testing.T) {
 		v := vs[i]
 		if strings.Join(v.Activities, " ") != w.acts || v.Count != w.count || !near(v.Share, w.share) || !near(v.Cumulative, w.cum) {
 			t.Errorf("variant %d = %+v, want %+v", i, v, w)
+		}
+	}
+	// the example is the smallest case id, whatever the case order
+	l := mining.NewLog(simple...)
+	slices.Reverse(l.Cases)
+	again := mining.Variants(l)
+	if len(again) != len(vs) {
+		t.Fatalf("%d variants after reversing the cases, want %d", len(again), len(vs))
+	}
+	for i := range vs {
+		if again[i].Example != vs[i].Example || (i == 0 && vs[i].Example != "c1") {
+			t.Errorf("variant %d: example %q, reversed %q (want the smallest id, c1 for the first)", i, vs[i].Example, again[i].Example)
 		}
 	}
 }

@@ -12,7 +12,7 @@ type Variant struct {
 	Count      int      `json:"count"`      // cases
 	Share      float64  `json:"share"`      // Count / cases in the log
 	Cumulative float64  `json:"cumulative"` // share of the log covered by this and every variant before it
-	Example    string   `json:"example"`    // id of its first case in log order
+	Example    string   `json:"example"`    // the smallest id of its cases (whatever the log's case order)
 }
 
 // variantKey appends the activity sequence of evs to buf as uvarints.
@@ -39,6 +39,9 @@ func Variants(l *Log) []Variant {
 		key = variantKey(key[:0], l.Cases[ci].Events)
 		if i, ok := idx[string(key)]; ok {
 			accs[i].count++
+			if l.Cases[ci].ID < l.Cases[accs[i].first].ID {
+				accs[i].first = ci
+			}
 			continue
 		}
 		idx[string(key)] = len(accs)

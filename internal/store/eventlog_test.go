@@ -180,7 +180,7 @@ func mineBenchDB(tb testing.TB) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	path := filepath.Join(dir, fmt.Sprintf("trajmine-bench-mine-%d-v1.duckdb", mineBenchActivities))
+	path := filepath.Join(dir, fmt.Sprintf("trajmine-bench-mine-%d-v2.duckdb", mineBenchActivities))
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
@@ -360,7 +360,7 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 //	go test -tags duckdb_arrow ./internal/store -run '^$' -bench 'Mine1M/arrow/tool-target$' -benchtime 3x
 //	go test ./internal/store -run '^$' -bench 'Mine1M/baseline-sql-dfg$' -benchtime 3x
 //
-// The first call builds the database (≈ 2.5 min, 570 MB) in
+// The first call builds the database (≈ 2.5 min, 300 MB; v2 in the file name: zstd-compressed text and args, as ingest writes them now) in
 // $TRAJMINE_BENCH_DIR (default the temporary directory) and keeps it for
 // the next ones.
 func BenchmarkMine1M(b *testing.B) {
