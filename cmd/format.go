@@ -73,3 +73,11 @@ func snippet(s string, n int) string {
 	}
 	return s
 }
+
+// countOf is n with its noun, plural unless n is 1: "1 run", "3 runs".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

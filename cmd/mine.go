@@ -416,7 +416,7 @@ func writeMine(w io.Writer, out mineJSON, o *MineOptions) error {
 		}
 	}
 	for _, g := range out.ByModel {
-		fmt.Fprintf(w, "\n%s (%d runs): top variants\n", g.ModelFamily, g.Cases)
+		fmt.Fprintf(w, "\n%s (%s): top variants\n", g.ModelFamily, countOf(g.Cases, "run"))
 		if err := mining.WriteVariants(w, g.Variants, min(o.Top, 5)); err != nil {
 			return err
 		}

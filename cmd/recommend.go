@@ -220,7 +220,7 @@ func writeRecommend(w io.Writer, rs []recommend.Result) error {
 	}
 	fmt.Fprintf(w, "recommend: %d model families; each choice replayed on its family's runs (--json for every candidate)\n\n", len(rs))
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s (%d runs): %s\n", r.Family, r.Runs, r.Why)
+		fmt.Fprintf(w, "%s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
 	}
 	return nil
 }

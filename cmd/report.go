@@ -250,7 +250,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out)
 	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
 	for _, r := range recs {
-		fmt.Fprintf(o.Out, "  %s (%d runs): %s\n", r.Family, r.Runs, r.Why)
+		fmt.Fprintf(o.Out, "  %s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
 	}
 	fmt.Fprintf(o.Out, "\nAgent behaviour (trajmine mine): %s runs, %s events by action class; top variants:\n", thousands(int64(mined.Cases)), thousands(int64(mined.Events)))
 	if err := mining.WriteVariants(o.Out, mined.Variants, mineO.Top); err != nil {

@@ -309,7 +309,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 			pf := PolicyFamily(p.Name())
 			switch {
 			case c.Lost > 0:
-				c.Why = fmt.Sprintf("loses %d run(s) keep-all gets through", c.Lost)
+				c.Why = fmt.Sprintf("loses %s keep-all gets through", runs(c.Lost, "run"))
 			case c.ReinvPer100 > o.MaxReinvPer100:
 				c.Why = fmt.Sprintf("%.1f predicted re-invocations per 100 calls (limit %.1f)", c.ReinvPer100, o.MaxReinvPer100)
 			case !Eligible(pf, label):
@@ -417,6 +417,14 @@ func heldOutFigures(runs []*RunOutcome, ci int) (eff, ka []float64, reinv, calls
 	return eff, ka, reinv, calls, saved
 }
 
+// runs is n with its noun, plural unless n is 1: "1 run", "3 training runs".
+func runs(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // why is the one-line explanation of a result.
 func why(r Result, win Candidate) string {
 	lab := ""
@@ -424,15 +432,15 @@ func why(r Result, win Candidate) string {
 		lab = fmt.Sprintf(" (manage_context behaviour: %s)", r.Label)
 	}
 	if r.PolicyOf == "none" {
-		return fmt.Sprintf("keep-all: no eligible policy beat it on %d training runs%s", r.Train, lab)
+		return fmt.Sprintf("keep-all: no eligible policy beat it on %s%s", runs(r.Train, "training run"), lab)
 	}
-	s := fmt.Sprintf("%s: %.1f%% of keep-all's prompt tokens (re-invocations and summaries included) on %d training runs", r.Short, 100*win.Ratio, r.Train)
+	s := fmt.Sprintf("%s: %.1f%% of keep-all's prompt tokens (re-invocations and summaries included) on %s", r.Short, 100*win.Ratio, runs(r.Train, "training run"))
 	if win.Saved > 0 {
-		s += fmt.Sprintf(", %d run(s) saved from overflow", win.Saved)
+		s += fmt.Sprintf(", %s saved from overflow", runs(win.Saved, "run"))
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
 	if r.Saving != nil {
-		s += fmt.Sprintf("; held out (%d runs): saves %.1f%% [%.1f%%, %.1f%%]", r.HeldOut, 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
+		s += fmt.Sprintf("; held out (%s): saves %.1f%% [%.1f%%, %.1f%%]", runs(r.HeldOut, "run"), 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
 	} else {
 		s += "; too few runs to hold any out"
 	}
