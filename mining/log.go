@@ -97,8 +97,8 @@ type Case struct {
 }
 
 // Log is an event log: cases (a Builder's log: in case id order, whatever
-// order the runs were added in) over an interned activity table. Logs made by Filter and
-// Select share their parent's activity table and events.
+// order the runs were added in) over an interned activity table. Logs made
+// by Filter and Select share their parent's activity table and events.
 type Log struct {
 	// Activities maps an activity id (Event.Activity) to its name, in order
 	// of first appearance.

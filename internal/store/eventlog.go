@@ -278,8 +278,9 @@ var sqlReader rowReader = readSQL
 // prefix tests. Each string column costs DuckDB about as much as all the
 // integer columns together, so kinds travel as codes, ids as hashes, and
 // strings only where needed. Streaming chunks instead of the driver's
-// rows took the read from 1.46 s to 0.77 s (with the mining builder). EventLog so holds the selected rows at once (about 60 bytes a
-// row, plus targets and arguments when asked).
+// rows took the read from 1.46 s to 0.77 s (with the mining builder).
+// EventLog holds the selected rows at once (about 70 bytes a row, plus
+// targets and arguments when asked).
 func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
 	read := sqlReader
 	switch o.Reader {
