@@ -22,6 +22,7 @@ type SynthOptions struct {
 	Formats     []string // --formats; empty means all
 	Profiles    []string // --profiles: profile names
 	ProfileFile string   // --profile-file: JSON array of profiles
+	Calls       int      // --calls: median planned model calls of a regular session
 	Out         io.Writer
 }
 
@@ -29,7 +30,7 @@ type SynthOptions struct {
 func NewSynthCmd(d *Deps, runF func(*SynthOptions) error) *cobra.Command {
 	o := &SynthOptions{}
 	c := &cobra.Command{
-		Use:   "synth [-n N] [--seed S] [--formats F,…] [--profiles P,… | --profile-file FILE] DIR",
+		Use:   "synth [-n N] [--seed S] [--formats F,…] [--calls C] [--profiles P,… | --profile-file FILE] DIR",
 		Short: "Write a realistic synthetic corpus of agent sessions (for demos and benchmarks)",
 		Long: `Write N synthetic agent sessions under DIR in the Claude Code, Codex CLI and
 OpenAI-messages formats: varied lengths, tool mixes and output sizes, DTOC runs
@@ -38,6 +39,12 @@ bytes.
 
 --formats limits the formats (claude-code, codex-cli, openai-messages); the N
 sessions are dealt round-robin to them.
+
+--calls sets the sessions' length: the median model calls of a regular session
+(default 22; lengths are long-tailed, 5 to 150 at the default). Every session's
+planned calls scale with it, sessions that overflow or compact too (they still
+stop or compact when their window fills). The default writes the same bytes as
+before the flag existed.
 
 --profiles plants manage_context behaviour with known truth: every
 OpenAI-messages session becomes a DTOC run of one of the named profiles
@@ -68,6 +75,9 @@ of ground_truth.json.`,
 			if o.N <= 0 {
 				return flagErrorf("-n must be positive")
 			}
+			if o.Calls <= 0 {
+				return flagErrorf("--calls must be positive")
+			}
 			if len(o.Profiles) > 0 && o.ProfileFile != "" {
 				return flagErrorf("--profiles and --profile-file are mutually exclusive")
 			}
@@ -86,12 +96,13 @@ of ground_truth.json.`,
 	c.Flags().Uint64Var(&o.Seed, "seed", 1, "random seed")
 	c.Flags().StringSliceVar(&o.Formats, "formats", nil, "formats to write (comma-separated or repeated; default all)")
 	c.Flags().StringSliceVar(&o.Profiles, "profiles", nil, "plant manage_context behaviour profiles in the OpenAI-messages sessions: selective, shallow, never, thrasher")
+	c.Flags().IntVar(&o.Calls, "calls", synth.DefaultCalls, "median model calls of a regular session; every session's length scales with it")
 	c.Flags().StringVar(&o.ProfileFile, "profile-file", "", "plant the profiles of a JSON file (array of {\"name\", parameters…})")
 	return c
 }
 
 func synthRun(o *SynthOptions) error {
-	so := &synth.Options{N: o.N, Seed: o.Seed, Formats: o.Formats}
+	so := &synth.Options{N: o.N, Seed: o.Seed, Formats: o.Formats, Calls: o.Calls}
 	for _, name := range o.Profiles {
 		p, err := synth.DefaultProfile(strings.TrimSpace(name))
 		if err != nil {

@@ -14,11 +14,11 @@ import (
 func TestSynthFlags(t *testing.T) {
 	var got *SynthOptions
 	c := NewSynthCmd(testDeps(t, nil), func(o *SynthOptions) error { got = o; return nil })
-	c.SetArgs([]string{"-n", "8", "--seed", "4", "--formats", "openai-messages", "--profiles", "selective,never", "--profiles", "thrasher", "out"})
+	c.SetArgs([]string{"-n", "8", "--seed", "4", "--formats", "openai-messages", "--calls", "40", "--profiles", "selective,never", "--profiles", "thrasher", "out"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	want := &SynthOptions{Dir: "out", N: 8, Seed: 4, Formats: []string{"openai-messages"}, Profiles: []string{"selective", "never", "thrasher"}}
+	want := &SynthOptions{Dir: "out", N: 8, Seed: 4, Formats: []string{"openai-messages"}, Calls: 40, Profiles: []string{"selective", "never", "thrasher"}}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -40,6 +40,7 @@ func TestSynthGolden(t *testing.T) {
 		{name: "synth-profile-file", args: []string{"-n", "8", "--seed", "2", "--formats", "openai-messages", "--profile-file", profiles}},
 		{name: "bad profile", args: []string{"--profiles", "lazy"}, code: 2,
 			err: `trajmine: --profiles: unknown profile "lazy" (want one of [selective shallow never thrasher])`},
+		{name: "bad calls", args: []string{"--calls", "0"}, code: 2, err: "trajmine: --calls must be positive"},
 		{name: "bad format", args: []string{"--formats", "jsonl"}, code: 2,
 			err: `trajmine: --formats: unknown format "jsonl" (want claude-code, codex-cli or openai-messages)`},
 		{name: "profiles without openai", args: []string{"--formats", "codex-cli", "--profiles", "never"}, code: 2,

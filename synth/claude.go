@@ -55,7 +55,7 @@ type claudeWriter struct {
 func claudeSession(lw *lineWriter, spec sessionSpec, relPath string) FileInfo {
 	r := spec.r
 	ws := newWorkspace(spec.project)
-	p := newPlan(r, claudeWindow, between(r, 14000, 21000), true, false)
+	p := newPlan(r, claudeWindow, between(r, 14000, 21000), true, false, spec.scale)
 	c := &claudeWriter{
 		a:       newAgent(r, ws, p, claudeMix, spec.start),
 		r:       r,

@@ -69,7 +69,7 @@ func codexSession(lw *lineWriter, spec sessionSpec, relPath string) FileInfo {
 	if legacy {
 		sys = between(r, 2200, 3200)
 	}
-	p := newPlan(r, codexWindow, sys, false, false)
+	p := newPlan(r, codexWindow, sys, false, false, spec.scale)
 	c := &codexWriter{
 		a: newAgent(r, ws, p, codexMix, spec.start), r: r, lw: lw, legacy: legacy,
 		model: codexModels[weighted(r, codexModelWeights)], effort: pick(r, []string{"medium", "high", "low"}),

@@ -21,7 +21,8 @@
 //     start-time gap and a project. The first session starts at a fixed date
 //     plus a Seed-derived offset.
 //  2. Each session gets its own generator and a plan: the number of model
-//     calls (5–150, log-normal, median ~22), one to three user turns, and
+//     calls (5–150, log-normal, median ~22; Options.Calls scales them),
+//     one to three user turns, and
 //     whether it overflows (~17% of non-DTOC sessions) or, for Claude Code,
 //     auto-compacts (~20% of the rest).
 //  3. The session loop asks for the next step: tool calls (1–4, parallel

@@ -82,7 +82,7 @@ func openaiRun(spec sessionSpec, prof *Profile) (obj, FileInfo, *openaiWriter) {
 	if prof != nil {
 		dtoc, model = true, prof.Model
 	}
-	p := newPlan(r, openaiWindow, between(r, 900, 1500), false, dtoc)
+	p := newPlan(r, openaiWindow, between(r, 900, 1500), false, dtoc, spec.scale)
 	if dtoc {
 		p.calls = max(p.calls, 8)
 	}

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -74,8 +75,9 @@ const (
 )
 
 // newPlan draws a plan. compactable marks formats with auto-compaction;
-// noOverflow disables overflow (DTOC runs).
-func newPlan(r *rand.Rand, window, sys int, compactable, noOverflow bool) plan {
+// noOverflow disables overflow (DTOC runs); the drawn calls are multiplied
+// by scale (Options.Calls), the draws unchanged.
+func newPlan(r *rand.Rand, window, sys int, compactable, noOverflow bool, scale float64) plan {
 	p := plan{window: window, sys: sys}
 	switch {
 	case !noOverflow && chance(r, pOverflow):
@@ -85,8 +87,11 @@ func newPlan(r *rand.Rand, window, sys int, compactable, noOverflow bool) plan {
 		p.compact = true
 		p.calls = between(r, 70, 150)
 	default:
-		// Long-tailed: median 22, mean ~30, a few near 150.
-		p.calls = logNormalInt(r, 22, 0.8, 5, 150)
+		// Long-tailed: median 22 (DefaultCalls), mean ~30, a few near 150.
+		p.calls = logNormalInt(r, DefaultCalls, 0.8, 5, 150)
+	}
+	if scale != 1 {
+		p.calls = max(1, int(math.Round(float64(p.calls)*scale)))
 	}
 	turns := 1
 	if !p.overflow {

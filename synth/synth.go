@@ -45,7 +45,19 @@ type Options struct {
 	// Code and Codex sessions are the same with or without profiles.
 	// Build entries with DefaultProfile or ParseProfiles.
 	Profiles []Profile
+	// Calls sets the sessions' length: the median planned model calls of
+	// a regular session (0 means DefaultCalls). Every session's planned
+	// calls are scaled by Calls/DefaultCalls after they are drawn, the
+	// overflowing and compacting shapes too (a session that overflows or
+	// compacts still ends or compacts when its window fills, so scaling
+	// them down can make them end first); the draws are the same, so a
+	// corpus with Calls = DefaultCalls is byte-identical to one without.
+	// Profiled DTOC runs keep at least their minimum length.
+	Calls int
 }
+
+// DefaultCalls is the median planned model calls of a regular session.
+const DefaultCalls = 22
 
 // Manifest lists what Write produced, one entry per session in generation
 // order.
@@ -88,6 +100,7 @@ type sessionSpec struct {
 	id      string
 	start   time.Time
 	project *project
+	scale   float64 // Options.Calls / DefaultCalls
 }
 
 // resolve applies defaults and validates o.
@@ -101,6 +114,9 @@ func (o *Options) resolve() (n int, seed uint64, formats []string, err error) {
 	}
 	if o.N > 0 {
 		n = o.N
+	}
+	if o.Calls < 0 {
+		return 0, 0, nil, fmt.Errorf("options: Calls must be >= 0, got %d", o.Calls)
 	}
 	if err := validateProfiles(o.Profiles); err != nil {
 		return 0, 0, nil, err
@@ -129,6 +145,10 @@ func Write(dir string, o *Options) (*Manifest, error) {
 	n, seed, formats, err := o.resolve()
 	if err != nil {
 		return nil, err
+	}
+	scale := 1.0
+	if o != nil && o.Calls > 0 {
+		scale = float64(o.Calls) / DefaultCalls
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
@@ -159,7 +179,7 @@ func Write(dir string, o *Options) (*Manifest, error) {
 		sessSeed := master.Uint64()
 		t = t.Add(time.Duration(logNormal(master, 7200, 1.0)) * time.Second)
 		proj := projects[master.IntN(len(projects))]
-		spec := sessionSpec{r: newRand(sessSeed, streamSession), project: proj}
+		spec := sessionSpec{r: newRand(sessSeed, streamSession), project: proj, scale: scale}
 		spec.start = t.Add(time.Duration(spec.r.IntN(1000)) * time.Millisecond)
 
 		var fi FileInfo

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +131,38 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// TestCalls: Calls = DefaultCalls writes the default corpus byte for byte;
+// four times as many makes the sessions longer (median model calls at
+// least doubled: windows, overflows and compactions cap some of them).
+func TestCalls(t *testing.T) {
+	def, same := t.TempDir(), t.TempDir()
+	md, err := synth.Write(def, &synth.Options{N: 30, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.Write(same, &synth.Options{N: 30, Seed: 4, Calls: synth.DefaultCalls}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(readTree(t, def), readTree(t, same)) {
+		t.Error("Calls = DefaultCalls differs from the default corpus")
+	}
+	long, err := synth.Write(t.TempDir(), &synth.Options{N: 30, Seed: 4, Calls: 4 * synth.DefaultCalls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	median := func(m *synth.Manifest) int {
+		var ts []int
+		for _, f := range m.Files {
+			ts = append(ts, f.Turns)
+		}
+		slices.Sort(ts)
+		return ts[len(ts)/2]
+	}
+	if a, b := median(md), median(long); b < 2*a {
+		t.Errorf("median model calls %d with Calls = %d, %d by default: want at least twice", b, 4*synth.DefaultCalls, a)
+	}
+}
+
 func readTree(t *testing.T, root string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
@@ -158,6 +191,7 @@ func TestOptions(t *testing.T) {
 	}{
 		{name: "unknown format", opts: &synth.Options{N: 3, Formats: []string{"claude-code", "jsonl"}}, wantErr: `unknown format "jsonl"`},
 		{name: "negative N", opts: &synth.Options{N: -1}, wantErr: "N must be >= 0"},
+		{name: "negative Calls", opts: &synth.Options{N: 1, Calls: -5}, wantErr: "Calls must be >= 0"},
 		{name: "codex only", opts: &synth.Options{N: 2, Formats: []string{synth.FormatCodexCLI}},
 			want: []string{"codex-cli", "codex-cli"}, absent: "claude-code"},
 		{name: "order and duplicates ignored", opts: &synth.Options{N: 4, Formats: []string{"openai-messages", "claude-code", "openai-messages"}},
