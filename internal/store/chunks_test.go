@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/trajmine/trajmine/schema"
 )
 
 // TestStreamChunks reads a query of every column kind streamChunks hands
@@ -175,5 +177,58 @@ func TestStrArena(t *testing.T) {
 	}
 	if a.clone("") != "" {
 		t.Error("empty string")
+	}
+}
+
+// TestEventLogFallsBack: when DuckDB's own handle cannot be had, the
+// default reader is database/sql's; asking for chunks then fails with the
+// reason.
+func TestEventLogFallsBack(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, Config{Path: filepath.Join(t.TempDir(), "f.duckdb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	src := &schema.Source{Path: "r1.jsonl", SHA256: strings.Repeat("ab", 32), Format: "openai-messages"}
+	tx, err := st.Begin(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Run(&schema.Run{RunID: "r1", SourceFormat: "openai-messages", SourcePath: src.Path, SourceSHA256: src.SHA256,
+		Harness: "h", EndReason: schema.EndUnknown, EndReasonSource: schema.SourceInferred}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []schema.Event{
+		{RunID: "r1", Seq: 0, Kind: schema.KindToolCall, ToolName: "Read", CallID: "c1", Target: "a.go", EstTokens: 5},
+		{RunID: "r1", Seq: 1, Kind: schema.KindToolResult, ToolName: "Read", CallID: "c1", Text: "body", EstTokens: 7},
+	} {
+		if err := tx.Event(&e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(src); err != nil {
+		t.Fatal(err)
+	}
+	read := func(reader string) (string, error) {
+		var b strings.Builder
+		err := st.EventLog(ctx, EventLogOptions{Reader: reader, Targets: true}, func(r *schema.Run, evs []schema.Event, _ []schema.ContextOp) error {
+			for _, e := range evs {
+				fmt.Fprintf(&b, "%s %d %s %s %s %d|", r.RunID, e.Seq, e.Kind, e.ToolName, e.Target, e.EstTokens)
+			}
+			return nil
+		})
+		return b.String(), err
+	}
+	want, err := read("sql")
+	if err != nil || want != "r1 0 tool_call Read a.go 5|r1 1 tool_result   7|" {
+		t.Fatalf("sql reader: %q, %v", want, err)
+	}
+	st.raw.once.Do(func() { st.raw.err = errors.New("raw handle: refused") }) // as if the cache had refused
+	if got, err := read(""); err != nil || got != want {
+		t.Errorf("default reader without a raw handle: %q, %v; want %q", got, err, want)
+	}
+	if _, err := read("chunks"); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("chunks without a raw handle: %v, want the reason", err)
 	}
 }

@@ -32,8 +32,9 @@ type EventLogOptions struct {
 	// through DuckDB's C API (chunks.go; file databases only), "sql" reads
 	// the driver's rows (Store.driverRows), "arrow" DuckDB's Arrow
 	// interface (builds with -tags duckdb_arrow only). "" is chunks for a
-	// file database and sql for an in-memory one. The three give the same
-	// log; chunks measured fastest (BENCHMARKS.md).
+	// file database and sql for an in-memory one (or when DuckDB's handle
+	// of the file cannot be had). The three give the same log; chunks
+	// measured fastest (BENCHMARKS.md).
 	Reader string
 }
 
@@ -285,7 +286,9 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	read := sqlReader
 	switch o.Reader {
 	case "":
-		if s.path != "" {
+		// chunks when DuckDB's own handle is there (a database file whose
+		// instance could be shared), else the driver's rows
+		if _, err := s.rawDB(); err == nil {
 			read = readChunks
 		}
 	case "chunks":
