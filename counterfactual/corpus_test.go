@@ -3,6 +3,7 @@ package counterfactual_test
 import (
 	"cmp"
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -15,7 +16,9 @@ import (
 // TestCorpusUses imports the real SWE-agent and mini-SWE-agent trajectories
 // of the shared corpus (skipped when it is absent, except under CI=true) and
 // checks that uses of both kinds are found and that every use keeps the
-// invariants, evidence offsets pointing at their tokens in the output text.
+// invariants, evidence offsets pointing at their tokens in the output text;
+// and that replaying repeated outputs (every size) gives what scanning them
+// again gives, on these runs and on the same runs with outputs repeated.
 func TestCorpusUses(t *testing.T) {
 	for _, dir := range []string{"swe-agent-traj", "mini-swe-agent"} {
 		t.Run(dir, func(t *testing.T) {
@@ -36,6 +39,17 @@ func TestCorpusUses(t *testing.T) {
 				slices.SortStableFunc(events, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 				uses := counterfactual.Uses(events)
 				checkUses(t, events, uses)
+				for _, evs := range [][]schema.Event{events, repeatOutputs(events)} {
+					restore := counterfactual.SetReuse(false, 0)
+					want := counterfactual.Uses(evs)
+					restore()
+					restore = counterfactual.SetReuse(true, 0)
+					got := counterfactual.Uses(evs)
+					restore()
+					if !reflect.DeepEqual(want, got) {
+						t.Fatalf("run %s: replaying repeated outputs differs from scanning them", r.RunID)
+					}
+				}
 				for _, u := range uses {
 					if u.Kind == counterfactual.UseContent {
 						content++

@@ -2,6 +2,8 @@ package counterfactual_test
 
 import (
 	"bytes"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/trajmine/trajmine/counterfactual"
@@ -40,9 +42,29 @@ func fuzzEvents(data []byte) []schema.Event {
 	return events
 }
 
+// repeatOutputs returns a copy of events whose tool results take, in turn,
+// the texts of the run's first three tool results (so texts repeat, as
+// when an agent re-reads a file).
+func repeatOutputs(events []schema.Event) []schema.Event {
+	out := slices.Clone(events)
+	var texts []string
+	n := 0
+	for i := range out {
+		if out[i].Kind != schema.KindToolResult {
+			continue
+		}
+		if len(texts) < 3 {
+			texts = append(texts, out[i].Text)
+		}
+		out[i].Text = texts[n%len(texts)]
+		n++
+	}
+	return out
+}
+
 // FuzzUses checks that Uses never panics on arbitrary texts, that its uses
-// are sorted and that every evidence offset points at its token in the
-// output text. Seeds are in testdata/fuzz/FuzzUses.
+// are sorted, that every evidence offset points at its token in the
+// output text, and that replaying repeated outputs equals scanning them. Seeds are in testdata/fuzz/FuzzUses.
 func FuzzUses(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		events := fuzzEvents(data)
@@ -58,6 +80,18 @@ func FuzzUses(f *testing.F) {
 		}
 		if n != len(uses) {
 			t.Fatalf("summary counts %d uses, Uses returned %d", n, len(uses))
+		}
+		// the same run with its outputs repeated (re-reads): replaying a
+		// repeated output's tokens gives what scanning it again gives
+		rep := repeatOutputs(events)
+		restore := counterfactual.SetReuse(false, 0)
+		want := counterfactual.Uses(rep)
+		restore()
+		restore = counterfactual.SetReuse(true, 0)
+		got := counterfactual.Uses(rep)
+		restore()
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("repeated outputs: replay gives\n%+v\nscanning gives\n%+v", got, want)
 		}
 		for _, u := range uses {
 			for _, tok := range u.Evidence {

@@ -100,7 +100,27 @@ type walker struct {
 	uses []Use
 
 	arena []byte // token copies; a full chunk is left to the strings in it
+
+	// outputs whose text is logged more than once in the run (re-reads):
+	// the (token, offset) sequence of their first scan, replayed for the
+	// later copies instead of scanning them again
+	repeats map[string]*tokSeq
 }
+
+// tokSeq is the tokens of an output text in order: state indices and byte
+// offsets.
+type tokSeq struct {
+	k, off []int32
+	done   bool // recorded (the text was scanned once)
+}
+
+// reuseMin is the shortest output text whose repeats are replayed rather
+// than scanned again (shorter ones cost little to scan); reuse turns the
+// replay off (tests compare both ways).
+var (
+	reuseMin = 512
+	reuse    = true
+)
 
 // walkers holds walkers between runs: their tables and buffers are reused
 // (the token arena and the uses returned are not).
@@ -110,7 +130,7 @@ var walkers = sync.Pool{New: func() any { return &walker{index: newTokTable(0)} 
 // the arena the uses' evidence points into) and pools it.
 func (w *walker) release() {
 	clear(w.states) // token strings point into the arena
-	w.events, w.states, w.uses, w.arena = nil, w.states[:0], nil, nil
+	w.events, w.states, w.uses, w.arena, w.repeats = nil, w.states[:0], nil, nil, nil
 	w.used, w.active, w.hits, w.counts = w.used[:0], w.active[:0], w.hits[:0], w.counts[:0]
 	w.cur = 0
 	walkers.Put(w)
@@ -159,6 +179,7 @@ func Uses(events []schema.Event) []Use {
 	clear(w.stamp)
 	w.slot = slices.Grow(w.slot[:0], len(events))[:len(events)]
 	prod := producers(events)
+	w.findRepeats()
 	byTarget := map[string][]int32{} // target → outputs with that target, in order
 	for i := range events {
 		e := &events[i]
@@ -218,19 +239,71 @@ func (w *walker) common(s string) {
 	})
 }
 
-// output makes output o the state of every non-common token of s.
+// findRepeats notes the tool-result texts (of at least reuseMin bytes, as
+// scanned) that the run logs more than once.
+func (w *walker) findRepeats() {
+	if !reuse {
+		return
+	}
+	var seen map[string]bool
+	for i := range w.events {
+		e := &w.events[i]
+		if e.Kind != schema.KindToolResult || len(e.Text) < reuseMin {
+			continue
+		}
+		s := capText(e.Text)
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		if !seen[s] {
+			seen[s] = true
+			continue
+		}
+		if w.repeats == nil {
+			w.repeats = map[string]*tokSeq{}
+		}
+		if w.repeats[s] == nil {
+			w.repeats[s] = &tokSeq{}
+		}
+	}
+}
+
+// output makes output o the state of every non-common token of s. A text
+// logged before in the run replays the tokens its first scan recorded:
+// the same tokens at the same offsets, under the same rule, so the same
+// states.
 func (w *walker) output(o int32, s string) {
+	var seq *tokSeq
+	if len(s) >= reuseMin && w.repeats != nil {
+		seq = w.repeats[s]
+	}
+	if seq != nil && seq.done {
+		for i, k := range seq.k {
+			if st := &w.states[k]; st.out != common && st.out != o {
+				st.out, st.off = o, seq.off[i]
+			}
+		}
+		return
+	}
 	scan(s, false, func(off int, tok string) bool {
 		h := w.index.hash(tok)
-		if k, ok := w.index.find(tok, h, w.states); ok {
+		k, ok := w.index.find(tok, h, w.states)
+		if ok {
 			if st := &w.states[k]; st.out != common && st.out != o {
 				st.out, st.off = o, int32(off)
 			}
 		} else {
+			k = int32(len(w.states))
 			w.add(tok, h, o, int32(off))
+		}
+		if seq != nil {
+			seq.k, seq.off = append(seq.k, k), append(seq.off, int32(off))
 		}
 		return true
 	})
+	if seq != nil {
+		seq.done = true
+	}
 }
 
 // add records a token met for the first time, copying it so that the
