@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -49,118 +47,69 @@ func EventLogReaders() []string {
 	return []string{"chunks", "sql"}
 }
 
-// logRows is the events query's result, column by column, in blocks of
-// up to blockRows rows (filled in place: nothing is copied as the result
-// grows, and two readers' rows are joined by joining their block lists).
-// Row i is row i&blockMask of block i>>blockShift. All columns but target
-// and args are free of pointers (nothing for the garbage collector to scan
-// or guard with write barriers); target and args are kept only when asked.
-type logRows struct {
-	blocks     []*logBlock
+// logRow is one row of the events query.
+type logRow struct {
+	run             uint64 // hash(run_id)
+	seq, ts, tokens int64  // ts: µs since the epoch, 0 = NULL
+	call, key       uint64 // hash(call_id), hash(tool_key); 0 = none
+	tool            string // interned (tools)
+	target, args    string
+	kind            int8 // index into logKinds
+}
+
+// logWindow is the events query's rows of one rowid window, as one reader
+// read them. Windows are recycled: the consumer hands a finished one back
+// to its reader, so reading a big log does not keep touching new memory.
+type logWindow struct {
+	rows       []logRow
 	withTarget bool
 	withArgs   bool
-	tools      []string // tool names by index; tools[0] = ""
-	toolIdx    map[string]uint16
-}
-
-type logBlock struct {
-	run             []uint64 // hash(run_id); EventLog maps it to the run's index
-	seq, ts, tokens []int64  // ts: µs since the epoch, 0 = NULL
-	kind            []int8   // index into logKinds
-	tool            []uint16
-	callID, toolKey []uint64 // hash(id); 0 = none
-	target, args    []string
-}
-
-const (
-	blockShift = 16
-	blockRows  = 1 << blockShift
-	blockMask  = blockRows - 1
-)
-
-func newLogRows(target, args bool) *logRows {
-	return &logRows{withTarget: target, withArgs: args, tools: []string{""}, toolIdx: map[string]uint16{"": 0}}
-}
-
-// toolID interns a tool name (cloned when new: s may point into a batch).
-func (r *logRows) toolID(s string) uint16 {
-	if id, ok := r.toolIdx[s]; ok {
-		return id
-	}
-	if len(r.tools) >= 1<<16 {
-		return 0 // more than 65,535 tool names: the rest go unnamed
-	}
-	s = strings.Clone(s)
-	id := uint16(len(r.tools))
-	r.tools = append(r.tools, s)
-	r.toolIdx[s] = id
-	return id
-}
-
-// last returns the block rows are added to, starting a new one when the
-// last is full.
-func (r *logRows) last() *logBlock {
-	if n := len(r.blocks); n > 0 && len(r.blocks[n-1].run) < blockRows {
-		return r.blocks[n-1]
-	}
-	b := &logBlock{
-		run: make([]uint64, 0, blockRows), seq: make([]int64, 0, blockRows), ts: make([]int64, 0, blockRows),
-		tokens: make([]int64, 0, blockRows), kind: make([]int8, 0, blockRows), tool: make([]uint16, 0, blockRows),
-		callID: make([]uint64, 0, blockRows), toolKey: make([]uint64, 0, blockRows),
-	}
-	if r.withTarget {
-		b.target = make([]string, 0, blockRows)
-	}
-	if r.withArgs {
-		b.args = make([]string, 0, blockRows)
-	}
-	r.blocks = append(r.blocks, b)
-	return b
+	tools      *toolNames // the reader's
 }
 
 // add appends one row; target and args are dropped unless kept.
-func (r *logRows) add(run uint64, seq, ts, tokens int64, kind int8, tool uint16, call, key uint64, target, args string) {
-	b := r.last()
-	b.run = append(b.run, run)
-	b.seq = append(b.seq, seq)
-	b.ts = append(b.ts, ts)
-	b.tokens = append(b.tokens, tokens)
-	b.kind = append(b.kind, kind)
-	b.tool = append(b.tool, tool)
-	b.callID = append(b.callID, call)
-	b.toolKey = append(b.toolKey, key)
-	if r.withTarget {
-		b.target = append(b.target, target)
+func (w *logWindow) add(run uint64, seq, ts, tokens int64, kind int8, tool string, call, key uint64, target, args string) {
+	r := logRow{run: run, seq: seq, ts: ts, tokens: tokens, call: call, key: key, tool: w.tools.intern(tool), kind: kind}
+	if w.withTarget {
+		r.target = target
 	}
-	if r.withArgs {
-		b.args = append(b.args, args)
+	if w.withArgs {
+		r.args = args
 	}
+	w.rows = append(w.rows, r)
 }
 
-// appendRows appends p's rows (its blocks), re-interning its tool names.
-func (r *logRows) appendRows(p *logRows) {
-	remap := make([]uint16, len(p.tools))
-	same := true
-	for i, t := range p.tools {
-		remap[i] = r.toolID(t)
-		same = same && remap[i] == uint16(i)
+// toolNames interns tool names (a copy of each: the name read may point
+// into a chunk), up to 65,536 distinct; later new names are copied each
+// time.
+type toolNames struct{ m map[string]string }
+
+func (t *toolNames) intern(s string) string {
+	if v, ok := t.m[s]; ok {
+		return v
 	}
-	for _, b := range p.blocks {
-		if !same {
-			for j, t := range b.tool {
-				b.tool[j] = remap[t]
-			}
-		}
-		r.blocks = append(r.blocks, b)
+	v := strings.Clone(s)
+	if t.m == nil {
+		t.m = map[string]string{}
 	}
+	if len(t.m) < 1<<16 {
+		t.m[v] = v
+	}
+	return v
 }
 
-// len is the number of row indexes (rows and the room left in blocks).
-func (r *logRows) len() int { return len(r.blocks) << blockShift }
+// logReaders is how many rowid windows of the events table EventLog reads
+// at once, and logAhead how many read windows each reader may hold before
+// the consumer takes them.
+const (
+	logReaders = 2
+	logAhead   = 1
+)
 
-// logReaders is how many rowid ranges of the events table EventLog reads
-// at once.
-const logReaders = 2
+// logWindowRows is the rowids of one window (a variable for tests). Each
+// window is a query of its own, ≈ 3 ms to start: 2¹⁸ rowids make that a
+// few percent of reading it (BENCHMARKS.md).
+var logWindowRows int64 = 1 << 18
 
 // runIndex maps run ids, and DuckDB's 64-bit hash() of them, to their
 // index, remembering the last hit (the rows of one run are usually
@@ -230,28 +179,36 @@ func (h *idHashes) str(v uint64) string {
 	return unsafe.String(&h.block[n], 8)
 }
 
-// rowReader runs the events query and appends its rows to out. The strings
-// it appends may refer to memory that release frees.
-type rowReader func(ctx context.Context, s *Store, q string, args []any, out *logRows) (release func(), err error)
+// rowReader runs the events query and appends its rows to out.
+type rowReader func(ctx context.Context, s *Store, q string, args []any, out *logWindow) error
 
 var sqlReader rowReader = readSQL
 
-// EventLog streams what process mining needs of every selected run, in
-// run_id order, to fn: the run (run_id, harness, model, model_family,
-// source_format, resolved, started_at), its events of kinds tool_call,
-// tool_result, compaction and context_op in seq order, and its context_ops
-// rows (seq, op, tool_key, tokens_before, tokens_after). Of each event it
-// reads seq, ts, kind, est_tokens and call_id; tool_name (and target and
-// args when asked) of tool calls only; tool_key of tool results only, and
-// only when the selection has disable or enable ops (their tokens are the
-// hidden outputs'). CallID and ToolKey (of events and ops) are not the
-// logged ids but 8-byte strings holding DuckDB's 64-bit hash() of them:
-// equal ids give equal strings, which is all matching needs, and moving 8
-// bytes costs DuckDB much less than moving the ids (an id whose hash is 0,
-// one in 2⁶⁴, reads as none). Rows are matched to runs by hash(run_id) too;
-// two selected runs with one hash (about one in 10¹¹ for 25,000 runs) make
+// EventLog streams what process mining needs of every selected run to fn:
+// the run (run_id, harness, model, model_family, source_format, resolved,
+// started_at), its events of kinds tool_call, tool_result, compaction and
+// context_op in seq order, and its context_ops rows (seq, op, tool_key,
+// tokens_before, tokens_after). Of each event it reads seq, ts, kind,
+// est_tokens and call_id; tool_name (and target and args when asked) of
+// tool calls only; tool_key of tool results only, and only when the
+// selection has disable or enable ops (their tokens are the hidden
+// outputs'). CallID and ToolKey (of events and ops) are not the logged ids
+// but 8-byte strings holding DuckDB's 64-bit hash() of them: equal ids give
+// equal strings, which is all matching needs, and moving 8 bytes costs
+// DuckDB much less than moving the ids (an id whose hash is 0, one in 2⁶⁴,
+// reads as none). Rows are matched to runs by hash(run_id) too; two
+// selected runs with one hash (about one in 10¹¹ for 25,000 runs) make
 // EventLog fail rather than mix them. fn must not keep the slices or the
 // events' strings: they are reused or freed after it returns.
+//
+// Runs are handed over in storage order, as soon as all their rows have
+// arrived (their counts are read first), like Scan: the importer stores a
+// run's rows together, so EventLog holds a few windows of rows at a time
+// (at most logReaders × (logAhead + 1) + 1, recycled, plus the rows of
+// runs not yet complete), whatever the log's size. Runs with no rows, and any whose rows did
+// not all arrive (rows imported meanwhile), come last, in run_id order. The
+// order is fixed for a database; mining.Builder's log does not depend on
+// it (its cases are sorted by id).
 //
 // The queries (filters, when set, add run_id IN (SELECT run_id FROM runs
 // WHERE model_family IN (…) AND …)):
@@ -262,26 +219,27 @@ var sqlReader rowReader = readSQL
 //	  FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co')) AND rowid >= ? AND rowid < ?
 //	SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
 //	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
+//	SELECT hash(run_id), count(*) FROM events WHERE <the kinds> GROUP BY 1
 //
-// The runs and context ops queries run while the events are read.
-// The events query runs once per rowid range, logReaders ranges at once on
-// their own connections; their rows are appended in range order. The
-// chunks reader (the default for database files) streams each range's
-// result a chunk at a time and reads the vectors in place (chunks.go); the
-// sql reader takes database/sql's driver rows, whose result DuckDB
-// materialises before the first row.
+// The events query runs once per window of logWindowRows rowids, on
+// logReaders connections at once (window w by reader w mod logReaders, up
+// to logAhead windows ahead), while this goroutine reads the runs, their
+// ops and row counts, then takes the windows in order and hands over the
+// runs they complete. The chunks reader (the default for database files)
+// streams a window's result a chunk at a time and reads the vectors in
+// place (chunks.go); the sql reader takes database/sql's driver rows,
+// whose result DuckDB materialises before the first row.
 //
 // What the measurements (BENCHMARKS.md) chose: the events query has no
 // ORDER BY, because sorting two million rows by run_id and seq costs DuckDB
-// more than everything else together; rows are grouped by run in memory (a
-// stable counting sort by run index) and sorted by seq within a run only
+// more than everything else together; a run's rows are sorted by seq only
 // when out of order. kind IN (…) filters several times slower than the
 // prefix tests. Each string column costs DuckDB about as much as all the
 // integer columns together, so kinds travel as codes, ids as hashes, and
-// strings only where needed. Streaming chunks instead of the driver's
-// rows took the read from 1.46 s to 0.77 s (with the mining builder).
-// EventLog holds the selected rows at once (about 70 bytes a row, plus
-// targets and arguments when asked).
+// strings only where needed. Streaming chunks instead of the driver's rows
+// took the read from 1.46 s to 0.77 s (with the mining builder); handing
+// runs over as they complete, instead of after the last row, overlaps the
+// builder with the reading and keeps memory flat.
 func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
 	read := sqlReader
 	switch o.Reader {
@@ -308,128 +266,163 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	where, args := eventLogWhere(o)
 
 	// 1. whether the selection hides or re-shows outputs (the events
-	// query reads the results' tool keys only then), and the rowid ranges
+	// query reads the results' tool keys only then), and the rowid windows
 	hasKeyOps, maxRow, err := s.logShape(ctx, where, args)
 	if err != nil {
 		return err
 	}
-	// 2. events, in logReaders rowid ranges read at once (each on its own
-	// connection), appended in range order: the same rows in the same order
-	// as one query, with DuckDB's work and the row conversion on as many
-	// threads. Rows carry hash(run_id), mapped to runs in step 4, so the
-	// reads need not wait for the runs and context ops (step 3), which
-	// run meanwhile.
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	windows := maxRow/logWindowRows + 1
+
+	// 2. the readers start on the windows
+	ctx, cancel := context.WithCancel(ctx)
 	q := eventsQuery(o, where, hasKeyOps) + " AND rowid >= ? AND rowid < ?"
-	parts := make([]*logRows, logReaders)
-	releases := make([]func(), logReaders)
-	errs := make([]error, logReaders)
-	span := (maxRow + logReaders) / logReaders
-	var wg sync.WaitGroup
-	for k := range parts {
-		parts[k] = newLogRows(o.Targets, o.Args)
-		wg.Add(1)
+	type batch struct {
+		w   *logWindow
+		err error
+	}
+	feeds := make([]chan batch, logReaders)
+	free := make([]chan *logWindow, logReaders) // windows handed back
+	var readers sync.WaitGroup
+	defer func() { cancel(); readers.Wait() }() // no reader outlives EventLog
+	for k := range feeds {
+		feeds[k] = make(chan batch, logAhead)
+		free[k] = make(chan *logWindow, logAhead+2)
+		readers.Add(1)
 		go func(k int) {
-			defer wg.Done()
-			lo := int64(k) * span
-			releases[k], errs[k] = read(rctx, s, q, append(slices.Clip(args), lo, lo+span), parts[k])
+			defer readers.Done()
+			defer close(feeds[k])
+			tools := &toolNames{}
+			for w := int64(k); w < windows; w += logReaders {
+				var win *logWindow
+				select {
+				case win = <-free[k]:
+					clear(win.rows) // drop the strings it held
+					win.rows = win.rows[:0]
+				default:
+					// room for every rowid of a window: no regrowing
+					win = &logWindow{rows: make([]logRow, 0, min(logWindowRows, maxRow+1)), withTarget: o.Targets, withArgs: o.Args, tools: tools}
+				}
+				lo := w * logWindowRows
+				err := read(ctx, s, q, append(slices.Clip(args), lo, lo+logWindowRows), win)
+				select {
+				case feeds[k] <- batch{win, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
 		}(k)
 	}
-	defer func() {
-		for _, rel := range releases {
-			if rel != nil {
-				rel()
-			}
-		}
-	}()
-	// 3. runs and their context ops
+
+	// 3. meanwhile, the runs, their ops and how many rows each has
 	runs, idx, ops, err := s.logRunsOps(ctx, where, args)
 	if err != nil {
-		cancel()
-		wg.Wait()
 		return err
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("event log: %w", err)
-	}
-	rows := parts[0]
-	for _, p := range parts[1:] {
-		rows.appendRows(p)
-	}
-	if rows.len() > math.MaxInt32 {
-		return fmt.Errorf("event log: more than %d rows", math.MaxInt32)
+	want, err := s.logCounts(ctx, where, args, idx)
+	if err != nil {
+		return err
 	}
 
-	// 4. group by run (stable), hand over in run_id order; rows of runs
-	// not selected by the runs query (added since) are dropped
-	runOf := make([][]int32, len(rows.blocks))
-	starts := make([]int, len(runs)+1)
-	for k, b := range rows.blocks {
-		runOf[k] = make([]int32, len(b.run))
-		for j, h := range b.run {
-			r := idx.lookupHash(h)
-			runOf[k][j] = r
-			starts[r+1]++ // r = -1: counted in starts[0], unused
+	// 4. the windows in order: a run is handed over when its rows are in
+	h := logHandover{runs: runs, ops: ops, fn: fn, pending: make([][]logRow, len(runs)), done: make([]bool, len(runs))}
+	for w := int64(0); w < windows; w++ {
+		k := w % logReaders
+		b, ok := <-feeds[k]
+		if !ok {
+			return fmt.Errorf("event log: window %d not read (%w)", w, context.Cause(ctx))
 		}
-	}
-	starts[0] = 0
-	for i := 1; i < len(starts); i++ {
-		starts[i] += starts[i-1]
-	}
-	order := make([]int32, starts[len(runs)])
-	next := slices.Clone(starts[:len(runs)])
-	for k, rs := range runOf {
-		for j, r := range rs {
-			if r >= 0 {
-				order[next[r]] = int32(k<<blockShift | j)
-				next[r]++
+		if b.err != nil {
+			return fmt.Errorf("event log: %w", b.err)
+		}
+		rows := b.w.rows
+		for i := 0; i < len(rows); {
+			ri := idx.lookupHash(rows[i].run)
+			j := i + 1
+			for j < len(rows) && rows[j].run == rows[i].run {
+				j++
 			}
+			// rows[i:j] are one run's; a run read whole within the window
+			// is handed over from it, else its rows wait for the rest
+			if ri >= 0 && !h.done[ri] {
+				switch p := h.pending[ri]; {
+				case len(p) == 0 && j-i == want[ri]:
+					err = h.emit(ri, rows[i:j])
+				default:
+					h.pending[ri] = append(p, rows[i:j]...)
+					if len(h.pending[ri]) == want[ri] {
+						err = h.emit(ri, h.pending[ri])
+						h.pending[ri] = nil
+					}
+				}
+				if err != nil {
+					return err
+				}
+			}
+			i = j
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		select {
+		case free[k] <- b.w:
+		default:
 		}
 	}
-	seqOf := func(i int32) int64 { return rows.blocks[i>>blockShift].seq[i&blockMask] }
-	tsBuf := make([]time.Time, 0, 256)
-	var evs []schema.Event
-	var ids idHashes
+	// 5. runs without rows, or not complete, in run_id order
 	for ri := range runs {
-		if ri&255 == 0 {
-			if err := ctx.Err(); err != nil {
+		if !h.done[ri] {
+			if err := h.emit(int32(ri), h.pending[ri]); err != nil {
 				return err
 			}
-		}
-		part := order[starts[ri]:starts[ri+1]]
-		if !slices.IsSortedFunc(part, func(a, b int32) int { return cmpInt64(seqOf(a), seqOf(b)) }) {
-			slices.SortStableFunc(part, func(a, b int32) int { return cmpInt64(seqOf(a), seqOf(b)) })
-		}
-		evs = evs[:0]
-		tsBuf = tsBuf[:0]
-		if cap(tsBuf) < len(part) {
-			tsBuf = make([]time.Time, 0, len(part))
-		}
-		ids.reset(2 * len(part))
-		for _, i := range part {
-			b, j := rows.blocks[i>>blockShift], i&blockMask
-			e := schema.Event{RunID: runs[ri].RunID, Seq: b.seq[j], Kind: logKinds[b.kind[j]], ToolName: rows.tools[b.tool[j]],
-				CallID: ids.str(b.callID[j]), ToolKey: ids.str(b.toolKey[j]), EstTokens: b.tokens[j]}
-			if rows.withTarget {
-				e.Target = b.target[j]
-			}
-			if rows.withArgs {
-				e.Args = b.args[j]
-			}
-			if us := b.ts[j]; us != 0 {
-				tsBuf = append(tsBuf, time.UnixMicro(us).UTC())
-				e.TS = &tsBuf[len(tsBuf)-1]
-			}
-			evs = append(evs, e)
-		}
-		if err := fn(&runs[ri], evs, ops[ri]); err != nil {
-			return err
+			h.pending[ri] = nil
 		}
 	}
 	return nil
 }
+
+// logHandover builds the events of the runs EventLog hands over.
+type logHandover struct {
+	runs    []schema.Run
+	ops     [][]schema.ContextOp
+	fn      func(*schema.Run, []schema.Event, []schema.ContextOp) error
+	pending [][]logRow // per run: rows read before the rest of the run's
+	done    []bool     // per run: handed over
+
+	evs   []schema.Event
+	tsBuf []time.Time
+	ids   idHashes
+}
+
+// emit hands run ri over with rows (its rows, which it may reorder).
+func (h *logHandover) emit(ri int32, rows []logRow) error {
+	h.done[ri] = true
+	if !slices.IsSortedFunc(rows, cmpRowSeq) {
+		slices.SortStableFunc(rows, cmpRowSeq)
+	}
+	h.evs = h.evs[:0]
+	if cap(h.tsBuf) < len(rows) {
+		h.tsBuf = make([]time.Time, 0, len(rows))
+	}
+	h.tsBuf = h.tsBuf[:0]
+	h.ids.reset(2 * len(rows))
+	id := h.runs[ri].RunID
+	for i := range rows {
+		r := &rows[i]
+		e := schema.Event{RunID: id, Seq: r.seq, Kind: logKinds[r.kind], ToolName: r.tool,
+			CallID: h.ids.str(r.call), ToolKey: h.ids.str(r.key), EstTokens: r.tokens, Target: r.target, Args: r.args}
+		if r.ts != 0 {
+			h.tsBuf = append(h.tsBuf, time.UnixMicro(r.ts).UTC())
+			e.TS = &h.tsBuf[len(h.tsBuf)-1]
+		}
+		h.evs = append(h.evs, e)
+	}
+	return h.fn(&h.runs[ri], h.evs, h.ops[ri])
+}
+
+func cmpRowSeq(a, b logRow) int { return cmpInt64(a.seq, b.seq) }
 
 // eventsQuery returns the events query (see EventLog) for o, the run filter
 // where and whether the selection has disable/enable ops.
@@ -500,6 +493,32 @@ func (s *Store) logShape(ctx context.Context, where string, args []any) (keyOps 
 		return false, 0, fmt.Errorf("event log: %w", err)
 	}
 	return keyOps, maxRow, nil
+}
+
+// logCounts returns, per run index, how many rows the events query has of
+// the run.
+func (s *Store) logCounts(ctx context.Context, where string, args []any, idx *runIndex) ([]int, error) {
+	q := "SELECT hash(run_id), count(*) FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co'))" + andWhere(where) + " GROUP BY 1"
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("event log counts: %w", err)
+	}
+	defer rows.Close()
+	want := make([]int, len(idx.hashes))
+	for rows.Next() {
+		var h uint64
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			return nil, fmt.Errorf("event log counts: %w", err)
+		}
+		if ri := idx.lookupHash(h); ri >= 0 {
+			want[ri] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("event log counts: %w", err)
+	}
+	return want, nil
 }
 
 // logRunsOps reads the selected runs, their index and their context ops.
@@ -606,9 +625,9 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 // readChunks reads the events query a chunk at a time (streamChunks): the
 // integer columns straight from DuckDB's vectors, target and args copied
 // into an arena (strArena) as they must outlive the chunk.
-func readChunks(ctx context.Context, s *Store, q string, args []any, out *logRows) (func(), error) {
+func readChunks(ctx context.Context, s *Store, q string, args []any, out *logWindow) error {
 	var arena strArena
-	return nil, s.streamChunks(ctx, q, args, eventsTypes[:], func(c *chunk) error {
+	return s.streamChunks(ctx, q, args, eventsTypes[:], func(c *chunk) error {
 		runs, seqs, tss, toks := column[uint64](c, 0), column[int64](c, 1), column[int64](c, 2), column[int64](c, 3)
 		kinds, calls, keys := column[int8](c, 4), column[uint64](c, 5), column[uint64](c, 6)
 		for i := range c.n {
@@ -637,7 +656,7 @@ func readChunks(ctx context.Context, s *Store, q string, args []any, out *logRow
 			if out.withArgs {
 				argv = arena.clone(c.str(9, i))
 			}
-			out.add(runs[i], seqs[i], ts, toks[i], kind, out.toolID(c.str(7, i)), call, key, target, argv)
+			out.add(runs[i], seqs[i], ts, toks[i], kind, c.str(7, i), call, key, target, argv)
 		}
 		return nil
 	})
@@ -671,8 +690,8 @@ const arenaBlock = 1 << 20
 // (database/sql's per-value conversion by reflection was an eighth of the
 // read): run and id hashes arrive as uint64, seq, ts and tokens as int64,
 // the kind code as int8, strings as string, NULL as nil.
-func readSQL(ctx context.Context, s *Store, q string, args []any, out *logRows) (func(), error) {
-	return nil, s.driverRows(ctx, q, args, 10, func(vals []driver.Value) error {
+func readSQL(ctx context.Context, s *Store, q string, args []any, out *logWindow) error {
+	return s.driverRows(ctx, q, args, 10, func(vals []driver.Value) error {
 		runID, ok0 := vals[0].(uint64)
 		seq, ok1 := vals[1].(int64)
 		tok, ok3 := vals[3].(int64)
@@ -692,7 +711,7 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, out *logRows) 
 		tool, _ := vals[7].(string)
 		target, _ := vals[8].(string)
 		argv, _ := vals[9].(string)
-		out.add(runID, seq, ts, tok, kindCode(kind), out.toolID(tool), call, key, target, argv)
+		out.add(runID, seq, ts, tok, kindCode(kind), tool, call, key, target, argv)
 		return nil
 	})
 }

@@ -14,8 +14,8 @@ import (
 
 // arrowReader reads the events query through DuckDB's Arrow interface
 // (built with -tags duckdb_arrow): columns are read from the record batches
-// directly, and the strings handed on point into the batches, which are
-// kept until release.
+// directly; target and args are copied out (into an arena), so each batch
+// is released once read.
 var arrowReader rowReader = readArrow
 
 // stringColumn is a VARCHAR column (*array.String; *array.StringView or
@@ -25,20 +25,14 @@ type stringColumn interface {
 	IsNull(int) bool
 }
 
-func readArrow(ctx context.Context, s *Store, q string, args []any, out *logRows) (func(), error) {
+func readArrow(ctx context.Context, s *Store, q string, args []any, out *logWindow) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, err
-	}
-	var kept []arrow.RecordBatch
-	release := func() {
-		for _, r := range kept {
-			r.Release()
-		}
-		kept = nil
+		return err
 	}
 	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
+	var arena strArena
+	return conn.Raw(func(dc any) error {
 		dconn, ok := dc.(driver.Conn)
 		if !ok {
 			return fmt.Errorf("not a driver connection: %T", dc)
@@ -52,54 +46,22 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, out *logRows
 			return err
 		}
 		defer rr.Release()
-		// One goroutine fetches and converts batches (C), the caller's
-		// appends them: the two overlap on two cores.
-		batches := make(chan arrow.RecordBatch, 4)
-		stop := make(chan struct{})
-		fetched := make(chan error, 1)
-		go func() {
-			defer close(batches)
-			for rr.Next() {
-				rec := rr.RecordBatch()
-				rec.Retain()
-				select {
-				case batches <- rec:
-				case <-stop:
-					rec.Release()
-					fetched <- nil
-					return
-				}
+		for rr.Next() {
+			if err := appendBatch(rr.RecordBatch(), out, &arena); err != nil {
+				return err
 			}
-			fetched <- rr.Err()
-		}()
-		var aerr error
-		for rec := range batches {
-			if aerr == nil {
-				aerr = appendBatch(rec, out)
-				if aerr == nil {
-					aerr = ctx.Err()
-				}
-				if aerr != nil {
-					close(stop)
-				}
-			}
-			if aerr == nil && (out.withTarget || out.withArgs) {
-				kept = append(kept, rec) // target and args point into it
-			} else {
-				rec.Release()
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 		}
-		if ferr := <-fetched; aerr == nil {
-			aerr = ferr
-		}
-		return aerr
+		return rr.Err()
 	})
-	return release, err
 }
 
 // appendBatch appends one batch of (run_id hash, seq, ts_us, est_tokens, kind
-// code, call_id hash, tool_key hash, tool_name, target, args).
-func appendBatch(rec arrow.RecordBatch, out *logRows) error {
+// code, call_id hash, tool_key hash, tool_name, target, args), copying
+// target and args into arena.
+func appendBatch(rec arrow.RecordBatch, out *logWindow, arena *strArena) error {
 	if rec.NumCols() != 10 {
 		return fmt.Errorf("events batch has %d columns, want 10", rec.NumCols())
 	}
@@ -134,12 +96,12 @@ func appendBatch(rec arrow.RecordBatch, out *logRows) error {
 		}
 		var target, arg string
 		if out.withTarget {
-			target = targets.Value(i)
+			target = arena.clone(targets.Value(i))
 		}
 		if out.withArgs {
-			arg = argv.Value(i)
+			arg = arena.clone(argv.Value(i))
 		}
-		out.add(runIDs.Value(i), seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), out.toolID(tools.Value(i)), call, key, target, arg)
+		out.add(runIDs.Value(i), seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), tools.Value(i), call, key, target, arg)
 	}
 	return nil
 }

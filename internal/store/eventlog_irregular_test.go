@@ -125,13 +125,34 @@ func TestEventLogAttribution(t *testing.T) {
 	if err := st.EventLog(ctx, store.EventLogOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
-	for _, reader := range append(store.EventLogReaders(), "") {
-		got := flat(storeLog(t, st, store.EventLogOptions{Reader: reader}, nil))
-		if len(want) < 10 {
-			t.Fatalf("only %d events in the in-memory log", len(want))
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: EventLog's attribution differs from the builder's on the records (-mem +store):\n%s", reader, diff)
+	check := func(what string) {
+		t.Helper()
+		for _, reader := range append(store.EventLogReaders(), "") {
+			for _, window := range []int64{1 << 16, 1, 3, 7} {
+				restore := store.SetLogWindow(window)
+				got := flat(storeLog(t, st, store.EventLogOptions{Reader: reader}, nil))
+				restore()
+				if len(want) < 10 {
+					t.Fatalf("only %d events in the in-memory log", len(want))
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s, reader %q, windows of %d rows: EventLog's attribution differs from the builder's on the records (-mem +store):\n%s", what, reader, window, diff)
+				}
+			}
 		}
 	}
+	check("as imported")
+	// the same rows stored interleaved across runs and out of seq order:
+	// runs then span windows and complete out of order
+	for _, q := range []string{
+		`CREATE TABLE ev_copy AS SELECT * FROM events`,
+		`DELETE FROM events`,
+		`INSERT INTO events SELECT * FROM ev_copy ORDER BY hash(run_id, seq)`,
+		`DROP TABLE ev_copy`,
+	} {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("interleaved")
 }
