@@ -3,7 +3,6 @@ package counterfactual_test
 import (
 	"cmp"
 	"context"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -39,17 +38,8 @@ func TestCorpusUses(t *testing.T) {
 				slices.SortStableFunc(events, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 				uses := counterfactual.Uses(events)
 				checkUses(t, events, uses)
-				for _, evs := range [][]schema.Event{events, repeatOutputs(events)} {
-					restore := counterfactual.SetReuse(false, 0)
-					want := counterfactual.Uses(evs)
-					restore()
-					restore = counterfactual.SetReuse(true, 0)
-					got := counterfactual.Uses(evs)
-					restore()
-					if !reflect.DeepEqual(want, got) {
-						t.Fatalf("run %s: replaying repeated outputs differs from scanning them", r.RunID)
-					}
-				}
+				checkReplay(t, events)
+				checkReplay(t, repeatOutputs(events))
 				for _, u := range uses {
 					if u.Kind == counterfactual.UseContent {
 						content++

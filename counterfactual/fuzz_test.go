@@ -62,6 +62,21 @@ func repeatOutputs(events []schema.Event) []schema.Event {
 	return out
 }
 
+// checkReplay checks that Uses replaying repeated outputs' tokens (of
+// every size) gives what scanning them again gives.
+func checkReplay(t *testing.T, events []schema.Event) {
+	t.Helper()
+	restore := counterfactual.SetReuse(false, 0)
+	want := counterfactual.Uses(events)
+	restore()
+	restore = counterfactual.SetReuse(true, 0)
+	got := counterfactual.Uses(events)
+	restore()
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("replaying repeated outputs gives\n%+v\nscanning them gives\n%+v", got, want)
+	}
+}
+
 // FuzzUses checks that Uses never panics on arbitrary texts, that its uses
 // are sorted, that every evidence offset points at its token in the
 // output text, and that replaying repeated outputs equals scanning them. Seeds are in testdata/fuzz/FuzzUses.
@@ -81,18 +96,8 @@ func FuzzUses(f *testing.F) {
 		if n != len(uses) {
 			t.Fatalf("summary counts %d uses, Uses returned %d", n, len(uses))
 		}
-		// the same run with its outputs repeated (re-reads): replaying a
-		// repeated output's tokens gives what scanning it again gives
-		rep := repeatOutputs(events)
-		restore := counterfactual.SetReuse(false, 0)
-		want := counterfactual.Uses(rep)
-		restore()
-		restore = counterfactual.SetReuse(true, 0)
-		got := counterfactual.Uses(rep)
-		restore()
-		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("repeated outputs: replay gives\n%+v\nscanning gives\n%+v", got, want)
-		}
+		// the same run with its outputs repeated (re-reads)
+		checkReplay(t, repeatOutputs(events))
 		for _, u := range uses {
 			for _, tok := range u.Evidence {
 				k := 0

@@ -317,52 +317,28 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	windows := maxRow/logWindowRows + 1
 
 	// 2. the readers start on the windows
-	ctx, cancel := context.WithCancel(ctx)
 	q := eventsQuery(o, where, hasKeyOps) + " AND rowid >= ? AND rowid < ?"
-	type batch struct {
-		w   *logWindow
-		err error
-	}
-	feeds := make([]chan batch, logReaders)
-	free := make([]chan *logWindow, logReaders) // windows handed back
 	tools := newToolTable()
-	var readers sync.WaitGroup
-	defer func() { cancel(); readers.Wait() }() // no reader outlives EventLog
-	for k := range feeds {
-		feeds[k] = make(chan batch, logAhead)
-		free[k] = make(chan *logWindow, logAhead+2)
-		readers.Add(1)
-		go func(k int) {
-			defer readers.Done()
-			defer close(feeds[k])
-			cache := &toolCache{t: tools, m: map[string]uint16{}}
-			for w := int64(k); w < windows; w += logReaders {
-				var win *logWindow
-				select {
-				case win = <-free[k]:
-					clear(win.strs) // drop the strings it held
-					win.rows, win.strs = win.rows[:0], win.strs[:0]
-				default:
-					// room for every rowid of a window: no regrowing
-					n := min(logWindowRows, maxRow+1)
-					win = &logWindow{rows: make([]logRow, 0, n), withTarget: o.Targets, withArgs: o.Args, tools: cache}
-					if o.Targets || o.Args {
-						win.strs = make([]logStrs, 0, n)
-					}
-				}
-				lo := w * logWindowRows
-				err := read(ctx, s, q, append(slices.Clip(args), lo, lo+logWindowRows), win)
-				select {
-				case feeds[k] <- batch{win, err}:
-				case <-ctx.Done():
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
-		}(k)
+	caches := make([]*toolCache, logReaders) // window w's reader's: w mod logReaders
+	for k := range caches {
+		caches[k] = &toolCache{t: tools, m: map[string]uint16{}}
 	}
+	wins := readWindows(ctx, windows, logReaders, logAhead, func(ctx context.Context, w int64, win *logWindow) (*logWindow, error) {
+		if win != nil {
+			clear(win.strs) // drop the strings it held
+			win.rows, win.strs = win.rows[:0], win.strs[:0]
+		} else {
+			// room for every rowid of a window: no regrowing
+			n := min(logWindowRows, maxRow+1)
+			win = &logWindow{rows: make([]logRow, 0, n), withTarget: o.Targets, withArgs: o.Args, tools: caches[w%logReaders]}
+			if o.Targets || o.Args {
+				win.strs = make([]logStrs, 0, n)
+			}
+		}
+		lo := w * logWindowRows
+		return win, read(ctx, s, q, append(slices.Clip(args), lo, lo+logWindowRows), win)
+	})
+	defer wins.stop() // no reader outlives EventLog
 
 	// 3. meanwhile, the runs, their ops and how many rows each has
 	runs, idx, ops, err := s.logRunsOps(ctx, where, args)
@@ -377,16 +353,12 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	// 4. the windows in order: a run is handed over when its rows are in
 	h := logHandover{runs: runs, ops: ops, fn: fn, pending: make([]logRun, len(runs)), done: make([]bool, len(runs))}
 	for w := int64(0); w < windows; w++ {
-		k := w % logReaders
-		b, ok := <-feeds[k]
-		if !ok {
-			return fmt.Errorf("event log: window %d not read (%w)", w, context.Cause(ctx))
-		}
-		if b.err != nil {
-			return fmt.Errorf("event log: %w", b.err)
+		win, err := wins.next(w)
+		if err != nil {
+			return fmt.Errorf("event log: %w", err)
 		}
 		h.tools = tools.snapshot()
-		rows, strs := b.w.rows, b.w.strs
+		rows, strs := win.rows, win.strs
 		for i := 0; i < len(rows); {
 			ri := idx.lookupHash(rows[i].run)
 			j := i + 1
@@ -421,10 +393,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		select {
-		case free[k] <- b.w:
-		default:
-		}
+		wins.recycle(w, win)
 	}
 	// 5. runs without rows, or not complete, in run_id order
 	h.tools = tools.snapshot()

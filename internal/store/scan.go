@@ -9,7 +9,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/trajmine/trajmine/schema"
@@ -183,43 +182,18 @@ FROM context_ops`+where, args...)
 	if maxRow.Valid {
 		windows = maxRow.Int64/scanChunk + 1
 	}
-	type batch struct {
-		events []schema.Event
-		err    error
-	}
-	feeds := make([]chan batch, scanReaders)
-	var readers sync.WaitGroup
-	defer func() { cancel(); readers.Wait() }() // no reader outlives Scan
-	for k := range feeds {
-		feeds[k] = make(chan batch, 1)
-		readers.Add(1)
-		go func(k int) {
-			defer readers.Done()
-			defer close(feeds[k])
-			for w := int64(k); w < windows; w += scanReaders {
-				lo := w * scanChunk
-				evs, err := s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
-				select {
-				case feeds[k] <- batch{evs, err}:
-				case <-ctx.Done():
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
-		}(k)
-	}
+	wins := readWindows(ctx, windows, scanReaders, 1, func(ctx context.Context, w int64, _ []schema.Event) ([]schema.Event, error) {
+		lo := w * scanChunk
+		return s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
+	})
+	defer wins.stop() // no reader outlives Scan
 	for w := int64(0); w < windows; w++ {
-		b, ok := <-feeds[w%scanReaders]
-		if !ok {
-			return fmt.Errorf("scan events: window %d not read (%v)", w, ctx.Err())
+		evs, err := wins.next(w)
+		if err != nil {
+			return fmt.Errorf("scan events: %w", err)
 		}
-		if b.err != nil {
-			return b.err
-		}
-		for i := range b.events {
-			e := &b.events[i]
+		for i := range evs {
+			e := &evs[i]
 			st := runs[e.RunID]
 			if st == nil || st.done {
 				continue
