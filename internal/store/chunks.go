@@ -151,8 +151,18 @@ func (s *Store) streamChunks(ctx context.Context, q string, args []any, types []
 		return errors.New("raw handle: cannot connect")
 	}
 	defer mapping.Disconnect(&conn)
-	stop := context.AfterFunc(ctx, func() { mapping.Interrupt(conn) })
-	defer stop()
+	// cancelling ctx interrupts the query; the interrupt must be over
+	// before the connection is closed (the deferred Disconnect runs after)
+	interrupted := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(interrupted)
+		mapping.Interrupt(conn)
+	})
+	defer func() {
+		if !stop() {
+			<-interrupted
+		}
+	}()
 
 	var ps mapping.PreparedStatement
 	state := mapping.Prepare(conn, q, &ps)
