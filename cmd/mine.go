@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,7 @@ type MineOptions struct {
 	Models    []string
 	Harnesses []string
 	Outcome   string
+	From, To  string // --from, --to: run start bounds
 	ModelFile string
 	Export    string
 	Out       io.Writer
@@ -36,8 +38,25 @@ type MineOptions struct {
 	// process discovery needs.
 	NoProfiles bool
 
-	mode    mining.Mode
-	outcome mining.Outcome
+	mode     mining.Mode
+	outcome  mining.Outcome
+	from, to time.Time
+}
+
+// parseWhen parses a --from/--to value: a date (UTC midnight) or an RFC
+// 3339 time.
+func parseWhen(flag, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, flagErrorf("%s: %q is neither a date (2006-01-02) nor an RFC 3339 time", flag, v)
+	}
+	return t, nil
 }
 
 // NewMineCmd builds `trajmine mine`.
@@ -62,6 +81,11 @@ fitness of every run against that net (token replay: 1 − ½ missing/consumed �
 family (ops per 100 calls, tokens freed per op, shallow share, re-enable and
 thrash rates, net saving, label selective / shallow / never / thrasher).
 
+--model, --harness, --from and --to select the runs, for the maps, the
+behaviour profiles and the exports (--from and --to bound the run's start:
+from ≤ start < to; a run without a logged start is left out when either is
+set); --outcome selects the runs the maps are drawn from.
+
 --compare A B compares two groups of runs, each one of resolved, failed,
 dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
 format=NAME: the edges and variants whose share differs most, with a
@@ -82,6 +106,15 @@ faster on a large store (BENCHMARKS.md).`,
 			}
 			if o.outcome, err = mining.ParseOutcome(o.Outcome); err != nil {
 				return flagErrorf("--outcome: %v", err)
+			}
+			if o.from, err = parseWhen("--from", o.From); err != nil {
+				return err
+			}
+			if o.to, err = parseWhen("--to", o.To); err != nil {
+				return err
+			}
+			if !o.from.IsZero() && !o.to.IsZero() && !o.from.Before(o.to) {
+				return flagErrorf("--from must be before --to")
 			}
 			switch o.By {
 			case "", "model":
@@ -123,6 +156,8 @@ faster on a large store (BENCHMARKS.md).`,
 	c.Flags().StringSliceVar(&o.Models, "model", nil, "keep runs of these model families")
 	c.Flags().StringSliceVar(&o.Harnesses, "harness", nil, "keep runs of these harnesses")
 	c.Flags().StringVar(&o.Outcome, "outcome", "", "keep runs with this outcome: resolved, failed or unknown")
+	c.Flags().StringVar(&o.From, "from", "", "keep runs started at or after this date (2006-01-02) or RFC 3339 time")
+	c.Flags().StringVar(&o.To, "to", "", "keep runs started before this date or time")
 	c.Flags().StringVar(&o.ModelFile, "model-file", "", "check conformance against this model (lines 'a -> b', 'start a', 'end z')")
 	c.Flags().StringVar(&o.Export, "export", "", "write the log: xes:FILE, ocel:FILE or dot:FILE ('-' = stdout)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
@@ -236,6 +271,10 @@ func newMineAnalysis(o *MineOptions, env *passEnv) (*mineAnalysis, error) {
 	}
 	keep := func(r *schema.Run) bool {
 		if len(o.Models) > 0 && !slices.Contains(o.Models, r.ModelFamily) {
+			return false
+		}
+		if (!o.from.IsZero() || !o.to.IsZero()) && (r.StartedAt == nil || // a run without a start fails a set bound
+			!o.from.IsZero() && r.StartedAt.Before(o.from) || !o.to.IsZero() && !r.StartedAt.Before(o.to)) {
 			return false
 		}
 		return len(o.Harnesses) == 0 || slices.Contains(o.Harnesses, r.Harness)

@@ -1,15 +1,19 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
@@ -91,6 +95,64 @@ func TestMineGolden(t *testing.T) {
 		stdout, _, _ := run(t, d, "mine", "--no-profiles", "--top", "1")
 		if !strings.Contains(stdout, "not computed (--no-profiles)") {
 			t.Errorf("text output does not say the profiles were skipped:\n%s", stdout)
+		}
+	})
+	// --from and --to: the runs started in [from, to), through both paths
+	t.Run("time", func(t *testing.T) {
+		// all three formats: OpenAI message logs carry no timestamps
+		d := testDeps(t, nil)
+		d.DB = filepath.Join(t.TempDir(), "time.duckdb")
+		corpus := filepath.Join(t.TempDir(), "corpus")
+		if _, stderr, code := run(t, d, "synth", "-n", "18", "--seed", "5", corpus); code != 0 {
+			t.Fatalf("synth: %s", stderr)
+		}
+		if _, stderr, code := run(t, d, "ingest", "--workers", "1", corpus); code != 0 {
+			t.Fatalf("ingest: %s", stderr)
+		}
+		st, err := d.open(context.Background(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := st.Runs(context.Background(), store.RunFilter{})
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []time.Time
+		for _, r := range runs {
+			if r.StartedAt != nil {
+				starts = append(starts, *r.StartedAt)
+			}
+		}
+		slices.SortFunc(starts, time.Time.Compare)
+		if len(starts) < 4 {
+			t.Fatalf("%d runs with a start", len(starts))
+		}
+		from, to := starts[len(starts)/4], starts[3*len(starts)/4]
+		want := 0
+		for _, s := range starts {
+			if !s.Before(from) && s.Before(to) {
+				want++
+			}
+		}
+		for _, extra := range [][]string{nil, {"--no-profiles"}} {
+			args := append([]string{"mine", "--json", "--from", from.Format(time.RFC3339Nano), "--to", to.Format(time.RFC3339Nano)}, extra...)
+			stdout, stderr, code := run(t, d, args...)
+			if code != 0 {
+				t.Fatalf("%v: %s", args, stderr)
+			}
+			var out mineJSON
+			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.Cases != want || want == 0 || want == len(starts) {
+				t.Errorf("%v: %d cases, want %d (of %d runs)", extra, out.Cases, want, len(runs))
+			}
+		}
+		for _, bad := range [][]string{{"--from", "yesterday"}, {"--from", "2026-02-01", "--to", "2026-01-01"}} {
+			if _, _, code := run(t, d, append([]string{"mine"}, bad...)...); code != 2 {
+				t.Errorf("%v: exit %d, want 2", bad, code)
+			}
 		}
 	})
 	t.Run("exports", func(t *testing.T) {
