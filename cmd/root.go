@@ -146,3 +146,8 @@ func (d *Deps) dbPath() string {
 func (d *Deps) open(ctx context.Context, readOnly bool) (*store.Store, error) {
 	return store.Open(ctx, store.Config{Path: d.dbPath(), ReadOnly: readOnly})
 }
+
+// openSandbox opens the database for untrusted queries (store.Config.Sandbox).
+func (d *Deps) openSandbox(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, store.Config{Path: d.dbPath(), Sandbox: true})
+}

@@ -23,6 +23,7 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	cfg      Config // as opened, for the raw handle's options
 
 	mu       sync.Mutex
 	inflight map[string]string // run id → sha of the file claiming it, not yet committed
@@ -44,6 +45,17 @@ type Config struct {
 	// a scan reads, up to 80 % of RAM by default): a DuckDB size such as
 	// "2GB". "" means DefaultMemoryLimit.
 	MemoryLimit string
+	// Sandbox opens the database for untrusted queries (trajmine sql): read
+	// only, no access to files, URLs, other databases or extensions, and the
+	// configuration locked (sandboxOptions). It implies ReadOnly for a file.
+	Sandbox bool
+}
+
+func (c Config) memoryLimit() string {
+	if c.MemoryLimit == "" {
+		return DefaultMemoryLimit
+	}
+	return c.MemoryLimit
 }
 
 // storageVersionValue is the storage_compatibility_version option, the
@@ -72,8 +84,15 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// zstd columns (schema.Column.Compression) need storage format 1.2 or
 	// later; a file DuckDB creates is written in that format, an existing
 	// one keeps its own (read back as it was written, only slower).
+	if c.Sandbox {
+		c.ReadOnly = true
+	}
+	limit := c.memoryLimit()
+	if strings.ContainsAny(limit, "'\\;&?=") {
+		return nil, fmt.Errorf("open database %s: memory limit %q is not a size", c.Path, limit)
+	}
 	sep := "?"
-	for _, kv := range dsnOptions(c.ReadOnly && c.Path != "") {
+	for _, kv := range dsnOptions(c) {
 		dsn += sep + kv[0] + "=" + kv[1]
 		sep = "&"
 	}
@@ -85,22 +104,16 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// (Seen) need one more; so the pool is unbounded unless Conns says
 	// otherwise, and the number of parallel files bounds it in practice.
 	db.SetMaxOpenConns(c.Conns)
-	s := &Store{db: db, path: c.Path, readOnly: c.ReadOnly, inflight: map[string]string{}}
+	s := &Store{db: db, path: c.Path, readOnly: c.ReadOnly, cfg: c, inflight: map[string]string{}}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", c.Path, err)
 	}
-	limit := c.MemoryLimit
-	if limit == "" {
-		limit = DefaultMemoryLimit
-	}
-	if strings.ContainsAny(limit, "'\\;") {
-		db.Close()
-		return nil, fmt.Errorf("open database %s: memory limit %q is not a size", c.Path, limit)
-	}
-	if _, err := db.ExecContext(ctx, "SET memory_limit = '"+limit+"'"); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open database %s: memory limit %q: %w", c.Path, limit, err)
+	if !c.Sandbox { // a sandbox sets it in the DSN, before locking the configuration
+		if _, err := db.ExecContext(ctx, "SET memory_limit = '"+limit+"'"); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: memory limit %q: %w", c.Path, limit, err)
+		}
 	}
 	if !c.ReadOnly {
 		if err := s.EnsureSchema(ctx); err != nil {
