@@ -72,7 +72,7 @@ func TestSQLCannotWrite(t *testing.T) {
 	}
 	// reading still works, one statement with a trailing ';' included
 	stdout, stderr, code := run(t, d, "sql", "--format", "csv", "SELECT count(*) AS n FROM runs WHERE run_id <> ';';")
-	if code != 0 || stdout != "n\n3\n" // the three runs of testdata/runs.stdout {
+	if code != 0 || stdout != "n\n3\n" { // the three runs of testdata/runs.stdout
 		t.Errorf("read: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
