@@ -140,9 +140,47 @@ func (s *Store) EnsureSchema(ctx context.Context) error {
 			return fmt.Errorf("create table %q: %w", t.Name, err)
 		}
 	}
+	if err := s.addMissingColumns(ctx); err != nil {
+		return err
+	}
 	for _, ddl := range extraDDL {
 		if _, err := s.db.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("create %q: %w", ddl, err)
+		}
+	}
+	return nil
+}
+
+// addMissingColumns adds to the tables of a database written by an earlier
+// version the columns added to the schema since (always at the end, so the
+// appenders' column order holds). An added column is nullable, holding NULL
+// for the earlier rows: what those imports did not count is not claimed as 0.
+func (s *Store) addMissingColumns(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main'")
+	if err != nil {
+		return fmt.Errorf("read columns: %w", err)
+	}
+	have := map[[2]string]bool{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			rows.Close()
+			return fmt.Errorf("read columns: %w", err)
+		}
+		have[[2]string{t, c}] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read columns: %w", err)
+	}
+	for _, t := range schema.Tables {
+		for _, c := range t.Columns {
+			if have[[2]string{t.Name, c.Name}] {
+				continue
+			}
+			if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+t.Name+" ADD COLUMN "+c.Name+" "+c.Type.String()); err != nil {
+				return fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
+			}
 		}
 	}
 	return nil
