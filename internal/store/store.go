@@ -331,6 +331,7 @@ type tx struct {
 	apps    map[string]*duckdb.Appender
 	order   []string
 	claimed map[string]bool
+	probe   ingest.RunIDProbe
 	lookup  *sql.Stmt // run-id lookup, prepared on first use
 	rows    int
 	done    bool
@@ -400,20 +401,12 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cand := id
-	for i := 0; ; i++ {
-		if i == 1 {
-			cand = id + "@" + t.sha[:min(8, len(t.sha))]
-		} else if i > 1 {
-			cand = fmt.Sprintf("%s@%s.%d", id, t.sha[:min(8, len(t.sha))], i)
-		}
-		ok, err := try(cand)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			break
-		}
+	cand, err := t.probe.Claim(id, t.sha, func(c string) (bool, error) {
+		free, err := try(c)
+		return !free, err
+	})
+	if err != nil {
+		return "", err
 	}
 	s.inflight[cand] = t.sha
 	t.claimed[cand] = true
@@ -543,7 +536,11 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 	return nil
 }
 
-// appendBuffered appends one buffered file's rows, renaming run ids.
+// appendBuffered appends one buffered file's rows, renaming run ids. The
+// buffer itself is left as the importer made it (each row is copied before
+// its ids change): a batch that fails is retried file by file from the same
+// buffers, and a rename kept from the failed attempt would give a run back
+// its own id while its events kept the renamed one.
 func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error {
 	id := func(s string) string {
 		if r, ok := rename[s]; ok {
@@ -559,30 +556,30 @@ func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error 
 		}
 	}
 	for i := range f.Events {
-		e := &f.Events[i]
+		e := f.Events[i]
 		e.RunID = id(e.RunID)
-		if err := t.Event(e); err != nil {
+		if err := t.Event(&e); err != nil {
 			return err
 		}
 	}
 	for i := range f.Usage {
-		u := &f.Usage[i]
+		u := f.Usage[i]
 		u.RunID = id(u.RunID)
-		if err := t.Usage(u); err != nil {
+		if err := t.Usage(&u); err != nil {
 			return err
 		}
 	}
 	for i := range f.ToolOutputs {
-		o := &f.ToolOutputs[i]
+		o := f.ToolOutputs[i]
 		o.RunID = id(o.RunID)
-		if err := t.ToolOutput(o); err != nil {
+		if err := t.ToolOutput(&o); err != nil {
 			return err
 		}
 	}
 	for i := range f.ContextOps {
-		c := &f.ContextOps[i]
+		c := f.ContextOps[i]
 		c.RunID = id(c.RunID)
-		if err := t.ContextOp(c); err != nil {
+		if err := t.ContextOp(&c); err != nil {
 			return err
 		}
 	}
