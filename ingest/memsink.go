@@ -44,8 +44,8 @@ func (m *MemSink) Begin(_ context.Context, src *schema.Source) (Tx, error) {
 }
 
 type memTx struct {
-	m   *MemSink
-	sha string
+	m     *MemSink
+	sha   string
 	buf   MemSink
 	ids   map[string]bool
 	probe RunIDProbe
