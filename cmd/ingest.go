@@ -115,7 +115,7 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 			}
 		}
 		bar := progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(errw), progressbar.OptionShowBytes(true),
+			progressbar.OptionSetWriter(rawWriter(errw)), progressbar.OptionShowBytes(true),
 			progressbar.OptionSetDescription("ingest"), progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish())
 		opts.Progress = func(n int64) { _ = bar.Add64(n) }
