@@ -305,7 +305,7 @@ func BenchmarkReport(b *testing.B) {
 	if html == "" {
 		html = filepath.Join(b.TempDir(), "report.html")
 	}
-	o := &ReportOptions{SampleTop: 10, SampleN: 30, source: "benchmark"}
+	o := &ReportOptions{SampleTop: 10, SampleN: 30}
 	for b.Loop() {
 		stage := func(name string, f func() error) {
 			t0 := time.Now()
