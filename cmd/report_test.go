@@ -25,7 +25,7 @@ func TestReportDemoWithoutLocalLogs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"reporting on a demo corpus", "imported ", "Database holds 12 runs.", "claude-code", "codex-cli", "openai-messages", "RUN  "} {
+	for _, want := range []string{"showing a generated demo corpus of 12 runs", "imported ", "claude-code", "codex-cli", "openai-messages", "RUN  "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report output lacks %q:\n%s", want, stdout)
 		}
@@ -36,6 +36,9 @@ func TestReportDemoWithoutLocalLogs(t *testing.T) {
 	}
 	if st, err := os.Stat(html); err != nil || st.Size() < 1<<20 {
 		t.Errorf("report file: %v", err)
+	}
+	if _, err := os.Stat(d.DB); !os.IsNotExist(err) {
+		t.Errorf("the demo went into the user's database %s (%v)", d.DB, err)
 	}
 }
 
