@@ -56,8 +56,24 @@ func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 		Short: "Ingest agent logs and report on them (the main job)",
 		Long: `Ingest agent logs and report on them. With no PATH it reads the logs found in
 the standard local places (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
-~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions);
-where there are none, it generates a demo corpus (trajmine synth) and reports on that.
+~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions).
+
+The report covers the runs of the log files under PATH... (or the standard
+places), whether imported now or earlier, not the rest of the database;
+--all covers every run in the database. The first line printed states the
+scope: how many runs from how many files, and how many the database holds.
+diag_runs, diag_calls, diag_rent, sim_runs and sim_calls are replaced with
+the results of the runs reported on.
+
+Where the standard places hold no log (they are missing, empty, or hold no
+file of a known format) and no PATH is given, it generates a demo corpus
+(trajmine synth, --demo-sessions sessions, seed 1), imports it into a database of
+its own in a temporary directory (removed afterwards: the demo never mixes
+with the runs of --db) and reports on that, saying so on the first line;
+--demo does so whatever the standard places hold. When the inputs give no
+run (missing, unreadable or of no known format), it exits 1 and writes no
+page; when some inputs fail to import, it reports on the rest and exits 1,
+as trajmine ingest does.
 
 It prints the ingest summary, the diagnose verdict, the replay of every
 catalog policy at each run's own window (trajmine simulate), totals per
@@ -70,7 +86,8 @@ it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
 sim_calls, which report writes). Per-call curves are drawn for a sample of
 runs (--sample-top by peak share, plus --sample more chosen by run-id
-hash), as the page states; every other figure covers all runs. sim_calls
+hash), as the page states; every other figure covers all the runs
+reported on. sim_calls
 holds the sample's calls (trajmine simulate writes every run's).
 
 All analyses share one read of the store: each run is read once and its

@@ -80,15 +80,15 @@ func TestReportJSON(t *testing.T) {
 func TestReportFlags(t *testing.T) {
 	var got *ReportOptions
 	c := NewReportCmd(testDeps(t, nil), func(o *ReportOptions) error { got = o; return nil })
-	c.SetArgs([]string{"-o", "x.html", "--sample-top", "3", "--sample", "5", "a"})
+	c.SetArgs([]string{"-o", "x.html", "--sample-top", "3", "--sample", "5", "--all", "a"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Output != "x.html" || got.SampleTop != 3 || got.SampleN != 5 || len(got.Inputs) != 1 {
+	if got.Output != "x.html" || got.SampleTop != 3 || got.SampleN != 5 || len(got.Inputs) != 1 || !got.All {
 		t.Errorf("options = %+v", got)
 	}
 	d := testDeps(t, nil)
-	for _, args := range [][]string{{"report", "-o", ""}, {"report", "--sample", "-1"}} {
+	for _, args := range [][]string{{"report", "-o", ""}, {"report", "--sample", "-1"}, {"report", "--demo", "a"}} {
 		if _, stderr, code := run(t, d, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
