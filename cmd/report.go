@@ -172,10 +172,10 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 		where = displayPaths(home, inputs)
 	}
 	db := shownPath(d.dbPath())
-	sc := &reportScope{runs: runs, ids: runIDs(runs), files: files, dbRuns: len(all), from: filesFrom(home, inputs, files)}
+	sc := &reportScope{runs: runs, files: files, dbRuns: len(all), from: filesFrom(home, inputs, files)}
 	switch {
 	case o.All:
-		sc.runs, sc.ids, sc.from, sc.files = all, nil, "database "+db, sourceFiles(all)
+		sc.runs, sc.all, sc.from, sc.files = all, true, "database "+db, sourceFiles(all)
 		switch {
 		case len(runs) > 0:
 			sc.note = fmt.Sprintf("--all; %d from %s", len(runs), filesFrom(home, inputs, files))

@@ -19,7 +19,7 @@ import (
 // first line states it.
 type reportScope struct {
 	runs   []schema.Run // the runs reported on, in store.Runs order
-	ids    []string     // their ids for store.ScanOptions.RunIDs; nil: every run
+	all    bool         // --all: every run of the database
 	files  int          // distinct source files of runs
 	dbRuns int          // runs the database holds
 	from   string       // where the runs come from: "3 files under DIR", "a generated demo corpus …"
@@ -32,7 +32,7 @@ func (s *reportScope) line() string {
 	if s.lead != "" {
 		return fmt.Sprintf("trajmine report: %s; showing %s of %s (%s)", s.lead, s.from, countOf(len(s.runs), "run"), s.note)
 	}
-	if s.ids == nil {
+	if s.all {
 		return fmt.Sprintf("trajmine report: all %s of %s (%s)", countOf(len(s.runs), "run"), s.from, s.note)
 	}
 	return fmt.Sprintf("trajmine report: %s from %s (%s)", countOf(len(s.runs), "run"), s.from, s.note)
@@ -47,9 +47,17 @@ func (s *reportScope) source() string {
 	return s.from + " (" + s.note + ")"
 }
 
-// scanOptions selects the scope's runs for the shared pass.
+// scanOptions selects the scope's runs for the shared pass: every run
+// when they are all the database holds (no list to join).
 func (s *reportScope) scanOptions() store.ScanOptions {
-	return store.ScanOptions{RunIDs: s.ids}
+	if s.all || len(s.runs) == s.dbRuns {
+		return store.ScanOptions{}
+	}
+	ids := make([]string, len(s.runs))
+	for i, r := range s.runs {
+		ids[i] = r.RunID
+	}
+	return store.ScanOptions{RunIDs: ids}
 }
 
 // runsUnder returns the runs of st imported from the log files under paths
@@ -133,15 +141,6 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// runIDs lists the runs' ids.
-func runIDs(runs []schema.Run) []string {
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.RunID
-	}
-	return ids
-}
-
 // displayPaths names paths for the first line: home as ~, at most three
 // then how many more.
 func displayPaths(home string, paths []string) string {
@@ -217,7 +216,7 @@ func (o *ReportOptions) scopeJSON(runs int) reportScopeJSON {
 	if sc == nil {
 		return reportScopeJSON{Runs: runs, DatabaseRuns: runs, All: true}
 	}
-	return reportScopeJSON{Line: sc.line(), Runs: len(sc.runs), Files: sc.files, DatabaseRuns: sc.dbRuns, All: sc.ids == nil && sc.lead == "", Demo: sc.lead != ""}
+	return reportScopeJSON{Line: sc.line(), Runs: len(sc.runs), Files: sc.files, DatabaseRuns: sc.dbRuns, All: sc.all, Demo: sc.lead != ""}
 }
 
 // sourceFiles counts the runs' distinct source files.
