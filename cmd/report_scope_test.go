@@ -177,6 +177,19 @@ func TestReportScope(t *testing.T) {
 			fmt.Fprintf(&lines, "%s: %s\n", tc.name, first)
 		})
 	}
+	// the terminal report of A: its first line, and diagnose, recommend
+	// and mine over A's runs alone
+	stdout, stderr, code := run(t, d, "report", "-o", filepath.Join(dir, "r.html"), a)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	first, _, _ := strings.Cut(stdout, "\n")
+	fmt.Fprintf(&lines, "A, terminal: %s\n", first)
+	for _, want := range []string{"\nVerdict (trajmine diagnose has the tables): 0 of 3 runs ", "\n  gpt-4o (3 runs): ", "\nAgent behaviour (trajmine mine): 3 runs, "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report %s lacks %q:\n%s", a, want, stdout)
+		}
+	}
 	r := strings.NewReplacer(d.DB, "$DB", a, "$A", b, "$B", c, "$C", relA, "$RELA")
 	testutil.Golden(t, r.Replace(lines.String()), filepath.Join("testdata", "report-scope.golden"))
 }
