@@ -241,7 +241,7 @@ func TestExportParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	got, err := st.ExportParquet(ctx, dir)
+	got, err := st.ExportParquet(ctx, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
