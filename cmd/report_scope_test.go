@@ -50,9 +50,9 @@ func writeRuns(t *testing.T, path string, ids ...string) {
 
 // reportJSON is what the scope tests read of report --json.
 type reportJSON struct {
-	Source string          `json:"source"`
-	Scope  reportScopeJSON `json:"scope"`
-	Ingest struct{ Files, Skipped, Failed int }
+	Source  string          `json:"source"`
+	Scope   reportScopeJSON `json:"scope"`
+	Ingest  struct{ Files, Skipped, Failed int }
 	Formats []struct {
 		Format string `json:"source_format"`
 		Runs   int    `json:"runs"`

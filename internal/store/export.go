@@ -120,7 +120,9 @@ func (s *Store) ExportParquet(ctx context.Context, dir string, overwrite bool) (
 		}
 	}
 	sort.Strings(m.Files)
-	sort.Slice(m.Dirs, func(i, j int) bool { return len(m.Dirs[i]) > len(m.Dirs[j]) || len(m.Dirs[i]) == len(m.Dirs[j]) && m.Dirs[i] < m.Dirs[j] })
+	sort.Slice(m.Dirs, func(i, j int) bool {
+		return len(m.Dirs[i]) > len(m.Dirs[j]) || len(m.Dirs[i]) == len(m.Dirs[j]) && m.Dirs[i] < m.Dirs[j]
+	})
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
