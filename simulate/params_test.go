@@ -247,6 +247,21 @@ func TestPolicyParameters(t *testing.T) {
 			cases[k] = v
 		}
 	}
+	// compact-goose(threshold=0.3) at 3000, by hand: call 5 sees 1190 + 10 ≥ 900
+	// (call 4's 780 + 10 does not) and summarizes all 1,550 history tokens into
+	// clamp(a + b·1550, min, cap), plus the 60-token continuation: base
+	// 150 + 100 + 60 = 310
+	for k, summary := range map[string]int64{
+		"summary_a":   300,       // clamp(300 + 0, 0, 1000)
+		"summary_b":   100 + 155, // clamp(100 + 0.1 × 1550, 0, 1000)
+		"summary_min": 250,       // clamp(100, 250, 1000)
+		"summary_cap": 50,        // clamp(100, 0, 50)
+		"template":    100,       // the summary is unchanged; the summarizer's input grows
+	} {
+		c := cases["compact-goose/"+k]
+		c.want = []int64{150, 260, 470, 780, 1190, 150 + summary + 60}
+		cases["compact-goose/"+k] = c
+	}
 
 	seen := map[string]bool{}
 	var rp Replayer
