@@ -135,11 +135,11 @@ func TestClaudeCodeFixtures(t *testing.T) {
 			runs: map[string]string{"s-split": "finished/inferred//3"},
 		},
 		{
-			// hand-made (testdata/claude-code/README.md): msg_1's lines carry
+			// hand-made (testdata/claude-code-split-output/README.md): msg_1's lines carry
 			// output_tokens 8, 212, 9; the call's output is the largest, 212
 			// (not the last line's 9). Input 4 + 3000 + 9000 = 12004;
 			// msg_2: 2 + 60 + 12000 = 12062.
-			file: "split_smaller_last.jsonl",
+			file: "../claude-code-split-output/split_smaller_last.jsonl",
 			events: []ev{
 				{"s-max", 0, 0, schema.KindUser, "", "", "", false},
 				{"s-max", 1, 0, schema.KindReasoning, "", "", "", false},
@@ -179,7 +179,7 @@ func TestClaudeCodeFixtures(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
 			m := parseFile(t, "claude-code", filepath.Join("testdata", "claude-code", tc.file), nil)
 			if diff := cmp.Diff(tc.events, evs(m)); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
@@ -351,6 +351,8 @@ func TestClaudeCodeCorpus(t *testing.T) {
 
 func FuzzClaudeCode(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/claude-code/*.jsonl")
+	more, _ := filepath.Glob("testdata/claude-code-split-output/*.jsonl")
+	seeds = append(seeds, more...)
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err != nil {
