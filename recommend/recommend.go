@@ -36,6 +36,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
@@ -108,36 +109,15 @@ type Result struct {
 	Candidates []Candidate `json:"candidates"`
 }
 
-// PolicyFamily groups catalog policies: dtoc, masking, truncation,
-// compaction, none.
+// PolicyFamily is the mechanism of the policy spec names, read from the
+// catalog (simulate.Def.Mechanism: dtoc, masking, truncation, compaction,
+// none), or "other" for a name the catalog does not have.
 func PolicyFamily(spec string) string {
-	name := spec
-	if i := indexByte(spec, '('); i >= 0 {
-		name = spec[:i]
-	}
-	switch name {
-	case "keep-all":
-		return "none"
-	case "dtoc", "dtoc-disable-only", "dtoc-tracking", "dtoc-oracle":
-		return "dtoc"
-	case "mask", "clear-tool-uses", "gemini-mask":
-		return "masking"
-	case "halflife", "truncate", "tracer-uniform", "tracer-recency", "tracer-proportional", "tracer-tooltype":
-		return "truncation"
-	}
-	if len(name) > 8 && name[:8] == "compact-" {
-		return "compaction"
+	name, _, _ := strings.Cut(spec, "(")
+	if d, ok := simulate.Lookup(strings.TrimSpace(name)); ok {
+		return d.Mechanism
 	}
 	return "other"
-}
-
-func indexByte(s string, c byte) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			return i
-		}
-	}
-	return -1
 }
 
 // Eligible reports whether a policy family may be recommended for a

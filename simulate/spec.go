@@ -20,12 +20,25 @@ type Param struct {
 
 // Def is one entry of the policy catalog.
 type Def struct {
-	Name   string  `json:"name"`
-	Doc    string  `json:"doc"`
-	Source string  `json:"source"` // where the semantics and defaults come from
-	Params []Param `json:"params"`
-	build  func(a *Args) (rules, error)
+	Name string `json:"name"`
+	// Mechanism is what the policy does to the prompt (MechanismNone,
+	// …Dtoc, …Masking, …Truncation, …Compaction): the kind of setting a
+	// harness would need to run it.
+	Mechanism string  `json:"mechanism"`
+	Doc       string  `json:"doc"`
+	Source    string  `json:"source"` // where the semantics and defaults come from
+	Params    []Param `json:"params"`
+	build     func(a *Args) (rules, error)
 }
+
+// Mechanisms: what a policy does to the prompt.
+const (
+	MechanismNone       = "none"       // nothing: the reference
+	MechanismDtoc       = "dtoc"       // hides and re-shows outputs by key (manage_context)
+	MechanismMasking    = "masking"    // replaces old outputs by placeholders
+	MechanismTruncation = "truncation" // shortens or drops old outputs
+	MechanismCompaction = "compaction" // summarizes the history
+)
 
 var catalog []Def
 
