@@ -47,7 +47,7 @@ func EventLogReaders() []string {
 }
 
 // logRow is one row of the events query, without its strings: free of
-// pointers, so that the windows and pending rows cost the garbage
+// pointers, so that the ranges and pending rows cost the garbage
 // collector nothing to scan and nothing to move.
 type logRow struct {
 	run             uint64 // hash(run_id)
@@ -61,10 +61,10 @@ type logRow struct {
 // index) only when asked for.
 type logStrs struct{ target, args string }
 
-// logWindow is the events query's rows of one rowid window, as one reader
-// read them. Windows are recycled: the consumer hands a finished one back
+// logRange is the events query's rows of one rowid range, as one reader
+// read them. Ranges are recycled: the consumer hands a finished one back
 // to its reader, so reading a big log does not keep touching new memory.
-type logWindow struct {
+type logRange struct {
 	rows       []logRow
 	strs       []logStrs // only when target or args are asked for
 	withTarget bool
@@ -73,7 +73,7 @@ type logWindow struct {
 }
 
 // add appends one row; target and args are dropped unless asked for.
-func (w *logWindow) add(run uint64, seq, ts, tokens int64, kind int8, tool string, call, key uint64, target, args string) {
+func (w *logRange) add(run uint64, seq, ts, tokens int64, kind int8, tool string, call, key uint64, target, args string) {
 	w.rows = append(w.rows, logRow{run: run, seq: seq, ts: ts, tokens: tokens, call: call, key: key, tool: w.tools.id(tool), kind: kind})
 	if w.withTarget || w.withArgs {
 		var st logStrs
@@ -141,18 +141,18 @@ func (c *toolCache) id(s string) uint16 {
 	return id
 }
 
-// logReaders is how many rowid windows of the events table EventLog reads
-// at once, and logAhead how many read windows each reader may hold before
+// logReaders is how many rowid ranges of the events table EventLog reads
+// at once, and logAhead how many read ranges each reader may hold before
 // the consumer takes them.
 const (
 	logReaders = 2
 	logAhead   = 1
 )
 
-// logWindowRows is the rowids of one window (a variable for tests). Each
-// window is a query of its own, ≈ 3 ms to start: 2¹⁸ rowids make that a
+// logRangeRows is the rowids of one range (a variable for tests). Each
+// range is a query of its own, ≈ 3 ms to start: 2¹⁸ rowids make that a
 // few percent of reading it (BENCHMARKS.md).
-var logWindowRows int64 = 1 << 18
+var logRangeRows int64 = 1 << 18
 
 // runIndex maps run ids, and DuckDB's 64-bit hash() of them, to their
 // index, remembering the last hit (the rows of one run are usually
@@ -223,7 +223,7 @@ func (h *idHashes) str(v uint64) string {
 }
 
 // rowReader runs the events query and appends its rows to out.
-type rowReader func(ctx context.Context, s *Store, q string, args []any, out *logWindow) error
+type rowReader func(ctx context.Context, s *Store, q string, args []any, out *logRange) error
 
 var sqlReader rowReader = readSQL
 
@@ -246,7 +246,7 @@ var sqlReader rowReader = readSQL
 //
 // Runs are handed over in storage order, as soon as all their rows have
 // arrived (their counts are read first), like Scan: the importer stores a
-// run's rows together, so EventLog holds a few windows of rows at a time
+// run's rows together, so EventLog holds a few ranges of rows at a time
 // (at most logReaders × (logAhead + 1) + 1, recycled, plus the rows of
 // runs not yet complete), whatever the log's size. Runs with no rows, and any whose rows did
 // not all arrive (rows imported meanwhile), come last, in run_id order. The
@@ -264,12 +264,12 @@ var sqlReader rowReader = readSQL
 //	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
 //	SELECT hash(run_id), count(*) FROM events WHERE <the kinds> GROUP BY 1
 //
-// The events query runs once per window of logWindowRows rowids, on
-// logReaders connections at once (window w by reader w mod logReaders, up
-// to logAhead windows ahead), while this goroutine reads the runs, their
-// ops and row counts, then takes the windows in order and hands over the
+// The events query runs once per range of logRangeRows rowids, on
+// logReaders connections at once (range w by reader w mod logReaders, up
+// to logAhead ranges ahead), while this goroutine reads the runs, their
+// ops and row counts, then takes the ranges in order and hands over the
 // runs they complete. The chunks reader (the default for database files)
-// streams a window's result a chunk at a time and reads the vectors in
+// streams a range's result a chunk at a time and reads the vectors in
 // place (chunks.go); the sql reader takes database/sql's driver rows,
 // whose result DuckDB materialises before the first row.
 //
@@ -309,36 +309,36 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	where, args := eventLogWhere(o)
 
 	// 1. whether the selection hides or re-shows outputs (the events
-	// query reads the results' tool keys only then), and the rowid windows
+	// query reads the results' tool keys only then), and the rowid ranges
 	hasKeyOps, maxRow, err := s.logShape(ctx, where, args)
 	if err != nil {
 		return err
 	}
-	windows := maxRow/logWindowRows + 1
+	nRanges := maxRow/logRangeRows + 1
 
-	// 2. the readers start on the windows
+	// 2. the readers start on the ranges
 	q := eventsQuery(o, where, hasKeyOps) + " AND rowid >= ? AND rowid < ?"
 	tools := newToolTable()
-	caches := make([]*toolCache, logReaders) // window w's reader's: w mod logReaders
+	caches := make([]*toolCache, logReaders) // range w's reader's: w mod logReaders
 	for k := range caches {
 		caches[k] = &toolCache{t: tools, m: map[string]uint16{}}
 	}
-	wins := readWindows(ctx, windows, logReaders, logAhead, func(ctx context.Context, w int64, win *logWindow) (*logWindow, error) {
-		if win != nil {
-			clear(win.strs) // drop the strings it held
-			win.rows, win.strs = win.rows[:0], win.strs[:0]
+	rgs := readRanges(ctx, nRanges, logReaders, logAhead, func(ctx context.Context, w int64, rg *logRange) (*logRange, error) {
+		if rg != nil {
+			clear(rg.strs) // drop the strings it held
+			rg.rows, rg.strs = rg.rows[:0], rg.strs[:0]
 		} else {
-			// room for every rowid of a window: no regrowing
-			n := min(logWindowRows, maxRow+1)
-			win = &logWindow{rows: make([]logRow, 0, n), withTarget: o.Targets, withArgs: o.Args, tools: caches[w%logReaders]}
+			// room for every rowid of a range: no regrowing
+			n := min(logRangeRows, maxRow+1)
+			rg = &logRange{rows: make([]logRow, 0, n), withTarget: o.Targets, withArgs: o.Args, tools: caches[w%logReaders]}
 			if o.Targets || o.Args {
-				win.strs = make([]logStrs, 0, n)
+				rg.strs = make([]logStrs, 0, n)
 			}
 		}
-		lo := w * logWindowRows
-		return win, read(ctx, s, q, append(slices.Clip(args), lo, lo+logWindowRows), win)
+		lo := w * logRangeRows
+		return rg, read(ctx, s, q, append(slices.Clip(args), lo, lo+logRangeRows), rg)
 	})
-	defer wins.stop() // no reader outlives EventLog
+	defer rgs.stop() // no reader outlives EventLog
 
 	// 3. meanwhile, the runs, their ops and how many rows each has
 	runs, idx, ops, err := s.logRunsOps(ctx, where, args)
@@ -350,22 +350,22 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		return err
 	}
 
-	// 4. the windows in order: a run is handed over when its rows are in
+	// 4. the ranges in order: a run is handed over when its rows are in
 	h := logHandover{runs: runs, ops: ops, fn: fn, pending: make([]logRun, len(runs)), done: make([]bool, len(runs))}
-	for w := int64(0); w < windows; w++ {
-		win, err := wins.next(w)
+	for w := int64(0); w < nRanges; w++ {
+		rg, err := rgs.next(w)
 		if err != nil {
 			return fmt.Errorf("event log: %w", err)
 		}
 		h.tools = tools.snapshot()
-		rows, strs := win.rows, win.strs
+		rows, strs := rg.rows, rg.strs
 		for i := 0; i < len(rows); {
 			ri := idx.lookupHash(rows[i].run)
 			j := i + 1
 			for j < len(rows) && rows[j].run == rows[i].run {
 				j++
 			}
-			// rows[i:j] are one run's; a run read whole within the window
+			// rows[i:j] are one run's; a run read whole within the range
 			// is handed over from it, else its rows wait for the rest
 			if ri >= 0 && !h.done[ri] {
 				p := &h.pending[ri]
@@ -393,7 +393,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		wins.recycle(w, win)
+		rgs.recycle(w, rg)
 	}
 	// 5. runs without rows, or not complete, in run_id order
 	h.tools = tools.snapshot()
@@ -424,7 +424,7 @@ type logHandover struct {
 	ids   idHashes
 }
 
-// logRun is the rows of a run read so far (strs as in logWindow).
+// logRun is the rows of a run read so far (strs as in logRange).
 type logRun struct {
 	rows []logRow
 	strs []logStrs
@@ -669,7 +669,7 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 // readChunks reads the events query a chunk at a time (streamChunks): the
 // integer columns straight from DuckDB's vectors, target and args copied
 // into an arena (strArena) as they must outlive the chunk.
-func readChunks(ctx context.Context, s *Store, q string, args []any, out *logWindow) error {
+func readChunks(ctx context.Context, s *Store, q string, args []any, out *logRange) error {
 	var arena strArena
 	return s.streamChunks(ctx, q, args, eventsTypes[:], func(c *chunk) error {
 		runs, seqs, tss, toks := column[uint64](c, 0), column[int64](c, 1), column[int64](c, 2), column[int64](c, 3)
@@ -734,7 +734,7 @@ const arenaBlock = 1 << 20
 // (database/sql's per-value conversion by reflection was an eighth of the
 // read): run and id hashes arrive as uint64, seq, ts and tokens as int64,
 // the kind code as int8, strings as string, NULL as nil.
-func readSQL(ctx context.Context, s *Store, q string, args []any, out *logWindow) error {
+func readSQL(ctx context.Context, s *Store, q string, args []any, out *logRange) error {
 	return s.driverRows(ctx, q, args, 10, func(vals []driver.Value) error {
 		runID, ok0 := vals[0].(uint64)
 		seq, ok1 := vals[1].(int64)

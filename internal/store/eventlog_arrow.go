@@ -25,7 +25,7 @@ type stringColumn interface {
 	IsNull(int) bool
 }
 
-func readArrow(ctx context.Context, s *Store, q string, args []any, out *logWindow) error {
+func readArrow(ctx context.Context, s *Store, q string, args []any, out *logRange) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -61,7 +61,7 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, out *logWind
 // appendBatch appends one batch of (run_id hash, seq, ts_us, est_tokens, kind
 // code, call_id hash, tool_key hash, tool_name, target, args), copying
 // target and args into arena.
-func appendBatch(rec arrow.RecordBatch, out *logWindow, arena *strArena) error {
+func appendBatch(rec arrow.RecordBatch, out *logRange, arena *strArena) error {
 	if rec.NumCols() != 10 {
 		return fmt.Errorf("events batch has %d columns, want 10", rec.NumCols())
 	}

@@ -128,22 +128,22 @@ func TestEventLogAttribution(t *testing.T) {
 	check := func(what string) {
 		t.Helper()
 		for _, reader := range append(store.EventLogReaders(), "") {
-			for _, window := range []int64{1 << 16, 1, 3, 7} {
-				restore := store.SetLogWindow(window)
+			for _, rng := range []int64{1 << 16, 1, 3, 7} {
+				restore := store.SetLogRange(rng)
 				got := flat(storeLog(t, st, store.EventLogOptions{Reader: reader}, nil))
 				restore()
 				if len(want) < 10 {
 					t.Fatalf("only %d events in the in-memory log", len(want))
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("%s, reader %q, windows of %d rows: EventLog's attribution differs from the builder's on the records (-mem +store):\n%s", what, reader, window, diff)
+					t.Errorf("%s, reader %q, nRanges of %d rows: EventLog's attribution differs from the builder's on the records (-mem +store):\n%s", what, reader, rng, diff)
 				}
 			}
 		}
 	}
 	check("as imported")
 	// the same rows stored interleaved across runs and out of seq order:
-	// runs then span windows and complete out of order
+	// runs then span ranges and complete out of order
 	for _, q := range []string{
 		`CREATE TABLE ev_copy AS SELECT * FROM events`,
 		`DELETE FROM events`,

@@ -348,7 +348,7 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 // classifier; class with the actions classifier, memoised per distinct
 // arguments: the replayed runs share theirs, so 99 % of the calls hit the
 // memo), and the baselines: DuckDB computing the DFG (tool names, context
-// ops, count, mean and median time per edge) in SQL with lag/lead window
+// ops, count, mean and median time per edge) in SQL with lag/lead range
 // functions, and a plain count per run of the same rows. Every
 // sub-benchmark, baselines included, makes one call before the timer: the
 // first call in the process (DuckDB's first read of the table blocks, the

@@ -1,9 +1,9 @@
 package store
 
-// SetLogWindow sets the rowids of EventLog's windows, for tests; restore
+// SetLogRange sets the rowids of EventLog's ranges, for tests; restore
 // sets it back.
-func SetLogWindow(n int64) (restore func()) {
-	old := logWindowRows
-	logWindowRows = n
-	return func() { logWindowRows = old }
+func SetLogRange(n int64) (restore func()) {
+	old := logRangeRows
+	logRangeRows = n
+	return func() { logRangeRows = old }
 }

@@ -118,11 +118,11 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 		}
 	}
 
-	// events are read in rowid windows of scanChunk rows: the driver
+	// events are read in rowid ranges of scanChunk rows: the driver
 	// materialises a query's whole result before the first row, so one
 	// query over all events would hold all their text at once. No ORDER
 	// BY: DuckDB returns a plain scan in storage order (its setting
-	// preserve_insertion_order, on by default), and sorting each window
+	// preserve_insertion_order, on by default), and sorting each range
 	// cost 30 % of the read; rows out of order would still be grouped
 	// correctly, only held longer.
 	var maxRow sql.NullInt64
@@ -185,21 +185,21 @@ FROM context_ops`+where, args...)
 		st.events, st.usage, st.ops = nil, nil, nil
 		return fn(&d)
 	}
-	// windows are read by scanReaders goroutines (window w by reader
-	// w mod scanReaders, each on its own connection) and taken in window
+	// ranges are read by scanReaders goroutines (range w by reader
+	// w mod scanReaders, each on its own connection) and taken in range
 	// order here: DuckDB and the driver's row conversion then use two
 	// threads, and the order (so the scan) stays the same
-	var windows int64
+	var nRanges int64
 	if maxRow.Valid {
-		windows = maxRow.Int64/scanChunk + 1
+		nRanges = maxRow.Int64/scanChunk + 1
 	}
-	wins := readWindows(ctx, windows, scanReaders, 1, func(ctx context.Context, w int64, _ []schema.Event) ([]schema.Event, error) {
+	rgs := readRanges(ctx, nRanges, scanReaders, 1, func(ctx context.Context, w int64, _ []schema.Event) ([]schema.Event, error) {
 		lo := w * scanChunk
 		return s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
 	})
-	defer wins.stop() // no reader outlives Scan
-	for w := int64(0); w < windows; w++ {
-		evs, err := wins.next(w)
+	defer rgs.stop() // no reader outlives Scan
+	for w := int64(0); w < nRanges; w++ {
+		evs, err := rgs.next(w)
 		if err != nil {
 			return fmt.Errorf("scan events: %w", err)
 		}
@@ -237,7 +237,7 @@ const (
 	scanReaders = 2
 )
 
-// readEvents runs one window's events query.
+// readEvents runs one range's events query.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
 	evs := make([]schema.Event, 0, scanChunk)
 	err := s.driverRows(ctx, q, args, 17, func(v []driver.Value) error {

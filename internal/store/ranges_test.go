@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// TestReadWindows: windows arrive in order whatever order the readers
-// finish in; recycled values come back to the reader of the same windows;
-// a reader's error arrives at its window, after the windows before it;
+// TestReadRanges: ranges arrive in order whatever order the readers
+// finish in; recycled values come back to the reader of the same ranges;
+// a reader's error arrives at its range, after the ranges before it;
 // stop leaves no reader running, also when the consumer stops early.
 func TestReadWindows(t *testing.T) {
 	ctx := context.Background()
@@ -20,13 +20,13 @@ func TestReadWindows(t *testing.T) {
 		readers, head int
 	}{{0, 2, 1}, {1, 2, 1}, {17, 2, 1}, {40, 3, 4}, {9, 1, 2}} {
 		var running, reused atomic.Int64
-		ws := readWindows(ctx, tc.n, tc.readers, tc.head, func(ctx context.Context, w int64, reuse []int64) ([]int64, error) {
+		ws := readRanges(ctx, tc.n, tc.readers, tc.head, func(ctx context.Context, w int64, reuse []int64) ([]int64, error) {
 			running.Add(1)
 			defer running.Add(-1)
 			time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond)
 			if reuse != nil {
 				if reuse[0]%int64(tc.readers) != w%int64(tc.readers) {
-					t.Errorf("window %d got the value of window %d, read by another reader", w, reuse[0])
+					t.Errorf("rng %d got the value of rng %d, read by another reader", w, reuse[0])
 				}
 				reused.Add(1)
 				return append(reuse[:0], w), nil
@@ -36,7 +36,7 @@ func TestReadWindows(t *testing.T) {
 		for w := int64(0); w < tc.n; w++ {
 			v, err := ws.next(w)
 			if err != nil || len(v) != 1 || v[0] != w {
-				t.Fatalf("n=%d: window %d = %v, %v", tc.n, w, v, err)
+				t.Fatalf("n=%d: rng %d = %v, %v", tc.n, w, v, err)
 			}
 			ws.recycle(w, v)
 		}
@@ -45,13 +45,13 @@ func TestReadWindows(t *testing.T) {
 			t.Errorf("n=%d: %d readers still running after stop", tc.n, r)
 		}
 		if tc.n >= 17 && reused.Load() == 0 {
-			t.Errorf("n=%d: no window value was reused", tc.n)
+			t.Errorf("n=%d: no rng value was reused", tc.n)
 		}
 	}
 
-	// an error at window 5: windows 0-4 arrive, then the error
+	// an error at range 5: ranges 0-4 arrive, then the error
 	boom := errors.New("boom")
-	ws := readWindows(ctx, 20, 2, 1, func(ctx context.Context, w int64, _ int) (int, error) {
+	ws := readRanges(ctx, 20, 2, 1, func(ctx context.Context, w int64, _ int) (int, error) {
 		if w == 5 {
 			return 0, boom
 		}
@@ -59,18 +59,18 @@ func TestReadWindows(t *testing.T) {
 	})
 	for w := int64(0); w < 5; w++ {
 		if v, err := ws.next(w); err != nil || v != int(w) {
-			t.Fatalf("window %d = %d, %v", w, v, err)
+			t.Fatalf("rng %d = %d, %v", w, v, err)
 		}
 	}
 	if _, err := ws.next(5); !errors.Is(err, boom) {
-		t.Errorf("window 5: %v, want boom", err)
+		t.Errorf("rng 5: %v, want boom", err)
 	}
 	ws.stop()
 
 	// the consumer stops early: stop cancels readers blocked on their feed
 	// or inside read
 	var running atomic.Int64
-	ws = readWindows(ctx, 1000, 2, 1, func(ctx context.Context, w int64, _ int) (int, error) {
+	ws = readRanges(ctx, 1000, 2, 1, func(ctx context.Context, w int64, _ int) (int, error) {
 		running.Add(1)
 		defer running.Add(-1)
 		<-ctx.Done()
