@@ -104,7 +104,7 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ingest.Options, errw io.Writer, progress bool) (*ingest.Summary, error) {
 	opts.Warn = func(err error) { fmt.Fprintln(errw, err) }
 	if progress {
-		files, err := ingest.Expand(inputs)
+		files, err := ingest.Expand(inputs, nil)
 		if err != nil {
 			return nil, err
 		}
