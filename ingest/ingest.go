@@ -150,7 +150,7 @@ type Options struct {
 	// message naming the cap, and the other files import.
 	MaxDecompressed int64
 
-	walk         walkFunc           // for tests: filepath.WalkDir when nil
+	walk         walkFunc          // for tests: filepath.WalkDir when nil
 	afterPrepare func(path string) // for tests: called between hashing and import
 }
 
