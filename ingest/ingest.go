@@ -196,6 +196,7 @@ type File struct {
 	runs, events, rejects int64
 
 	maxDecompressed int64 // Options.MaxDecompressed
+	line            int64 // the line being handled by Lines or ParallelLines (0: none)
 }
 
 // Path returns the file's path.
@@ -230,6 +231,7 @@ func (f *File) Reject(line int64, reason string, raw []byte) error {
 // context every 1024 lines.
 func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10) // longer lines are joined below
+	defer func() { f.line = 0 }()
 	var line int64
 	var long []byte
 	for {
@@ -251,6 +253,7 @@ func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 			}
 			b := bytes.TrimSpace(chunk)
 			if len(b) > 0 {
+				f.line = line
 				if ferr := fn(line, b); ferr != nil {
 					return ferr
 				}
