@@ -40,6 +40,9 @@ type ReportOptions struct {
 	Progress  bool
 	Rehash    bool
 	source    string
+
+	// MaxDecompressed caps what one archive may decompress to (see ingest).
+	MaxDecompressed byteSize
 }
 
 // standardPlaces are where agent harnesses keep their logs, relative to $HOME:
@@ -96,6 +99,8 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
+	o.MaxDecompressed = ingest.DefaultMaxDecompressed
+	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
 	return c
 }
@@ -139,7 +144,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	if !o.JSON {
 		fmt.Fprintf(o.Out, "Ingesting %s into %s\n", source, d.dbPath())
 	}
-	sum, err := runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash}, o.Err, o.Progress)
+	sum, err := runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress)
 	if err != nil {
 		return err
 	}
