@@ -28,7 +28,23 @@ func run(t *testing.T, d *Deps, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := execute(context.Background(), NewRootCmd(d), args, &out, &errb)
+	if len(args) > 0 && (args[0] == "ingest" || args[0] == "report") {
+		checkStore(t, d)
+	}
 	return out.String(), errb.String(), code
+}
+
+// checkStore runs `trajmine check` on d's database, if there is one: every
+// test that imports leaves a consistent store (issue 19).
+func checkStore(t *testing.T, d *Deps) {
+	t.Helper()
+	if _, err := os.Stat(d.dbPath()); err != nil {
+		return
+	}
+	var out, errb bytes.Buffer
+	if code := execute(context.Background(), NewRootCmd(d), []string{"check"}, &out, &errb); code != 0 {
+		t.Errorf("trajmine check after import: exit %d\n%s%s", code, out.String(), errb.String())
+	}
 }
 
 const fixtureDir = "../ingest/testdata/claude-code"

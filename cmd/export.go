@@ -21,14 +21,20 @@ func NewExportCmd(d *Deps) *cobra.Command {
 }
 
 func newExportParquetCmd(d *Deps) *cobra.Command {
-	return &cobra.Command{
-		Use:   "parquet DIR",
+	var overwrite bool
+	c := &cobra.Command{
+		Use:   "parquet [--overwrite] DIR",
 		Short: "Write every table as Hive-partitioned Parquet under DIR",
 		Long: `Write every table to DIR/<table>/ as zstd Parquet, partitioned Hive-style by
 source_format and model_family (sources and rejects by source_format), readable
 by any Parquet engine, e.g.
 
-  SELECT * FROM read_parquet('DIR/runs/*/*/*.parquet', hive_partitioning = true)`,
+  SELECT * FROM read_parquet('DIR/runs/*/*/*.parquet', hive_partitioning = true)
+
+DIR must be empty or new. The export lists the files it wrote in
+DIR/.trajmine-export.json; --overwrite lets DIR hold a previous export and
+removes exactly those files first. Files no export wrote are never removed:
+a non-empty DIR without that list is refused, --overwrite or not.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			st, err := d.open(c.Context(), true)
@@ -36,7 +42,7 @@ by any Parquet engine, e.g.
 				return err
 			}
 			defer st.Close()
-			counts, err := st.ExportParquet(c.Context(), args[0])
+			counts, err := st.ExportParquet(c.Context(), args[0], overwrite)
 			if err != nil {
 				return err
 			}
@@ -44,6 +50,8 @@ by any Parquet engine, e.g.
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&overwrite, "overwrite", false, "replace a previous export in DIR (only the files it wrote)")
+	return c
 }
 
 func printCounts(w io.Writer, counts map[string]int64) {

@@ -137,7 +137,7 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 			}
 		}
 		bar := progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(errw), progressbar.OptionShowBytes(true),
+			progressbar.OptionSetWriter(rawWriter(errw)), progressbar.OptionShowBytes(true),
 			progressbar.OptionSetDescription("ingest"), progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish())
 		opts.Progress = func(n int64) { _ = bar.Add64(n) }
@@ -157,6 +157,9 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 func printSummary(w io.Writer, s *ingest.Summary) {
 	fmt.Fprintf(w, "imported %d file(s) (%s): %d runs, %d events, %d rejects",
 		s.Files, humanBytes(s.Bytes), s.Runs, s.Events, s.Rejects)
+	if s.Repairs > 0 {
+		fmt.Fprintf(w, "; %d text field(s) with invalid UTF-8 repaired (U+FFFD, sources.n_repairs)", s.Repairs)
+	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "; %d skipped (already imported or not a log)", s.Skipped)
 	}
@@ -173,12 +176,13 @@ type ingestSummaryJSON struct {
 	Runs    int64    `json:"runs"`
 	Events  int64    `json:"events"`
 	Rejects int64    `json:"rejects"`
+	Repairs int64    `json:"repairs"`
 	Bytes   int64    `json:"bytes"`
 	Errors  []string `json:"errors"`
 }
 
 func summaryJSON(s *ingest.Summary) ingestSummaryJSON {
-	out := ingestSummaryJSON{Files: s.Files, Skipped: s.Skipped, Failed: s.Failed, Runs: s.Runs, Events: s.Events, Rejects: s.Rejects, Bytes: s.Bytes, Errors: []string{}}
+	out := ingestSummaryJSON{Files: s.Files, Skipped: s.Skipped, Failed: s.Failed, Runs: s.Runs, Events: s.Events, Rejects: s.Rejects, Repairs: s.Repairs, Bytes: s.Bytes, Errors: []string{}}
 	for _, e := range s.Errors {
 		out.Errors = append(out.Errors, e.Error())
 	}

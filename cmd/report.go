@@ -39,7 +39,9 @@ type ReportOptions struct {
 	Out, Err  io.Writer
 	Progress  bool
 	Rehash    bool
-	source    string
+	All       bool
+	scope     *reportScope // the runs reported on (reportRun); nil: every run
+	dbLabel   string       // the page's database line; "" is the store's path
 
 	// MaxDecompressed caps what one archive may decompress to (see ingest).
 	MaxDecompressed byteSize
@@ -57,8 +59,24 @@ func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 		Short: "Ingest agent logs and report on them (the main job)",
 		Long: `Ingest agent logs and report on them. With no PATH it reads the logs found in
 the standard local places (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
-~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions);
-where there are none, it generates a demo corpus (trajmine synth) and reports on that.
+~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions).
+
+The report covers the runs of the log files under PATH... (or the standard
+places), whether imported now or earlier, not the rest of the database;
+--all covers every run in the database. The first line printed states the
+scope: how many runs from how many files, and how many the database holds.
+diag_runs, diag_calls, diag_rent, sim_runs and sim_calls are replaced with
+the results of the runs reported on.
+
+Where the standard places hold no log (they are missing, empty, or hold no
+file of a known format) and no PATH is given, it generates a demo corpus
+(trajmine synth, --demo-sessions sessions, seed 1), imports it into a database of
+its own in a temporary directory (removed afterwards: the demo never mixes
+with the runs of --db) and reports on that, saying so on the first line;
+--demo does so whatever the standard places hold. When the inputs give no
+run (missing, unreadable or of no known format), it exits 1 and writes no
+page; when some inputs fail to import, it reports on the rest and exits 1,
+as trajmine ingest does.
 
 It prints the ingest summary, the diagnose verdict, the replay of every
 catalog policy at each run's own window (trajmine simulate), totals per
@@ -71,7 +89,8 @@ it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
 sim_calls, which report writes). Per-call curves are drawn for a sample of
 runs (--sample-top by peak share, plus --sample more chosen by run-id
-hash), as the page states; every other figure covers all runs. sim_calls
+hash), as the page states; every other figure covers all the runs
+reported on. sim_calls
 holds the sample's calls (trajmine simulate writes every run's).
 
 All analyses share one read of the store: each run is read once and its
@@ -83,6 +102,9 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 			if o.Output == "" {
 				return flagErrorf("--output must name a file")
 			}
+			if o.Demo && len(args) > 0 {
+				return flagErrorf("--demo reports on a generated corpus: it takes no PATH")
+			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
@@ -92,7 +114,8 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 			return reportRun(c.Context(), d, o)
 		},
 	}
-	c.Flags().BoolVar(&o.Demo, "demo", false, "report on a generated demo corpus even if local logs exist")
+	c.Flags().BoolVar(&o.Demo, "demo", false, "report on a generated demo corpus (in a temporary database) even if local logs exist")
+	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
@@ -106,52 +129,163 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 }
 
 func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
+	home, _ := d.HomeDir()
 	inputs := o.Inputs
-	source := "the given paths"
-	if len(inputs) == 0 && !o.Demo {
-		if home, err := d.HomeDir(); err == nil {
+	discovered := len(inputs) == 0
+	if discovered && !o.Demo {
+		var places []string
+		if home != "" {
 			for _, p := range standardPlaces {
 				if st, err := os.Stat(filepath.Join(home, p)); err == nil && st.IsDir() {
-					inputs = append(inputs, filepath.Join(home, p))
+					places = append(places, filepath.Join(home, p))
 				}
 			}
 		}
-		source = "local agent logs"
+		files, err := ingest.Expand(places, nil)
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 && !(o.All && fileExists(d.dbPath())) {
+			return reportDemo(ctx, o, "no logs found in "+standardPlacesText())
+		}
+		inputs = places
 	}
-	if len(inputs) == 0 {
-		dir, err := os.MkdirTemp("", "trajmine-demo-")
-		if err != nil {
-			return fmt.Errorf("demo corpus: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		m, err := synth.Write(dir, &synth.Options{N: o.DemoN, Seed: 1})
-		if err != nil {
-			return fmt.Errorf("demo corpus: %w", err)
-		}
-		note := o.Out
-		if o.JSON {
-			note = o.Err
-		}
-		fmt.Fprintf(note, "No agent logs found in ~/%s: reporting on a demo corpus.\n", strings.Join(standardPlaces, ", ~/"))
-		printSynth(note, "a temporary directory", m)
-		inputs, source = []string{dir}, "demo corpus (trajmine synth -n "+fmt.Sprint(o.DemoN)+" --seed 1)"
+	if o.Demo {
+		return reportDemo(ctx, o, "")
 	}
 	st, err := d.open(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if !o.JSON {
-		fmt.Fprintf(o.Out, "Ingesting %s into %s\n", source, d.dbPath())
+	sum := &ingest.Summary{}
+	if len(inputs) > 0 {
+		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress); err != nil {
+			return err
+		}
 	}
-	sum, err := runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress)
+	runs, files, err := runsUnder(ctx, st, inputs)
 	if err != nil {
 		return err
 	}
-	o.source = source
-	if !o.JSON {
-		printSummary(o.Out, sum)
+	all, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		return err
 	}
+	where := "the given paths"
+	if len(inputs) > 0 {
+		where = displayPaths(home, inputs)
+	}
+	db := shownPath(d.dbPath())
+	sc := &reportScope{runs: runs, files: files, dbRuns: len(all), from: filesFrom(home, inputs, files)}
+	switch {
+	case o.All:
+		sc.runs, sc.all, sc.from, sc.files = all, true, "database "+db, sourceFiles(all)
+		switch {
+		case len(runs) > 0:
+			sc.note = fmt.Sprintf("--all; %d from %s", len(runs), filesFrom(home, inputs, files))
+		case len(inputs) > 0:
+			sc.note = "--all; none from " + displayPaths(home, inputs)
+		default:
+			sc.note = "--all; no logs found in " + standardPlacesText()
+		}
+	case len(all) == len(runs):
+		sc.note = "database " + db + " holds no other runs"
+	default:
+		sc.note = fmt.Sprintf("database %s holds %d; --all for every run", db, len(all))
+	}
+	if len(sc.runs) == 0 {
+		switch {
+		case discovered && !o.All && sum.Failed == 0:
+			// logs in the standard places but none of a known format
+			st.Close()
+			return reportDemo(ctx, o, fmt.Sprintf("no runs in the %s found in %s", countOf(sum.Files+sum.Skipped, "file"), where))
+		case o.All:
+			return &exitError2{code: exitError, msg: "report: database " + db + " holds no runs"}
+		case sum.Failed > 0:
+			return &exitError2{code: exitError, msg: fmt.Sprintf("report: no runs from %s: %s failed to import", where, countOf(sum.Failed, "file"))}
+		}
+		msg := "report: no agent logs in " + where
+		if sum.Skipped > 0 {
+			msg += fmt.Sprintf(" (%s skipped: not a known log format)", countOf(sum.Skipped, "file"))
+		}
+		return &exitError2{code: exitError, msg: msg}
+	}
+	if err := reportOn(ctx, st, o, sc, sum, func(w io.Writer) {
+		if len(inputs) > 0 {
+			printSummary(w, sum)
+		}
+	}); err != nil {
+		return err
+	}
+	if sum.Failed > 0 {
+		return &exitError2{code: exitError, msg: fmt.Sprintf("%s failed to import (the report covers the rest)", countOf(sum.Failed, "file"))}
+	}
+	return nil
+}
+
+// standardPlacesText lists the standard places, ~/ first.
+func standardPlacesText() string {
+	return "~/" + strings.Join(standardPlaces, ", ~/")
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// reportDemo reports on a generated demo corpus (trajmine synth -n DemoN
+// --seed 1) imported into a database of its own in a temporary directory,
+// removed afterwards with the corpus: the demo never mixes with the
+// runs of the user's database. why says why there is a demo ("" for
+// --demo).
+func reportDemo(ctx context.Context, o *ReportOptions, why string) error {
+	dir, err := os.MkdirTemp("", "trajmine-demo-")
+	if err != nil {
+		return fmt.Errorf("demo corpus: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	corpus := filepath.Join(dir, "corpus")
+	m, err := synth.Write(corpus, &synth.Options{N: o.DemoN, Seed: 1})
+	if err != nil {
+		return fmt.Errorf("demo corpus: %w", err)
+	}
+	db := filepath.Join(dir, "demo.duckdb")
+	st, err := store.Open(ctx, store.Config{Path: db})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sum, err := runIngest(ctx, st, []string{corpus}, &ingest.Options{}, o.Err, o.Progress)
+	if err != nil {
+		return err
+	}
+	runs, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		return err
+	}
+	sc := &reportScope{runs: runs, dbRuns: len(runs), files: len(m.Files), lead: why,
+		from: "a generated demo corpus", note: fmt.Sprintf("trajmine synth -n %d --seed 1; temporary database %s, removed afterwards", o.DemoN, db)}
+	if why == "" {
+		sc.lead = "--demo"
+	}
+	o.dbLabel = db + " (temporary, removed after the report)"
+	return reportOn(ctx, st, o, sc, sum, func(w io.Writer) {
+		printSynth(w, "a temporary directory", m)
+		printSummary(w, sum)
+	})
+}
+
+// reportOn prints the scope's line and what intro prints (under --json,
+// the line alone, on stderr) and reports on the scope's runs.
+func reportOn(ctx context.Context, st *store.Store, o *ReportOptions, sc *reportScope, sum *ingest.Summary, intro func(io.Writer)) error {
+	if o.JSON {
+		fmt.Fprintln(o.Err, sc.line())
+	} else {
+		fmt.Fprintln(o.Out, sc.line())
+		intro(o.Out)
+	}
+	o.scope = sc
 	return writeReport(ctx, st, o, sum)
 }
 
@@ -199,9 +333,14 @@ func totalsByFormat(runs []schema.Run) []formatTotals {
 }
 
 func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *ingest.Summary) error {
-	runs, err := st.Runs(ctx, store.RunFilter{})
-	if err != nil {
-		return err
+	var runs []schema.Run
+	if o.scope != nil {
+		runs = o.scope.runs
+	} else {
+		var err error
+		if runs, err = st.Runs(ctx, store.RunFilter{}); err != nil {
+			return err
+		}
 	}
 	totals := totalsByFormat(runs)
 	res, err := reportAnalyse(ctx, st, o)
@@ -229,19 +368,20 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		}
 		if err := writeJSON(o.Out, struct {
 			Source     string                 `json:"source"`
+			Scope      reportScopeJSON        `json:"scope"`
 			Ingest     ingestSummaryJSON      `json:"ingest"`
 			Formats    []formatTotals         `json:"formats"`
 			Simulation []simulate.Agg         `json:"simulation"`
 			Accuracy   []simulate.AccuracyRow `json:"simulation_accuracy"`
 			Runs       []schema.Run           `json:"runs"`
 			HTML       string                 `json:"html_report"`
-		}{o.source, summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs, html}); err != nil {
+		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs, html}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
 		return nil
 	}
-	fmt.Fprintf(o.Out, "\nDatabase holds %d runs.\n\n", len(runs))
+	fmt.Fprintln(o.Out)
 	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
 	writeVerdict(o.Out, diag)
 	fmt.Fprintln(o.Out)
@@ -284,7 +424,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	if len(shown) < len(runs) {
-		fmt.Fprintf(o.Out, "… and %d more (trajmine runs lists all)\n", len(runs)-len(shown))
+		fmt.Fprintf(o.Out, "… and %d more (--limit 0 lists all)\n", len(runs)-len(shown))
 	}
 	if err := writeHTML(); err != nil {
 		return err
@@ -351,7 +491,7 @@ func reportAnalyse(ctx context.Context, st *store.Store, o *ReportOptions) (*rep
 	var aggErr error
 	var agg sync.WaitGroup
 	calls := func(add func(vals ...any) error) error {
-		if err := runPass(ctx, st, store.ScanOptions{}, env, sa, da, ra, ba, ma); err != nil {
+		if err := runPass(ctx, st, o.scanOptions(), env, sa, da, ra, ba, ma); err != nil {
 			return err
 		}
 		sa.flatten()
@@ -462,8 +602,8 @@ func reportData(st *store.Store, o *ReportOptions, totals []formatTotals, diag d
 	d := &htmlreport.Data{
 		Title:     "trajmine report",
 		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
-		Source:    o.source,
-		Database:  st.Path(),
+		Source:    o.sourceText(),
+		Database:  cmp.Or(o.dbLabel, st.Path()),
 	}
 	for _, a := range totals {
 		d.Formats = append(d.Formats, htmlreport.FormatTotals(a))

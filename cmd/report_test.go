@@ -25,7 +25,7 @@ func TestReportDemoWithoutLocalLogs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"reporting on a demo corpus", "imported ", "Database holds 12 runs.", "claude-code", "codex-cli", "openai-messages", "RUN  "} {
+	for _, want := range []string{"showing a generated demo corpus of 12 runs", "imported ", "claude-code", "codex-cli", "openai-messages", "RUN  "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report output lacks %q:\n%s", want, stdout)
 		}
@@ -36,6 +36,9 @@ func TestReportDemoWithoutLocalLogs(t *testing.T) {
 	}
 	if st, err := os.Stat(html); err != nil || st.Size() < 1<<20 {
 		t.Errorf("report file: %v", err)
+	}
+	if _, err := os.Stat(d.DB); !os.IsNotExist(err) {
+		t.Errorf("the demo went into the user's database %s (%v)", d.DB, err)
 	}
 }
 
@@ -77,15 +80,15 @@ func TestReportJSON(t *testing.T) {
 func TestReportFlags(t *testing.T) {
 	var got *ReportOptions
 	c := NewReportCmd(testDeps(t, nil), func(o *ReportOptions) error { got = o; return nil })
-	c.SetArgs([]string{"-o", "x.html", "--sample-top", "3", "--sample", "5", "a"})
+	c.SetArgs([]string{"-o", "x.html", "--sample-top", "3", "--sample", "5", "--all", "a"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Output != "x.html" || got.SampleTop != 3 || got.SampleN != 5 || len(got.Inputs) != 1 {
+	if got.Output != "x.html" || got.SampleTop != 3 || got.SampleN != 5 || len(got.Inputs) != 1 || !got.All {
 		t.Errorf("options = %+v", got)
 	}
 	d := testDeps(t, nil)
-	for _, args := range [][]string{{"report", "-o", ""}, {"report", "--sample", "-1"}} {
+	for _, args := range [][]string{{"report", "-o", ""}, {"report", "--sample", "-1"}, {"report", "--demo", "a"}} {
 		if _, stderr, code := run(t, d, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, %s", args, code, stderr)
 		}
@@ -305,7 +308,7 @@ func BenchmarkReport(b *testing.B) {
 	if html == "" {
 		html = filepath.Join(b.TempDir(), "report.html")
 	}
-	o := &ReportOptions{SampleTop: 10, SampleN: 30, source: "benchmark"}
+	o := &ReportOptions{SampleTop: 10, SampleN: 30}
 	for b.Loop() {
 		stage := func(name string, f func() error) {
 			t0 := time.Now()

@@ -29,7 +29,8 @@ type Deps struct {
 	Getenv   func(string) string
 	HomeDir  func() (string, error)
 	ErrIsTTY func() bool
-	DB       string // resolved by the root's persistent flag
+	OutIsTTY func() bool // nil: false
+	DB       string      // resolved by the root's persistent flag
 }
 
 func defaultDeps() *Deps {
@@ -37,6 +38,7 @@ func defaultDeps() *Deps {
 		Getenv:   os.Getenv,
 		HomeDir:  os.UserHomeDir,
 		ErrIsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
+		OutIsTTY: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
 	}
 }
 
@@ -62,11 +64,19 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	root := NewRootCmd(defaultDeps())
-	return execute(ctx, root, os.Args[1:], os.Stdout, os.Stderr)
+	d := defaultDeps()
+	var out io.Writer = os.Stdout
+	if d.OutIsTTY() {
+		out = safeWriter{w: out}
+	}
+	return execute(ctx, NewRootCmd(d), os.Args[1:], out, os.Stderr)
 }
 
+// execute runs root with args. Everything written to errw (warnings that
+// quote logs, errors naming their files and runs) passes through termSafe;
+// Main does the same for stdout when it is a terminal.
 func execute(ctx context.Context, root *cobra.Command, args []string, out, errw io.Writer) int {
+	errw = safeWriter{w: errw}
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(errw)
@@ -128,6 +138,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewPoliciesCmd(d, nil),
 		NewRecommendCmd(d, nil),
 		NewMineCmd(d, nil),
+		NewCheckCmd(d, nil),
 	)
 	return root
 }
@@ -145,4 +156,9 @@ func (d *Deps) dbPath() string {
 
 func (d *Deps) open(ctx context.Context, readOnly bool) (*store.Store, error) {
 	return store.Open(ctx, store.Config{Path: d.dbPath(), ReadOnly: readOnly})
+}
+
+// openSandbox opens the database for untrusted queries (store.Config.Sandbox).
+func (d *Deps) openSandbox(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, store.Config{Path: d.dbPath(), Sandbox: true})
 }

@@ -149,9 +149,9 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		}{run, usage, turns, ops})
 	}
 	w := o.Out
-	fmt.Fprintf(w, "run %s  (%s, %s)\n", run.RunID, run.SourceFormat, run.SourcePath)
+	fmt.Fprintf(w, "run %s  (%s, %s)\n", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath))
 	fmt.Fprintf(w, "model %s  turns %d  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)\n",
-		orDash(run.Model), run.NTurns, thousands(run.InputTokens), thousands(run.OutputTokens),
+		termSafe(orDash(run.Model)), run.NTurns, thousands(run.InputTokens), thousands(run.OutputTokens),
 		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator)
 	fmt.Fprintf(w, "end %s (%s) %s\n", run.EndReason, run.EndReasonSource, snippet(run.EndReasonDetail, 80))
 	opsBySeq := map[int64][]schema.ContextOp{}
@@ -188,7 +188,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 			}
 			fmt.Fprintf(tw, "  %d\t%s%s\t%s tok\t%s\n", e.Seq, snippet(label, 28), flag, thousands(e.EstTokens), snippet(text, o.Width))
 			for _, op := range opsBySeq[e.Seq] {
-				fmt.Fprintf(tw, "  \t↳ op %s\t%s\t%s\n", op.Op, opKey(op), opTokens(op))
+				fmt.Fprintf(tw, "  \t↳ op %s\t%s\t%s\n", op.Op, termSafe(opKey(op)), opTokens(op))
 			}
 		}
 		tw.Flush()

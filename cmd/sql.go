@@ -26,8 +26,17 @@ func NewSQLCmd(d *Deps, runF func(*SQLOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sql [--format table|csv|json] QUERY",
 		Short: "Run a read-only SQL query on the database",
-		Long: `Run a SQL query on the database, opened read-only (DuckDB SQL). Tables:
-sources, runs, events, usage, tool_outputs, context_ops, rejects, calibration.`,
+		Long: `Run one SQL query (DuckDB SQL) on the database. Tables: sources, runs,
+events, usage, tool_outputs, context_ops, rejects, calibration, and the
+analysis tables diag_runs, diag_calls, diag_rent, sim_runs, sim_calls.
+
+The query can read the store's tables and nothing else. The guarantee comes
+from DuckDB's own settings, not from inspecting the query: the database is
+opened read-only, external access is off (no file, URL or other database can
+be read or written: COPY ... TO, EXPORT DATABASE, ATTACH, read_csv('...') and
+httpfs all fail), no extension is installed or loaded, and the configuration
+is locked (SET, RESET and configuration PRAGMAs fail). Exactly one statement
+is run: text with several ';'-separated statements is refused.`,
 		Example: `  trajmine sql "SELECT model_family, count(*), sum(output_tokens) FROM runs GROUP BY ALL"
   trajmine sql --format csv "SELECT * FROM tool_outputs ORDER BY est_tokens DESC LIMIT 20"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -41,11 +50,18 @@ sources, runs, events, usage, tool_outputs, context_ops, rejects, calibration.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
+			st, err := d.openSandbox(c.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			n, err := st.Statements(o.Query)
+			if err != nil {
+				return fmt.Errorf("query: %w", err)
+			}
+			if n != 1 {
+				return fmt.Errorf("query: %d statements; trajmine sql runs exactly one", n)
+			}
 			return sqlRun(c.Context(), st.DB(), o)
 		},
 	}
@@ -54,7 +70,12 @@ sources, runs, events, usage, tool_outputs, context_ops, rejects, calibration.`,
 }
 
 func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
-	rows, err := db.QueryContext(ctx, o.Query)
+	stmt, err := db.PrepareContext(ctx, o.Query)
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	defer stmt.Close()
+	rows, err := stmt.QueryContext(ctx)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
 	}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -36,8 +35,9 @@ type BatchSink interface {
 
 // bufferTx collects one file's records in memory.
 type bufferTx struct {
-	b   *Buffered
-	ids map[string]bool
+	b     *Buffered
+	ids   map[string]bool
+	probe RunIDProbe
 }
 
 func newBufferTx(src *schema.Source) *bufferTx {
@@ -48,14 +48,7 @@ func newBufferTx(src *schema.Source) *bufferTx {
 // id@sha8, id@sha8.N); the sink resolves collisions with other files at
 // commit.
 func (t *bufferTx) ClaimRunID(id string) (string, error) {
-	sha8 := t.b.Src.SHA256[:min(8, len(t.b.Src.SHA256))]
-	cand := id
-	for i := 1; t.ids[cand]; i++ {
-		cand = id + "@" + sha8
-		if i > 1 {
-			cand = fmt.Sprintf("%s@%s.%d", id, sha8, i)
-		}
-	}
+	cand, _ := t.probe.Claim(id, t.b.Src.SHA256, func(c string) (bool, error) { return t.ids[c], nil })
 	t.ids[cand] = true
 	return cand, nil
 }

@@ -276,6 +276,7 @@ type Summary struct {
 	Runs    int64 // runs imported
 	Events  int64
 	Rejects int64
+	Repairs int64 // text fields repaired to valid UTF-8 (schema.RepairUTF8)
 	Bytes   int64
 	Errors  []error // one per failed file or unreadable directory
 }
@@ -298,6 +299,8 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 	if err != nil {
 		return fmt.Errorf("begin import of %s: %w", src.Path, err)
 	}
+	var repairs int64
+	tx = repairTx{Tx: tx, n: &repairs}
 	f := &File{Ctx: ctx, path: src.Path, sha: src.SHA256, format: im.Name(), est: o.est(), tx: tx}
 	if o != nil {
 		f.strict, f.warn = o.Strict, o.Warn
@@ -420,6 +423,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 				sum.Runs += b.Src.Runs
 				sum.Events += b.Src.Events
 				sum.Rejects += b.Src.Rejects
+				sum.Repairs += b.Src.Repairs
 				sum.Bytes += b.Src.Bytes
 			})
 		}()
@@ -536,6 +540,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		sum.Runs += src.Runs
 		sum.Events += src.Events
 		sum.Rejects += src.Rejects
+		sum.Repairs += src.Repairs
 		sum.Bytes += src.Bytes
 	}
 	for range workers {

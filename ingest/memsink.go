@@ -21,6 +21,7 @@ type MemSink struct {
 	Rejects     []schema.Reject
 
 	inflight map[string]bool // run ids claimed by transactions not yet finished
+	stored   map[string]bool // run ids of Runs
 }
 
 var _ Sink = (*MemSink)(nil)
@@ -43,10 +44,11 @@ func (m *MemSink) Begin(_ context.Context, src *schema.Source) (Tx, error) {
 }
 
 type memTx struct {
-	m   *MemSink
-	sha string
-	buf MemSink
-	ids map[string]bool
+	m     *MemSink
+	sha   string
+	buf   MemSink
+	ids   map[string]bool
+	probe RunIDProbe
 }
 
 func (t *memTx) ClaimRunID(id string) (string, error) {
@@ -62,21 +64,15 @@ func (t *memTx) ClaimRunID(id string) (string, error) {
 		if t.m.inflight[c] { // another file being imported claimed it
 			return true
 		}
-		for _, r := range t.m.Runs {
-			if r.RunID == c {
-				return true
+		if len(t.m.stored) != len(t.m.Runs) { // Runs changed other than by Commit
+			t.m.stored = make(map[string]bool, len(t.m.Runs))
+			for _, r := range t.m.Runs {
+				t.m.stored[r.RunID] = true
 			}
 		}
-		return false
+		return t.m.stored[c]
 	}
-	sha8 := t.sha[:min(8, len(t.sha))]
-	cand := id
-	for i := 1; taken(cand); i++ {
-		cand = id + "@" + sha8
-		if i > 1 {
-			cand = fmt.Sprintf("%s@%s.%d", id, sha8, i)
-		}
-	}
+	cand, _ := t.probe.Claim(id, t.sha, func(c string) (bool, error) { return taken(c), nil })
 	t.ids[cand] = true
 	if t.m.inflight == nil {
 		t.m.inflight = map[string]bool{}
@@ -129,6 +125,12 @@ func (t *memTx) Commit(src *schema.Source) error {
 	t.release()
 	t.m.Sources = append(t.m.Sources, *src)
 	t.m.Runs = append(t.m.Runs, t.buf.Runs...)
+	if t.m.stored == nil {
+		t.m.stored = map[string]bool{}
+	}
+	for _, r := range t.buf.Runs {
+		t.m.stored[r.RunID] = true
+	}
 	t.m.Events = append(t.m.Events, t.buf.Events...)
 	t.m.Usage = append(t.m.Usage, t.buf.Usage...)
 	t.m.ToolOutputs = append(t.m.ToolOutputs, t.buf.ToolOutputs...)

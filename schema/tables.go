@@ -111,6 +111,7 @@ var Sources = Table{Name: TableSources, Doc: "one row per imported file; a file 
 	col("n_runs", BigInt, "runs imported from it"),
 	col("n_events", BigInt, "events imported from it"),
 	col("n_rejects", BigInt, "records rejected"),
+	col("n_repairs", BigInt, "text fields whose invalid UTF-8 was replaced by U+FFFD (the record was kept)"),
 }}
 
 // Runs describes the runs table.
@@ -311,7 +312,7 @@ func ptrT(p *time.Time) any {
 
 // Values returns s's fields in Sources column order.
 func (s *Source) Values() []any {
-	return []any{s.Path, s.SHA256, s.Format, s.Bytes, s.IngestedAt.UTC(), s.Runs, s.Events, s.Rejects}
+	return []any{s.Path, s.SHA256, s.Format, s.Bytes, s.IngestedAt.UTC(), s.Runs, s.Events, s.Rejects, s.Repairs}
 }
 
 // Values returns r's fields in Runs column order.

@@ -83,6 +83,7 @@ type Source struct {
 	Runs       int64     `json:"runs"`
 	Events     int64     `json:"events"`
 	Rejects    int64     `json:"rejects"`
+	Repairs    int64     `json:"repairs"` // text fields repaired to valid UTF-8 (RepairUTF8)
 }
 
 // Run is one agent session, trajectory or sample.

@@ -6,9 +6,13 @@ import (
 	"slices"
 )
 
-// Validate checks one record against the model's invariants. It accepts
-// *Run, *Event, *Usage, *ToolOutput, *ContextOp and *Reject.
+// Validate checks one record against the model's invariants, among them
+// that every free-text field (Texts) is valid UTF-8. It accepts *Run,
+// *Event, *Usage, *ToolOutput, *ContextOp and *Reject.
 func Validate(rec any) error {
+	if err := checkUTF8(rec); err != nil {
+		return err
+	}
 	switch r := rec.(type) {
 	case *Run:
 		if r.RunID == "" {

@@ -42,12 +42,36 @@ type rawHandle struct {
 // dsnOptions are the DuckDB options Open passes in the DSN, which rawDB
 // must pass again (the instance cache refuses a second opening of a file
 // with other options).
-func dsnOptions(readOnly bool) [][2]string {
+func dsnOptions(c Config) [][2]string {
 	o := [][2]string{{"storage_compatibility_version", storageVersionValue}}
-	if readOnly {
+	if c.ReadOnly && c.Path != "" {
 		o = append([][2]string{{"access_mode", "read_only"}}, o...)
 	}
+	if c.Sandbox {
+		o = append(o, sandboxOptions(c)...)
+	}
 	return o
+}
+
+// sandboxOptions are the DuckDB settings of a sandboxed store (Config.Sandbox),
+// the engine's own guarantees rather than a filter on query text:
+//
+//   - enable_external_access=false: no file, URL or other database can be
+//     read or written (COPY … TO, EXPORT DATABASE, ATTACH, read_csv('…'),
+//     httpfs); only the store's own tables are reachable;
+//   - autoinstall/autoload_known_extensions=false, allow_community_extensions
+//     =false: no extension is downloaded or loaded (INSTALL httpfs fails);
+//   - memory_limit as the store's, then lock_configuration=true: no SET,
+//     RESET or configuration PRAGMA can change any of the above.
+func sandboxOptions(c Config) [][2]string {
+	return [][2]string{
+		{"enable_external_access", "false"},
+		{"autoinstall_known_extensions", "false"},
+		{"autoload_known_extensions", "false"},
+		{"allow_community_extensions", "false"},
+		{"memory_limit", c.memoryLimit()},
+		{"lock_configuration", "true"},
+	}
 }
 
 // rawDB returns DuckDB's handle of the store's database, or errNoRaw.
@@ -63,7 +87,7 @@ func (s *Store) rawDB() (mapping.Database, error) {
 		}
 		defer mapping.DestroyConfig(&cfg)
 		// duckdb-go names itself the client, as its own connector does
-		for _, kv := range append([][2]string{{"duckdb_api", "go"}}, dsnOptions(s.readOnly)...) {
+		for _, kv := range append([][2]string{{"duckdb_api", "go"}}, dsnOptions(s.cfg)...) {
 			if mapping.SetConfig(cfg, kv[0], kv[1]) == mapping.StateError {
 				s.raw.err = fmt.Errorf("raw handle: cannot set DuckDB option %s=%s", kv[0], kv[1])
 				return

@@ -270,3 +270,26 @@ func (s *Store) CalibrationFor(ctx context.Context, format, family, estimator st
 	}
 	return &c, nil
 }
+
+// Sources lists the imported files (the sources table) ordered by path:
+// path as given to ingest, sha256, format, size, import time and counts.
+//
+//	SELECT source_path, source_sha256, source_format, bytes, ingested_at, n_runs, n_events, n_rejects FROM sources ORDER BY source_path, ingested_at
+func (s *Store) Sources(ctx context.Context) ([]schema.Source, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+schema.ColSourcePath+`, `+schema.ColSourceSHA256+`, `+schema.ColSourceFormat+`, bytes, ingested_at, n_runs, n_events, n_rejects
+FROM `+schema.TableSources+` ORDER BY `+schema.ColSourcePath+`, ingested_at`)
+	if err != nil {
+		return nil, fmt.Errorf("query sources: %w", err)
+	}
+	defer rows.Close()
+	var out []schema.Source
+	for rows.Next() {
+		var src schema.Source
+		if err := rows.Scan(&src.Path, &src.SHA256, &src.Format, &src.Bytes, &src.IngestedAt, &src.Runs, &src.Events, &src.Rejects); err != nil {
+			return nil, fmt.Errorf("scan source: %w", err)
+		}
+		src.IngestedAt = src.IngestedAt.UTC()
+		out = append(out, src)
+	}
+	return out, rows.Err()
+}

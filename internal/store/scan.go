@@ -32,6 +32,17 @@ type ScanOptions struct {
 	NoText bool
 	// Formats keeps only runs of these source formats when non-empty.
 	Formats []string
+	// RunIDs, when non-nil, keeps only these runs (an empty, non-nil list
+	// keeps none). The list is bound as one LIST parameter and joined in
+	// SQL (run_id IN (SELECT unnest(?))), so its length does not grow the
+	// query text: a temporary table would not do, as DuckDB's temporary
+	// tables belong to one connection and Scan reads on several.
+	RunIDs []string
+}
+
+// selects reports whether o selects fewer runs than all.
+func (o ScanOptions) selects() bool {
+	return o.Shards > 1 || len(o.Formats) > 0 || o.RunIDs != nil
 }
 
 // Scan streams every selected run with its events, usage and ops to fn, in
@@ -55,7 +66,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 		return fmt.Errorf("scan: shard %d out of range 0..%d", o.Shard, o.Shards-1)
 	}
 	where, args := "", []any(nil)
-	if o.Shards > 1 || len(o.Formats) > 0 {
+	if o.selects() {
 		var sel string
 		sel, args = scanSelect(o)
 		where = " WHERE run_id IN (" + sel + ")"
@@ -349,6 +360,10 @@ func scanSelect(o ScanOptions) (string, []any) {
 			args = append(args, f)
 		}
 	}
+	if o.RunIDs != nil {
+		where = append(where, "run_id IN (SELECT unnest(?::VARCHAR[]))")
+		args = append(args, slices.Clip(o.RunIDs))
+	}
 	sel := "SELECT run_id FROM runs"
 	if len(where) > 0 {
 		sel += " WHERE " + strings.Join(where, " AND ")
@@ -363,7 +378,7 @@ func scanSelect(o ScanOptions) (string, []any) {
 // selects the runs Scan reads for o ("" when o selects every run), for
 // replacing those runs' old results.
 func ScanWhere(o ScanOptions) (string, []any) {
-	if o.Shards <= 1 && len(o.Formats) == 0 {
+	if !o.selects() {
 		return "", nil
 	}
 	sel, args := scanSelect(o)

@@ -148,3 +148,95 @@ func TestScanStopsOnError(t *testing.T) {
 		t.Fatalf("second scan: %v, %d runs", err, all)
 	}
 }
+
+// TestScanRunIDs: RunIDs keeps exactly the listed runs (with all their
+// rows, as an unfiltered scan hands them over), an empty list keeps none,
+// and ScanWhere selects the same runs.
+func TestScanRunIDs(t *testing.T) {
+	ctx := context.Background()
+	st := newFileStore(t)
+	dirs := []string{fixtures, filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "codex")}
+	if _, err := ingest.Files(ctx, st, dirs, &ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]store.RunData{}
+	var order []string
+	if err := st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
+		all[d.Run.RunID] = *d
+		order = append(order, d.Run.RunID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) < 4 {
+		t.Fatalf("only %d runs in the fixtures", len(order))
+	}
+	tests := []struct {
+		name string
+		ids  []string
+	}{
+		{"none", []string{}},
+		{"one", order[1:2]},
+		{"two apart", []string{order[len(order)-1], order[0]}},
+		{"unknown id ignored", []string{order[2], "no-such-run"}},
+		{"every run", order},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := map[string]store.RunData{}
+			for _, id := range tc.ids {
+				if d, ok := all[id]; ok {
+					want[id] = d
+				}
+			}
+			got := map[string]store.RunData{}
+			if err := st.Scan(ctx, store.ScanOptions{RunIDs: tc.ids}, func(d *store.RunData) error {
+				got[d.Run.RunID] = *d
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Scan with RunIDs (-want +got):\n%s", diff)
+			}
+			where, args := store.ScanWhere(store.ScanOptions{RunIDs: tc.ids})
+			if n := scalar[int64](t, st, "SELECT count(*) FROM runs WHERE "+where, args...); n != int64(len(want)) {
+				t.Errorf("ScanWhere selects %d runs, want %d", n, len(want))
+			}
+		})
+	}
+	if where, _ := store.ScanWhere(store.ScanOptions{}); where != "" {
+		t.Errorf("ScanWhere of the zero options = %q, want every run", where)
+	}
+}
+
+// TestSources: one row per imported file, with the path as given and its
+// run count.
+func TestSources(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	sum, err := ingest.Files(ctx, st, []string{fixtures}, &ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	var runs int64
+	for _, s := range srcs {
+		paths = append(paths, s.Path)
+		runs += s.Runs
+		if len(s.SHA256) != 64 || s.Bytes == 0 || s.Format != "claude-code" {
+			t.Errorf("source %+v", s)
+		}
+	}
+	want := []string{filepath.Join(fixtures, "overflow_subagent.jsonl"), filepath.Join(fixtures, "split_responses.jsonl")}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("source paths (-want +got):\n%s", diff)
+	}
+	if runs != sum.Runs {
+		t.Errorf("sources count %d runs, ingest imported %d", runs, sum.Runs)
+	}
+}

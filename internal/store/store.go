@@ -23,6 +23,7 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	cfg      Config // as opened, for the raw handle's options
 
 	mu       sync.Mutex
 	inflight map[string]string // run id → sha of the file claiming it, not yet committed
@@ -44,6 +45,17 @@ type Config struct {
 	// a scan reads, up to 80 % of RAM by default): a DuckDB size such as
 	// "2GB". "" means DefaultMemoryLimit.
 	MemoryLimit string
+	// Sandbox opens the database for untrusted queries (trajmine sql): read
+	// only, no access to files, URLs, other databases or extensions, and the
+	// configuration locked (sandboxOptions). It implies ReadOnly for a file.
+	Sandbox bool
+}
+
+func (c Config) memoryLimit() string {
+	if c.MemoryLimit == "" {
+		return DefaultMemoryLimit
+	}
+	return c.MemoryLimit
 }
 
 // storageVersionValue is the storage_compatibility_version option, the
@@ -72,8 +84,15 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// zstd columns (schema.Column.Compression) need storage format 1.2 or
 	// later; a file DuckDB creates is written in that format, an existing
 	// one keeps its own (read back as it was written, only slower).
+	if c.Sandbox {
+		c.ReadOnly = true
+	}
+	limit := c.memoryLimit()
+	if strings.ContainsAny(limit, "'\\;&?=") {
+		return nil, fmt.Errorf("open database %s: memory limit %q is not a size", c.Path, limit)
+	}
 	sep := "?"
-	for _, kv := range dsnOptions(c.ReadOnly && c.Path != "") {
+	for _, kv := range dsnOptions(c) {
 		dsn += sep + kv[0] + "=" + kv[1]
 		sep = "&"
 	}
@@ -85,22 +104,16 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// (Seen) need one more; so the pool is unbounded unless Conns says
 	// otherwise, and the number of parallel files bounds it in practice.
 	db.SetMaxOpenConns(c.Conns)
-	s := &Store{db: db, path: c.Path, readOnly: c.ReadOnly, inflight: map[string]string{}}
+	s := &Store{db: db, path: c.Path, readOnly: c.ReadOnly, cfg: c, inflight: map[string]string{}}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", c.Path, err)
 	}
-	limit := c.MemoryLimit
-	if limit == "" {
-		limit = DefaultMemoryLimit
-	}
-	if strings.ContainsAny(limit, "'\\;") {
-		db.Close()
-		return nil, fmt.Errorf("open database %s: memory limit %q is not a size", c.Path, limit)
-	}
-	if _, err := db.ExecContext(ctx, "SET memory_limit = '"+limit+"'"); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open database %s: memory limit %q: %w", c.Path, limit, err)
+	if !c.Sandbox { // a sandbox sets it in the DSN, before locking the configuration
+		if _, err := db.ExecContext(ctx, "SET memory_limit = '"+limit+"'"); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: memory limit %q: %w", c.Path, limit, err)
+		}
 	}
 	if !c.ReadOnly {
 		if err := s.EnsureSchema(ctx); err != nil {
@@ -127,9 +140,47 @@ func (s *Store) EnsureSchema(ctx context.Context) error {
 			return fmt.Errorf("create table %q: %w", t.Name, err)
 		}
 	}
+	if err := s.addMissingColumns(ctx); err != nil {
+		return err
+	}
 	for _, ddl := range extraDDL {
 		if _, err := s.db.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("create %q: %w", ddl, err)
+		}
+	}
+	return nil
+}
+
+// addMissingColumns adds to the tables of a database written by an earlier
+// version the columns added to the schema since (always at the end, so the
+// appenders' column order holds). An added column is nullable, holding NULL
+// for the earlier rows: what those imports did not count is not claimed as 0.
+func (s *Store) addMissingColumns(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main'")
+	if err != nil {
+		return fmt.Errorf("read columns: %w", err)
+	}
+	have := map[[2]string]bool{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			rows.Close()
+			return fmt.Errorf("read columns: %w", err)
+		}
+		have[[2]string{t, c}] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read columns: %w", err)
+	}
+	for _, t := range schema.Tables {
+		for _, c := range t.Columns {
+			if have[[2]string{t.Name, c.Name}] {
+				continue
+			}
+			if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+t.Name+" ADD COLUMN "+c.Name+" "+c.Type.String()); err != nil {
+				return fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
+			}
 		}
 	}
 	return nil
@@ -280,6 +331,7 @@ type tx struct {
 	apps    map[string]*duckdb.Appender
 	order   []string
 	claimed map[string]bool
+	probe   ingest.RunIDProbe
 	lookup  *sql.Stmt // run-id lookup, prepared on first use
 	rows    int
 	done    bool
@@ -349,20 +401,12 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cand := id
-	for i := 0; ; i++ {
-		if i == 1 {
-			cand = id + "@" + t.sha[:min(8, len(t.sha))]
-		} else if i > 1 {
-			cand = fmt.Sprintf("%s@%s.%d", id, t.sha[:min(8, len(t.sha))], i)
-		}
-		ok, err := try(cand)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			break
-		}
+	cand, err := t.probe.Claim(id, t.sha, func(c string) (bool, error) {
+		free, err := try(c)
+		return !free, err
+	})
+	if err != nil {
+		return "", err
 	}
 	s.inflight[cand] = t.sha
 	t.claimed[cand] = true
@@ -492,7 +536,11 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 	return nil
 }
 
-// appendBuffered appends one buffered file's rows, renaming run ids.
+// appendBuffered appends one buffered file's rows, renaming run ids. The
+// buffer itself is left as the importer made it (each row is copied before
+// its ids change): a batch that fails is retried file by file from the same
+// buffers, and a rename kept from the failed attempt would give a run back
+// its own id while its events kept the renamed one.
 func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error {
 	id := func(s string) string {
 		if r, ok := rename[s]; ok {
@@ -508,30 +556,30 @@ func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error 
 		}
 	}
 	for i := range f.Events {
-		e := &f.Events[i]
+		e := f.Events[i]
 		e.RunID = id(e.RunID)
-		if err := t.Event(e); err != nil {
+		if err := t.Event(&e); err != nil {
 			return err
 		}
 	}
 	for i := range f.Usage {
-		u := &f.Usage[i]
+		u := f.Usage[i]
 		u.RunID = id(u.RunID)
-		if err := t.Usage(u); err != nil {
+		if err := t.Usage(&u); err != nil {
 			return err
 		}
 	}
 	for i := range f.ToolOutputs {
-		o := &f.ToolOutputs[i]
+		o := f.ToolOutputs[i]
 		o.RunID = id(o.RunID)
-		if err := t.ToolOutput(o); err != nil {
+		if err := t.ToolOutput(&o); err != nil {
 			return err
 		}
 	}
 	for i := range f.ContextOps {
-		c := &f.ContextOps[i]
+		c := f.ContextOps[i]
 		c.RunID = id(c.RunID)
-		if err := t.ContextOp(c); err != nil {
+		if err := t.ContextOp(&c); err != nil {
 			return err
 		}
 	}

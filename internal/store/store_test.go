@@ -29,8 +29,21 @@ func newTestStore(t *testing.T) *store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() { mustCheck(t, st); st.Close() })
 	return st
+}
+
+// mustCheck fails the test when the store breaks a consistency rule
+// (Store.Check): every test's store is checked when the test ends.
+func mustCheck(t *testing.T, st *store.Store) {
+	t.Helper()
+	probs, err := st.Check(context.Background())
+	if err != nil {
+		t.Errorf("check: %v", err)
+	}
+	for _, p := range probs {
+		t.Errorf("store inconsistent: %v", p)
+	}
 }
 
 // newFileStore is a store in a database file of its own (the chunks
@@ -41,7 +54,7 @@ func newFileStore(t *testing.T) *store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
+	t.Cleanup(func() { mustCheck(t, st); st.Close() })
 	return st
 }
 
@@ -228,7 +241,7 @@ func TestExportParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	got, err := st.ExportParquet(ctx, dir)
+	got, err := st.ExportParquet(ctx, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTermSafe(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\nwith\ttabs", "plain text\nwith\ttabs"},
+		{"red \x1b[31mALERT\x1b[0m", `red \x1b[31mALERT\x1b[0m`},
+		{"title \x1b]0;pwned\x07", `title \x1b]0;pwned\x07`},
+		{"csi \u009b31m", `csi \u009b31m`},
+		{"over\rwrite", `over\x0dwrite`},
+		{"bs\b del\x7f", `bs\x08 del\x7f`},
+		{"bad \xff byte", `bad \xff byte`},
+		{"émoji ✓ 日本", "émoji ✓ 日本"},
+	} {
+		if got := termSafe(tc.in); got != tc.want {
+			t.Errorf("termSafe(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	var b strings.Builder
+	w := safeWriter{w: &b, keepCR: true}
+	w.Write([]byte("50%\r\x1b[2K"))
+	if got := b.String(); got != `50%`+"\r"+`\x1b[2K` {
+		t.Errorf("safeWriter keepCR: %q", got)
+	}
+}
+
+// TestNoTerminalEscapesFromLogs: a session id carrying a colour sequence and
+// an OSC window-title sequence, and a malformed line with an escape in it,
+// reach neither `show` nor the ingest warnings raw (issue 19.8).
+func TestNoTerminalEscapesFromLogs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(fixtureDir, "split_responses.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := strings.ReplaceAll(string(data), `"s-split"`, `"s-\u001b[31mred\u001b]0;pwned\u0007"`)
+	hostile += "{\"type\":\"assistant\",\"sessionId\":\"s\u001b[2J\x1b[H\",broken\n"
+	dir := t.TempDir()
+	p := filepath.Join(dir, "hostile.jsonl")
+	if err := os.WriteFile(p, []byte(hostile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(dir, "t.duckdb")
+	_, stderr, code := run(t, d, "ingest", p)
+	if code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "hostile.jsonl:15:") || strings.ContainsAny(stderr, "\x1b\x07") {
+		t.Errorf("ingest stderr not positioned or not escaped: %q", stderr)
+	}
+	stdout, stderr, code := run(t, d, "show", "s-")
+	if code != 0 {
+		t.Fatalf("show: exit %d: %s", code, stderr)
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07") || !strings.Contains(stdout, `run s-\x1b[31mred\x1b]0;pwned\x07`) {
+		t.Errorf("show printed escapes raw or not visibly:\n%q", stdout[:min(len(stdout), 300)])
+	}
+}

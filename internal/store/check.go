@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// Problem is one broken invariant found by Check: how many rows break it
+// and one of them.
+type Problem struct {
+	Rule    string `json:"rule"`
+	Rows    int64  `json:"rows"`
+	Example string `json:"example"`
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s: %d row(s), e.g. %s", p.Rule, p.Rows, p.Example)
+}
+
+// checks are the store's consistency rules, each a query returning the
+// number of rows that break it and one example. Every rule holds after any
+// sequence of imports (each file's rows are written in one transaction);
+// Check runs them all.
+var checks = []struct{ rule, query string }{}
+
+func init() {
+	for _, t := range []string{schema.TableEvents, schema.TableUsage, schema.TableToolOutputs, schema.TableContextOps} {
+		checks = append(checks, struct{ rule, query string }{
+			"every " + t + " row belongs to a run",
+			"SELECT count(*), coalesce(min(run_id), '') FROM " + t + " WHERE run_id NOT IN (SELECT run_id FROM runs)",
+		})
+	}
+	checks = append(checks, []struct{ rule, query string }{
+		{"every run belongs to an imported file (sources)",
+			"SELECT count(*), coalesce(min(run_id), '') FROM runs r WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.source_path = r.source_path AND s.source_sha256 = r.source_sha256)"},
+		{"run ids are unique",
+			"SELECT count(*), coalesce(min(run_id), '') FROM (SELECT run_id FROM runs GROUP BY run_id HAVING count(*) > 1)"},
+		{"an event's (run_id, seq) is unique",
+			"SELECT count(*), coalesce(min(run_id || '/' || seq), '') FROM (SELECT run_id, seq FROM events GROUP BY ALL HAVING count(*) > 1)"},
+		{"a file's sha256 is imported once",
+			"SELECT count(*), coalesce(min(source_sha256), '') FROM (SELECT source_sha256 FROM sources GROUP BY ALL HAVING count(*) > 1)"},
+		{"sources.n_runs counts the file's runs",
+			"SELECT count(*), coalesce(min(s.source_path), '') FROM sources s LEFT JOIN (SELECT source_path, source_sha256, count(*) AS n FROM runs GROUP BY ALL) r USING (source_path, source_sha256) WHERE s.n_runs <> coalesce(r.n, 0)"},
+		{"sources.n_events counts the file's events",
+			"SELECT count(*), coalesce(min(s.source_path), '') FROM sources s LEFT JOIN (SELECT r.source_path, r.source_sha256, count(*) AS n FROM events e JOIN runs r USING (run_id) GROUP BY ALL) e USING (source_path, source_sha256) WHERE s.n_events <> coalesce(e.n, 0)"},
+	}...)
+}
+
+// Check tests the store's consistency rules (checks) and returns the ones
+// broken; none means the store is consistent. trajmine check prints them,
+// and the tests run it after every import.
+func (s *Store) Check(ctx context.Context) ([]Problem, error) {
+	var out []Problem
+	for _, c := range checks {
+		var p Problem
+		if err := s.db.QueryRowContext(ctx, c.query).Scan(&p.Rows, &p.Example); err != nil {
+			return nil, fmt.Errorf("check %q: %w", c.rule, err)
+		}
+		if p.Rows > 0 {
+			p.Rule = c.rule
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// CheckRules lists the rules Check tests, in order.
+func CheckRules() []string {
+	out := make([]string, len(checks))
+	for i, c := range checks {
+		out[i] = c.rule
+	}
+	return out
+}
