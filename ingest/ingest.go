@@ -33,6 +33,9 @@ type Importer interface {
 	Detect(name string, head []byte) bool
 	// Import reads the whole file, feeding runs built with f.NewRun.
 	// Malformed records go to f.Reject; a returned error aborts the file.
+	// r is the file without a leading BOM; Files' readers also have
+	// ReadAt and Size (over the same bytes), for formats that need random
+	// access, such as ZIP archives.
 	Import(f *File, r io.Reader) error
 }
 
