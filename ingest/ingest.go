@@ -634,7 +634,9 @@ func prepare(path string, forced Importer, small int64) (*schema.Source, Importe
 	if st.Size() <= small {
 		// read up to small+1 bytes: a file that grew past small since the
 		// stat is hashed and imported as a large one
-		buf, err = io.ReadAll(io.LimitReader(fh, small+1))
+		b := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead)) // no regrowth unless it grew
+		_, err = b.ReadFrom(io.LimitReader(fh, small+1))
+		buf = b.Bytes()
 		whole = int64(len(buf)) <= small
 	} else {
 		buf = make([]byte, HeadSize)
