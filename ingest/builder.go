@@ -120,27 +120,7 @@ func (b *RunBuilder) SetUsage(u schema.Usage) {
 func (b *RunBuilder) SetUsageAt(turn int64, u schema.Usage) {
 	u.RunID, u.Turn = b.Run.RunID, turn
 	u.Model, u.RequestID = strings.Clone(u.Model), strings.Clone(u.RequestID)
-	for _, c := range []struct {
-		name string
-		v    *int64
-	}{
-		{"input_tokens", &u.InputTokens}, {"output_tokens", &u.OutputTokens},
-		{"cache_read_tokens", &u.CacheReadTokens}, {"cache_write_tokens", &u.CacheWriteTokens},
-		{"reasoning_tokens", &u.ReasoningTokens},
-	} {
-		if *c.v >= 0 {
-			continue
-		}
-		reason := fmt.Sprintf("run %s, model call %d: negative %s %d set to 0", b.Run.RunID, turn+1, c.name, *c.v)
-		*c.v = 0
-		line := b.f.line // the usage's own line, in a line-by-line format
-		if line == 0 {
-			line = max(b.lastLine, 1)
-		}
-		if err := b.f.Reject(line, reason, nil); err != nil && b.err == nil {
-			b.err = err
-		}
-	}
+	b.nonNegative(&u, fmt.Sprintf("model call %d", turn+1))
 	if u.InputTokens < u.CacheReadTokens+u.CacheWriteTokens {
 		u.InputTokens = u.CacheReadTokens + u.CacheWriteTokens
 	}
@@ -280,7 +260,39 @@ func (b *RunBuilder) Op(op schema.ContextOp) error {
 // larger of these and the sum over the usage rows: some logs repeat
 // start-of-response placeholders as each call's output tokens, and only their
 // final totals are right. The usage rows stay as logged.
-func (b *RunBuilder) SetLoggedTotals(u schema.Usage) { b.stated = &u }
+// Negative totals are set to 0 and rejected, as in SetUsageAt.
+func (b *RunBuilder) SetLoggedTotals(u schema.Usage) {
+	b.nonNegative(&u, "logged totals")
+	b.stated = &u
+}
+
+// nonNegative sets each negative count of u (what names it in the reject)
+// to 0 and records a reject per count, naming the field and the logged
+// value, at the line being read (File.Lines, ParallelLines), else at the
+// latest event's. In strict mode the reject's error is kept for Finish.
+func (b *RunBuilder) nonNegative(u *schema.Usage, what string) {
+	for _, c := range []struct {
+		name string
+		v    *int64
+	}{
+		{"input_tokens", &u.InputTokens}, {"output_tokens", &u.OutputTokens},
+		{"cache_read_tokens", &u.CacheReadTokens}, {"cache_write_tokens", &u.CacheWriteTokens},
+		{"reasoning_tokens", &u.ReasoningTokens},
+	} {
+		if *c.v >= 0 {
+			continue
+		}
+		reason := fmt.Sprintf("run %s, %s: negative %s %d set to 0", b.Run.RunID, what, c.name, *c.v)
+		*c.v = 0
+		line := b.f.line // the usage's own line, in a line-by-line format
+		if line == 0 {
+			line = max(b.lastLine, 1)
+		}
+		if err := b.f.Reject(line, reason, nil); err != nil && b.err == nil {
+			b.err = err
+		}
+	}
+}
 
 // SetEnd records an explicit end reason from the log.
 func (b *RunBuilder) SetEnd(reason schema.EndReason, detail string) {

@@ -38,6 +38,12 @@ func TestTokenCounts(t *testing.T) {
 			run:     tokens{7, 0},
 		},
 		{
+			file:    "negative-totals.claude-stream.jsonl",
+			rejects: []string{"negative-totals.claude-stream.jsonl:3: run sess-neg, logged totals: negative output_tokens -2 set to 0"},
+			usage:   []tokens{{4, 8}},
+			run:     tokens{4, 8},
+		},
+		{
 			file:    "fractional.codex-exec.jsonl",
 			rejects: []string{"fractional.codex-exec.jsonl:3: invalid JSON: usage.output_tokens: 1.5 is not a whole number"},
 		},
