@@ -253,8 +253,6 @@ func sortToolCounts(ts []toolCountJSON) {
 	})
 }
 
-func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
-
 func writeClasses(w io.Writer, r classesJSON) error {
 	fmt.Fprintln(w, "Rules, in the order they are tried (the first that matches decides):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -329,19 +327,4 @@ func writeClasses(w io.Writer, r classesJSON) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", thousands(t.Calls), snippet(orDash(t.Harness), 40), snippet(orDash(t.Tool), 60))
 	}
 	return tw.Flush()
-}
-
-// defaultClassify returns the default action classifier (trajmine classes)
-// as a function of (harness, tool, args) giving the class name. A
-// Classifier is read-only once built, so the function may be called from
-// several goroutines.
-func defaultClassify() (func(harness, tool, args string) string, error) {
-	cl, err := actions.New(nil)
-	if err != nil {
-		return nil, err
-	}
-	return func(harness, tool, args string) string {
-		c, _ := cl.Classify(harness, tool, args)
-		return c.String()
-	}, nil
 }

@@ -1,22 +1,19 @@
 package cmd
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/schema"
 )
 
 // DiagnoseOptions are the flags of trajmine diagnose.
@@ -134,95 +131,18 @@ documents every column. The figures printed follow from them:
 	return c
 }
 
-// diagnoseVerdict is the headline: how many runs ended on window length.
-type diagnoseVerdict struct {
-	Runs          int     `json:"runs"`
-	WindowEnds    int     `json:"window_ends"`
-	Share         float64 `json:"share"`
-	Explicit      int     `json:"explicit"`
-	Inferred      int     `json:"inferred"`
-	UnknownWindow int     `json:"unknown_window"`
-	// BoundaryFound: the reading-boundary survival curve fell to ≤ 50 % at
-	// call BoundaryTurn.
-	BoundaryFound bool  `json:"reading_boundary_found"`
-	BoundaryTurn  int64 `json:"reading_boundary_turn"`
-	// TopRentTool holds TopRentShare of all runs' token rent; empty when no
-	// tool output has rent. The system prompt and tool definitions are not
-	// tools: their shares are SystemPromptShare and ToolDefinitionsShare
-	// (0 where no log shows them).
-	TopRentTool          string  `json:"top_rent_tool"`
-	TopRentShare         float64 `json:"top_rent_share"`
-	SystemPromptShare    float64 `json:"system_prompt_share"`
-	ToolDefinitionsShare float64 `json:"tool_definitions_share"`
-}
-
-// diagnoseRunOut is one run's diagnosis with its rent, re-reads, stalls and
-// reading-boundary input.
-type diagnoseRunOut struct {
-	diagnose.RunResult
-	RentTotal           int64         `json:"rent_total"`            // Σ over tool outputs, system prompt and tool definitions
-	RentSystemPrompt    int64         `json:"rent_system_prompt"`    // part of RentTotal
-	RentToolDefinitions int64         `json:"rent_tool_definitions"` // part of RentTotal
-	ReReadsVisible      int64         `json:"rereads_visible"`
-	ReReadsHidden       int64         `json:"rereads_hidden"`
-	ReReadsPending      int64         `json:"rereads_pending"`
-	Stalls              int64         `json:"stalls"` // repeated (command, output) pairs beyond the first
-	StoppedWhileReading bool          `json:"stopped_while_reading"`
-	BoundaryTurn        int64         `json:"boundary_turn"`  // the run's last call (n_turns)
-	BoundaryEvent       bool          `json:"boundary_event"` // not finished and stopped while reading; else censored
-	Cost                diagnose.Cost `json:"cost"`
-	Resolved            *bool         `json:"resolved"` // the task outcome when known (runs.resolved)
-
-	// RentByTool is the run's rent per tool, with the prefix rows (diag_rent).
-	RentByTool []diagnose.ToolRent `json:"rent_by_tool"`
-
-	startedAt *time.Time // for the order of trajmine runs
-}
-
-// diagnoseTotals sums re-reads and stalls over runs.
-type diagnoseTotals struct {
-	ReReadsVisible int64 `json:"rereads_visible"`
-	ReReadsHidden  int64 `json:"rereads_hidden"`
-	ReReadsPending int64 `json:"rereads_pending"`
-	Stalls         int64 `json:"stalls"`
-	StallRuns      int64 `json:"stall_runs"`
-
-	SpendUSD    float64            `json:"spend_usd"` // Σ known run costs
-	CostLogged  int64              `json:"cost_logged_runs"`
-	CostPriced  int64              `json:"cost_priced_runs"`
-	CostUnknown int64              `json:"cost_unknown_runs"`
-	PerSolved   diagnose.PerSolved `json:"per_solved"`
-}
-
-// diagnoseGroup is the peak-occupancy summary of one --by group.
-type diagnoseGroup struct {
-	Key           string  `json:"key"`
-	Runs          int     `json:"runs"`
-	WindowEnds    int     `json:"window_ends"`
-	KnownWindow   int     `json:"known_window"`      // runs whose window is known
-	MedianPeak    float64 `json:"median_peak_share"` // over runs with a known window
-	MaxPeak       float64 `json:"max_peak_share"`
-	RunsPeakGE80  int     `json:"runs_peak_ge_80"`
-	MaxPeakTokens int64   `json:"max_peak_tokens"`
-}
-
-type diagnoseJSON struct {
-	Verdict         diagnoseVerdict          `json:"verdict"`
-	By              string                   `json:"by"`
-	Groups          []diagnoseGroup          `json:"groups"`
-	ReadingBoundary diagnose.ReadingBoundary `json:"reading_boundary"`
-	RentByTool      []diagnose.ToolRent      `json:"rent_by_tool"`
-	Totals          diagnoseTotals           `json:"totals"`
-	Runs            []diagnoseRunOut         `json:"runs"`
+// analysis is what the diagnosis depends on.
+func (o *DiagnoseOptions) analysis() *analysis.DiagnoseOptions {
+	return &analysis.DiagnoseOptions{Window: o.Window, By: o.By, Prices: o.Prices}
 }
 
 func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error {
-	out, err := diagnoseCompute(ctx, st, o)
+	out, err := analysis.DiagnoseStore(ctx, st, o.analysis())
 	if err != nil {
 		return err
 	}
 	if !o.NoSave {
-		if err := diagnoseSave(ctx, st, out); err != nil {
+		if err := analysis.SaveDiagnosis(ctx, st, out); err != nil {
 			return err
 		}
 	}
@@ -232,324 +152,7 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 	return writeDiagnose(o.Out, out)
 }
 
-// diagnoseCompute diagnoses every run in the store (see the command's help).
-//
-//  1. One streaming pass over the store (runPass over store.Scan: runs,
-//     events, usage and context ops merged by run), so memory holds a few
-//     runs' records at a time; each run is reduced to a diagnoseRunOut (its occupancy per call,
-//     end reason, rent per tool, counts) and its records are dropped.
-//  2. Runs are put in trajmine runs order (started_at, nulls last, then run_id).
-//  3. The cross-run figures (verdict, groups, rent by tool, reading boundary,
-//     totals, cost per solved task) are computed from the per-run results.
-func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (diagnoseJSON, error) {
-	a, err := newDiagAnalysis(o)
-	if err != nil {
-		return diagnoseJSON{}, err
-	}
-	env, err := newPassEnv(ctx, st)
-	if err != nil {
-		return diagnoseJSON{}, err
-	}
-	if err := runPass(ctx, st, store.ScanOptions{}, env, a); err != nil {
-		return diagnoseJSON{}, fmt.Errorf("diagnose: %w", err)
-	}
-	return a.finish(), nil
-}
-
-// diagAnalysis is diagnose's part of the shared pass (runPass): each run
-// reduced to a diagnoseRunOut, the cross-run figures in finish.
-type diagAnalysis struct {
-	o       *DiagnoseOptions
-	prices  diagnose.Prices
-	results []diagnoseRunOut
-}
-
-func newDiagAnalysis(o *DiagnoseOptions) (*diagAnalysis, error) {
-	prices := diagnose.DefaultPrices()
-	if o.Prices != "" {
-		fh, err := os.Open(o.Prices)
-		if err != nil {
-			return nil, fmt.Errorf("--prices: %w", err)
-		}
-		prices, err = diagnose.LoadPrices(fh)
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("--prices %s: %w", o.Prices, err)
-		}
-	}
-	return &diagAnalysis{o: o, prices: prices}, nil
-}
-
-func (a *diagAnalysis) worker() (func(*runWork) any, error) {
-	return func(w *runWork) any {
-		// the result keeps nothing of w's slices: it is built afresh
-		var res diagnose.RunResult
-		if a.o.Window == 0 {
-			res = *w.diagnosed()
-		} else {
-			res = diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, a.o.Window)
-		}
-		out := diagnoseOne(res, w.Run, w.Events, w.Ops, *w.runStalls(), w.classify)
-		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
-		return out
-	}, nil
-}
-
-func (a *diagAnalysis) add(v any) error {
-	a.results = append(a.results, v.(diagnoseRunOut))
-	return nil
-}
-
-// finish computes the cross-run figures from the runs' results.
-func (a *diagAnalysis) finish() diagnoseJSON {
-	o, results := a.o, a.results
-	var out diagnoseJSON
-	slices.SortStableFunc(results, func(a, b diagnoseRunOut) int {
-		switch {
-		case a.startedAt == nil && b.startedAt != nil:
-			return 1
-		case a.startedAt != nil && b.startedAt == nil:
-			return -1
-		case a.startedAt != nil:
-			if c := a.startedAt.Compare(*b.startedAt); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(a.RunID, b.RunID)
-	})
-	if results == nil {
-		results = []diagnoseRunOut{}
-	}
-	out = diagnoseJSON{Verdict: diagnoseVerdictOf(results), By: o.By, Groups: diagnoseGroups(results, o.By), Runs: results}
-	rents := make([]diagnose.RunRent, 0, len(results))
-	brs := make([]diagnose.BoundaryRun, 0, len(results))
-	costs := make([]diagnose.Cost, 0, len(results))
-	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
-	for _, r := range results {
-		rents = append(rents, diagnose.RunRent{RunID: r.RunID, Total: r.RentTotal, Tools: r.RentByTool})
-		brs = append(brs, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.StoppedWhileReading})
-		costs = append(costs, r.Cost)
-		outcomes = append(outcomes, schema.Run{RunID: r.RunID, Resolved: r.Resolved})
-		out.Totals.ReReadsVisible += r.ReReadsVisible
-		out.Totals.ReReadsHidden += r.ReReadsHidden
-		out.Totals.ReReadsPending += r.ReReadsPending
-		out.Totals.Stalls += r.Stalls
-		if r.Stalls > 0 {
-			out.Totals.StallRuns++
-		}
-		switch r.Cost.Source {
-		case diagnose.CostLogged:
-			out.Totals.CostLogged++
-			out.Totals.SpendUSD += r.Cost.USD
-		case diagnose.CostPriced:
-			out.Totals.CostPriced++
-			out.Totals.SpendUSD += r.Cost.USD
-		default:
-			out.Totals.CostUnknown++
-		}
-	}
-	out.Totals.PerSolved = diagnose.CostPerSolved(costs, outcomes)
-	out.RentByTool = diagnose.RentByTool(rents)
-	out.ReadingBoundary = diagnose.Boundary(brs)
-	out.Verdict.BoundaryFound, out.Verdict.BoundaryTurn = out.ReadingBoundary.Found, out.ReadingBoundary.Turn
-	for _, t := range out.RentByTool {
-		switch {
-		case t.Tool == diagnose.RentSystemPrompt:
-			out.Verdict.SystemPromptShare = t.Share
-		case t.Tool == diagnose.RentToolDefinitions:
-			out.Verdict.ToolDefinitionsShare = t.Share
-		case out.Verdict.TopRentTool == "" && t.Rent > 0: // sorted by rent
-			out.Verdict.TopRentTool, out.Verdict.TopRentShare = t.Tool, t.Share
-		}
-	}
-	return out
-}
-
-// diagnoseSave replaces diag_runs, diag_calls and diag_rent with out's runs,
-// in one transaction (store.WriteDerived).
-func diagnoseSave(ctx context.Context, st *store.Store, out diagnoseJSON) error {
-	if err := st.WriteDerived(ctx, diagnoseDerived(&out)...); err != nil {
-		return fmt.Errorf("save diagnose results: %w", err)
-	}
-	return nil
-}
-
-// diagnoseDerived is the replacement of diag_runs, diag_calls and diag_rent
-// with out's runs for store.WriteDerived; out is read when the rows are
-// written, so it may be filled by an earlier table's rows in the same call.
-func diagnoseDerived(out *diagnoseJSON) []store.Derived {
-	runs := store.Derived{Table: schema.DiagRuns, Rows: func(add func(vals ...any) error) error {
-		for i := range out.Runs {
-			row := diagnoseRunRow(&out.Runs[i])
-			if err := add(row.Values()...); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}
-	calls := store.Derived{Table: schema.DiagCalls, Rows: func(add func(vals ...any) error) error {
-		for i := range out.Runs {
-			for _, c := range diagnoseCallRows(&out.Runs[i]) {
-				if err := add(c.Values()...); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}}
-	rent := store.Derived{Table: schema.DiagRent, Rows: func(add func(vals ...any) error) error {
-		for i := range out.Runs {
-			for _, t := range diagnoseRentRows(&out.Runs[i]) {
-				if err := add(t.Values()...); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}}
-	return []store.Derived{runs, calls, rent}
-}
-
-// diagnoseRunRow is r as a diag_runs row.
-func diagnoseRunRow(r *diagnoseRunOut) schema.DiagRun {
-	o := r.Occupancy
-	row := schema.DiagRun{
-		RunID: r.RunID, SourceFormat: r.SourceFormat, Harness: r.Harness, Model: r.Model, ModelFamily: r.ModelFamily,
-		WindowSource: r.WindowSource, NCalls: int64(len(o.Calls)), LoggedCalls: int64(o.LoggedCalls), EstimatedCalls: int64(o.EstimatedCalls),
-		PeakTokens: o.PeakTokens, PeakTurn: o.PeakTurn, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
-		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
-		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
-		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
-		CostSource: r.Cost.Source, Resolved: r.Resolved,
-	}
-	if o.Window > 0 {
-		w, p := o.Window, o.PeakShare
-		row.WindowTokens, row.PeakShare = &w, &p
-	}
-	if r.Cost.Source != diagnose.CostUnknown {
-		c := r.Cost.USD
-		row.CostUSD = &c
-	}
-	return row
-}
-
-// diagnoseCallRows are r's calls as diag_calls rows.
-func diagnoseCallRows(r *diagnoseRunOut) []schema.DiagCall {
-	o := r.Occupancy
-	rows := make([]schema.DiagCall, len(o.Calls))
-	for i, c := range o.Calls {
-		_, compaction := slices.BinarySearch(o.Compactions, c.Turn) // sorted, distinct
-		rows[i] = schema.DiagCall{RunID: r.RunID, Turn: c.Turn, PromptTokens: c.Prompt, PromptSource: string(c.Source), Compaction: compaction}
-		if o.Window > 0 {
-			s := c.Share
-			rows[i].Share = &s
-		}
-	}
-	return rows
-}
-
-// diagnoseRentRows are r's rent rows (tools and prefix) as diag_rent rows.
-func diagnoseRentRows(r *diagnoseRunOut) []schema.DiagRentRow {
-	rows := make([]schema.DiagRentRow, len(r.RentByTool))
-	for i, t := range r.RentByTool {
-		rows[i] = schema.DiagRentRow{RunID: r.RunID, Tool: t.Tool, Rent: t.Rent, Outputs: t.Outputs, Tokens: t.Tokens}
-	}
-	return rows
-}
-
-// diagnoseOne completes one run's diagnosis res (diagnose.Run) with its
-// rent, re-reads, stalls st (diagnose.Stalls) and reading-boundary input;
-// classify gives action classes.
-func diagnoseOne(res diagnose.RunResult, r schema.Run, events []schema.Event, ops []schema.ContextOp, st diagnose.RunStalls, classify diagnose.ClassifyFunc) diagnoseRunOut {
-	vis := diagnose.NewVisibility(events, ops, &diagnose.VisibilityOptions{NTurns: r.NTurns})
-	rent := vis.Rent()
-	rr := diagnose.ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
-	b := diagnose.BoundaryInput(r, res.End, events, classify)
-	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
-		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,
-		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
-}
-
-func diagnoseVerdictOf(results []diagnoseRunOut) diagnoseVerdict {
-	v := diagnoseVerdict{Runs: len(results)}
-	for _, r := range results {
-		if r.Occupancy.Window == 0 {
-			v.UnknownWindow++
-		}
-		if !r.End.WindowEnd() {
-			continue
-		}
-		v.WindowEnds++
-		if r.End.Source == "explicit" {
-			v.Explicit++
-		} else {
-			v.Inferred++
-		}
-	}
-	if v.Runs > 0 {
-		v.Share = float64(v.WindowEnds) / float64(v.Runs)
-	}
-	return v
-}
-
-func diagnoseGroupKey(r diagnoseRunOut, by string) string {
-	switch by {
-	case "harness":
-		return orDash(r.Harness)
-	case "format":
-		return orDash(r.SourceFormat)
-	}
-	return orDash(r.ModelFamily)
-}
-
-func diagnoseGroups(results []diagnoseRunOut, by string) []diagnoseGroup {
-	idx := map[string]int{}
-	var groups []diagnoseGroup
-	peaks := map[string][]float64{}
-	for _, r := range results {
-		k := diagnoseGroupKey(r, by)
-		i, ok := idx[k]
-		if !ok {
-			groups = append(groups, diagnoseGroup{Key: k})
-			i = len(groups) - 1
-			idx[k] = i
-		}
-		g := &groups[i]
-		g.Runs++
-		if r.End.WindowEnd() {
-			g.WindowEnds++
-		}
-		g.MaxPeakTokens = max(g.MaxPeakTokens, r.Occupancy.PeakTokens)
-		if r.Occupancy.Window > 0 {
-			g.KnownWindow++
-			p := r.Occupancy.PeakShare
-			peaks[k] = append(peaks[k], p)
-			g.MaxPeak = max(g.MaxPeak, p)
-			if r.Occupancy.PeakTokens*100 >= r.Occupancy.Window*80 {
-				g.RunsPeakGE80++
-			}
-		}
-	}
-	for i := range groups {
-		ps := peaks[groups[i].Key]
-		if len(ps) == 0 {
-			continue
-		}
-		slices.Sort(ps)
-		n := len(ps)
-		if n%2 == 1 {
-			groups[i].MedianPeak = ps[n/2]
-		} else {
-			groups[i].MedianPeak = (ps[n/2-1] + ps[n/2]) / 2
-		}
-	}
-	slices.SortStableFunc(groups, func(a, b diagnoseGroup) int {
-		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.Key, b.Key))
-	})
-	return groups
-}
-
-func writeDiagnose(w io.Writer, d diagnoseJSON) error {
+func writeDiagnose(w io.Writer, d diagnose.Summary) error {
 	writeVerdict(w, d)
 	fmt.Fprintf(w, "\nPeak occupancy by %s (the largest single request per run, as a share of its window):\n", d.By)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -601,41 +204,9 @@ func diagnoseByHeader(by string) string {
 	return "MODEL FAMILY"
 }
 
-// diagnoseBoundaryClause is the verdict's reading-boundary clause, or why there is none.
-func diagnoseBoundaryClause(b diagnose.ReadingBoundary) string {
-	switch {
-	case b.Found:
-		return fmt.Sprintf("reading boundary at call %s", thousands(b.Turn))
-	case b.Events == 0:
-		return "no reading boundary (no unfinished run stopped while reading)"
-	}
-	return "no reading boundary (survival stays above 50%)"
-}
-
-// diagnoseRentClause is the verdict's token-rent clause, or why there is
-// none, followed by the system prompt's and tool definitions' shares where
-// the logs show them.
-func diagnoseRentClause(v diagnoseVerdict) string {
-	s := "no token rent (no tool output was carried by a later call)"
-	if v.TopRentTool != "" {
-		s = fmt.Sprintf("%s holds %s of token rent", snippet(v.TopRentTool, 32), pct(v.TopRentShare))
-	}
-	var prefix []string
-	if v.SystemPromptShare > 0 {
-		prefix = append(prefix, "system prompt "+pct(v.SystemPromptShare))
-	}
-	if v.ToolDefinitionsShare > 0 {
-		prefix = append(prefix, "tool definitions "+pct(v.ToolDefinitionsShare))
-	}
-	if len(prefix) > 0 {
-		s += "; " + strings.Join(prefix, " / ") + " of token rent"
-	}
-	return s
-}
-
 // writeDiagnoseExtras prints the token-rent table, the reading-boundary
 // curve's event points, and the re-read and stall totals.
-func writeDiagnoseExtras(w io.Writer, d diagnoseJSON) error {
+func writeDiagnoseExtras(w io.Writer, d diagnose.Summary) error {
 	fmt.Fprintln(w, "\nToken rent by tool (tokens × the calls that carried them; top 10):")
 	if len(d.RentByTool) == 0 {
 		fmt.Fprintln(w, "  no tool outputs")
@@ -683,12 +254,4 @@ func writeDiagnoseExtras(w io.Writer, d diagnoseJSON) error {
 }
 
 // writeVerdict prints the verdict lines (also printed by trajmine report).
-func writeVerdict(w io.Writer, d diagnoseJSON) {
-	v := d.Verdict
-	fmt.Fprintf(w, "%s of %s runs (%s) ended on window length (%d explicit, %d inferred); %s; %s\n",
-		thousands(int64(v.WindowEnds)), thousands(int64(v.Runs)), pct(v.Share), v.Explicit, v.Inferred,
-		diagnoseBoundaryClause(d.ReadingBoundary), diagnoseRentClause(v))
-	if v.UnknownWindow > 0 {
-		fmt.Fprintf(w, "%s runs have no known window (use --window N): their occupancy shares are not computed\n", thousands(int64(v.UnknownWindow)))
-	}
-}
+func writeVerdict(w io.Writer, d diagnose.Summary) { fmt.Fprint(w, d.VerdictText()) }

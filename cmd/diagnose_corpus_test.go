@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
@@ -48,7 +49,7 @@ func TestDiagnoseCorpus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := diagnoseCompute(ctx, st, &DiagnoseOptions{Window: tc.window, By: "model"})
+			out, err := analysis.DiagnoseStore(ctx, st, &analysis.DiagnoseOptions{Window: tc.window, By: "model"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestDiagnoseCorpus(t *testing.T) {
 			}
 
 			// and in the stored tables
-			if err := diagnoseSave(ctx, st, out); err != nil {
+			if err := analysis.SaveDiagnosis(ctx, st, out); err != nil {
 				t.Fatal(err)
 			}
 			var rows, windowRows, calls, nCalls int
@@ -123,7 +124,7 @@ func TestDiagnoseCorpus(t *testing.T) {
 
 // diagCheckFormulas recomputes the printed figures from the stored tables
 // with the formulas of the command's help and compares them with out.
-func diagCheckFormulas(t *testing.T, st *store.Store, out diagnoseJSON) {
+func diagCheckFormulas(t *testing.T, st *store.Store, out diagnose.Summary) {
 	t.Helper()
 	ctx := context.Background()
 	db := st.DB()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/testutil"
 )
@@ -41,7 +42,7 @@ func TestDiagnoseGolden(t *testing.T) {
 	}
 	t.Run("json-why", func(t *testing.T) {
 		stdout, _, _ := run(t, d, "diagnose", "--json")
-		var got diagnoseJSON
+		var got diagnose.Summary
 		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 			t.Fatal(err)
 		}
@@ -76,40 +77,9 @@ func TestDiagnoseUsageErrors(t *testing.T) {
 	}
 }
 
-func TestDiagnoseVerdictClauses(t *testing.T) {
-	b := diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})
-	if got, want := diagnoseBoundaryClause(b), "reading boundary at call 23"; got != want {
-		t.Errorf("boundary clause = %q, want %q", got, want)
-	}
-	b = diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 30, Event: true}, {Turn: 50}, {Turn: 40}}) // S(30) = 2/3
-	if got, want := diagnoseBoundaryClause(b), "no reading boundary (survival stays above 50%)"; got != want {
-		t.Errorf("boundary clause = %q, want %q", got, want)
-	}
-	if got := diagnoseBoundaryClause(diagnose.Boundary(nil)); !strings.Contains(got, "no unfinished run stopped while reading") {
-		t.Errorf("boundary clause = %q", got)
-	}
-	v := diagnoseVerdict{TopRentTool: "read_file", TopRentShare: 0.38}
-	if got, want := diagnoseRentClause(v), "read_file holds 38.0% of token rent"; got != want {
-		t.Errorf("rent clause = %q, want %q", got, want)
-	}
-	if got := diagnoseRentClause(diagnoseVerdict{}); !strings.HasPrefix(got, "no token rent") {
-		t.Errorf("rent clause = %q", got)
-	}
-	for _, tc := range []struct {
-		v    diagnoseVerdict
-		want string
-	}{
-		{diagnoseVerdict{TopRentTool: "bash", TopRentShare: 0.5, SystemPromptShare: 0.12, ToolDefinitionsShare: 0.05},
-			"bash holds 50.0% of token rent; system prompt 12.0% / tool definitions 5.0% of token rent"},
-		{diagnoseVerdict{TopRentTool: "bash", TopRentShare: 0.9, SystemPromptShare: 0.1}, "bash holds 90.0% of token rent; system prompt 10.0% of token rent"},
-		{diagnoseVerdict{ToolDefinitionsShare: 1}, "no token rent (no tool output was carried by a later call); tool definitions 100.0% of token rent"},
-	} {
-		if got := diagnoseRentClause(tc.v); got != tc.want {
-			t.Errorf("rent clause = %q, want %q", got, tc.want)
-		}
-	}
+func TestDiagnoseExtrasCurve(t *testing.T) {
 	var buf strings.Builder
-	d := diagnoseJSON{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})}
+	d := diagnose.Summary{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})}
 	if err := writeDiagnoseExtras(&buf, d); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +109,7 @@ func TestDiagnoseSaves(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("diagnose: %s", stderr)
 	}
-	var got diagnoseJSON
+	var got diagnose.Summary
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +133,7 @@ func TestDiagnoseSaves(t *testing.T) {
 	}
 	for _, r := range got.Runs {
 		t.Run(r.RunID, func(t *testing.T) {
-			want := diagnoseRunRow(&r)
+			want := analysis.DiagRunRow(&r)
 			if diff := cmp.Diff(want.Values(), byID[r.RunID]); diff != "" {
 				t.Errorf("diag_runs row differs from --json (-json +table):\n%s", diff)
 			}
@@ -172,7 +142,7 @@ func TestDiagnoseSaves(t *testing.T) {
 				t.Fatalf("%d diag_calls rows, n_calls %d", len(calls), want.NCalls)
 			}
 			var wantCalls [][]any
-			for _, c := range diagnoseCallRows(&r) {
+			for _, c := range analysis.DiagCallRows(&r) {
 				wantCalls = append(wantCalls, c.Values())
 			}
 			if diff := cmp.Diff(wantCalls, calls); diff != "" {
@@ -180,7 +150,7 @@ func TestDiagnoseSaves(t *testing.T) {
 			}
 			rent := diagQueryRows(t, d, "SELECT * FROM diag_rent WHERE run_id = '"+strings.ReplaceAll(r.RunID, "'", "''")+"' ORDER BY rent DESC, tool")
 			var wantRent [][]any
-			for _, x := range diagnoseRentRows(&r) {
+			for _, x := range analysis.DiagRentRows(&r) {
 				wantRent = append(wantRent, x.Values())
 			}
 			if diff := cmp.Diff(wantRent, rent); diff != "" {
@@ -275,7 +245,7 @@ func TestDiagnosePrefixRent(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("diagnose: %s", stderr)
 	}
-	var got diagnoseJSON
+	var got diagnose.Summary
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatal(err)
 	}

@@ -4,19 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/trajmine/trajmine/analysis"
+
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/behavior"
-	"github.com/trajmine/trajmine/eventlog"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
-	"github.com/trajmine/trajmine/schema"
 )
 
 // MineOptions are the flags of trajmine mine.
@@ -125,7 +124,7 @@ faster on a large store (BENCHMARKS.md).`,
 				return flagErrorf("--compare takes two groups: --compare A --compare B (or --compare A,B)")
 			}
 			for _, g := range o.Compare {
-				if _, err := mineGroup(g); err != nil {
+				if _, err := analysis.MineGroup(g); err != nil {
 					return flagErrorf("--compare: %v", err)
 				}
 			}
@@ -165,51 +164,14 @@ faster on a large store (BENCHMARKS.md).`,
 	return c
 }
 
-// mineGroup turns a --compare group into a case predicate.
-func mineGroup(spec string) (func(*mining.Case, bool) bool, error) {
-	k, v, _ := strings.Cut(spec, "=")
-	switch {
-	case spec == "resolved":
-		return func(c *mining.Case, _ bool) bool { return c.Resolved != nil && *c.Resolved }, nil
-	case spec == "failed":
-		return func(c *mining.Case, _ bool) bool { return c.Resolved != nil && !*c.Resolved }, nil
-	case spec == "dtoc":
-		return func(_ *mining.Case, dtoc bool) bool { return dtoc }, nil
-	case spec == "no-dtoc":
-		return func(_ *mining.Case, dtoc bool) bool { return !dtoc }, nil
-	case k == "model" && v != "":
-		return func(c *mining.Case, _ bool) bool { return c.ModelFamily == v }, nil
-	case k == "harness" && v != "":
-		return func(c *mining.Case, _ bool) bool { return c.Harness == v }, nil
-	case k == "format" && v != "":
-		return func(c *mining.Case, _ bool) bool { return c.Format == v }, nil
-	}
-	return nil, fmt.Errorf("unknown group %q (resolved, failed, dtoc, no-dtoc, model=F, harness=H, format=F)", spec)
-}
-
-// mineJSON is mine's result.
-type mineJSON struct {
-	Activity    string                `json:"activity"`
-	Cases       int                   `json:"cases"`
-	Events      int                   `json:"events"`
-	Variants    []mining.Variant      `json:"variants"`
-	DFG         *mining.DFG           `json:"dfg"`
-	Heuristics  *mining.HeuristicsNet `json:"heuristics"`
-	Conformance *mining.Conformance   `json:"conformance"`
-	Comparison  *mining.Comparison    `json:"comparison,omitempty"`
-	ByModel     []mineGroupJSON       `json:"by_model,omitempty"`
-	Behaviour   []behavior.Group      `json:"behaviour"`
-}
-
-type mineGroupJSON struct {
-	ModelFamily string           `json:"model_family"`
-	Cases       int              `json:"cases"`
-	Variants    []mining.Variant `json:"variants"`
-	DFG         *mining.DFG      `json:"dfg"`
+// analysis is what mining depends on.
+func (o *MineOptions) analysis() *analysis.MineOptions {
+	return &analysis.MineOptions{Mode: o.mode, Outcome: o.outcome, By: o.By, Compare: o.Compare, Models: o.Models, Harnesses: o.Harnesses,
+		From: o.from, To: o.to, ModelFile: o.ModelFile, Export: o.Export, ExportOut: o.Out, NoProfiles: o.NoProfiles}
 }
 
 func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
-	out, err := mineCompute(ctx, st, o)
+	out, err := analysis.MineStore(ctx, st, o.analysis())
 	if err != nil {
 		return err
 	}
@@ -219,220 +181,7 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 	return writeMine(o.Out, out, o)
 }
 
-// mineCompute mines the store (see the command's help) and writes --export.
-func mineCompute(ctx context.Context, st *store.Store, o *MineOptions) (mineJSON, error) {
-	env, err := newPassEnv(ctx, st)
-	if err != nil {
-		return mineJSON{}, err
-	}
-	ma, err := newMineAnalysis(o, env)
-	if err != nil {
-		return mineJSON{}, err
-	}
-	if o.NoProfiles {
-		// the event log alone: the columns it needs, runs in run_id order
-		// (the log and what is mined from it do not depend on the order)
-		eo := store.EventLogOptions{Targets: o.mode == mining.ModeToolTarget, Args: o.mode != mining.ModeTool,
-			ModelFamilies: o.Models, Harnesses: o.Harnesses}
-		err := st.EventLog(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
-			if !ma.keep(run) {
-				return nil
-			}
-			ma.noteDTOC(run.RunID, ops)
-			return ma.b.AddRun(run, events, ops)
-		})
-		if err != nil {
-			return mineJSON{}, err
-		}
-		return ma.finish(ctx, st, nil)
-	}
-	// one pass over the store: the event log, the behaviour profiles and
-	// which runs use manage_context
-	ba := newBehaviourAnalysis(env, ma.keep)
-	if err := runPass(ctx, st, store.ScanOptions{}, env, ma, ba); err != nil {
-		return mineJSON{}, err
-	}
-	return ma.finish(ctx, st, ba.groups())
-}
-
-func newMineAnalysis(o *MineOptions, env *passEnv) (*mineAnalysis, error) {
-	ma := &mineAnalysis{o: o, classify: env.classify, dtoc: map[string]bool{}}
-	// the builder classifies the run being added through its runWork's
-	// memo, filled on a worker (the add stage is one goroutine)
-	class := func(harness, tool, args string) string {
-		if ma.cur != nil {
-			return ma.cur.classify(harness, tool, args)
-		}
-		return env.classify(harness, tool, args)
-	}
-	b, err := mining.NewBuilder(&mining.Options{Mode: o.mode, Class: class})
-	if err != nil {
-		return nil, err
-	}
-	keep := func(r *schema.Run) bool {
-		if len(o.Models) > 0 && !slices.Contains(o.Models, r.ModelFamily) {
-			return false
-		}
-		if (!o.from.IsZero() || !o.to.IsZero()) && (r.StartedAt == nil || // a run without a start fails a set bound
-			!o.from.IsZero() && r.StartedAt.Before(o.from) || !o.to.IsZero() && !r.StartedAt.Before(o.to)) {
-			return false
-		}
-		return len(o.Harnesses) == 0 || slices.Contains(o.Harnesses, r.Harness)
-	}
-	ma.b, ma.keep = b, keep
-	return ma, nil
-}
-
-// finish mines the log built in the pass (see the command's help), with the
-// behaviour groups of the same runs, and writes --export.
-func (ma *mineAnalysis) finish(ctx context.Context, st *store.Store, behaviour []behavior.Group) (mineJSON, error) {
-	var out mineJSON
-	o, b, dtoc, keep, classify := ma.o, ma.b, ma.dtoc, ma.keep, ma.classify
-	log := b.Log()
-	if o.outcome != mining.OutcomeAny {
-		log = log.Filter(&mining.Filter{Outcome: o.outcome})
-	}
-	out = mineJSON{Activity: o.mode.String(), Cases: len(log.Cases), Events: log.Events()}
-	out.Variants = mining.Variants(log)
-	out.DFG = mining.NewDFG(log)
-	out.Heuristics = mining.NewHeuristics(log, nil)
-	model := out.Heuristics.Model()
-	if o.ModelFile != "" {
-		fh, err := os.Open(o.ModelFile)
-		if err != nil {
-			return out, fmt.Errorf("--model-file: %w", err)
-		}
-		model, err = mining.ParseModel(o.ModelFile, fh)
-		fh.Close()
-		if err != nil {
-			return out, err
-		}
-	}
-	out.Conformance = mining.Conform(log, model)
-	if len(o.Compare) == 2 {
-		ga, _ := mineGroup(o.Compare[0])
-		gb, _ := mineGroup(o.Compare[1])
-		a := log.Select(func(c *mining.Case) bool { return ga(c, dtoc[c.ID]) })
-		bl := log.Select(func(c *mining.Case) bool { return gb(c, dtoc[c.ID]) })
-		out.Comparison = mining.Compare(o.Compare[0], a, o.Compare[1], bl)
-	}
-	if o.By == "model" {
-		var fams []string
-		for _, c := range log.Cases {
-			if !slices.Contains(fams, c.ModelFamily) {
-				fams = append(fams, c.ModelFamily)
-			}
-		}
-		slices.Sort(fams)
-		for _, f := range fams {
-			sub := log.Filter(&mining.Filter{ModelFamilies: []string{f}})
-			out.ByModel = append(out.ByModel, mineGroupJSON{ModelFamily: orDash(f), Cases: len(sub.Cases), Variants: mining.Variants(sub), DFG: mining.NewDFG(sub)})
-		}
-	}
-	out.Behaviour = behaviour
-	if o.Export != "" {
-		if err := mineExport(ctx, st, o, out.DFG, keep, classify); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
-// mineAnalysis is mine's part of the shared pass: the runs keep selects
-// added, in scan order, to the event log being built.
-type mineAnalysis struct {
-	cur      *runWork // the run being added (add's goroutine only)
-	o        *MineOptions
-	classify func(harness, tool, args string) string
-	b        *mining.Builder
-	keep     func(*schema.Run) bool
-	dtoc     map[string]bool // runs with manage_context ops
-}
-
-func (a *mineAnalysis) worker() (func(*runWork) any, error) {
-	return func(w *runWork) any {
-		if !a.keep(&w.Run) {
-			return nil
-		}
-		if a.o.mode == mining.ModeClass {
-			for i := range w.Events {
-				if e := &w.Events[i]; e.Kind == schema.KindToolCall {
-					w.classify(w.Run.Harness, e.ToolName, e.Args)
-				}
-			}
-		}
-		return w // the Builder copies what it keeps, in add
-	}, nil
-}
-
-func (a *mineAnalysis) add(v any) error {
-	w, ok := v.(*runWork)
-	if !ok {
-		return nil
-	}
-	// the worker is done with w: its memo is this goroutine's now
-	a.cur = w
-	defer func() { a.cur = nil }()
-	d := &w.RunData
-	a.noteDTOC(d.Run.RunID, d.Ops)
-	return a.b.AddRun(&d.Run, d.Events, d.Ops)
-}
-
-// noteDTOC records whether the run has manage_context ops.
-func (a *mineAnalysis) noteDTOC(runID string, ops []schema.ContextOp) {
-	for _, op := range ops {
-		if op.Op == schema.OpDisable || op.Op == schema.OpEnable {
-			a.dtoc[runID] = true
-			return
-		}
-	}
-}
-
-// mineExport writes --export.
-func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
-	kind, file, _ := strings.Cut(o.Export, ":")
-	var w io.Writer = o.Out
-	if file != "-" {
-		fh, err := os.Create(file)
-		if err != nil {
-			return fmt.Errorf("--export: %w", err)
-		}
-		defer fh.Close()
-		w = fh
-	}
-	if kind == "dot" {
-		return dfg.WriteDOT(w)
-	}
-	src := func(yield func(*eventlog.RunRecords) error) error {
-		return st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
-			if !keep(&d.Run) {
-				return nil
-			}
-			return yield(&eventlog.RunRecords{Run: d.Run, Events: d.Events, Ops: d.Ops})
-		})
-	}
-	eo := &eventlog.Options{OpActivity: func(_ *schema.Run, c *schema.ContextOp) string { return mining.OpActivity(c.Op) }}
-	if o.mode == mining.ModeClass {
-		eo.Activity = func(r *schema.Run, e *schema.Event) string {
-			if e.Kind == schema.KindToolCall || e.Kind == schema.KindToolResult {
-				return classify(r.Harness, e.ToolName, e.Args)
-			}
-			return eventlog.DefaultActivity(r, e)
-		}
-	}
-	var err error
-	if kind == "xes" {
-		_, err = eventlog.WriteXES(ctx, w, src, eo)
-	} else {
-		_, err = eventlog.WriteOCEL(ctx, w, src, eo)
-	}
-	if err != nil {
-		return fmt.Errorf("--export %s: %w", kind, err)
-	}
-	return nil
-}
-
-func writeMine(w io.Writer, out mineJSON, o *MineOptions) error {
+func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 	fmt.Fprintf(w, "mine: %s runs, %s events, activities by %s\n\n", thousands(int64(out.Cases)), thousands(int64(out.Events)), out.Activity)
 	if out.Cases == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/testutil"
 )
@@ -47,7 +48,7 @@ func TestMineGolden(t *testing.T) {
 	}
 	t.Run("labels", func(t *testing.T) {
 		stdout, _, _ := run(t, d, "mine", "--json")
-		var out mineJSON
+		var out analysis.Mined
 		if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestMineGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%v --no-profiles: %s", args, stderr)
 			}
-			var a, b mineJSON
+			var a, b analysis.Mined
 			if err := json.Unmarshal([]byte(full), &a); err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +142,7 @@ func TestMineGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%v: %s", args, stderr)
 			}
-			var out mineJSON
+			var out analysis.Mined
 			if err := json.Unmarshal([]byte(stdout), &out); err != nil {
 				t.Fatal(err)
 			}

@@ -1,19 +1,15 @@
 package cmd
 
 import (
-	"cmp"
-	"context"
 	"fmt"
 	"io"
-	"slices"
+
+	"github.com/trajmine/trajmine/analysis"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/behavior"
-	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/recommend"
-	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -74,7 +70,7 @@ config a harness can load (policy, parameters, expected saving, evidence).`,
 				return err
 			}
 			defer st.Close()
-			rs, err := recommendCompute(c.Context(), st, o)
+			rs, err := analysis.RecommendStore(c.Context(), st, o.analysis())
 			if err != nil {
 				return err
 			}
@@ -104,114 +100,10 @@ config a harness can load (policy, parameters, expected saving, evidence).`,
 	return c
 }
 
-func recommendCompute(ctx context.Context, st *store.Store, o *RecommendOptions) ([]recommend.Result, error) {
-	env, err := newPassEnv(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	ra, err := newRecAnalysis(o)
-	if err != nil {
-		return nil, err
-	}
-	ba := newBehaviourAnalysis(env, nil)
-	if err := runPass(ctx, st, store.ScanOptions{}, env, ra, ba); err != nil {
-		return nil, err
-	}
-	return ra.finish(ba.groups())
+// analysis is what the recommendation depends on.
+func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
+	return &analysis.RecommendOptions{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv}
 }
-
-// recAnalysis is recommend's part of the shared pass: each run's trace (as
-// trajmine simulate replays it) replayed under every grid candidate, the
-// outcomes kept per model family; the choice is made in finish.
-type recAnalysis struct {
-	o    *RecommendOptions
-	grid *recommend.Grid
-	idx  map[string]int
-	fams []recommend.FamilyOutcomes
-}
-
-type recRun struct {
-	family string
-	out    recommend.RunOutcome
-}
-
-func newRecAnalysis(o *RecommendOptions) (*recAnalysis, error) {
-	g, err := recommend.NewGrid(o.Grid, o.Window)
-	if err != nil {
-		return nil, err
-	}
-	return &recAnalysis{o: o, grid: g, idx: map[string]int{}}, nil
-}
-
-func (a *recAnalysis) worker() (func(*runWork) any, error) {
-	g, err := a.grid.Fresh()
-	if err != nil {
-		return nil, err
-	}
-	var rp simulate.Replayer
-	return func(w *runWork) any {
-		return recRun{family: orDash(w.Run.ModelFamily), out: g.Replay(&rp, w.replayTrace())}
-	}, nil
-}
-
-func (a *recAnalysis) add(v any) error {
-	r := v.(recRun)
-	i, ok := a.idx[r.family]
-	if !ok {
-		i = len(a.fams)
-		a.idx[r.family] = i
-		a.fams = append(a.fams, recommend.FamilyOutcomes{Name: r.family})
-	}
-	a.fams[i].Runs = append(a.fams[i].Runs, r.out)
-	return nil
-}
-
-// finish chooses per family (families by name, runs in scan order), with
-// the families' behaviour labels from groups.
-func (a *recAnalysis) finish(groups []behavior.Group) ([]recommend.Result, error) {
-	labels := map[string]string{}
-	for _, g := range groups {
-		labels[orDash(g.Key)] = string(g.Class.Label)
-	}
-	fams := slices.Clone(a.fams)
-	slices.SortFunc(fams, func(x, y recommend.FamilyOutcomes) int { return cmp.Compare(x.Name, y.Name) })
-	o := a.o
-	return recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
-		MaxReinvPer100: o.MaxReinv, Label: func(f string) string { return labels[f] }})
-}
-
-// behaviourAnalysis profiles each run's context management (package
-// behavior) in the shared pass; groups pools them per model family.
-type behaviourAnalysis struct {
-	o        *behavior.Options
-	keep     func(*schema.Run) bool // nil keeps every run
-	profiles []behavior.RunProfile
-}
-
-func newBehaviourAnalysis(env *passEnv, keep func(*schema.Run) bool) *behaviourAnalysis {
-	return &behaviourAnalysis{o: &behavior.Options{Classify: env.classify}, keep: keep}
-}
-
-func (a *behaviourAnalysis) worker() (func(*runWork) any, error) {
-	return func(w *runWork) any {
-		if a.keep != nil && !a.keep(&w.Run) {
-			return nil
-		}
-		o := *a.o
-		o.Classify = w.classify
-		p := behavior.Run(w.Run, w.Events, w.Usage, w.Ops, &o)
-		return &p
-	}, nil
-}
-
-func (a *behaviourAnalysis) add(v any) error {
-	if p, ok := v.(*behavior.RunProfile); ok {
-		a.profiles = append(a.profiles, *p)
-	}
-	return nil
-}
-
-func (a *behaviourAnalysis) groups() []behavior.Group { return behavior.ByFamily(a.profiles, a.o) }
 
 func writeRecommend(w io.Writer, rs []recommend.Result) error {
 	if len(rs) == 0 {

@@ -7,20 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
-	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/synth"
@@ -289,49 +285,6 @@ func reportOn(ctx context.Context, st *store.Store, o *ReportOptions, sc *report
 	return writeReport(ctx, st, o, sum)
 }
 
-// formatTotals aggregates runs per source format for the report.
-type formatTotals struct {
-	Format          string `json:"source_format"`
-	Runs            int64  `json:"runs"`
-	Turns           int64  `json:"turns"`
-	InputTokens     int64  `json:"input_tokens"`
-	OutputTokens    int64  `json:"output_tokens"`
-	CacheReadTokens int64  `json:"cache_read_tokens"`
-	EstTokens       int64  `json:"est_tokens"`
-	NoUsage         int64  `json:"runs_without_usage"`
-	Overflow        int64  `json:"runs_context_overflow"`
-}
-
-// totalsByFormat sums runs per format, in first-seen order:
-//
-//	SELECT source_format, count(*), sum(n_turns), sum(input_tokens), … FROM runs GROUP BY source_format
-func totalsByFormat(runs []schema.Run) []formatTotals {
-	var out []formatTotals
-	idx := map[string]int{}
-	for _, r := range runs {
-		i, ok := idx[r.SourceFormat]
-		if !ok {
-			out = append(out, formatTotals{Format: r.SourceFormat})
-			i = len(out) - 1
-			idx[r.SourceFormat] = i
-		}
-		a := &out[i]
-		a.Runs++
-		a.Turns += r.NTurns
-		a.InputTokens += r.InputTokens
-		a.OutputTokens += r.OutputTokens
-		a.CacheReadTokens += r.CacheReadTokens
-		a.EstTokens += r.EstTokens
-		if r.EndReason == schema.EndContextOverflow {
-			a.Overflow++
-		}
-		if r.UsageEstimated {
-			a.NoUsage++
-		}
-	}
-	return out
-}
-
 func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *ingest.Summary) error {
 	var runs []schema.Run
 	if o.scope != nil {
@@ -342,22 +295,18 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			return err
 		}
 	}
-	totals := totalsByFormat(runs)
-	res, err := reportAnalyse(ctx, st, o)
+	totals := analysis.TotalsByFormat(runs)
+	res, err := analysis.AnalyseReport(ctx, st, o.analysis())
 	if err != nil {
 		return err
 	}
-	diag, sim, recs, mined, mineO := res.diag, res.sim, res.recs, res.mined, res.mineO
+	diag, sim, recs, mined := res.Diagnosis, res.Simulation, res.Recs, res.Mined
 	html, err := filepath.Abs(o.Output)
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
 	writeHTML := func() error {
-		data, err := reportData(st, o, totals, diag, sim, recs, mined, res.sample)
-		if err != nil {
-			return err
-		}
-		return writeReportHTML(html, data)
+		return writeReportHTML(html, analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path())))
 	}
 	if o.JSON {
 		if err := writeHTML(); err != nil {
@@ -367,14 +316,14 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			runs = []schema.Run{}
 		}
 		if err := writeJSON(o.Out, struct {
-			Source     string                 `json:"source"`
-			Scope      reportScopeJSON        `json:"scope"`
-			Ingest     ingestSummaryJSON      `json:"ingest"`
-			Formats    []formatTotals         `json:"formats"`
-			Simulation []simulate.Agg         `json:"simulation"`
-			Accuracy   []simulate.AccuracyRow `json:"simulation_accuracy"`
-			Runs       []schema.Run           `json:"runs"`
-			HTML       string                 `json:"html_report"`
+			Source     string                  `json:"source"`
+			Scope      reportScopeJSON         `json:"scope"`
+			Ingest     ingestSummaryJSON       `json:"ingest"`
+			Formats    []analysis.FormatTotals `json:"formats"`
+			Simulation []simulate.Agg          `json:"simulation"`
+			Accuracy   []simulate.AccuracyRow  `json:"simulation_accuracy"`
+			Runs       []schema.Run            `json:"runs"`
+			HTML       string                  `json:"html_report"`
 		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs, html}); err != nil {
 			return err
 		}
@@ -398,11 +347,11 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		fmt.Fprintf(o.Out, "  %s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
 	}
 	fmt.Fprintf(o.Out, "\nAgent behaviour (trajmine mine): %s runs, %s events by action class; top variants:\n", thousands(int64(mined.Cases)), thousands(int64(mined.Events)))
-	if err := mining.WriteVariants(o.Out, mined.Variants, mineO.Top); err != nil {
+	if err := mining.WriteVariants(o.Out, mined.Variants, reportTop); err != nil {
 		return err
 	}
 	fmt.Fprintln(o.Out, "busiest edges:")
-	writeEdges(o.Out, mined.DFG, mineO.Top)
+	writeEdges(o.Out, mined.DFG, reportTop)
 	fmt.Fprintln(o.Out, "manage_context behaviour per model family:")
 	writeBehaviour(o.Out, mined.Behaviour)
 	fmt.Fprintln(o.Out)
@@ -433,94 +382,13 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	return nil
 }
 
-// reportResults is what trajmine report computes.
-type reportResults struct {
-	diag   diagnoseJSON
-	sim    simulateJSON
-	recs   []recommend.Result
-	mined  mineJSON
-	mineO  *MineOptions
-	sample reportSampleOut
-}
+// reportTop is how many variants and edges the report prints (trajmine
+// mine's default --top is 10; the report keeps the terminal short).
+const reportTop = 5
 
-// reportAnalyse runs trajmine report's analyses in one shared pass over the
-// store (runPass): diagnose (trajmine diagnose's defaults, --by model),
-// every catalog policy at each run's own window (trajmine simulate), trajmine
-// recommend's defaults, the behaviour profiles and trajmine mine's defaults;
-// then it draws the sample and replays the sampled runs again for their
-// drill-down (reportSample). sim_runs (every run), sim_calls (the sampled
-// runs: what the page draws call by call; trajmine simulate writes every
-// run's), diag_runs, diag_calls and diag_rent are replaced in one
-// transaction. Each figure is the one the stand-alone command computes:
-// they run the same analyses, one at a time.
-func reportAnalyse(ctx context.Context, st *store.Store, o *ReportOptions) (*reportResults, error) {
-	res := &reportResults{}
-	env, err := newPassEnv(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	// no per-call rows kept (the sample's come from reportSample); groups by
-	// model family, as trajmine simulate --by model
-	simO := &SimulateOptions{windows: []int64{-1}, shards: 1, By: "model"}
-	pols, err := simulatePolicies(simO)
-	if err != nil {
-		return nil, err
-	}
-	sa, err := newSimAnalysis(simO, pols)
-	if err != nil {
-		return nil, err
-	}
-	da, err := newDiagAnalysis(&DiagnoseOptions{By: "model"})
-	if err != nil {
-		return nil, err
-	}
-	ra, err := newRecAnalysis(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
-	if err != nil {
-		return nil, err
-	}
-	res.mineO = &MineOptions{Top: 5, mode: mining.ModeClass} // trajmine mine's defaults
-	ma, err := newMineAnalysis(res.mineO, env)
-	if err != nil {
-		return nil, err
-	}
-	ba := newBehaviourAnalysis(env, nil) // every run, as recommend and mine (no filter) profile them
-	// after the pass, the aggregates (simulate's bootstrap CIs, recommend's
-	// choice, the mined models) are computed on one goroutine while this one
-	// draws the sample and writes the tables: they read the pass's results
-	// and write disjoint fields of res
-	var aggErr error
-	var agg sync.WaitGroup
-	calls := func(add func(vals ...any) error) error {
-		if err := runPass(ctx, st, o.scanOptions(), env, sa, da, ra, ba, ma); err != nil {
-			return err
-		}
-		sa.flatten()
-		agg.Add(1)
-		go func() {
-			defer agg.Done()
-			res.sim = sa.finish()
-			groups := ba.groups()
-			if res.recs, aggErr = ra.finish(groups); aggErr != nil {
-				return
-			}
-			res.mined, aggErr = ma.finish(ctx, st, groups)
-		}()
-		res.diag = da.finish()
-		// the sample reads only the rows and the policies, not the aggregates
-		rows := simulateJSON{Policies: sa.out.Policies, Results: sa.out.Results}
-		res.sample, err = reportSample(ctx, st, o, res.diag, rows, add)
-		return err
-	}
-	tables := append([]store.Derived{{Table: schema.SimCalls, Rows: calls}, {Table: schema.SimRuns, Rows: sa.runsRows}}, diagnoseDerived(&res.diag)...)
-	err = st.WriteDerived(ctx, tables...)
-	agg.Wait()
-	if err != nil {
-		return nil, err
-	}
-	if aggErr != nil {
-		return nil, aggErr
-	}
-	return res, nil
+// analysis is what the report's analyses depend on.
+func (o *ReportOptions) analysis() *analysis.ReportOptions {
+	return &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN}
 }
 
 // writeReportHTML writes the page to a temporary file beside path and
@@ -546,362 +414,4 @@ func writeReportHTML(path string, d *htmlreport.Data) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// reportData fills the HTML report from the results the CLI prints (and the
-// tables they are stored in): every figure is the CLI's, converted.
-//
-//  1. verdict, groups, end reasons, peak shares, rent: diagnoseCompute
-//     (diag_runs, diag_calls, diag_rent);
-//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
-//     policy's sim_runs rows (boundary_turn, boundary_event);
-//  3. comparison: simulate's over all runs and per model family (trajmine
-//     simulate --by model), both computed in reportAnalyse;
-//  4. recommendations: recommendCompute;
-//  5. the sample (reportSample: htmlreport.SampleRuns over diag_runs): each
-//     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
-//     and what each policy did to each output from the run replayed again by
-//     the same engine, watching the outputs' renderings (the replay's calls
-//     are the sim_calls rows report writes).
-//
-// fillMined puts trajmine mine's process map (the directly-follows graph),
-// top 20 variants and behaviour profiles into the report.
-func fillMined(d *htmlreport.Data, m mineJSON) {
-	if m.DFG != nil && m.Cases > 0 {
-		pm := &htmlreport.ProcessMap{}
-		for _, n := range m.DFG.Nodes {
-			pm.Nodes = append(pm.Nodes, htmlreport.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
-		}
-		for _, e := range m.DFG.Edges {
-			pm.Edges = append(pm.Edges, htmlreport.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
-		}
-		d.ProcessMap = pm
-	}
-	for i, v := range m.Variants {
-		if i == 20 {
-			break
-		}
-		d.Variants = append(d.Variants, htmlreport.Variant{Activities: v.Activities, Runs: int64(v.Count), Share: v.Share})
-	}
-	for _, g := range m.Behaviour {
-		mp := g.Manage
-		d.Behaviour = append(d.Behaviour, htmlreport.BehaviourProfile{Family: orDash(g.Key), Label: string(g.Class.Label), Runs: g.Runs,
-			Metrics: []htmlreport.Metric{
-				{Name: "manage_context ops per 100 calls", Value: mp.OpsPer100},
-				{Name: "tokens freed per op (median)", Value: mp.FreedPerOp.Median},
-				{Name: "shallow ops", Value: mp.ShallowShare, Unit: "%"},
-				{Name: "re-enable rate", Value: mp.ReEnableRate, Unit: "%"},
-				{Name: "thrash share", Value: mp.ThrashShare, Unit: "%"},
-				{Name: "compactions per 100 calls", Value: g.Compaction.Per100},
-			}})
-	}
-}
-
-func reportData(st *store.Store, o *ReportOptions, totals []formatTotals, diag diagnoseJSON, sim simulateJSON,
-	recs []recommend.Result, mined mineJSON, sample reportSampleOut) (*htmlreport.Data, error) {
-	d := &htmlreport.Data{
-		Title:     "trajmine report",
-		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
-		Source:    o.sourceText(),
-		Database:  cmp.Or(o.dbLabel, st.Path()),
-	}
-	for _, a := range totals {
-		d.Formats = append(d.Formats, htmlreport.FormatTotals(a))
-	}
-	fillMined(d, mined)
-	var vb strings.Builder
-	writeVerdict(&vb, diag)
-	v, t := diag.Verdict, diag.Totals
-	d.Verdict = htmlreport.Verdict{Text: strings.TrimSpace(vb.String()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
-		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryTurn, BoundaryEvents: diag.ReadingBoundary.Events,
-		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
-		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
-		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
-		Resolved: t.PerSolved.Resolved, Failed: t.PerSolved.Failed, Excluded: t.PerSolved.Excluded}
-	for _, g := range diag.Groups {
-		d.Groups = append(d.Groups, htmlreport.Group(g))
-	}
-	ends := map[string]int{}
-	for _, r := range diag.Runs {
-		ends[string(r.End.Reason)]++
-		if r.Occupancy.Window > 0 {
-			d.Peaks = append(d.Peaks, r.Occupancy.PeakShare)
-		}
-	}
-	for k, n := range ends {
-		d.Ends = append(d.Ends, htmlreport.Count{Label: k, N: n})
-	}
-	slices.SortFunc(d.Ends, func(a, b htmlreport.Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Label, b.Label)) })
-	for _, r := range diag.RentByTool {
-		d.Rent = append(d.Rent, htmlreport.ToolRent(r))
-	}
-
-	short := map[string]string{}
-	for _, p := range sim.Policies {
-		short[p.Spec] = p.Short
-		d.Policies = append(d.Policies, htmlreport.Policy{Spec: p.Spec, Short: p.Short})
-	}
-	d.Boundary = append(d.Boundary, survivalOf("logged", diag.ReadingBoundary))
-	byPolicy := map[string][]diagnose.BoundaryRun{}
-	for i := range sim.Results {
-		r := &sim.Results[i]
-		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
-	}
-	for _, p := range sim.Policies {
-		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
-	}
-	var acc strings.Builder
-	writeAccuracyLine(&acc, sim.Accuracy)
-	d.Accuracy = strings.TrimSpace(acc.String())
-	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (reportAnalyse)
-		c, cc := a.CostRatio()
-		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
-			Ratio: a.RatioMedian, RatioLo: a.RatioLo, RatioHi: a.RatioHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
-			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvocationTokens: a.ReinvocationTok,
-			Priced: a.Priced, CostRatio: c, CachedRatio: cc, CostUSD: a.CostUSD, CostCachedUSD: a.CostCachedUSD})
-	}
-	d.Recommendations = []htmlreport.Recommendation{}
-	for _, r := range recs {
-		d.Recommendations = append(d.Recommendations, htmlreport.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
-			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
-			SavedRuns: r.SavedRuns, Why: r.Why})
-	}
-
-	d.SampleRule, d.Sample = sample.rule, sample.runs
-	return d, nil
-}
-
-// reportSampleOut is the report's drill-down: the sampling rule and the
-// sampled runs.
-type reportSampleOut struct {
-	rule string
-	runs []htmlreport.RunDetail
-}
-
-// reportSample draws the sample (htmlreport.SampleRuns over diagnose's
-// runs) and builds each sampled run's drill-down (reportRunDetail); add
-// receives the sampled runs' sim_calls rows.
-func reportSample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnoseJSON, sim simulateJSON, add func(vals ...any) error) (reportSampleOut, error) {
-	var out reportSampleOut
-	byRun := map[string][]int{}
-	for i := range sim.Results {
-		byRun[sim.Results[i].RunID] = append(byRun[sim.Results[i].RunID], i)
-	}
-	cands := make([]htmlreport.Candidate, len(diag.Runs))
-	for i, r := range diag.Runs {
-		cands[i] = htmlreport.Candidate{RunID: r.RunID, PeakShare: r.Occupancy.PeakShare, PeakTokens: r.Occupancy.PeakTokens, Known: r.Occupancy.Window > 0}
-	}
-	picks, rule := htmlreport.SampleRuns(cands, o.SampleTop, o.SampleN)
-	out.rule = rule
-	pols, err := simulatePolicies(&SimulateOptions{})
-	if err != nil {
-		return out, err
-	}
-	for _, p := range picks {
-		r := &diag.Runs[p.Index]
-		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, add)
-		if err != nil {
-			return out, err
-		}
-		out.runs = append(out.runs, rd)
-	}
-	return out, nil
-}
-
-func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
-	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored, Found: b.Found, Turn: b.Turn}
-	for _, p := range b.Curve {
-		s.Curve = append(s.Curve, htmlreport.KMPoint(p))
-	}
-	return s
-}
-
-// reportRunDetail is one sampled run: its diag_calls, sim_runs rows (rows
-// indexes sim.Results), its prompts per policy and call and its tool outputs
-// with what each policy did to them, both from the run replayed again
-// (reportOutputs); the replay's calls go to add as sim_calls rows.
-func reportRunDetail(ctx context.Context, st *store.Store, r *diagnoseRunOut, why string, sim simulateJSON, rows []int,
-	pols []simulate.Policy, add func(vals ...any) error) (htmlreport.RunDetail, error) {
-	occ := r.Occupancy
-	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
-		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
-		EndWhy: r.End.Why, Why: why}
-	for _, c := range diagnoseCallRows(r) {
-		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
-	}
-	outs, acts, replays, err := reportOutputs(ctx, st, r.RunID, pols)
-	if err != nil {
-		return rd, err
-	}
-	for _, p := range pols {
-		x := replays[p.Name()]
-		if add == nil {
-			break
-		}
-		for i := range x.calls {
-			if err := add(simCallValues(r.RunID, p.Name(), x.window, &x.calls[i])...); err != nil {
-				return rd, err
-			}
-		}
-	}
-	short := map[string]string{}
-	for _, p := range sim.Policies {
-		short[p.Spec] = p.Short
-	}
-	for _, i := range rows {
-		x := &sim.Results[i]
-		var prompts []int64
-		for _, c := range replays[x.Policy].calls {
-			prompts = append(prompts, c.PromptTokens)
-		}
-		rd.Policies = append(rd.Policies, htmlreport.RunPolicy{Policy: short[x.Policy], Status: string(x.Status), OverflowCall: x.OverflowCall,
-			FirstActivation: x.FirstActivation, TokenRatio: x.TokenRatio(), PeakTokens: x.PeakTokens, Reinvocations: x.Reinvocations,
-			PlaceholdersMax: x.PlaceholdersMax, CharsRemoved: x.CharsRemovedShare(), Prompts: prompts})
-	}
-	for i := range outs {
-		outs[i].Actions = make([]htmlreport.Action, len(sim.Policies))
-		for j, p := range sim.Policies {
-			outs[i].Actions[j] = acts[p.Spec][i]
-		}
-	}
-	rd.Outputs = outs
-	return rd, nil
-}
-
-// reportReplay is one policy's replay of a sampled run: its calls and the
-// window of its sim_runs and sim_calls rows.
-type reportReplay struct {
-	window int64
-	calls  []simulate.CallResult
-}
-
-// reportOutputs lists a run's tool outputs (tool_result events, seq order)
-// and, per policy spec, what the policy first did to each and its replayed
-// calls: the run is replayed as trajmine simulate replays it (same trace,
-// calibration factor, own window) with each policy wrapped in a watcher
-// that notes, after every call's rendering, the outputs no longer in full.
-func reportOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
-	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
-	if err != nil || len(rs) != 1 {
-		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
-	}
-	run := rs[0]
-	events, err := st.Events(ctx, runID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	usage, err := st.Usage(ctx, runID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ops, err := st.ContextOps(ctx, runID)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	targets := map[string]string{}
-	var outs []htmlreport.ToolOutput
-	for _, e := range events {
-		switch e.Kind {
-		case schema.KindToolCall:
-			if e.CallID != "" {
-				targets[e.CallID] = e.Target
-			}
-		case schema.KindToolResult:
-			target := e.Target
-			if target == "" {
-				target = targets[e.CallID]
-			}
-			outs = append(outs, htmlreport.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: e.ToolName, Key: e.ToolKey, Target: target,
-				EstTokens: e.EstTokens, Chars: e.Chars, Preview: snippet(e.Text, htmlreport.PreviewChars)})
-		}
-	}
-	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	// tool outputs by trace item
-	item := map[int32]int{}
-	bySeq := map[int64]int{}
-	for i, o := range outs {
-		bySeq[o.Seq] = i
-	}
-	for i, it := range tr.Items {
-		if it.Kind == simulate.ItemToolResult {
-			if k, ok := bySeq[it.Seq]; ok {
-				item[int32(i)] = k
-			}
-		}
-	}
-	acts := map[string][]htmlreport.Action{}
-	replays := map[string]reportReplay{}
-	var rp simulate.Replayer
-	for _, p := range pols {
-		fresh, err := simulate.Fresh(p)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		w := &reportWatch{Policy: fresh, items: item, acts: make([]htmlreport.Action, len(outs))}
-		var calls []simulate.CallResult
-		opt := simulate.Options{Window: win, Calls: &calls}
-		if win == 0 {
-			opt.Window = -1 // unbounded, as trajmine simulate replays it
-		}
-		r := rp.Replay(tr, w, opt)
-		if win == 0 {
-			r.Window = 0
-		}
-		acts[p.Name()] = w.acts
-		replays[p.Name()] = reportReplay{window: r.Window, calls: calls}
-	}
-	return outs, acts, replays, nil
-}
-
-// reportTrace builds a run's trace as the shared pass does for trajmine
-// simulate (runWork.replayTrace: its diagnosed end, calibration factor, the
-// actions classifier) and returns the window it replays at (the run's own).
-func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
-	classify, err := defaultClassify()
-	if err != nil {
-		return nil, 0, err
-	}
-	f := 0.0
-	if c, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator); err == nil && c != nil && c.Factor > 0 {
-		f = c.Factor
-	}
-	end := diagnose.Run(run, events, usage, ops, 0).End
-	tr := simulate.NewTrace(run, events, usage, ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
-	return tr, tr.Window, nil
-}
-
-// reportWatch wraps a policy and notes, per tool output, the first call at
-// which the output's rendering is not full, and how.
-type reportWatch struct {
-	simulate.Policy
-	items map[int32]int // trace item → output index
-	acts  []htmlreport.Action
-}
-
-func (w *reportWatch) Before(t int, s *simulate.Sim) {
-	w.Policy.Before(t, s)
-	w.look(t, s)
-}
-
-// OnOverflow forwards to the policy's handler; a policy without one leaves
-// the prompt as it is, as the engine does.
-func (w *reportWatch) OnOverflow(t int, s *simulate.Sim) {
-	if h, ok := w.Policy.(simulate.OverflowHandler); ok {
-		h.OnOverflow(t, s)
-		w.look(t, s)
-	}
-}
-
-func (w *reportWatch) look(t int, s *simulate.Sim) {
-	for i, k := range w.items {
-		if w.acts[k].Mode != "" || !s.Admitted(i) {
-			continue
-		}
-		if m := s.Mode(i); m != simulate.Full {
-			w.acts[k] = htmlreport.Action{Mode: m.String(), Call: t}
-		}
-	}
 }

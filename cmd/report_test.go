@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/htmlreport/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
@@ -257,13 +258,13 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 	if err != nil || len(runs) != 4 {
 		t.Fatalf("runs: %v, %d", err, len(runs))
 	}
-	pols, err := simulatePolicies(&SimulateOptions{})
+	pols, err := analysis.WithKeepAll(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	acted := 0
 	for _, run := range runs {
-		_, acts, _, err := reportOutputs(ctx, st, run.RunID, pols)
+		_, acts, _, err := analysis.ReplayOutputs(ctx, st, run.RunID, pols)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +309,7 @@ func BenchmarkReport(b *testing.B) {
 	if html == "" {
 		html = filepath.Join(b.TempDir(), "report.html")
 	}
-	o := &ReportOptions{SampleTop: 10, SampleN: 30}
+	o := &analysis.ReportOptions{SampleTop: 10, SampleN: 30}
 	for b.Loop() {
 		stage := func(name string, f func() error) {
 			t0 := time.Now()
@@ -318,14 +319,14 @@ func BenchmarkReport(b *testing.B) {
 			b.ReportMetric(time.Since(t0).Seconds(), name+"-s")
 		}
 		var data *htmlreport.Data
-		var res *reportResults
+		var res *analysis.Report
 		stage("analyse", func() (err error) {
-			res, err = reportAnalyse(ctx, st, o)
+			res, err = analysis.AnalyseReport(ctx, st, o)
 			return err
 		})
 		stage("html-data", func() (err error) {
-			data, err = reportData(st, o, totalsByFormat(runs), res.diag, res.sim, res.recs, res.mined, res.sample)
-			return err
+			data = analysis.Page(res, analysis.TotalsByFormat(runs), "", st.Path())
+			return nil
 		})
 		stage("html-write", func() error { return writeReportHTML(html, data) })
 	}

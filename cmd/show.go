@@ -196,13 +196,6 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	return nil
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func opKey(op schema.ContextOp) string {
 	if op.ToolKey != "" {
 		return "key " + snippet(op.ToolKey, 40)

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/trajmine/trajmine/diagnose"
-	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -110,7 +107,7 @@ byte-identical for the same database and flags.`,
 				return err
 			}
 			defer st.Close()
-			out, err := simulateCompute(c.Context(), st, o, pols)
+			out, err := analysis.SimulateStore(c.Context(), st, o.analysis(), pols)
 			if err != nil {
 				return err
 			}
@@ -189,284 +186,7 @@ func simulatePolicies(o *SimulateOptions) ([]simulate.Policy, error) {
 		}
 		pols = append(pols, p)
 	}
-	if len(pols) == 0 {
-		for _, s := range simulate.DefaultSpecs() {
-			p, err := simulate.Parse(s)
-			if err != nil {
-				return nil, err
-			}
-			pols = append(pols, p)
-		}
-	}
-	// keep-all is the reference: always replayed, first
-	seen := map[string]bool{}
-	out := []simulate.Policy{}
-	if ka, _ := simulate.Parse("keep-all"); ka != nil {
-		out = append(out, ka)
-		seen[ka.Name()] = true
-	}
-	for _, p := range pols {
-		if !seen[p.Name()] {
-			seen[p.Name()] = true
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-// simulateJSON is simulate's result.
-type simulateJSON struct {
-	Runs       int                    `json:"runs"`
-	Policies   []simulatePolicyJSON   `json:"policies"`
-	Windows    []int64                `json:"windows"` // -1 = each run's own
-	Shard      string                 `json:"shard,omitempty"`
-	By         string                 `json:"by,omitempty"`
-	Comparison []simulate.Agg         `json:"comparison"`
-	Groups     []simulate.Agg         `json:"groups,omitempty"`
-	Accuracy   []simulate.AccuracyRow `json:"keep_all_accuracy"`
-	Calibrated int                    `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
-	Results    []simulate.Row         `json:"results"`
-}
-
-type simulatePolicyJSON struct {
-	Spec  string `json:"spec"`
-	Short string `json:"short"`
-}
-
-// simDone is one run's replays.
-type simDone struct {
-	rows       []simulate.Row
-	calls      [][]simulate.CallResult // per row
-	errs       []float64
-	fitted     bool
-	calibrated bool
-	format     string
-	family     string
-}
-
-// simulateCompute replays every selected run (see the command's help) in
-// one shared pass (runPass) and, unless o.NoSave, replaces their rows of
-// sim_runs and sim_calls.
-func simulateCompute(ctx context.Context, st *store.Store, o *SimulateOptions, pols []simulate.Policy) (simulateJSON, error) {
-	a, err := newSimAnalysis(o, pols)
-	if err != nil {
-		return simulateJSON{}, err
-	}
-	env, err := newPassEnv(ctx, st)
-	if err != nil {
-		return simulateJSON{}, err
-	}
-	so := store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats}
-	if o.NoSave {
-		err = runPass(ctx, st, so, env, a)
-	} else {
-		err = st.WriteDerived(ctx, a.derived(func() error { return runPass(ctx, st, so, env, a) })...)
-	}
-	if err != nil {
-		return a.out, err
-	}
-	return a.finish(), nil
-}
-
-// simAnalysis is simulate's part of the shared pass: every policy at every
-// window replayed on each run's trace, rows kept in scan order.
-type simAnalysis struct {
-	o       *SimulateOptions
-	pols    []simulate.Policy
-	prices  diagnose.Prices
-	out     simulateJSON
-	acc     simulate.Accuracy
-	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
-	// rows are collected in chunks (appending to one slice of big rows
-	// copied them over and over) and flattened into out.Results once
-	chunks [][]simulate.Row
-}
-
-// simChunk is the capacity of one chunk of simAnalysis's rows.
-const simChunk = 4096
-
-// flatten moves the collected rows into out.Results.
-func (a *simAnalysis) flatten() {
-	if len(a.chunks) == 0 {
-		return
-	}
-	n := len(a.out.Results)
-	for _, c := range a.chunks {
-		n += len(c)
-	}
-	all := slices.Grow(a.out.Results, n-len(a.out.Results))
-	for _, c := range a.chunks {
-		all = append(all, c...)
-	}
-	a.out.Results, a.chunks = all, nil
-}
-
-func newSimAnalysis(o *SimulateOptions, pols []simulate.Policy) (*simAnalysis, error) {
-	out := simulateJSON{Windows: o.windows, By: o.By}
-	for _, p := range pols {
-		out.Policies = append(out.Policies, simulatePolicyJSON{Spec: p.Name(), Short: simulate.Short(p)})
-	}
-	if o.shards > 1 {
-		out.Shard = fmt.Sprintf("%d/%d", o.shard, o.shards)
-	}
-	prices := diagnose.DefaultPrices()
-	if o.Prices != "" {
-		fh, err := os.Open(o.Prices)
-		if err != nil {
-			return nil, fmt.Errorf("--prices: %w", err)
-		}
-		prices, err = diagnose.LoadPrices(fh)
-		fh.Close()
-		if err != nil {
-			return nil, fmt.Errorf("--prices %s: %w", o.Prices, err)
-		}
-	}
-	return &simAnalysis{o: o, pols: pols, prices: prices, out: out}, nil
-}
-
-// derived is the sim_calls and sim_runs replacement for store.WriteDerived
-// (of the runs the options select): pass runs the shared pass, during which
-// add writes sim_calls rows (when o.Calls); sim_runs follows from the rows
-// kept. Further tables may follow in the same transaction.
-func (a *simAnalysis) derived(pass func() error) []store.Derived {
-	o := a.o
-	where, whereArgs := store.ScanWhere(store.ScanOptions{Shard: o.shard, Shards: o.shards, Formats: o.Formats})
-	calls := func(add func(vals ...any) error) error {
-		if o.Calls {
-			a.addCall = add
-			defer func() { a.addCall = nil }()
-		}
-		return pass()
-	}
-	return []store.Derived{{Table: schema.SimCalls, Where: where, Args: whereArgs, Rows: calls},
-		{Table: schema.SimRuns, Where: where, Args: whereArgs, Rows: a.runsRows}}
-}
-
-// runsRows writes the sim_runs rows of the pass's results.
-func (a *simAnalysis) runsRows(add func(vals ...any) error) error {
-	a.flatten()
-	for i := range a.out.Results {
-		if err := add(simRunValues(&a.out.Results[i])...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (a *simAnalysis) worker() (func(*runWork) any, error) {
-	o := a.o
-	// policies keep per-run state: each worker has its own instances
-	pols := make([]simulate.Policy, len(a.pols))
-	for i, p := range a.pols {
-		var err error
-		if pols[i], err = simulate.Fresh(p); err != nil {
-			return nil, err
-		}
-	}
-	var rp simulate.Replayer
-	keepCalls := o.Calls && !o.NoSave
-	return func(w *runWork) any {
-		tr := w.replayTrace()
-		res := simDone{errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.calibrated(), format: tr.Format, family: tr.Family}
-		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
-		for _, win := range o.windows {
-			own := win < 0
-			if own {
-				win = tr.Window
-			}
-			for _, p := range pols {
-				var calls []simulate.CallResult
-				opt := simulate.Options{Window: win, Reserve: o.Reserve}
-				if keepCalls {
-					opt.Calls = &calls
-				}
-				if win == 0 {
-					opt.Window = -1 // unbounded, not "the trace's own"
-				}
-				r := rp.Replay(tr, p, opt)
-				if win == 0 {
-					r.Window = 0
-				}
-				row := simulate.Row{RunResult: r, Format: w.Run.SourceFormat, Family: w.Run.ModelFamily, Harness: w.Run.Harness, Model: w.Run.Model, OwnWindow: own}
-				if priced {
-					c, cc := simulate.Cost(&r, price)
-					kc, kcc := simulate.KeepAllCost(&r, price)
-					row.CostUSD, row.CostCachedUSD, row.KeepAllCostUSD, row.KeepAllCostCachedUSD = &c, &cc, &kc, &kcc
-				}
-				res.rows = append(res.rows, row)
-				res.calls = append(res.calls, calls)
-			}
-		}
-		return res
-	}, nil
-}
-
-func (a *simAnalysis) add(v any) error {
-	r := v.(simDone)
-	a.out.Runs++
-	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
-	if r.calibrated {
-		a.out.Calibrated++
-	}
-	for i, row := range r.rows {
-		if n := len(a.chunks); n == 0 || len(a.chunks[n-1]) == cap(a.chunks[n-1]) {
-			a.chunks = append(a.chunks, make([]simulate.Row, 0, simChunk))
-		}
-		a.chunks[len(a.chunks)-1] = append(a.chunks[len(a.chunks)-1], row)
-		if a.addCall == nil {
-			continue
-		}
-		for j := range r.calls[i] {
-			if err := a.addCall(simCallValues(row.RunID, row.Policy, row.Window, &r.calls[i][j])...); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// simCallValues is one sim_calls row.
-func simCallValues(runID, policy string, window int64, c *simulate.CallResult) []any {
-	return []any{runID, policy, window, int64(c.Call), c.PromptTokens, c.CachedTokens, c.OutputTokens,
-		int64(c.Placeholders), c.CharsRemoved, c.Overflow, c.SummarizerIn, c.SummarizerOut, int64(c.Reinvocations)}
-}
-
-// finish aggregates the rows: accuracy, the comparison and --by groups.
-func (a *simAnalysis) finish() simulateJSON {
-	a.flatten()
-	o, out := a.o, a.out
-	out.Accuracy = a.acc.Rows()
-	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})
-	if o.By != "" {
-		out.Groups = simulate.Aggregate(out.Results, simulate.AggOptions{Group: func(r *simulate.Row) string {
-			switch o.By {
-			case "harness":
-				return orDash(r.Harness)
-			case "format":
-				return orDash(r.Format)
-			}
-			return orDash(r.Family)
-		}})
-	}
-	return out
-}
-
-func simRunValues(r *simulate.Row) []any {
-	nullIf := func(v int, null bool) any {
-		if null {
-			return nil
-		}
-		return int64(v)
-	}
-	var cost, cached any
-	if r.CostUSD != nil {
-		cost, cached = *r.CostUSD, *r.CostCachedUSD
-	}
-	return []any{r.RunID, r.Policy, r.Window, r.Format, r.Family, r.Harness, int64(r.LoggedCalls), int64(r.Calls), string(r.Status),
-		nullIf(r.OverflowCall, r.OverflowCall < 0), nullIf(r.KeepAllOverflowAt, r.KeepAllOverflowAt < 0), nullIf(r.FirstActivation, r.FirstActivation < 0),
-		r.PromptTokens, r.KeepAllTokens, r.TokenRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
-		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
-		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent}
+	return analysis.WithKeepAll(pols)
 }
 
 func windowLabel(w int64, own bool) string {
@@ -479,7 +199,13 @@ func windowLabel(w int64, own bool) string {
 	return thousands(w)
 }
 
-func writeSimulate(w io.Writer, out simulateJSON) error {
+// analysis is what the replay depends on.
+func (o *SimulateOptions) analysis() *analysis.SimulateOptions {
+	return &analysis.SimulateOptions{Windows: o.windows, By: o.By, Shard: o.shard, Shards: o.shards, Formats: o.Formats,
+		Reserve: o.Reserve, Prices: o.Prices, Calls: o.Calls, NoSave: o.NoSave}
+}
+
+func writeSimulate(w io.Writer, out analysis.Simulation) error {
 	short := map[string]string{}
 	for _, p := range out.Policies {
 		short[p.Spec] = p.Short
@@ -509,17 +235,7 @@ func writeSimulate(w io.Writer, out simulateJSON) error {
 }
 
 func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow) {
-	if len(acc) == 0 {
-		fmt.Fprintln(w, "keep-all accuracy: no run has logged per-call input tokens to check against")
-		return
-	}
-	all := acc[len(acc)-1]
-	fmt.Fprintf(w, "keep-all accuracy (out of sample, against logged input): median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) over %s calls in %s runs",
-		100*all.MedianAbs, 100*all.MedianSigned, 100*all.P90Abs, thousands(int64(all.Calls)), thousands(int64(all.Runs)))
-	if all.MedianAbsFitted != nil && all.FittedCalls < all.Calls {
-		fmt.Fprintf(w, "; %.1f%% over the %s calls of runs long enough to fit (≥ 5 logged calls)", 100**all.MedianAbsFitted, thousands(int64(all.FittedCalls)))
-	}
-	fmt.Fprintln(w, "; per format and model in --json")
+	fmt.Fprintln(w, simulate.AccuracyText(acc))
 }
 
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/testutil"
 )
@@ -54,7 +55,7 @@ func TestSimulateTablesAndDeterminism(t *testing.T) {
 	if first != again {
 		t.Fatal("simulate --json differs between two runs on the same database")
 	}
-	var out simulateJSON
+	var out analysis.Simulation
 	if err := json.Unmarshal([]byte(first), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 package htmlreport
 
-// Data is everything the report shows. The caller (package cmd) fills it
+// Data is everything the report shows. The caller (analysis.Page) fills it
 // from the same functions and tables as the CLI (trajmine diagnose,
 // simulate and recommend); htmlreport computes no figure of its own except
 // the peak-share histogram's counts and the sample's order. Optional parts

@@ -6,7 +6,7 @@
 //
 // The data flow is one way:
 //
-//  1. the caller (package cmd) computes every figure with the CLI's own
+//  1. the caller (analysis.Page) computes every figure with the CLI's own
 //     functions (trajmine diagnose, simulate, recommend) and fills a Data;
 //     SampleRuns chooses the runs shown call by call, so that the page stays
 //     small whatever the number of runs;

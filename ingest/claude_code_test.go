@@ -135,6 +135,24 @@ func TestClaudeCodeFixtures(t *testing.T) {
 			runs: map[string]string{"s-split": "finished/inferred//3"},
 		},
 		{
+			// hand-made (testdata/claude-code-split-output/README.md): msg_1's lines carry
+			// output_tokens 8, 212, 9; the call's output is the largest, 212
+			// (not the last line's 9). Input 4 + 3000 + 9000 = 12004;
+			// msg_2: 2 + 60 + 12000 = 12062.
+			file: "../claude-code-split-output/split_smaller_last.jsonl",
+			events: []ev{
+				{"s-max", 0, 0, schema.KindUser, "", "", "", false},
+				{"s-max", 1, 0, schema.KindReasoning, "", "", "", false},
+				{"s-max", 2, 0, schema.KindAssistant, "", "", "", false},
+				{"s-max", 3, 0, schema.KindToolCall, "Read", "toolu_1", "/repo/README.md", false},
+				{"s-max", 4, 1, schema.KindToolResult, "Read", "toolu_1", "/repo/README.md", false},
+				{"s-max", 5, 1, schema.KindAssistant, "", "", "", false},
+			},
+			usage:   []use{{"s-max", 0, 12004, 212, 9000, 3000}, {"s-max", 1, 12062, 5, 12000, 60}},
+			outputs: []out{{"s-max", "toolu_1", "Read", "/repo/README.md", 1, false}},
+			runs:    map[string]string{"s-max": "finished/inferred//2"},
+		},
+		{
 			file: "overflow_subagent.jsonl",
 			events: []ev{
 				{"s-main", 0, 0, schema.KindContextOp, "", "", "", false},
@@ -161,7 +179,7 @@ func TestClaudeCodeFixtures(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.file, func(t *testing.T) {
+		t.Run(filepath.Base(tc.file), func(t *testing.T) {
 			m := parseFile(t, "claude-code", filepath.Join("testdata", "claude-code", tc.file), nil)
 			if diff := cmp.Diff(tc.events, evs(m)); diff != "" {
 				t.Errorf("events (-want +got):\n%s", diff)
@@ -333,6 +351,8 @@ func TestClaudeCodeCorpus(t *testing.T) {
 
 func FuzzClaudeCode(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/claude-code/*.jsonl")
+	more, _ := filepath.Glob("testdata/claude-code-split-output/*.jsonl")
+	seeds = append(seeds, more...)
 	for _, s := range seeds {
 		data, err := os.ReadFile(s)
 		if err != nil {

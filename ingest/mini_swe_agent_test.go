@@ -3,7 +3,6 @@ package ingest_test
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -65,8 +64,13 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 		marker  = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 		toolcal = "tc-1"
 	)
-	elidedAfter := sweTok(elided)
-	elidedBefore := elidedAfter + int64(math.Round(400*float64(elidedAfter)/float64(len(elided))))
+	// chars4 by hand (see swe_agent_test.go): elided is 227 characters →
+	// ceil(227/4) = 57 tokens shown; tokens_before adds the 400 elided
+	// characters at 57/227 tokens per character: 57 + round(100.44) = 157
+	const elidedAfter, elidedBefore = 57, 157
+	if len(elided) != 227 {
+		t.Fatal("fixture text changed: redo the token arithmetic above")
+	}
 	tests := []struct {
 		file    string
 		runs    []sweRunRow

@@ -134,8 +134,26 @@ func sweParse(t *testing.T, format, path string) *ingest.MemSink {
 	return m
 }
 
-// sweTok is the chars4 estimate of a text.
-func sweTok(s string) int64 { return ingest.CharsPerToken{}.Count(s) }
+// Token figures in the SWE-agent and mini-SWE-agent tests are the chars4
+// estimate, ceil(characters / 4), worked out by hand below (the texts are
+// ASCII: characters = bytes), not computed with ingest.CharsPerToken, the
+// code under test. Texts shared by the cases:
+//
+//	"a.py\nb.py\n"                                 10 chars →  3 tokens
+//	"Old environment output: (N lines omitted)"     41 chars → 11 tokens (N one digit)
+//	"x\n"                                            2 chars →  1 token
+//	fileObs                                         55 chars → 14 tokens
+//	clipped                                        124 chars → 31 tokens
+const (
+	tokAB       = 3  // ceil(10/4)
+	tokOldN     = 11 // ceil(41/4)
+	tokX        = 1  // ceil(2/4)
+	tokFileObs  = 14 // ceil(55/4)
+	tokClipped  = 31 // ceil(124/4)
+	lenFileObs  = 55
+	lenClipped  = 124
+	lenOldLines = 41
+)
 
 func TestSWEAgentFixtures(t *testing.T) {
 	const (
@@ -145,8 +163,11 @@ func TestSWEAgentFixtures(t *testing.T) {
 		a1, a2  = "repo__issue-2/attempt-1", "repo__issue-2/attempt-2"
 	)
 	// a clipped output: tokens_before adds the 120 elided characters at the
-	// shown text's tokens per character
-	clippedBefore := sweTok(clipped) + int64(120*float64(sweTok(clipped))/float64(len(clipped))+0.5)
+	// shown text's tokens per character: 31 + round(120 × 31/124) = 31 + 30
+	const clippedBefore = 61
+	if len(clipped) != lenClipped || len(fileObs) != lenFileObs || len("Old environment output: (2 lines omitted)") != lenOldLines {
+		t.Fatal("fixture texts changed: redo the token arithmetic above")
+	}
 	tests := []struct {
 		file    string
 		runs    []sweRunRow
@@ -190,10 +211,10 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{r1, "call_3", "call_3", "submit", "", 4, 17},
 		},
 		ops: []sweOp{
-			{r1, 9, 2, schema.OpMasking, "call_1", sweTok("a.py\nb.py\n"), sweTok("Old environment output: (2 lines omitted)"), "history-processor", "history[3]: last_n_observations"},
-			{r1, 13, 3, schema.OpTruncation, "call_1#2", clippedBefore, sweTok(clipped), "max_observation_length", "120 characters were elided"},
-			{r1, 14, 3, schema.OpMasking, "call_2", sweTok(fileObs), sweTok("Old environment output: (3 lines omitted)"), "history-processor", "history[5]: last_n_observations"},
-			{r1, 18, 4, schema.OpMasking, "call_1#2", sweTok(clipped), sweTok("Old environment output: (1 lines omitted)"), "history-processor", "history[7]: last_n_observations"},
+			{r1, 9, 2, schema.OpMasking, "call_1", tokAB, tokOldN, "history-processor", "history[3]: last_n_observations"},
+			{r1, 13, 3, schema.OpTruncation, "call_1#2", clippedBefore, tokClipped, "max_observation_length", "120 characters were elided"},
+			{r1, 14, 3, schema.OpMasking, "call_2", tokFileObs, tokOldN, "history-processor", "history[5]: last_n_observations"},
+			{r1, 18, 4, schema.OpMasking, "call_1#2", tokClipped, tokOldN, "history-processor", "history[7]: last_n_observations"},
 		},
 	}, {
 		// 0.x text actions: demonstrations, ``` and <command> blocks, the last
@@ -253,7 +274,7 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{a1, "a3", "a3", "submit", "", 3, 11},
 			{a2, "b1", "b1", "bash", "pwd", 1, 4},
 		},
-		ops: []sweOp{{a1, 8, 2, schema.OpMasking, "a1", sweTok("x\n"), sweTok("Old environment output: (1 lines omitted)"), "history-processor", "history[3]"}},
+		ops: []sweOp{{a1, 8, 2, schema.OpMasking, "a1", tokX, tokOldN, "history-processor", "history[3]"}},
 	}, {
 		file: "steps.traj", // no history: events from the steps
 		runs: []sweRunRow{{"steps", "swe-agent", "", "unknown", "", schema.EndFinished, schema.SourceExplicit, "exit_forfeit", 2, 0, 0, -1, true, 0}},

@@ -179,18 +179,112 @@ func peakRSS() int64 {
 	return 0
 }
 
+// TestSynthTraceReplays replays a 200-call synthetic run under every
+// catalog policy at a 20,480-token window. Expectations come from the trace
+// itself, computed here without the engine: keep-all's prompt at call t is
+// the prefix plus the tokens of every item first seen by call t or earlier
+// (the synthetic run has no expiring items), and a call overflows when its
+// prompt plus its output exceeds the window. Then, per policy,
+//
+//   - KeepAllTokens is that sum over the calls the policy replayed and
+//     KeepAllOverflowAt the first call where keep-all overflows;
+//   - keep-all's prompts are exactly those, and it stops at that call;
+//   - every replayed prompt fits: prompt + output ≤ window;
+//   - dtoc-tracking adds its 15-token envelope to every visible tool result
+//     and hides nothing: keep-all + 15 × (results seen);
+//   - halflife(stall=true) injects 40 tokens at each logged stall and
+//     otherwise only cuts: ≤ keep-all + 40 × (stalls so far);
+//   - every other policy only hides, cuts or summarizes: ≤ keep-all at every
+//     call;
+//   - the same replay twice is identical.
 func TestSynthTraceReplays(t *testing.T) {
+	const window = 20_480
 	tr := synthTrace(1, 200)
+	ka := make([]int64, tr.NCalls)      // keep-all prompt per call
+	results := make([]int64, tr.NCalls) // tool results seen per call
+	stalls := make([]int64, tr.NCalls)  // stalls logged at or before the call
+	for c := range tr.NCalls {
+		ka[c] = tr.Prefix
+		for _, it := range tr.Items {
+			if int(it.Since) <= c {
+				ka[c] += int64(it.Tokens)
+				if it.Kind == ItemToolResult {
+					results[c]++
+				}
+			}
+		}
+		for _, st := range tr.Stalls {
+			if int(st) <= c {
+				stalls[c]++
+			}
+		}
+	}
+	kaOver := -1
+	for c := range tr.NCalls {
+		if ka[c]+int64(tr.Output[c]) > window {
+			kaOver = c
+			break
+		}
+	}
+	// keep-all overflows at call 9 (results of up to 4,000 tokens): the
+	// policies that cut replay past it, and the overflow checks bite
+	if kaOver <= 0 {
+		t.Fatalf("fixture: keep-all overflows at call %d; the checks below want a run that fits the window for a while, then not", kaOver)
+	}
 	var rp Replayer
 	for _, p := range catalogPolicies(t) {
-		r := rp.Replay(tr, p, Options{Window: 20_480})
-		if r.Calls == 0 && r.Status != Overflow {
-			t.Errorf("%s: no calls replayed", p.Name())
-		}
-		// determinism: the same replay twice is identical
-		if r2 := rp.Replay(tr, p, Options{Window: 20_480}); r2 != r {
-			t.Errorf("%s: replay not deterministic:\n%+v\n%+v", p.Name(), r, r2)
-		}
+		t.Run(Short(p), func(t *testing.T) {
+			var calls []CallResult
+			r := rp.Replay(tr, p, Options{Window: window, Calls: &calls})
+			if r.Calls == 0 && r.Status != Overflow {
+				t.Fatalf("no calls replayed")
+			}
+			// determinism: the same replay twice is identical
+			if r2 := rp.Replay(tr, p, Options{Window: window}); r2 != r {
+				t.Errorf("replay not deterministic:\n%+v\n%+v", r, r2)
+			}
+			if r.KeepAllOverflowAt != kaOver {
+				t.Errorf("KeepAllOverflowAt = %d, want %d", r.KeepAllOverflowAt, kaOver)
+			}
+			var kaSum, sum int64
+			for _, c := range calls {
+				if c.Overflow {
+					if c.Call != r.OverflowCall || r.Status != Overflow {
+						t.Errorf("call %d overflows, result says %s at %d", c.Call, r.Status, r.OverflowCall)
+					}
+					continue
+				}
+				kaSum += ka[c.Call]
+				sum += c.PromptTokens
+				if c.PromptTokens+int64(tr.Output[c.Call]) > window {
+					t.Errorf("call %d: prompt %d + output %d > %d replayed", c.Call, c.PromptTokens, tr.Output[c.Call], window)
+				}
+				switch name := p.Name(); {
+				case name == "keep-all":
+					if c.PromptTokens != ka[c.Call] {
+						t.Errorf("call %d: prompt %d, want %d", c.Call, c.PromptTokens, ka[c.Call])
+					}
+				case strings.HasPrefix(name, "dtoc-tracking"):
+					if want := ka[c.Call] + 15*results[c.Call]; c.PromptTokens != want {
+						t.Errorf("call %d: prompt %d, want keep-all %d + 15 × %d results = %d", c.Call, c.PromptTokens, ka[c.Call], results[c.Call], want)
+					}
+				case strings.HasPrefix(name, "halflife"):
+					if bound := ka[c.Call] + 40*stalls[c.Call]; c.PromptTokens > bound {
+						t.Errorf("call %d: prompt %d > keep-all %d + 40 × %d stalls", c.Call, c.PromptTokens, ka[c.Call], stalls[c.Call])
+					}
+				default:
+					if c.PromptTokens > ka[c.Call] {
+						t.Errorf("call %d: prompt %d > keep-all's %d", c.Call, c.PromptTokens, ka[c.Call])
+					}
+				}
+			}
+			if r.KeepAllTokens != kaSum || r.PromptTokens != sum {
+				t.Errorf("KeepAllTokens %d, PromptTokens %d; want Σ keep-all %d, Σ calls %d", r.KeepAllTokens, r.PromptTokens, kaSum, sum)
+			}
+			if p.Name() == "keep-all" && (r.Status != Overflow || r.OverflowCall != kaOver || r.Calls != kaOver) {
+				t.Errorf("keep-all: %s at call %d after %d calls, want overflow at %d", r.Status, r.OverflowCall, r.Calls, kaOver)
+			}
+		})
 	}
 }
 

@@ -131,9 +131,40 @@ func FuzzParse(f *testing.F) {
 		// a parsed policy replays a small run without panicking, deterministically
 		tr := ladder(100, 200, 300, 400)
 		var rp Replayer
-		a := rp.Replay(tr, p, Options{Window: 900})
+		var calls []CallResult
+		a := rp.Replay(tr, p, Options{Window: 900, Calls: &calls})
 		if b := rp.Replay(tr, p, Options{Window: 900}); a != b {
 			t.Fatalf("%s: not deterministic", p.Name())
+		}
+		// its canonical name parses to the same policy: same name, same replay
+		q, err := Parse(p.Name())
+		if err != nil {
+			t.Fatalf("%s: canonical name does not parse: %v", p.Name(), err)
+		}
+		if q.Name() != p.Name() {
+			t.Fatalf("canonical name %s parses to %s", p.Name(), q.Name())
+		}
+		if b := rp.Replay(tr, q, Options{Window: 900}); b != a {
+			t.Fatalf("%s: replay differs after a round trip through its name:\n%+v\n%+v", p.Name(), a, b)
+		}
+		// keep-all on the ladder, by hand: prompts 150, 260, 470, 780, each
+		// + 10 output within 900, so it never overflows; a replayed call fits
+		keepAll := []int64{150, 260, 470, 780}
+		if a.KeepAllOverflowAt != -1 {
+			t.Errorf("%s: KeepAllOverflowAt = %d, want -1", p.Name(), a.KeepAllOverflowAt)
+		}
+		var ka int64
+		for _, c := range calls {
+			if c.Overflow {
+				continue
+			}
+			ka += keepAll[c.Call]
+			if c.PromptTokens < 0 || c.PromptTokens+10 > 900 {
+				t.Errorf("%s: call %d replayed with prompt %d (window 900, output 10)", p.Name(), c.Call, c.PromptTokens)
+			}
+		}
+		if a.KeepAllTokens != ka {
+			t.Errorf("%s: KeepAllTokens = %d, want %d (Σ keep-all over the %d calls replayed)", p.Name(), a.KeepAllTokens, ka, a.Calls)
 		}
 	})
 }

@@ -1,7 +1,8 @@
 // Package archtest enforces trajmine's dependency direction (go-style.md §1):
 // schema is a leaf; ingest and synth import only schema (ingest also its own
-// internal/jsonx, goccy/go-json with number errors repaired); internal/store is the
-// only importer of the DuckDB driver; only cmd imports cobra; nothing imports cmd.
+// internal/jsonx, goccy/go-json with number errors repaired); internal/store
+// is the only importer of the DuckDB driver; analysis feeds the domain
+// packages from the store; only cmd imports cobra; nothing imports cmd.
 package archtest
 
 import (
@@ -24,20 +25,22 @@ var allowed = map[string][]string{
 	"actions":                {"schema"},
 	"ingest":                 {"schema", "ingest/internal/jsonx"},
 	"ingest/internal/jsonx":  {},
-	"diagnose":               {"schema"},
+	"diagnose":               {"schema", "internal/textfmt"},
 	"synth":                  {"schema"},
 	"mining":                 {"schema"},
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining"},
-	"htmlreport":             {},
+	"htmlreport":             {"internal/textfmt"},
 	"htmlreport/browsertest": {},
 	"internal/store":         {"schema", "ingest"},
 	"internal/testutil":      {},
 	"internal/stats":         {},
+	"internal/textfmt":       {},
 	"counterfactual":         {"schema"},
-	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport"},
+	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
+	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt"},
 	"cmd/trajmine":           {"cmd"},
 }
 

@@ -1,4 +1,4 @@
-package cmd
+package analysis
 
 import (
 	"context"
@@ -23,29 +23,29 @@ import (
 // to one goroutine in scan order, so every result is the same as a
 // sequential loop's (and byte-identical from run to run).
 
-// analysis is one consumer of the shared pass.
-type analysis interface {
-	// worker returns the function a worker goroutine calls for each run,
+// Analysis is one consumer of the shared pass.
+type Analysis interface {
+	// Worker returns the function a worker goroutine calls for each run,
 	// with any per-worker state it needs (policies keep per-run state).
 	// The function must not keep w's record slices past its return unless
 	// it returns them: the pass hands each run's records to one worker and
 	// drops them after add.
-	worker() (func(w *runWork) any, error)
-	// add takes the worker's results in scan order, on one goroutine.
-	add(v any) error
+	Worker() (func(w *RunWork) any, error)
+	// Add takes the worker's results in scan order, on one goroutine.
+	Add(v any) error
 }
 
-// passEnv is what every run's shared values need: the action classifier
+// Env is what every run's shared values need: the action classifier
 // and the stored calibration factors.
-type passEnv struct {
+type Env struct {
 	classify func(harness, tool, args string) string
 	factor   func(schema.Run) float64
 }
 
-// newPassEnv loads the classifier and looks calibration factors up in st,
+// NewEnv loads the classifier and looks calibration factors up in st,
 // once per format × family × estimator.
-func newPassEnv(ctx context.Context, st *store.Store) (*passEnv, error) {
-	classify, err := defaultClassify()
+func NewEnv(ctx context.Context, st *store.Store) (*Env, error) {
+	classify, err := DefaultClassify()
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +65,14 @@ func newPassEnv(ctx context.Context, st *store.Store) (*passEnv, error) {
 		cal[k] = f
 		return f
 	}
-	return &passEnv{classify: classify, factor: factor}, nil
+	return &Env{classify: classify, factor: factor}, nil
 }
 
-// runWork is one run on a worker: its records (owned by the pass, not
+// RunWork is one run on a worker: its records (owned by the pass, not
 // reused) and the values analyses share, each computed on first use.
-type runWork struct {
+type RunWork struct {
 	store.RunData
-	env *passEnv
+	env *Env
 
 	diag    *diagnose.RunResult // diagnose.Run at the run's own window
 	uses    []counterfactual.Use
@@ -82,8 +82,8 @@ type runWork struct {
 	classes map[[3]string]string
 }
 
-// runStalls is diagnose.Stalls of the run's events.
-func (w *runWork) runStalls() *diagnose.RunStalls {
+// Stalls is diagnose.Stalls of the run's events.
+func (w *RunWork) Stalls() *diagnose.RunStalls {
 	if w.stalls == nil {
 		s := diagnose.Stalls(w.Events)
 		w.stalls = &s
@@ -91,10 +91,10 @@ func (w *runWork) runStalls() *diagnose.RunStalls {
 	return w.stalls
 }
 
-// classify is env.classify remembered for the run: each analysis asks for
+// Classify is env.classify remembered for the run: each analysis asks for
 // the class of the same calls (a run's calls are classified once, not once
 // per analysis).
-func (w *runWork) classify(harness, tool, args string) string {
+func (w *RunWork) Classify(harness, tool, args string) string {
 	k := [3]string{harness, tool, args}
 	if c, ok := w.classes[k]; ok {
 		return c
@@ -107,8 +107,8 @@ func (w *runWork) classify(harness, tool, args string) string {
 	return c
 }
 
-// diagnosed is diagnose.Run of the run at its own window (no override).
-func (w *runWork) diagnosed() *diagnose.RunResult {
+// Diagnosed is diagnose.Run of the run at its own window (no override).
+func (w *RunWork) Diagnosed() *diagnose.RunResult {
 	if w.diag == nil {
 		r := diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, 0)
 		w.diag = &r
@@ -116,8 +116,8 @@ func (w *runWork) diagnosed() *diagnose.RunResult {
 	return w.diag
 }
 
-// counterUses is counterfactual.Uses of the run's events.
-func (w *runWork) counterUses() []counterfactual.Use {
+// Uses is counterfactual.Uses of the run's events.
+func (w *RunWork) Uses() []counterfactual.Use {
 	if !w.usesOK {
 		w.usesOK = true
 		w.uses = counterfactual.Uses(w.Events)
@@ -128,29 +128,29 @@ func (w *runWork) counterUses() []counterfactual.Use {
 	return w.uses
 }
 
-// replayTrace is the run's simulate.Trace as trajmine simulate replays it:
+// Trace is the run's simulate.Trace as trajmine simulate replays it:
 // its diagnosed end, the stored calibration factor, the action classifier.
-func (w *runWork) replayTrace() *simulate.Trace {
+func (w *RunWork) Trace() *simulate.Trace {
 	if w.trace == nil {
 		f := w.env.factor(w.Run)
-		w.trace = simulate.NewTrace(w.Run, w.Events, w.Usage, w.Ops, w.diagnosed().End,
-			&simulate.TraceOptions{Factor: f, Classify: w.classify, Uses: w.counterUses(), Stalls: w.runStalls()})
+		w.trace = simulate.NewTrace(w.Run, w.Events, w.Usage, w.Ops, w.Diagnosed().End,
+			&simulate.TraceOptions{Factor: f, Classify: w.Classify, Uses: w.Uses(), Stalls: w.Stalls()})
 	}
 	return w.trace
 }
 
-// calibrated reports whether the run's trace uses a stored factor.
-func (w *runWork) calibrated() bool { return w.env.factor(w.Run) > 0 }
+// Calibrated reports whether the run's trace uses a stored factor.
+func (w *RunWork) Calibrated() bool { return w.env.factor(w.Run) > 0 }
 
 // passInflight is how many runs per worker the pass holds between the scan
 // and add at most.
 const passInflight = 16
 
-// runPass scans the runs o selects once and feeds each to every analysis:
+// Pass scans the runs o selects once and feeds each to every analysis:
 // the workers compute, then each analysis's add receives its results in
 // scan order. The first error (scan, worker setup or add) stops the pass
 // and is returned.
-func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *passEnv, as ...analysis) error {
+func Pass(ctx context.Context, st *store.Store, o store.ScanOptions, env *Env, as ...Analysis) error {
 	type job struct {
 		seq int
 		d   store.RunData
@@ -162,10 +162,10 @@ func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *pas
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	nw := max(runtime.GOMAXPROCS(0), 1)
-	fns := make([][]func(*runWork) any, nw)
+	fns := make([][]func(*RunWork) any, nw)
 	for i := range fns {
 		for _, a := range as {
-			f, err := a.worker()
+			f, err := a.Worker()
 			if err != nil {
 				return err
 			}
@@ -202,10 +202,10 @@ func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *pas
 	var wg sync.WaitGroup
 	for i := range nw {
 		wg.Add(1)
-		go func(fs []func(*runWork) any) {
+		go func(fs []func(*RunWork) any) {
 			defer wg.Done()
 			for j := range jobs {
-				w := &runWork{RunData: j.d, env: env}
+				w := &RunWork{RunData: j.d, env: env}
 				out := make([]any, len(fs))
 				for k, f := range fs {
 					out[k] = f(w)
@@ -237,7 +237,7 @@ func runPass(ctx context.Context, st *store.Store, o store.ScanOptions, env *pas
 			next++
 			<-inflight
 			for k, a := range as {
-				if err := a.add(out[k]); err != nil {
+				if err := a.Add(out[k]); err != nil {
 					addErr = err
 					cancel()
 					break

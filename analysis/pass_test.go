@@ -1,4 +1,4 @@
-package cmd
+package analysis
 
 import (
 	"context"
@@ -20,8 +20,8 @@ type orderAnalysis struct {
 	fail int // add returns an error at this run (1-based); 0 never
 }
 
-func (a *orderAnalysis) worker() (func(*runWork) any, error) {
-	return func(w *runWork) any {
+func (a *orderAnalysis) Worker() (func(*RunWork) any, error) {
+	return func(w *RunWork) any {
 		if id := w.Run.RunID; id != "" && id[len(id)-1]%3 == 0 {
 			time.Sleep(2 * time.Millisecond)
 		}
@@ -29,7 +29,7 @@ func (a *orderAnalysis) worker() (func(*runWork) any, error) {
 	}, nil
 }
 
-func (a *orderAnalysis) add(v any) error {
+func (a *orderAnalysis) Add(v any) error {
 	a.got = append(a.got, v.(string))
 	if len(a.got) == a.fail {
 		return errPassTest
@@ -39,10 +39,10 @@ func (a *orderAnalysis) add(v any) error {
 
 var errPassTest = errors.New("stop here")
 
-// TestRunPassOrderAndErrors: every analysis receives the runs in scan order
+// TestPassOrderAndErrors: every analysis receives the runs in scan order
 // whatever order the workers finish in, and an error from add stops the
 // pass and is returned.
-func TestRunPassOrderAndErrors(t *testing.T) {
+func TestPassOrderAndErrors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	if _, err := synth.Write(dir, &synth.Options{N: 30, Seed: 3}); err != nil {
@@ -63,19 +63,19 @@ func TestRunPassOrderAndErrors(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	env, err := newPassEnv(ctx, st)
+	env, err := NewEnv(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b := &orderAnalysis{}, &orderAnalysis{}
-	if err := runPass(ctx, st, store.ScanOptions{}, env, a, b); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{}, env, a, b); err != nil {
 		t.Fatal(err)
 	}
 	if len(want) < 30 || !slices.Equal(a.got, want) || !slices.Equal(b.got, want) {
 		t.Fatalf("add order differs from the scan's:\n got %v\nwant %v", a.got, want)
 	}
 	c := &orderAnalysis{fail: 5}
-	if err := runPass(ctx, st, store.ScanOptions{}, env, c); !errors.Is(err, errPassTest) || len(c.got) != 5 {
-		t.Fatalf("runPass = %v after %d runs, want the add error after 5", err, len(c.got))
+	if err := Pass(ctx, st, store.ScanOptions{}, env, c); !errors.Is(err, errPassTest) || len(c.got) != 5 {
+		t.Fatalf("Pass = %v after %d runs, want the add error after 5", err, len(c.got))
 	}
 }

@@ -1,0 +1,297 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/trajmine/trajmine/behavior"
+	"github.com/trajmine/trajmine/eventlog"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// MineOptions are what mining the store depends on.
+type MineOptions struct {
+	Mode      mining.Mode    // activity names: action class, tool, tool and target kind
+	Outcome   mining.Outcome // the runs the maps are drawn from
+	By        string         // "model": also mine per model family
+	Compare   []string       // two groups to compare (MineGroup), or none
+	Models    []string       // keep runs of these model families; nil all
+	Harnesses []string       // keep runs of these harnesses; nil all
+	From, To  time.Time      // keep runs started in [From, To); zero: unbounded
+	ModelFile string         // conformance against this model instead of the heuristics net's
+	Export    string         // xes:FILE, ocel:FILE or dot:FILE; "" none
+	ExportOut io.Writer      // where FILE "-" goes
+	// NoProfiles skips the behaviour profiles, which read every event's
+	// text, and mines through store.EventLog, which reads only the columns
+	// process discovery needs.
+	NoProfiles bool
+}
+
+// MineGroup turns a --compare group into a case predicate.
+func MineGroup(spec string) (func(*mining.Case, bool) bool, error) {
+	k, v, _ := strings.Cut(spec, "=")
+	switch {
+	case spec == "resolved":
+		return func(c *mining.Case, _ bool) bool { return c.Resolved != nil && *c.Resolved }, nil
+	case spec == "failed":
+		return func(c *mining.Case, _ bool) bool { return c.Resolved != nil && !*c.Resolved }, nil
+	case spec == "dtoc":
+		return func(_ *mining.Case, dtoc bool) bool { return dtoc }, nil
+	case spec == "no-dtoc":
+		return func(_ *mining.Case, dtoc bool) bool { return !dtoc }, nil
+	case k == "model" && v != "":
+		return func(c *mining.Case, _ bool) bool { return c.ModelFamily == v }, nil
+	case k == "harness" && v != "":
+		return func(c *mining.Case, _ bool) bool { return c.Harness == v }, nil
+	case k == "format" && v != "":
+		return func(c *mining.Case, _ bool) bool { return c.Format == v }, nil
+	}
+	return nil, fmt.Errorf("unknown group %q (resolved, failed, dtoc, no-dtoc, model=F, harness=H, format=F)", spec)
+}
+
+// Mined is mine's result.
+type Mined struct {
+	Activity    string                `json:"activity"`
+	Cases       int                   `json:"cases"`
+	Events      int                   `json:"events"`
+	Variants    []mining.Variant      `json:"variants"`
+	DFG         *mining.DFG           `json:"dfg"`
+	Heuristics  *mining.HeuristicsNet `json:"heuristics"`
+	Conformance *mining.Conformance   `json:"conformance"`
+	Comparison  *mining.Comparison    `json:"comparison,omitempty"`
+	ByModel     []MinedGroup          `json:"by_model,omitempty"`
+	Behaviour   []behavior.Group      `json:"behaviour"`
+}
+
+// MinedGroup is the log of one model family (--by model).
+type MinedGroup struct {
+	ModelFamily string           `json:"model_family"`
+	Cases       int              `json:"cases"`
+	Variants    []mining.Variant `json:"variants"`
+	DFG         *mining.DFG      `json:"dfg"`
+}
+
+// MineStore mines the store (see the command's help) and writes --export.
+func MineStore(ctx context.Context, st *store.Store, o *MineOptions) (Mined, error) {
+	env, err := NewEnv(ctx, st)
+	if err != nil {
+		return Mined{}, err
+	}
+	ma, err := NewMine(o, env)
+	if err != nil {
+		return Mined{}, err
+	}
+	if o.NoProfiles {
+		// the event log alone: the columns it needs, runs in run_id order
+		// (the log and what is mined from it do not depend on the order)
+		eo := store.EventLogOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
+			ModelFamilies: o.Models, Harnesses: o.Harnesses}
+		err := st.EventLog(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
+			if !ma.keep(run) {
+				return nil
+			}
+			ma.noteDTOC(run.RunID, ops)
+			return ma.b.AddRun(run, events, ops)
+		})
+		if err != nil {
+			return Mined{}, err
+		}
+		return ma.Finish(ctx, st, nil)
+	}
+	// one pass over the store: the event log, the behaviour profiles and
+	// which runs use manage_context
+	ba := NewBehaviour(env, ma.keep)
+	if err := Pass(ctx, st, store.ScanOptions{}, env, ma, ba); err != nil {
+		return Mined{}, err
+	}
+	return ma.Finish(ctx, st, ba.Groups())
+}
+
+// NewMine prepares mining with o: the builder of the event log and the run
+// filter (o.Models, o.Harnesses, o.From, o.To).
+func NewMine(o *MineOptions, env *Env) (*Mine, error) {
+	ma := &Mine{o: o, classify: env.classify, dtoc: map[string]bool{}}
+	// the builder classifies the run being added through its runWork's
+	// memo, filled on a worker (the add stage is one goroutine)
+	class := func(harness, tool, args string) string {
+		if ma.cur != nil {
+			return ma.cur.Classify(harness, tool, args)
+		}
+		return env.classify(harness, tool, args)
+	}
+	b, err := mining.NewBuilder(&mining.Options{Mode: o.Mode, Class: class})
+	if err != nil {
+		return nil, err
+	}
+	keep := func(r *schema.Run) bool {
+		if len(o.Models) > 0 && !slices.Contains(o.Models, r.ModelFamily) {
+			return false
+		}
+		if (!o.From.IsZero() || !o.To.IsZero()) && (r.StartedAt == nil || // a run without a start fails a set bound
+			!o.From.IsZero() && r.StartedAt.Before(o.From) || !o.To.IsZero() && !r.StartedAt.Before(o.To)) {
+			return false
+		}
+		return len(o.Harnesses) == 0 || slices.Contains(o.Harnesses, r.Harness)
+	}
+	ma.b, ma.keep = b, keep
+	return ma, nil
+}
+
+// Finish mines the log built in the pass (see the command's help), with the
+// behaviour groups of the same runs, and writes --export.
+func (ma *Mine) Finish(ctx context.Context, st *store.Store, behaviour []behavior.Group) (Mined, error) {
+	var out Mined
+	o, b, dtoc, keep, classify := ma.o, ma.b, ma.dtoc, ma.keep, ma.classify
+	log := b.Log()
+	if o.Outcome != mining.OutcomeAny {
+		log = log.Filter(&mining.Filter{Outcome: o.Outcome})
+	}
+	out = Mined{Activity: o.Mode.String(), Cases: len(log.Cases), Events: log.Events()}
+	out.Variants = mining.Variants(log)
+	out.DFG = mining.NewDFG(log)
+	out.Heuristics = mining.NewHeuristics(log, nil)
+	model := out.Heuristics.Model()
+	if o.ModelFile != "" {
+		fh, err := os.Open(o.ModelFile)
+		if err != nil {
+			return out, fmt.Errorf("--model-file: %w", err)
+		}
+		model, err = mining.ParseModel(o.ModelFile, fh)
+		fh.Close()
+		if err != nil {
+			return out, err
+		}
+	}
+	out.Conformance = mining.Conform(log, model)
+	if len(o.Compare) == 2 {
+		ga, _ := MineGroup(o.Compare[0])
+		gb, _ := MineGroup(o.Compare[1])
+		a := log.Select(func(c *mining.Case) bool { return ga(c, dtoc[c.ID]) })
+		bl := log.Select(func(c *mining.Case) bool { return gb(c, dtoc[c.ID]) })
+		out.Comparison = mining.Compare(o.Compare[0], a, o.Compare[1], bl)
+	}
+	if o.By == "model" {
+		var fams []string
+		for _, c := range log.Cases {
+			if !slices.Contains(fams, c.ModelFamily) {
+				fams = append(fams, c.ModelFamily)
+			}
+		}
+		slices.Sort(fams)
+		for _, f := range fams {
+			sub := log.Filter(&mining.Filter{ModelFamilies: []string{f}})
+			out.ByModel = append(out.ByModel, MinedGroup{ModelFamily: textfmt.OrDash(f), Cases: len(sub.Cases), Variants: mining.Variants(sub), DFG: mining.NewDFG(sub)})
+		}
+	}
+	out.Behaviour = behaviour
+	if o.Export != "" {
+		if err := mineExport(ctx, st, o, out.DFG, keep, classify); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// Mine is mine's part of the shared pass: the runs keep selects
+// added, in scan order, to the event log being built.
+type Mine struct {
+	cur      *RunWork // the run being added (add's goroutine only)
+	o        *MineOptions
+	classify func(harness, tool, args string) string
+	b        *mining.Builder
+	keep     func(*schema.Run) bool
+	dtoc     map[string]bool // runs with manage_context ops
+}
+
+// Worker classifies one kept run's tool calls (Analysis).
+func (a *Mine) Worker() (func(*RunWork) any, error) {
+	return func(w *RunWork) any {
+		if !a.keep(&w.Run) {
+			return nil
+		}
+		if a.o.Mode == mining.ModeClass {
+			for i := range w.Events {
+				if e := &w.Events[i]; e.Kind == schema.KindToolCall {
+					w.Classify(w.Run.Harness, e.ToolName, e.Args)
+				}
+			}
+		}
+		return w // the Builder copies what it keeps, in add
+	}, nil
+}
+
+// Add adds one kept run to the event log, in scan order (Analysis).
+func (a *Mine) Add(v any) error {
+	w, ok := v.(*RunWork)
+	if !ok {
+		return nil
+	}
+	// the worker is done with w: its memo is this goroutine's now
+	a.cur = w
+	defer func() { a.cur = nil }()
+	d := &w.RunData
+	a.noteDTOC(d.Run.RunID, d.Ops)
+	return a.b.AddRun(&d.Run, d.Events, d.Ops)
+}
+
+// noteDTOC records whether the run has manage_context ops.
+func (a *Mine) noteDTOC(runID string, ops []schema.ContextOp) {
+	for _, op := range ops {
+		if op.Op == schema.OpDisable || op.Op == schema.OpEnable {
+			a.dtoc[runID] = true
+			return
+		}
+	}
+}
+
+// mineExport writes --export (o.Export: xes:FILE, ocel:FILE or dot:FILE; FILE "-" is o.ExportOut).
+func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
+	kind, file, _ := strings.Cut(o.Export, ":")
+	var w io.Writer = o.ExportOut
+	if file != "-" {
+		fh, err := os.Create(file)
+		if err != nil {
+			return fmt.Errorf("--export: %w", err)
+		}
+		defer fh.Close()
+		w = fh
+	}
+	if kind == "dot" {
+		return dfg.WriteDOT(w)
+	}
+	src := func(yield func(*eventlog.RunRecords) error) error {
+		return st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
+			if !keep(&d.Run) {
+				return nil
+			}
+			return yield(&eventlog.RunRecords{Run: d.Run, Events: d.Events, Ops: d.Ops})
+		})
+	}
+	eo := &eventlog.Options{OpActivity: func(_ *schema.Run, c *schema.ContextOp) string { return mining.OpActivity(c.Op) }}
+	if o.Mode == mining.ModeClass {
+		eo.Activity = func(r *schema.Run, e *schema.Event) string {
+			if e.Kind == schema.KindToolCall || e.Kind == schema.KindToolResult {
+				return classify(r.Harness, e.ToolName, e.Args)
+			}
+			return eventlog.DefaultActivity(r, e)
+		}
+	}
+	var err error
+	if kind == "xes" {
+		_, err = eventlog.WriteXES(ctx, w, src, eo)
+	} else {
+		_, err = eventlog.WriteOCEL(ctx, w, src, eo)
+	}
+	if err != nil {
+		return fmt.Errorf("--export %s: %w", kind, err)
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// reportData fills the HTML report from the results the CLI prints (and the
+// tables they are stored in): every figure is the CLI's, converted.
+//
+//  1. verdict, groups, end reasons, peak shares, rent: DiagnoseStore
+//     (diag_runs, diag_calls, diag_rent);
+//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
+//     policy's sim_runs rows (boundary_turn, boundary_event);
+//  3. comparison: simulate's over all runs and per model family (trajmine
+//     simulate --by model), both computed in AnalyseReport;
+//  4. recommendations: RecommendStore;
+//  5. the sample (sample: htmlreport.SampleRuns over diag_runs): each
+//     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
+//     and what each policy did to each output from the run replayed again by
+//     the same engine, watching the outputs' renderings (the replay's calls
+//     are the sim_calls rows report writes).
+//
+// fillMined puts trajmine mine's process map (the directly-follows graph),
+// top 20 variants and behaviour profiles into the report.
+func fillMined(d *htmlreport.Data, m Mined) {
+	if m.DFG != nil && m.Cases > 0 {
+		pm := &htmlreport.ProcessMap{}
+		for _, n := range m.DFG.Nodes {
+			pm.Nodes = append(pm.Nodes, htmlreport.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
+		}
+		for _, e := range m.DFG.Edges {
+			pm.Edges = append(pm.Edges, htmlreport.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
+		}
+		d.ProcessMap = pm
+	}
+	for i, v := range m.Variants {
+		if i == 20 {
+			break
+		}
+		d.Variants = append(d.Variants, htmlreport.Variant{Activities: v.Activities, Runs: int64(v.Count), Share: v.Share})
+	}
+	for _, g := range m.Behaviour {
+		mp := g.Manage
+		d.Behaviour = append(d.Behaviour, htmlreport.BehaviourProfile{Family: textfmt.OrDash(g.Key), Label: string(g.Class.Label), Runs: g.Runs,
+			Metrics: []htmlreport.Metric{
+				{Name: "manage_context ops per 100 calls", Value: mp.OpsPer100},
+				{Name: "tokens freed per op (median)", Value: mp.FreedPerOp.Median},
+				{Name: "shallow ops", Value: mp.ShallowShare, Unit: "%"},
+				{Name: "re-enable rate", Value: mp.ReEnableRate, Unit: "%"},
+				{Name: "thrash share", Value: mp.ThrashShare, Unit: "%"},
+				{Name: "compactions per 100 calls", Value: g.Compaction.Per100},
+			}})
+	}
+}
+
+// Page is reportData: the page's data from a Report; source and database
+// are the page's header lines.
+func Page(rep *Report, totals []FormatTotals, source, database string) *htmlreport.Data {
+	diag, sim, recs, mined, sample := rep.Diagnosis, rep.Simulation, rep.Recs, rep.Mined, rep.Sample
+	d := &htmlreport.Data{
+		Title:     "trajmine report",
+		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		Source:    source,
+		Database:  database,
+	}
+	for _, a := range totals {
+		d.Formats = append(d.Formats, htmlreport.FormatTotals(a))
+	}
+	fillMined(d, mined)
+	v, t := diag.Verdict, diag.Totals
+	d.Verdict = htmlreport.Verdict{Text: strings.TrimSpace(diag.VerdictText()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
+		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryTurn, BoundaryEvents: diag.ReadingBoundary.Events,
+		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
+		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
+		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
+		Resolved: t.PerSolved.Resolved, Failed: t.PerSolved.Failed, Excluded: t.PerSolved.Excluded}
+	for _, g := range diag.Groups {
+		d.Groups = append(d.Groups, htmlreport.Group(g))
+	}
+	ends := map[string]int{}
+	for _, r := range diag.Runs {
+		ends[string(r.End.Reason)]++
+		if r.Occupancy.Window > 0 {
+			d.Peaks = append(d.Peaks, r.Occupancy.PeakShare)
+		}
+	}
+	for k, n := range ends {
+		d.Ends = append(d.Ends, htmlreport.Count{Label: k, N: n})
+	}
+	slices.SortFunc(d.Ends, func(a, b htmlreport.Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Label, b.Label)) })
+	for _, r := range diag.RentByTool {
+		d.Rent = append(d.Rent, htmlreport.ToolRent(r))
+	}
+
+	short := map[string]string{}
+	for _, p := range sim.Policies {
+		short[p.Spec] = p.Short
+		d.Policies = append(d.Policies, htmlreport.Policy{Spec: p.Spec, Short: p.Short})
+	}
+	d.Boundary = append(d.Boundary, survivalOf("logged", diag.ReadingBoundary))
+	byPolicy := map[string][]diagnose.BoundaryRun{}
+	for i := range sim.Results {
+		r := &sim.Results[i]
+		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+	}
+	for _, p := range sim.Policies {
+		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
+	}
+	d.Accuracy = simulate.AccuracyText(sim.Accuracy)
+	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (AnalyseReport)
+		c, cc := a.CostRatio()
+		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
+			Ratio: a.RatioMedian, RatioLo: a.RatioLo, RatioHi: a.RatioHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
+			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvocationTokens: a.ReinvocationTok,
+			Priced: a.Priced, CostRatio: c, CachedRatio: cc, CostUSD: a.CostUSD, CostCachedUSD: a.CostCachedUSD})
+	}
+	d.Recommendations = []htmlreport.Recommendation{}
+	for _, r := range recs {
+		d.Recommendations = append(d.Recommendations, htmlreport.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
+			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
+			SavedRuns: r.SavedRuns, Why: r.Why})
+	}
+
+	d.SampleRule, d.Sample = sample.Rule, sample.Runs
+	return d
+}
+
+// Sample is the report's drill-down: the sampling rule and the
+// sampled runs.
+type Sample struct {
+	Rule string
+	Runs []htmlreport.RunDetail
+}
+
+// sample draws the sample (htmlreport.SampleRuns over diagnose's
+// runs) and builds each sampled run's drill-down (reportRunDetail); add
+// receives the sampled runs' sim_calls rows.
+func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnose.Summary, sim Simulation, add func(vals ...any) error) (Sample, error) {
+	var out Sample
+	byRun := map[string][]int{}
+	for i := range sim.Results {
+		byRun[sim.Results[i].RunID] = append(byRun[sim.Results[i].RunID], i)
+	}
+	cands := make([]htmlreport.Candidate, len(diag.Runs))
+	for i, r := range diag.Runs {
+		cands[i] = htmlreport.Candidate{RunID: r.RunID, PeakShare: r.Occupancy.PeakShare, PeakTokens: r.Occupancy.PeakTokens, Known: r.Occupancy.Window > 0}
+	}
+	picks, rule := htmlreport.SampleRuns(cands, o.SampleTop, o.SampleN)
+	out.Rule = rule
+	pols, err := WithKeepAll(nil)
+	if err != nil {
+		return out, err
+	}
+	for _, p := range picks {
+		r := &diag.Runs[p.Index]
+		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, add)
+		if err != nil {
+			return out, err
+		}
+		out.Runs = append(out.Runs, rd)
+	}
+	return out, nil
+}
+
+func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
+	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored, Found: b.Found, Turn: b.Turn}
+	for _, p := range b.Curve {
+		s.Curve = append(s.Curve, htmlreport.KMPoint(p))
+	}
+	return s
+}
+
+// reportRunDetail is one sampled run: its diag_calls, sim_runs rows (rows
+// indexes sim.Results), its prompts per policy and call and its tool outputs
+// with what each policy did to them, both from the run replayed again
+// (ReplayOutputs); the replay's calls go to add as sim_calls rows.
+func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagnosis, why string, sim Simulation, rows []int,
+	pols []simulate.Policy, add func(vals ...any) error) (htmlreport.RunDetail, error) {
+	occ := r.Occupancy
+	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
+		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
+		EndWhy: r.End.Why, Why: why}
+	for _, c := range DiagCallRows(r) {
+		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
+	}
+	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols)
+	if err != nil {
+		return rd, err
+	}
+	for _, p := range pols {
+		x := replays[p.Name()]
+		if add == nil {
+			break
+		}
+		for i := range x.calls {
+			if err := add(simCallValues(r.RunID, p.Name(), x.window, &x.calls[i])...); err != nil {
+				return rd, err
+			}
+		}
+	}
+	short := map[string]string{}
+	for _, p := range sim.Policies {
+		short[p.Spec] = p.Short
+	}
+	for _, i := range rows {
+		x := &sim.Results[i]
+		var prompts []int64
+		for _, c := range replays[x.Policy].calls {
+			prompts = append(prompts, c.PromptTokens)
+		}
+		rd.Policies = append(rd.Policies, htmlreport.RunPolicy{Policy: short[x.Policy], Status: string(x.Status), OverflowCall: x.OverflowCall,
+			FirstActivation: x.FirstActivation, TokenRatio: x.TokenRatio(), PeakTokens: x.PeakTokens, Reinvocations: x.Reinvocations,
+			PlaceholdersMax: x.PlaceholdersMax, CharsRemoved: x.CharsRemovedShare(), Prompts: prompts})
+	}
+	for i := range outs {
+		outs[i].Actions = make([]htmlreport.Action, len(sim.Policies))
+		for j, p := range sim.Policies {
+			outs[i].Actions[j] = acts[p.Spec][i]
+		}
+	}
+	rd.Outputs = outs
+	return rd, nil
+}
+
+// reportReplay is one policy's replay of a sampled run: its calls and the
+// window of its sim_runs and sim_calls rows.
+type reportReplay struct {
+	window int64
+	calls  []simulate.CallResult
+}
+
+// ReplayOutputs lists a run's tool outputs (tool_result events, seq order)
+// and, per policy spec, what the policy first did to each and its replayed
+// calls: the run is replayed as trajmine simulate replays it (same trace,
+// calibration factor, own window) with each policy wrapped in a watcher
+// that notes, after every call's rendering, the outputs no longer in full.
+func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
+	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
+	if err != nil || len(rs) != 1 {
+		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
+	}
+	run := rs[0]
+	events, err := st.Events(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	usage, err := st.Usage(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ops, err := st.ContextOps(ctx, runID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	targets := map[string]string{}
+	var outs []htmlreport.ToolOutput
+	for _, e := range events {
+		switch e.Kind {
+		case schema.KindToolCall:
+			if e.CallID != "" {
+				targets[e.CallID] = e.Target
+			}
+		case schema.KindToolResult:
+			target := e.Target
+			if target == "" {
+				target = targets[e.CallID]
+			}
+			outs = append(outs, htmlreport.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: e.ToolName, Key: e.ToolKey, Target: target,
+				EstTokens: e.EstTokens, Chars: e.Chars, Preview: textfmt.Line(e.Text, htmlreport.PreviewChars)})
+		}
+	}
+	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// tool outputs by trace item
+	item := map[int32]int{}
+	bySeq := map[int64]int{}
+	for i, o := range outs {
+		bySeq[o.Seq] = i
+	}
+	for i, it := range tr.Items {
+		if it.Kind == simulate.ItemToolResult {
+			if k, ok := bySeq[it.Seq]; ok {
+				item[int32(i)] = k
+			}
+		}
+	}
+	acts := map[string][]htmlreport.Action{}
+	replays := map[string]reportReplay{}
+	var rp simulate.Replayer
+	for _, p := range pols {
+		fresh, err := simulate.Fresh(p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		w := &reportWatch{Policy: fresh, items: item, acts: make([]htmlreport.Action, len(outs))}
+		var calls []simulate.CallResult
+		opt := simulate.Options{Window: win, Calls: &calls}
+		if win == 0 {
+			opt.Window = -1 // unbounded, as trajmine simulate replays it
+		}
+		r := rp.Replay(tr, w, opt)
+		if win == 0 {
+			r.Window = 0
+		}
+		acts[p.Name()] = w.acts
+		replays[p.Name()] = reportReplay{window: r.Window, calls: calls}
+	}
+	return outs, acts, replays, nil
+}
+
+// reportTrace builds a run's trace as the shared pass does for trajmine
+// simulate (runWork.replayTrace: its diagnosed end, calibration factor, the
+// actions classifier) and returns the window it replays at (the run's own).
+func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
+	classify, err := DefaultClassify()
+	if err != nil {
+		return nil, 0, err
+	}
+	f := 0.0
+	if c, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator); err == nil && c != nil && c.Factor > 0 {
+		f = c.Factor
+	}
+	end := diagnose.Run(run, events, usage, ops, 0).End
+	tr := simulate.NewTrace(run, events, usage, ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
+	return tr, tr.Window, nil
+}
+
+// reportWatch wraps a policy and notes, per tool output, the first call at
+// which the output's rendering is not full, and how.
+type reportWatch struct {
+	simulate.Policy
+	items map[int32]int // trace item → output index
+	acts  []htmlreport.Action
+}
+
+// Before renders call t as the wrapped policy does, then notes the outputs
+// it no longer shows in full.
+func (w *reportWatch) Before(t int, s *simulate.Sim) {
+	w.Policy.Before(t, s)
+	w.look(t, s)
+}
+
+// OnOverflow forwards to the policy's handler; a policy without one leaves
+// the prompt as it is, as the engine does.
+func (w *reportWatch) OnOverflow(t int, s *simulate.Sim) {
+	if h, ok := w.Policy.(simulate.OverflowHandler); ok {
+		h.OnOverflow(t, s)
+		w.look(t, s)
+	}
+}
+
+func (w *reportWatch) look(t int, s *simulate.Sim) {
+	for i, k := range w.items {
+		if w.acts[k].Mode != "" || !s.Admitted(i) {
+			continue
+		}
+		if m := s.Mode(i); m != simulate.Full {
+			w.acts[k] = htmlreport.Action{Mode: m.String(), Call: t}
+		}
+	}
+}

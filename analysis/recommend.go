@@ -1,0 +1,141 @@
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/trajmine/trajmine/behavior"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// RecommendOptions are what a recommendation depends on.
+type RecommendOptions struct {
+	Grid         []string // candidate specs; nil: the built-in grid
+	Window       int64    // replay every run at this window; 0: each run's own
+	HoldoutEvery uint32   // hold out runs whose FNV-1a(run id) mod this is 0
+	MaxReinv     float64  // most predicted re-invocations per 100 calls a candidate may cause
+}
+
+// RecommendStore chooses a policy per model family over the store (see
+// trajmine recommend --help) in one shared pass with the behaviour
+// profiles that label the families.
+func RecommendStore(ctx context.Context, st *store.Store, o *RecommendOptions) ([]recommend.Result, error) {
+	env, err := NewEnv(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	ra, err := NewRecommend(o)
+	if err != nil {
+		return nil, err
+	}
+	ba := NewBehaviour(env, nil)
+	if err := Pass(ctx, st, store.ScanOptions{}, env, ra, ba); err != nil {
+		return nil, err
+	}
+	return ra.Finish(ba.Groups())
+}
+
+// Recommend is recommend's part of the shared pass: each run's trace (as
+// trajmine simulate replays it) replayed under every grid candidate, the
+// outcomes kept per model family; the choice is made in Finish.
+type Recommend struct {
+	o    *RecommendOptions
+	grid *recommend.Grid
+	idx  map[string]int
+	fams []recommend.FamilyOutcomes
+}
+
+type recRun struct {
+	family string
+	out    recommend.RunOutcome
+}
+
+// NewRecommend prepares the grid of candidates o names.
+func NewRecommend(o *RecommendOptions) (*Recommend, error) {
+	g, err := recommend.NewGrid(o.Grid, o.Window)
+	if err != nil {
+		return nil, err
+	}
+	return &Recommend{o: o, grid: g, idx: map[string]int{}}, nil
+}
+
+// Worker replays one run under every candidate (Analysis).
+func (a *Recommend) Worker() (func(*RunWork) any, error) {
+	g, err := a.grid.Fresh()
+	if err != nil {
+		return nil, err
+	}
+	var rp simulate.Replayer
+	return func(w *RunWork) any {
+		return recRun{family: textfmt.OrDash(w.Run.ModelFamily), out: g.Replay(&rp, w.Trace())}
+	}, nil
+}
+
+// Add keeps one run's outcomes under its model family (Analysis).
+func (a *Recommend) Add(v any) error {
+	r := v.(recRun)
+	i, ok := a.idx[r.family]
+	if !ok {
+		i = len(a.fams)
+		a.idx[r.family] = i
+		a.fams = append(a.fams, recommend.FamilyOutcomes{Name: r.family})
+	}
+	a.fams[i].Runs = append(a.fams[i].Runs, r.out)
+	return nil
+}
+
+// Finish chooses per family (families by name, runs in scan order), with
+// the families' behaviour labels from groups.
+func (a *Recommend) Finish(groups []behavior.Group) ([]recommend.Result, error) {
+	labels := map[string]string{}
+	for _, g := range groups {
+		labels[textfmt.OrDash(g.Key)] = string(g.Class.Label)
+	}
+	fams := slices.Clone(a.fams)
+	slices.SortFunc(fams, func(x, y recommend.FamilyOutcomes) int { return cmp.Compare(x.Name, y.Name) })
+	o := a.o
+	return recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
+		MaxReinvPer100: o.MaxReinv, Label: func(f string) string { return labels[f] }})
+}
+
+// Behaviour profiles each run's context management (package
+// behavior) in the shared pass; Groups pools them per model family.
+type Behaviour struct {
+	o        *behavior.Options
+	keep     func(*schema.Run) bool // nil keeps every run
+	profiles []behavior.RunProfile
+}
+
+// NewBehaviour profiles the runs keep selects (nil: every run).
+func NewBehaviour(env *Env, keep func(*schema.Run) bool) *Behaviour {
+	return &Behaviour{o: &behavior.Options{Classify: env.classify}, keep: keep}
+}
+
+// Worker profiles one run (Analysis).
+func (a *Behaviour) Worker() (func(*RunWork) any, error) {
+	return func(w *RunWork) any {
+		if a.keep != nil && !a.keep(&w.Run) {
+			return nil
+		}
+		o := *a.o
+		o.Classify = w.Classify
+		p := behavior.Run(w.Run, w.Events, w.Usage, w.Ops, &o)
+		return &p
+	}, nil
+}
+
+// Add keeps one run's profile (Analysis).
+func (a *Behaviour) Add(v any) error {
+	if p, ok := v.(*behavior.RunProfile); ok {
+		a.profiles = append(a.profiles, *p)
+	}
+	return nil
+}
+
+// Groups pools the profiles per model family.
+func (a *Behaviour) Groups() []behavior.Group { return behavior.ByFamily(a.profiles, a.o) }

@@ -1,0 +1,150 @@
+package analysis
+
+import (
+	"context"
+	"sync"
+
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// FormatTotals aggregates runs per source format for the report.
+type FormatTotals struct {
+	Format          string `json:"source_format"`
+	Runs            int64  `json:"runs"`
+	Turns           int64  `json:"turns"`
+	InputTokens     int64  `json:"input_tokens"`
+	OutputTokens    int64  `json:"output_tokens"`
+	CacheReadTokens int64  `json:"cache_read_tokens"`
+	EstTokens       int64  `json:"est_tokens"`
+	NoUsage         int64  `json:"runs_without_usage"`
+	Overflow        int64  `json:"runs_context_overflow"`
+}
+
+// TotalsByFormat sums runs per format, in first-seen order:
+//
+//	SELECT source_format, count(*), sum(n_turns), sum(input_tokens), … FROM runs GROUP BY source_format
+func TotalsByFormat(runs []schema.Run) []FormatTotals {
+	var out []FormatTotals
+	idx := map[string]int{}
+	for _, r := range runs {
+		i, ok := idx[r.SourceFormat]
+		if !ok {
+			out = append(out, FormatTotals{Format: r.SourceFormat})
+			i = len(out) - 1
+			idx[r.SourceFormat] = i
+		}
+		a := &out[i]
+		a.Runs++
+		a.Turns += r.NTurns
+		a.InputTokens += r.InputTokens
+		a.OutputTokens += r.OutputTokens
+		a.CacheReadTokens += r.CacheReadTokens
+		a.EstTokens += r.EstTokens
+		if r.EndReason == schema.EndContextOverflow {
+			a.Overflow++
+		}
+		if r.UsageEstimated {
+			a.NoUsage++
+		}
+	}
+	return out
+}
+
+// Report is what trajmine report computes.
+type Report struct {
+	Diagnosis  diagnose.Summary
+	Simulation Simulation
+	Recs       []recommend.Result
+	Mined      Mined
+	Sample     Sample
+}
+
+// ReportOptions are what trajmine report's analyses depend on.
+type ReportOptions struct {
+	Scan      store.ScanOptions // the runs reported on
+	SampleTop int               // runs drawn call by call: the top ones by peak share …
+	SampleN   int               // … and this many more by run-id hash
+}
+
+// AnalyseReport runs trajmine report's analyses in one shared pass over the
+// store (Pass): diagnose (trajmine diagnose's defaults, --by model),
+// every catalog policy at each run's own window (trajmine simulate), trajmine
+// recommend's defaults, the behaviour profiles and trajmine mine's defaults;
+// then it draws the sample and replays the sampled runs again for their
+// drill-down (reportSample). sim_runs (every run), sim_calls (the sampled
+// runs: what the page draws call by call; trajmine simulate writes every
+// run's), diag_runs, diag_calls and diag_rent are replaced in one
+// transaction. Each figure is the one the stand-alone command computes:
+// they run the same analyses, one at a time.
+func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Report, error) {
+	res := &Report{}
+	env, err := NewEnv(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	// no per-call rows kept (the sample's come from reportSample); groups by
+	// model family, as trajmine simulate --by model
+	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model"}
+	pols, err := WithKeepAll(nil)
+	if err != nil {
+		return nil, err
+	}
+	sa, err := NewSimulate(simO, pols)
+	if err != nil {
+		return nil, err
+	}
+	da, err := NewDiagnose(&DiagnoseOptions{By: "model"})
+	if err != nil {
+		return nil, err
+	}
+	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
+	if err != nil {
+		return nil, err
+	}
+	ma, err := NewMine(&MineOptions{Mode: mining.ModeClass}, env) // trajmine mine's defaults
+	if err != nil {
+		return nil, err
+	}
+	ba := NewBehaviour(env, nil) // every run, as recommend and mine (no filter) profile them
+	// after the pass, the aggregates (simulate's bootstrap CIs, recommend's
+	// choice, the mined models) are computed on one goroutine while this one
+	// draws the sample and writes the tables: they read the pass's results
+	// and write disjoint fields of res
+	var aggErr error
+	var agg sync.WaitGroup
+	calls := func(add func(vals ...any) error) error {
+		if err := Pass(ctx, st, o.Scan, env, sa, da, ra, ba, ma); err != nil {
+			return err
+		}
+		sa.Flatten()
+		agg.Add(1)
+		go func() {
+			defer agg.Done()
+			res.Simulation = sa.Finish()
+			groups := ba.Groups()
+			if res.Recs, aggErr = ra.Finish(groups); aggErr != nil {
+				return
+			}
+			res.Mined, aggErr = ma.Finish(ctx, st, groups)
+		}()
+		res.Diagnosis = da.Finish()
+		// the sample reads only the rows and the policies, not the aggregates
+		rows := Simulation{Policies: sa.out.Policies, Results: sa.out.Results}
+		res.Sample, err = sample(ctx, st, o, res.Diagnosis, rows, add)
+		return err
+	}
+	tables := append([]store.Derived{{Table: schema.SimCalls, Rows: calls}, {Table: schema.SimRuns, Rows: sa.RunsRows}}, DiagnosisTables(&res.Diagnosis)...)
+	err = st.WriteDerived(ctx, tables...)
+	agg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if aggErr != nil {
+		return nil, aggErr
+	}
+	return res, nil
+}

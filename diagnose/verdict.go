@@ -1,0 +1,55 @@
+package diagnose
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/trajmine/trajmine/internal/textfmt"
+)
+
+// boundaryClause is the verdict's reading-boundary clause, or why there is none.
+func boundaryClause(b ReadingBoundary) string {
+	switch {
+	case b.Found:
+		return fmt.Sprintf("reading boundary at call %s", textfmt.Thousands(b.Turn))
+	case b.Events == 0:
+		return "no reading boundary (no unfinished run stopped while reading)"
+	}
+	return "no reading boundary (survival stays above 50%)"
+}
+
+// rentClause is the verdict's token-rent clause, or why there is
+// none, followed by the system prompt's and tool definitions' shares where
+// the logs show them.
+func rentClause(v Verdict) string {
+	s := "no token rent (no tool output was carried by a later call)"
+	if v.TopRentTool != "" {
+		s = fmt.Sprintf("%s holds %s of token rent", textfmt.Line(v.TopRentTool, 32), textfmt.Pct(v.TopRentShare))
+	}
+	var prefix []string
+	if v.SystemPromptShare > 0 {
+		prefix = append(prefix, "system prompt "+textfmt.Pct(v.SystemPromptShare))
+	}
+	if v.ToolDefinitionsShare > 0 {
+		prefix = append(prefix, "tool definitions "+textfmt.Pct(v.ToolDefinitionsShare))
+	}
+	if len(prefix) > 0 {
+		s += "; " + strings.Join(prefix, " / ") + " of token rent"
+	}
+	return s
+}
+
+// VerdictText is the verdict: one line, and a second when some runs have
+// no known window (trajmine diagnose and trajmine report print it; the
+// page shows it).
+func (d *Summary) VerdictText() string {
+	var w strings.Builder
+	v := d.Verdict
+	fmt.Fprintf(&w, "%s of %s runs (%s) ended on window length (%d explicit, %d inferred); %s; %s\n",
+		textfmt.Thousands(int64(v.WindowEnds)), textfmt.Thousands(int64(v.Runs)), textfmt.Pct(v.Share), v.Explicit, v.Inferred,
+		boundaryClause(d.ReadingBoundary), rentClause(v))
+	if v.UnknownWindow > 0 {
+		fmt.Fprintf(&w, "%s runs have no known window (use --window N): their occupancy shares are not computed\n", textfmt.Thousands(int64(v.UnknownWindow)))
+	}
+	return w.String()
+}
