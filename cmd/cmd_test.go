@@ -56,7 +56,7 @@ func TestFlagParsing(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	want := &IngestOptions{Inputs: []string{"a.jsonl", "dir"}, Format: "codex-cli", Strict: true, Tokenizer: "o200k_base", Workers: 3}
+	want := &IngestOptions{Inputs: []string{"a.jsonl", "dir"}, Format: "codex-cli", Strict: true, Tokenizer: "o200k_base", Workers: 3, MaxDecompressed: 1 << 30}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -24,6 +27,9 @@ type IngestOptions struct {
 	JSON      bool
 	Out, Err  io.Writer
 	Progress  bool
+
+	// MaxDecompressed caps what one archive may decompress to (negative: none).
+	MaxDecompressed byteSize
 }
 
 // NewIngestCmd builds `trajmine ingest`.
@@ -42,7 +48,21 @@ read (the quick check make and rsync use); --rehash reads and hashes it.
 
 A malformed record is reported as file:line: reason on stderr, kept in the
 rejects table, and the rest of the file still imports; --strict makes it fatal
-for its file (nothing from that file is kept, exit status 1).`,
+for its file (nothing from that file is kept, exit status 1).
+
+Only regular files are read: a FIFO, socket or device found in a directory is
+skipped with a warning, and one named on the command line fails (exit status
+1) without being opened for reading. A directory that cannot be read is
+reported and counted as failed; the rest of the tree still imports. Each
+file's sources row covers exactly the bytes imported: a file that grows
+during the ingest is imported as it was when hashed, and one rewritten in
+place fails and can be ingested again.
+
+An Inspect .eval archive may decompress to at most --max-decompressed bytes
+in all (default 1GiB; "none" for no cap). One over the cap is not imported:
+the message names the cap, and the other files import. Archive members are
+decompressed one at a time, so memory stays within about 10× the largest
+member.`,
 		Example: `  trajmine ingest ~/.claude/projects ~/.codex/sessions
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -61,6 +81,8 @@ for its file (nothing from that file is kept, exit status 1).`,
 	c.Flags().IntVar(&o.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every file, even those imported unchanged since (same path, size, older modification time)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
+	o.MaxDecompressed = ingest.DefaultMaxDecompressed
+	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none"`)
 	return c
 }
 
@@ -80,7 +102,7 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	}
 	defer st.Close()
 	sum, err := runIngest(ctx, st, o.Inputs, &ingest.Options{
-		Rehash: o.Rehash,
+		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),
 		Format: o.Format, Strict: o.Strict, Estimator: est, Workers: o.Workers,
 	}, o.Err, o.Progress)
 	if err != nil {
@@ -104,7 +126,7 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ingest.Options, errw io.Writer, progress bool) (*ingest.Summary, error) {
 	opts.Warn = func(err error) { fmt.Fprintln(errw, err) }
 	if progress {
-		files, err := ingest.Expand(inputs)
+		files, err := ingest.Expand(inputs, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -166,3 +188,57 @@ func summaryJSON(s *ingest.Summary) ingestSummaryJSON {
 	}
 	return out
 }
+
+// byteSize is a size flag: a number of bytes with an optional binary (KiB,
+// MiB, GiB, TiB) or decimal (KB, MB, GB, TB) unit, or "none" (stored as -1).
+type byteSize int64
+
+var sizeUnits = []struct {
+	name string
+	n    int64
+}{
+	{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
+	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
+}
+
+func (s *byteSize) String() string {
+	if *s < 0 {
+		return "none"
+	}
+	if *s == 0 {
+		return "0"
+	}
+	best := sizeUnits[len(sizeUnits)-1] // the largest unit that divides s
+	for _, u := range sizeUnits {
+		if int64(*s)%u.n == 0 && u.n > best.n {
+			best = u
+		}
+	}
+	return strconv.FormatInt(int64(*s)/best.n, 10) + best.name
+}
+
+func (s *byteSize) Set(v string) error {
+	t := strings.TrimSpace(v)
+	if strings.EqualFold(t, "none") {
+		*s = -1
+		return nil
+	}
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if len(t) > len(u.name) && strings.EqualFold(t[len(t)-len(u.name):], u.name) {
+			mult, t = u.n, strings.TrimSpace(t[:len(t)-len(u.name)])
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("%q is not a size: a positive whole number of bytes, with an optional unit (KiB, MiB, GiB, TiB, KB, MB, GB, TB), or none", v)
+	}
+	*s = byteSize(n * mult)
+	return nil
+}
+
+func (s *byteSize) Type() string { return "size" }
+
+// cap is the flag as an ingest.Options.MaxDecompressed.
+func (s byteSize) cap() int64 { return int64(s) }

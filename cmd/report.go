@@ -38,6 +38,9 @@ type ReportOptions struct {
 	All       bool
 	scope     *reportScope // the runs reported on (reportRun); nil: every run
 	dbLabel   string       // the page's database line; "" is the store's path
+
+	// MaxDecompressed caps what one archive may decompress to (see ingest).
+	MaxDecompressed byteSize
 }
 
 // standardPlaces are where agent harnesses keep their logs, relative to $HOME:
@@ -115,6 +118,8 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
+	o.MaxDecompressed = ingest.DefaultMaxDecompressed
+	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
 	return c
 }
@@ -132,7 +137,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 				}
 			}
 		}
-		files, err := ingest.Expand(places)
+		files, err := ingest.Expand(places, nil)
 		if err != nil {
 			return err
 		}
@@ -151,7 +156,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	defer st.Close()
 	sum := &ingest.Summary{}
 	if len(inputs) > 0 {
-		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash}, o.Err, o.Progress); err != nil {
+		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress); err != nil {
 			return err
 		}
 	}

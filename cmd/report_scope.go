@@ -68,7 +68,7 @@ func (s *reportScope) scanOptions() store.ScanOptions {
 // stored source of the same size, which the importer skipped as a copy of
 // it. The second count is how many source files the runs come from.
 func runsUnder(ctx context.Context, st *store.Store, paths []string) ([]schema.Run, int, error) {
-	files, err := ingest.Expand(paths)
+	files, err := ingest.Expand(paths, nil) // unreadable directories: ingest has said so
 	if err != nil {
 		return nil, 0, err
 	}
@@ -95,8 +95,8 @@ func runsUnder(ctx context.Context, st *store.Store, paths []string) ([]schema.R
 			continue
 		}
 		fi, err := os.Stat(f)
-		if err != nil || len(bySize[fi.Size()]) == 0 {
-			continue
+		if err != nil || !fi.Mode().IsRegular() || len(bySize[fi.Size()]) == 0 {
+			continue // a FIFO or device is never read (it could block or never end)
 		}
 		sum, err := fileSHA256(f)
 		if err != nil {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
 	"github.com/trajmine/trajmine/schema"
 )

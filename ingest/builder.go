@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -40,6 +40,8 @@ type RunBuilder struct {
 	last     *time.Time
 	finished bool
 	stated   *schema.Usage // run totals as the log itself states them
+	lastLine int64         // line of the latest event, where usage problems are reported
+	err      error         // a strict-mode reject, returned by Finish
 }
 
 type callInfo struct {
@@ -110,10 +112,15 @@ func (b *RunBuilder) SetUsage(u schema.Usage) {
 	b.SetUsageAt(b.callIdx, u)
 }
 
-// SetUsageAt records the logged usage of model call turn.
+// SetUsageAt records the logged usage of model call turn. A negative count
+// (input, output, cache read or write, reasoning: one rule for all) is set to
+// 0 and recorded as a reject, naming the field and the logged value, at the
+// line being read (File.Lines, ParallelLines), else at the latest event's;
+// in strict mode Finish then fails the file.
 func (b *RunBuilder) SetUsageAt(turn int64, u schema.Usage) {
 	u.RunID, u.Turn = b.Run.RunID, turn
 	u.Model, u.RequestID = strings.Clone(u.Model), strings.Clone(u.RequestID)
+	b.nonNegative(&u, fmt.Sprintf("model call %d", turn+1))
 	if u.InputTokens < u.CacheReadTokens+u.CacheWriteTokens {
 		u.InputTokens = u.CacheReadTokens + u.CacheWriteTokens
 	}
@@ -136,6 +143,9 @@ func (b *RunBuilder) Add(e schema.Event) error {
 	}
 	e.RunID, e.Seq = b.Run.RunID, b.seq
 	b.seq++
+	if e.Line > 0 {
+		b.lastLine = e.Line
+	}
 	if e.Kind.IsOutput() {
 		if !b.explicit && !b.inOutput || b.calls == 0 {
 			b.calls++
@@ -250,7 +260,39 @@ func (b *RunBuilder) Op(op schema.ContextOp) error {
 // larger of these and the sum over the usage rows: some logs repeat
 // start-of-response placeholders as each call's output tokens, and only their
 // final totals are right. The usage rows stay as logged.
-func (b *RunBuilder) SetLoggedTotals(u schema.Usage) { b.stated = &u }
+// Negative totals are set to 0 and rejected, as in SetUsageAt.
+func (b *RunBuilder) SetLoggedTotals(u schema.Usage) {
+	b.nonNegative(&u, "logged totals")
+	b.stated = &u
+}
+
+// nonNegative sets each negative count of u (what names it in the reject)
+// to 0 and records a reject per count, naming the field and the logged
+// value, at the line being read (File.Lines, ParallelLines), else at the
+// latest event's. In strict mode the reject's error is kept for Finish.
+func (b *RunBuilder) nonNegative(u *schema.Usage, what string) {
+	for _, c := range []struct {
+		name string
+		v    *int64
+	}{
+		{"input_tokens", &u.InputTokens}, {"output_tokens", &u.OutputTokens},
+		{"cache_read_tokens", &u.CacheReadTokens}, {"cache_write_tokens", &u.CacheWriteTokens},
+		{"reasoning_tokens", &u.ReasoningTokens},
+	} {
+		if *c.v >= 0 {
+			continue
+		}
+		reason := fmt.Sprintf("run %s, %s: negative %s %d set to 0", b.Run.RunID, what, c.name, *c.v)
+		*c.v = 0
+		line := b.f.line // the usage's own line, in a line-by-line format
+		if line == 0 {
+			line = max(b.lastLine, 1)
+		}
+		if err := b.f.Reject(line, reason, nil); err != nil && b.err == nil {
+			b.err = err
+		}
+	}
+}
 
 // SetEnd records an explicit end reason from the log.
 func (b *RunBuilder) SetEnd(reason schema.EndReason, detail string) {
@@ -285,6 +327,9 @@ func (b *RunBuilder) Finish() error {
 		return nil
 	}
 	b.finished = true
+	if b.err != nil {
+		return b.err
+	}
 	r := &b.Run
 	turns := make([]int64, 0, len(b.usage))
 	for t := range b.usage {

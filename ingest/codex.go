@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trajmine/trajmine/ingest/internal/jsonx"
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -822,7 +823,7 @@ func codexOverflow(msg string) bool {
 
 // codexErr shortens a decoding error for a reject reason.
 func codexErr(err error) string {
-	s := strings.TrimPrefix(err.Error(), "json: ")
+	s := strings.TrimPrefix(jsonx.FromStd(err).Error(), "json: ")
 	if len(s) > 160 {
 		s = strings.ToValidUTF8(s[:160], "")
 	}

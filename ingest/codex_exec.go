@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
 	"github.com/trajmine/trajmine/schema"
 )

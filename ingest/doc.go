@@ -5,12 +5,22 @@
 //
 // Typical steps (Files does them for a list of paths):
 //
-//  1. Walk the inputs; for each file read its head and Detect its format
-//     (or take the one forced with Options.Format).
-//  2. Hash the file; a sha256 the Sink has Seen is skipped (re-import is a no-op).
+//  1. Walk the inputs (a directory that cannot be read is reported and the
+//     walk goes on); open each file without blocking and skip it unless it is
+//     a regular file (a FIFO or device could block or never end); read its
+//     head and Detect its format (or take the one forced with
+//     Options.Format). A leading UTF-8 byte order mark is dropped for every
+//     format.
+//  2. Hash the file; a sha256 the Sink has Seen is skipped (re-import is a
+//     no-op). A file of at most Options.SmallFile bytes is kept in memory
+//     as read; of a larger one, the number of bytes hashed is noted.
 //  3. Begin a transaction on the Sink, run the format's Importer, which feeds a
 //     run builder per run; Commit on success, Rollback on a fatal error, so one
-//     file's import is all-or-nothing. Files are parsed in parallel.
+//     file's import is all-or-nothing. Files are parsed in parallel. The
+//     importer reads exactly the bytes hashed (the copy in memory, or the
+//     file's first bytes, hashed again and checked before the commit), so a
+//     source row covers what was imported even when the file grows or
+//     changes meanwhile.
 //
 // The run builder is where the canonical meaning lives, shared by all formats:
 // it numbers events (seq), assigns turns (the model call an event belongs to),

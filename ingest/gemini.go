@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
 	"github.com/trajmine/trajmine/schema"
 )

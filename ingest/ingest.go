@@ -8,8 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,6 +33,9 @@ type Importer interface {
 	Detect(name string, head []byte) bool
 	// Import reads the whole file, feeding runs built with f.NewRun.
 	// Malformed records go to f.Reject; a returned error aborts the file.
+	// r is the file without a leading BOM; Files' readers also have
+	// ReadAt and Size (over the same bytes), for formats that need random
+	// access, such as ZIP archives.
 	Import(f *File, r io.Reader) error
 }
 
@@ -78,8 +81,10 @@ func Lookup(name string) (Importer, error) {
 // (plain message lists) that specific formats may also match.
 const genericPriority = 90
 
-// Candidates returns every importer that recognises the file, in priority order.
+// Candidates returns every importer that recognises the file, in priority
+// order. A leading UTF-8 byte order mark is not part of what they see.
 func Candidates(name string, head []byte) []Importer {
+	head = trimBOM(head)
 	var out []Importer
 	for _, im := range registry {
 		if im.Detect(name, head) {
@@ -142,6 +147,24 @@ type Options struct {
 	// Rehash hashes every file, even those the sink (a QuickSink) says were
 	// imported unchanged.
 	Rehash bool
+	// MaxDecompressed caps the bytes one archive (an Inspect .eval) may
+	// decompress to, all members together (default DefaultMaxDecompressed;
+	// negative: no cap). An archive over the cap fails as a whole, with a
+	// message naming the cap, and the other files import.
+	MaxDecompressed int64
+
+	walk         walkFunc          // for tests: filepath.WalkDir when nil
+	afterPrepare func(path string) // for tests: called between hashing and import
+}
+
+// DefaultMaxDecompressed is Options.MaxDecompressed's default: 1 GiB.
+const DefaultMaxDecompressed = 1 << 30
+
+func (o *Options) maxDecompressed() int64 {
+	if o == nil || o.MaxDecompressed == 0 {
+		return DefaultMaxDecompressed
+	}
+	return o.MaxDecompressed
 }
 
 // DefaultSmallFile is Options.SmallFile's default.
@@ -174,6 +197,9 @@ type File struct {
 	tx     Tx
 
 	runs, events, rejects int64
+
+	maxDecompressed int64 // Options.MaxDecompressed
+	line            int64 // the line being handled by Lines or ParallelLines (0: none)
 }
 
 // Path returns the file's path.
@@ -208,6 +234,7 @@ func (f *File) Reject(line int64, reason string, raw []byte) error {
 // context every 1024 lines.
 func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 	br := bufio.NewReaderSize(r, 64<<10) // longer lines are joined below
+	defer func() { f.line = 0 }()
 	var line int64
 	var long []byte
 	for {
@@ -229,6 +256,7 @@ func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 			}
 			b := bytes.TrimSpace(chunk)
 			if len(b) > 0 {
+				f.line = line
 				if ferr := fn(line, b); ferr != nil {
 					return ferr
 				}
@@ -247,13 +275,13 @@ func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 type Summary struct {
 	Files   int   // files imported
 	Skipped int   // already imported (same sha256) or not a log
-	Failed  int   // files whose import was aborted
+	Failed  int   // files whose import was aborted, directories that could not be read
 	Runs    int64 // runs imported
 	Events  int64
 	Rejects int64
 	Repairs int64 // text fields repaired to valid UTF-8 (schema.RepairUTF8)
 	Bytes   int64
-	Errors  []error // one per failed file
+	Errors  []error // one per failed file or unreadable directory
 }
 
 // Parse imports data with the named format into a MemSink; for tests and fuzzing.
@@ -265,7 +293,7 @@ func Parse(ctx context.Context, format, name string, data []byte, o *Options) (*
 	sink := &MemSink{}
 	sum := sha256.Sum256(data)
 	src := &schema.Source{Path: name, SHA256: hex.EncodeToString(sum[:]), Format: format, Bytes: int64(len(data)), IngestedAt: time.Unix(0, 0)}
-	err = importOne(ctx, sink, im, src, bytes.NewReader(data), o)
+	err = importOne(ctx, sink, im, src, bytes.NewReader(trimBOM(data)), o)
 	return sink, err
 }
 
@@ -280,6 +308,7 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 	if o != nil {
 		f.strict, f.warn = o.Strict, o.Warn
 	}
+	f.maxDecompressed = o.maxDecompressed()
 	if err := safeImport(im, f, r); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -308,39 +337,13 @@ func safeImport(im Importer, f *File, r io.Reader) (err error) {
 var logExts = []string{".jsonl", ".json", ".ndjson", ".traj", ".eval", ".md"}
 
 // Expand turns files and directories (walked recursively) into a sorted list
-// of candidate log files.
-func Expand(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("ingest %s: %w", p, err)
-		}
-		if !st.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if path != p && strings.HasPrefix(d.Name(), ".") && d.Name() != ".claude" && d.Name() != ".codex" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			for _, ext := range logExts {
-				if strings.HasSuffix(strings.ToLower(d.Name()), ext) {
-					out = append(out, path)
-					break
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("walk %s: %w", p, err)
-		}
+// of candidate log files. A directory that cannot be read is reported to
+// warn (when not nil) and the walk goes on; a named path that does not exist
+// is an error.
+func Expand(paths []string, warn func(error)) ([]string, error) {
+	out, err := expand(paths, warn, filepath.WalkDir)
+	if err != nil {
+		return nil, err
 	}
 	sort.Strings(out)
 	return out, nil
@@ -361,10 +364,16 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			explicit[p] = true
 		}
 	}
-	files, err := Expand(paths)
+	walk := o.walk
+	if walk == nil {
+		walk = filepath.WalkDir
+	}
+	var unread []error // directories the walk could not read
+	files, err := expand(paths, func(err error) { unread = append(unread, err) }, walk)
 	if err != nil {
 		return nil, err
 	}
+	sort.Strings(files)
 	var forced Importer
 	if o.Format != "" && o.Format != "auto" {
 		if forced, err = Lookup(o.Format); err != nil {
@@ -377,7 +386,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 	}
 	var (
 		mu      sync.Mutex
-		sum     Summary
+		sum     = Summary{Failed: len(unread), Errors: unread}
 		claimed = map[string]bool{}
 		fatal   atomic.Pointer[error]
 		jobs    = make(chan string)
@@ -440,11 +449,11 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 				}
 			}
 		}
-		src, im, err := prepare(path, forced)
+		src, im, data, err := prepare(path, forced, small)
 		if err != nil {
 			mu.Lock()
 			defer mu.Unlock()
-			if errors.Is(err, ErrUnknownFormat) && !explicit[path] {
+			if (errors.Is(err, ErrUnknownFormat) || errors.Is(err, ErrNotRegular)) && !explicit[path] {
 				sum.Skipped++
 				if o.Warn != nil {
 					o.Warn(err)
@@ -477,20 +486,40 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			}
 			return
 		}
-		fh, err := os.Open(path)
-		if err != nil {
-			mu.Lock()
-			sum.Failed++
-			sum.Errors = append(sum.Errors, fmt.Errorf("open %s: %w", path, err))
-			mu.Unlock()
-			return
+		if o.afterPrepare != nil {
+			o.afterPrepare(path)
 		}
-		defer fh.Close()
-		var r io.Reader = fh
-		if o.Progress != nil {
-			r = &progressReader{r: fh, fn: o.Progress}
+		// The importer reads exactly the bytes prepare hashed: the copy it
+		// kept of a small file, else the file's first src.Bytes bytes,
+		// checked against the hash before the commit.
+		var r io.Reader
+		isink := sink
+		if data != nil {
+			if o.Progress != nil {
+				o.Progress(src.Bytes)
+			}
+			r = bytes.NewReader(trimBOM(data))
+		} else {
+			fh, _, err := openRegular(path)
+			if err != nil {
+				mu.Lock()
+				sum.Failed++
+				sum.Errors = append(sum.Errors, err)
+				mu.Unlock()
+				return
+			}
+			defer fh.Close()
+			sr := newSourceReader(fh, src.Bytes, o.Progress)
+			if err := sr.skipBOM(); err != nil {
+				mu.Lock()
+				sum.Failed++
+				sum.Errors = append(sum.Errors, fmt.Errorf("read %s: %w", path, err))
+				mu.Unlock()
+				return
+			}
+			r, isink = sr, &verifySink{Sink: sink, check: sr.verify}
 		}
-		if batching && src.Bytes <= small {
+		if batching && data != nil {
 			buf := &bufferSink{Sink: sink}
 			if err := importOne(ctx, buf, im, src, r, &oo); err != nil {
 				mu.Lock()
@@ -502,7 +531,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			pending <- buf.last.b
 			return
 		}
-		err = importOne(ctx, sink, im, src, r, &oo)
+		err = importOne(ctx, isink, im, src, r, &oo)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -590,46 +619,59 @@ func commitBatches(ctx context.Context, bs BatchSink, pending <-chan *Buffered, 
 	}
 }
 
-// prepare reads a file's head, detects its format and hashes it.
-func prepare(path string, forced Importer) (*schema.Source, Importer, error) {
-	fh, err := os.Open(path)
+// prepare opens a regular file (see openRegular), reads its head, detects
+// its format and hashes it. A file of at most small bytes is read whole and
+// returned, to be imported from memory; for a larger one src.Bytes says how
+// many bytes were hashed, and the import reads those.
+func prepare(path string, forced Importer, small int64) (*schema.Source, Importer, []byte, error) {
+	fh, st, err := openRegular(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, nil, nil, err
 	}
 	defer fh.Close()
-	head := make([]byte, HeadSize)
-	n, err := io.ReadFull(fh, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	var buf []byte
+	whole := false
+	if st.Size() <= small {
+		// read up to small+1 bytes: a file that grew past small since the
+		// stat is hashed and imported as a large one
+		b := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead)) // no regrowth unless it grew
+		_, err = b.ReadFrom(io.LimitReader(fh, small+1))
+		buf = b.Bytes()
+		whole = int64(len(buf)) <= small
+	} else {
+		buf = make([]byte, HeadSize)
+		var n int
+		n, err = io.ReadFull(fh, buf)
+		buf = buf[:n]
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			err = nil
+		}
 	}
-	head = head[:n]
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
 	im := forced
 	if im == nil {
-		if im, err = DetectFormat(path, head); err != nil {
-			return nil, nil, err
+		if im, err = DetectFormat(path, buf[:min(len(buf), HeadSize)]); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	h := sha256.New()
-	h.Write(head)
+	h.Write(buf)
+	n := int64(len(buf))
+	if whole {
+		return newSource(path, h, n, im), im, buf, nil
+	}
 	m, err := io.Copy(h, fh)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hash %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("hash %s: %w", path, err)
 	}
+	return newSource(path, h, n+m, im), im, nil, nil
+}
+
+func newSource(path string, h hash.Hash, n int64, im Importer) *schema.Source {
 	return &schema.Source{
 		Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Format: im.Name(),
-		Bytes: int64(n) + m, IngestedAt: time.Now().UTC().Truncate(time.Microsecond),
-	}, im, nil
-}
-
-type progressReader struct {
-	r  io.Reader
-	fn func(int64)
-}
-
-func (p *progressReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	if n > 0 {
-		p.fn(int64(n))
+		Bytes: n, IngestedAt: time.Now().UTC().Truncate(time.Microsecond),
 	}
-	return n, err
 }

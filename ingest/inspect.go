@@ -3,6 +3,7 @@ package ingest
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -111,42 +112,102 @@ func (inspectAI) Detect(name string, head []byte) bool {
 	return keys["task"] && keys["created"] && (keys["run_id"] || keys["eval_id"])
 }
 
-// Import reads the whole log into memory: an archive is opened with
-// archive/zip over it, a JSON log is decoded as one document.
+// Import reads a JSON log whole and decodes it as one document. An archive
+// is opened with archive/zip over the reader when it allows reads at offsets
+// (Files' readers do: the archive stays on disk), else over a copy in memory.
+// Members are decompressed one at a time, each into a buffer of its size,
+// and the members read (header and samples) may decompress to at most
+// Options.MaxDecompressed in all: the declared sizes are checked before
+// anything is decompressed, and no member is read past its declared size.
+// Peak memory for an archive is therefore about inspMemFactor times its
+// largest member (the member's bytes, the decoded sample, its messages with
+// attachments put back), whatever the number of samples.
 func (inspectAI) Import(f *File, r io.Reader) error {
+	if ra, ok := r.(randomAccess); ok {
+		magic := make([]byte, 2)
+		if n, _ := ra.ReadAt(magic, 0); n == 2 && string(magic) == "PK" {
+			return inspArchive(f, ra, ra.Size())
+		}
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
 	if bytes.HasPrefix(data, []byte("PK")) {
-		return inspArchive(f, data)
+		return inspArchive(f, bytes.NewReader(data), int64(len(data)))
 	}
 	return inspDocument(f, data)
 }
 
-// inspMaxEntry bounds one archive member's uncompressed size.
-const inspMaxEntry = 1 << 31
+// inspMemFactor bounds the memory one archive member costs, as a multiple
+// of its decompressed size: TestInspectArchiveMemory measures 8× allocated
+// in all (goccy copies its input on each Unmarshal; the member, the decoded
+// sample, its messages as raw JSON, the message and its text each hold a
+// copy), of which peak heap is a part.
+const inspMemFactor = 10
 
-// inspArchive imports a .eval archive.
-func inspArchive(f *File, data []byte) error {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
-	if err != nil {
-		return f.Reject(1, "invalid .eval archive: "+err.Error(), data)
+// ErrDecompressedCap is returned (wrapped) for an archive whose members
+// decompress to more than Options.MaxDecompressed.
+var ErrDecompressedCap = errors.New("over the decompression cap")
+
+// inspCapError says that path's members decompress to more than limit.
+func inspCapError(path string, total uint64, limit int64) error {
+	return fmt.Errorf("%s: not imported: the archive's members decompress to at least %d bytes (%.1f MiB), %w of %d bytes (%.1f MiB); raise it with --max-decompressed (Options.MaxDecompressed)",
+		path, total, float64(total)/(1<<20), ErrDecompressedCap, limit, float64(limit)/(1<<20))
+}
+
+// inspReadMember reads a member that declares size bytes into a buffer of
+// that size, refusing one whose size is over budget (negative: none)
+// without reading it, and one that holds more than it declares; it reads to
+// EOF so that archive/zip checks the member's CRC.
+func inspReadMember(r io.Reader, size uint64, budget int64) ([]byte, error) {
+	if budget >= 0 && size > uint64(budget) {
+		return nil, fmt.Errorf("member of %d bytes %w", size, ErrDecompressedCap)
 	}
+	if size > math.MaxInt32 {
+		return nil, fmt.Errorf("member of %d bytes too large to decode", size)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	switch n, err := r.Read(one[:]); {
+	case n > 0:
+		return nil, fmt.Errorf("member longer than the %d bytes it declares", size)
+	case err != nil && err != io.EOF:
+		return nil, err
+	}
+	return b, nil
+}
+
+// inspArchive imports a .eval archive of size bytes.
+func inspArchive(f *File, ra io.ReaderAt, size int64) error {
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		raw := make([]byte, min(size, schema.MaxRejectRaw))
+		n, _ := ra.ReadAt(raw, 0)
+		return f.Reject(1, "invalid .eval archive: "+err.Error(), raw[:n])
+	}
+	isSample := func(zf *zip.File) bool {
+		return strings.HasPrefix(zf.Name, "samples/") && strings.HasSuffix(zf.Name, ".json")
+	}
+	limit := f.maxDecompressed
+	if limit == 0 {
+		limit = DefaultMaxDecompressed
+	}
+	budget := limit // what the members still to read may decompress to; negative: no cap
 	read := func(zf *zip.File) ([]byte, error) {
 		rc, err := zf.Open()
 		if err != nil {
 			return nil, err
 		}
 		defer rc.Close()
-		b, err := io.ReadAll(io.LimitReader(rc, inspMaxEntry+1))
-		if err != nil {
-			return nil, err
+		b, err := inspReadMember(rc, zf.UncompressedSize64, budget)
+		if budget >= 0 {
+			budget -= int64(len(b))
 		}
-		if len(b) > inspMaxEntry {
-			return nil, fmt.Errorf("member larger than %d bytes", inspMaxEntry)
-		}
-		return b, nil
+		return b, err
 	}
 	hdr := &inspHeader{}
 	headerAt := -1
@@ -156,6 +217,17 @@ func inspArchive(f *File, data []byte) error {
 			if zf.Name == "header.json" {
 				break
 			}
+		}
+	}
+	if limit >= 0 {
+		var total uint64
+		for i, zf := range zr.File {
+			if i == headerAt || isSample(zf) {
+				total += zf.UncompressedSize64
+			}
+		}
+		if total > uint64(limit) {
+			return inspCapError(f.Path(), total, limit)
 		}
 	}
 	if headerAt >= 0 {
@@ -173,7 +245,7 @@ func inspArchive(f *File, data []byte) error {
 	}
 	spec := hdr.spec(f.Path())
 	for i, zf := range zr.File {
-		if !strings.HasPrefix(zf.Name, "samples/") || !strings.HasSuffix(zf.Name, ".json") {
+		if !isSample(zf) {
 			continue
 		}
 		if f.Ctx != nil {
@@ -182,6 +254,9 @@ func inspArchive(f *File, data []byte) error {
 			}
 		}
 		b, err := read(zf)
+		if errors.Is(err, ErrDecompressedCap) {
+			return inspCapError(f.Path(), uint64(limit-budget)+zf.UncompressedSize64, limit)
+		}
 		if err != nil {
 			if err := f.Reject(int64(i+1), zf.Name+": "+err.Error(), nil); err != nil {
 				return err

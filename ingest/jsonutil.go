@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
 
 // ParseTime reads a logged timestamp: an RFC 3339 / ISO 8601 string, or a

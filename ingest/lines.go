@@ -38,6 +38,7 @@ const (
 //     decoded, and calls handle line by line.
 func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte) T, handle func(line int64, b []byte, v T) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
+	defer func() { f.line = 0 }()
 	work := make(chan *lineBatch[T], workers)
 	queue := make(chan *lineBatch[T], workers*2)
 	stop := make(chan struct{})
@@ -116,6 +117,7 @@ func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte
 			continue
 		}
 		for i, l := range b.lines {
+			f.line = b.nums[i]
 			if herr = handle(b.nums[i], l, b.out[i]); herr != nil {
 				close(stop)
 				break

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
 
 // Target extracts what a tool call acted on from its name and JSON arguments,

@@ -3,7 +3,7 @@ package ingest
 import (
 	"bytes"
 
-	json "github.com/goccy/go-json"
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
 	"github.com/trajmine/trajmine/schema"
 )

@@ -1,0 +1,140 @@
+// Package jsonx is github.com/goccy/go-json, which the importers use for its
+// speed, with one repair: a number that does not fit the integer field it
+// is decoded into is reported as what it is.
+//
+// goccy stops an integer at its '.' or 'e' and then reports the rest as
+// "expected comma after object element": a token count of 1.5 or 1e308 read
+// as a syntax error. When goccy fails that way (or with its own type error
+// for a number), Unmarshal decodes the same bytes again with encoding/json,
+// whose type errors give the field's path, and returns a *NumberError such
+// as "usage.output_tokens: 1.5 is not a whole number". The second decode
+// happens only for input that already failed, so valid input costs nothing.
+package jsonx
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"errors"
+	"io"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	gj "github.com/goccy/go-json"
+)
+
+// The goccy types the importers use.
+type (
+	RawMessage         = gj.RawMessage
+	Number             = gj.Number
+	Delim              = gj.Delim
+	Decoder            = gj.Decoder
+	Encoder            = gj.Encoder
+	SyntaxError        = gj.SyntaxError
+	UnmarshalTypeError = gj.UnmarshalTypeError
+)
+
+// Marshal is goccy's Marshal.
+func Marshal(v any) ([]byte, error) { return gj.Marshal(v) }
+
+// Valid is goccy's Valid.
+func Valid(data []byte) bool { return gj.Valid(data) }
+
+// Compact is goccy's Compact.
+func Compact(dst *bytes.Buffer, src []byte) error { return gj.Compact(dst, src) }
+
+// NewDecoder is goccy's NewDecoder (its Decode is not repaired).
+func NewDecoder(r io.Reader) *Decoder { return gj.NewDecoder(r) }
+
+// NewEncoder is goccy's NewEncoder.
+func NewEncoder(w io.Writer) *Encoder { return gj.NewEncoder(w) }
+
+// NumberError is a number that does not fit the integer field it was
+// decoded into.
+type NumberError struct {
+	Field  string // dotted path of the field, as encoding/json names it
+	Value  string // the number as written
+	Type   string // the field's Go type
+	Reason string // "is not a whole number", "is out of range for int64", …
+	Offset int64  // byte offset just after the number
+}
+
+func (e *NumberError) Error() string {
+	if e.Field == "" {
+		return e.Value + " " + e.Reason
+	}
+	return e.Field + ": " + e.Value + " " + e.Reason
+}
+
+// numberReason says why value does not fit an integer of type t.
+func numberReason(value string, t reflect.Type) string {
+	f, err := strconv.ParseFloat(value, 64)
+	if err == nil && f != math.Trunc(f) {
+		return "is not a whole number"
+	}
+	var lo, hi float64 // the type's range
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		lo, hi = 0, math.Ldexp(1, t.Bits())
+	default:
+		lo, hi = -math.Ldexp(1, t.Bits()-1), math.Ldexp(1, t.Bits()-1)
+	}
+	if err != nil || f < lo || f >= hi {
+		return "is out of range for " + t.String()
+	}
+	return "is not written as an integer" // 1e3, 2.0
+}
+
+// FromStd turns an encoding/json type error for a number decoded into an
+// integer into a *NumberError; other errors are returned as they are.
+func FromStd(err error) error {
+	var te *stdjson.UnmarshalTypeError
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") || te.Type == nil || !isInt(te.Type) {
+		return err
+	}
+	v := strings.TrimPrefix(te.Value, "number ")
+	return &NumberError{Field: te.Field, Value: v, Type: te.Type.String(), Reason: numberReason(v, te.Type), Offset: te.Offset}
+}
+
+func isInt(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
+}
+
+// Unmarshal is goccy's Unmarshal, with number errors repaired (see the
+// package doc).
+func Unmarshal(data []byte, v any) error {
+	err := gj.Unmarshal(data, v)
+	if err == nil {
+		return nil
+	}
+	var se *gj.SyntaxError
+	var te *gj.UnmarshalTypeError
+	if !errors.As(err, &se) && !(errors.As(err, &te) && strings.HasPrefix(te.Value, "number")) {
+		return err
+	}
+	if ne := explain(data, v); ne != nil {
+		return ne
+	}
+	return err
+}
+
+// explain decodes data into a fresh value of v's type with encoding/json
+// and returns the number error it reports, or nil.
+func explain(data []byte, v any) *NumberError {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil
+	}
+	err := stdjson.Unmarshal(data, reflect.New(rv.Type().Elem()).Interface())
+	if err == nil {
+		return nil
+	}
+	ne, _ := FromStd(err).(*NumberError)
+	return ne
+}
