@@ -284,7 +284,9 @@ type Summary struct {
 	Errors  []error // one per failed file or unreadable directory
 }
 
-// Parse imports data with the named format into a MemSink; for tests and fuzzing.
+// Parse imports data with the named format into a MemSink; for tests and
+// fuzzing. A sink left inconsistent (MemSink.Check: the rules trajmine
+// check tests on a store) is an error.
 func Parse(ctx context.Context, format, name string, data []byte, o *Options) (*MemSink, error) {
 	im, err := Lookup(format)
 	if err != nil {
@@ -294,6 +296,9 @@ func Parse(ctx context.Context, format, name string, data []byte, o *Options) (*
 	sum := sha256.Sum256(data)
 	src := &schema.Source{Path: name, SHA256: hex.EncodeToString(sum[:]), Format: format, Bytes: int64(len(data)), IngestedAt: time.Unix(0, 0)}
 	err = importOne(ctx, sink, im, src, bytes.NewReader(trimBOM(data)), o)
+	if err == nil {
+		err = sink.Check()
+	}
 	return sink, err
 }
 

@@ -171,3 +171,59 @@ func (m *MemSink) Records() []any {
 	}
 	return recs
 }
+
+// Check tests the rules trajmine check tests on a store (internal/store
+// Check) that a sink can break: every event, usage, tool output and context
+// op belongs to a run, run ids are unique, an event's (run, seq) is unique,
+// and each source counts its runs and events. It returns the first broken.
+func (m *MemSink) Check() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	runs := map[string]string{} // run id → source sha
+	for _, r := range m.Runs {
+		if _, dup := runs[r.RunID]; dup {
+			return fmt.Errorf("check: run id %q stored twice", r.RunID)
+		}
+		runs[r.RunID] = r.SourceSHA256
+	}
+	nRuns, nEvents := map[string]int64{}, map[string]int64{}
+	for _, r := range m.Runs {
+		nRuns[r.SourceSHA256]++
+	}
+	seqs := map[string]map[int64]bool{}
+	for _, e := range m.Events {
+		sha, ok := runs[e.RunID]
+		if !ok {
+			return fmt.Errorf("check: event %s/%d belongs to no run", e.RunID, e.Seq)
+		}
+		nEvents[sha]++
+		if seqs[e.RunID] == nil {
+			seqs[e.RunID] = map[int64]bool{}
+		}
+		if seqs[e.RunID][e.Seq] {
+			return fmt.Errorf("check: event %s/%d stored twice", e.RunID, e.Seq)
+		}
+		seqs[e.RunID][e.Seq] = true
+	}
+	for _, u := range m.Usage {
+		if _, ok := runs[u.RunID]; !ok {
+			return fmt.Errorf("check: usage %s/%d belongs to no run", u.RunID, u.Turn)
+		}
+	}
+	for _, o := range m.ToolOutputs {
+		if _, ok := runs[o.RunID]; !ok {
+			return fmt.Errorf("check: tool output %s/%s belongs to no run", o.RunID, o.ToolKey)
+		}
+	}
+	for _, c := range m.ContextOps {
+		if _, ok := runs[c.RunID]; !ok {
+			return fmt.Errorf("check: context op %s/%d belongs to no run", c.RunID, c.Seq)
+		}
+	}
+	for _, s := range m.Sources {
+		if s.Runs != nRuns[s.SHA256] || s.Events != nEvents[s.SHA256] {
+			return fmt.Errorf("check: source %s counts %d runs and %d events, holds %d and %d", s.Path, s.Runs, s.Events, nRuns[s.SHA256], nEvents[s.SHA256])
+		}
+	}
+	return nil
+}
