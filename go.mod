@@ -3,6 +3,7 @@ module github.com/trajmine/trajmine
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0

@@ -3,6 +3,8 @@ package cmd
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/trajmine/trajmine/analysis"
 
@@ -21,6 +23,8 @@ type RecommendOptions struct {
 	MaxReinv     float64
 	JSON         bool
 	YAML         bool
+	Config       string // --config HARNESS: print each family's policy in that harness's own settings
+	AnyMechanism bool   // with --config: choose among every candidate, not only what HARNESS can run
 	Out          io.Writer
 }
 
@@ -46,13 +50,31 @@ lowest Σ effective tokens / Σ keep-all tokens over the family's runs
 keep-all when none beats it.
 The held-out runs give the expected saving with a bootstrap 95 % CI.
 
-The text output explains each choice in one line; --yaml or --json writes a
-config a harness can load (policy, parameters, expected saving, evidence).`,
+The text output explains each choice in one line; --yaml or --json writes
+trajmine's own record of the choice (policy spec, parameters, expected saving,
+evidence), which no harness reads. --config HARNESS prints, per family, a
+ready-to-paste snippet in that harness's own format with its real setting
+names (Claude Code settings/env, Codex config.toml, OpenHands [condenser],
+SWE-agent history_processors, mini-swe-agent, Gemini CLI settings.json, the
+Anthropic Messages API's context_management edits, DTOC's manage_context
+tool), or says that the harness has no setting for the chosen policy. With
+--config the candidates are only what that harness can run (its own
+mechanisms at a few settings, or --grid filtered to those), so the choice is
+one it can be configured to make; --any-mechanism lifts this. Names
+and semantics come from shared/docs/harness-config.md; where a setting only
+approximates the replayed rule, or is documented but unconfirmed, a note says
+so.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
 			if o.JSON && o.YAML {
 				return flagErrorf("--json and --yaml exclude each other")
+			}
+			if o.Config != "" && !slices.Contains(recommend.Harnesses, o.Config) {
+				return flagErrorf("--config: unknown harness %q (known: %s)", o.Config, strings.Join(recommend.Harnesses, ", "))
+			}
+			if o.AnyMechanism && o.Config == "" {
+				return flagErrorf("--any-mechanism goes with --config")
 			}
 			if o.Window < 0 || o.MaxReinv < 0 {
 				return flagErrorf("--window and --max-reinv must be ≥ 0")
@@ -75,6 +97,8 @@ config a harness can load (policy, parameters, expected saving, evidence).`,
 				return err
 			}
 			switch {
+			case o.Config != "":
+				return writeHarnessConfigs(o.Out, rs, o.Config, o.Window)
 			case o.JSON:
 				return writeJSON(o.Out, struct {
 					Config  recommend.Config   `json:"config"`
@@ -96,13 +120,21 @@ config a harness can load (policy, parameters, expected saving, evidence).`,
 	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", 4, "hold out runs whose FNV-1a(run id) mod this is 0")
 	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", 2, "most predicted re-invocations per 100 calls a candidate may cause")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
-	c.Flags().BoolVar(&o.YAML, "yaml", false, "print the config as YAML")
+	c.Flags().BoolVar(&o.YAML, "yaml", false, "print trajmine's own config (policy specs) as YAML")
+	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "with --config: choose among every candidate, not only those the harness can run")
+	c.Flags().StringVar(&o.Config, "config", "", "print each family's policy as HARNESS's own settings: "+strings.Join(recommend.Harnesses, ", "))
 	return c
 }
 
-// analysis is what the recommendation depends on.
+// analysis is what the recommendation depends on. With --config (and not
+// --any-mechanism) the candidates are what that harness can run
+// (recommend.GridFor).
 func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
-	return &analysis.RecommendOptions{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv}
+	grid := o.Grid
+	if o.Config != "" && !o.AnyMechanism {
+		grid, _ = recommend.GridFor(o.Config, o.Grid) // the harness was checked with the flags
+	}
+	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv}
 }
 
 func writeRecommend(w io.Writer, rs []recommend.Result) error {

@@ -132,6 +132,9 @@ func TestRecommendGolden(t *testing.T) {
 	}{
 		{"recommend", []string{"recommend"}},
 		{"recommend-yaml-window", []string{"recommend", "--yaml", "--window", "3000"}},
+		{"recommend-config-codex", []string{"recommend", "--config", "codex", "--window", "3000"}},
+		{"recommend-config-swe-agent", []string{"recommend", "--config", "swe-agent"}},
+		{"recommend-config-codex-any", []string{"recommend", "--config", "codex", "--any-mechanism", "--window", "3000"}},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			stdout, stderr, code := run(t, d, s.args...)
@@ -143,5 +146,8 @@ func TestRecommendGolden(t *testing.T) {
 	}
 	if _, stderr, code := run(t, d, "recommend", "--grid", "nosuch"); code != 2 || !strings.Contains(stderr, "unknown policy") {
 		t.Errorf("bad grid: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := run(t, d, "recommend", "--config", "vim"); code != 2 || !strings.Contains(stderr, "unknown harness \"vim\"") {
+		t.Errorf("bad --config: exit %d, %s", code, stderr)
 	}
 }

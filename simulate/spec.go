@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,7 +158,10 @@ func (a *Args) short() string {
 type named struct {
 	rules
 	name, short string
+	a           *Args // the parameter values it was built with
 }
+
+func (n named) args() *Args { return n.a }
 
 func (n named) Name() string { return n.name }
 
@@ -211,7 +215,7 @@ func New(name string, params map[string]string) (Policy, error) {
 	if err = errors.Join(append(a.errs, err)...); err != nil {
 		return nil, err
 	}
-	n := named{rules: p, name: a.canonical(), short: a.short()}
+	n := named{rules: p, name: a.canonical(), short: a.short(), a: a}
 	if h, ok := p.(OverflowHandler); ok {
 		return namedOverflow{named: n, h: h}, nil
 	}
@@ -263,6 +267,22 @@ func Parse(spec string) (Policy, error) {
 		return nil, fmt.Errorf("policy %q: empty name", spec)
 	}
 	return New(name, params)
+}
+
+// Values returns the catalog entry a spec names and every parameter's
+// value, the spec's where it gives one, else the default: what a config
+// snippet for the policy must set (recommend.HarnessConfig).
+func Values(spec string) (Def, map[string]string, error) {
+	p, err := Parse(spec)
+	if err != nil {
+		return Def{}, nil, err
+	}
+	n, ok := p.(interface{ args() *Args })
+	if !ok {
+		return Def{}, nil, fmt.Errorf("policy %q: no parameters recorded", spec)
+	}
+	a := n.args()
+	return *a.def, maps.Clone(a.vals), nil
 }
 
 // fileSpec is one entry of a policy file: a spec string, or a name with params.
