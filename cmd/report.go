@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -34,6 +33,8 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Out, Err  io.Writer
 	Progress  bool
+	Width     int  // fit tables to this many columns (0: no limit)
+	Bold      bool // bold table headers
 	Rehash    bool
 	All       bool
 	scope     *reportScope // the runs reported on (reportRun); nil: every run
@@ -94,6 +95,7 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
+			o.Width, o.Bold = d.width(), d.bold()
 			o.Progress = d.ErrIsTTY()
 			if o.Output == "" {
 				return flagErrorf("--output must name a file")
@@ -355,21 +357,27 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out, "manage_context behaviour per model family:")
 	writeBehaviour(o.Out, mined.Behaviour)
 	fmt.Fprintln(o.Out)
-	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "FORMAT\tRUNS\tTURNS\tLOGGED IN\tLOGGED OUT\tCACHE READ\tEST. EVENT TOKENS\tNO USAGE\tOVERFLOW\t")
+	ft := &table{header: []string{"FORMAT", "RUNS", "TURNS", "LOGGED IN", "LOGGED OUT", "CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "OVERFLOW"},
+		footer: []string{"LOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of est_tokens of all events;",
+			"NO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow."}}
+	var tot analysis.FormatTotals
 	for _, a := range totals {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n", a.Format, a.Runs, thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), a.NoUsage, a.Overflow)
+		ft.add(a.Format, thousands(a.Runs), thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow))
+		tot.Runs, tot.Turns, tot.InputTokens, tot.OutputTokens = tot.Runs+a.Runs, tot.Turns+a.Turns, tot.InputTokens+a.InputTokens, tot.OutputTokens+a.OutputTokens
+		tot.CacheReadTokens, tot.EstTokens, tot.NoUsage, tot.Overflow = tot.CacheReadTokens+a.CacheReadTokens, tot.EstTokens+a.EstTokens, tot.NoUsage+a.NoUsage, tot.Overflow+a.Overflow
 	}
-	if err := tw.Flush(); err != nil {
+	if len(totals) > 1 {
+		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Turns), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
+	}
+	if err := ft.write(o.Out, o.Width, o.Bold); err != nil {
 		return err
 	}
-	fmt.Fprintln(o.Out, "\nLOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of est_tokens of all events;\nNO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow.")
 	fmt.Fprintln(o.Out)
 	shown := runs
 	if o.Limit > 0 && len(shown) > o.Limit {
 		shown = shown[:o.Limit]
 	}
-	if err := writeRunsTable(o.Out, shown); err != nil {
+	if err := writeRunsTable(o.Out, shown, o.Width, o.Bold); err != nil {
 		return err
 	}
 	if len(shown) < len(runs) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -30,7 +31,28 @@ type Deps struct {
 	HomeDir  func() (string, error)
 	ErrIsTTY func() bool
 	OutIsTTY func() bool // nil: false
+	OutWidth func() int  // the terminal's width when stdout is one; nil or ≤ 0: unknown
 	DB       string      // resolved by the root's persistent flag
+}
+
+// width is how wide tables may be: the terminal's width, else $COLUMNS,
+// else 0 (no limit: output to a file or pipe keeps whole cells).
+func (d *Deps) width() int {
+	if d.OutWidth != nil {
+		if w := d.OutWidth(); w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(d.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// bold reports whether headers may be bold: stdout is a terminal, NO_COLOR
+// is unset (no-color.org) and TERM is not dumb.
+func (d *Deps) bold() bool {
+	return d.OutIsTTY != nil && d.OutIsTTY() && d.Getenv("NO_COLOR") == "" && d.Getenv("TERM") != "dumb"
 }
 
 func defaultDeps() *Deps {
@@ -39,6 +61,13 @@ func defaultDeps() *Deps {
 		HomeDir:  os.UserHomeDir,
 		ErrIsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
 		OutIsTTY: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+		OutWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }
 
