@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -148,7 +146,7 @@ func (atif) Detect(name string, head []byte) bool {
 		rec = jsonWS(h, 1)
 	}
 	firstKey := ""
-	atifFields(h, rec, func(key []byte, _ int) bool {
+	jsonEachField(h, rec, func(key []byte, _ int) bool {
 		firstKey = string(key)
 		return false
 	})
@@ -163,7 +161,7 @@ func (atif) Detect(name string, head []byte) bool {
 // (as far as b goes).
 func atifTopLevel(b []byte, key string) bool {
 	found := false
-	atifFields(b, 0, func(k []byte, _ int) bool {
+	jsonEachField(b, 0, func(k []byte, _ int) bool {
 		found = string(k) == key
 		return !found
 	})
@@ -185,9 +183,9 @@ func (atif) Import(f *File, r io.Reader) error {
 	if start >= len(data) {
 		return nil
 	}
-	lines := atifNewLines(data)
+	lines := newLineIndex(data)
 	if data[start] == '[' {
-		return atifTraces(f, data, lines)
+		return harborTraces(f, data, lines)
 	}
 	if data[start] != '{' {
 		return f.Reject(1, "expected an ATIF trajectory object or a traces array", data)
@@ -195,13 +193,13 @@ func (atif) Import(f *File, r io.Reader) error {
 	var doc atifDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		if atifIsJSONL(data, start) {
-			return atifTraces(f, data, lines)
+			return harborTraces(f, data, lines)
 		}
-		err = atifSyntax(err, data)
-		return f.Reject(atifErrLine(err, data, lines), "invalid JSON: "+atifErrText(err), data)
+		err = exactSyntaxErr(err, data)
+		return f.Reject(decodeErrLine(err, data, lines), "invalid JSON: "+decodeErrText(err), data)
 	}
 	if doc.Steps == nil && doc.Conversations != nil {
-		return atifTraces(f, data, lines) // one traces record
+		return harborTraces(f, data, lines) // one traces record
 	}
 	p := &atifPart{data: data, lines: lines, start: start, doc: &doc}
 	p.decodeAgent()
@@ -469,7 +467,7 @@ type atifParsedStep struct {
 type atifPart struct {
 	name     string
 	data     []byte
-	lines    atifLineIndex
+	lines    lineIndex
 	start    int
 	doc      *atifDoc
 	agent    atifAgent
@@ -496,10 +494,10 @@ func (p *atifPart) reject(f *File, line int64, reason string, raw []byte) error 
 // steps decodes the steps, each on its own, and returns them with the line
 // of the steps array.
 func (p *atifPart) steps(f *File) ([]atifParsedStep, int64, error) {
-	stepsAt := atifField(p.data, p.start, "steps")
+	stepsAt := jsonFieldAt(p.data, p.start, "steps")
 	var offs []int
 	if stepsAt >= 0 {
-		atifElems(p.data, stepsAt, func(v int) bool {
+		jsonEachElem(p.data, stepsAt, func(v int) bool {
 			offs = append(offs, v)
 			return true
 		})
@@ -511,8 +509,8 @@ func (p *atifPart) steps(f *File) ([]atifParsedStep, int64, error) {
 			line = p.lines.line(offs[i])
 		}
 		var s atifParsedStep
-		if err := json.Unmarshal(raw, &s.atifStep); err != nil || !atifIsObject(raw) {
-			if err := p.reject(f, line, fmt.Sprintf("step %d: %s", i+1, atifExplain(err, raw, &atifStep{})), raw); err != nil {
+		if err := json.Unmarshal(raw, &s.atifStep); err != nil || !isJSONObject(raw) {
+			if err := p.reject(f, line, fmt.Sprintf("step %d: %s", i+1, explainDecodeErr(err, raw, &atifStep{})), raw); err != nil {
 				return nil, 0, err
 			}
 			continue
@@ -543,7 +541,7 @@ func atifLoad(path string) (p *atifPart, exists bool) {
 	if json.Unmarshal(data, &doc) != nil || doc.Steps == nil && doc.Conversations != nil {
 		return nil, true
 	}
-	p = &atifPart{name: filepath.Base(path), data: data, lines: atifNewLines(data), start: start, doc: &doc}
+	p = &atifPart{name: filepath.Base(path), data: data, lines: newLineIndex(data), start: start, doc: &doc}
 	p.decodeAgent()
 	p.id = atifIdentify(path, &doc, &p.agent)
 	return p, true
@@ -642,7 +640,7 @@ func atifSumParent(path string, id atifIdentity) (string, bool) {
 // beside it into its run (see the type doc).
 func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) error {
 	if p.agentErr != nil {
-		if err := p.reject(f, p.lines.line(atifField(p.data, p.start, "agent")), "invalid agent: "+atifErrText(p.agentErr), p.doc.Agent); err != nil {
+		if err := p.reject(f, p.lines.line(jsonFieldAt(p.data, p.start, "agent")), "invalid agent: "+decodeErrText(p.agentErr), p.doc.Agent); err != nil {
 			return err
 		}
 	}
@@ -678,7 +676,7 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 	t := &atifRun{f: f, b: b, id: id, part: p, agent: &p.agent}
 
 	if e, ok := ToolDefinitions(p.agent.ToolDefinitions, 1); ok {
-		if at := atifField(p.data, p.start, "agent"); at >= 0 {
+		if at := jsonFieldAt(p.data, p.start, "agent"); at >= 0 {
 			e.Line = p.lines.line(at)
 		}
 		if err := b.Add(e); err != nil {
@@ -691,7 +689,7 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 			// a joined continuation: its hand-off follows the previous
 			// file's steps; tokens before are the last prompt so far
 			if part.agentErr != nil {
-				if err := part.reject(f, part.lines.line(atifField(part.data, part.start, "agent")), "invalid agent: "+atifErrText(part.agentErr), part.doc.Agent); err != nil {
+				if err := part.reject(f, part.lines.line(jsonFieldAt(part.data, part.start, "agent")), "invalid agent: "+decodeErrText(part.agentErr), part.doc.Agent); err != nil {
 					return err
 				}
 			}
@@ -731,8 +729,8 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 			continue
 		}
 		var subOffs []int
-		if at := atifField(part.data, part.start, "subagent_trajectories"); at >= 0 {
-			atifElems(part.data, at, func(v int) bool {
+		if at := jsonFieldAt(part.data, part.start, "subagent_trajectories"); at >= 0 {
+			jsonEachElem(part.data, at, func(v int) bool {
 				subOffs = append(subOffs, v)
 				return true
 			})
@@ -744,8 +742,8 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 			}
 			n++
 			var sub atifDoc
-			if err := json.Unmarshal(raw, &sub); err != nil || !atifIsObject(raw) {
-				if err := part.reject(f, part.lines.line(off), "subagent trajectory: "+atifExplain(err, raw, &atifDoc{}), raw); err != nil {
+			if err := json.Unmarshal(raw, &sub); err != nil || !isJSONObject(raw) {
+				if err := part.reject(f, part.lines.line(off), "subagent trajectory: "+explainDecodeErr(err, raw, &atifDoc{}), raw); err != nil {
 					return err
 				}
 				continue
@@ -1274,442 +1272,4 @@ func (t *atifRun) totals(doc *atifDoc) error {
 	return nil
 }
 
-// ---- Harbor traces ----
-
-type atifTraceRecord struct {
-	Conversations []atifTraceMsg  `json:"conversations"`
-	Agent         string          `json:"agent"`
-	Model         string          `json:"model"`
-	Date          any             `json:"date"`
-	Task          json.RawMessage `json:"task"`
-	Episode       json.RawMessage `json:"episode"`
-	RunID         json.RawMessage `json:"run_id"`
-	TrialName     json.RawMessage `json:"trial_name"`
-	Result        json.RawMessage `json:"result"`
-}
-
-type atifTraceMsg struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// atifTrace is one trial's run being assembled from its episodes.
-type atifTrace struct {
-	b       *RunBuilder
-	prev    []atifTraceMsg
-	calls   []atifCallRef // calls of the last assistant message, for position links
-	result  string
-	started bool
-}
-
-type atifCallRef struct{ name, target string }
-
-// atifTraces imports a traces export: a JSON array of records or JSONL.
-func atifTraces(f *File, data []byte, lines atifLineIndex) error {
-	type rec struct {
-		raw  []byte
-		line int64
-	}
-	var recs []rec
-	start := jsonWS(data, 0)
-	if data[start] == '[' {
-		if !json.Valid(data) {
-			err := atifSyntax(errors.New("invalid JSON"), data)
-			return f.Reject(atifErrLine(err, data, lines), "invalid JSON: "+atifErrText(err), data)
-		}
-		atifElems(data, start, func(v int) bool {
-			end := atifSkip(data, v)
-			if end > v {
-				recs = append(recs, rec{data[v:end], lines.line(v)})
-			}
-			return true
-		})
-	} else {
-		err := f.Lines(bytes.NewReader(data), func(n int64, b []byte) error {
-			recs = append(recs, rec{b, n})
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	runs := map[string]*atifTrace{}
-	var order []string
-	for _, r := range recs {
-		var tr atifTraceRecord
-		if err := json.Unmarshal(r.raw, &tr); err != nil || !atifIsObject(r.raw) {
-			if err := f.Reject(r.line, "invalid traces record: "+atifExplain(err, r.raw, &atifTraceRecord{}), r.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if tr.Conversations == nil {
-			if err := f.Reject(r.line, "traces record without conversations", r.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		key := jsonKey(tr.TrialName)
-		if key == "" {
-			key = strings.Trim(jsonKey(tr.RunID)+"/"+jsonKey(tr.Task), "/")
-		}
-		if key == "" {
-			key = atifBase(f.Path())
-		}
-		run, ok := runs[key]
-		if !ok {
-			b, err := f.NewRun(key)
-			if err != nil {
-				return err
-			}
-			b.Run.Harness = tr.Agent
-			if b.Run.Harness == "" {
-				b.Run.Harness = "harbor"
-			}
-			b.Run.TaskID = jsonKey(tr.Task)
-			b.Run.StartedAt = ParseTime(tr.Date)
-			run = &atifTrace{b: b}
-			runs[key] = run
-			order = append(order, key)
-		}
-		if err := run.episode(&tr, r.line); err != nil {
-			return err
-		}
-	}
-	for _, k := range order {
-		run := runs[k]
-		run.end()
-		if err := run.b.Finish(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// episode adds the messages of one episode that the previous one did not
-// hold.
-func (t *atifTrace) episode(tr *atifTraceRecord, line int64) error {
-	b := t.b
-	b.NoteModel(tr.Model)
-	if r := jsonKey(tr.Result); r != "" {
-		t.result = r
-	}
-	conv := tr.Conversations
-	common := 0
-	for common < len(conv) && common < len(t.prev) && conv[common].Role == t.prev[common].Role && bytes.Equal(conv[common].Content, t.prev[common].Content) {
-		common++
-	}
-	if t.started && common < len(t.prev) {
-		if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", Line: line}); err != nil {
-			return err
-		}
-		op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto",
-			Detail: fmt.Sprintf("%s does not extend the previous episode: %d of its %d messages kept", jsonKey(tr.Episode), common, len(t.prev))}
-		if err := b.Op(op); err != nil {
-			return err
-		}
-		t.calls = nil
-	}
-	t.started = true
-	for _, m := range conv[common:] {
-		if err := t.message(m, line); err != nil {
-			return err
-		}
-	}
-	t.prev = conv
-	return nil
-}
-
-var (
-	atifThinkRe    = regexp.MustCompile(`(?s)<think>(.*?)</think>`)
-	atifToolCallRe = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*</tool_call>`)
-)
-
-// message adds one conversation message.
-func (t *atifTrace) message(m atifTraceMsg, line int64) error {
-	b := t.b
-	text := ContentText(m.Content)
-	switch strings.ToLower(m.Role) {
-	case "assistant", "gpt", "model":
-		b.NewCall()
-		t.calls = t.calls[:0]
-		for _, th := range atifThinkRe.FindAllStringSubmatch(text, -1) {
-			if err := b.Add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Line: line, Text: strings.TrimSpace(th[1])}); err != nil {
-				return err
-			}
-		}
-		rest := atifThinkRe.ReplaceAllString(text, "")
-		var calls []schema.Event
-		for _, tc := range atifToolCallRe.FindAllStringSubmatch(rest, -1) {
-			var c struct {
-				Name      string          `json:"name"`
-				Arguments json.RawMessage `json:"arguments"`
-			}
-			if json.Unmarshal([]byte(tc[1]), &c) != nil || c.Name == "" {
-				continue
-			}
-			e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", Line: line, ToolName: c.Name, Args: atifArgs(c.Arguments)}
-			e.Target = atifTarget(e.Args)
-			if e.Target == "" {
-				e.Target = Target(e.ToolName, []byte(e.Args))
-			}
-			calls = append(calls, e)
-			t.calls = append(t.calls, atifCallRef{c.Name, e.Target})
-		}
-		if len(calls) > 0 {
-			rest = atifToolCallRe.ReplaceAllString(rest, "")
-		}
-		if rest = strings.TrimSpace(rest); rest != "" {
-			if err := b.Add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Line: line, Text: rest}); err != nil {
-				return err
-			}
-		}
-		for _, e := range calls {
-			if err := b.Add(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	case "system":
-		return b.Add(schema.Event{Kind: schema.KindSystem, Role: m.Role, Line: line, Text: text})
-	}
-	e := schema.Event{Kind: schema.KindUser, Role: m.Role, Line: line, Text: text}
-	if len(t.calls) > 0 { // the observation of the last call batch
-		e.Kind, e.Role = schema.KindToolResult, "tool"
-		e.ToolName, e.Target = t.calls[0].name, t.calls[0].target
-	}
-	t.calls = t.calls[:0]
-	return b.Add(e)
-}
-
-// end maps the trial's result: a reward 0 or 1 is the outcome, an exception
-// name the end reason.
-func (t *atifTrace) end() {
-	r := strings.TrimSpace(t.result)
-	if r == "" || r == "None" || r == "null" {
-		return
-	}
-	if v, err := strconv.ParseFloat(r, 64); err == nil {
-		switch v {
-		case 1:
-			ok := true
-			t.b.Run.Resolved = &ok
-		case 0:
-			ok := false
-			t.b.Run.Resolved = &ok
-		}
-		return
-	}
-	t.b.SetEnd(atifExceptionReason(r), r)
-}
-
 // ---- JSON spans (shared with the inspect-ai importer) ----
-
-// atifSkip returns the offset just past the JSON value at or after i, or -1
-// when it is malformed or cut off. It checks nesting, not full syntax.
-func atifSkip(b []byte, i int) int {
-	i = jsonWS(b, i)
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return jsonSkipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				j := jsonSkipString(b, i)
-				if j < 0 {
-					return -1
-				}
-				i = j
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	case '}', ']', ',', ':':
-		return -1
-	}
-	j := i
-	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[j])) {
-		j++
-	}
-	return j
-}
-
-// atifFields calls fn with each key (raw, unescaped bytes) of the object at
-// or after i and the offset of its value, until fn returns false. It returns
-// false when the object is malformed or cut off before fn stopped.
-func atifFields(b []byte, i int, fn func(key []byte, val int) bool) bool {
-	i = jsonWS(b, i)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = jsonWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return false
-		}
-		end := jsonSkipString(b, i)
-		if end < 0 {
-			return false
-		}
-		key := b[i+1 : end-1]
-		i = jsonWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		val := jsonWS(b, i+1)
-		if !fn(key, val) {
-			return true
-		}
-		if i = atifSkip(b, val); i < 0 {
-			return false
-		}
-		if i = jsonWS(b, i); i >= len(b) {
-			return false
-		}
-		if b[i] == '}' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = jsonWS(b, i+1)
-	}
-}
-
-// atifElems calls fn with the offset of each element of the array at or
-// after i, until fn returns false.
-func atifElems(b []byte, i int, fn func(val int) bool) bool {
-	i = jsonWS(b, i)
-	if i >= len(b) || b[i] != '[' {
-		return false
-	}
-	i = jsonWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return true
-	}
-	for {
-		if !fn(i) {
-			return true
-		}
-		if i = atifSkip(b, i); i < 0 {
-			return false
-		}
-		if i = jsonWS(b, i); i >= len(b) {
-			return false
-		}
-		if b[i] == ']' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = jsonWS(b, i+1)
-	}
-}
-
-// atifField returns the offset of key's value in the object at or after i,
-// or -1.
-func atifField(b []byte, i int, key string) int {
-	at := -1
-	atifFields(b, i, func(k []byte, v int) bool {
-		if string(k) == key {
-			at = v
-			return false
-		}
-		return true
-	})
-	return at
-}
-
-// atifLineIndex maps byte offsets to 1-based line numbers.
-type atifLineIndex []int
-
-func atifNewLines(b []byte) atifLineIndex {
-	ix := atifLineIndex{}
-	for i, c := range b {
-		if c == '\n' {
-			ix = append(ix, i)
-		}
-	}
-	return ix
-}
-
-func (ix atifLineIndex) line(off int) int64 {
-	if off < 0 {
-		return 1
-	}
-	return int64(sort.SearchInts(ix, off)) + 1
-}
-
-// atifSyntax re-reads a document that failed to decode with encoding/json,
-// whose syntax errors carry the exact offset, and returns that error (or
-// err when the document is well-formed and the problem was a type).
-func atifSyntax(err error, data []byte) error {
-	var v any
-	if serr := stdjson.Unmarshal(data, &v); serr != nil {
-		return serr
-	}
-	return err
-}
-
-// atifErrLine is the line of a decoding error (its offset when known).
-func atifErrLine(err error, data []byte, lines atifLineIndex) int64 {
-	var se *json.SyntaxError
-	if errors.As(err, &se) && se.Offset > 0 {
-		return lines.line(int(min(se.Offset, int64(len(data)))) - 1)
-	}
-	var sse *stdjson.SyntaxError
-	if errors.As(err, &sse) && sse.Offset > 0 {
-		return lines.line(int(min(sse.Offset, int64(len(data)))) - 1)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return lines.line(len(bytes.TrimRight(data, " \t\r\n")) - 1)
-	}
-	return 1
-}
-
-// atifIsObject reports whether raw is a JSON object.
-func atifIsObject(raw []byte) bool {
-	return bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{"))
-}
-
-// atifExplain describes why raw does not decode into v (a fresh value of
-// the target type): a value that is not an object, or encoding/json's
-// wording of the error, which names the field and type.
-func atifExplain(err error, raw []byte, v any) string {
-	if !atifIsObject(raw) {
-		return "not a JSON object"
-	}
-	if serr := stdjson.Unmarshal(raw, v); serr != nil {
-		err = serr
-	}
-	if err == nil {
-		return "invalid record"
-	}
-	return atifErrText(err)
-}
-
-// atifErrText shortens a decoding error for a reject reason.
-func atifErrText(err error) string {
-	s := strings.TrimPrefix(err.Error(), "json: ")
-	if len(s) > 160 {
-		s = strings.ToValidUTF8(s[:160], "")
-	}
-	return s
-}

@@ -84,7 +84,7 @@ func csIsCassette(head []byte) bool {
 }
 
 func (claudeStream) Detect(_ string, head []byte) bool {
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	t := trimHead(head)
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
@@ -193,7 +193,7 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 	br := bufio.NewReaderSize(r, HeadSize)
 	head, _ := br.Peek(HeadSize) // a shorter file gives what there is
 	si := &csImport{f: f, runs: map[string]*csRun{}}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	t := trimHead(head)
 	if len(t) > 0 && t[0] == '{' && csIsCassette(t) {
 		si.cassette = true
 		data, err := io.ReadAll(br)
@@ -206,7 +206,7 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 	} else {
 		err := f.Lines(br, func(line int64, b []byte) error {
 			if line == 1 {
-				b = bytes.TrimPrefix(b, msgBOM)
+				b = bytes.TrimPrefix(b, utf8BOM)
 			}
 			return si.record(line, b, "")
 		})
@@ -219,18 +219,18 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 
 // csDocument splits a whole-file JSON object into its fields. A syntax error
 // is rejected (at its line) and ok is false.
-func csDocument(f *File, data []byte) (fields map[string]msgSpan, ix msgLineIndex, ok bool, err error) {
-	ix = newMsgLineIndex(data)
+func csDocument(f *File, data []byte) (fields map[string]jsonSpan, ix lineIndex, ok bool, err error) {
+	ix = newLineIndex(data)
 	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
+	if bytes.HasPrefix(data, utf8BOM) {
+		start = len(utf8BOM)
 	}
 	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	doc := jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
 	if len(doc.raw) == 0 {
 		return nil, ix, false, nil
 	}
-	fields, perr := msgObjectFields(doc)
+	fields, perr := objectFields(doc)
 	if perr != nil {
 		line := int64(1)
 		var se *stdjson.SyntaxError
@@ -255,7 +255,7 @@ func (si *csImport) document(data []byte) error {
 	if !found {
 		return si.f.Reject(1, "cassette without a messages array", data)
 	}
-	elems, err := msgArrayElems(ms)
+	elems, err := arrayElems(ms)
 	if err != nil {
 		return si.f.Reject(ix.line(ms.off), "messages is not an array: "+err.Error(), ms.raw)
 	}
@@ -266,7 +266,7 @@ func (si *csImport) document(data []byte) error {
 			}
 		}
 		line := ix.line(el.off)
-		env, err := msgObjectFields(el)
+		env, err := objectFields(el)
 		if err != nil {
 			if err := si.f.Reject(line, fmt.Sprintf("record %d: %v", i+1, err), el.raw); err != nil {
 				return err

@@ -90,7 +90,7 @@ var (
 // messages and a Cline key (updated_at, agent, system_prompt) — Gemini CLI's
 // projectHash excludes it — or a session.json {session_id, messages_path}.
 func (clineSDK) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	h := trimHead(head)
 	if len(h) == 0 || h[0] != '{' {
 		return false
 	}
@@ -104,7 +104,7 @@ func (clineSDK) Detect(name string, head []byte) bool {
 // response) whose head shows a /chat/completions exchange (or is cut before
 // one could be seen).
 func (clineCassette) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	h := trimHead(head)
 	if !clNockScope.Match(h) || len(clNockKeys.FindAll(h[:min(len(h), 4096)], 4)) < 3 {
 		return false
 	}
@@ -479,7 +479,7 @@ func (clineCassette) Import(f *File, r io.Reader) error {
 	if doc.root.raw[0] != '[' {
 		return f.Reject(1, "expected a JSON array of recorded HTTP exchanges", doc.data)
 	}
-	elems, err := msgArrayElems(doc.root)
+	elems, err := arrayElems(doc.root)
 	if err != nil {
 		return doc.syntax(f, err)
 	}

@@ -194,7 +194,7 @@ func (ci *cxeImport) run(id string) (*cxeRun, error) {
 func (ci *cxeImport) line(line int64, raw []byte) error {
 	f := ci.f
 	if line == 1 {
-		raw = bytes.TrimPrefix(raw, msgBOM)
+		raw = bytes.TrimPrefix(raw, utf8BOM)
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return f.Reject(line, "record is not a JSON object", raw)

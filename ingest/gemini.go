@@ -61,7 +61,7 @@ var (
 // Detect claims a JSON object with the keys sessionId, projectHash and a
 // messages array.
 func (geminiCLI) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	h := trimHead(head)
 	return len(h) > 0 && h[0] == '{' && gmSessionKey.Match(h) && gmProjectKey.Match(h) && gmMessages.Match(h)
 }
 
@@ -360,27 +360,27 @@ func gmTime(t, def *time.Time) *time.Time {
 // whole-file importers of this package's agent formats).
 type gmDoc struct {
 	data  []byte
-	ix    msgLineIndex
+	ix    lineIndex
 	start int
-	root  msgSpan
+	root  jsonSpan
 }
 
 // gmReadDoc reads a whole-file JSON document. It returns nil for a file of
 // white space only, and nil after rejecting a document that is not valid
 // JSON (at the line of the syntax error). The document is decoded once in
-// full to validate it: msgObjectFields and msgArrayElems split values with a
+// full to validate it: objectFields and arrayElems split values with a
 // json.Decoder, which does not check the values it skips.
 func gmReadDoc(f *File, r io.Reader) (*gmDoc, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	d := &gmDoc{data: data, ix: newMsgLineIndex(data)}
-	if bytes.HasPrefix(data, msgBOM) {
-		d.start = len(msgBOM)
+	d := &gmDoc{data: data, ix: newLineIndex(data)}
+	if bytes.HasPrefix(data, utf8BOM) {
+		d.start = len(utf8BOM)
 	}
 	d.start += len(data[d.start:]) - len(bytes.TrimLeft(data[d.start:], " \t\r\n"))
-	d.root = msgSpan{raw: bytes.TrimRight(data[d.start:], " \t\r\n"), off: d.start}
+	d.root = jsonSpan{raw: bytes.TrimRight(data[d.start:], " \t\r\n"), off: d.start}
 	if len(d.root.raw) == 0 {
 		return nil, nil
 	}
@@ -408,11 +408,11 @@ func (d *gmDoc) syntax(f *File, err error) error {
 
 // object splits the document's top-level object into fields; ok is false
 // (and the problem rejected) when it is not a valid object.
-func (d *gmDoc) object(f *File) (map[string]msgSpan, bool, error) {
+func (d *gmDoc) object(f *File) (map[string]jsonSpan, bool, error) {
 	if d.root.raw[0] != '{' {
 		return nil, false, f.Reject(1, "expected a JSON object", d.data)
 	}
-	fields, err := msgObjectFields(d.root)
+	fields, err := objectFields(d.root)
 	if err != nil {
 		return nil, false, d.syntax(f, err)
 	}
@@ -421,12 +421,12 @@ func (d *gmDoc) object(f *File) (map[string]msgSpan, bool, error) {
 
 // array returns the elements of the top-level field key, which must be an
 // array; ok is false (and the problem rejected) when it is not.
-func (d *gmDoc) array(f *File, fields map[string]msgSpan, key string) ([]msgSpan, bool, error) {
+func (d *gmDoc) array(f *File, fields map[string]jsonSpan, key string) ([]jsonSpan, bool, error) {
 	s, found := fields[key]
 	if !found || len(s.raw) == 0 || s.raw[0] != '[' {
 		return nil, false, f.Reject(1, "no "+key+" array", d.data)
 	}
-	elems, err := msgArrayElems(s)
+	elems, err := arrayElems(s)
 	if err != nil {
 		return nil, false, d.syntax(f, err)
 	}

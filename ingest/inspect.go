@@ -100,12 +100,12 @@ func (inspectAI) Detect(name string, head []byte) bool {
 		return strings.HasSuffix(strings.ToLower(name), ".eval")
 	}
 	h := bytes.TrimLeft(bytes.TrimPrefix(head, atifBOM), " \t\r\n")
-	at := atifField(h, 0, "eval")
+	at := jsonFieldAt(h, 0, "eval")
 	if at < 0 {
 		return false
 	}
 	keys := map[string]bool{}
-	atifFields(h, at, func(k []byte, _ int) bool {
+	jsonEachField(h, at, func(k []byte, _ int) bool {
 		keys[string(k)] = true
 		return true
 	})
@@ -238,7 +238,7 @@ func inspArchive(f *File, ra io.ReaderAt, size int64) error {
 		}
 		if err != nil {
 			hdr = &inspHeader{}
-			if err := f.Reject(int64(headerAt+1), zf.Name+": "+atifErrText(err), b); err != nil {
+			if err := f.Reject(int64(headerAt+1), zf.Name+": "+decodeErrText(err), b); err != nil {
 				return err
 			}
 		}
@@ -277,20 +277,20 @@ func inspArchive(f *File, ra io.ReaderAt, size int64) error {
 // inspDocument imports a .json log.
 func inspDocument(f *File, data []byte) error {
 	data = bytes.TrimPrefix(data, atifBOM)
-	lines := atifNewLines(data)
+	lines := newLineIndex(data)
 	var log struct {
 		inspHeader
 		Samples []json.RawMessage `json:"samples"`
 	}
 	if err := json.Unmarshal(data, &log); err != nil {
-		err = atifSyntax(err, data)
-		return f.Reject(atifErrLine(err, data, lines), "invalid JSON: "+atifErrText(err), data)
+		err = exactSyntaxErr(err, data)
+		return f.Reject(decodeErrLine(err, data, lines), "invalid JSON: "+decodeErrText(err), data)
 	}
 	spec := log.spec(f.Path())
 	start := jsonWS(data, 0)
 	var offs []int
-	if at := atifField(data, start, "samples"); at >= 0 {
-		atifElems(data, at, func(v int) bool {
+	if at := jsonFieldAt(data, start, "samples"); at >= 0 {
+		jsonEachElem(data, at, func(v int) bool {
 			offs = append(offs, v)
 			return true
 		})
@@ -302,8 +302,8 @@ func inspDocument(f *File, data []byte) error {
 		}
 		lineOf := func(msg int) int64 { return lines.line(off) }
 		var msgOffs []int
-		if at := atifField(data, off, "messages"); at >= 0 {
-			atifElems(data, at, func(v int) bool {
+		if at := jsonFieldAt(data, off, "messages"); at >= 0 {
+			jsonEachElem(data, at, func(v int) bool {
 				msgOffs = append(msgOffs, v)
 				return true
 			})
@@ -541,8 +541,8 @@ type inspTimeline struct {
 // of message i; reject records a malformed part of the sample.
 func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, reject func(string, []byte) error) error {
 	var s inspSample
-	if err := json.Unmarshal(raw, &s); err != nil || !atifIsObject(raw) {
-		return reject(atifExplain(err, raw, &inspSample{}), raw)
+	if err := json.Unmarshal(raw, &s); err != nil || !isJSONObject(raw) {
+		return reject(explainDecodeErr(err, raw, &inspSample{}), raw)
 	}
 	if s.Messages == nil && s.Events == nil {
 		return reject("sample without messages or events", raw)
@@ -565,8 +565,8 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	for i, m := range s.Messages {
 		var msg inspMessage
 		m = inspResolve(m, s.Attachments)
-		if err := json.Unmarshal(m, &msg); err != nil || !atifIsObject(m) {
-			if err := reject(fmt.Sprintf("message %d: %s", i+1, atifExplain(err, m, &inspMessage{})), m); err != nil {
+		if err := json.Unmarshal(m, &msg); err != nil || !isJSONObject(m) {
+			if err := reject(fmt.Sprintf("message %d: %s", i+1, explainDecodeErr(err, m, &inspMessage{})), m); err != nil {
 				return err
 			}
 			continue
@@ -578,8 +578,8 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	for i, e := range s.Events {
 		var ev inspTimeline
 		e = inspResolve(e, s.Attachments)
-		if err := json.Unmarshal(e, &ev.inspEvent); err != nil || !atifIsObject(e) {
-			if err := reject(fmt.Sprintf("event %d: %s", i+1, atifExplain(err, e, &inspEvent{})), e); err != nil {
+		if err := json.Unmarshal(e, &ev.inspEvent); err != nil || !isJSONObject(e) {
+			if err := reject(fmt.Sprintf("event %d: %s", i+1, explainDecodeErr(err, e, &inspEvent{})), e); err != nil {
 				return err
 			}
 			continue

@@ -74,7 +74,7 @@ func litellmParse(path string, data []byte) (*litellmLog, string, bool) {
 	if m == nil {
 		return nil, "", false
 	}
-	o := msgParseObj(bytes.TrimPrefix(data, msgBOM))
+	o := msgParseObj(bytes.TrimPrefix(data, utf8BOM))
 	if o == nil || o.obj("response") == nil || len(o["timestamp"]) == 0 || msgIsNull(o["timestamp"]) {
 		return nil, "", false
 	}
@@ -238,13 +238,13 @@ func (mi *msgImport) litellmJoin(conv *msgRun, data []byte) (handled bool, err e
 // valid record (it is then left out).
 func (mi *msgImport) litellmRecord(l *litellmLog) (*msgRun, bool) {
 	data := l.data
-	ix := newMsgLineIndex(data)
+	ix := newLineIndex(data)
 	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
+	if bytes.HasPrefix(data, utf8BOM) {
+		start = len(utf8BOM)
 	}
 	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	fields, err := msgObjectFields(msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start})
+	fields, err := objectFields(jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start})
 	if err != nil {
 		return nil, false
 	}

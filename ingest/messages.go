@@ -9,7 +9,6 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -98,7 +97,6 @@ func (m messagesImporter) Detect(name string, head []byte) bool {
 
 var (
 	msgAnthropicBlock = regexp.MustCompile(`"type"\s*:\s*"(?:tool_use|tool_result)"`)
-	msgBOM            = []byte("\xef\xbb\xbf")
 )
 
 // msgRoles are the roles a message list starts with.
@@ -114,7 +112,7 @@ func sniffMessages(name string, head []byte) (ok, anthropic bool) {
 	if strings.HasSuffix(lower, ".traj") || strings.HasSuffix(lower, ".traj.json") {
 		return false, false
 	}
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 || head[0] != '[' && head[0] != '{' {
 		return false, false
 	}
@@ -159,7 +157,7 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 			}
 			if s, isStr := v.(string); isStr && msgRoles[strings.ToLower(s)] {
 				ok = true
-			} else if _, isDelim := v.(json.Delim); isDelim && msgSkipOpen(dec) != nil {
+			} else if _, isDelim := v.(json.Delim); isDelim && skipRest(dec) != nil {
 				return ok, system
 			}
 		case key == "messages" || key == "traj":
@@ -168,7 +166,7 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 				return ok, system
 			}
 			if v != json.Delim('[') {
-				if _, isDelim := v.(json.Delim); isDelim && msgSkipOpen(dec) != nil {
+				if _, isDelim := v.(json.Delim); isDelim && skipRest(dec) != nil {
 					return ok, system
 				}
 				continue
@@ -180,49 +178,19 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 			if isMsg, _ := msgSniffObject(dec, true); !isMsg {
 				return false, false
 			}
-			ok, msgOK = true, false      // a record, not a message
-			if msgSkipOpen(dec) != nil { // the rest of the array
+			ok, msgOK = true, false   // a record, not a message
+			if skipRest(dec) != nil { // the rest of the array
 				return ok, system
 			}
 		default:
 			if key == "system" {
 				system = true
 			}
-			if msgSkipValue(dec) != nil {
+			if _, err := skipValue(dec); err != nil {
 				return ok, system
 			}
 		}
 	}
-}
-
-// msgSkipValue consumes one JSON value.
-func msgSkipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := t.(json.Delim); ok && (d == '{' || d == '[') {
-		return msgSkipOpen(dec)
-	}
-	return nil
-}
-
-// msgSkipOpen consumes the rest of an object or array whose opening delimiter
-// was just read.
-func msgSkipOpen(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
 }
 
 // Import reads a message-list file: JSONL when the name says so, or when the
@@ -238,7 +206,7 @@ func (m messagesImporter) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, msgBOM))
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && bytes.Contains(trimmed, []byte("\n{")) && !json.Valid(trimmed) {
 		return f.Lines(bytes.NewReader(data), mi.line)
 	}
@@ -260,95 +228,13 @@ type msgImport struct {
 	used map[string]bool // run ids used in this file
 }
 
-// msgSpan is a JSON value and the byte offset where it starts in the file.
-type msgSpan struct {
-	raw []byte
-	off int
-}
-
-// msgObjectFields splits a JSON object into its fields (last duplicate wins).
-func msgObjectFields(s msgSpan) (map[string]msgSpan, error) {
-	dec := json.NewDecoder(bytes.NewReader(s.raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	out := map[string]msgSpan{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := kt.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
-		out[key] = msgSpan{raw: v, off: s.off + end - len(v)}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
-	}
-	return out, nil
-}
-
-// msgArrayElems splits a JSON array into its elements.
-func msgArrayElems(s msgSpan) ([]msgSpan, error) {
-	dec := json.NewDecoder(bytes.NewReader(s.raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('[') {
-		return nil, errors.New("not a JSON array")
-	}
-	var out []msgSpan
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
-		out = append(out, msgSpan{raw: v, off: s.off + end - len(v)})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON array")
-	}
-	return out, nil
-}
-
-// msgLineIndex maps byte offsets to 1-based line numbers.
-type msgLineIndex []int
-
-func newMsgLineIndex(data []byte) msgLineIndex {
-	var ix msgLineIndex
-	for i, c := range data {
-		if c == '\n' {
-			ix = append(ix, i)
-		}
-	}
-	return ix
-}
-
-func (ix msgLineIndex) line(off int) int64 { return int64(sort.SearchInts(ix, off)) + 1 }
-
 // line imports one JSONL record.
 func (mi *msgImport) line(n int64, b []byte) error {
 	at := func(int) int64 { return n }
 	if n == 1 {
-		b = bytes.TrimPrefix(b, msgBOM)
+		b = bytes.TrimPrefix(b, utf8BOM)
 	}
-	fields, err := msgObjectFields(msgSpan{raw: b})
+	fields, err := objectFields(jsonSpan{raw: b})
 	if err != nil {
 		return mi.f.Reject(n, "invalid JSON record: "+err.Error(), b)
 	}
@@ -361,13 +247,13 @@ func (mi *msgImport) line(n int64, b []byte) error {
 
 // document imports a whole-file JSON array or object.
 func (mi *msgImport) document(data []byte) error {
-	ix := newMsgLineIndex(data)
+	ix := newLineIndex(data)
 	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
+	if bytes.HasPrefix(data, utf8BOM) {
+		start = len(utf8BOM)
 	}
 	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	doc := jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
 	if len(doc.raw) == 0 {
 		return nil
 	}
@@ -384,7 +270,7 @@ func (mi *msgImport) document(data []byte) error {
 	}
 	switch doc.raw[0] {
 	case '{':
-		fields, err := msgObjectFields(doc)
+		fields, err := objectFields(doc)
 		if err != nil {
 			return syntax(err)
 		}
@@ -397,7 +283,7 @@ func (mi *msgImport) document(data []byte) error {
 		}
 		return mi.emit(conv)
 	case '[':
-		elems, err := msgArrayElems(doc)
+		elems, err := arrayElems(doc)
 		if err != nil {
 			return syntax(err)
 		}
@@ -417,7 +303,7 @@ func (mi *msgImport) document(data []byte) error {
 				}
 			}
 			n := int64(i + 1)
-			fields, err := msgObjectFields(el)
+			fields, err := objectFields(el)
 			if err != nil {
 				if err := mi.f.Reject(ix.line(el.off), fmt.Sprintf("record %d: %v", n, err), el.raw); err != nil {
 					return err
@@ -442,7 +328,7 @@ func (mi *msgImport) document(data []byte) error {
 
 // msgIsRecordList reports whether an array holds run records (objects with a
 // messages or traj array) rather than messages: decided by its first object.
-func msgIsRecordList(elems []msgSpan) bool {
+func msgIsRecordList(elems []jsonSpan) bool {
 	for _, el := range elems {
 		var o map[string]json.RawMessage
 		if json.Unmarshal(el.raw, &o) != nil || o == nil {
@@ -487,7 +373,7 @@ type msgItem struct {
 }
 
 // parseMessages decodes a message array.
-func (mi *msgImport) parseMessages(elems []msgSpan, lineOf func(int) int64) (*msgRun, error) {
+func (mi *msgImport) parseMessages(elems []jsonSpan, lineOf func(int) int64) (*msgRun, error) {
 	conv := &msgRun{}
 	for i, el := range elems {
 		raw := bytes.TrimSpace(el.raw)
@@ -506,7 +392,7 @@ func (mi *msgImport) parseMessages(elems []msgSpan, lineOf func(int) int64) (*ms
 }
 
 // parseRecord decodes one run record: {messages|traj, …}.
-func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int64, defID string, n int64) (*msgRun, error) {
+func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) int64, defID string, n int64) (*msgRun, error) {
 	list, ok := fields["messages"]
 	harness := ""
 	if !ok || msgIsNull(list.raw) {
@@ -517,7 +403,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 	if !ok || msgIsNull(list.raw) {
 		return nil, errors.New(`no "messages" array`)
 	}
-	elems, err := msgArrayElems(list)
+	elems, err := arrayElems(list)
 	if err != nil {
 		return nil, fmt.Errorf("messages: %w", err)
 	}
@@ -631,7 +517,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 // model's own words (raw_response, which non-function-calling OpenHands logs
 // keep next to the response converted back to tool_calls) or the response's
 // first choice; an Anthropic Message response is itself the message.
-func msgFinalOutput(fields map[string]msgSpan, lineOf func(int) int64) (msgObj, int64) {
+func msgFinalOutput(fields map[string]jsonSpan, lineOf func(int) int64) (msgObj, int64) {
 	for _, k := range []string{"raw_response", "response"} {
 		s, ok := fields[k]
 		if !ok {

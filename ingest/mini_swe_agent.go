@@ -77,7 +77,7 @@ var (
 // object with a messages list (and no SWE-agent history/trajectory) or a
 // list of role messages.
 func (miniSWEAgent) Detect(name string, head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 {
 		return false
 	}
@@ -124,7 +124,7 @@ func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 			if s, ok := v.(string); ok && strings.HasPrefix(s, "mini-swe-agent") {
 				return true, msgs
 			}
-			if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 				return false, msgs
 			}
 		case "info":
@@ -145,7 +145,7 @@ func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 		case "history", "trajectory", "sessionId", "payload", "steps":
 			return false, false
 		default:
-			if msgSkipValue(dec) != nil {
+			if _, err := skipValue(dec); err != nil {
 				return exitMini && msgs, msgs
 			}
 		}
@@ -162,7 +162,7 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 	}
 	if v != stdjson.Delim('{') {
 		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return false, false, msgSkipOpen(dec)
+			return false, false, skipRest(dec)
 		}
 		return false, false, nil
 	}
@@ -184,7 +184,7 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 			}
 			if s, ok := v.(string); ok {
 				exit = miniExitStatuses[s]
-			} else if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+			} else if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 				return false, exit, err
 			}
 		case "config":
@@ -194,7 +194,7 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 			}
 			if v != stdjson.Delim('{') {
 				if _, isDelim := v.(stdjson.Delim); isDelim {
-					if err := msgSkipOpen(dec); err != nil {
+					if err := skipRest(dec); err != nil {
 						return false, exit, err
 					}
 				}
@@ -218,18 +218,18 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 						return true, exit, nil
 					}
 					if _, isDelim := v.(stdjson.Delim); isDelim {
-						if err := msgSkipOpen(dec); err != nil {
+						if err := skipRest(dec); err != nil {
 							return false, exit, err
 						}
 					}
 					continue
 				}
-				if err := msgSkipValue(dec); err != nil {
+				if _, err := skipValue(dec); err != nil {
 					return false, exit, err
 				}
 			}
 		default:
-			if err := msgSkipValue(dec); err != nil {
+			if _, err := skipValue(dec); err != nil {
 				return false, exit, err
 			}
 		}
@@ -276,19 +276,19 @@ func (miniSWEAgent) Import(f *File, r io.Reader) error {
 	}
 	mi := &miniImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj.json")}
 	if doc.raw[0] == '[' {
-		elems, err := msgArrayElems(doc)
+		elems, err := arrayElems(doc)
 		if err != nil {
 			return sweSyntax(f, ix, doc, data, err)
 		}
 		return mi.run(nil, elems)
 	}
-	fields, err := msgObjectFields(doc)
+	fields, err := objectFields(doc)
 	if err != nil {
 		return sweSyntax(f, ix, doc, data, err)
 	}
-	var elems []msgSpan
+	var elems []jsonSpan
 	if m, ok := fields["messages"]; ok && !msgIsNull(m.raw) {
-		if elems, err = msgArrayElems(m); err != nil {
+		if elems, err = arrayElems(m); err != nil {
 			return f.Reject(ix.line(m.off), "messages is not an array: "+err.Error(), m.raw)
 		}
 	}
@@ -297,7 +297,7 @@ func (miniSWEAgent) Import(f *File, r io.Reader) error {
 
 type miniImport struct {
 	f    *File
-	ix   msgLineIndex
+	ix   lineIndex
 	base string
 }
 
@@ -307,7 +307,7 @@ type miniPending struct {
 }
 
 // run imports the run of one file.
-func (mi *miniImport) run(fields map[string]msgSpan, elems []msgSpan) error {
+func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 	f := mi.f
 	top := msgObj{}
 	for k, v := range fields {

@@ -82,7 +82,7 @@ var opcEventType = regexp.MustCompile(`"type"\s*:\s*"(message\.updated|message\.
 // storage files: a session, message or part object recognised by its id
 // prefix (ses_, msg_, prt_) and keys.
 func (opencode) Detect(_ string, head []byte) bool {
-	t := gaiTrimHead(head)
+	t := trimHead(head)
 	if len(t) == 0 {
 		return false
 	}
@@ -91,13 +91,13 @@ func (opencode) Detect(_ string, head []byte) bool {
 	case '[':
 		return events
 	case '{':
-		keys := gaiScanKeys(t, 64)
+		keys := headKeys(t, 64)
 		for _, k := range keys {
 			switch {
 			case k.name == "type" && opcIsEventType(k.str):
 				return events // JSON lines of events
 			case k.name == "payload" && k.kind == '{': // /global/event: {directory, payload:{type, properties}}
-				for _, pk := range gaiScanKeys(t[k.off:], 8) {
+				for _, pk := range headKeys(t[k.off:], 8) {
 					if pk.name == "type" && opcIsEventType(pk.str) {
 						return events
 					}
@@ -127,7 +127,7 @@ func opcIsEventType(s string) bool {
 
 // opcStorageKind says which storage file an object's leading keys describe:
 // "session", "message", "part" or "".
-func opcStorageKind(keys []gaiKey) string {
+func opcStorageKind(keys []headKey) string {
 	has := map[string]bool{}
 	var id, sid, mid, role, typ string
 	for _, k := range keys {
@@ -296,8 +296,8 @@ func (opencode) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	if t := gaiTrimHead(data); len(t) > 0 && t[0] == '{' {
-		switch opcStorageKind(gaiScanKeys(t, 64)) {
+	if t := trimHead(data); len(t) > 0 && t[0] == '{' {
+		switch opcStorageKind(headKeys(t, 64)) {
 		case "message", "part":
 			return nil // read with their session file
 		case "session":

@@ -95,7 +95,7 @@ func (openHands) Describe() string {
 // steps have no id/source, so they are not claimed; neither are SDK events
 // (they have a "kind").
 func (openHands) Detect(_ string, head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 {
 		return false
 	}
@@ -128,7 +128,7 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 		key, _ := t.(string)
 		instance = instance || key == "instance_id"
 		if key != "history" && key != "trajectory" {
-			if _, err := ohSkipValue(dec); err != nil {
+			if _, err := skipValue(dec); err != nil {
 				return false
 			}
 			continue
@@ -138,7 +138,7 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 			return false
 		}
 		if v != stdjson.Delim('[') {
-			if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 				return false
 			}
 			continue
@@ -183,7 +183,7 @@ func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 			if s, ok := v.(string); ok && s != "" {
 				actObs = true
 			} else if _, isDelim := v.(stdjson.Delim); isDelim {
-				if msgSkipOpen(dec) != nil {
+				if skipRest(dec) != nil {
 					break
 				}
 			}
@@ -193,23 +193,11 @@ func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 		case "role", "kind":
 			foreign = true
 		}
-		if _, err := ohSkipValue(dec); err != nil {
+		if _, err := skipValue(dec); err != nil {
 			break
 		}
 	}
 	return actObs && (idSrc || !strict) && !foreign
-}
-
-// ohSkipValue consumes one JSON value.
-func ohSkipValue(dec *stdjson.Decoder) (stdjson.Token, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := t.(stdjson.Delim); ok && (d == '{' || d == '[') {
-		return t, msgSkipOpen(dec)
-	}
-	return t, nil
 }
 
 // ohInt is a logged count: a JSON number (integer or float), anything else 0.
@@ -393,7 +381,7 @@ func (openHands) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, msgBOM))
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && !json.Valid(trimmed) {
 		return oh.lines(bytes.NewReader(data))
 	}
@@ -410,7 +398,7 @@ func ohPeek(br *bufio.Reader) (byte, error) {
 			}
 			return 0, err
 		}
-		if n <= 3 && bytes.HasPrefix(msgBOM, b) {
+		if n <= 3 && bytes.HasPrefix(utf8BOM, b) {
 			continue
 		}
 		c := b[n-1]
@@ -441,7 +429,7 @@ func (oh *ohImport) lines(r io.Reader) error {
 
 func ohDecodeLine(n int64, raw []byte) ohLine {
 	if n == 1 {
-		raw = bytes.TrimSpace(bytes.TrimPrefix(raw, msgBOM))
+		raw = bytes.TrimSpace(bytes.TrimPrefix(raw, utf8BOM))
 	}
 	if len(raw) == 0 {
 		return ohLine{}
@@ -451,7 +439,7 @@ func ohDecodeLine(n int64, raw []byte) ohLine {
 	}
 	inst := &ohInstance{}
 	if err := json.Unmarshal(raw, inst); err != nil {
-		return ohLine{reject: "invalid JSON: " + ohShortErr(err)}
+		return ohLine{reject: "invalid JSON: " + decodeErrText(err)}
 	}
 	list := inst.History
 	if ohIsNull(list) {
@@ -462,7 +450,7 @@ func ohDecodeLine(n int64, raw []byte) ohLine {
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(list, &elems); err != nil {
-		return ohLine{reject: "history is not an array: " + ohShortErr(err)}
+		return ohLine{reject: "history is not an array: " + decodeErrText(err)}
 	}
 	inst.events = make([]ohRawEvent, 0, len(elems))
 	for i, el := range elems {
@@ -490,13 +478,13 @@ func ohAppendEvent(out []ohRawEvent, el []byte, line int64, idx int) []ohRawEven
 // document imports a whole-file JSON value: a list of events, or one
 // instance (or {"trajectory": [...]}) object.
 func (oh *ohImport) document(data []byte) error {
-	ix := newMsgLineIndex(data)
+	ix := newLineIndex(data)
 	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
+	if bytes.HasPrefix(data, utf8BOM) {
+		start = len(utf8BOM)
 	}
 	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	doc := jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
 	if len(doc.raw) == 0 {
 		return nil
 	}
@@ -509,14 +497,14 @@ func (oh *ohImport) document(data []byte) error {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			line = ix.line(start + len(doc.raw) - 1)
 		}
-		return oh.f.Reject(line, "invalid JSON: "+ohShortErr(err), data)
+		return oh.f.Reject(line, "invalid JSON: "+decodeErrText(err), data)
 	}
 	inst := &ohInstance{}
 	list := doc
 	switch doc.raw[0] {
 	case '[':
 	case '{':
-		fields, err := msgObjectFields(doc)
+		fields, err := objectFields(doc)
 		if err != nil {
 			return syntax(err)
 		}
@@ -537,12 +525,12 @@ func (oh *ohImport) document(data []byte) error {
 	default:
 		return oh.f.Reject(1, "expected a JSON list of events or an object with a history array", data)
 	}
-	elems, err := msgArrayElems(list)
+	elems, err := arrayElems(list)
 	if err != nil {
 		if list.off == doc.off {
 			return syntax(err)
 		}
-		return oh.f.Reject(ix.line(list.off), "history is not an array: "+ohShortErr(err), data)
+		return oh.f.Reject(ix.line(list.off), "history is not an array: "+decodeErrText(err), data)
 	}
 	for i, el := range elems {
 		inst.events = ohAppendEvent(inst.events, el.raw, ix.line(el.off), i)
@@ -731,7 +719,7 @@ func (o *ohRun) event(re ohRawEvent) error {
 	}
 	var ev ohEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return reject("invalid event: " + ohShortErr(err))
+		return reject("invalid event: " + decodeErrText(err))
 	}
 	if ev.Action == "" && ev.Observation == "" {
 		return reject("event without action or observation")
@@ -1216,13 +1204,4 @@ func ohBool(raw json.RawMessage) bool {
 func ohIsNull(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || string(raw) == "null"
-}
-
-// ohShortErr shortens a decoding error for a reject reason.
-func ohShortErr(err error) string {
-	s := strings.TrimPrefix(err.Error(), "json: ")
-	if len(s) > 160 {
-		s = strings.ToValidUTF8(s[:160], "")
-	}
-	return s
 }

@@ -70,7 +70,7 @@ func (sweAgent) Describe() string {
 // *.traj files or objects with replay_config/environment, any role messages;
 // RetryAgent "attempts" are looked into the same way.
 func (sweAgent) Detect(name string, head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 || head[0] != '{' {
 		return false
 	}
@@ -120,7 +120,7 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 				return s
 			}
 			if v != stdjson.Delim('[') {
-				if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+				if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 					return s
 				}
 				continue
@@ -131,14 +131,14 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 			a := sweSniffObject(dec)
 			s.steps, s.history, s.roles = s.steps || a.steps, s.history || a.history, s.roles || a.roles
 			s.config = s.config || a.config
-			if msgSkipOpen(dec) != nil {
+			if skipRest(dec) != nil {
 				return s
 			}
 		default:
 			if key == "replay_config" || key == "environment" {
 				s.config = true
 			}
-			if msgSkipValue(dec) != nil {
+			if _, err := skipValue(dec); err != nil {
 				return s
 			}
 		}
@@ -156,7 +156,7 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 	}
 	if v != stdjson.Delim('[') {
 		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return keys, msgSkipOpen(dec)
+			return keys, skipRest(dec)
 		}
 		return keys, nil
 	}
@@ -179,16 +179,16 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 			if k, ok := t.(string); ok {
 				keys[k] = true
 			}
-			if err := msgSkipValue(dec); err != nil {
+			if _, err := skipValue(dec); err != nil {
 				return keys, err
 			}
 		}
 	case stdjson.Delim('['):
-		if err := msgSkipOpen(dec); err != nil {
+		if err := skipRest(dec); err != nil {
 			return keys, err
 		}
 	}
-	return keys, msgSkipOpen(dec)
+	return keys, skipRest(dec)
 }
 
 // Import reads one trajectory file.
@@ -201,19 +201,19 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 	if !ok {
 		return err
 	}
-	fields, err := msgObjectFields(doc)
+	fields, err := objectFields(doc)
 	if err != nil {
 		return sweSyntax(f, ix, doc, data, err)
 	}
 	si := &sweImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj")}
 	if att, ok := fields["attempts"]; ok && !msgIsNull(att.raw) {
-		elems, err := msgArrayElems(att)
+		elems, err := arrayElems(att)
 		if err != nil {
 			return f.Reject(ix.line(att.off), "attempts is not an array: "+err.Error(), att.raw)
 		}
 		if len(elems) > 0 {
 			for k, el := range elems {
-				af, err := msgObjectFields(el)
+				af, err := objectFields(el)
 				if err != nil {
 					if err := f.Reject(ix.line(el.off), fmt.Sprintf("attempt %d: %v", k+1, err), el.raw); err != nil {
 						return err
@@ -234,14 +234,14 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 // nothing to import: the file is empty, or it is not a JSON object (nor,
 // when arrays is set, an array) and has been rejected; err is then the
 // Reject's result.
-func sweDocument(f *File, data []byte, arrays bool) (doc msgSpan, ix msgLineIndex, ok bool, err error) {
-	ix = newMsgLineIndex(data)
+func sweDocument(f *File, data []byte, arrays bool) (doc jsonSpan, ix lineIndex, ok bool, err error) {
+	ix = newLineIndex(data)
 	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
+	if bytes.HasPrefix(data, utf8BOM) {
+		start = len(utf8BOM)
 	}
 	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc = msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	doc = jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
 	switch {
 	case len(doc.raw) == 0:
 		return doc, ix, false, nil
@@ -258,7 +258,7 @@ func sweDocument(f *File, data []byte, arrays bool) (doc msgSpan, ix msgLineInde
 // sweSyntax rejects a whole document at the line of its syntax error; the
 // position comes from validating the whole document, since a decoder that
 // failed inside a nested value counts offsets from that value.
-func sweSyntax(f *File, ix msgLineIndex, doc msgSpan, data []byte, err error) error {
+func sweSyntax(f *File, ix lineIndex, doc jsonSpan, data []byte, err error) error {
 	line := int64(1)
 	var se *stdjson.SyntaxError
 	if verr := stdjson.Unmarshal(doc.raw, new(stdjson.RawMessage)); errors.As(verr, &se) {
@@ -284,7 +284,7 @@ func sweBaseName(path, suffix string) string {
 
 type sweImport struct {
 	f    *File
-	ix   msgLineIndex
+	ix   lineIndex
 	base string
 }
 
@@ -372,11 +372,11 @@ func (k *sweKeys) next(text, callID, given string, seq int64) string {
 }
 
 // run imports one trajectory object.
-func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
+func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	f := si.f
 	var hist []sweMsg
 	if h, ok := fields["history"]; ok && !msgIsNull(h.raw) {
-		elems, err := msgArrayElems(h)
+		elems, err := arrayElems(h)
 		if err != nil {
 			return f.Reject(si.ix.line(h.off), "history is not an array: "+err.Error(), h.raw)
 		}
@@ -399,9 +399,9 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 			hist = append(hist, m)
 		}
 	}
-	var steps []msgSpan
+	var steps []jsonSpan
 	if t, ok := fields["trajectory"]; ok && !msgIsNull(t.raw) {
-		elems, err := msgArrayElems(t)
+		elems, err := arrayElems(t)
 		if err != nil {
 			if err := f.Reject(si.ix.line(t.off), "trajectory is not an array: "+err.Error(), t.raw); err != nil {
 				return err
@@ -891,7 +891,7 @@ func (r *sweRun) truncation(line int64, note, key, shown string, n int64, trigge
 // them, the observations first shown shorter than logged or replaced by an
 // "… omitted" placeholder (a history processor elided them), and those no
 // later call sees.
-func (si *sweImport) elisions(hist []sweMsg, steps []msgSpan) (map[int][]sweElision, []sweElision) {
+func (si *sweImport) elisions(hist []sweMsg, steps []jsonSpan) (map[int][]sweElision, []sweElision) {
 	plan := map[int][]sweElision{}
 	var tail []sweElision
 	seen := map[int]bool{}
@@ -963,7 +963,7 @@ func (si *sweImport) elisions(hist []sweMsg, steps []msgSpan) (map[int][]sweElis
 // fromSteps builds the events of a trajectory without history from its
 // steps: each step is one model call (response → thought and action) and its
 // observation.
-func (si *sweImport) fromSteps(run *sweRun, steps []msgSpan, tools map[string]bool) error {
+func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]bool) error {
 	for _, st := range steps {
 		o := msgParseObj(st.raw)
 		if o == nil {
