@@ -3,8 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	stdjson "encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -99,44 +97,27 @@ func (claudeStream) Detect(_ string, head []byte) bool {
 // session_id. Claude Code session files (camelCase sessionId) and Codex
 // rollouts (payload) are refused.
 func csDetectLines(head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 20 {
-			break
-		}
-		var r struct {
-			Type      string          `json:"type"`
-			Subtype   string          `json:"subtype"`
-			SessionID string          `json:"session_id"`
-			Camel     *string         `json:"sessionId"`
-			Message   json.RawMessage `json:"message"`
-			Payload   json.RawMessage `json:"payload"`
-		}
-		if line[0] != '{' || json.Unmarshal(line, &r) != nil {
-			continue // e.g. the last line, cut by the head
-		}
+	return detectJSONL(head, 20, func(r *struct {
+		Type      string          `json:"type"`
+		Subtype   string          `json:"subtype"`
+		SessionID string          `json:"session_id"`
+		Camel     *string         `json:"sessionId"`
+		Message   json.RawMessage `json:"message"`
+		Payload   json.RawMessage `json:"payload"`
+	}) (bool, bool) {
 		if r.Camel != nil || r.Payload != nil {
-			return false
+			return false, true
 		}
-		if r.SessionID == "" {
-			continue
+		var ok bool
+		switch {
+		case r.SessionID == "":
+		case r.Type == "system" || r.Type == "result":
+			ok = r.Subtype != ""
+		case r.Type == "assistant" || r.Type == "user":
+			ok = len(r.Message) > 0 && r.Message[0] == '{'
 		}
-		switch r.Type {
-		case "system", "result":
-			if r.Subtype != "" {
-				return true
-			}
-		case "assistant", "user":
-			if len(r.Message) > 0 && r.Message[0] == '{' {
-				return true
-			}
-		}
-	}
-	return false
+		return ok, ok
+	})
 }
 
 // csRecord is one stream-json message.
@@ -220,29 +201,15 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 // csDocument splits a whole-file JSON object into its fields. A syntax error
 // is rejected (at its line) and ok is false.
 func csDocument(f *File, data []byte) (fields map[string]jsonSpan, ix lineIndex, ok bool, err error) {
-	ix = newLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, utf8BOM) {
-		start = len(utf8BOM)
+	doc := newJSONDoc(data)
+	if len(doc.root.raw) == 0 {
+		return nil, doc.ix, false, nil
 	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
-	if len(doc.raw) == 0 {
-		return nil, ix, false, nil
-	}
-	fields, perr := objectFields(doc)
+	fields, perr := objectFields(doc.root)
 	if perr != nil {
-		line := int64(1)
-		var se *stdjson.SyntaxError
-		switch {
-		case errors.As(perr, &se):
-			line = ix.line(start + int(se.Offset))
-		case errors.Is(perr, io.ErrUnexpectedEOF):
-			line = ix.line(start + len(doc.raw) - 1)
-		}
-		return nil, ix, false, f.Reject(line, "invalid JSON: "+perr.Error(), data)
+		return nil, doc.ix, false, f.Reject(doc.errLine(perr), "invalid JSON: "+perr.Error(), data)
 	}
-	return fields, ix, true, nil
+	return fields, doc.ix, true, nil
 }
 
 // document imports a cassette.

@@ -150,7 +150,7 @@ type clBlock struct {
 const clSummaryPrefix = "Context summary:"
 
 func (clineSDK) Import(f *File, r io.Reader) error {
-	doc, err := gmReadDoc(f, r)
+	doc, err := readJSONDoc(f, r)
 	if doc == nil || err != nil {
 		return err
 	}
@@ -472,7 +472,7 @@ type clPart struct {
 }
 
 func (clineCassette) Import(f *File, r io.Reader) error {
-	doc, err := gmReadDoc(f, r)
+	doc, err := readJSONDoc(f, r)
 	if doc == nil || err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -97,7 +96,7 @@ type gmToolCall struct {
 }
 
 func (geminiCLI) Import(f *File, r io.Reader) error {
-	doc, err := gmReadDoc(f, r)
+	doc, err := readJSONDoc(f, r)
 	if doc == nil || err != nil {
 		return err
 	}
@@ -354,81 +353,4 @@ func gmTime(t, def *time.Time) *time.Time {
 		return t
 	}
 	return def
-}
-
-// gmDoc is a whole-file JSON document and its line index (shared by the
-// whole-file importers of this package's agent formats).
-type gmDoc struct {
-	data  []byte
-	ix    lineIndex
-	start int
-	root  jsonSpan
-}
-
-// gmReadDoc reads a whole-file JSON document. It returns nil for a file of
-// white space only, and nil after rejecting a document that is not valid
-// JSON (at the line of the syntax error). The document is decoded once in
-// full to validate it: objectFields and arrayElems split values with a
-// json.Decoder, which does not check the values it skips.
-func gmReadDoc(f *File, r io.Reader) (*gmDoc, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	d := &gmDoc{data: data, ix: newLineIndex(data)}
-	if bytes.HasPrefix(data, utf8BOM) {
-		d.start = len(utf8BOM)
-	}
-	d.start += len(data[d.start:]) - len(bytes.TrimLeft(data[d.start:], " \t\r\n"))
-	d.root = jsonSpan{raw: bytes.TrimRight(data[d.start:], " \t\r\n"), off: d.start}
-	if len(d.root.raw) == 0 {
-		return nil, nil
-	}
-	var v any
-	if err := json.Unmarshal(d.root.raw, &v); err != nil {
-		return nil, d.syntax(f, err)
-	}
-	return d, nil
-}
-
-func (d *gmDoc) line(off int) int64 { return d.ix.line(off) }
-
-// syntax records the document's syntax error as one reject at its line.
-func (d *gmDoc) syntax(f *File, err error) error {
-	line := int64(1)
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		line = d.line(d.start + int(se.Offset))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		line = d.line(d.start + len(d.root.raw) - 1)
-	}
-	return f.Reject(line, "invalid JSON: "+shortErr(err), d.data)
-}
-
-// object splits the document's top-level object into fields; ok is false
-// (and the problem rejected) when it is not a valid object.
-func (d *gmDoc) object(f *File) (map[string]jsonSpan, bool, error) {
-	if d.root.raw[0] != '{' {
-		return nil, false, f.Reject(1, "expected a JSON object", d.data)
-	}
-	fields, err := objectFields(d.root)
-	if err != nil {
-		return nil, false, d.syntax(f, err)
-	}
-	return fields, true, nil
-}
-
-// array returns the elements of the top-level field key, which must be an
-// array; ok is false (and the problem rejected) when it is not.
-func (d *gmDoc) array(f *File, fields map[string]jsonSpan, key string) ([]jsonSpan, bool, error) {
-	s, found := fields[key]
-	if !found || len(s.raw) == 0 || s.raw[0] != '[' {
-		return nil, false, f.Reject(1, "no "+key+" array", d.data)
-	}
-	elems, err := arrayElems(s)
-	if err != nil {
-		return nil, false, d.syntax(f, err)
-	}
-	return elems, true, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	stdjson "encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -62,6 +63,59 @@ func (d *jsonDoc) errLine(err error) int64 {
 		return d.line(d.start + len(d.root.raw) - 1)
 	}
 	return 1
+}
+
+// readJSONDoc reads a whole-file JSON document. It returns nil for a file of
+// white space only, and nil after rejecting a document that is not valid
+// JSON (at the line of the syntax error). The document is decoded once in
+// full to validate it: objectFields and arrayElems split values with a
+// json.Decoder, which does not check the values it skips.
+func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
+	}
+	d := newJSONDoc(data)
+	if len(d.root.raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(d.root.raw, &v); err != nil {
+		return nil, d.syntax(f, err)
+	}
+	return d, nil
+}
+
+// syntax records the document's syntax error as one reject at its line.
+func (d *jsonDoc) syntax(f *File, err error) error {
+	return f.Reject(d.errLine(err), "invalid JSON: "+shortErr(err), d.data)
+}
+
+// object splits the document's top-level object into fields; ok is false
+// (and the problem rejected) when it is not a valid object.
+func (d *jsonDoc) object(f *File) (map[string]jsonSpan, bool, error) {
+	if d.root.raw[0] != '{' {
+		return nil, false, f.Reject(1, "expected a JSON object", d.data)
+	}
+	fields, err := objectFields(d.root)
+	if err != nil {
+		return nil, false, d.syntax(f, err)
+	}
+	return fields, true, nil
+}
+
+// array returns the elements of the top-level field key, which must be an
+// array; ok is false (and the problem rejected) when it is not.
+func (d *jsonDoc) array(f *File, fields map[string]jsonSpan, key string) ([]jsonSpan, bool, error) {
+	s, found := fields[key]
+	if !found || len(s.raw) == 0 || s.raw[0] != '[' {
+		return nil, false, f.Reject(1, "no "+key+" array", d.data)
+	}
+	elems, err := arrayElems(s)
+	if err != nil {
+		return nil, false, d.syntax(f, err)
+	}
+	return elems, true, nil
 }
 
 // objectFields splits a JSON object into its fields (last duplicate wins).

@@ -58,27 +58,13 @@ var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "tur
 // Detect claims JSONL whose first records are Kimi wire records (a known
 // type, or the metadata record with a protocol_version).
 func (kimiWire) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type            string          `json:"type"`
-			ProtocolVersion json.RawMessage `json:"protocol_version"`
-		}
-		if json.Unmarshal(line, &r) != nil {
-			continue
-		}
-		if kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil {
-			return true
-		}
-	}
-	return false
+	return detectJSONL(head, 30, func(r *struct {
+		Type            string          `json:"type"`
+		ProtocolVersion json.RawMessage `json:"protocol_version"`
+	}) (bool, bool) {
+		ok := kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil
+		return ok, ok
+	})
 }
 
 type kimiRecord struct {

@@ -238,13 +238,9 @@ func (mi *msgImport) litellmJoin(conv *msgRun, data []byte) (handled bool, err e
 // valid record (it is then left out).
 func (mi *msgImport) litellmRecord(l *litellmLog) (*msgRun, bool) {
 	data := l.data
-	ix := newLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, utf8BOM) {
-		start = len(utf8BOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	fields, err := objectFields(jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start})
+	doc := newJSONDoc(data)
+	ix := doc.ix
+	fields, err := objectFields(doc.root)
 	if err != nil {
 		return nil, false
 	}

@@ -247,27 +247,12 @@ func (mi *msgImport) line(n int64, b []byte) error {
 
 // document imports a whole-file JSON array or object.
 func (mi *msgImport) document(data []byte) error {
-	ix := newLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, utf8BOM) {
-		start = len(utf8BOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	d := newJSONDoc(data)
+	ix, doc := d.ix, d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}
-	syntax := func(err error) error {
-		line := int64(1)
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			line = ix.line(start + int(se.Offset))
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			line = ix.line(start + len(doc.raw) - 1) // the last line with data
-		}
-		return mi.f.Reject(line, "invalid JSON: "+err.Error(), data)
-	}
+	syntax := func(err error) error { return mi.f.Reject(d.errLine(err), "invalid JSON: "+err.Error(), data) }
 	switch doc.raw[0] {
 	case '{':
 		fields, err := objectFields(doc)

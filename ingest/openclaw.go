@@ -67,29 +67,15 @@ var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "mess
 // Detect claims JSONL whose first records are OpenClaw telemetry records (a
 // known type with a sessionKey, agentId or channel).
 func (openClaw) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type       string  `json:"type"`
-			SessionKey *string `json:"sessionKey"`
-			AgentID    *string `json:"agentId"`
-			Channel    *string `json:"channel"`
-		}
-		if json.Unmarshal(line, &r) != nil {
-			continue
-		}
-		if ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil) {
-			return true
-		}
-	}
-	return false
+	return detectJSONL(head, 30, func(r *struct {
+		Type       string  `json:"type"`
+		SessionKey *string `json:"sessionKey"`
+		AgentID    *string `json:"agentId"`
+		Channel    *string `json:"channel"`
+	}) (bool, bool) {
+		ok := ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil)
+		return ok, ok
+	})
 }
 
 // ocRecord is one telemetry record.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	stdjson "encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -478,27 +477,12 @@ func ohAppendEvent(out []ohRawEvent, el []byte, line int64, idx int) []ohRawEven
 // document imports a whole-file JSON value: a list of events, or one
 // instance (or {"trajectory": [...]}) object.
 func (oh *ohImport) document(data []byte) error {
-	ix := newLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, utf8BOM) {
-		start = len(utf8BOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	d := newJSONDoc(data)
+	ix, doc := d.ix, d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}
-	syntax := func(err error) error {
-		line := int64(1)
-		var se *stdjson.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			line = ix.line(start + int(se.Offset))
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			line = ix.line(start + len(doc.raw) - 1)
-		}
-		return oh.f.Reject(line, "invalid JSON: "+decodeErrText(err), data)
-	}
+	syntax := func(err error) error { return oh.f.Reject(d.errLine(err), "invalid JSON: "+decodeErrText(err), data) }
 	inst := &ohInstance{}
 	list := doc
 	switch doc.raw[0] {

@@ -62,47 +62,30 @@ var piRoles = map[string]bool{"user": true, "assistant": true, "toolResult": tru
 // {type:"session", id, cwd|provider|modelId|version}, or message entries
 // whose message has a pi role (toolResult, bashExecution …).
 func (piCodingAgent) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type     string          `json:"type"`
-			ID       string          `json:"id"`
-			Cwd      *string         `json:"cwd"`
-			Provider *string         `json:"provider"`
-			ModelID  *string         `json:"modelId"`
-			Version  json.RawMessage `json:"version"`
-			Message  *struct {
-				Role string `json:"role"`
-			} `json:"message"`
-			Summary      *string         `json:"summary"`
-			TokensBefore json.RawMessage `json:"tokensBefore"`
-		}
-		if json.Unmarshal(line, &r) != nil {
-			continue
-		}
+	return detectJSONL(head, 30, func(r *struct {
+		Type     string          `json:"type"`
+		ID       string          `json:"id"`
+		Cwd      *string         `json:"cwd"`
+		Provider *string         `json:"provider"`
+		ModelID  *string         `json:"modelId"`
+		Version  json.RawMessage `json:"version"`
+		Message  *struct {
+			Role string `json:"role"`
+		} `json:"message"`
+		Summary      *string         `json:"summary"`
+		TokensBefore json.RawMessage `json:"tokensBefore"`
+	}) (bool, bool) {
+		var ok bool
 		switch r.Type {
 		case "session":
-			if r.ID != "" && (r.Cwd != nil || r.Provider != nil || r.ModelID != nil || r.Version != nil) {
-				return true
-			}
+			ok = r.ID != "" && (r.Cwd != nil || r.Provider != nil || r.ModelID != nil || r.Version != nil)
 		case "message":
-			if r.Message != nil && piRoles[r.Message.Role] {
-				return true
-			}
+			ok = r.Message != nil && piRoles[r.Message.Role]
 		case "compaction":
-			if r.Summary != nil && r.TokensBefore != nil {
-				return true
-			}
+			ok = r.Summary != nil && r.TokensBefore != nil
 		}
-	}
-	return false
+		return ok, ok
+	})
 }
 
 // piEntry is one line of a pi session file.

@@ -235,13 +235,8 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 // when arrays is set, an array) and has been rejected; err is then the
 // Reject's result.
 func sweDocument(f *File, data []byte, arrays bool) (doc jsonSpan, ix lineIndex, ok bool, err error) {
-	ix = newLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, utf8BOM) {
-		start = len(utf8BOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc = jsonSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	d := newJSONDoc(data)
+	doc, ix = d.root, d.ix
 	switch {
 	case len(doc.raw) == 0:
 		return doc, ix, false, nil
