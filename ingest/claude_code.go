@@ -245,13 +245,7 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		}
 	}
 	for _, k := range order {
-		cr := runs[k]
-		cr.finishEnd()
-		if cr.hasCost {
-			c := cr.cost
-			cr.b.Run.CostUSD = &c
-		}
-		if err := cr.b.Finish(); err != nil {
+		if err := runs[k].finish(); err != nil {
 			return err
 		}
 	}
@@ -388,6 +382,16 @@ func (cr *ccRun) finishEnd() {
 	case cr.lastKind == schema.KindToolCall:
 		r.EndReason, r.EndReasonSource, r.EndReasonDetail = schema.EndInterrupted, schema.SourceInferred, "log ends on a tool call without result"
 	}
+}
+
+// finish ends the run: its end reason (finishEnd), its summed cost.
+func (cr *ccRun) finish() error {
+	cr.finishEnd()
+	if cr.hasCost {
+		c := cr.cost
+		cr.b.Run.CostUSD = &c
+	}
+	return cr.b.Finish()
 }
 
 // ccLine is one decoded line: the pure part of the import, done in parallel

@@ -544,13 +544,7 @@ func (si *csImport) finish() error {
 		}
 	}
 	for _, k := range si.order {
-		cr := si.runs[k]
-		cr.cc.finishEnd()
-		if cr.cc.hasCost {
-			c := cr.cc.cost
-			cr.cc.b.Run.CostUSD = &c
-		}
-		if err := cr.cc.b.Finish(); err != nil {
+		if err := si.runs[k].cc.finish(); err != nil {
 			return err
 		}
 	}

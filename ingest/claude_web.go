@@ -135,13 +135,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 		}
 	}
 	for _, k := range order {
-		cr := runs[k]
-		cr.finishEnd()
-		if cr.hasCost {
-			c := cr.cost
-			cr.b.Run.CostUSD = &c
-		}
-		if err := cr.b.Finish(); err != nil {
+		if err := runs[k].finish(); err != nil {
 			return err
 		}
 	}
