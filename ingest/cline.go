@@ -188,7 +188,7 @@ func (clineSDK) Import(f *File, r io.Reader) error {
 		}
 		msgs[i] = &m
 	}
-	id := piFirst(sessionID, strings.TrimSuffix(filepath.Base(f.Path()), ".json"))
+	id := firstNonEmpty(sessionID, strings.TrimSuffix(filepath.Base(f.Path()), ".json"))
 	parent := ""
 	var compactedAt *time.Time
 	for _, m := range msgs {
@@ -289,7 +289,7 @@ func (c *clRun) message(f *File, line int64, m *clMessage, raw []byte) error {
 				e = ev(schema.KindToolCall, "")
 				e.ToolName, e.CallID, e.Args = blk.Name, blk.ID, string(blk.Input)
 			case "thinking", "reasoning", "redacted_thinking":
-				e = ev(schema.KindReasoning, piFirst(blk.Thinking, blk.Text))
+				e = ev(schema.KindReasoning, firstNonEmpty(blk.Thinking, blk.Text))
 			default:
 				e = ev(schema.KindAssistant, clBlockText(&blk))
 			}
@@ -499,7 +499,7 @@ func (clineCassette) Import(f *File, r io.Reader) error {
 			}
 			continue
 		}
-		if !strings.Contains(x.Path, "/chat/completions") || !strings.EqualFold(piFirst(x.Method, "POST"), "POST") {
+		if !strings.Contains(x.Path, "/chat/completions") || !strings.EqualFold(firstNonEmpty(x.Method, "POST"), "POST") {
 			continue
 		}
 		if err := cs.exchange(line, &x, el.raw); err != nil {
@@ -567,7 +567,7 @@ func (cs *clCassette) exchange(line int64, x *clExchange, raw []byte) error {
 		cs.prev = canon
 	}
 	if x.Status >= 400 {
-		text := strings.TrimSpace(piFirst(ocText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
+		text := strings.TrimSpace(firstNonEmpty(ocText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
 		cs.lastErr, cs.last = text, nil
 		return b.Add(schema.Event{Kind: schema.KindError, Role: "system", Line: line, IsError: true, Text: text})
 	}

@@ -114,7 +114,7 @@ func (geminiCLI) Import(f *File, r io.Reader) error {
 	if !ok {
 		return err
 	}
-	b, err := f.NewRun(piFirst(hdr.sessionID, strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))))
+	b, err := f.NewRun(firstNonEmpty(hdr.sessionID, strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))))
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func (g *gmRun) finishEnd() {
 	switch {
 	case g.lastCall != nil && g.lastCall.Status == "cancelled":
 		out, _ := gmResultText(g.lastCall)
-		b.SetEnd(schema.EndInterrupted, piFirst(strings.TrimSpace(out), "tool call cancelled"))
+		b.SetEnd(schema.EndInterrupted, firstNonEmpty(strings.TrimSpace(out), "tool call cancelled"))
 	case g.lastKind == schema.KindAssistant:
 		r.EndReason, r.EndReasonSource, r.EndReasonDetail = schema.EndFinished, schema.SourceInferred, "log ends on a model reply without a tool call"
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -197,7 +195,7 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 // file is not one JSON value and a later line starts a new object; else one
 // JSON document.
 func (m messagesImporter) Import(f *File, r io.Reader) error {
-	mi := &msgImport{f: f, m: m, base: msgBaseName(f.Path()), used: map[string]bool{}}
+	mi := &msgImport{f: f, m: m, base: fileStem(f.Path()), used: map[string]bool{}}
 	lower := strings.ToLower(f.Path())
 	if strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".ndjson") {
 		return f.Lines(r, mi.line)
@@ -211,14 +209,6 @@ func (m messagesImporter) Import(f *File, r io.Reader) error {
 		return f.Lines(bytes.NewReader(data), mi.line)
 	}
 	return mi.document(data)
-}
-
-func msgBaseName(path string) string {
-	b := filepath.Base(path)
-	if b == "." || b == string(filepath.Separator) {
-		return ""
-	}
-	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
 type msgImport struct {
@@ -347,7 +337,7 @@ type msgRun struct {
 
 // msgItem is one decoded message with what is known about its model call.
 type msgItem struct {
-	obj       msgObj
+	obj       jsonObject
 	line      int64
 	usage     json.RawMessage // this call's usage when logged with the message
 	requestID string
@@ -365,7 +355,7 @@ func (mi *msgImport) parseMessages(elems []jsonSpan, lineOf func(int) int64) (*m
 		if string(raw) == "null" {
 			continue
 		}
-		o := msgParseObj(raw)
+		o := parseJSONObject(raw)
 		if o == nil {
 			return nil, fmt.Errorf("message %d is not a JSON object", i+1)
 		}
@@ -380,12 +370,12 @@ func (mi *msgImport) parseMessages(elems []jsonSpan, lineOf func(int) int64) (*m
 func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) int64, defID string, n int64) (*msgRun, error) {
 	list, ok := fields["messages"]
 	harness := ""
-	if !ok || msgIsNull(list.raw) {
-		if list, ok = fields["traj"]; ok && !msgIsNull(list.raw) {
+	if !ok || isJSONNull(list.raw) {
+		if list, ok = fields["traj"]; ok && !isJSONNull(list.raw) {
 			harness = "tau-bench"
 		}
 	}
-	if !ok || msgIsNull(list.raw) {
+	if !ok || isJSONNull(list.raw) {
 		return nil, errors.New(`no "messages" array`)
 	}
 	elems, err := arrayElems(list)
@@ -397,7 +387,7 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 		return nil, err
 	}
 	conv.prompt = len(conv.msgs)
-	top := msgObj{}
+	top := jsonObject{}
 	for k, s := range fields {
 		top[k] = s.raw
 	}
@@ -416,11 +406,11 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 	mi.used[id] = true
 	conv.id = id
 
-	if s, ok := fields["system"]; ok && !msgIsNull(s.raw) {
-		conv.system = &msgItem{obj: msgObj{"role": json.RawMessage(`"system"`), "content": s.raw}, line: lineOf(s.off)}
+	if s, ok := fields["system"]; ok && !isJSONNull(s.raw) {
+		conv.system = &msgItem{obj: jsonObject{"role": json.RawMessage(`"system"`), "content": s.raw}, line: lineOf(s.off)}
 	}
 	kwargs := top.obj("kwargs")
-	if t, ok := fields["tools"]; ok && !msgIsNull(t.raw) {
+	if t, ok := fields["tools"]; ok && !isJSONNull(t.raw) {
 		conv.tools, conv.toolsLine = t.raw, lineOf(t.off)
 	} else if t := kwargs["tools"]; len(t) > 0 {
 		conv.tools, conv.toolsLine = t, lineOf(fields["kwargs"].off)
@@ -434,13 +424,13 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 		// timestamp is when the call was logged: the usage's time, not the
 		// run's start, so the events carry none.
 		conv.msgs = append(conv.msgs, msgItem{obj: out, line: line, usage: u, usageTS: top.ts("timestamp"),
-			requestID: msgFirst(resp.str("id"), rawResp.str("id")), model: msgFirst(resp.str("model"), rawResp.str("model"))})
+			requestID: firstNonEmpty(resp.str("id"), rawResp.str("id")), model: firstNonEmpty(resp.str("model"), rawResp.str("model"))})
 	}
 	if u := top["usage"]; len(u) > 0 {
 		var list []json.RawMessage
 		if json.Unmarshal(u, &list) == nil {
 			conv.usage = list
-		} else if msgParseObj(u) != nil { // one usage object: the last call's
+		} else if parseJSONObject(u) != nil { // one usage object: the last call's
 			for i := len(conv.msgs) - 1; i >= 0; i-- {
 				if msgIsAssistant(conv.msgs[i].obj.role()) {
 					if conv.msgs[i].usage == nil {
@@ -452,7 +442,7 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 		}
 	}
 
-	conv.model = msgFirst(top.str("model"), resp.str("model"), kwargs.str("model"), msgTagModel(kwargs))
+	conv.model = firstNonEmpty(top.str("model"), resp.str("model"), kwargs.str("model"), msgTagModel(kwargs))
 	if conv.model != "" {
 		for i := range conv.msgs {
 			if conv.msgs[i].model == "" {
@@ -460,7 +450,7 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 			}
 		}
 	}
-	conv.harness = msgFirst(top.str("harness"), harness)
+	conv.harness = firstNonEmpty(top.str("harness"), harness)
 	if conv.harness == "" && fields["context_window"].raw != nil && (resp != nil || kwargs != nil) {
 		conv.harness = "openhands-sdk"
 	}
@@ -482,7 +472,7 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 	conv.endedAt = top.ts("ended_at", "timestamp")
 
 	out := top.obj("outcome")
-	conv.taskID = msgFirst(out.str("task_id"), top.str("task_id"), top.str("instance_id"))
+	conv.taskID = firstNonEmpty(out.str("task_id"), top.str("task_id"), top.str("instance_id"))
 	if b, ok := out.boolean("resolved"); ok {
 		conv.resolved = &b
 	} else if b, ok := top.boolean("resolved"); ok {
@@ -494,7 +484,7 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 		b := r >= 1
 		conv.resolved = &b
 	}
-	conv.endWords = msgFirst(out.str("end_reason"), top.str("end_reason"))
+	conv.endWords = firstNonEmpty(out.str("end_reason"), top.str("end_reason"))
 	return conv, nil
 }
 
@@ -502,18 +492,18 @@ func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) in
 // model's own words (raw_response, which non-function-calling OpenHands logs
 // keep next to the response converted back to tool_calls) or the response's
 // first choice; an Anthropic Message response is itself the message.
-func msgFinalOutput(fields map[string]jsonSpan, lineOf func(int) int64) (msgObj, int64) {
+func msgFinalOutput(fields map[string]jsonSpan, lineOf func(int) int64) (jsonObject, int64) {
 	for _, k := range []string{"raw_response", "response"} {
 		s, ok := fields[k]
 		if !ok {
 			continue
 		}
-		r := msgParseObj(s.raw)
+		r := parseJSONObject(s.raw)
 		if r == nil {
 			continue
 		}
 		if choices := r.arr("choices"); len(choices) > 0 {
-			if msg := msgParseObj(choices[0]).obj("message"); msg != nil {
+			if msg := parseJSONObject(choices[0]).obj("message"); msg != nil {
 				return msg, lineOf(s.off)
 			}
 			continue
@@ -526,21 +516,12 @@ func msgFinalOutput(fields map[string]jsonSpan, lineOf func(int) int64) (msgObj,
 }
 
 // msgTagModel reads "model:<name>" from LiteLLM metadata tags.
-func msgTagModel(kwargs msgObj) string {
+func msgTagModel(kwargs jsonObject) string {
 	md := kwargs.obj("extra_body").obj("metadata")
 	for _, t := range md.arr("tags") {
 		var s string
 		if json.Unmarshal(t, &s) == nil && strings.HasPrefix(s, "model:") {
 			return strings.TrimPrefix(s, "model:")
-		}
-	}
-	return ""
-}
-
-func msgFirst(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
 		}
 	}
 	return ""
@@ -632,7 +613,7 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 		if err := mi.assistant(b, m, ev); err != nil {
 			return err
 		}
-		if m.usage != nil && !msgIsNull(m.usage) {
+		if m.usage != nil && !isJSONNull(m.usage) {
 			usage = m.usage
 		}
 		if u, ok := msgUsage(usage); ok {
@@ -653,7 +634,7 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 		return b.Add(e)
 	}
 	for _, blk := range msgBlocks(o["content"]) {
-		bo := msgParseObj(blk)
+		bo := parseJSONObject(blk)
 		if strings.HasSuffix(bo.str("type"), "tool_result") {
 			if err := flush(); err != nil {
 				return err
@@ -680,7 +661,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		reasoning = append(reasoning, s)
 	} else {
 		for _, tb := range o.arr("thinking_blocks") {
-			if s := msgParseObj(tb).str("thinking"); s != "" {
+			if s := parseJSONObject(tb).str("thinking"); s != "" {
 				reasoning = append(reasoning, s)
 			}
 		}
@@ -700,7 +681,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		return b.Add(e)
 	}
 	for _, blk := range msgBlocks(o["content"]) {
-		bo := msgParseObj(blk)
+		bo := parseJSONObject(blk)
 		typ := bo.str("type")
 		var e schema.Event
 		switch {
@@ -732,7 +713,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		return err
 	}
 	for _, tc := range o.arr("tool_calls") {
-		c := msgParseObj(tc)
+		c := parseJSONObject(tc)
 		if c == nil {
 			continue
 		}
@@ -757,7 +738,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 	return nil
 }
 
-func msgToolResult(bo msgObj, ev func(schema.EventKind, string) schema.Event) schema.Event {
+func msgToolResult(bo jsonObject, ev func(schema.EventKind, string) schema.Event) schema.Event {
 	e := ev(schema.KindToolResult, ContentText(bo["content"]))
 	e.CallID, e.ToolName = bo.str("tool_use_id"), bo.str("name")
 	e.IsError, _ = bo.boolean("is_error")
@@ -767,7 +748,7 @@ func msgToolResult(bo msgObj, ev func(schema.EventKind, string) schema.Event) sc
 // msgBlocks returns a message content as blocks: a string is one block.
 func msgBlocks(raw json.RawMessage) []json.RawMessage {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || msgIsNull(raw) {
+	if len(raw) == 0 || isJSONNull(raw) {
 		return nil
 	}
 	if raw[0] == '[' {
@@ -784,7 +765,7 @@ func msgBlocks(raw json.RawMessage) []json.RawMessage {
 // objects) as its JSON.
 func msgArgs(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || msgIsNull(raw) {
+	if len(raw) == 0 || isJSONNull(raw) {
 		return ""
 	}
 	var s string
@@ -809,7 +790,7 @@ const msgMaxTokens = 1 << 40
 //
 // Output tokens are as logged (OpenAI's include reasoning tokens).
 func msgUsage(raw json.RawMessage) (schema.Usage, bool) {
-	m := msgParseObj(raw)
+	m := parseJSONObject(raw)
 	if m == nil {
 		return schema.Usage{}, false
 	}
@@ -840,94 +821,4 @@ func msgUsage(raw json.RawMessage) (schema.Usage, bool) {
 		return schema.Usage{}, false
 	}
 	return u, true
-}
-
-// msgObj is a leniently read JSON object: accessors return zero values for
-// missing fields and fields of another type.
-type msgObj map[string]json.RawMessage
-
-func msgParseObj(raw []byte) msgObj {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	var o msgObj
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
-	return o
-}
-
-func msgIsNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-func (o msgObj) role() string { return strings.ToLower(o.str("role")) }
-
-// str returns a string field, or a number field's literal (ids, task ids).
-func (o msgObj) str(key string) string {
-	raw := bytes.TrimSpace(o[key])
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
-func (o msgObj) obj(key string) msgObj { return msgParseObj(o[key]) }
-
-func (o msgObj) arr(key string) []json.RawMessage {
-	raw := bytes.TrimSpace(o[key])
-	if len(raw) == 0 || raw[0] != '[' {
-		return nil
-	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
-		return nil
-	}
-	return a
-}
-
-func (o msgObj) num(key string) (float64, bool) {
-	var f float64
-	if len(o[key]) == 0 || msgIsNull(o[key]) || json.Unmarshal(o[key], &f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// count returns a non-negative token count, clamped to msgMaxTokens.
-func (o msgObj) count(key string) (int64, bool) {
-	f, ok := o.num(key)
-	if !ok {
-		return 0, false
-	}
-	return int64(min(max(f, 0), msgMaxTokens)), true
-}
-
-func (o msgObj) boolean(key string) (bool, bool) {
-	var b bool
-	if len(o[key]) == 0 || msgIsNull(o[key]) || json.Unmarshal(o[key], &b) != nil {
-		return false, false
-	}
-	return b, true
-}
-
-// ts returns the first of keys that holds a readable timestamp.
-func (o msgObj) ts(keys ...string) *time.Time {
-	for _, k := range keys {
-		var v any
-		if len(o[k]) == 0 || json.Unmarshal(o[k], &v) != nil {
-			continue
-		}
-		if t := ParseTime(v); t != nil {
-			return t
-		}
-	}
-	return nil
 }

@@ -165,7 +165,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 		case "agent.start":
 			rec.key = ocKey(rec, base)
 		case "message.out":
-			rec.key = piFirst(mainAny, base)
+			rec.key = firstNonEmpty(mainAny, base)
 		case "tool.start", "tool.end", "agent.end":
 			rec.key = ocKey(rec, base)
 			if !started[rec.key] {
@@ -182,7 +182,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 			seen[rec.key] = true
 			order = append(order, rec.key)
 			if ocIsSub(rec.key) {
-				parents[rec.key] = piFirst(spawner, mainAny)
+				parents[rec.key] = firstNonEmpty(spawner, mainAny)
 			}
 		}
 		switch rec.Type {
@@ -300,7 +300,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 				continue
 			}
 			e := schema.Event{Kind: schema.KindToolResult, Role: "tool", Line: rec.line, ToolName: rec.ToolName, CallID: q.id,
-				IsError: rec.Success != nil && !*rec.Success, Text: piFirst(ocText(rec.Result), ocText(rec.Error))}
+				IsError: rec.Success != nil && !*rec.Success, Text: firstNonEmpty(ocText(rec.Result), ocText(rec.Error))}
 			if err := rs.add(e); err != nil {
 				return err
 			}
@@ -310,7 +310,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 			}
 		case "agent.end":
 			if t := ocText(rec.Error); t != "" || rec.Success != nil && !*rec.Success {
-				t = piFirst(t, "agent run failed")
+				t = firstNonEmpty(t, "agent run failed")
 				if err := rs.add(schema.Event{Kind: schema.KindError, Role: "system", Line: rec.line, IsError: true, Text: t}); err != nil {
 					return err
 				}

@@ -270,7 +270,7 @@ type ohLine struct {
 }
 
 func (openHands) Import(f *File, r io.Reader) error {
-	oh := &ohImport{f: f, base: msgBaseName(f.Path())}
+	oh := &ohImport{f: f, base: fileStem(f.Path())}
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := ohPeek(br)
 	if err != nil {

@@ -252,7 +252,7 @@ func (o *ohsRun) run(id string) (*RunBuilder, error) {
 // ohsRunName is a run's default id: the file's base name, or for a file
 // named events.jsonl the directory it is in (the conversation id).
 func ohsRunName(path string) string {
-	base := msgBaseName(path)
+	base := fileStem(path)
 	if base == "events" || base == "" {
 		if dir := filepath.Base(filepath.Dir(path)); dir != "." && dir != string(filepath.Separator) && dir != "" {
 			return dir

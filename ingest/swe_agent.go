@@ -205,7 +205,7 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 		return sweSyntax(f, ix, doc, data, err)
 	}
 	si := &sweImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj")}
-	if att, ok := fields["attempts"]; ok && !msgIsNull(att.raw) {
+	if att, ok := fields["attempts"]; ok && !isJSONNull(att.raw) {
 		elems, err := arrayElems(att)
 		if err != nil {
 			return f.Reject(ix.line(att.off), "attempts is not an array: "+err.Error(), att.raw)
@@ -284,7 +284,7 @@ type sweImport struct {
 
 // sweMsg is one decoded history message.
 type sweMsg struct {
-	obj   msgObj
+	obj   jsonObject
 	role  string // lower-cased
 	agent string
 	demo  bool
@@ -369,17 +369,17 @@ func (k *sweKeys) next(text, callID, given string, seq int64) string {
 func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	f := si.f
 	var hist []sweMsg
-	if h, ok := fields["history"]; ok && !msgIsNull(h.raw) {
+	if h, ok := fields["history"]; ok && !isJSONNull(h.raw) {
 		elems, err := arrayElems(h)
 		if err != nil {
 			return f.Reject(si.ix.line(h.off), "history is not an array: "+err.Error(), h.raw)
 		}
 		hist = make([]sweMsg, 0, len(elems))
 		for _, el := range elems {
-			o := msgParseObj(el.raw)
+			o := parseJSONObject(el.raw)
 			if o == nil { // kept as a gap (role "") so that indexes match the prompts'
 				hist = append(hist, sweMsg{line: si.ix.line(el.off)})
-				if msgIsNull(el.raw) {
+				if isJSONNull(el.raw) {
 					continue
 				}
 				if err := f.Reject(si.ix.line(el.off), "history message is not an object", el.raw); err != nil {
@@ -394,7 +394,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 		}
 	}
 	var steps []jsonSpan
-	if t, ok := fields["trajectory"]; ok && !msgIsNull(t.raw) {
+	if t, ok := fields["trajectory"]; ok && !isJSONNull(t.raw) {
 		elems, err := arrayElems(t)
 		if err != nil {
 			if err := f.Reject(si.ix.line(t.off), "trajectory is not an array: "+err.Error(), t.raw); err != nil {
@@ -403,16 +403,16 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 		}
 		steps = elems
 	}
-	info := msgParseObj(fields["info"].raw)
+	info := parseJSONObject(fields["info"].raw)
 	cfg := sweConfig(fields["replay_config"].raw)
 	agentCfg := cfg.obj("agent")
 	if subs := agentCfg.arr("agent_configs"); len(subs) > 0 && agentCfg.obj("model") == nil { // RetryAgent
-		agentCfg = msgParseObj(subs[0])
+		agentCfg = parseJSONObject(subs[0])
 	}
 	model := agentCfg.obj("model")
 	taskID := cfg.obj("problem_statement").str("id")
 
-	id := msgFirst(taskID, si.base)
+	id := firstNonEmpty(taskID, si.base)
 	if attempt > 0 {
 		id += "/attempt-" + strconv.Itoa(attempt)
 	}
@@ -422,7 +422,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	}
 	r := &b.Run
 	r.Harness, r.TaskID = "swe-agent", taskID
-	r.Model = msgFirst(model.str("name"), model.str("model_name"))
+	r.Model = firstNonEmpty(model.str("name"), model.str("model_name"))
 	stats := info.obj("model_stats")
 	r.InputTokens, _ = stats.count("tokens_sent")
 	r.OutputTokens, _ = stats.count("tokens_received")
@@ -488,7 +488,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 			}
 			pending, lastAction = calls, ""
 			if len(calls) > 0 {
-				lastAction = msgFirst(o.str("action"), calls[0].action)
+				lastAction = firstNonEmpty(o.str("action"), calls[0].action)
 			}
 			continue
 		case h.role == "tool" || len(pending) > 0 && pending[0].id == "":
@@ -531,7 +531,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	// the last trajectory step.
 	if len(pending) > 0 && len(steps) > 0 {
 		last := steps[len(steps)-1]
-		st := msgParseObj(last.raw)
+		st := parseJSONObject(last.raw)
 		if obs, ok := st["observation"]; ok && strings.TrimSpace(st.str("action")) == strings.TrimSpace(lastAction) {
 			c := pending[0]
 			ev := schema.Event{Kind: schema.KindToolResult, Role: "user", CallID: c.id, Line: si.ix.line(last.off), Text: ContentText(obs)}
@@ -555,28 +555,28 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 
 // sweConfig decodes replay_config: a JSON string holding the config, or the
 // config object itself.
-func sweConfig(raw json.RawMessage) msgObj {
+func sweConfig(raw json.RawMessage) jsonObject {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return nil
 		}
-		return msgParseObj([]byte(s))
+		return parseJSONObject([]byte(s))
 	}
-	return msgParseObj(raw)
+	return parseJSONObject(raw)
 }
 
 // sweProcessors names the configured history processors for op details, e.g.
 // ": last_n_observations".
-func sweProcessors(agent msgObj) string {
+func sweProcessors(agent jsonObject) string {
 	var names []string
 	list := agent.arr("history_processors")
 	if hp := agent["history_processor"]; len(list) == 0 && len(hp) > 0 {
 		list = []json.RawMessage{hp}
 	}
 	for _, p := range list {
-		if t := msgParseObj(p).str("type"); t != "" {
+		if t := parseJSONObject(p).str("type"); t != "" {
 			names = append(names, t)
 		} else {
 			var s string
@@ -620,8 +620,8 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 		return schema.Event{Kind: kind, Role: o.str("role"), Line: h.line, Text: text}
 	}
 	for _, tb := range o.arr("thinking_blocks") {
-		bo := msgParseObj(tb)
-		if s := msgFirst(bo.str("thinking"), bo.str("text")); s != "" {
+		bo := parseJSONObject(tb)
+		if s := firstNonEmpty(bo.str("thinking"), bo.str("text")); s != "" {
 			if _, err := run.add(ev(schema.KindReasoning, s)); err != nil {
 				return nil, err
 			}
@@ -640,7 +640,7 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 			}
 		}
 		for _, tc := range tcs {
-			c := msgParseObj(tc)
+			c := parseJSONObject(tc)
 			if c == nil {
 				continue
 			}
@@ -802,14 +802,14 @@ func (si *sweImport) elisions(hist []sweMsg, steps []jsonSpan) (map[int][]sweEli
 // observation.
 func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]bool) error {
 	for _, st := range steps {
-		o := msgParseObj(st.raw)
+		o := parseJSONObject(st.raw)
 		if o == nil {
 			if err := si.f.Reject(si.ix.line(st.off), "trajectory step is not an object", st.raw); err != nil {
 				return err
 			}
 			continue
 		}
-		h := &sweMsg{obj: msgObj{"role": json.RawMessage(`"assistant"`)}, role: "assistant", line: si.ix.line(st.off)}
+		h := &sweMsg{obj: jsonObject{"role": json.RawMessage(`"assistant"`)}, role: "assistant", line: si.ix.line(st.off)}
 		for _, k := range []string{"thought", "action", "thinking_blocks", "reasoning_content"} {
 			if v, ok := o[k]; ok {
 				h.obj[k] = v
@@ -825,7 +825,7 @@ func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]b
 			return err
 		}
 		obs, ok := o["observation"]
-		if !ok || msgIsNull(obs) {
+		if !ok || isJSONNull(obs) {
 			continue
 		}
 		ev := schema.Event{Kind: schema.KindToolResult, Role: "user", Line: h.line, Text: ContentText(obs)}
