@@ -174,14 +174,8 @@ func (clineSDK) Import(f *File, r io.Reader) error {
 	msgs := make([]*clMessage, len(elems))
 	for i, el := range elems {
 		var m clMessage
-		if el.raw[0] != '{' {
-			if err := f.Reject(doc.line(el.off), fmt.Sprintf("messages[%d] is not an object", i), el.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := json.Unmarshal(el.raw, &m); err != nil {
-			if err := f.Reject(doc.line(el.off), fmt.Sprintf("messages[%d]: %s", i, shortErr(err)), el.raw); err != nil {
+		if ok, err := decodeElem(f, doc.line(el.off), "messages[%d]", i, el, &m); !ok {
+			if err != nil {
 				return err
 			}
 			continue
@@ -487,14 +481,8 @@ func (clineCassette) Import(f *File, r io.Reader) error {
 	for i, el := range elems {
 		line := doc.line(el.off)
 		var x clExchange
-		if el.raw[0] != '{' {
-			if err := f.Reject(line, fmt.Sprintf("exchange %d is not an object", i), el.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := json.Unmarshal(el.raw, &x); err != nil {
-			if err := f.Reject(line, fmt.Sprintf("exchange %d: %s", i, shortErr(err)), el.raw); err != nil {
+		if ok, err := decodeElem(f, line, "exchange %d", i, el, &x); !ok {
+			if err != nil {
 				return err
 			}
 			continue

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -129,14 +128,8 @@ func (geminiCLI) Import(f *File, r io.Reader) error {
 		}
 		line := doc.line(el.off)
 		var m gmMessage
-		if el.raw[0] != '{' {
-			if err := f.Reject(line, fmt.Sprintf("messages[%d] is not an object", i), el.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := json.Unmarshal(el.raw, &m); err != nil {
-			if err := f.Reject(line, fmt.Sprintf("messages[%d]: %s", i, shortErr(err)), el.raw); err != nil {
+		if ok, err := decodeElem(f, line, "messages[%d]", i, el, &m); !ok {
+			if err != nil {
 				return err
 			}
 			continue

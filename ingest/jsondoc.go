@@ -118,6 +118,19 @@ func (d *jsonDoc) array(f *File, fields map[string]jsonSpan, key string) ([]json
 	return elems, true, nil
 }
 
+// decodeElem decodes the array element el, named by the format what and
+// its index i (e.g. "messages[%d]"), into v; ok is false when it is not an
+// object or does not decode, and it has then been rejected at line.
+func decodeElem(f *File, line int64, what string, i int, el jsonSpan, v any) (ok bool, err error) {
+	if el.raw[0] != '{' {
+		return false, f.Reject(line, fmt.Sprintf(what+" is not an object", i), el.raw)
+	}
+	if err := json.Unmarshal(el.raw, v); err != nil {
+		return false, f.Reject(line, fmt.Sprintf(what+": %s", i, shortErr(err)), el.raw)
+	}
+	return true, nil
+}
+
 // objectFields splits a JSON object into its fields (last duplicate wins).
 func objectFields(s jsonSpan) (map[string]jsonSpan, error) {
 	dec := stdjson.NewDecoder(bytes.NewReader(s.raw))
