@@ -336,12 +336,18 @@ const previewHead = 4 * htmlreport.PreviewChars
 // preview is an output's preview on the page: its first PreviewChars
 // characters on one line, from the redacted head of its text when red is
 // set (redacting only the head keeps the cost per output bounded; a
-// secret cut off by the head's end would be cut by the preview too).
+// secret cut off by the head's end would be cut by the preview too). The
+// redactor counts the secrets the preview shows markers of.
 func preview(red *redact.Redactor, text string) string {
-	if red != nil {
-		text, _ = red.Head(text, previewHead)
+	if red == nil {
+		return textfmt.Line(text, htmlreport.PreviewChars)
 	}
-	return textfmt.Line(text, htmlreport.PreviewChars)
+	h, n := red.Head(text, previewHead)
+	p := textfmt.Line(h, htmlreport.PreviewChars)
+	if n > 0 {
+		red.Add(redact.Markers(p)) // the secrets in what the page shows
+	}
+	return p
 }
 
 // redactPage passes the page's log-derived text not redacted with the

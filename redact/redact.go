@@ -196,7 +196,9 @@ const beginMark = "-----BEGIN"
 // of n bytes instead of all of s. A secret that starts in the head and
 // ends past it is redacted when it ends within the head, or when it is a
 // private-key block ending within maxBlock: the head is then read to the
-// block's end. A nil r returns the head as it is.
+// block's end. A nil r returns the head as it is. Head does not add to
+// r's count: a caller that shows part of the head counts what it shows
+// (Add, Markers).
 func (r *Redactor) Head(s string, n int) (string, int) {
 	if len(s) > n {
 		h := cutBytes(s, n)
@@ -206,7 +208,31 @@ func (r *Redactor) Head(s string, n int) (string, int) {
 		}
 		s = h
 	}
-	return r.Text(s)
+	if r == nil || len(s) < minSecret {
+		return s, 0
+	}
+	return redact(r.det, s)
+}
+
+// Add adds n to r's count (what a caller shows of Head's result).
+func (r *Redactor) Add(n int) {
+	if r != nil {
+		r.n.Add(int64(n))
+	}
+}
+
+// Markers counts the markers in s, one cut off at its end included (a
+// preview cut inside "[REDACTED:rule]" still hides a secret there).
+func Markers(s string) int {
+	const open = "[REDACTED:"
+	n := strings.Count(s, open)
+	if i := strings.LastIndexByte(s, '['); i >= 0 {
+		tail := strings.TrimRight(s[i:], "…")
+		if len(tail) < len(open) && strings.HasPrefix(open, tail) && len(tail) > 1 {
+			n++
+		}
+	}
+	return n
 }
 
 // cutBytes is s's first n bytes at most, not splitting a rune.

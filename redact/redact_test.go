@@ -152,3 +152,21 @@ func TestHead(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkers(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"a [REDACTED:jwt] b [REDACTED:github-pat]", 2},
+		{"a [REDACTED:jwt] b [REDAC…", 2},
+		{"a [x] b [", 0},
+		{"list[0]", 0},
+	}
+	for _, tc := range tests {
+		if got := redact.Markers(tc.in); got != tc.want {
+			t.Errorf("Markers(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
