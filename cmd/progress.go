@@ -14,24 +14,34 @@ import (
 // terminal (Deps.ErrIsTTY): ingest's in bytes read, then report's one per
 // analysis stage (analysis.ReportOptions.Progress) and the page's write.
 
-// ingestBar is ingest's bar: bytes read of the inputs' total. A file the
-// quick check skips (ingest.Options.Skipped) leaves the total instead of
-// counting as read, so the rate is that of the bytes read: counting
-// skipped files' bytes as read in an instant gave rates like "795 GB/s".
+// ingestBar is ingest's bar: bytes read of the inputs' total, with the
+// rate of the bytes read (ingestRate). A file the quick check skips
+// (ingest.Options.Skipped) leaves the total instead of counting as read:
+// counting skipped files' bytes as read in an instant gave rates like
+// "795 GB/s". The library's own rate is off: it is over its last few
+// renders, and one small file counted whole at once in the first
+// milliseconds also read as tens of GB/s.
 type ingestBar struct {
-	bar *progressbar.ProgressBar
-	mu  sync.Mutex // skipped's read-modify-write of the total
+	bar   *progressbar.ProgressBar
+	start time.Time
+	mu    sync.Mutex // the total's read-modify-write, the description
+	nread int64
 }
 
 func newIngestBar(w io.Writer, total int64) *ingestBar {
-	return &ingestBar{bar: progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(w), progressbar.OptionShowBytes(true),
-		progressbar.OptionSetDescription("ingest"), progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish())}
+	return &ingestBar{start: time.Now(), bar: progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("ingest"),
+		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())}
 }
 
 // read counts n bytes read.
-func (b *ingestBar) read(n int64) { _ = b.bar.Add64(n) }
+func (b *ingestBar) read(n int64) {
+	b.mu.Lock()
+	b.nread += n
+	b.bar.Describe("ingest " + ingestRate(b.nread, time.Since(b.start)))
+	b.mu.Unlock()
+	_ = b.bar.Add64(n)
+}
 
 // skipped takes a skipped file's n bytes off the total (never below what
 // was read, nor below 1: a bar of 0 is "unknown length").
@@ -39,6 +49,16 @@ func (b *ingestBar) skipped(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.bar.ChangeMax64(max(b.bar.GetMax64()-n, b.bar.State().CurrentNum, 1))
+}
+
+// ingestRate is what the ingest bar says of n bytes read in d: the bytes,
+// and their rate once a second has passed (before that a rate is one
+// file's burst, not the ingest's).
+func ingestRate(n int64, d time.Duration) string {
+	if d < time.Second {
+		return humanBytes(n)
+	}
+	return humanBytes(n) + ", " + humanBytes(int64(float64(n)/d.Seconds())) + "/s"
 }
 
 // stageBars draws one bar per stage of trajmine report after ingest: the

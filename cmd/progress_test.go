@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/schema"
@@ -38,6 +39,24 @@ func TestIngestBar(t *testing.T) {
 				t.Errorf("bar at %d of %d, want %d of %d", s.CurrentNum, s.Max, tc.wantAt, tc.wantMax)
 			}
 		})
+	}
+}
+
+// TestIngestRate: bytes, and after the first second their rate.
+func TestIngestRate(t *testing.T) {
+	tests := []struct {
+		n    int64
+		d    time.Duration
+		want string
+	}{
+		{4 << 20, time.Millisecond, "4.0 MB"}, // a burst: no rate
+		{300 << 20, 2 * time.Second, "300.0 MB, 150.0 MB/s"},
+		{0, 5 * time.Second, "0 B, 0 B/s"},
+	}
+	for _, tc := range tests {
+		if got := ingestRate(tc.n, tc.d); got != tc.want {
+			t.Errorf("ingestRate(%d, %v) = %q, want %q", tc.n, tc.d, got, tc.want)
+		}
 	}
 }
 
