@@ -8,6 +8,7 @@ import (
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -61,6 +62,10 @@ type Report struct {
 	Recs       []recommend.Result
 	Mined      Mined
 	Sample     Sample
+	// Redactor is ReportOptions.Redact: the sample's texts went through it,
+	// and Page passes the page's other log text through it and states its
+	// count. nil: nothing is redacted.
+	Redactor *redact.Redactor
 }
 
 // ReportOptions are what trajmine report's analyses depend on.
@@ -68,6 +73,51 @@ type ReportOptions struct {
 	Scan      store.ScanOptions // the runs reported on
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
+	// Redact, when set, redacts the log text of the sample's drill-down
+	// (tool-output previews and targets) and, through Page, the page's
+	// other log-derived text; nil keeps it as logged.
+	Redact *redact.Redactor
+	// Progress, when set, is called on AnalyseReport's goroutine as each
+	// stage advances: StagePass with the runs added so far and Runs (0
+	// when unknown), StageSample with the sampled runs replayed and the
+	// sample's size, StageFinish with 0 then 1 of 1 around the tables'
+	// write and the aggregates. done never decreases within a stage.
+	Progress func(s Stage, done, total int)
+	// Runs is how many runs Scan selects (Progress's total for StagePass).
+	Runs int
+}
+
+// Stage is one stage of AnalyseReport, as Progress reports it.
+type Stage string
+
+// The stages of AnalyseReport, in order.
+const (
+	StagePass   Stage = "analyse" // the shared pass: diagnose, replay, recommend, profiles, mining per run
+	StageSample Stage = "sample"  // the sampled runs replayed again for their drill-down
+	StageFinish Stage = "finish"  // the tables written, the aggregates (CIs, recommendations, mined models)
+)
+
+// progress is an Analysis that counts the runs the pass has added (it is
+// last in Pass's list, so a run counts once every analysis has it).
+type progress struct {
+	done, total int
+	fn          func(Stage, int, int)
+}
+
+func (p *progress) Worker() (func(*RunWork) any, error) {
+	return func(*RunWork) any { return nil }, nil
+}
+
+func (p *progress) Add(any) error {
+	p.done++
+	p.fn(StagePass, p.done, p.total)
+	return nil
+}
+
+func (o *ReportOptions) progress(s Stage, done, total int) {
+	if o.Progress != nil {
+		o.Progress(s, done, total)
+	}
 }
 
 // AnalyseReport runs trajmine report's analyses in one shared pass over the
@@ -81,7 +131,7 @@ type ReportOptions struct {
 // transaction. Each figure is the one the stand-alone command computes:
 // they run the same analyses, one at a time.
 func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Report, error) {
-	res := &Report{}
+	res := &Report{Redactor: o.Redact}
 	env, err := NewEnv(ctx, st)
 	if err != nil {
 		return nil, err
@@ -117,7 +167,12 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	var aggErr error
 	var agg sync.WaitGroup
 	calls := func(add func(vals ...any) error) error {
-		if err := Pass(ctx, st, o.Scan, env, sa, da, ra, ba, ma); err != nil {
+		as := []Analysis{sa, da, ra, ba, ma}
+		if o.Progress != nil {
+			o.Progress(StagePass, 0, o.Runs)
+			as = append(as, &progress{total: o.Runs, fn: o.Progress})
+		}
+		if err := Pass(ctx, st, o.Scan, env, as...); err != nil {
 			return err
 		}
 		sa.Flatten()
@@ -139,7 +194,9 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	}
 	tables := append([]store.Derived{{Table: schema.SimCalls, Rows: calls}, {Table: schema.SimRuns, Rows: sa.RunsRows}}, DiagnosisTables(&res.Diagnosis)...)
 	err = st.WriteDerived(ctx, tables...)
+	o.progress(StageFinish, 0, 1)
 	agg.Wait()
+	o.progress(StageFinish, 1, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/synth"
@@ -37,6 +38,7 @@ type ReportOptions struct {
 	Bold      bool // bold table headers
 	Rehash    bool
 	All       bool
+	NoRedact  bool
 	scope     *reportScope // the runs reported on (reportRun); nil: every run
 	dbLabel   string       // the page's database line; "" is the store's path
 
@@ -91,7 +93,16 @@ reported on. sim_calls
 holds the sample's calls (trajmine simulate writes every run's).
 
 All analyses share one read of the store: each run is read once and its
-diagnosis, replay trace and counterfactual uses are computed once.`,
+diagnosis, replay trace and counterfactual uses are computed once. When
+stderr is a terminal, a progress bar follows ingest and then each stage:
+the shared pass (runs), the sample's replays, the tables and aggregates,
+the page.
+
+Secrets in the log text the page shows (tool-output previews, targets,
+tool and run names, end-reason explanations: API keys, tokens, passwords,
+private keys, found by gitleaks' default rules) are replaced with
+[REDACTED:<rule>], and the page's header says how many; --no-redact keeps
+them. The database is not changed: it keeps the logs as they were.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
@@ -119,6 +130,7 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
+	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "show secrets found in log text on the page as logged (default: replaced with [REDACTED:<rule>])")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
@@ -298,7 +310,17 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		}
 	}
 	totals := analysis.TotalsByFormat(runs)
-	res, err := analysis.AnalyseReport(ctx, st, o.analysis())
+	ao, err := o.analysis(len(runs))
+	if err != nil {
+		return err
+	}
+	var bars *stageBars
+	if o.Progress {
+		bars = &stageBars{w: rawWriter(o.Err)}
+		ao.Progress = bars.update
+	}
+	res, err := analysis.AnalyseReport(ctx, st, ao)
+	bars.finishIfAny()
 	if err != nil {
 		return err
 	}
@@ -308,6 +330,10 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return fmt.Errorf("--output: %w", err)
 	}
 	writeHTML := func() error {
+		if bars != nil {
+			bars.page()
+			defer bars.finish()
+		}
 		return writeReportHTML(html, analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path())))
 	}
 	if o.JSON {
@@ -394,9 +420,18 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 // mine's default --top is 10; the report keeps the terminal short).
 const reportTop = 5
 
-// analysis is what the report's analyses depend on.
-func (o *ReportOptions) analysis() *analysis.ReportOptions {
-	return &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN}
+// analysis is what the report's analyses depend on; runs is how many
+// the scan selects (the progress bar's total).
+func (o *ReportOptions) analysis(runs int) (*analysis.ReportOptions, error) {
+	ao := &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Runs: runs}
+	if !o.NoRedact {
+		r, err := redact.New()
+		if err != nil {
+			return nil, err
+		}
+		ao.Redact = r
+	}
+	return ao, nil
 }
 
 // writeReportHTML writes the page to a temporary file beside path and

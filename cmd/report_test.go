@@ -264,7 +264,7 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 	}
 	acted := 0
 	for _, run := range runs {
-		_, acts, _, err := analysis.ReplayOutputs(ctx, st, run.RunID, pols)
+		_, acts, _, err := analysis.ReplayOutputs(ctx, st, run.RunID, pols, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

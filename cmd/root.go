@@ -71,7 +71,8 @@ func defaultDeps() *Deps {
 	}
 }
 
-// FlagError is a usage error; the root prints usage and exits 2.
+// FlagError is a usage error; execute prints the failing command's usage
+// and exits 2.
 type FlagError struct{ err error }
 
 func (e *FlagError) Error() string { return e.err.Error() }
@@ -109,10 +110,15 @@ func execute(ctx context.Context, root *cobra.Command, args []string, out, errw 
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(errw)
-	if err := root.ExecuteContext(ctx); err != nil {
+	if c, err := root.ExecuteContextC(ctx); err != nil {
 		var fe *FlagError
 		if errors.As(err, &fe) {
-			fmt.Fprintf(errw, "trajmine: %v\n\n%s", err, root.UsageString())
+			// the usage of the command that failed (cobra's ExecuteC
+			// returns it), not the root's list of commands
+			if c == nil {
+				c = root
+			}
+			fmt.Fprintf(errw, "trajmine: %v\n\n%s", err, c.UsageString())
 			return exitUsage
 		}
 		var ee *exitError2

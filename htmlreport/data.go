@@ -43,6 +43,12 @@ type Data struct {
 	ProcessMap *ProcessMap
 	Variants   []Variant
 	Behaviour  []BehaviourProfile
+
+	// Redacted is how many secrets (API keys, tokens, passwords, private
+	// keys) were replaced in the log text the page shows; Unredacted means
+	// redaction was off (trajmine report --no-redact). The header says which.
+	Redacted   int
+	Unredacted bool
 }
 
 // FormatTotals are one source format's run totals (trajmine report's table).

@@ -37,18 +37,21 @@ var allowed = map[string][]string{
 	"internal/testutil":      {},
 	"internal/stats":         {},
 	"internal/textfmt":       {},
+	"redact":                 {},
 	"counterfactual":         {"schema"},
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt"},
+	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact"},
 	"cmd/trajmine":           {"cmd"},
 }
 
 // exclusive third-party imports: only the named package may import them.
 var exclusive = map[string]string{
-	"github.com/duckdb/duckdb-go/v2": "internal/store",
-	"github.com/spf13/cobra":         "cmd",
-	"github.com/chromedp/chromedp":   "htmlreport/browsertest",
+	"github.com/duckdb/duckdb-go/v2":            "internal/store",
+	"github.com/spf13/cobra":                    "cmd",
+	"github.com/chromedp/chromedp":              "htmlreport/browsertest",
+	"github.com/zricethezav/gitleaks/v8/config": "redact",
+	"github.com/zricethezav/gitleaks/v8/detect": "redact",
 }
 
 func TestImportDirection(t *testing.T) {
