@@ -168,7 +168,7 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	o.progress(StageSample, 0, len(picks))
 	for i, p := range picks {
 		r := &diag.Runs[p.Index]
-		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, o.Redact, add)
+		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, o.Window, o.Redact, add)
 		if err != nil {
 			return out, err
 		}
@@ -191,7 +191,7 @@ func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
 // with what each policy did to them, both from the run replayed again
 // (ReplayOutputs); the replay's calls go to add as sim_calls rows.
 func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagnosis, why string, sim Simulation, rows []int,
-	pols []simulate.Policy, red *redact.Redactor, add func(vals ...any) error) (htmlreport.RunDetail, error) {
+	pols []simulate.Policy, window int64, red *redact.Redactor, add func(vals ...any) error) (htmlreport.RunDetail, error) {
 	occ := r.Occupancy
 	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
@@ -199,7 +199,7 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagno
 	for _, c := range DiagCallRows(r) {
 		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
 	}
-	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols, red)
+	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols, window, red)
 	if err != nil {
 		return rd, err
 	}
@@ -248,11 +248,11 @@ type reportReplay struct {
 // ReplayOutputs lists a run's tool outputs (tool_result events, seq order)
 // and, per policy spec, what the policy first did to each and its replayed
 // calls: the run is replayed as trajmine simulate replays it (same trace,
-// calibration factor, own window) with each policy wrapped in a watcher
+// calibration factor, its own window unless window > 0) with each policy wrapped in a watcher
 // that notes, after every call's rendering, the outputs no longer in full.
 // With red set, each output's target and preview are redacted (the
 // preview from the redacted head of the text: redact.Redactor.Head).
-func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, red *redact.Redactor) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
+func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window int64, red *redact.Redactor) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
 	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
 	if err != nil || len(rs) != 1 {
 		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
@@ -290,6 +290,9 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if window > 0 { // the window every run is replayed at (report --window)
+		win = window
 	}
 	// tool outputs by trace item
 	item := map[int32]int{}

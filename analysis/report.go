@@ -73,6 +73,7 @@ type ReportOptions struct {
 	Scan      store.ScanOptions // the runs reported on
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
+	Window    int64             // every run's context window, for diagnose, simulate and recommend; 0: each run's own
 	// Redact, when set, redacts the log text of the sample's drill-down
 	// (tool-output previews and targets) and, through Page, the page's
 	// other log-derived text; nil keeps it as logged.
@@ -139,6 +140,9 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	// no per-call rows kept (the sample's come from reportSample); groups by
 	// model family, as trajmine simulate --by model
 	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model"}
+	if o.Window > 0 {
+		simO.Windows = []int64{o.Window}
+	}
 	pols, err := WithKeepAll(nil)
 	if err != nil {
 		return nil, err
@@ -147,11 +151,11 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	da, err := NewDiagnose(&DiagnoseOptions{By: "model"})
+	da, err := NewDiagnose(&DiagnoseOptions{By: "model", Window: o.Window})
 	if err != nil {
 		return nil, err
 	}
-	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
+	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2, Window: o.Window}) // trajmine recommend's defaults
 	if err != nil {
 		return nil, err
 	}

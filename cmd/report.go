@@ -34,8 +34,9 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Out, Err  io.Writer
 	Progress  bool
-	Width     int  // fit tables to this many columns (0: no limit)
-	Bold      bool // bold table headers
+	Window    int64 // --window: every run's context window; 0 = each run's own
+	Width     int   // fit tables to this many columns (0: no limit)
+	Bold      bool  // bold table headers
 	Rehash    bool
 	All       bool
 	NoRedact  bool
@@ -114,6 +115,9 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if o.Demo && len(args) > 0 {
 				return flagErrorf("--demo reports on a generated corpus: it takes no PATH")
 			}
+			if o.Window < 0 {
+				return flagErrorf("--window must be a positive number of tokens")
+			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
@@ -127,6 +131,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
+	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (diagnose, replay and recommend; default: each run's own)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
@@ -362,7 +367,11 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
 	writeVerdict(o.Out, diag)
 	fmt.Fprintln(o.Out)
-	fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
+	if o.Window > 0 {
+		fmt.Fprintf(o.Out, "Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):\n", thousands(o.Window))
+	} else {
+		fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
+	}
 	writeAccuracyLine(o.Out, sim.Accuracy)
 	short := map[string]string{}
 	for _, p := range sim.Policies {
@@ -423,7 +432,7 @@ const reportTop = 5
 // analysis is what the report's analyses depend on; runs is how many
 // the scan selects (the progress bar's total).
 func (o *ReportOptions) analysis(runs int) (*analysis.ReportOptions, error) {
-	ao := &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Runs: runs}
+	ao := &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Runs: runs, Window: o.Window}
 	if !o.NoRedact {
 		r, err := redact.New()
 		if err != nil {
