@@ -363,10 +363,10 @@ func TestReportWindow(t *testing.T) {
 	defer st.Close()
 	// the fixture's 3 runs (testdata/runs.stdout), every one at 5,000 tokens
 	for q, want := range map[string]int64{
-		"SELECT count(*) FROM diag_runs WHERE window_tokens = 5000": 3,
-		"SELECT count(*) FROM diag_runs":                            3,
+		"SELECT count(*) FROM diag_runs WHERE window_tokens = 5000":              3,
+		"SELECT count(*) FROM diag_runs":                                         3,
 		"SELECT count(DISTINCT run_id) FROM sim_runs WHERE window_tokens = 5000": 3,
-		"SELECT count(*) FROM sim_runs WHERE window_tokens <> 5000":             0,
+		"SELECT count(*) FROM sim_runs WHERE window_tokens <> 5000":              0,
 	} {
 		var got int64
 		if err := st.DB().QueryRow(q).Scan(&got); err != nil {
