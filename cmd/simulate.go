@@ -224,7 +224,7 @@ func writeSimulate(w io.Writer, out analysis.Simulation) error {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
 	}
-	writeAccuracyLine(w, out.Accuracy)
+	writeAccuracyLine(w, out.Accuracy, out.LoggedAccuracy)
 	fmt.Fprintln(w)
 	writeComparison(w, out.Comparison, short, false)
 	if len(out.Groups) > 0 {
@@ -234,34 +234,51 @@ func writeSimulate(w io.Writer, out analysis.Simulation) error {
 	return nil
 }
 
-func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow) {
+// writeAccuracyLine prints how keep-all and the as-logged baseline track
+// the logged input.
+func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulate.LoggedAccuracyRow) {
 	fmt.Fprintln(w, simulate.AccuracyText(acc))
+	fmt.Fprintln(w, simulate.LoggedAccuracyText(logged))
 }
 
+// writeComparison prints the headline table, ranked per window (and
+// group): totals against the as-logged baseline, keep-all as a reference.
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {
+	fmt.Fprintln(w, "against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),")
+	fmt.Fprintln(w, "TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED/LOST = runs what ran loses/gets through that the policy gets through/loses;")
+	fmt.Fprintln(w, "ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "WINDOW\tPOLICY\tRUNS\tACTED\tTOKEN RATIO [95% CI]\tOVERFLOW\tSAVED\tBOUNDARY\tREINV\tCOST ×\tCACHED ×\tCACHED $\t"
+	head := "WINDOW\t#\tPOLICY\tRUNS\tACTED\tTOKENS SAVED\tTOTAL × [95% CI]\tSAVED\tLOST\tREINV/100 CALLS\t$ SAVED\tCOST ×\tOVERFLOW\tVS KEEP-ALL\tBOUNDARY\t"
 	if grouped {
 		head = "GROUP\t" + head
 	}
 	fmt.Fprintln(tw, head)
-	for _, a := range aggs {
+	for _, a := range simulate.Ranked(aggs) {
 		wl := windowLabel(a.Window, a.Window < 0)
 		b := "-"
 		if a.BoundaryFound {
 			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
 		}
-		cost, cached, usd := "-", "-", "-"
+		cost, usd := "-", "-"
 		if a.Priced > 0 {
-			c, cc := a.CostRatio()
-			cost, cached, usd = fmt.Sprintf("%.3f", c), fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.CostCachedUSD)
+			_, cc := a.CostRatio()
+			cost, usd = fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%.3f [%.3f, %.3f]\t%d\t%d\t%s\t%d\t%s\t%s\t%s\t",
-			wl, short[a.Policy], a.Runs, a.Activated, a.RatioMedian, a.RatioLo, a.RatioHi, a.Overflow, a.Saved, b, a.Reinvocations, cost, cached, usd)
+		line := fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%s\t%.3f [%.3f, %.3f]\t%d\t%d\t%.1f\t%s\t%s\t%d\t%.3f\t%s\t",
+			wl, a.Rank, short[a.Policy], a.Runs, a.Activated, signedThousands(a.TokensSaved), a.TotalRatio, a.TotalLo, a.TotalHi,
+			a.Saved, a.Lost, a.ReinvPer100, usd, cost, a.Overflow, a.KeepAllRatio, b)
 		if grouped {
 			line = a.Group + "\t" + line
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// signedThousands is n with thousands separators, a minus when negative.
+func signedThousands(n int64) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	return thousands(n)
 }

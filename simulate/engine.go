@@ -104,10 +104,12 @@ type RunResult struct {
 	// BaselineOverflow: the run is lost under what ran at this window: the
 	// log did not finish, and the as-logged replay overflows or the log ended
 	// on window length (diagnose's end reason; counted only at the run's own
-	// window). Saved: BaselineOverflow and the policy does not overflow;
-	// Lost: the policy overflows and not BaselineOverflow. A run whose log
-	// finished is never saved; the as-logged policy itself neither saves
-	// nor loses.
+	// window). Saved: BaselineOverflow and the policy does not overflow (and,
+	// when only the log's end says the run died, its prompt at the last
+	// logged call is smaller than as-logged's: it freed room where the run
+	// died); Lost: the policy overflows and not BaselineOverflow. A run
+	// whose log finished is never saved; the as-logged policy itself neither
+	// saves nor loses.
 	BaselineOverflow bool `json:"baseline_overflow"`
 	Saved            bool `json:"saved"`
 	Lost             bool `json:"lost"`
@@ -117,10 +119,7 @@ type RunResult struct {
 // (1 when both are 0).
 func (r *RunResult) Ratio() float64 {
 	if r.AsLoggedTokens == 0 {
-		if r.PromptTokens == 0 {
-			return 1
-		}
-		return math.Inf(1)
+		return 1
 	}
 	return float64(r.PromptTokens) / float64(r.AsLoggedTokens)
 }
@@ -486,13 +485,18 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			res.Status = Censored
 		}
 	}
-	if !rp.noBase && res.Policy != AsLoggedName {
-		res.BaselineOverflow = !tr.Finished && (res.AsLoggedOverflowAt >= 0 || (tr.WindowEnd && w > 0 && w == tr.Window))
-		over := res.Status == Overflow
-		res.Saved = res.BaselineOverflow && !over
-		res.Lost = !res.BaselineOverflow && over
-	} else if !rp.noBase {
-		res.BaselineOverflow = !tr.Finished && (res.AsLoggedOverflowAt >= 0 || (tr.WindowEnd && w > 0 && w == tr.Window))
+	if !rp.noBase {
+		replayed := res.AsLoggedOverflowAt >= 0
+		logEnd := tr.WindowEnd && w > 0 && w == tr.Window
+		res.BaselineOverflow = !tr.Finished && (replayed || logEnd)
+		if res.Policy != AsLoggedName {
+			over := res.Status == Overflow
+			// where only the log's end says the run died (the replay of what
+			// ran fits), a policy saves it by freeing room at the last call
+			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[tr.NCalls-1].PromptTokens
+			res.Saved = res.BaselineOverflow && !over && (replayed || freed)
+			res.Lost = !res.BaselineOverflow && over
+		}
 	}
 	// reading boundary input (see diagnose.Boundary): an overflow at call k
 	// stops the run after k calls; a run that got through its logged calls

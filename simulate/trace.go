@@ -95,10 +95,10 @@ type Compaction struct {
 	Call int32 // the first call whose prompt is compacted
 	Upto int32 // items [0, Upto) were in the history the compaction summarized
 	// Summary is the summary's size: the log's tokens after the compaction
-	// when it states them, else the summary text the log records (its
-	// compaction events' tokens, × the token model's factor) when that holds
-	// at least MinLoggedSummary tokens; -1 when neither, and the replay uses
-	// the compact-* policies' summary-size model.
+	// when it states them, else the summary text the log records (the
+	// tokens of its compaction events of at least MinLoggedSummary tokens,
+	// × the token model's factor); -1 when neither, and the replay uses the
+	// compact-* policies' summary-size model.
 	Summary int64
 	// Files, when > 0, is how many recently read files the harness
 	// re-attaches after the summary (Claude Code: 5, each cut to 5,000
@@ -109,11 +109,11 @@ type Compaction struct {
 	keepSeq int64 // items from this seq on were kept verbatim (pi's firstKeptEntryIndex); 0 none
 }
 
-// MinLoggedSummary is the fewest tokens of compaction-event text taken as
-// the logged summary; shorter texts are boundary markers
-// ("compact_boundary", "Conversation compacted") and the summary size is
-// modelled instead.
-const MinLoggedSummary = 50
+// MinLoggedSummary is the fewest tokens of a compaction event's text taken
+// as (part of) the logged summary; shorter texts are boundary markers
+// ("compact_boundary", "Conversation compacted": at most 16 tokens in the
+// shared corpus).
+const MinLoggedSummary = 20
 
 // Use is one later use of a tool result (see package counterfactual).
 type Use struct {
@@ -244,11 +244,15 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 			// consecutive compaction events of one call (a boundary marker
 			// and its summary) are one compaction
 			c := int32(clamp64(e.Turn, 0, math.MaxInt32))
+			text := e.EstTokens
+			if text < MinLoggedSummary {
+				text = 0 // a boundary marker, not a summary
+			}
 			if n := len(tr.Compactions); n > 0 && tr.Compactions[n-1].Call == c {
 				tr.Compactions[n-1].seq = e.Seq
-				tr.Compactions[n-1].Summary += e.EstTokens
+				tr.Compactions[n-1].Summary += text
 			} else {
-				tr.Compactions = append(tr.Compactions, Compaction{Call: c, seq: e.Seq, Summary: e.EstTokens})
+				tr.Compactions = append(tr.Compactions, Compaction{Call: c, seq: e.Seq, Summary: text})
 			}
 			continue
 		default: // context_op events are not prompt content
@@ -483,7 +487,7 @@ func (tr *Trace) compactions(events []schema.Event, ops []schema.ContextOp) {
 		}
 		est := c.Summary
 		c.Summary = -1
-		if est >= MinLoggedSummary {
+		if est > 0 {
 			c.Summary = int64(math.Round(float64(est) * tr.Tokens.Factor))
 		}
 		for _, op := range ops {
