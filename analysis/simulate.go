@@ -69,8 +69,8 @@ type Simulation struct {
 	// LoggedAccuracy is the as-logged baseline's error against the logged
 	// input at every logged call, after compactions too, beside keep-all's
 	LoggedAccuracy []simulate.LoggedAccuracyRow `json:"as_logged_accuracy"`
-	Calibrated int                    `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
-	Results    []simulate.Row         `json:"results"`
+	Calibrated     int                          `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
+	Results        []simulate.Row               `json:"results"`
 }
 
 // SimPolicy is one replayed policy: its spec and short name.
