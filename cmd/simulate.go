@@ -245,7 +245,7 @@ func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulat
 // group): totals against the as-logged baseline, keep-all as a reference.
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {
 	fmt.Fprintln(w, "against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),")
-	fmt.Fprintln(w, "TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED/LOST = runs what ran loses/gets through that the policy gets through/loses;")
+	fmt.Fprintln(w, "TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy gets through (never a finished log), LOST = the reverse;")
 	fmt.Fprintln(w, "ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "WINDOW\t#\tPOLICY\tRUNS\tACTED\tTOKENS SAVED\tTOTAL × [95% CI]\tSAVED\tLOST\tREINV/100 CALLS\t$ SAVED\tCOST ×\tOVERFLOW\tVS KEEP-ALL\tBOUNDARY\t"

@@ -48,7 +48,7 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	col("as_logged_ratio", Double, "prompt_tokens / as_logged_tokens (1 when as_logged_tokens is 0)"),
 	col("baseline_overflow", Boolean, "the run is lost under what ran at this window: its log did not finish, and as-logged overflows or the log ended on window length (at the run's own window)"),
 	col("saved", Boolean, "baseline_overflow and the policy does not overflow (never a run whose log finished; never for as-logged itself)"),
-	col("lost", Boolean, "the policy overflows and not baseline_overflow"),
+	col("lost", Boolean, "the policy overflows where the as-logged replay does not (as_logged_overflow_call NULL) and not baseline_overflow"),
 	nul("as_logged_cost_usd", Double, "as cost_usd for the as-logged baseline on the same calls (its summarizer calls at the input and output prices); NULL when the model has no price"),
 }}
 

@@ -107,7 +107,8 @@ type RunResult struct {
 	// window). Saved: BaselineOverflow and the policy does not overflow (and,
 	// when only the log's end says the run died, its prompt at the last
 	// logged call is smaller than as-logged's: it freed room where the run
-	// died); Lost: the policy overflows and not BaselineOverflow. A run
+	// died); Lost: the policy overflows where the as-logged replay does not
+	// (and not BaselineOverflow). A run
 	// whose log finished is never saved; the as-logged policy itself neither
 	// saves nor loses.
 	BaselineOverflow bool `json:"baseline_overflow"`
@@ -495,7 +496,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			// ran fits), a policy saves it by freeing room at the last call
 			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[tr.NCalls-1].PromptTokens
 			res.Saved = res.BaselineOverflow && !over && (replayed || freed)
-			res.Lost = !res.BaselineOverflow && over
+			res.Lost = over && !res.BaselineOverflow && !replayed
 		}
 	}
 	// reading boundary input (see diagnose.Boundary): an overflow at call k
