@@ -50,48 +50,7 @@ func TestPlantedProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sink ingest.MemSink
-	if _, err := ingest.Files(context.Background(), &sink, []string{dir}, &ingest.Options{Warn: func(err error) { t.Error(err) }}); err != nil {
-		t.Fatal(err)
-	}
-	ev := map[string][]schema.Event{}
-	for _, e := range sink.Events {
-		ev[e.RunID] = append(ev[e.RunID], e)
-	}
-	us := map[string][]schema.Usage{}
-	for _, u := range sink.Usage {
-		us[u.RunID] = append(us[u.RunID], u)
-	}
-	ops := map[string][]schema.ContextOp{}
-	for _, o := range sink.ContextOps {
-		ops[o.RunID] = append(ops[o.RunID], o)
-	}
-	runs := slices.Clone(sink.Runs)
-	slices.SortFunc(runs, func(a, b schema.Run) int { return cmp.Compare(a.RunID, b.RunID) })
-	idx := map[string]int{}
-	var fams []Family
-	var profiles []behavior.RunProfile
-	for _, r := range runs {
-		e := ev[r.RunID]
-		slices.SortFunc(e, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-		u := us[r.RunID]
-		slices.SortFunc(u, func(a, b schema.Usage) int { return cmp.Compare(a.Turn, b.Turn) })
-		o := ops[r.RunID]
-		profiles = append(profiles, behavior.Run(r, e, u, o, nil))
-		end := diagnose.Run(r, e, u, o, 0).End
-		i, ok := idx[r.ModelFamily]
-		if !ok {
-			i = len(fams)
-			idx[r.ModelFamily] = i
-			fams = append(fams, Family{Name: r.ModelFamily})
-		}
-		fams[i].Traces = append(fams[i].Traces, simulate.NewTrace(r, e, u, o, end, nil))
-	}
-	SortFamilies(fams)
-	labels := map[string]string{}
-	for _, g := range behavior.ByFamily(profiles, nil) {
-		labels[g.Key] = string(g.Class.Label)
-	}
+	fams, labels := loadFamilies(t, dir, func(err error) { t.Error(err) })
 	rs, err := Recommend(fams, Options{Label: func(f string) string { return labels[f] }, Bootstrap: 200})
 	if err != nil {
 		t.Fatal(err)
@@ -132,4 +91,54 @@ func TestPlantedProfiles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// loadFamilies imports path into memory and returns its runs' traces by
+// model family (families and runs sorted) and the families' mined
+// behaviour labels.
+func loadFamilies(t *testing.T, path string, warn func(error)) ([]Family, map[string]string) {
+	t.Helper()
+	var sink ingest.MemSink
+	if _, err := ingest.Files(context.Background(), &sink, []string{path}, &ingest.Options{Warn: warn}); err != nil {
+		t.Fatal(err)
+	}
+	ev := map[string][]schema.Event{}
+	for _, e := range sink.Events {
+		ev[e.RunID] = append(ev[e.RunID], e)
+	}
+	us := map[string][]schema.Usage{}
+	for _, u := range sink.Usage {
+		us[u.RunID] = append(us[u.RunID], u)
+	}
+	ops := map[string][]schema.ContextOp{}
+	for _, o := range sink.ContextOps {
+		ops[o.RunID] = append(ops[o.RunID], o)
+	}
+	runs := slices.Clone(sink.Runs)
+	slices.SortFunc(runs, func(a, b schema.Run) int { return cmp.Compare(a.RunID, b.RunID) })
+	idx := map[string]int{}
+	var fams []Family
+	var profiles []behavior.RunProfile
+	for _, r := range runs {
+		e := ev[r.RunID]
+		slices.SortFunc(e, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+		u := us[r.RunID]
+		slices.SortFunc(u, func(a, b schema.Usage) int { return cmp.Compare(a.Turn, b.Turn) })
+		o := ops[r.RunID]
+		profiles = append(profiles, behavior.Run(r, e, u, o, nil))
+		end := diagnose.Run(r, e, u, o, 0).End
+		i, ok := idx[r.ModelFamily]
+		if !ok {
+			i = len(fams)
+			idx[r.ModelFamily] = i
+			fams = append(fams, Family{Name: r.ModelFamily})
+		}
+		fams[i].Traces = append(fams[i].Traces, simulate.NewTrace(r, e, u, o, end, nil))
+	}
+	SortFamilies(fams)
+	labels := map[string]string{}
+	for _, g := range behavior.ByFamily(profiles, nil) {
+		labels[g.Key] = string(g.Class.Label)
+	}
+	return fams, labels
 }

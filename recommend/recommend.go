@@ -403,23 +403,17 @@ func withDefaults(o Options) Options {
 	return o
 }
 
-// need estimates the further runs a family needs: with one run in every
-// HoldoutEvery held out, n runs give about n/every held-out and the rest
-// training runs, so it needs n ≥ MinHeldOut × every and n ≥ MinTrain ×
-// every / (every − 1); at least one more run.
+// need estimates the further runs a family needs: one new run in every
+// HoldoutEvery is held out (the split is by hash, so in expectation), so
+// the held-out deficit takes deficit × every new runs and the training
+// deficit deficit × every / (every − 1); the larger, at least 1.
 func need(train, held int, o Options) int {
 	e := float64(o.HoldoutEvery)
-	n := float64(o.MinHeldOut) * e
+	k := float64(max(o.MinHeldOut-held, 0)) * e
 	if o.HoldoutEvery > 1 {
-		n = max(n, math.Ceil(float64(o.MinTrain)*e/(e-1)))
-	} else {
-		n = math.Inf(1)
+		k = max(k, math.Ceil(float64(max(o.MinTrain-train, 0))*e/(e-1)))
 	}
-	if math.IsInf(n, 1) { // every run held out: no training run ever
-		return 0
-	}
-	// and never fewer than the runs still missing on either side
-	return max(int(n)-(train+held), o.MinTrain-train, o.MinHeldOut-held, 1)
+	return max(int(k), 1)
 }
 
 // exclude returns the first rule c breaks (see the package doc), "" none.

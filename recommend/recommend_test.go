@@ -50,8 +50,10 @@ func growing(prefix string, n, calls int, ops, finished bool) []*simulate.Trace 
 //   - shallow-model: DTOC runs labelled shallow: the model's own ops are
 //     excluded by the behaviour rule.
 //   - short-model: 3 runs, 3 training and 0 held out (x0, x1 and x2 hash
-//     to non-zero residues mod 4): insufficient evidence, and about 17 more runs to collect: 20 runs (5 held-out × 4,
-//     and 10 training × 4/3 = 13.3 ≤ 20) − 3.
+//     to non-zero residues mod 4): insufficient evidence, and about 20
+//     more runs to collect: the held-out deficit 5 − 0 = 5 at one new run
+//     in 4 held out is 5 × 4 = 20 runs, the training deficit 10 − 3 = 7 at
+//     3 in 4 is 7 × 4/3 = 9.3 → 10; the larger.
 func TestRecommend(t *testing.T) {
 	fams := []Family{
 		{Name: "overflowing-model", Traces: growing("o", 24, 30, false, false)},
@@ -109,8 +111,8 @@ func TestRecommend(t *testing.T) {
 			t.Errorf("overflowing family: %s excluded by %q, want %q", c.Spec, c.Rule, RuleHarness)
 		}
 	}
-	wantWhy := "insufficient evidence: 3 runs (3 training, 0 held out), need ≥ 10 training and ≥ 5 held-out: collect about 17 more runs of short-model"
-	if !short.Insufficient || short.Policy != "" || short.Need != 17 || short.Why != wantWhy || short.Saving != nil {
+	wantWhy := "insufficient evidence: 3 runs (3 training, 0 held out), need ≥ 10 training and ≥ 5 held-out: collect about 20 more runs of short-model"
+	if !short.Insufficient || short.Policy != "" || short.Need != 20 || short.Why != wantWhy || short.Saving != nil {
 		t.Errorf("short family: insufficient %v policy %q need %d why %q", short.Insufficient, short.Policy, short.Need, short.Why)
 	}
 	cfg := ConfigOf(rs)
