@@ -67,7 +67,7 @@ func TestDecideChoosesOnTrainingOnly(t *testing.T) {
 		name        string
 		train, held pair
 		// want: the training runs' choice and its figures
-		want      int // index in the grid of the training choice: 2 = mask(n=5)
+		want      int     // index in the grid of the training choice: 2 = mask(n=5)
 		wantRatio float64 // Σ effective / Σ as-logged of the choice on the training runs
 		wantSave  float64 // 1 − the choice's ratio on the held-out runs
 		wantSaved int     // held-out runs the choice saves from overflow
