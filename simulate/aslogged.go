@@ -83,6 +83,7 @@ func (p *asLogged) Before(t int, s *Sim) {
 			if int64(it.Tokens) > asLoggedFileTokens && it.Tokens > 0 {
 				keep := int32(int64(it.Chars) * asLoggedFileTokens / int64(it.Tokens))
 				s.Truncate(i, keep, keep, 0, 0)
+				s.MarkLogged(i, true)
 			}
 		}
 		for i := int32(0); i < c.Upto && int(i) < len(s.Tr.Items); i++ {
@@ -92,6 +93,7 @@ func (p *asLogged) Before(t int, s *Sim) {
 			summarized += int64(s.Tokens(i))
 			first = min(first, i)
 			s.Summarize(i)
+			s.MarkLogged(i, true) // what the agent re-read after it is in the log
 		}
 		sum := c.Summary
 		if sum < 0 {
@@ -134,22 +136,11 @@ func (p *asLogged) Before(t int, s *Sim) {
 // asLoggedCalls returns the as-logged replay's per-call results (window
 // ignored), computed once per trace (NewTrace and Finalize compute it, so a
 // trace can be replayed from several goroutines). A trace with no
-// compaction and no logged op replays as keep-all: its keep-all prompts.
+// compaction and no logged op replays as keep-all (the same replay, so its
+// cached prefixes are the as-logged policy's own).
 func (tr *Trace) asLoggedCalls() []CallResult {
 	if len(tr.asLogged) == tr.NCalls && tr.NCalls > 0 {
 		return tr.asLogged
-	}
-	ka := tr.keepAllPrompts()
-	if len(tr.Compactions) == 0 && len(tr.Ops) == 0 {
-		out := make([]CallResult, tr.NCalls)
-		for t := range out {
-			out[t] = CallResult{Call: t, PromptTokens: ka[t], OutputTokens: int64(tr.Output[t])}
-			if t > 0 {
-				out[t].CachedTokens = ka[t-1]
-			}
-		}
-		tr.asLogged = out
-		return out
 	}
 	var rp Replayer
 	rp.noBase = true

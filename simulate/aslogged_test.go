@@ -108,3 +108,24 @@ func TestAsLoggedSavedLost(t *testing.T) {
 		t.Errorf("truncate at 2,000 tokens: baseline overflow %v saved %v; want neither", tc.BaselineOverflow, tc.Saved)
 	}
 }
+
+// TestAsLoggedAgainstItself: as-logged compared with itself saves nothing
+// and predicts no re-invocation, even when a later call uses an output the
+// logged compaction summarized (the log shows what the agent did about it).
+// The ladder's call-0 result (item 2) is used at call 4, after the
+// compaction at call 3 summarized it.
+func TestAsLoggedAgainstItself(t *testing.T) {
+	tr := compactedLadder(60)
+	tr.Uses = []Use{{Item: result(0), Call: 4, Content: true}}
+	tr.Finalize()
+	var rp Replayer
+	r := rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: 5000})
+	if r.Reinvocations != 0 || r.PromptTokens+r.ReinvocationTok+r.SummarizerIn != r.BaselineEffective() || r.Ratio() != 1 || r.Saved || r.Lost {
+		t.Errorf("as-logged against itself: %d re-invocations, effective %d vs baseline %d, ratio %v, saved %v lost %v",
+			r.Reinvocations, r.PromptTokens+r.ReinvocationTok+r.SummarizerIn, r.BaselineEffective(), r.Ratio(), r.Saved, r.Lost)
+	}
+	// the same use costs a policy that hid the output: mask(n=1) placeholders it
+	if m := rp.Replay(tr, mustParse(t, "mask(n=1)"), Options{Window: 5000}); m.Reinvocations != 1 {
+		t.Errorf("mask(n=1): %d re-invocations, want 1 (the use at call 4 of a masked output)", m.Reinvocations)
+	}
+}
