@@ -42,7 +42,12 @@ func NewSimulateCmd(d *Deps, runF func(*SimulateOptions) error) *cobra.Command {
 		Short: "Replay every run under alternative context policies",
 		Long: `Replay every imported run, call by call, under each context policy (trajmine
 policies lists them; --policy picks, default all with their defaults) at each
---window, and compare them with keep-all.
+--window, and compare them with what ran: the as-logged baseline, each run
+replayed under the context management its log shows (compactions, summaries,
+elisions, manage_context ops at the calls they happened), calibrated to the
+logged input like every replay; its error against the logged input, after
+compactions too, is printed beside keep-all's. Keep-all (nothing ever removed)
+is a reference column.
 
 At call t the prompt is the run's hidden prefix (logged input minus the
 estimated events at its first logged call: system prompt and tool definitions
@@ -53,21 +58,28 @@ window; the run ends there. A run that gets through its logged calls is
 "survived" if the log says it finished, else "censored": nothing past a
 logged end is extrapolated.
 
-TOKEN RATIO is the median over runs of Σ prompt / Σ keep-all prompt on the
-same calls, with a percentile-bootstrap 95 % CI (1,000 resamples, fixed seed).
-OVERFLOW counts runs that overflowed; SAVED those keep-all overflows and the
-policy does not. BOUNDARY is the reading boundary under the policy: the call
+The table is ranked per window (and --by group) by TOKENS SAVED = Σ as-logged
+− Σ policy effective tokens over the runs, on the same calls (effective =
+prompts + predicted re-invocations + summarizer input; as-logged counts one
+summarizer call per logged compaction), then by runs lost. TOTAL × is
+Σ policy / Σ as-logged with a run-level percentile-bootstrap 95 % CI (1,000
+resamples, fixed seed). SAVED counts runs lost under what ran (the log did not
+finish, and as-logged overflows at this window or the log ended on window
+length) that the policy gets through; a run whose log finished is never saved.
+LOST counts runs the policy loses where as-logged fits. REINV/100 CALLS are
+predicted re-invocations per 100 replayed calls: a later use (trajmine
+counterfactual's provenance) of an output that was hidden, or cut where the
+evidence was, at the using call; each costs the output's tokens plus one
+call's prompt. $ SAVED and COST × price prompts, re-invocations, summarizer
+calls and outputs with prompt caching (each call's prefix unchanged since the
+previous call at the cache-read price, the rest at the cache-write price;
+trajmine diagnose's price table, --prices to override) against as-logged's
+cost. OVERFLOW counts runs that overflowed; VS KEEP-ALL is Σ prompts / Σ
+keep-all prompts; BOUNDARY is the reading boundary under the policy: the call
 by which half the runs that did not finish had stopped while reading
-(Kaplan–Meier; finished and censored runs censored). REINV counts predicted
-re-invocations: a later use (trajmine counterfactual's provenance) of an
-output that was hidden, or cut where the evidence was, at the using call;
-each costs the output's tokens plus one call's prompt. COST prices prompts,
-re-invocations, summarizer calls and outputs at the input/output prices;
-CACHED prices each call's prefix unchanged since the previous call at the
-cache-read price and the rest at the cache-write price (trajmine diagnose's
-price table; --prices to override). --json adds per-run rows, the paired
-Wilcoxon signed-rank test against keep-all and keep-all's error against the
-logged input tokens (the simulator's own accuracy).
+(Kaplan–Meier; finished and censored runs censored). --json adds per-run rows,
+the per-run median token ratio with its CI, the paired Wilcoxon signed-rank
+test against as-logged, keep-all's totals and both accuracy tables.
 
 Results replace sim_runs (one row per run × policy × window) and sim_calls
 (one per replayed call; --calls=false skips it) for the runs simulated;

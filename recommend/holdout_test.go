@@ -3,6 +3,7 @@ package recommend
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -149,5 +150,42 @@ func TestDecideChoosesOnTrainingOnly(t *testing.T) {
 				t.Errorf("held-out saving %v, saved runs %d; want %v, %d", r.Saving, r.SavedRuns, tc.wantSave, tc.wantSaved)
 			}
 		})
+	}
+}
+
+// TestDecideSaysWhyWhatRanIsKept: every candidate saves every run but
+// exceeds the re-invocation limit, so what ran is kept, and the result says
+// which rule excluded each candidate instead of hiding the trade-off. The
+// 16 runs r0..r15 split 11 training / 5 held out (see above); per run what
+// ran costs 1,000 tokens over 10 calls, each mask 600 tokens with 1
+// predicted re-invocation, i.e. 11 re-invocations over 110 training calls =
+// 10 per 100 calls, above the default limit of 2.
+func TestDecideSaysWhyWhatRanIsKept(t *testing.T) {
+	g, err := NewGrid([]string{"mask(n=5)", "mask(n=10)"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Outcome{Effective: 1000, Baseline: 1000, KeepAll: 1000, Calls: 10}
+	m := Outcome{Effective: 600, Baseline: 1000, KeepAll: 1000, Calls: 10, Saved: true, Reinv: 1}
+	fam := FamilyOutcomes{Name: "f"}
+	for k := range 16 {
+		fam.Runs = append(fam.Runs, RunOutcome{RunID: fmt.Sprintf("r%d", k), Cands: []Outcome{base, m, m}})
+	}
+	rs, err := Decide([]FamilyOutcomes{fam}, g, Options{Bootstrap: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	if r.Insufficient || r.Policy != "as-logged" || r.Best != "as-logged" {
+		t.Fatalf("policy %s (best %s, insufficient %v), want as-logged: %s", r.Policy, r.Best, r.Insufficient, r.Why)
+	}
+	for _, c := range r.Candidates[1:] {
+		// 11 training runs saved, 11 × (1000 − 600) = 4,400 tokens saved
+		if c.Rule != RuleReinv || c.Saved != 11 || c.TokensSaved != 4400 || math.Abs(c.ReinvPer100-10) > 1e-9 {
+			t.Errorf("%s: rule %q saved %d tokens %d reinv/100 %v; want re-invocations, 11, 4400, 10", c.Spec, c.Rule, c.Saved, c.TokensSaved, c.ReinvPer100)
+		}
+	}
+	if want := "excluded: 2 by re-invocations"; !strings.Contains(r.Why, want) {
+		t.Errorf("why %q lacks %q", r.Why, want)
 	}
 }
