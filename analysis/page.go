@@ -119,11 +119,12 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	for _, p := range sim.Policies {
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
 	}
-	d.Accuracy = simulate.AccuracyText(sim.Accuracy)
+	d.Accuracy = simulate.AccuracyText(sim.Accuracy) + "; " + simulate.LoggedAccuracyText(sim.LoggedAccuracy)
 	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (AnalyseReport)
 		c, cc := a.CostRatio()
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
-			Ratio: a.RatioMedian, RatioLo: a.RatioLo, RatioHi: a.RatioHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
+			// the CLI's headline: Σ policy / Σ as-logged with its run-level CI (simulate.Agg.TotalRatio)
+			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
 			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, CostRatio: c, CachedRatio: cc, CostUSD: a.CostUSD, CostCachedUSD: a.CostCachedUSD})
 	}

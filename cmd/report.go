@@ -349,15 +349,16 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			runs = []schema.Run{}
 		}
 		if err := writeJSON(o.Out, struct {
-			Source     string                  `json:"source"`
-			Scope      reportScopeJSON         `json:"scope"`
-			Ingest     ingestSummaryJSON       `json:"ingest"`
-			Formats    []analysis.FormatTotals `json:"formats"`
-			Simulation []simulate.Agg          `json:"simulation"`
-			Accuracy   []simulate.AccuracyRow  `json:"simulation_accuracy"`
-			Runs       []schema.Run            `json:"runs"`
-			HTML       string                  `json:"html_report"`
-		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs, html}); err != nil {
+			Source     string                       `json:"source"`
+			Scope      reportScopeJSON              `json:"scope"`
+			Ingest     ingestSummaryJSON            `json:"ingest"`
+			Formats    []analysis.FormatTotals      `json:"formats"`
+			Simulation []simulate.Agg               `json:"simulation"`
+			Accuracy   []simulate.AccuracyRow       `json:"simulation_accuracy"`
+			Logged     []simulate.LoggedAccuracyRow `json:"simulation_as_logged_accuracy"`
+			Runs       []schema.Run                 `json:"runs"`
+			HTML       string                       `json:"html_report"`
+		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
@@ -372,7 +373,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	} else {
 		fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
 	}
-	writeAccuracyLine(o.Out, sim.Accuracy)
+	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy)
 	short := map[string]string{}
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short

@@ -24,8 +24,8 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	nul("keep_all_overflow_call", BigInt, "the first call keep-all overflows at this window; NULL when it never does"),
 	nul("first_activation", BigInt, "the first call whose prompt the policy changed; NULL when it never acted"),
 	col("prompt_tokens", BigInt, "Σ prompt tokens over the replayed calls (sim_calls.prompt_tokens)"),
-	col("keep_all_tokens", BigInt, "Σ keep-all prompt tokens over the same calls, window ignored"),
-	col("token_ratio", Double, "prompt_tokens / keep_all_tokens (1 when both are 0)"),
+	col("keep_all_tokens", BigInt, "Σ keep-all prompt tokens over the same calls, window ignored (a reference: comparisons are against as_logged_tokens)"),
+	col("token_ratio", Double, "prompt_tokens / keep_all_tokens (1 when both are 0): against the keep-all reference; as_logged_ratio is against what ran"),
 	col("peak_tokens", BigInt, "the largest prompt of one replayed call"),
 	col("cached_tokens", BigInt, "Σ over calls of the prompt prefix unchanged since the previous call (what a prompt cache reuses)"),
 	col("output_tokens", BigInt, "Σ output tokens of the replayed calls (logged, else estimated)"),
@@ -42,6 +42,14 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	nul("cost_cached_usd", Double, "as cost_usd, but cached_tokens at the cache-read price and the rest of each prompt at the cache-write price (input price when the table has none)"),
 	col("boundary_turn", BigInt, "calls before the run stopped: its time on the reading-boundary curve"),
 	col("boundary_event", Boolean, "an event of the policy's reading-boundary curve (stopped while reading, not finished, not censored)"),
+	col("as_logged_tokens", BigInt, "Σ as-logged prompt tokens over the same calls, window ignored: the run replayed under its own logged context management (policy as-logged), the default baseline"),
+	col("as_logged_summarizer_in", BigInt, "Σ summarizer input of the logged compactions over the same calls (the prompt each compacted)"),
+	nul("as_logged_overflow_call", BigInt, "the first call the as-logged replay overflows at this window; NULL when it never does"),
+	col("as_logged_ratio", Double, "prompt_tokens / as_logged_tokens (1 when as_logged_tokens is 0)"),
+	col("baseline_overflow", Boolean, "the run is lost under what ran at this window: its log did not finish, and as-logged overflows or the log ended on window length (at the run's own window)"),
+	col("saved", Boolean, "baseline_overflow and the policy does not overflow (never a run whose log finished; never for as-logged itself)"),
+	col("lost", Boolean, "the policy overflows where the as-logged replay does not (as_logged_overflow_call NULL) and not baseline_overflow"),
+	nul("as_logged_cost_usd", Double, "as cost_usd for the as-logged baseline on the same calls (its summarizer calls at the input and output prices); NULL when the model has no price"),
 }}
 
 // SimCalls describes the sim_calls table.

@@ -92,9 +92,46 @@ type RunResult struct {
 	BoundaryEvent     bool  `json:"boundary_event"`
 	LoggedCalls       int   `json:"logged_calls"`
 	KeepAllOverflowAt int   `json:"keep_all_overflow_call"` // first call keep-all overflows at this window; -1 never
+
+	// The as-logged baseline (see AsLogged) over the same calls, window
+	// ignored: its prompts, cached prefixes and summarizer calls, and the
+	// first call it overflows at this window (-1 never).
+	AsLoggedTokens     int64 `json:"as_logged_tokens"`
+	AsLoggedCached     int64 `json:"as_logged_cached"`
+	AsLoggedSummIn     int64 `json:"as_logged_summarizer_in"`
+	AsLoggedSummOut    int64 `json:"as_logged_summarizer_out"`
+	AsLoggedOverflowAt int   `json:"as_logged_overflow_call"`
+	// BaselineOverflow: the run is lost under what ran at this window: the
+	// log did not finish, and the as-logged replay overflows or the log ended
+	// on window length (diagnose's end reason; counted only at the run's own
+	// window). Saved: BaselineOverflow and the policy does not overflow (and,
+	// when only the log's end says the run died, its prompt at the last
+	// logged call is smaller than as-logged's: it freed room where the run
+	// died); Lost: the policy overflows where the as-logged replay does not
+	// (and not BaselineOverflow). A run
+	// whose log finished is never saved; the as-logged policy itself neither
+	// saves nor loses.
+	BaselineOverflow bool `json:"baseline_overflow"`
+	Saved            bool `json:"saved"`
+	Lost             bool `json:"lost"`
 }
 
-// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0).
+// Ratio is PromptTokens / AsLoggedTokens, the token ratio against what ran
+// (1 when both are 0).
+func (r *RunResult) Ratio() float64 {
+	if r.AsLoggedTokens == 0 {
+		return 1
+	}
+	return float64(r.PromptTokens) / float64(r.AsLoggedTokens)
+}
+
+// BaselineEffective is what the as-logged baseline spends on prompts over
+// the same calls: its prompts + its summarizer input (it predicts no
+// re-invocation).
+func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedTokens + r.AsLoggedSummIn }
+
+// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
+// ratio against the keep-all reference (sim_runs.token_ratio).
 func (r *RunResult) TokenRatio() float64 {
 	if r.KeepAllTokens == 0 {
 		return 1
@@ -306,6 +343,7 @@ func (f fenwick) prefix(i int) int64 {
 // Replayer replays traces; it reuses its buffers across runs (one per goroutine).
 type Replayer struct {
 	s       Sim
+	noBase  bool // computing the as-logged baseline itself
 	keepAll []int64
 	// keepAll is for this trace, window and reserve (policies share it)
 	kaTrace         *Trace
@@ -326,7 +364,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	s.Window = w
 	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
-		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1}
+		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
 	// keep-all's prompts (window ignored) give the token ratio's reference
 	keepAll := tr.keepAllPrompts()
 	if w > 0 {
@@ -334,6 +372,18 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			if ka+max(int64(tr.Output[t]), o.Reserve) > w {
 				res.KeepAllOverflowAt = t
 				break
+			}
+		}
+	}
+	var base []CallResult
+	if !rp.noBase {
+		base = tr.asLoggedCalls()
+		if w > 0 {
+			for t, c := range base {
+				if c.PromptTokens+max(int64(tr.Output[t]), o.Reserve) > w {
+					res.AsLoggedOverflowAt = t
+					break
+				}
 			}
 		}
 	}
@@ -406,6 +456,12 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.Calls++
 		res.PromptTokens += prompt
 		res.KeepAllTokens += keepAll[t]
+		if base != nil {
+			res.AsLoggedTokens += base[t].PromptTokens
+			res.AsLoggedCached += base[t].CachedTokens
+			res.AsLoggedSummIn += base[t].SummarizerIn
+			res.AsLoggedSummOut += base[t].SummarizerOut
+		}
 		if t > 0 {
 			res.KeepAllCached += keepAll[t-1]
 		}
@@ -428,6 +484,19 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			res.Status = Survived
 		} else {
 			res.Status = Censored
+		}
+	}
+	if !rp.noBase {
+		replayed := res.AsLoggedOverflowAt >= 0
+		logEnd := tr.WindowEnd && w > 0 && w == tr.Window
+		res.BaselineOverflow = !tr.Finished && (replayed || logEnd)
+		if res.Policy != AsLoggedName {
+			over := res.Status == Overflow
+			// where only the log's end says the run died (the replay of what
+			// ran fits), a policy saves it by freeing room at the last call
+			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[tr.NCalls-1].PromptTokens
+			res.Saved = res.BaselineOverflow && !over && (replayed || freed)
+			res.Lost = over && !res.BaselineOverflow && !replayed
 		}
 	}
 	// reading boundary input (see diagnose.Boundary): an overflow at call k
