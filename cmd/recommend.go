@@ -48,8 +48,12 @@ at least ` + strconv.Itoa(recommend.DefaultMinTrain) + ` training and ` + strcon
 more runs of FAMILY" and still lists the candidates.
 
 On the training runs a candidate is excluded by the first rule it breaks:
-harness (a harness's own mechanism, e.g. compact-claude-code or gemini-mask, only
-for families with runs of that harness), lost (it loses a run what ran gets
+harness (unless --any-mechanism: no harness of the family's runs can be set to
+run it, e.g. masking for Claude Code, whose settings are auto-compaction's;
+runs whose harness has no known settings, such as eval frameworks and plain
+message lists, restrict nothing; and a harness's own mechanism, e.g.
+compact-claude-code or gemini-mask, only for families with runs of that
+harness), lost (it loses a run what ran gets
 through), re-invocations (more than --max-reinv per 100 calls), behaviour (the
 model's own ops, the dtoc policies, only for families whose manage_context
 behaviour is selective), no gain (it saves neither runs nor tokens). Of the
@@ -88,9 +92,7 @@ so.`,
 			if o.Config != "" && !slices.Contains(recommend.Harnesses, o.Config) {
 				return flagErrorf("--config: unknown harness %q (known: %s)", o.Config, strings.Join(recommend.Harnesses, ", "))
 			}
-			if o.AnyMechanism && o.Config == "" {
-				return flagErrorf("--any-mechanism goes with --config")
-			}
+
 			if o.Window < 0 || o.MaxReinv < 0 {
 				return flagErrorf("--window and --max-reinv must be ≥ 0")
 			}
@@ -136,7 +138,7 @@ so.`,
 	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", recommend.DefaultMaxReinv, "most predicted re-invocations per 100 calls a candidate may cause")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
 	c.Flags().BoolVar(&o.YAML, "yaml", false, "print trajmine's own config (policy specs) as YAML")
-	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "with --config: choose among every candidate, not only those the harness can run")
+	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "choose among every candidate, not only those the runs' harness (or --config's) can be set to run")
 	c.Flags().StringVar(&o.Config, "config", "", "print each family's policy as HARNESS's own settings: "+strings.Join(recommend.Harnesses, ", "))
 	return c
 }
@@ -149,7 +151,7 @@ func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
 	if o.Config != "" && !o.AnyMechanism {
 		grid, _ = recommend.GridFor(o.Config, o.Grid) // the harness was checked with the flags
 	}
-	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv}
+	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv, AnyMechanism: o.AnyMechanism}
 }
 
 // recommendTop is how many candidates the text shows per family.

@@ -189,3 +189,66 @@ func TestDecideSaysWhyWhatRanIsKept(t *testing.T) {
 		t.Errorf("why %q lacks %q", r.Why, want)
 	}
 }
+
+// TestDecideHarnessRule: a family of Claude Code runs gets no masking
+// (Claude Code has no setting for it) and no compact-codex (Codex's own),
+// but may get compact-claude-code; with AnyMechanism masking is chosen; a
+// family of runs from a harness with no known settings (inspect-ai) is not
+// restricted. Each mask run costs 600 of what ran's 1,000 tokens and
+// compact-claude-code 800 and compact-codex 500 (hand-made outcomes), so
+// compact-codex would win were it eligible, and masking wins whenever it is.
+func TestDecideHarnessRule(t *testing.T) {
+	g, err := NewGrid([]string{"mask(n=5)", "compact-claude-code", "compact-codex"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Outcome{Effective: 1000, Baseline: 1000, KeepAll: 1000, Calls: 10}
+	mask := Outcome{Effective: 600, Baseline: 1000, KeepAll: 1000, Calls: 10}
+	cc := Outcome{Effective: 800, Baseline: 1000, KeepAll: 1000, Calls: 10}
+	codex := Outcome{Effective: 500, Baseline: 1000, KeepAll: 1000, Calls: 10}
+	fam := func(harness string) FamilyOutcomes {
+		f := FamilyOutcomes{Name: "f"}
+		for k := range 40 {
+			// grid order: as-logged (NewGrid's reference), then the specs;
+			// compact-codex would be best of all (500) were it eligible
+			f.Runs = append(f.Runs, RunOutcome{RunID: fmt.Sprintf("r%d", k), Harness: harness, Cands: []Outcome{base, mask, cc, codex}})
+		}
+		return f
+	}
+	if len(g.Specs()) != 4 {
+		t.Fatalf("grid %v", g.Specs())
+	}
+	for _, tc := range []struct {
+		harness string
+		any     bool
+		want    string
+		rules   map[string]string // spec → rule
+	}{
+		{"claude-code", false, "compact-claude-code", map[string]string{"mask(n=5)": RuleHarness, "compact-codex": RuleHarness}},
+		{"claude-code", true, "mask(n=5)", map[string]string{"compact-codex": RuleHarness}},
+		{"inspect-ai", false, "mask(n=5)", map[string]string{"compact-claude-code": RuleHarness, "compact-codex": RuleHarness}},
+	} {
+		rs, err := Decide([]FamilyOutcomes{fam(tc.harness)}, g, Options{Bootstrap: 50, AnyMechanism: tc.any})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rs[0]
+		if !strings.HasPrefix(r.Best, strings.TrimSuffix(tc.want, ")")) {
+			t.Errorf("%s any=%v: best %s, want %s (%s)", tc.harness, tc.any, r.Best, tc.want, r.Why)
+		}
+		for spec, want := range tc.rules {
+			found := false
+			for _, c := range r.Candidates {
+				if strings.HasPrefix(c.Spec, strings.TrimSuffix(spec, ")")) {
+					found = true
+					if c.Rule != want {
+						t.Errorf("%s any=%v: %s rule %q (%s), want %q", tc.harness, tc.any, c.Spec, c.Rule, c.Why, want)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no candidate %s", spec)
+			}
+		}
+	}
+}

@@ -78,6 +78,10 @@ type Options struct {
 	// Label returns a family's behaviour label (behavior's classifier:
 	// selective, shallow, never, thrasher, or "" when unknown).
 	Label func(family string) string
+	// AnyMechanism lifts the harness rule's default: a candidate is then
+	// excluded only when it is another harness's own mechanism, not when
+	// no harness of the family's runs can be configured to run it.
+	AnyMechanism bool
 }
 
 // DefaultGrid is the candidate set: what ran (as-logged, the baseline),
@@ -338,7 +342,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 		for ci, p := range pols {
 			c := evaluate(train, ci, p.Name())
 			if ci > 0 {
-				c.Rule, c.Why = exclude(c, p.Name(), harnesses, label, o.MaxReinvPer100)
+				c.Rule, c.Why = exclude(c, p.Name(), harnesses, label, o.MaxReinvPer100, o.AnyMechanism)
 				c.Eligible = c.Rule == ""
 			}
 			res.Candidates = append(res.Candidates, c)
@@ -417,7 +421,12 @@ func need(train, held int, o Options) int {
 }
 
 // exclude returns the first rule c breaks (see the package doc), "" none.
-func exclude(c Candidate, spec string, harnesses map[string]bool, label string, maxReinv float64) (rule, why string) {
+func exclude(c Candidate, spec string, harnesses map[string]bool, label string, maxReinv float64, anyMechanism bool) (rule, why string) {
+	if !anyMechanism {
+		if ok, why := Configurable(spec, harnesses); !ok {
+			return RuleHarness, why
+		}
+	}
 	if h := Harness(spec); h != "" {
 		ok := false
 		for have := range harnesses {
