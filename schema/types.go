@@ -58,11 +58,14 @@ const (
 	EndCostLimit       EndReason = "cost_limit"
 	EndError           EndReason = "error"
 	EndInterrupted     EndReason = "interrupted"
-	EndUnknown         EndReason = "unknown"
+	// EndStalled: the run stopped on a command that had already failed with
+	// the same output (diagnose's stall rule; never explicit in a log).
+	EndStalled EndReason = "stalled"
+	EndUnknown EndReason = "unknown"
 )
 
 // EndReasons lists every valid EndReason.
-var EndReasons = []EndReason{EndFinished, EndContextOverflow, EndStepLimit, EndCostLimit, EndError, EndInterrupted, EndUnknown}
+var EndReasons = []EndReason{EndFinished, EndContextOverflow, EndStepLimit, EndCostLimit, EndError, EndInterrupted, EndStalled, EndUnknown}
 
 // ReasonSource says how an end reason was determined.
 type ReasonSource string
