@@ -166,10 +166,12 @@ type diagnoseRunOut struct {
 	ReReadsVisible      int64         `json:"rereads_visible"`
 	ReReadsHidden       int64         `json:"rereads_hidden"`
 	ReReadsPending      int64         `json:"rereads_pending"`
-	Stalls              int64         `json:"stalls"` // repeated (command, output) pairs beyond the first
+	Stalls              int64         `json:"stalls"`  // repeats of a (command, failing output) pair beyond the first
+	Repeats             int64         `json:"repeats"` // repeats of a (command, output) pair that did not fail
 	StoppedWhileReading bool          `json:"stopped_while_reading"`
-	BoundaryTurn        int64         `json:"boundary_turn"`  // the run's last call (n_turns)
-	BoundaryEvent       bool          `json:"boundary_event"` // not finished and stopped while reading; else censored
+	BoundaryTurn        int64         `json:"boundary_turn"`     // the run's last call (n_turns)
+	BoundaryEvent       bool          `json:"boundary_event"`    // not finished and stopped while reading
+	BoundaryFinished    bool          `json:"boundary_finished"` // finished (competing); neither: censored
 	Cost                diagnose.Cost `json:"cost"`
 	Resolved            *bool         `json:"resolved"` // the task outcome when known (runs.resolved)
 
@@ -186,6 +188,8 @@ type diagnoseTotals struct {
 	ReReadsPending int64 `json:"rereads_pending"`
 	Stalls         int64 `json:"stalls"`
 	StallRuns      int64 `json:"stall_runs"`
+	Repeats        int64 `json:"repeats"`
+	RepeatRuns     int64 `json:"repeat_runs"`
 
 	SpendUSD    float64            `json:"spend_usd"` // Σ known run costs
 	CostLogged  int64              `json:"cost_logged_runs"`
@@ -287,7 +291,7 @@ func (a *diagAnalysis) worker() (func(*runWork) any, error) {
 		if a.o.Window == 0 {
 			res = *w.diagnosed()
 		} else {
-			res = diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, a.o.Window)
+			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, a.o.Window, w.endOptions())
 		}
 		out := diagnoseOne(res, w.Run, w.Events, w.Ops, *w.runStalls(), w.classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
@@ -327,7 +331,7 @@ func (a *diagAnalysis) finish() diagnoseJSON {
 	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
 	for _, r := range results {
 		rents = append(rents, diagnose.RunRent{RunID: r.RunID, Total: r.RentTotal, Tools: r.RentByTool})
-		brs = append(brs, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.StoppedWhileReading})
+		brs = append(brs, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.StoppedWhileReading})
 		costs = append(costs, r.Cost)
 		outcomes = append(outcomes, schema.Run{RunID: r.RunID, Resolved: r.Resolved})
 		out.Totals.ReReadsVisible += r.ReReadsVisible
@@ -336,6 +340,10 @@ func (a *diagAnalysis) finish() diagnoseJSON {
 		out.Totals.Stalls += r.Stalls
 		if r.Stalls > 0 {
 			out.Totals.StallRuns++
+		}
+		out.Totals.Repeats += r.Repeats
+		if r.Repeats > 0 {
+			out.Totals.RepeatRuns++
 		}
 		switch r.Cost.Source {
 		case diagnose.CostLogged:
@@ -420,7 +428,7 @@ func diagnoseRunRow(r *diagnoseRunOut) schema.DiagRun {
 		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
 		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
 		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
-		CostSource: r.Cost.Source, Resolved: r.Resolved,
+		CostSource: r.Cost.Source, Resolved: r.Resolved, Repeats: r.Repeats, BoundaryFinished: r.BoundaryFinished,
 	}
 	if o.Window > 0 {
 		w, p := o.Window, o.PeakShare
@@ -466,8 +474,8 @@ func diagnoseOne(res diagnose.RunResult, r schema.Run, events []schema.Event, op
 	rr := diagnose.ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
 	b := diagnose.BoundaryInput(r, res.End, events, classify)
 	return diagnoseRunOut{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
-		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,
-		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
+		ReReadsPending: rr.Pending, Stalls: st.NStalls, Repeats: st.NRepeats, StoppedWhileReading: b.StoppedWhileReading,
+		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, BoundaryFinished: b.Finished, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
 }
 
 func diagnoseVerdictOf(results []diagnoseRunOut) diagnoseVerdict {
@@ -601,15 +609,20 @@ func diagnoseByHeader(by string) string {
 	return "MODEL FAMILY"
 }
 
-// diagnoseBoundaryClause is the verdict's reading-boundary clause, or why there is none.
+// diagnoseBoundaryClause is the verdict's reading-boundary clause, or why
+// there is none, with the runs it rests on.
 func diagnoseBoundaryClause(b diagnose.ReadingBoundary) string {
 	switch {
 	case b.Found:
-		return fmt.Sprintf("reading boundary at call %s", thousands(b.Turn))
+		return fmt.Sprintf("reading boundary at call %s (%s of runs stopped while reading by then, %d of %d runs)",
+			thousands(b.Turn), pct(b.Share), b.EventsBy, b.Runs)
 	case b.Events == 0:
 		return "no reading boundary (no unfinished run stopped while reading)"
+	case b.Reached:
+		return fmt.Sprintf("no reading boundary stated (%s stopped while reading by call %s, but over %d runs, fewer than %d)",
+			pct(b.Share), thousands(b.ReachedTurn), b.Runs, b.MinRuns)
 	}
-	return "no reading boundary (survival stays above 50%)"
+	return fmt.Sprintf("no reading boundary (%s of %d runs stopped while reading, %d of them; %s needed)", pct(b.Incidence), b.Runs, b.Events, pct(b.Share))
 }
 
 // diagnoseRentClause is the verdict's token-rent clause, or why there is
@@ -653,17 +666,18 @@ func writeDiagnoseExtras(w io.Writer, d diagnoseJSON) error {
 		}
 	}
 	b := d.ReadingBoundary
-	fmt.Fprintf(w, "\nReading boundary (Kaplan–Meier; %d stopped while reading, %d censored; turns with events):\n", b.Events, b.Censored)
+	fmt.Fprintf(w, "\nReading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):\n",
+		b.Runs, b.Events, b.Finished, b.Censored)
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CALL\tAT RISK\tEVENTS\tCENSORED\tSURVIVAL")
-		for _, p := range b.Curve {
+		fmt.Fprintln(tw, "CALL\tAT RISK\tREADING\tFINISHED\tCENSORED\tINCIDENCE\tFINISHED INCIDENCE")
+		for _, p := range b.CIF {
 			if p.Events == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", thousands(p.Turn), p.AtRisk, p.Events, p.Censored, pct(p.Survival))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", thousands(p.Turn), p.AtRisk, p.Events, p.Finished, p.Censored, pct(p.Incidence), pct(p.FinishedIncidence))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -672,7 +686,8 @@ func writeDiagnoseExtras(w io.Writer, d diagnoseJSON) error {
 	t := d.Totals
 	fmt.Fprintf(w, "\nRe-reads: %s while the earlier output was visible, %s after it was hidden, %s before it reached a prompt\n",
 		thousands(t.ReReadsVisible), thousands(t.ReReadsHidden), thousands(t.ReReadsPending))
-	fmt.Fprintf(w, "Stalls: %s repeats of a command with identical output, in %s runs\n", thousands(t.Stalls), thousands(t.StallRuns))
+	fmt.Fprintf(w, "Stalls: %s repeats of a command with an identical failing output, in %s runs; %s repeats with an identical output that did not fail, in %s runs\n",
+		thousands(t.Stalls), thousands(t.StallRuns), thousands(t.Repeats), thousands(t.RepeatRuns))
 	fmt.Fprintf(w, "Cost: $%.2f over %d runs (logged %d, priced from usage %d, unknown %d)", t.SpendUSD, t.CostLogged+t.CostPriced, t.CostLogged, t.CostPriced, t.CostUnknown)
 	if ps := t.PerSolved; ps.USD != nil {
 		fmt.Fprintf(w, "; per solved task $%.2f (%d resolved, %d failed; %d runs with unknown outcome left out)\n", *ps.USD, ps.Resolved, ps.Failed, ps.Excluded)

@@ -110,10 +110,15 @@ func (w *runWork) classify(harness, tool, args string) string {
 // diagnosed is diagnose.Run of the run at its own window (no override).
 func (w *runWork) diagnosed() *diagnose.RunResult {
 	if w.diag == nil {
-		r := diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, 0)
+		r := diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, 0, w.endOptions())
 		w.diag = &r
 	}
 	return w.diag
+}
+
+// endOptions are diagnose's end-rule inputs: the remembered classifier and stalls.
+func (w *runWork) endOptions() *diagnose.EndOptions {
+	return &diagnose.EndOptions{Classify: w.classify, Stalls: w.runStalls()}
 }
 
 // counterUses is counterfactual.Uses of the run's events.

@@ -640,7 +640,7 @@ func reportData(st *store.Store, o *ReportOptions, totals []formatTotals, diag d
 	byPolicy := map[string][]diagnose.BoundaryRun{}
 	for i := range sim.Results {
 		r := &sim.Results[i]
-		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+		byPolicy[r.Policy] = append(byPolicy[r.Policy], r.BoundaryInput())
 	}
 	for _, p := range sim.Policies {
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))

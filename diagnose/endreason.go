@@ -136,8 +136,12 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 		classify = DefaultClassify
 	}
 	if hasCall && classify(run.Harness, last.ToolName, last.Args) == "submit" && (res == nil || !failing(res)) {
+		what := endQuote(last.ToolName)
+		if t := strings.TrimSpace(last.Target); t != "" {
+			what += " " + endQuote(t)
+		}
 		return End{schema.EndFinished, schema.SourceInferred, RuleSubmit,
-			fmt.Sprintf("the last tool call (turn %d), %s, is a submit action", last.Turn, endQuote(last.ToolName))}
+			fmt.Sprintf("the last tool call (turn %d), %s, is a submit action", last.Turn, what)}
 	}
 	if run.Resolved != nil && *run.Resolved {
 		return End{schema.EndFinished, schema.SourceInferred, RuleOutcome, "the task is recorded as resolved"}

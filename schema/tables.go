@@ -129,7 +129,7 @@ var Runs = Table{Name: TableRuns, Doc: "one row per agent session, trajectory or
 	nul("window_tokens", BigInt, "configured context window when logged"),
 	nul("started_at", Timestamp, "first timestamp"),
 	nul("ended_at", Timestamp, "last timestamp"),
-	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, unknown"),
+	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, stalled (inferred only), unknown"),
 	col("end_reason_source", Varchar, "explicit (the log says) or inferred"),
 	col("end_reason_detail", Varchar, "the log's own words for the end"),
 	col("n_turns", BigInt, "model calls"),

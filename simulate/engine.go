@@ -65,7 +65,7 @@ type RunResult struct {
 	Calls           int    `json:"calls"` // calls replayed (≤ the logged calls)
 	Status          Status `json:"status"`
 	OverflowCall    int    `json:"overflow_call"`    // -1 unless Overflow
-	FirstActivation int    `json:"first_activation"` // first call whose prompt the policy changed; -1 never
+	FirstActivation int    `json:"first_activation"` // first call whose prompt the policy changed (stall messages aside); -1 never
 
 	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
 	KeepAllTokens int64 `json:"keep_all_tokens"` // Σ keep-all prompt over the same calls (window ignored)
@@ -85,11 +85,12 @@ type RunResult struct {
 
 	Reinvocations     int   `json:"reinvocations"`       // predicted re-invocations of hidden or cut outputs
 	ReinvocationTok   int64 `json:"reinvocation_tokens"` // their cost: the output again + one call's prompt
-	StallMessages     int   `json:"stall_messages"`
-	StallMessageTok   int64 `json:"stall_message_tokens"`
+	StallMessages     int   `json:"stall_messages"`       // messages injected by a stall detector (Inject); not an activation
+	StallMessageTok   int64 `json:"stall_message_tokens"` // their tokens
 	ReadingStop       bool  `json:"reading_stop"` // the run stopped (overflow or logged end) while reading
 	BoundaryTurn      int64 `json:"boundary_turn"`
 	BoundaryEvent     bool  `json:"boundary_event"`
+	BoundaryFinished  bool  `json:"boundary_finished"` // the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished
 	LoggedCalls       int   `json:"logged_calls"`
 	KeepAllOverflowAt int   `json:"keep_all_overflow_call"` // first call keep-all overflows at this window; -1 never
 }
@@ -162,6 +163,7 @@ type Sim struct {
 	placeholders    int
 	summary         int64
 	injected        int64 // stall messages and other appended text
+	injections      int   // Inject calls (stall messages)
 	minChanged      int32 // lowest item position changed since the last measurement
 	changed         bool  // any change since the last measurement
 	activated       bool
@@ -273,9 +275,12 @@ func (s *Sim) SetSummary(tokens int64, at int32) {
 
 // Inject appends a message of tok tokens to the history (a stall message):
 // it stays in every later prompt and breaks no cached prefix.
+// It is counted in RunResult.StallMessages, not as an activation: first
+// activation is the policy's own change of the prompt (truncation, masking,
+// …), so that a stall detector's messages are reported separately.
 func (s *Sim) Inject(tok int64) {
 	s.injected += tok
-	s.activated = true
+	s.injections++
 }
 
 // SummarizerCall counts a summarizer model call of in prompt and out output tokens.
@@ -423,6 +428,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		s.changed, s.minChanged = false, math.MaxInt32
 	}
 	res.SummarizerCalls, res.SummarizerIn, res.SummarizerOut = s.summCalls, s.summIn, s.summOut
+	res.StallMessages, res.StallMessageTok = s.injections, s.injected
 	if res.Status == "" {
 		if tr.Finished {
 			res.Status = Survived
@@ -432,8 +438,9 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	// reading boundary input (see diagnose.Boundary): an overflow at call k
 	// stops the run after k calls; a run that got through its logged calls
-	// keeps its logged stop, censored when the log says the window ended it
-	// (past that point the data cannot say).
+	// keeps its logged stop: finished (the competing outcome) when the log
+	// says so, censored when the log says the window ended it (past that
+	// point the data cannot say).
 	switch {
 	case res.Status == Overflow:
 		res.BoundaryTurn = int64(res.OverflowCall)
@@ -443,6 +450,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.BoundaryTurn = int64(tr.NCalls)
 		res.ReadingStop = tr.ReadingAt[tr.NCalls]
 		res.BoundaryEvent = !tr.Finished && !tr.WindowEnd && res.ReadingStop
+		res.BoundaryFinished = tr.Finished
 	}
 	return res
 }
@@ -532,7 +540,7 @@ func (s *Sim) reset(tr *Trace) {
 	s.nAdmitted, s.maxPos = 0, 0
 	s.sum, s.full, s.chars, s.fullChar = 0, 0, 0, 0
 	s.placeholders = 0
-	s.summary, s.injected = 0, 0
+	s.summary, s.injected, s.injections = 0, 0, 0
 	s.minChanged, s.changed, s.activated = math.MaxInt32, false, false
 	s.summIn, s.summOut, s.summCalls = 0, 0, 0
 }
@@ -547,11 +555,16 @@ func resize[T any](buf []T, n int) []T {
 	return buf
 }
 
-// Boundary turns replay results into the reading-boundary survival input.
+// BoundaryInput is the run's reading-boundary input.
+func (r *RunResult) BoundaryInput() diagnose.BoundaryRun {
+	return diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.ReadingStop}
+}
+
+// Boundary turns replay results into the reading-boundary input.
 func Boundary(rs []RunResult) []diagnose.BoundaryRun {
 	out := make([]diagnose.BoundaryRun, len(rs))
 	for i, r := range rs {
-		out[i] = diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop}
+		out[i] = r.BoundaryInput()
 	}
 	return out
 }
