@@ -77,16 +77,27 @@ func TestDiagnoseUsageErrors(t *testing.T) {
 }
 
 func TestDiagnoseVerdictClauses(t *testing.T) {
-	b := diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})
-	if got, want := diagnoseBoundaryClause(b), "reading boundary at call 23"; got != want {
-		t.Errorf("boundary clause = %q, want %q", got, want)
+	// ten runs: reading stops at 23 (×5, n=10: F1 = 5/10 = 50%), five finished at 30
+	var ten []diagnose.BoundaryRun
+	for range 5 {
+		ten = append(ten, diagnose.BoundaryRun{Turn: 23, Event: true}, diagnose.BoundaryRun{Turn: 30, Finished: true})
 	}
-	b = diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 30, Event: true}, {Turn: 50}, {Turn: 40}}) // S(30) = 2/3
-	if got, want := diagnoseBoundaryClause(b), "no reading boundary (survival stays above 50%)"; got != want {
-		t.Errorf("boundary clause = %q, want %q", got, want)
-	}
-	if got := diagnoseBoundaryClause(diagnose.Boundary(nil)); !strings.Contains(got, "no unfinished run stopped while reading") {
-		t.Errorf("boundary clause = %q", got)
+	for _, tc := range []struct {
+		runs []diagnose.BoundaryRun
+		want string
+	}{
+		{ten, "reading boundary at call 23 (50.0% of runs stopped while reading by then, 5 of 10 runs)"},
+		// F1(23) = 1/2 but over 2 runs
+		{[]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}},
+			"no reading boundary stated (50.0% stopped while reading by call 23, but over 2 runs, fewer than 10)"},
+		// F1(30) = 1/3: the finished runs compete
+		{[]diagnose.BoundaryRun{{Turn: 30, Event: true}, {Turn: 50, Finished: true}, {Turn: 40, Finished: true}},
+			"no reading boundary (33.3% of 3 runs stopped while reading, 1 of them; 50.0% needed)"},
+		{nil, "no reading boundary (no unfinished run stopped while reading)"},
+	} {
+		if got := diagnoseBoundaryClause(diagnose.Boundary(tc.runs)); got != tc.want {
+			t.Errorf("boundary clause = %q, want %q", got, tc.want)
+		}
 	}
 	v := diagnoseVerdict{TopRentTool: "read_file", TopRentShare: 0.38}
 	if got, want := diagnoseRentClause(v), "read_file holds 38.0% of token rent"; got != want {
@@ -113,7 +124,7 @@ func TestDiagnoseVerdictClauses(t *testing.T) {
 	if err := writeDiagnoseExtras(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "23    2        1       0         50.0%") {
+	if !strings.Contains(buf.String(), "23    2        1        0         0         50.0%      0.0%") {
 		t.Errorf("curve not printed:\n%s", buf.String())
 	}
 }

@@ -65,6 +65,10 @@ type RunResult struct {
 	Calls           int    `json:"calls"` // calls replayed (≤ the logged calls)
 	Status          Status `json:"status"`
 	OverflowCall    int    `json:"overflow_call"`    // -1 unless Overflow
+	// OverflowLogged: the overflow is the log's own (the run ended on window
+	// length, its replayed prompts fit and the policy saved nothing by its
+	// last call), at OverflowCall = the last logged call.
+	OverflowLogged bool `json:"overflow_logged"`
 	FirstActivation int    `json:"first_activation"` // first call whose prompt the policy changed (stall messages aside); -1 never
 
 	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
@@ -429,6 +433,16 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	res.SummarizerCalls, res.SummarizerIn, res.SummarizerOut = s.summCalls, s.summIn, s.summOut
 	res.StallMessages, res.StallMessageTok = s.injections, s.injected
+	// the log's own overflow: the run ended on window length (diagnose's end
+	// reason) although the replayed prompts fit, as when the log's prompt
+	// sizes are estimated below what the API counted. At the run's window or
+	// a smaller one, a replay whose last prompt is no smaller than keep-all's
+	// (the policy saved nothing by then) ends as the log did: an overflow at
+	// the last call. A policy that did save may have fitted: censored.
+	if res.Status == "" && tr.WindowEnd && tr.Window > 0 && w > 0 && w <= tr.Window && tr.NCalls > 0 &&
+		res.Calls == tr.NCalls && prevPrompt >= keepAll[tr.NCalls-1] {
+		res.Status, res.OverflowCall, res.OverflowLogged = Overflow, tr.NCalls-1, true
+	}
 	if res.Status == "" {
 		if tr.Finished {
 			res.Status = Survived
@@ -442,6 +456,10 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	// says so, censored when the log says the window ended it (past that
 	// point the data cannot say).
 	switch {
+	case res.OverflowLogged: // the log's stop: after its NCalls calls
+		res.BoundaryTurn = int64(tr.NCalls)
+		res.ReadingStop = tr.ReadingAt[tr.NCalls]
+		res.BoundaryEvent = res.ReadingStop
 	case res.Status == Overflow:
 		res.BoundaryTurn = int64(res.OverflowCall)
 		res.ReadingStop = tr.ReadingAt[res.OverflowCall]

@@ -1,0 +1,120 @@
+package simulate
+
+import (
+	"testing"
+
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/schema"
+)
+
+// fidelityEvent is an event of run "r" with est tokens tok.
+func fidelityEvent(seq, turn int64, k schema.EventKind, tok int64, f func(*schema.Event)) schema.Event {
+	e := schema.Event{RunID: "r", Seq: seq, Turn: turn, Kind: k, EstTokens: tok, Chars: 4 * tok}
+	if f != nil {
+		f(&e)
+	}
+	return e
+}
+
+// TestReplayLoggedOverflow: a message-list run whose last assistant message
+// reports the overflow, with estimated prompts far below its 1,000-token
+// window, ends in an overflow at its last call under keep-all at its own
+// window (not censored); a wider window leaves it censored.
+func TestReplayLoggedOverflow(t *testing.T) {
+	window := int64(1000)
+	run := schema.Run{RunID: "r", NTurns: 2, WindowTokens: &window}
+	events := []schema.Event{
+		fidelityEvent(0, 0, schema.KindUser, 50, nil),
+		fidelityEvent(1, 0, schema.KindAssistant, 10, func(e *schema.Event) { e.Text = "reading" }),
+		fidelityEvent(2, 1, schema.KindAssistant, 10, func(e *schema.Event) {
+			e.Text = "Error: prompt is too long: 213004 tokens > 200000 maximum"
+		}),
+	}
+	end := diagnose.Run(run, events, nil, nil, 0).End
+	if end.Reason != schema.EndContextOverflow || end.Rule != diagnose.RuleMessageText {
+		t.Fatalf("end = %+v, want context_overflow by %s", end, diagnose.RuleMessageText)
+	}
+	tr := NewTrace(run, events, nil, nil, end, nil)
+	keepAll, err := Parse("keep-all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		window   int64
+		status   Status
+		call     int
+		logged   bool
+		boundary int64
+	}{
+		// own window: the log's overflow at the last call (index 1); the
+		// boundary time is the run's 2 calls, as in diagnose
+		{"own window", 0, Overflow, 1, true, 2},
+		{"smaller window", 900, Overflow, 1, true, 2},
+		// a wider window than the log's: the data cannot say
+		{"wider window", 2000, Censored, -1, false, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var rp Replayer
+			r := rp.Replay(tr, keepAll, Options{Window: tc.window})
+			if r.Status != tc.status || r.OverflowCall != tc.call || r.OverflowLogged != tc.logged || r.BoundaryTurn != tc.boundary {
+				t.Errorf("status %s at %d (logged %v, boundary %d); want %s at %d (logged %v, boundary %d)",
+					r.Status, r.OverflowCall, r.OverflowLogged, r.BoundaryTurn, tc.status, tc.call, tc.logged, tc.boundary)
+			}
+		})
+	}
+}
+
+// TestHalflifeStallMessages: the stall message fires on a command repeated
+// with an identical failing output, not on one repeated with an identical
+// output that did not fail, and is no activation.
+func TestHalflifeStallMessages(t *testing.T) {
+	call := func(id, cmd string) func(*schema.Event) {
+		return func(e *schema.Event) {
+			e.ToolName, e.CallID, e.Target, e.Args = "bash", id, cmd, `{"command":"`+cmd+`"}`
+		}
+	}
+	result := func(id, text string, isErr bool) func(*schema.Event) {
+		return func(e *schema.Event) { e.ToolName, e.CallID, e.ToolKey, e.Text, e.IsError = "bash", id, id, text, isErr }
+	}
+	events := []schema.Event{
+		fidelityEvent(0, 0, schema.KindUser, 50, nil),
+		fidelityEvent(1, 0, schema.KindToolCall, 10, call("c1", "make")),
+		fidelityEvent(2, 1, schema.KindToolResult, 20, result("c1", "E: boom", true)),
+		fidelityEvent(3, 1, schema.KindToolCall, 10, call("c2", "make")),
+		fidelityEvent(4, 2, schema.KindToolResult, 20, result("c2", "E: boom", true)), // the stall, seen by call 2
+		fidelityEvent(5, 2, schema.KindToolCall, 10, call("c3", "ls")),
+		fidelityEvent(6, 3, schema.KindToolResult, 20, result("c3", "a.go", false)),
+		fidelityEvent(7, 3, schema.KindToolCall, 10, call("c4", "ls")),
+		fidelityEvent(8, 4, schema.KindToolResult, 20, result("c4", "a.go", false)), // a repeat: no message
+		fidelityEvent(9, 4, schema.KindAssistant, 10, nil),
+	}
+	run := schema.Run{RunID: "r", NTurns: 5}
+	end := diagnose.Run(run, events, nil, nil, 0).End
+	tr := NewTrace(run, events, nil, nil, end, nil)
+	tests := []struct {
+		spec     string
+		messages int
+		tokens   int64
+	}{
+		{"halflife(stall=true,stall_tokens=40)", 1, 40}, // one stall × 40 tokens
+		{"halflife(stall=true,stall_tokens=7)", 1, 7},
+		{"halflife(stall=false)", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			p, err := Parse(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rp Replayer
+			// a window of 1,000,000: the ~200-token prompts never reach half, no truncation
+			r := rp.Replay(tr, p, Options{Window: 1_000_000})
+			if r.StallMessages != tc.messages || r.StallMessageTok != tc.tokens || r.FirstActivation != -1 {
+				t.Errorf("stall messages %d (%d tokens), first activation %d; want %d (%d tokens), -1",
+					r.StallMessages, r.StallMessageTok, r.FirstActivation, tc.messages, tc.tokens)
+			}
+		})
+	}
+}
