@@ -346,6 +346,9 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			}
 		}
 	}
+	if res.KeepAllOverflowAt < 0 && loggedOverflow(tr, w) {
+		res.KeepAllOverflowAt = tr.NCalls - 1
+	}
 	p.Reset(s)
 	var prevPrompt int64
 	adm, exp := 0, 0
@@ -439,8 +442,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	// a smaller one, a replay whose last prompt is no smaller than keep-all's
 	// (the policy saved nothing by then) ends as the log did: an overflow at
 	// the last call. A policy that did save may have fitted: censored.
-	if res.Status == "" && tr.WindowEnd && tr.Window > 0 && w > 0 && w <= tr.Window && tr.NCalls > 0 &&
-		res.Calls == tr.NCalls && prevPrompt >= keepAll[tr.NCalls-1] {
+	if res.Status == "" && loggedOverflow(tr, w) && res.Calls == tr.NCalls && prevPrompt >= keepAll[tr.NCalls-1] {
 		res.Status, res.OverflowCall, res.OverflowLogged = Overflow, tr.NCalls-1, true
 	}
 	if res.Status == "" {
@@ -471,6 +473,13 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.BoundaryFinished = tr.Finished
 	}
 	return res
+}
+
+// loggedOverflow reports whether the log's own overflow applies to a replay
+// of tr at window w: the run ended on window length and w is its window or
+// smaller.
+func loggedOverflow(tr *Trace, w int64) bool {
+	return tr.WindowEnd && tr.Window > 0 && w > 0 && w <= tr.Window && tr.NCalls > 0
 }
 
 // lost reports whether content use u's evidence is gone from the prompt
