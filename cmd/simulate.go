@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
@@ -225,7 +226,10 @@ type simulateJSON struct {
 	Groups     []simulate.Agg         `json:"groups,omitempty"`
 	Accuracy   []simulate.AccuracyRow `json:"keep_all_accuracy"`
 	Calibrated int                    `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
-	Results    []simulate.Row         `json:"results"`
+	// ReReads: the re-invocation attributor's predicted re-reads per tool
+	// against those the logs show (counterfactual.ReReadValidation)
+	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
+	Results []simulate.Row                  `json:"results"`
 }
 
 type simulatePolicyJSON struct {
@@ -242,6 +246,7 @@ type simDone struct {
 	calibrated bool
 	format     string
 	family     string
+	rereads    []counterfactual.ToolReReads
 }
 
 // simulateCompute replays every selected run (see the command's help) in
@@ -276,6 +281,7 @@ type simAnalysis struct {
 	prices  diagnose.Prices
 	out     simulateJSON
 	acc     simulate.Accuracy
+	rereads counterfactual.ReReadValidator
 	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
 	// rows are collected in chunks (appending to one slice of big rows
 	// copied them over and over) and flattened into out.Results once
@@ -367,7 +373,11 @@ func (a *simAnalysis) worker() (func(*runWork) any, error) {
 	keepCalls := o.Calls && !o.NoSave
 	return func(w *runWork) any {
 		tr := w.replayTrace()
-		res := simDone{errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.calibrated(), format: tr.Format, family: tr.Family}
+		res := simDone{errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.calibrated(), format: tr.Format, family: tr.Family,
+			rereads: counterfactual.RunReReads(w.Events, w.counterUses(), func(tool, args string) bool {
+				c := w.classify(w.Run.Harness, tool, args)
+				return c == "read" || c == "search"
+			})}
 		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
 		for _, win := range o.windows {
 			own := win < 0
@@ -405,6 +415,7 @@ func (a *simAnalysis) add(v any) error {
 	r := v.(simDone)
 	a.out.Runs++
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
+	a.rereads.Add(r.rereads)
 	if r.calibrated {
 		a.out.Calibrated++
 	}
@@ -436,6 +447,7 @@ func (a *simAnalysis) finish() simulateJSON {
 	a.flatten()
 	o, out := a.o, a.out
 	out.Accuracy = a.acc.Rows()
+	out.ReReads = a.rereads.Result()
 	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})
 	if o.By != "" {
 		out.Groups = simulate.Aggregate(out.Results, simulate.AggOptions{Group: func(r *simulate.Row) string {

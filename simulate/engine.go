@@ -62,14 +62,14 @@ type RunResult struct {
 	Policy string `json:"policy"`
 	Window int64  `json:"window"` // 0: unbounded (no window known or given)
 
-	Calls           int    `json:"calls"` // calls replayed (≤ the logged calls)
-	Status          Status `json:"status"`
-	OverflowCall    int    `json:"overflow_call"`    // -1 unless Overflow
+	Calls        int    `json:"calls"` // calls replayed (≤ the logged calls)
+	Status       Status `json:"status"`
+	OverflowCall int    `json:"overflow_call"` // -1 unless Overflow
 	// OverflowLogged: the overflow is the log's own (the run ended on window
 	// length, its replayed prompts fit and the policy saved nothing by its
 	// last call), at OverflowCall = the last logged call.
-	OverflowLogged bool `json:"overflow_logged"`
-	FirstActivation int    `json:"first_activation"` // first call whose prompt the policy changed (stall messages aside); -1 never
+	OverflowLogged  bool `json:"overflow_logged"`
+	FirstActivation int  `json:"first_activation"` // first call whose prompt the policy changed (stall messages aside); -1 never
 
 	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
 	KeepAllTokens int64 `json:"keep_all_tokens"` // Σ keep-all prompt over the same calls (window ignored)
@@ -87,11 +87,11 @@ type RunResult struct {
 	SummarizerIn    int64 `json:"summarizer_in"`
 	SummarizerOut   int64 `json:"summarizer_out"`
 
-	Reinvocations     int   `json:"reinvocations"`       // predicted re-invocations of hidden or cut outputs
-	ReinvocationTok   int64 `json:"reinvocation_tokens"` // their cost: the output again + one call's prompt
+	Reinvocations     int   `json:"reinvocations"`        // predicted re-invocations of hidden or cut outputs
+	ReinvocationTok   int64 `json:"reinvocation_tokens"`  // their cost: the output again + one call's prompt
 	StallMessages     int   `json:"stall_messages"`       // messages injected by a stall detector (Inject); not an activation
 	StallMessageTok   int64 `json:"stall_message_tokens"` // their tokens
-	ReadingStop       bool  `json:"reading_stop"` // the run stopped (overflow or logged end) while reading
+	ReadingStop       bool  `json:"reading_stop"`         // the run stopped (overflow or logged end) while reading
 	BoundaryTurn      int64 `json:"boundary_turn"`
 	BoundaryEvent     bool  `json:"boundary_event"`
 	BoundaryFinished  bool  `json:"boundary_finished"` // the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished

@@ -79,7 +79,9 @@ func TestHalflifeStallMessages(t *testing.T) {
 		}
 	}
 	result := func(id, text string, isErr bool) func(*schema.Event) {
-		return func(e *schema.Event) { e.ToolName, e.CallID, e.ToolKey, e.Text, e.IsError = "bash", id, id, text, isErr }
+		return func(e *schema.Event) {
+			e.ToolName, e.CallID, e.ToolKey, e.Text, e.IsError = "bash", id, id, text, isErr
+		}
 	}
 	events := []schema.Event{
 		fidelityEvent(0, 0, schema.KindUser, 50, nil),
