@@ -148,6 +148,9 @@ type diagnoseVerdict struct {
 	Explicit      int     `json:"explicit"`
 	Inferred      int     `json:"inferred"`
 	UnknownWindow int     `json:"unknown_window"`
+	// Copies are runs left out (every usage row a copy of another run's);
+	// Runs does not count them.
+	Copies int `json:"copies"`
 	// BoundaryFound: the reading-boundary survival curve fell to ≤ 50 % at
 	// call BoundaryTurn.
 	BoundaryFound bool  `json:"reading_boundary_found"`
@@ -180,6 +183,12 @@ type diagnoseRunOut struct {
 	BoundaryFinished    bool          `json:"boundary_finished"` // finished (competing); neither: censored
 	Cost                diagnose.Cost `json:"cost"`
 	Resolved            *bool         `json:"resolved"` // the task outcome when known (runs.resolved)
+	// ContinuesRunID: the run this one resumed or forked (store.CopiesSQL);
+	// CopiedCalls of its usage rows are copies counted there, and Copy: all
+	// of them (the run is left out of the cross-run figures).
+	ContinuesRunID string `json:"continues_run_id,omitempty"`
+	CopiedCalls    int64  `json:"copied_calls"`
+	Copy           bool   `json:"copy"`
 
 	// RentByTool is the run's rent per tool, with the prefix rows (diag_rent).
 	RentByTool []diagnose.ToolRent `json:"rent_by_tool"`
@@ -260,6 +269,9 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 	if err != nil {
 		return diagnoseJSON{}, err
 	}
+	if a.conts, err = st.Continuations(ctx); err != nil {
+		return diagnoseJSON{}, fmt.Errorf("diagnose: %w", err)
+	}
 	if err := runPass(ctx, st, store.ScanOptions{}, env, a); err != nil {
 		return diagnoseJSON{}, fmt.Errorf("diagnose: %w", err)
 	}
@@ -271,6 +283,7 @@ func diagnoseCompute(ctx context.Context, st *store.Store, o *DiagnoseOptions) (
 type diagAnalysis struct {
 	o       *DiagnoseOptions
 	prices  diagnose.Prices
+	conts   map[string]*store.Continuation // resumed and forked runs (st.Continuations)
 	results []diagnoseRunOut
 }
 
@@ -301,6 +314,11 @@ func (a *diagAnalysis) worker() (func(*runWork) any, error) {
 		}
 		out := diagnoseOne(res, w.Run, w.Events, w.Ops, *w.runStalls(), w.classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
+		if c := a.conts[w.Run.RunID]; c != nil {
+			out.Cost = diagnose.OwnCost(w.Run, w.Usage, a.prices, c.Copied)
+			out.ContinuesRunID, out.CopiedCalls = c.OriginRunID, int64(len(w.Usage)-len(diagnose.OwnUsage(w.Usage, c.Copied)))
+			out.Copy = len(w.Usage) > 0 && out.CopiedCalls == int64(len(w.Usage))
+		}
 		return out
 	}, nil
 }
@@ -330,12 +348,20 @@ func (a *diagAnalysis) finish() diagnoseJSON {
 	if results == nil {
 		results = []diagnoseRunOut{}
 	}
-	out = diagnoseJSON{Verdict: diagnoseVerdictOf(results), By: o.By, Groups: diagnoseGroups(results, o.By), Runs: results}
+	// a run whose every call is a copy of another run's counts once, there
+	counted := make([]diagnoseRunOut, 0, len(results))
+	for _, r := range results {
+		if !r.Copy {
+			counted = append(counted, r)
+		}
+	}
+	out = diagnoseJSON{Verdict: diagnoseVerdictOf(counted), By: o.By, Groups: diagnoseGroups(counted, o.By), Runs: results}
+	out.Verdict.Copies = len(results) - len(counted)
 	rents := make([]diagnose.RunRent, 0, len(results))
 	brs := make([]diagnose.BoundaryRun, 0, len(results))
 	costs := make([]diagnose.Cost, 0, len(results))
 	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
-	for _, r := range results {
+	for _, r := range counted {
 		rents = append(rents, diagnose.RunRent{RunID: r.RunID, Total: r.RentTotal, Tools: r.RentByTool})
 		brs = append(brs, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.StoppedWhileReading})
 		costs = append(costs, r.Cost)
@@ -435,6 +461,7 @@ func diagnoseRunRow(r *diagnoseRunOut) schema.DiagRun {
 		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
 		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
 		CostSource: r.Cost.Source, Resolved: r.Resolved, Repeats: r.Repeats, BoundaryFinished: r.BoundaryFinished,
+		ContinuesRunID: r.ContinuesRunID, CopiedCalls: r.CopiedCalls, Copy: r.Copy,
 	}
 	if o.Window > 0 {
 		w, p := o.Window, o.PeakShare
@@ -711,5 +738,8 @@ func writeVerdict(w io.Writer, d diagnoseJSON) {
 		diagnoseBoundaryClause(d.ReadingBoundary), diagnoseRentClause(v))
 	if v.UnknownWindow > 0 {
 		fmt.Fprintf(w, "%s runs have no known window (use --window N): their occupancy shares are not computed\n", thousands(int64(v.UnknownWindow)))
+	}
+	if v.Copies > 0 {
+		fmt.Fprintf(w, "%s runs are copies of another run (resumed or forked, no call of their own) and are counted once, in their origin\n", thousands(int64(v.Copies)))
 	}
 }

@@ -48,6 +48,9 @@ var DiagRuns = Table{Name: TableDiagRuns, Doc: "trajmine diagnose: one row per r
 	nul("resolved", Boolean, "the task outcome when known (runs.resolved)"),
 	col("repeats", BigInt, "repeats of a (tool, action, identical output) pair whose output did not fail, beyond its first occurrence"),
 	col("boundary_finished", Boolean, "the competing outcome of the reading boundary (the run finished); neither this nor boundary_event: censored"),
+	nul("continues_run_id", Varchar, "the run this one resumed or forked: its log copies that run's usage rows (store.CopiesSQL); NULL when none"),
+	col("copied_calls", BigInt, "usage rows that are copies of the origin run's (counted there: cost_usd leaves them out)"),
+	col("copy", Boolean, "every usage row is a copy: the run is left out of the verdict, groups, reading boundary and cost totals"),
 }}
 
 // DiagCalls describes the diag_calls table: one row per model call of each diagnosed run.
@@ -110,6 +113,9 @@ type DiagRun struct {
 	Resolved            *bool
 	Repeats             int64
 	BoundaryFinished    bool
+	ContinuesRunID      string // "" = NULL
+	CopiedCalls         int64
+	Copy                bool
 }
 
 // Values returns r's fields in DiagRuns column order.
@@ -119,7 +125,7 @@ func (r *DiagRun) Values() []any {
 		r.Compactions, string(r.EndReason), string(r.EndReasonSource), r.EndRule, r.EndReasonWhy,
 		r.RentTotal, r.RentSystemPrompt, r.RentToolDefinitions, r.ReReadsVisible, r.ReReadsHidden, r.ReReadsPending,
 		r.Stalls, r.StoppedWhileReading, r.BoundaryTurn, r.BoundaryEvent, ptrF(r.CostUSD), r.CostSource, ptrB(r.Resolved),
-		r.Repeats, r.BoundaryFinished}
+		r.Repeats, r.BoundaryFinished, strOrNil(r.ContinuesRunID), r.CopiedCalls, r.Copy}
 }
 
 // DiagCall is one row of diag_calls.
