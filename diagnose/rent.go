@@ -188,7 +188,7 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		}
 		key := rentKey(e)
 		out := CarriedOutput{ToolKey: key, CallID: e.CallID, ToolName: e.ToolName, Target: e.Target,
-			Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens}
+			Seq: e.Seq, Turn: e.Turn, EstTokens: e.SeenTokens()}
 		end := v.LastTurn
 		for _, c := range cuts {
 			if c.Seq > e.Seq {

@@ -164,6 +164,7 @@ var Events = Table{Name: TableEvents, Doc: "ordered items of each run as the mod
 	nul("exit_code", BigInt, "exit code of a command when logged"),
 	col("line", BigInt, "line or record number in the source file"),
 	zstd(col("text", Varchar, "the text (tool results: the output as the model saw it)")),
+	col("envelope_tokens", BigInt, "estimated tokens of the DTOC envelope {tool_key, tool_result, estimated_tokens} around a tool result, as logged (text holds the inner result); 0 when none, NULL in databases imported before the column existed"),
 }}
 
 // UsageTable describes the usage table.
@@ -326,7 +327,7 @@ func (r *Run) Values() []any {
 // Values returns e's fields in Events column order.
 func (e *Event) Values() []any {
 	return []any{e.RunID, e.Seq, e.Turn, ptrT(e.TS), string(e.Kind), e.Role, e.ToolName, e.CallID, e.ToolKey,
-		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text}
+		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens}
 }
 
 // Values returns u's fields in UsageTable column order.

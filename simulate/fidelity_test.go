@@ -123,3 +123,60 @@ func TestHalflifeStallMessages(t *testing.T) {
 		})
 	}
 }
+
+// TestDTOCEnvelope: keep-all counts the envelope a result is logged in;
+// dtoc-tracking adds nothing to such a result, the run's mean logged
+// envelope to a result logged without one, and its envelope parameter only
+// in runs whose log shows no envelope.
+func TestDTOCEnvelope(t *testing.T) {
+	result := func(seq, turn int64, id string, env int64) schema.Event {
+		return fidelityEvent(seq, turn, schema.KindToolResult, 100, func(e *schema.Event) {
+			e.ToolName, e.CallID, e.ToolKey, e.EnvelopeTokens = "read", id, id, env
+		})
+	}
+	call := func(seq, turn int64, id string) schema.Event {
+		return fidelityEvent(seq, turn, schema.KindToolCall, 10, func(e *schema.Event) { e.ToolName, e.CallID = "read", id })
+	}
+	// calls: 0 user 50 + call 10 → result a (100, envelope envA) at call 1,
+	// with call 10 → result b (100, envelope envB) at call 2, then an answer
+	events := func(envA, envB int64) []schema.Event {
+		return []schema.Event{
+			fidelityEvent(0, 0, schema.KindUser, 50, nil),
+			call(1, 0, "a"), result(2, 1, "a", envA),
+			call(3, 1, "b"), result(4, 2, "b", envB),
+			fidelityEvent(5, 2, schema.KindAssistant, 10, nil),
+		}
+	}
+	tests := []struct {
+		name       string
+		envA, envB int64
+		spec       string
+		last       int64 // prompt of the last call (2)
+	}{
+		// keep-all at call 2: 50 + 10 + (100+20) + 10 + (100+30) = 320
+		{"keep-all counts logged envelopes", 20, 30, "keep-all", 320},
+		// both logged: tracking adds nothing: 320
+		{"tracking keeps logged envelopes", 20, 30, "dtoc-tracking", 320},
+		// a logged (20), b not: b gets the mean logged 20: 50+10+120+10+120 = 310
+		{"tracking fills in the run's mean", 20, 0, "dtoc-tracking", 310},
+		// none logged: the parameter, 7 each: 50+10+107+10+107 = 284
+		{"tracking without logged envelopes", 0, 0, "dtoc-tracking(envelope=7)", 284},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := schema.Run{RunID: "r", NTurns: 3}
+			ev := events(tc.envA, tc.envB)
+			tr := NewTrace(run, ev, nil, nil, diagnose.Run(run, ev, nil, nil, 0).End, nil)
+			p, err := Parse(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []CallResult
+			var rp Replayer
+			rp.Replay(tr, p, Options{Window: -1, Calls: &calls})
+			if len(calls) != 3 || calls[2].PromptTokens != tc.last {
+				t.Fatalf("calls %+v; want 3, the last with prompt %d", calls, tc.last)
+			}
+		})
+	}
+}
