@@ -61,8 +61,10 @@ TOKEN RATIO is the median over runs of Σ prompt / Σ keep-all prompt on the
 same calls, with a percentile-bootstrap 95 % CI (1,000 resamples, fixed seed).
 OVERFLOW counts runs that overflowed; SAVED those keep-all overflows and the
 policy does not. BOUNDARY is the reading boundary under the policy: the call
-by which half the runs that did not finish had stopped while reading
-(Kaplan–Meier; finished and censored runs censored). REINV counts predicted
+by which half the runs had stopped while reading without finishing
+(Aalen–Johansen cumulative incidence, finishing a competing outcome, other
+stops censored; stated over at least 10 runs; the Kaplan–Meier turn is
+reading_boundary_km_turn in --json). REINV counts predicted
 re-invocations: a later use (trajmine counterfactual's provenance) of an
 output that was hidden, or cut where the evidence was, at the using call;
 each costs the output's tokens plus one call's prompt. COST prices prompts,
