@@ -704,9 +704,11 @@ func reportSample(ctx context.Context, st *store.Store, o *ReportOptions, diag d
 }
 
 func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
-	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored, Found: b.Found, Turn: b.Turn}
-	for _, p := range b.Curve {
-		s.Curve = append(s.Curve, htmlreport.KMPoint(p))
+	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
+	// (finishing competing), the boundary's own curve
+	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
+	for _, p := range b.CIF {
+		s.Curve = append(s.Curve, htmlreport.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }
