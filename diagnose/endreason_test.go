@@ -175,3 +175,21 @@ func TestIsOverflowText(t *testing.T) {
 		}
 	}
 }
+
+// TestEndReasonGivenStalls: EndOptions.Stalls is used as given (the pass
+// computes them once), not recomputed from the events.
+func TestEndReasonGivenStalls(t *testing.T) {
+	events := []schema.Event{
+		{Turn: 0, Seq: 0, Kind: schema.KindToolCall, ToolName: "bash", CallID: "a", Target: "make"},
+		{Turn: 1, Seq: 1, Kind: schema.KindToolCall, ToolName: "bash", CallID: "b", Target: "make"},
+	}
+	// the events alone hold no stall (no results); the given stalls say seq 1
+	// repeats a failure
+	st := RunStalls{Stalls: []Stall{{Tool: "bash", Target: "make", Failing: true, Seqs: []int64{0, 1}}}}
+	if got := EndReasonWith(schema.Run{}, events, RunOccupancy{}, nil); got.Reason != schema.EndUnknown {
+		t.Errorf("computed stalls: %+v, want unknown", got)
+	}
+	if got := EndReasonWith(schema.Run{}, events, RunOccupancy{}, &EndOptions{Stalls: &st}); got.Reason != schema.EndStalled || got.Rule != RuleStall {
+		t.Errorf("given stalls: %+v, want stalled by %s", got, RuleStall)
+	}
+}

@@ -180,3 +180,49 @@ func TestDTOCEnvelope(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayLoggedOverflowPolicySaved: at the run's own window a policy
+// whose last prompt is smaller than keep-all's (it saved tokens by then)
+// may have fitted where the log overflowed: censored, not the log's
+// overflow; keep-all on the same trace ends as the log did.
+func TestReplayLoggedOverflowPolicySaved(t *testing.T) {
+	window := int64(1000)
+	run := schema.Run{RunID: "r", NTurns: 3, WindowTokens: &window}
+	call := func(seq, turn int64, id string) schema.Event {
+		return fidelityEvent(seq, turn, schema.KindToolCall, 10, func(e *schema.Event) { e.ToolName, e.CallID = "bash", id })
+	}
+	result := func(seq, turn int64, id string) schema.Event {
+		return fidelityEvent(seq, turn, schema.KindToolResult, 200, func(e *schema.Event) {
+			e.ToolName, e.CallID, e.ToolKey, e.Text = "bash", id, id, "line one\nline two"
+		})
+	}
+	events := []schema.Event{
+		fidelityEvent(0, 0, schema.KindUser, 50, nil),
+		call(1, 0, "a"), result(2, 1, "a"),
+		call(3, 1, "b"), result(4, 2, "b"),
+		fidelityEvent(5, 2, schema.KindAssistant, 10, func(e *schema.Event) { e.Text = "Error: prompt is too long" }),
+	}
+	end := diagnose.Run(run, events, nil, nil, 0).End
+	tr := NewTrace(run, events, nil, nil, end, nil)
+	tests := []struct {
+		spec   string
+		status Status
+	}{
+		{"keep-all", Overflow},
+		// mask(n=1) shows the first result (200 tokens) as a placeholder at
+		// call 2: its last prompt is below keep-all's
+		{"mask(n=1)", Censored},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			p, err := Parse(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rp Replayer
+			if r := rp.Replay(tr, p, Options{}); r.Status != tc.status {
+				t.Errorf("status %s (overflow logged %v), want %s", r.Status, r.OverflowLogged, tc.status)
+			}
+		})
+	}
+}
