@@ -79,6 +79,13 @@ arguments) answered by the same failing output again (is_error or a non-zero
 exit code), a repeat the same with an output that did not fail. The verdict comes first; --by groups the
 peak-occupancy summary by model family, harness or source format.
 
+A resumed or forked session (Claude Code copies the earlier messages, same
+message id, into the new file) is linked to the run it continues: a usage row
+with the request id and tokens of a row of a run that ended earlier is a copy,
+counted there (store.CopiesSQL). Its cost is priced from its own rows, and a
+run whose every row is a copy is left out of the verdict, groups, reading
+boundary and cost totals.
+
 Results are stored in three tables, replaced whole (in one transaction) on
 each call unless --no-save is given (which opens the database read-only):
 diag_runs, one row per run (window, calls, peak, calls ≥ 50/80/95 %,

@@ -480,7 +480,8 @@ func simRunValues(r *simulate.Row) []any {
 		nullIf(r.OverflowCall, r.OverflowCall < 0), nullIf(r.KeepAllOverflowAt, r.KeepAllOverflowAt < 0), nullIf(r.FirstActivation, r.FirstActivation < 0),
 		r.PromptTokens, r.KeepAllTokens, r.TokenRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
-		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent}
+		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
+		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok}
 }
 
 func windowLabel(w int64, own bool) string {

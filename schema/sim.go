@@ -42,6 +42,10 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	nul("cost_cached_usd", Double, "as cost_usd, but cached_tokens at the cache-read price and the rest of each prompt at the cache-write price (input price when the table has none)"),
 	col("boundary_turn", BigInt, "calls before the run stopped: its time on the reading-boundary curve"),
 	col("boundary_event", Boolean, "an event of the policy's reading-boundary curve (stopped while reading, not finished, not censored)"),
+	col("boundary_finished", Boolean, "the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished"),
+	col("overflow_logged", Boolean, "the overflow is the log's own (the run ended on window length, its replayed prompts fit, the policy saved nothing by its last call)"),
+	col("stall_messages", BigInt, "stall messages the policy injected (not counted as activation)"),
+	col("stall_message_tokens", BigInt, "their tokens"),
 }}
 
 // SimCalls describes the sim_calls table.
