@@ -469,6 +469,9 @@ func reportAnalyse(ctx context.Context, st *store.Store, o *ReportOptions) (*rep
 	if err != nil {
 		return nil, err
 	}
+	if da.conts, err = st.Continuations(ctx); err != nil { // resumed sessions counted once, as in diagnose
+		return nil, err
+	}
 	ra, err := newRecAnalysis(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
 	if err != nil {
 		return nil, err
