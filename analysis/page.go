@@ -114,7 +114,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	byPolicy := map[string][]diagnose.BoundaryRun{}
 	for i := range sim.Results {
 		r := &sim.Results[i]
-		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+		byPolicy[r.Policy] = append(byPolicy[r.Policy], r.BoundaryInput())
 	}
 	for _, p := range sim.Policies {
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
@@ -180,9 +180,11 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 }
 
 func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
-	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored, Found: b.Found, Turn: b.Turn}
-	for _, p := range b.Curve {
-		s.Curve = append(s.Curve, htmlreport.KMPoint(p))
+	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
+	// (finishing competing), the boundary's own curve
+	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
+	for _, p := range b.CIF {
+		s.Curve = append(s.Curve, htmlreport.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }

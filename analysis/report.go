@@ -155,6 +155,9 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if err != nil {
 		return nil, err
 	}
+	if da.conts, err = st.Continuations(ctx); err != nil { // resumed sessions counted once, as in diagnose
+		return nil, err
+	}
 	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2, Window: o.Window}) // trajmine recommend's defaults
 	if err != nil {
 		return nil, err

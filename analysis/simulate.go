@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
@@ -70,7 +71,10 @@ type Simulation struct {
 	// input at every logged call, after compactions too, beside keep-all's
 	LoggedAccuracy []simulate.LoggedAccuracyRow `json:"as_logged_accuracy"`
 	Calibrated     int                          `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
-	Results        []simulate.Row               `json:"results"`
+	// ReReads: the re-invocation attributor's predicted re-reads per tool
+	// against those the logs show (counterfactual.ReReadValidation)
+	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
+	Results []simulate.Row                  `json:"results"`
 }
 
 // SimPolicy is one replayed policy: its spec and short name.
@@ -89,6 +93,7 @@ type simDone struct {
 	calibrated bool
 	format     string
 	family     string
+	rereads    []counterfactual.ToolReReads
 }
 
 // SimulateStore replays every selected run (see the command's help) in
@@ -124,6 +129,7 @@ type Simulate struct {
 	out     Simulation
 	acc     simulate.Accuracy
 	lacc    simulate.LoggedAccuracy
+	rereads counterfactual.ReReadValidator
 	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
 	// rows are collected in chunks (appending to one slice of big rows
 	// copied them over and over) and flattened into out.Results once
@@ -209,7 +215,11 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	keepCalls := o.Calls && !o.NoSave
 	return func(w *RunWork) any {
 		tr := w.Trace()
-		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family}
+		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
+			rereads: counterfactual.RunReReads(w.Events, w.Uses(), func(tool, args string) bool {
+				c := w.Classify(w.Run.Harness, tool, args)
+				return c == "read" || c == "search"
+			})}
 		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
 		for _, win := range o.Windows {
 			own := win < 0
@@ -251,6 +261,7 @@ func (a *Simulate) Add(v any) error {
 	r := v.(simDone)
 	a.out.Runs++
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
+	a.rereads.Add(r.rereads)
 	a.lacc.Add(r.format, r.family, r.logged)
 	if r.calibrated {
 		a.out.Calibrated++
@@ -283,6 +294,7 @@ func (a *Simulate) Finish() Simulation {
 	a.Flatten()
 	o, out := a.o, a.out
 	out.Accuracy = a.acc.Rows()
+	out.ReReads = a.rereads.Result()
 	out.LoggedAccuracy = a.lacc.Rows()
 	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})
 	if o.By != "" {
@@ -318,5 +330,6 @@ func simRunValues(r *simulate.Row) []any {
 		r.PromptTokens, r.KeepAllTokens, r.TokenRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
 		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
-		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost}
+		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
+		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok}
 }

@@ -76,8 +76,10 @@ previous call at the cache-read price, the rest at the cache-write price;
 trajmine diagnose's price table, --prices to override) against as-logged's
 cost. OVERFLOW counts runs that overflowed; VS KEEP-ALL is Σ prompts / Σ
 keep-all prompts; BOUNDARY is the reading boundary under the policy: the call
-by which half the runs that did not finish had stopped while reading
-(Kaplan–Meier; finished and censored runs censored). --json adds per-run rows,
+by which half the runs had stopped while reading without finishing
+(Aalen–Johansen cumulative incidence, finishing a competing outcome, other
+stops censored; stated over at least 10 runs; the Kaplan–Meier turn is
+reading_boundary_km_turn in --json). --json adds per-run rows,
 the per-run median token ratio with its CI, the paired Wilcoxon signed-rank
 test against as-logged, keep-all's totals and both accuracy tables.
 

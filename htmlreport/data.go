@@ -121,7 +121,9 @@ type ToolRent struct {
 	MeanTokens float64
 }
 
-// KMPoint is one step of a Kaplan–Meier curve (diagnose.KMPoint).
+// KMPoint is one step of a reading-boundary curve: cmd fills Survival with
+// 1 − the Aalen–Johansen incidence of reading stops (diagnose.CIFPoint),
+// Censored with the finished and censored runs.
 type KMPoint struct {
 	Turn     int64
 	AtRisk   int64

@@ -50,6 +50,10 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	col("saved", Boolean, "baseline_overflow and the policy does not overflow (never a run whose log finished; never for as-logged itself)"),
 	col("lost", Boolean, "the policy overflows where the as-logged replay does not (as_logged_overflow_call NULL) and not baseline_overflow"),
 	nul("as_logged_cost_usd", Double, "as cost_usd for the as-logged baseline on the same calls (its summarizer calls at the input and output prices); NULL when the model has no price"),
+	col("boundary_finished", Boolean, "the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished"),
+	col("overflow_logged", Boolean, "the overflow is the log's own (the run ended on window length, its replayed prompts fit, the policy saved nothing by its last call)"),
+	col("stall_messages", BigInt, "stall messages the policy injected (not counted as activation)"),
+	col("stall_message_tokens", BigInt, "their tokens"),
 }}
 
 // SimCalls describes the sim_calls table.

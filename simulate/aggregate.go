@@ -125,11 +125,17 @@ type Agg struct {
 	KeepAllRatio    float64 `json:"keep_all_total_ratio"`
 	KeepAllOverflow int     `json:"keep_all_overflow"`
 
+	// the reading boundary of the replayed runs (diagnose.Boundary:
+	// Aalen–Johansen, finishing competing, at least BoundaryMinRuns runs)
 	BoundaryFound bool  `json:"reading_boundary_found"`
 	BoundaryTurn  int64 `json:"reading_boundary_turn"`
-	BoundaryRuns  int64 `json:"reading_boundary_events"`
+	BoundaryRuns  int64 `json:"reading_boundary_events"` // runs that stopped while reading
+	// BoundaryKMTurn: the Kaplan–Meier boundary (finished censored) for
+	// comparison; 0 when it has none
+	BoundaryKMTurn int64 `json:"reading_boundary_km_turn"`
 
-	Activated             int      `json:"activated"`               // runs where the policy changed a prompt
+	Activated             int      `json:"activated"`               // runs where the policy changed a prompt (stall messages aside)
+	StallMessages         int64    `json:"stall_messages"`          // Σ stall messages injected (RunResult.StallMessages)
 	FirstActivationMedian *float64 `json:"first_activation_median"` // over activated runs; nil when none
 	CharsRemovedMedian    *float64 `json:"chars_removed_median"`    // median per-run share over activated runs; nil when none
 	CharsRemovedAll       float64  `json:"chars_removed_all"`       // Σ removed / Σ full over all runs
@@ -263,7 +269,8 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 					a.AsLoggedCostCachedUSD += *r.AsLoggedCostCachedUSD
 				}
 			}
-			br = append(br, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+			br = append(br, r.BoundaryInput())
+			a.StallMessages += int64(r.StallMessages)
 		}
 		a.TokensSaved = a.AsLoggedTokens - a.Tokens
 		a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
@@ -288,7 +295,7 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 			a.CharsRemovedAll = cr / cf
 		}
 		b := diagnose.Boundary(br)
-		a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns = b.Found, b.Turn, b.Events
+		a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns, a.BoundaryKMTurn = b.Found, b.Turn, b.Events, b.KMTurn
 		out = append(out, a)
 	}
 	rank(out)

@@ -39,9 +39,10 @@ func init() {
 		Params: []Param{{"placeholder", "40", "tokens of a hidden output's placeholder"}}})
 	register(Def{Name: "dtoc-tracking", Mechanism: MechanismDtoc, build: newDTOC(dtocTracking),
 		Doc: "Tracking only: every tool result is wrapped in DTOC's envelope {tool_key, tool_result, estimated_tokens} and nothing is hidden. " +
-			"Set envelope=0 for logs recorded under DTOC, whose outputs already carry it.",
+			"A result the log shows in its envelope (recorded under DTOC) keeps the logged envelope's tokens, which every policy counts; " +
+			"the others get the run's mean logged envelope when it has one, else envelope.",
 		Source: "DTOC seed paper (envelope); envelope size ours: the skeleton's ~60 characters at 4 per token",
-		Params: []Param{{"envelope", "15", "tokens the envelope adds to each tool result"}}})
+		Params: []Param{{"envelope", "15", "tokens the envelope adds to each tool result, in runs whose log shows no envelope"}}})
 	register(Def{Name: "dtoc-oracle", Mechanism: MechanismDtoc, build: newDTOC(dtocOracle),
 		Doc: "Upper bound: each tool result is visible at the call it arrives and at every call that uses it (package counterfactual), " +
 			"a placeholder at every other call; it never causes a re-invocation and its own enable/disable calls are free.",

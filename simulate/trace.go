@@ -69,6 +69,9 @@ type Item struct {
 	Lines  int32  // lines of text (tool results), for placeholders that name them
 	Tool   string // tool name (tool calls and results)
 	Key    string // tool key (tool results): what manage_context names
+	// Envelope is the tokens of the DTOC envelope a tool result is logged
+	// in (Tokens include them); 0 when the log shows none.
+	Envelope int32
 	// Carried marks a reasoning item the log does not record but bills: the
 	// output tokens of a call beyond its recorded output items (see fitTokens).
 	Carried bool
@@ -262,7 +265,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		if e.Kind.IsOutput() {
 			since++
 		}
-		tok := e.EstTokens
+		tok := e.SeenTokens() // a DTOC envelope included: the model saw it
 		it := Item{Seq: e.Seq, Since: int32(clamp64(since, 0, math.MaxInt32)), Kind: k, Call: -1,
 			Tokens: int32(clamp64(tok, 0, math.MaxInt32)), Chars: int32(clamp64(e.Chars, 0, math.MaxInt32)), Tool: e.ToolName}
 		switch k {
@@ -276,6 +279,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		case ItemToolResult:
 			it.Lines = int32(clamp64(int64(strings.Count(e.Text, "\n")+1), 0, math.MaxInt32))
 			it.Key = e.ToolKey
+			it.Envelope = int32(clamp64(e.EnvelopeTokens, 0, math.MaxInt32))
 			if it.Key == "" {
 				it.Key = e.CallID
 			}
