@@ -358,11 +358,16 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			Logged     []simulate.LoggedAccuracyRow `json:"simulation_as_logged_accuracy"`
 			Runs       []schema.Run                 `json:"runs"`
 			HTML       string                       `json:"html_report"`
-		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html}); err != nil {
+			Headline   []string                     `json:"headline"`
+		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res)}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
 		return nil
+	}
+	fmt.Fprintln(o.Out)
+	for _, l := range analysis.Headline(res) {
+		fmt.Fprintln(o.Out, l)
 	}
 	fmt.Fprintln(o.Out)
 	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
