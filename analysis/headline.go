@@ -73,7 +73,11 @@ func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
 		return a.Policy
 	}
 	fewer := func(a simulate.Agg) string {
-		return fmt.Sprintf("%s of what ran's tokens [%s, %s]", textfmt.Pct(a.TotalRatio), textfmt.Pct(a.TotalLo), textfmt.Pct(a.TotalHi))
+		s := fmt.Sprintf("%s of what ran's tokens [%s, %s]", textfmt.Pct(a.TotalRatio), textfmt.Pct(a.TotalLo), textfmt.Pct(a.TotalHi))
+		if a.TotalHi >= 1 {
+			s += ", a 95% CI that does not exclude no saving"
+		}
+		return s
 	}
 	if windowEnds > 0 || lostUnderLog > 0 {
 		best := -1
@@ -92,17 +96,19 @@ func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
 		}
 		return fmt.Sprintf("Replayed on the same calls, %s would have carried %d of the %s lost under what ran through%s, at %s.", short(a), a.Saved, runsOf(lostUnderLog), lost, fewer(a))
 	}
+	// the recommendation's limits: no run lost, re-invocations within bounds
 	best := -1
 	for i, a := range rows {
-		if a.Lost == 0 && a.TokensSaved > 0 && (best < 0 || a.TokensSaved > rows[best].TokensSaved) {
+		if a.Lost == 0 && a.ReinvPer100 <= float64(recommend.DefaultMaxReinv) && a.TokensSaved > 0 && (best < 0 || a.TokensSaved > rows[best].TokensSaved) {
 			best = i
 		}
 	}
 	if best < 0 {
-		return "No run needed saving, and no replayed policy uses fewer tokens than what ran without losing a run."
+		return fmt.Sprintf("No run needed saving, and no replayed policy uses fewer tokens than what ran without losing a run or predicting more than %d re-invocations per 100 calls.", recommend.DefaultMaxReinv)
 	}
 	a := rows[best]
-	return fmt.Sprintf("No run needed saving; replayed on the same calls, %s would have used %s (%s tokens fewer), losing no run.", short(a), fewer(a), textfmt.Thousands(a.TokensSaved))
+	return fmt.Sprintf("No run needed saving; replayed on the same calls, %s would have used %s (%s tokens fewer), losing no run, with %.1f predicted re-invocations per 100 calls.",
+		short(a), fewer(a), textfmt.Thousands(a.TokensSaved), a.ReinvPer100)
 }
 
 // nextSentence is what to do next: the recommended policies, or what

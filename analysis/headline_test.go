@@ -16,7 +16,9 @@ func TestHeadline(t *testing.T) {
 	mask := simulate.Agg{Policy: "mask(n=10,style=swe-agent,unit=observations)", Saved: 2, Lost: 1, TokensSaved: 5000, TotalRatio: 0.8, TotalLo: 0.7, TotalHi: 0.9}
 	trunc := simulate.Agg{Policy: "truncate", Saved: 2, TokensSaved: 100, TotalRatio: 0.99, TotalLo: 0.98, TotalHi: 1}
 	quiet := simulate.Agg{Policy: "truncate", TokensSaved: 0, TotalRatio: 1}
-	saver := simulate.Agg{Policy: "halflife(activate=0.5,keep=4,cap=8000,floor=0,stall=false,stall_tokens=40)", TokensSaved: 12345, TotalRatio: 0.75, TotalLo: 0.7, TotalHi: 0.81}
+	saver := simulate.Agg{Policy: "halflife(activate=0.5,keep=4,cap=8000,floor=0,stall=false,stall_tokens=40)", TokensSaved: 12345, TotalRatio: 0.75, TotalLo: 0.7, TotalHi: 0.81, ReinvPer100: 1.5}
+	// saves more, but above recommend's re-invocation limit (2 per 100 calls)
+	chatty := simulate.Agg{Policy: "mask", TokensSaved: 99999, TotalRatio: 0.5, TotalLo: 0.4, TotalHi: 1.1, ReinvPer100: 4.3}
 	for _, tc := range []struct {
 		name string
 		rep  Report
@@ -32,11 +34,18 @@ func TestHeadline(t *testing.T) {
 				"Next: use mask for claude (trajmine recommend --config HARNESS prints the harness's own setting); 1 model family is short of runs."}},
 		{"no window end, a policy saves tokens",
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 1, UnknownWindow: 1}},
-				Simulation: Simulation{Comparison: []simulate.Agg{{Policy: simulate.AsLoggedName}, quiet, saver}},
+				Simulation: Simulation{Comparison: []simulate.Agg{{Policy: simulate.AsLoggedName}, quiet, chatty, saver}},
 				Recs:       []recommend.Result{{Family: "gpt", Insufficient: true}}},
 			[]string{"The run did not end on window length.",
-				"No run needed saving; replayed on the same calls, halflife would have used 75.0% of what ran's tokens [70.0%, 81.0%] (12,345 tokens fewer), losing no run.",
+				"No run needed saving; replayed on the same calls, halflife would have used 75.0% of what ran's tokens [70.0%, 81.0%] (12,345 tokens fewer), losing no run, with 1.5 predicted re-invocations per 100 calls.",
 				"Next: collect more runs: no model family has the ≥ 10 training and ≥ 5 held-out runs a recommendation needs (trajmine recommend says how many each lacks); 1 run has no known window: give one with --window N."}},
+		{"a saving whose CI reaches what ran",
+			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 2}},
+				Simulation: Simulation{Comparison: []simulate.Agg{{Policy: simulate.AsLoggedName}, {Policy: "truncate", TokensSaved: 10, TotalRatio: 0.95, TotalLo: 0.9, TotalHi: 1.02}}},
+				Recs:       []recommend.Result{{Family: "claude", Policy: "keep-all"}}},
+			[]string{"None of the 2 runs ended on window length.",
+				"No run needed saving; replayed on the same calls, truncate would have used 95.0% of what ran's tokens [90.0%, 102.0%], a 95% CI that does not exclude no saving (10 tokens fewer), losing no run, with 0.0 predicted re-invocations per 100 calls.",
+				"Next: keep your current settings: no policy beat what ran on held-out runs (trajmine recommend shows the candidates)."}},
 		{"window ends no policy prevents; keep settings",
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 4, WindowEnds: 4, Share: 1, Explicit: 4}},
 				Simulation: Simulation{Comparison: []simulate.Agg{{Policy: simulate.AsLoggedName, BaselineOverflow: 4}, quiet}},
