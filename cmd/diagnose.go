@@ -7,7 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +24,8 @@ type DiagnoseOptions struct {
 	JSON   bool
 	NoSave bool // do not write diag_runs and diag_calls (the database is opened read-only)
 	Out    io.Writer
+	Width  int  // fit tables to this many columns (0: no limit)
+	Bold   bool // bold table headers
 }
 
 // NewDiagnoseCmd builds `trajmine diagnose`.
@@ -110,7 +112,7 @@ documents every column. The figures printed follow from them:
 `,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			if o.Window < 0 {
 				return flagErrorf("--window must be a positive number of tokens")
 			}
@@ -162,30 +164,29 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 	if o.JSON {
 		return writeJSON(o.Out, out)
 	}
-	return writeDiagnose(o.Out, out)
+	return writeDiagnose(o.Out, out, o.Width, o.Bold)
 }
 
-func writeDiagnose(w io.Writer, d diagnose.Summary) error {
+func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error {
 	writeVerdict(w, d)
 	fmt.Fprintf(w, "\nPeak occupancy by %s (the largest single request per run, as a share of its window):\n", d.By)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s\tRUNS\tWINDOW-ENDS\tMEDIAN PEAK\tMAX PEAK\tRUNS PEAK≥80%%\tMAX PEAK TOKENS\n", diagnoseByHeader(d.By))
-	for _, g := range d.Groups {
+	g := &table{header: []string{diagnoseByHeader(d.By), "RUNS", "WINDOW-ENDS", "MEDIAN PEAK", "MAX PEAK", "RUNS PEAK≥80%", "MAX PEAK TOKENS"}}
+	for _, x := range d.Groups {
 		med, mx := "-", "-"
-		if g.KnownWindow > 0 {
-			med, mx = pct(g.MedianPeak), pct(g.MaxPeak)
+		if x.KnownWindow > 0 {
+			med, mx = pct(x.MedianPeak), pct(x.MaxPeak)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\t%s\n", snippet(g.Key, 32), g.Runs, g.WindowEnds, med, mx, g.RunsPeakGE80, thousands(g.MaxPeakTokens))
+		g.add(snippet(x.Key, 32), thousands(int64(x.Runs)), thousands(int64(x.WindowEnds)), med, mx, thousands(int64(x.RunsPeakGE80)), thousands(x.MaxPeakTokens))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := g.write(w, width, bold); err != nil {
 		return err
 	}
-	if err := writeDiagnoseExtras(w, d); err != nil {
+	if err := writeDiagnoseExtras(w, d, width, bold); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tMODEL\tWINDOW\tPEAK\tPEAK%\t≥80%\tCOMPACT\tEND\tWHY")
+	t := &table{header: []string{"RUN", "MODEL", "WINDOW", "PEAK", "PEAK%", "≥80%", "COMPACT", "END", "WHY"}, min: []int{12, 8, 10, 4, 5, 4, 7, 10, 20}}
+	estimated, inferred := false, false
 	for _, r := range d.Runs {
 		o := r.Occupancy
 		window, share := "? (unknown)", "-"
@@ -195,16 +196,25 @@ func writeDiagnose(w io.Writer, d diagnose.Summary) error {
 		}
 		peak := thousands(o.PeakTokens)
 		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Turn == o.PeakTurn })].Source == diagnose.PromptEstimated {
-			peak = "~" + peak
+			peak, estimated = "~"+peak, true
 		}
 		end := string(r.End.Reason)
 		if r.End.Source == "inferred" {
-			end += "?"
+			end, inferred = end+"?", true
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s: %s\n", snippet(r.RunID, 40), snippet(orDash(r.Model), 28), window, peak, share,
-			o.Calls80, len(o.Compactions), end, r.End.Rule, snippet(r.End.Why, 80))
+		t.add(snippet(r.RunID, 40), snippet(orDash(r.Model), 28), window, peak, share, thousands(int64(o.Calls80)), thousands(int64(len(o.Compactions))), end, r.End.Rule+": "+snippet(r.End.Why, 80))
 	}
-	return tw.Flush()
+	var marks []string
+	if estimated {
+		marks = append(marks, "~ peak estimated (no logged usage at that call)")
+	}
+	if inferred {
+		marks = append(marks, "? end reason inferred, not logged")
+	}
+	if len(marks) > 0 {
+		t.footer = []string{strings.Join(marks, "; ")}
+	}
+	return t.write(w, width, bold)
 }
 
 func diagnoseByHeader(by string) string {
@@ -219,20 +229,19 @@ func diagnoseByHeader(by string) string {
 
 // writeDiagnoseExtras prints the token-rent table, the reading-boundary
 // curve's event points, and the re-read and stall totals.
-func writeDiagnoseExtras(w io.Writer, d diagnose.Summary) error {
+func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) error {
 	fmt.Fprintln(w, "\nToken rent by tool (tokens × the calls that carried them; top 10):")
 	if len(d.RentByTool) == 0 {
 		fmt.Fprintln(w, "  no tool outputs")
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "TOOL\tRENT\tSHARE\tOUTPUTS\tMEAN TOKENS")
+		rt := &table{header: []string{"TOOL", "RENT", "SHARE", "OUTPUTS", "MEAN TOKENS"}}
 		for i, t := range d.RentByTool {
 			if i == 10 {
 				break
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", snippet(orDash(t.Tool), 32), thousands(t.Rent), pct(t.Share), thousands(t.Outputs), thousands(int64(math.Round(t.MeanTokens))))
+			rt.add(snippet(orDash(t.Tool), 32), thousands(t.Rent), pct(t.Share), thousands(t.Outputs), thousands(int64(math.Round(t.MeanTokens))))
 		}
-		if err := tw.Flush(); err != nil {
+		if err := rt.write(w, width, bold); err != nil {
 			return err
 		}
 	}
@@ -242,15 +251,14 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary) error {
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
 	} else {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CALL\tAT RISK\tREADING\tFINISHED\tCENSORED\tINCIDENCE\tFINISHED INCIDENCE")
+		bt := &table{header: []string{"CALL", "AT RISK", "READING", "FINISHED", "CENSORED", "INCIDENCE", "FINISHED INCIDENCE"}}
 		for _, p := range b.CIF {
 			if p.Events == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", thousands(p.Turn), p.AtRisk, p.Events, p.Finished, p.Censored, pct(p.Incidence), pct(p.FinishedIncidence))
+			bt.add(thousands(p.Turn), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
 		}
-		if err := tw.Flush(); err != nil {
+		if err := bt.write(w, width, bold); err != nil {
 			return err
 		}
 	}

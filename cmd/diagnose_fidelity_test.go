@@ -37,7 +37,7 @@ func TestDiagnoseCorpusPrintsFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w strings.Builder
-	if err := writeDiagnose(&w, out); err != nil {
+	if err := writeDiagnose(&w, out, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	b, tot := out.ReadingBoundary, out.Totals

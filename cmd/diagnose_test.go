@@ -80,10 +80,10 @@ func TestDiagnoseUsageErrors(t *testing.T) {
 func TestDiagnoseExtrasCurve(t *testing.T) {
 	var buf strings.Builder
 	d := diagnose.Summary{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})}
-	if err := writeDiagnoseExtras(&buf, d); err != nil {
+	if err := writeDiagnoseExtras(&buf, d, 0, false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "23    2        1        0         0         50.0%      0.0%") {
+	if !strings.Contains(buf.String(), "  23        2        1         0         0      50.0%                0.0%") {
 		t.Errorf("curve not printed:\n%s", buf.String())
 	}
 }
