@@ -383,7 +383,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short
 	}
-	writeComparison(o.Out, sim.Comparison, short, false)
+	writeComparison(o.Out, sim.Comparison, short, false, o.Width, o.Bold)
 	fmt.Fprintln(o.Out)
 	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
 	for _, r := range recs {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +28,8 @@ type SimulateOptions struct {
 	NoSave     bool
 	JSON       bool
 	Out        io.Writer
+	Width      int  // fit tables to this many columns (0: no limit)
+	Bold       bool // bold table headers
 
 	shard, shards int
 	windows       []int64
@@ -93,7 +94,7 @@ byte-identical for the same database and flags.`,
   trajmine simulate --policy-file policies.yaml --by model --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			switch o.By {
 			case "", "model", "harness", "format":
 			default:
@@ -128,7 +129,7 @@ byte-identical for the same database and flags.`,
 			if o.JSON {
 				return writeJSON(o.Out, out)
 			}
-			return writeSimulate(o.Out, out)
+			return writeSimulate(o.Out, out, o.Width, o.Bold)
 		},
 	}
 	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "policy spec, e.g. 'halflife(cap=4000)' (repeatable; default: the whole catalog)")
@@ -219,7 +220,7 @@ func (o *SimulateOptions) analysis() *analysis.SimulateOptions {
 		Reserve: o.Reserve, Prices: o.Prices, Calls: o.Calls, NoSave: o.NoSave}
 }
 
-func writeSimulate(w io.Writer, out analysis.Simulation) error {
+func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) error {
 	short := map[string]string{}
 	for _, p := range out.Policies {
 		short[p.Spec] = p.Short
@@ -240,10 +241,10 @@ func writeSimulate(w io.Writer, out analysis.Simulation) error {
 	}
 	writeAccuracyLine(w, out.Accuracy, out.LoggedAccuracy)
 	fmt.Fprintln(w)
-	writeComparison(w, out.Comparison, short, false)
+	writeComparison(w, out.Comparison, short, false, width, bold)
 	if len(out.Groups) > 0 {
 		fmt.Fprintf(w, "\nby %s:\n", out.By)
-		writeComparison(w, out.Groups, short, true)
+		writeComparison(w, out.Groups, short, true, width, bold)
 	}
 	return nil
 }
@@ -257,16 +258,14 @@ func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulat
 
 // writeComparison prints the headline table, ranked per window (and
 // group): totals against the as-logged baseline, keep-all as a reference.
-func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {
+func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool, width int, bold bool) {
 	fmt.Fprintln(w, "against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),")
 	fmt.Fprintln(w, "TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy gets through (never a finished log), LOST = the reverse;")
 	fmt.Fprintln(w, "ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "WINDOW\t#\tPOLICY\tRUNS\tACTED\tTOKENS SAVED\tTOTAL × [95% CI]\tSAVED\tLOST\tREINV/100 CALLS\t$ SAVED\tCOST ×\tOVERFLOW\tVS KEEP-ALL\tBOUNDARY\t"
+	t := &table{header: []string{"WINDOW", "#", "POLICY", "RUNS", "ACTED", "TOKENS SAVED", "TOTAL × [95% CI]", "SAVED", "LOST", "REINV/100 CALLS", "$ SAVED", "COST ×", "OVERFLOW", "VS KEEP-ALL", "BOUNDARY"}}
 	if grouped {
-		head = "GROUP\t" + head
+		t.header = append([]string{"GROUP"}, t.header...)
 	}
-	fmt.Fprintln(tw, head)
 	for _, a := range simulate.Ranked(aggs) {
 		wl := windowLabel(a.Window, a.Window < 0)
 		b := "-"
@@ -278,15 +277,23 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 			_, cc := a.CostRatio()
 			cost, usd = fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
 		}
-		line := fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%s\t%.3f [%.3f, %.3f]\t%d\t%d\t%.1f\t%s\t%s\t%d\t%.3f\t%s\t",
-			wl, a.Rank, short[a.Policy], a.Runs, a.Activated, signedThousands(a.TokensSaved), a.TotalRatio, a.TotalLo, a.TotalHi,
-			a.Saved, a.Lost, a.ReinvPer100, usd, cost, a.Overflow, a.KeepAllRatio, b)
+		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), signedThousands(a.TokensSaved),
+			fmt.Sprintf("%.3f [%.3f, %.3f]", a.TotalRatio, a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
+			fmt.Sprintf("%.1f", a.ReinvPer100), usd, cost, thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
 		if grouped {
-			line = a.Group + "\t" + line
+			row = append([]string{a.Group}, row...)
 		}
-		fmt.Fprintln(tw, line)
+		t.add(row...)
 	}
-	tw.Flush()
+	// SAVED, LOST, OVERFLOW and BOUNDARY: left out when nothing is in them
+	off := 0
+	if grouped {
+		off = 1
+	}
+	if gone := t.collapse(off+7, off+8, off+12, off+14); len(gone) > 0 {
+		t.footer = []string{strings.Join(gone, ", ") + ": 0 (or none) for every policy, columns left out"}
+	}
+	_ = t.write(w, width, bold)
 }
 
 // signedThousands is n with thousands separators, a minus when negative.

@@ -210,3 +210,55 @@ func wrap(s string, width int) []string {
 	}
 	return append(out, line)
 }
+
+// collapse removes the columns among cols whose every cell is zero, blank
+// or "-" (allZero) and returns their headers, for a footer that says so:
+// a column of zeros says nothing a line cannot.
+func (t *table) collapse(cols ...int) []string {
+	drop := map[int]bool{}
+	var names []string
+	for _, c := range cols {
+		if c < len(t.header) && len(t.rows) > 0 && t.allZero(c) {
+			drop[c] = true
+			names = append(names, t.header[c])
+		}
+	}
+	if len(drop) == 0 {
+		return nil
+	}
+	keep := func(r []string) []string {
+		if r == nil {
+			return nil
+		}
+		out := make([]string, 0, len(r))
+		for i, c := range r {
+			if !drop[i] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	t.header, t.totals = keep(t.header), keep(t.totals)
+	for i, r := range t.rows {
+		t.rows[i] = keep(r)
+	}
+	if t.right != nil {
+		var r []bool
+		for i, x := range t.right {
+			if !drop[i] {
+				r = append(r, x)
+			}
+		}
+		t.right = r
+	}
+	if t.min != nil {
+		var m []int
+		for i, x := range t.min {
+			if !drop[i] {
+				m = append(m, x)
+			}
+		}
+		t.min = m
+	}
+	return names
+}
