@@ -39,9 +39,11 @@ var allowed = map[string][]string{
 	"internal/textfmt":       {},
 	"counterfactual":         {"schema"},
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt"},
-	"cmd/trajmine":           {"cmd"},
+	// tracer trains TRACER's learned retention offline on replay traces: above simulate, beside recommend
+	"tracer":       {"simulate", "internal/stats"},
+	"analysis":     {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
+	"cmd":          {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "tracer"},
+	"cmd/trajmine": {"cmd"},
 }
 
 // exclusive third-party imports: only the named package may import them.

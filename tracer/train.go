@@ -1,0 +1,413 @@
+package tracer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// Options configures Train. A nil *Options means defaults; zero fields take
+// their defaults.
+type Options struct {
+	Seed       uint64
+	Window     int64   // replay window: 0 each run's own, < 0 unbounded
+	Reserve    int64   // minimum output tokens reserved per call
+	Epochs     int     // passes over the training runs (default 30)
+	Samples    int     // sampled replays per run and epoch (default 2; ≥ 2 for the leave-one-out baseline)
+	Batch      int     // runs per Adam step (default 16)
+	Hidden     int     // hidden units (default 32)
+	LR         float64 // Adam step size (default 0.02)
+	Lambda     float64 // reward per predicted re-invocation (default 0.02; negative means 0)
+	Overflow   float64 // OverflowPenalty: subtracted from an overflowing replay's reward (default 1)
+	Credit     float64 // weight of the outcome model's per-decision channel (default 1; negative means 0, the floor alone)
+	Trigger    float64 // compression event at prompt ≥ Trigger × window (default 0.5)
+	Keep       int     // newest tool results left whole at an event (default 1; negative means 0)
+	Compressor string  // simulate.CompressTruncate (default), CompressHead or CompressSummary
+	// OutcomeSamples caps the decisions the outcome model is refitted on
+	// per epoch (an even subsample; default 8000).
+	OutcomeSamples int
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&r.Epochs, 30)
+	def(&r.Samples, 2)
+	def(&r.Batch, 16)
+	def(&r.Hidden, 32)
+	def(&r.OutcomeSamples, 8000)
+	if r.Keep == 0 {
+		r.Keep = 1
+	}
+	r.Keep = max(r.Keep, 0)
+	fdef := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+		*v = max(*v, 0)
+	}
+	fdef(&r.LR, 0.02)
+	fdef(&r.Lambda, 0.02)
+	fdef(&r.Overflow, 1)
+	fdef(&r.Credit, 1)
+	fdef(&r.Trigger, 0.5)
+	if r.Compressor == "" {
+		r.Compressor = simulate.CompressTruncate
+	}
+	return r
+}
+
+// Epoch is one line of the training curves: the sampled replays of the
+// epoch, and the mean policy on the training runs after it.
+type Epoch struct {
+	Epoch        int     `json:"epoch"`
+	Reward       float64 `json:"reward"`        // mean sampled reward
+	TokenRatio   float64 `json:"token_ratio"`   // sampled: Σ (prompt + re-invocation tokens) / Σ keep-all
+	ReinvPer100  float64 `json:"reinv_per_100"` // sampled: re-invocations per 100 replayed calls
+	Overflows    int     `json:"overflows"`     // sampled replays that overflowed
+	MeanRatio    float64 `json:"mean_ratio"`    // mean sampled retention ratio
+	Decisions    int     `json:"decisions"`     // sampled decisions
+	MeanReward   float64 `json:"mean_reward"`   // the mean policy's reward on the training runs
+	MeanTokens   float64 `json:"mean_token_ratio"`
+	OutcomeLoss  float64 `json:"outcome_logloss"` // the outcome model's log loss on this epoch's decisions before refitting (−1 before the first fit)
+	OutcomeLost  int     `json:"outcome_lost"`    // decisions whose output a later use lost
+	PolicyUpdate int     `json:"updates"`         // Adam steps so far
+}
+
+// Model is a trained policy: the replayable part (simulate.RetentionModel,
+// what tracer(model=FILE) reads), the outcome model and the training record.
+type Model struct {
+	simulate.RetentionModel
+	Outcome  Outcome  `json:"outcome"`
+	Training Training `json:"training"`
+}
+
+// Training records how a model was trained.
+type Training struct {
+	Seed     uint64   `json:"seed"`
+	Window   int64    `json:"window"`
+	Epochs   int      `json:"epochs"`
+	Samples  int      `json:"samples"`
+	Batch    int      `json:"batch"`
+	LR       float64  `json:"lr"`
+	Lambda   float64  `json:"lambda"`
+	Overflow float64  `json:"overflow_penalty"`
+	Credit   float64  `json:"credit"`
+	Runs     int      `json:"runs"`
+	RunIDs   []string `json:"run_ids"` // the training runs, in input order
+	Curves   []Epoch  `json:"curves"`
+}
+
+// decision is one sampled ratio with what the outcome model needs.
+type decision struct {
+	x       []float64
+	r       float64
+	item    int32
+	call    int
+	tokens  int32
+	lost    bool
+	logCost float64
+	credit  float64
+}
+
+// sampler draws each candidate's ratio from the policy's Beta and records it.
+type sampler struct {
+	n    *net
+	rng  *rand.Rand
+	decs []decision
+	mean bool // use the mean (evaluation), record nothing
+}
+
+const ratioEps = 1e-3
+
+func (s *sampler) Retain(_ *simulate.Trace, ev *simulate.Event) {
+	for k := range ev.Cands {
+		a, b := s.n.beta(ev.Cands[k].X)
+		var r float64
+		if s.mean {
+			r = a / (a + b)
+		} else {
+			r = distuv.Beta{Alpha: a, Beta: b, Src: s.rng}.Rand()
+			r = min(max(r, ratioEps), 1-ratioEps)
+		}
+		ev.Cands[k].Ratio = r
+	}
+}
+
+// pending holds the last event's renderings until the replay ends (the labels need its uses).
+type pendingCand struct {
+	simulate.Candidate
+	call int
+}
+
+type recorder struct {
+	*sampler
+	cands []pendingCand
+}
+
+func (r *recorder) Applied(_ *simulate.Trace, ev *simulate.Event) {
+	if r.mean {
+		return
+	}
+	for _, c := range ev.Cands {
+		c.X = slices.Clone(c.X)
+		r.cands = append(r.cands, pendingCand{Candidate: c, call: ev.Call})
+	}
+}
+
+// rollout is one replay of a run under a policy.
+type rollout struct {
+	res    simulate.RunResult
+	reward float64
+	decs   []decision
+}
+
+type trainer struct {
+	o     Options
+	n     *net
+	rng   *rand.Rand
+	rp    simulate.Replayer
+	calls []simulate.CallResult
+	out   *Outcome
+}
+
+// reward is the replay's reward (see the package doc).
+func (tn *trainer) reward(res *simulate.RunResult) float64 {
+	ka := float64(max(res.KeepAllTokens, 1))
+	r := -float64(res.PromptTokens+res.ReinvocationTok)/ka - tn.o.Lambda*float64(res.Reinvocations)
+	if res.Status == simulate.Overflow {
+		r -= tn.o.Overflow
+	}
+	return r
+}
+
+func (tn *trainer) policy(r simulate.Retainer) simulate.Policy {
+	p, err := simulate.NewLearned(r, &simulate.LearnedOptions{Trigger: tn.o.Trigger, Keep: tn.o.Keep, Compressor: tn.o.Compressor, Name: "tracer(training)"})
+	if err != nil {
+		panic(err) // options were validated by Train
+	}
+	return p
+}
+
+// run replays tr once: sampled (recording decisions and their labels) or at the mean.
+func (tn *trainer) run(tr *simulate.Trace, mean bool) rollout {
+	rec := &recorder{sampler: &sampler{n: tn.n, rng: tn.rng, mean: mean}}
+	tn.calls = tn.calls[:0]
+	res := tn.rp.Replay(tr, tn.policy(rec), simulate.Options{Window: tn.o.Window, Reserve: tn.o.Reserve, Calls: &tn.calls})
+	ro := rollout{res: res, reward: tn.reward(&res)}
+	if mean {
+		return ro
+	}
+	ka := float64(max(res.KeepAllTokens, 1))
+	for _, c := range rec.cands {
+		d := decision{x: c.X, r: c.Ratio, item: c.Item, call: c.call, tokens: tr.Items[c.Item].Tokens}
+		// the label: the first later use (at a replayed call) that loses its evidence
+		for ui := range tr.Uses {
+			u := &tr.Uses[ui]
+			if u.Item != c.Item || int(u.Call) < c.call || int(u.Call) >= res.Calls {
+				continue
+			}
+			if c.Lost(tr, u) {
+				d.lost = true
+				d.logCost = math.Log(float64(tr.Items[c.Item].Tokens) + float64(tn.calls[u.Call].PromptTokens) + 1)
+				break
+			}
+		}
+		// the per-decision channel: tokens saved against predicted harm, relative to keeping it whole
+		if tn.out != nil && tn.o.Credit > 0 {
+			left := float64(max(res.Calls-c.call, 0))
+			saving := (1 - d.r) * float64(d.tokens) * left / ka
+			dp := tn.out.P(d.x, d.r) - tn.out.P(d.x, 1)
+			harm := dp * (tn.out.C(d.x)/ka + tn.o.Lambda)
+			d.credit = tn.o.Credit * (saving - harm)
+		}
+		ro.decs = append(ro.decs, d)
+	}
+	return ro
+}
+
+// Train learns a retention policy on traces (see the package doc). It is
+// deterministic for o.Seed and the traces' order. progress, when non-nil,
+// receives each epoch's curve line as it is done.
+func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress func(Epoch)) (*Model, error) {
+	oo := o.withDefaults()
+	if oo.Samples < 2 {
+		return nil, fmt.Errorf("train tracer: samples must be ≥ 2 (the baseline leaves one out)")
+	}
+	if oo.Trigger > 1 {
+		return nil, fmt.Errorf("train tracer: trigger must be in [0,1]")
+	}
+	if len(traces) == 0 {
+		return nil, fmt.Errorf("train tracer: no runs to train on")
+	}
+	tn := &trainer{o: oo, n: newNet(oo.Hidden), rng: rand.New(rand.NewPCG(oo.Seed, 0x7ACE5))}
+	if _, err := simulate.NewLearned(&sampler{}, &simulate.LearnedOptions{Trigger: oo.Trigger, Keep: oo.Keep, Compressor: oo.Compressor}); err != nil {
+		return nil, fmt.Errorf("train tracer: %w", err)
+	}
+	tn.n.init(tn.rng)
+	opt := newAdam(len(tn.n.theta), oo.LR)
+	grad := make([]float64, len(tn.n.theta))
+	order := make([]int, len(traces))
+	for i := range order {
+		order[i] = i
+	}
+	m := &Model{Training: Training{Seed: oo.Seed, Window: oo.Window, Epochs: oo.Epochs, Samples: oo.Samples, Batch: oo.Batch,
+		LR: oo.LR, Lambda: oo.Lambda, Overflow: oo.Overflow, Credit: oo.Credit, Runs: len(traces)}}
+	for _, tr := range traces {
+		m.Training.RunIDs = append(m.Training.RunIDs, tr.RunID)
+	}
+	ros := make([]rollout, oo.Samples)
+	for ep := range oo.Epochs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tn.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		e := Epoch{Epoch: ep + 1}
+		var eff, ka, reinv, calls, ratios float64
+		var samples []sample
+		inBatch := 0
+		clear(grad)
+		for bi, idx := range order {
+			tr := traces[idx]
+			var sum float64
+			for k := range ros {
+				ros[k] = tn.run(tr, false)
+				sum += ros[k].reward
+			}
+			for k := range ros {
+				ro := &ros[k]
+				b := (sum - ro.reward) / float64(len(ros)-1) // leave-one-out baseline
+				adv := ro.reward - b
+				for _, d := range ro.decs {
+					tn.n.addGrad(grad, d.x, d.r, adv+d.credit)
+					samples = append(samples, sample{x: d.x, r: d.r, lost: d.lost, logCost: d.logCost})
+					ratios += d.r
+					if d.lost {
+						e.OutcomeLost++
+					}
+				}
+				e.Decisions += len(ro.decs)
+				e.Reward += ro.reward
+				eff += float64(ro.res.PromptTokens + ro.res.ReinvocationTok)
+				ka += float64(ro.res.KeepAllTokens)
+				reinv += float64(ro.res.Reinvocations)
+				calls += float64(ro.res.Calls)
+				if ro.res.Status == simulate.Overflow {
+					e.Overflows++
+				}
+			}
+			inBatch++
+			if inBatch == oo.Batch || bi == len(order)-1 {
+				scale := 1 / float64(inBatch*len(ros))
+				for k := range grad {
+					grad[k] *= scale
+				}
+				opt.step(tn.n.theta, grad, 5)
+				clear(grad)
+				inBatch = 0
+			}
+		}
+		nr := float64(len(order) * len(ros))
+		e.Reward /= nr
+		e.TokenRatio = eff / max(ka, 1)
+		e.ReinvPer100 = 100 * reinv / max(calls, 1)
+		if e.Decisions > 0 {
+			e.MeanRatio = ratios / float64(e.Decisions)
+		}
+		e.OutcomeLoss = -1
+		if tn.out != nil {
+			e.OutcomeLoss = logLoss(tn.out, samples)
+		}
+		// refit the outcome model on an even subsample of this epoch's decisions
+		if len(samples) > oo.OutcomeSamples {
+			step := float64(len(samples)) / float64(oo.OutcomeSamples)
+			sub := make([]sample, oo.OutcomeSamples)
+			for k := range sub {
+				sub[k] = samples[int(float64(k)*step)]
+			}
+			samples = sub
+		}
+		fit := fitOutcome(samples, tn.out, 1e-3)
+		tn.out = &fit
+		// the mean policy on the training runs
+		var meff, mka float64
+		for _, tr := range traces {
+			ro := tn.run(tr, true)
+			e.MeanReward += ro.reward
+			meff += float64(ro.res.PromptTokens + ro.res.ReinvocationTok)
+			mka += float64(ro.res.KeepAllTokens)
+		}
+		e.MeanReward /= float64(len(traces))
+		e.MeanTokens = meff / max(mka, 1)
+		e.PolicyUpdate = opt.t
+		m.Training.Curves = append(m.Training.Curves, e)
+		if progress != nil {
+			progress(e)
+		}
+	}
+	m.RetentionModel = tn.n.m
+	m.RetentionModel.Features = slices.Clone(simulate.FeatureNames)
+	m.RetentionModel.Trigger, m.RetentionModel.Keep, m.RetentionModel.Compressor = oo.Trigger, oo.Keep, oo.Compressor
+	m.Outcome = *tn.out
+	return m, nil
+}
+
+// logLoss is the outcome model's mean log loss on ss.
+func logLoss(o *Outcome, ss []sample) float64 {
+	if len(ss) == 0 {
+		return math.NaN()
+	}
+	var l float64
+	for _, s := range ss {
+		p := min(max(o.P(s.x, s.r), 1e-9), 1-1e-9)
+		if s.lost {
+			l -= math.Log(p)
+		} else {
+			l -= math.Log1p(-p)
+		}
+	}
+	return l / float64(len(ss))
+}
+
+// WriteModel writes m as indented JSON (byte-identical for the same model).
+func WriteModel(path string, m *Model) error {
+	b, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return fmt.Errorf("write model: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write model: %w", err)
+	}
+	return nil
+}
+
+// ReadModel reads a model file WriteModel wrote.
+func ReadModel(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read model: %w", err)
+	}
+	m := &Model{}
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("read model %s: %w", path, err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("read model %s: %w", path, err)
+	}
+	return m, nil
+}
