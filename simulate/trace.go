@@ -224,7 +224,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		case ItemUser:
 			it.Head = firstUser
 			if firstUser && e.Kind == schema.KindUser {
-				tr.Query = e.Text[:min(len(e.Text), maxQuery)]
+				tr.Query = strings.Clone(e.Text[:min(len(e.Text), maxQuery)])
 			}
 			firstUser = false
 		case ItemToolCall:

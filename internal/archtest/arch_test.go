@@ -39,11 +39,10 @@ var allowed = map[string][]string{
 	"internal/textfmt":       {},
 	"counterfactual":         {"schema"},
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
-	// tracer trains TRACER's learned retention offline on replay traces: above simulate, beside recommend
-	"tracer":       {"simulate", "internal/stats"},
-	"analysis":     {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
-	"cmd":          {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "tracer"},
-	"cmd/trajmine": {"cmd"},
+	"tracer":                 {"simulate", "internal/stats"}, // TRACER's learned retention, trained on replay traces
+	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "tracer"},
+	"cmd/trajmine":           {"cmd"},
 }
 
 // exclusive third-party imports: only the named package may import them.
