@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/trajmine/trajmine/simulate"
@@ -70,6 +71,12 @@ func TestTrainDeterministic(t *testing.T) {
 	a, b, c := enc(5), enc(5), enc(6)
 	if !bytes.Equal(a, b) {
 		t.Error("two trainings with seed 5 differ")
+	}
+	old := runtime.GOMAXPROCS(1)
+	one := enc(5)
+	runtime.GOMAXPROCS(old)
+	if !bytes.Equal(a, one) {
+		t.Error("training with GOMAXPROCS=1 differs")
 	}
 	if bytes.Equal(a, c) {
 		t.Error("seeds 5 and 6 give the same model")

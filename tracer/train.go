@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -178,12 +180,26 @@ type rollout struct {
 }
 
 type trainer struct {
-	o     Options
-	n     *net
-	rng   *rand.Rand
+	o   Options
+	n   *net
+	out *Outcome
+}
+
+// worker is one goroutine's replay state: a view of the net with its own
+// scratch (θ is shared and only read during a batch), a replayer, and the
+// run's random source.
+type worker struct {
+	n     net
 	rp    simulate.Replayer
 	calls []simulate.CallResult
-	out   *Outcome
+	rng   *rand.Rand
+	uses  map[int32][]int32 // per item: indexes into the trace's Uses
+}
+
+func (tn *trainer) newWorker() *worker {
+	w := &worker{n: *tn.n}
+	w.n.h, w.n.o = make([]float64, tn.n.m.Hidden), make([]float64, 2)
+	return w
 }
 
 // reward is the replay's reward (see the package doc).
@@ -204,27 +220,33 @@ func (tn *trainer) policy(r simulate.Retainer) simulate.Policy {
 	return p
 }
 
-// run replays tr once: sampled (recording decisions and their labels) or at the mean.
-func (tn *trainer) run(tr *simulate.Trace, mean bool) rollout {
-	rec := &recorder{sampler: &sampler{n: tn.n, rng: tn.rng, mean: mean}}
-	tn.calls = tn.calls[:0]
-	res := tn.rp.Replay(tr, tn.policy(rec), simulate.Options{Window: tn.o.Window, Reserve: tn.o.Reserve, Calls: &tn.calls})
+// run replays tr once on w: sampled (recording decisions and their labels) or at the mean.
+func (tn *trainer) run(w *worker, tr *simulate.Trace, mean bool) rollout {
+	rec := &recorder{sampler: &sampler{n: &w.n, rng: w.rng, mean: mean}}
+	w.calls = w.calls[:0]
+	res := w.rp.Replay(tr, tn.policy(rec), simulate.Options{Window: tn.o.Window, Reserve: tn.o.Reserve, Calls: &w.calls})
 	ro := rollout{res: res, reward: tn.reward(&res)}
 	if mean {
 		return ro
+	}
+	if w.uses == nil {
+		w.uses = map[int32][]int32{}
+		for ui, u := range tr.Uses {
+			w.uses[u.Item] = append(w.uses[u.Item], int32(ui))
+		}
 	}
 	ka := float64(max(res.KeepAllTokens, 1))
 	for _, c := range rec.cands {
 		d := decision{x: c.X, r: c.Ratio, item: c.Item, call: c.call, tokens: tr.Items[c.Item].Tokens}
 		// the label: the first later use (at a replayed call) that loses its evidence
-		for ui := range tr.Uses {
+		for _, ui := range w.uses[c.Item] {
 			u := &tr.Uses[ui]
-			if u.Item != c.Item || int(u.Call) < c.call || int(u.Call) >= res.Calls {
+			if int(u.Call) < c.call || int(u.Call) >= res.Calls {
 				continue
 			}
 			if c.Lost(tr, u) {
 				d.lost = true
-				d.logCost = math.Log(float64(tr.Items[c.Item].Tokens) + float64(tn.calls[u.Call].PromptTokens) + 1)
+				d.logCost = math.Log(float64(tr.Items[c.Item].Tokens) + float64(w.calls[u.Call].PromptTokens) + 1)
 				break
 			}
 		}
@@ -241,9 +263,74 @@ func (tn *trainer) run(tr *simulate.Trace, mean bool) rollout {
 	return ro
 }
 
+// runResult is one training run's part of a batch: its gradient and what
+// the epoch's curves and the outcome model need.
+type runResult struct {
+	grad    []float64
+	ros     []rollout
+	samples []sample
+}
+
+// runSampled replays tr Samples times from the run's own random source
+// (seeded by the epoch and the run's index, so the result does not depend
+// on which worker runs it) and returns its REINFORCE gradient.
+func (tn *trainer) runSampled(w *worker, tr *simulate.Trace, seed uint64, stream uint64, rr *runResult) {
+	w.rng = rand.New(rand.NewPCG(seed, stream))
+	w.uses = nil
+	rr.grad = resize(rr.grad, len(tn.n.theta))
+	rr.ros = rr.ros[:0]
+	rr.samples = rr.samples[:0]
+	var sum float64
+	for range tn.o.Samples {
+		ro := tn.run(w, tr, false)
+		sum += ro.reward
+		rr.ros = append(rr.ros, ro)
+	}
+	for k := range rr.ros {
+		ro := &rr.ros[k]
+		b := (sum - ro.reward) / float64(len(rr.ros)-1) // leave-one-out baseline
+		adv := ro.reward - b
+		for _, d := range ro.decs {
+			w.n.addGrad(rr.grad, d.x, d.r, adv+d.credit)
+			rr.samples = append(rr.samples, sample{x: d.x, r: d.r, lost: d.lost, logCost: d.logCost})
+		}
+	}
+}
+
+func resize(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
+
+// parallel calls f(w, i) for i in [0, n) on up to GOMAXPROCS workers.
+func parallel(ws []*worker, n int, f func(w *worker, i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(w, i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 // Train learns a retention policy on traces (see the package doc). It is
-// deterministic for o.Seed and the traces' order. progress, when non-nil,
-// receives each epoch's curve line as it is done.
+// deterministic for o.Seed and the traces' order, whatever GOMAXPROCS: each
+// run's sampling has its own random stream and the gradients of a batch
+// are summed in run order. progress, when non-nil, receives each epoch's
+// curve line as it is done.
 func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress func(Epoch)) (*Model, error) {
 	oo := o.withDefaults()
 	if oo.Samples < 2 {
@@ -255,11 +342,16 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 	if len(traces) == 0 {
 		return nil, fmt.Errorf("train tracer: no runs to train on")
 	}
-	tn := &trainer{o: oo, n: newNet(oo.Hidden), rng: rand.New(rand.NewPCG(oo.Seed, 0x7ACE5))}
 	if _, err := simulate.NewLearned(&sampler{}, &simulate.LearnedOptions{Trigger: oo.Trigger, Keep: oo.Keep, Compressor: oo.Compressor}); err != nil {
 		return nil, fmt.Errorf("train tracer: %w", err)
 	}
-	tn.n.init(tn.rng)
+	rng := rand.New(rand.NewPCG(oo.Seed, 0x7ACE5))
+	tn := &trainer{o: oo, n: newNet(oo.Hidden)}
+	tn.n.init(rng)
+	ws := make([]*worker, max(1, min(runtime.GOMAXPROCS(0), oo.Batch)))
+	for k := range ws {
+		ws[k] = tn.newWorker()
+	}
 	opt := newAdam(len(tn.n.theta), oo.LR)
 	grad := make([]float64, len(tn.n.theta))
 	order := make([]int, len(traces))
@@ -271,58 +363,55 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 	for _, tr := range traces {
 		m.Training.RunIDs = append(m.Training.RunIDs, tr.RunID)
 	}
-	ros := make([]rollout, oo.Samples)
+	batch := make([]runResult, oo.Batch)
+	means := make([]rollout, len(traces))
 	for ep := range oo.Epochs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		tn.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		epSeed := rng.Uint64()
 		e := Epoch{Epoch: ep + 1}
 		var eff, ka, reinv, calls, ratios float64
 		var samples []sample
-		inBatch := 0
-		clear(grad)
-		for bi, idx := range order {
-			tr := traces[idx]
-			var sum float64
-			for k := range ros {
-				ros[k] = tn.run(tr, false)
-				sum += ros[k].reward
-			}
-			for k := range ros {
-				ro := &ros[k]
-				b := (sum - ro.reward) / float64(len(ros)-1) // leave-one-out baseline
-				adv := ro.reward - b
-				for _, d := range ro.decs {
-					tn.n.addGrad(grad, d.x, d.r, adv+d.credit)
-					samples = append(samples, sample{x: d.x, r: d.r, lost: d.lost, logCost: d.logCost})
-					ratios += d.r
-					if d.lost {
+		for lo := 0; lo < len(order); lo += oo.Batch {
+			hi := min(lo+oo.Batch, len(order))
+			parallel(ws, hi-lo, func(w *worker, k int) {
+				idx := order[lo+k]
+				tn.runSampled(w, traces[idx], epSeed, uint64(idx), &batch[k])
+			})
+			clear(grad)
+			for k := range hi - lo {
+				rr := &batch[k]
+				for j, g := range rr.grad {
+					grad[j] += g
+				}
+				for _, s := range rr.samples {
+					samples = append(samples, s)
+					ratios += s.r
+					if s.lost {
 						e.OutcomeLost++
 					}
 				}
-				e.Decisions += len(ro.decs)
-				e.Reward += ro.reward
-				eff += float64(ro.res.PromptTokens + ro.res.ReinvocationTok)
-				ka += float64(ro.res.KeepAllTokens)
-				reinv += float64(ro.res.Reinvocations)
-				calls += float64(ro.res.Calls)
-				if ro.res.Status == simulate.Overflow {
-					e.Overflows++
+				for _, ro := range rr.ros {
+					e.Decisions += len(ro.decs)
+					e.Reward += ro.reward
+					eff += float64(ro.res.PromptTokens + ro.res.ReinvocationTok)
+					ka += float64(ro.res.KeepAllTokens)
+					reinv += float64(ro.res.Reinvocations)
+					calls += float64(ro.res.Calls)
+					if ro.res.Status == simulate.Overflow {
+						e.Overflows++
+					}
 				}
 			}
-			inBatch++
-			if inBatch == oo.Batch || bi == len(order)-1 {
-				scale := 1 / float64(inBatch*len(ros))
-				for k := range grad {
-					grad[k] *= scale
-				}
-				opt.step(tn.n.theta, grad, 5)
-				clear(grad)
-				inBatch = 0
+			scale := 1 / float64((hi-lo)*oo.Samples)
+			for k := range grad {
+				grad[k] *= scale
 			}
+			opt.step(tn.n.theta, grad, 5)
 		}
-		nr := float64(len(order) * len(ros))
+		nr := float64(len(order) * oo.Samples)
 		e.Reward /= nr
 		e.TokenRatio = eff / max(ka, 1)
 		e.ReinvPer100 = 100 * reinv / max(calls, 1)
@@ -345,9 +434,9 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		fit := fitOutcome(samples, tn.out, 1e-3)
 		tn.out = &fit
 		// the mean policy on the training runs
+		parallel(ws, len(traces), func(w *worker, i int) { means[i] = tn.run(w, traces[i], true) })
 		var meff, mka float64
-		for _, tr := range traces {
-			ro := tn.run(tr, true)
+		for _, ro := range means {
 			e.MeanReward += ro.reward
 			meff += float64(ro.res.PromptTokens + ro.res.ReinvocationTok)
 			mka += float64(ro.res.KeepAllTokens)
