@@ -25,6 +25,7 @@ type RecommendOptions struct {
 	YAML         bool
 	Config       string // --config HARNESS: print each family's policy in that harness's own settings
 	AnyMechanism bool   // with --config: choose among every candidate, not only what HARNESS can run
+	Model        string // --model FILE: also consider tracer(model=FILE), a trajmine train tracer model
 	Out          io.Writer
 }
 
@@ -122,6 +123,7 @@ so.`,
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
 	c.Flags().BoolVar(&o.YAML, "yaml", false, "print trajmine's own config (policy specs) as YAML")
 	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "with --config: choose among every candidate, not only those the harness can run")
+	c.Flags().StringVar(&o.Model, "model", "", "also consider the learned policy tracer(model=FILE) of a trajmine train tracer model")
 	c.Flags().StringVar(&o.Config, "config", "", "print each family's policy as HARNESS's own settings: "+strings.Join(recommend.Harnesses, ", "))
 	return c
 }
@@ -133,6 +135,12 @@ func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
 	grid := o.Grid
 	if o.Config != "" && !o.AnyMechanism {
 		grid, _ = recommend.GridFor(o.Config, o.Grid) // the harness was checked with the flags
+	}
+	if o.Model != "" && (o.Config == "" || o.AnyMechanism) { // no harness setting runs a learned policy
+		if len(grid) == 0 {
+			grid = slices.Clone(recommend.DefaultGrid)
+		}
+		grid = append(grid, "tracer(model="+o.Model+")")
 	}
 	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv}
 }
