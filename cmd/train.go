@@ -23,7 +23,7 @@ type TrainOptions struct {
 	Family     string
 	Window     int64
 	Seed       uint64
-	Out        string // -o: the model file
+	Model      string // -o: the model file
 	Epochs     int
 	Samples    int
 	Hidden     int
@@ -35,7 +35,7 @@ type TrainOptions struct {
 	Compressor string
 	Holdout    float64
 	NoSave     bool
-	W          io.Writer
+	Out        io.Writer
 }
 
 // NewTrainCmd builds `trajmine train` with its one subcommand, tracer.
@@ -94,11 +94,11 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
   trajmine simulate --policy 'tracer(model=tracer.json)' --policy tracer-tooltype`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.W = c.OutOrStdout()
-			if o.Out == "" {
+			o.Out = c.OutOrStdout()
+			if o.Model == "" {
 				return flagErrorf("-o MODEL is required")
 			}
-			if strings.ContainsAny(o.Out, ",)") {
+			if strings.ContainsAny(o.Model, ",)") {
 				return flagErrorf("-o: a model path cannot hold ',' or ')' (policy specs could not name it)")
 			}
 			if o.Holdout < 0 || o.Holdout >= 1 {
@@ -122,7 +122,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 		},
 	}
 	f := t.Flags()
-	f.StringVarP(&o.Out, "out", "o", "", "model file to write (JSON)")
+	f.StringVarP(&o.Model, "out", "o", "", "model file to write (JSON)")
 	f.StringVar(&o.Family, "family", "", "train on runs of this model family only")
 	f.Int64Var(&o.Window, "window", 0, "window in tokens to replay at (0: each run's own)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of every random choice (initialisation, order, sampling, split, bootstrap)")
@@ -187,7 +187,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if o.Holdout > 0 {
 		train, held = tracer.Split(col.traces, o.Holdout, o.Seed)
 	}
-	w := o.W
+	w := o.Out
 	fmt.Fprintf(w, "training on %d runs, %d held out (split by run, stratified by family, seed %d)\n", len(train), len(held), o.Seed)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "EPOCH\tREWARD\tTOKENS/KEEP-ALL\tREINV/100\tOVERFLOWS\tMEAN RATIO\tMEAN-POLICY REWARD\tMEAN-POLICY TOKENS\tOUTCOME LOGLOSS\t")
@@ -207,15 +207,15 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	}
 	tw.Flush()
 	elapsed := time.Since(t0)
-	if err := tracer.WriteModel(o.Out, m); err != nil {
+	if err := tracer.WriteModel(o.Model, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Out, len(m.Training.Curves), elapsed.Seconds(), o.Out)
+	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Model, len(m.Training.Curves), elapsed.Seconds(), o.Model)
 	if !o.NoSave {
-		err := st.WriteDerived(ctx, store.Derived{Table: schema.TrainCurves, Where: "model = ?", Args: []any{o.Out},
+		err := st.WriteDerived(ctx, store.Derived{Table: schema.TrainCurves, Where: "model = ?", Args: []any{o.Model},
 			Rows: func(add func(vals ...any) error) error {
 				for _, e := range m.Training.Curves {
-					if err := add(o.Out, int64(e.Epoch), e.Reward, e.TokenRatio, e.ReinvPer100, int64(e.Overflows), e.MeanRatio,
+					if err := add(o.Model, int64(e.Epoch), e.Reward, e.TokenRatio, e.ReinvPer100, int64(e.Overflows), e.MeanRatio,
 						int64(e.Decisions), e.MeanReward, e.MeanTokens, e.OutcomeLoss); err != nil {
 						return err
 					}
