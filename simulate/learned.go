@@ -45,7 +45,7 @@ const (
 // Feature layout (FeatureNames). Tool names and query terms are hashed
 // (FNV-1a) into fixed buckets.
 const (
-	toolBuckets  = 8
+	toolBuckets  = 32
 	queryBuckets = 16
 )
 

@@ -70,8 +70,10 @@ type Row struct {
 	// TokenRatio is Σ (prompt + re-invocation tokens) / Σ keep-all prompt
 	// tokens, with a 95 % bootstrap CI over runs.
 	TokenRatio, TokenLo, TokenHi float64
-	// VsLogged is the same sum against the as-logged policy's (NaN without one).
+	// VsLogged is the same sum against the as-logged policy's, over the
+	// LoggedRuns runs both replayed over the same calls (NaN when none).
 	VsLogged, VsLoggedLo, VsLoggedHi float64
+	LoggedRuns                       int
 	// ReinvPer100 is re-invocations per 100 replayed calls, with its CI.
 	ReinvPer100, ReinvLo, ReinvHi float64
 	Overflows                     int
@@ -100,9 +102,10 @@ type Report struct {
 
 // Attribution is the attributor check: for sampled (run, output) pairs,
 // the outcome model's predicted consequence of dropping that output alone
-// (P̂(x, 0) − P̂(x, 1)) × Ĉ(x) against the replayed one (re-invocation
-// tokens with the output dropped minus with it kept whole, every other
-// output as the learned policy has it).
+// (P̂(x, 0) − P̂(x, 1)) × Ĉ(x) against the replayed one: the re-invocations
+// with the output dropped minus with it kept whole (every other output as
+// the learned policy has it), times the output's tokens plus the prompt at
+// its event.
 type Attribution struct {
 	Pairs    int
 	Spearman float64 // NaN with fewer than 3 pairs
@@ -122,7 +125,7 @@ type override struct {
 	item  int32
 	ratio float64
 	seen  []simulate.Candidate // filled when record
-	evs   []int                // call of each seen candidate
+	evs   []int64              // the prompt at each seen candidate's event
 	rec   bool
 }
 
@@ -137,7 +140,7 @@ func (o *override) Retain(tr *simulate.Trace, ev *simulate.Event) {
 		for _, c := range ev.Cands {
 			c.X = slices.Clone(c.X)
 			o.seen = append(o.seen, c)
-			o.evs = append(o.evs, ev.Call)
+			o.evs = append(o.evs, ev.Prompt)
 		}
 	}
 }
@@ -224,7 +227,18 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 		c := &res[k]
 		row := Row{Policy: name, Runs: len(c.eff), Overflows: overflows[k], VsLogged: math.NaN(), VsLoggedLo: math.NaN(), VsLoggedHi: math.NaN(), P: math.NaN(), Median: math.NaN()}
 		row.TokenRatio, row.TokenLo, row.TokenHi = stats.SumRatio(c.eff, c.ka, B, 0.95, oo.Seed)
-		row.VsLogged, row.VsLoggedLo, row.VsLoggedHi = stats.SumRatio(c.eff, res[1].eff, B, 0.95, oo.Seed)
+		// against as-logged: only runs both replayed over the same calls (an
+		// overflow ends a replay early, and fewer calls cost fewer tokens)
+		var pe, le []float64
+		for i := range c.eff {
+			if c.calls[i] == res[1].calls[i] {
+				pe, le = append(pe, c.eff[i]), append(le, res[1].eff[i])
+			}
+		}
+		row.LoggedRuns = len(pe)
+		if len(pe) > 0 {
+			row.VsLogged, row.VsLoggedLo, row.VsLoggedHi = stats.SumRatio(pe, le, B, 0.95, oo.Seed)
+		}
 		row.ReinvPer100, row.ReinvLo, row.ReinvHi = stats.SumRatio(c.reinv, c.calls, B, 0.95, oo.Seed)
 		if k != li && len(c.ratio) > 0 {
 			if w, err := stats.WilcoxonSignedRank(res[li].ratio, c.ratio); err == nil {
@@ -254,17 +268,18 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 // runs, an evenly spaced sample of them when there are more.
 func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(simulate.Retainer) simulate.Policy) Attribution {
 	type pair struct {
-		run  int
-		item int32
-		x    []float64
+		run    int
+		item   int32
+		x      []float64
+		prompt int64
 	}
 	var pairs []pair
 	var rp simulate.Replayer
 	for ri, tr := range held {
 		ov := &override{m: &simulate.Mean{M: &m.RetentionModel}, item: -1, rec: true}
 		rp.Replay(tr, learned(ov), simulate.Options{Window: o.Window, Reserve: o.Reserve})
-		for _, c := range ov.seen {
-			pairs = append(pairs, pair{ri, c.Item, c.X})
+		for k, c := range ov.seen {
+			pairs = append(pairs, pair{ri, c.Item, c.X, ov.evs[k]})
 		}
 	}
 	if len(pairs) > o.Attribution {
@@ -279,7 +294,13 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		tr := held[p.run]
 		keep := rp.Replay(tr, learned(&override{m: &simulate.Mean{M: &m.RetentionModel}, item: p.item, ratio: 1}), simulate.Options{Window: o.Window, Reserve: o.Reserve})
 		drop := rp.Replay(tr, learned(&override{m: &simulate.Mean{M: &m.RetentionModel}, item: p.item, ratio: 0}), simulate.Options{Window: o.Window, Reserve: o.Reserve})
-		meas[k] = float64(drop.ReinvocationTok - keep.ReinvocationTok)
+		// the output's own re-invocation: the change in their count (the
+		// others' renderings are the same unless dropping it moves a later
+		// event), at its cost — the output again plus a prompt, the one at
+		// its event standing in for the using call's; the change in Σ
+		// re-invocation tokens would also carry every other re-invocation's
+		// prompt shrinking with the dropped output
+		meas[k] = float64(drop.Reinvocations-keep.Reinvocations) * float64(int64(tr.Items[p.item].Tokens)+p.prompt)
 		pred[k] = m.Outcome.Harm(p.x, 0)
 	}
 	a := Attribution{Pairs: len(pairs), Spearman: math.NaN()}

@@ -46,8 +46,8 @@ func TestTop3(t *testing.T) {
 	}
 }
 
-// TestFitOutcomeRecovers draws samples from p = (1 − r)·σ(w·x) with a known w
-// and checks that the fit finds it.
+// TestFitOutcomeRecovers draws "needed" from σ(w·x) with a known w (whatever
+// the ratio) and checks that the fit finds it: P̂(x, 0) = σ(w·x), P̂(x, r) = (1 − r)·P̂(x, 0).
 func TestFitOutcomeRecovers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 0))
 	d := simulate.FeatureDim
@@ -63,8 +63,7 @@ func TestFitOutcomeRecovers(t *testing.T) {
 		for k := range x {
 			a += w[k] * x[k]
 		}
-		p := (1 - r) * sigmoid(a)
-		ss = append(ss, sample{x: x, r: r, lost: rng.Float64() < p, logCost: 7})
+		ss = append(ss, sample{x: x, r: r, needed: rng.Float64() < sigmoid(a), logCost: 7})
 	}
 	o := fitOutcome(ss, nil, 1e-5)
 	x1 := make([]float64, d)
@@ -78,6 +77,9 @@ func TestFitOutcomeRecovers(t *testing.T) {
 	}{{"class 1", x1, sigmoid(1.5)}, {"class 2", x2, sigmoid(-3)}} {
 		if got := o.P(tc.x, 0); math.Abs(got-tc.want) > 0.03 {
 			t.Errorf("%s: P̂(x, 0) = %.3f, want %.3f ± 0.03", tc.name, got, tc.want)
+		}
+		if got, want := o.P(tc.x, 0.25), 0.75*o.P(tc.x, 0); math.Abs(got-want) > 1e-12 {
+			t.Errorf("%s: P̂(x, 0.25) = %v, want ¾ P̂(x, 0) = %v", tc.name, got, want)
 		}
 	}
 	if got := o.C(x1); math.Abs(math.Log(got)-7) > 0.01 { // the ridge shrinks a little

@@ -16,23 +16,28 @@ import (
 //	P̂(x, r) = (1 − r) · σ(Risk · x)
 //	Ĉ(x)    = exp(Cost · x)
 //
-// An output kept whole loses nothing (P̂(x, 1) = 0, as in the replay), and
-// a cut of 1 − r of it loses a use's evidence with probability 1 − r when
-// the evidence is anywhere in it; σ(Risk · x) is the learned per-tool part
-// (how likely a later use needs what is cut).
+// σ(Risk · x) is the learned per-tool part: the probability that a later
+// content use needs the output at all, which is the single-tool
+// counterfactual of dropping it (r = 0) and is known from provenance for
+// every decision whatever ratio was chosen, so the fit does not depend on
+// what the policy currently keeps. An output kept whole loses nothing
+// (P̂(x, 1) = 0, as in the replay), and a cut of 1 − r of it is taken to
+// lose a needed use's evidence with probability 1 − r (evidence anywhere
+// in it).
 type Outcome struct {
 	Risk []float64 `json:"risk"` // FeatureDim
 	Cost []float64 `json:"cost"` // FeatureDim
-	// Fitted on N decisions, Lost of them with a re-invocation.
+	// Fitted on N decisions, Lost of them needed by a later use.
 	N    int `json:"n"`
-	Lost int `json:"lost"`
+	Lost int `json:"needed"`
 }
 
 // sample is one decision as the outcome model sees it.
 type sample struct {
 	x       []float64
 	r       float64
-	lost    bool
+	lost    bool // a later use lost its evidence at r
+	needed  bool // a later content use needs it
 	logCost float64
 }
 
@@ -66,16 +71,16 @@ func (o *Outcome) Harm(x []float64, r float64) float64 {
 	return (o.P(x, r) - o.P(x, 1)) * o.C(x)
 }
 
-// fitOutcome fits the outcome model on ss: the logistic part by Newton's
-// method (fitLogistic) with an L2 penalty l2 × ‖w‖², the cost part by ridge
-// regression on the samples with a re-invocation (gonum mat; the mean log
+// fitOutcome fits the outcome model on ss: the logistic part (of needed)
+// by Newton's method (fitLogistic) with an L2 penalty l2 × ‖w‖², the cost
+// part by ridge regression on the needed samples (gonum mat; the mean log
 // cost as a bias when they are fewer than the features). prev seeds the
 // logistic fit.
 func fitOutcome(ss []sample, prev *Outcome, l2 float64) Outcome {
 	d := simulate.FeatureDim
 	out := Outcome{N: len(ss)}
 	for _, s := range ss {
-		if s.lost {
+		if s.needed {
 			out.Lost++
 		}
 	}
@@ -89,7 +94,7 @@ func fitOutcome(ss []sample, prev *Outcome, l2 float64) Outcome {
 	var pos []sample
 	var mean float64
 	for _, s := range ss {
-		if s.lost {
+		if s.needed {
 			pos = append(pos, s)
 			mean += s.logCost
 		}
@@ -131,25 +136,19 @@ func fitOutcome(ss []sample, prev *Outcome, l2 float64) Outcome {
 	return out
 }
 
-// fitLogistic maximises the mean log-likelihood of "lost" under
-// p = (1 − r)·σ(w·x), minus l2 × ‖w‖², by Fisher scoring over gonum mat
-// (each step solves (XᵀSX/n + 2·l2·I) Δ = score by Cholesky, with
-// s = (∂p/∂a)² / (p(1−p)) and score (y − p)/(p(1−p)) · ∂p/∂a per sample,
-// a = w·x), from prev's weights when it has them, for at most 10 steps
-// or until ‖Δ‖∞ < 1e-6. Samples kept whole (r = 1) carry no information
-// and are skipped.
+// fitLogistic maximises the mean log-likelihood of "needed" under
+// p = σ(w·x), minus l2 × ‖w‖², by Newton's method over gonum mat
+// (iteratively reweighted least squares: each step solves
+// (XᵀSX/n + 2·l2·I) Δ = score by Cholesky, S = diag(p(1−p)),
+// score = Xᵀ(y − p)/n − 2·l2·w), from prev's weights when it has them, for
+// at most 10 steps or until ‖Δ‖∞ < 1e-6.
 func fitLogistic(ss []sample, prev *Outcome, l2 float64) []float64 {
 	d := simulate.FeatureDim
 	w := make([]float64, d)
 	if prev != nil && len(prev.Risk) == d {
 		copy(w, prev.Risk)
 	}
-	var use []sample
-	for _, s := range ss {
-		if s.r < 1 {
-			use = append(use, s)
-		}
-	}
+	use := ss
 	if len(use) == 0 {
 		return w
 	}
@@ -165,16 +164,13 @@ func fitLogistic(ss []sample, prev *Outcome, l2 float64) []float64 {
 			for k, xk := range s.x {
 				a += w[k] * xk
 			}
-			sg := sigmoid(a)
-			q := 1 - s.r
-			p := min(max(q*sg, 1e-9), 1-1e-9)
-			dp := q * sg * (1 - sg)
+			p := sigmoid(a)
 			y := 0.0
-			if s.lost {
+			if s.needed {
 				y = 1
 			}
-			sc := (y - p) / (p * (1 - p)) * dp / n
-			sw := math.Sqrt(dp * dp / (p * (1 - p)) / n)
+			sc := (y - p) / n
+			sw := math.Sqrt(max(p*(1-p), 1e-12) / n)
 			out := xs.RawRowView(i)
 			for k, xk := range s.x {
 				gr[k] += sc * xk

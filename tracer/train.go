@@ -86,8 +86,8 @@ type Epoch struct {
 	Decisions    int     `json:"decisions"`     // sampled decisions
 	MeanReward   float64 `json:"mean_reward"`   // the mean policy's reward on the training runs
 	MeanTokens   float64 `json:"mean_token_ratio"`
-	OutcomeLoss  float64 `json:"outcome_logloss"` // the outcome model's log loss on this epoch's decisions before refitting (−1 before the first fit)
-	OutcomeLost  int     `json:"outcome_lost"`    // decisions whose output a later use lost
+	OutcomeLoss  float64 `json:"outcome_logloss"` // the outcome model's log loss of "needed" on this epoch's decisions before refitting (−1 before the first fit)
+	OutcomeLost  int     `json:"outcome_lost"`    // decisions whose output a later use lost (a re-invocation)
 	PolicyUpdate int     `json:"updates"`         // Adam steps so far
 }
 
@@ -122,7 +122,8 @@ type decision struct {
 	item    int32
 	call    int
 	tokens  int32
-	lost    bool
+	lost    bool // a later use lost its evidence under the chosen ratio
+	needed  bool // a later content use needs it (dropping it would lose that)
 	logCost float64
 	credit  float64
 }
@@ -238,15 +239,22 @@ func (tn *trainer) run(w *worker, tr *simulate.Trace, mean bool) rollout {
 	ka := float64(max(res.KeepAllTokens, 1))
 	for _, c := range rec.cands {
 		d := decision{x: c.X, r: c.Ratio, item: c.Item, call: c.call, tokens: tr.Items[c.Item].Tokens}
-		// the label: the first later use (at a replayed call) that loses its evidence
+		// the labels, from the provenance of the later (replayed) calls:
+		// lost, whether a use lost its evidence under the chosen rendering;
+		// needed, whether a content use comes at all — the single-tool
+		// counterfactual of dropping it, known whatever ratio was chosen —
+		// and the cost of re-fetching it there
 		for _, ui := range w.uses[c.Item] {
 			u := &tr.Uses[ui]
-			if int(u.Call) < c.call || int(u.Call) >= res.Calls {
+			if int(u.Call) < c.call || int(u.Call) >= res.Calls || !u.Content {
 				continue
+			}
+			if !d.needed {
+				d.needed = true
+				d.logCost = math.Log(float64(tr.Items[c.Item].Tokens) + float64(w.calls[u.Call].PromptTokens) + 1)
 			}
 			if c.Lost(tr, u) {
 				d.lost = true
-				d.logCost = math.Log(float64(tr.Items[c.Item].Tokens) + float64(w.calls[u.Call].PromptTokens) + 1)
 				break
 			}
 		}
@@ -292,7 +300,7 @@ func (tn *trainer) runSampled(w *worker, tr *simulate.Trace, seed uint64, stream
 		adv := ro.reward - b
 		for _, d := range ro.decs {
 			w.n.addGrad(rr.grad, d.x, d.r, adv+d.credit)
-			rr.samples = append(rr.samples, sample{x: d.x, r: d.r, lost: d.lost, logCost: d.logCost})
+			rr.samples = append(rr.samples, sample{x: d.x, r: d.r, lost: d.lost, needed: d.needed, logCost: d.logCost})
 		}
 	}
 }
@@ -364,6 +372,7 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		m.Training.RunIDs = append(m.Training.RunIDs, tr.RunID)
 	}
 	batch := make([]runResult, oo.Batch)
+	var mem []sample // the outcome model's memory of decisions
 	means := make([]rollout, len(traces))
 	for ep := range oo.Epochs {
 		if err := ctx.Err(); err != nil {
@@ -422,15 +431,16 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		if tn.out != nil {
 			e.OutcomeLoss = logLoss(tn.out, samples)
 		}
-		// refit the outcome model on an even subsample of this epoch's decisions
-		if len(samples) > oo.OutcomeSamples {
-			step := float64(len(samples)) / float64(oo.OutcomeSamples)
-			sub := make([]sample, oo.OutcomeSamples)
-			for k := range sub {
-				sub[k] = samples[int(float64(k)*step)]
-			}
-			samples = sub
+		// refit the outcome model on a bounded memory of decisions: half an
+		// even subsample of this epoch's, half of the previous memory, so
+		// the spread-out ratios of early epochs still inform the risk of
+		// outputs the policy now keeps (nearly) whole
+		if mem == nil {
+			mem = evenSample(samples, oo.OutcomeSamples)
+		} else {
+			mem = append(evenSample(mem, oo.OutcomeSamples/2), evenSample(samples, oo.OutcomeSamples-oo.OutcomeSamples/2)...)
 		}
+		samples = mem
 		fit := fitOutcome(samples, tn.out, 1e-3)
 		tn.out = &fit
 		// the mean policy on the training runs
@@ -456,15 +466,28 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 	return m, nil
 }
 
-// logLoss is the outcome model's mean log loss on ss.
+// evenSample returns at most n of ss, evenly spaced (a new slice).
+func evenSample(ss []sample, n int) []sample {
+	if len(ss) <= n {
+		return slices.Clone(ss)
+	}
+	out := make([]sample, n)
+	step := float64(len(ss)) / float64(n)
+	for k := range out {
+		out[k] = ss[int(float64(k)*step)]
+	}
+	return out
+}
+
+// logLoss is the outcome model's mean log loss of needed (P̂(x, 0)) on ss.
 func logLoss(o *Outcome, ss []sample) float64 {
 	if len(ss) == 0 {
 		return math.NaN()
 	}
 	var l float64
 	for _, s := range ss {
-		p := min(max(o.P(s.x, s.r), 1e-9), 1-1e-9)
-		if s.lost {
+		p := min(max(o.P(s.x, 0), 1e-9), 1-1e-9)
+		if s.needed {
 			l -= math.Log(p)
 		} else {
 			l -= math.Log1p(-p)
