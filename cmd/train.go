@@ -80,7 +80,8 @@ curves are printed one line per epoch and written to the train_curves table
 with keep-all, the as-logged replay (as-logged when the catalog has it,
 else dtoc) and the four tracer-* baselines at the same trigger and keep:
 Σ (prompt + re-invocation tokens) / keep-all's and / as-logged's with
-bootstrap 95 % CIs, re-invocations per 100 calls, overflows, and the paired
+bootstrap 95 % CIs (against as-logged only over the runs both replayed over
+the same calls: an overflow ends a replay early), re-invocations per 100 calls, overflows, and the paired
 Wilcoxon test of the per-run token ratios. The attributor check replays,
 for up to 200 (run, output) pairs, that output dropped alone against kept
 whole, and gives Spearman's ρ between the outcome model's predicted and the
@@ -270,14 +271,14 @@ func writeTracerReport(w io.Writer, rep *tracer.Report) {
 		return fmt.Sprintf(f+" ["+f+", "+f+"]", v, lo, hi)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "POLICY\tTOKENS/KEEP-ALL [95%% CI]\tTOKENS/%s [95%% CI]\tREINV/100 CALLS [95%% CI]\tOVERFLOWS\tLEARNED − POLICY (median)\tWILCOXON p\n", strings.ToUpper(rep.Logged))
+	fmt.Fprintf(tw, "POLICY\tTOKENS/KEEP-ALL [95%% CI]\tTOKENS/%s [95%% CI] (RUNS)\tREINV/100 CALLS [95%% CI]\tOVERFLOWS\tLEARNED − POLICY (median)\tWILCOXON p\n", strings.ToUpper(rep.Logged))
 	for _, r := range rep.Rows {
 		p, med := "-", "-"
 		if !math.IsNaN(r.P) {
 			p, med = fmt.Sprintf("%.3g", r.P), fmt.Sprintf("%+.4f", r.Median)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"),
-			ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), r.Overflows, med, p)
+		fmt.Fprintf(tw, "%s\t%s\t%s (%d)\t%s\t%d\t%s\t%s\n", r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"),
+			ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns, ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), r.Overflows, med, p)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nlearned retention on held-out runs (mean ratio per tool):")

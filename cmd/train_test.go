@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +87,50 @@ func TestTrainRun(t *testing.T) {
 	st.Close()
 	if _, stderr, code := run(t, d, "simulate", "--no-save", "--window", "3000", "--policy", "tracer(model="+model+")"); code != 0 {
 		t.Errorf("simulate with the model: exit %d: %s", code, stderr)
+	}
+}
+
+// TestTrainPlantedSynth is the planted truth end to end: trajmine synth
+// --plant-reuse writes runs whose schema_lookup outputs later calls
+// mention and whose log_dump outputs nothing mentions; trained on them,
+// the policy must keep the first more than the second on held-out runs
+// (by 0.5 in mean ratio) and spend fewer tokens than tool-type-conditional.
+func TestTrainPlantedSynth(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "planted.duckdb")
+	corpus := filepath.Join(dir, "corpus")
+	if _, stderr, code := run(t, d, "synth", "-n", "120", "--formats", "openai-messages", "--plant-reuse", corpus); code != 0 {
+		t.Fatalf("synth: %s", stderr)
+	}
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", corpus); code != 0 {
+		t.Fatalf("ingest: %s", stderr)
+	}
+	stdout, stderr, code := run(t, d, "train", "tracer", "--window", "32000", "--epochs", "20", "--no-save", "-o", filepath.Join(dir, "m.json"))
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
+	ratio := map[string]float64{}
+	tokens := map[string]float64{}
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		var v float64
+		switch {
+		case len(f) == 3 && (f[0] == "schema_lookup" || f[0] == "log_dump"):
+			if _, err := fmt.Sscan(f[2], &v); err == nil {
+				ratio[f[0]] = v
+			}
+		case len(f) > 2 && (f[0] == "tracer(model)" || strings.HasPrefix(f[0], "tracer-tooltype")):
+			if _, err := fmt.Sscan(f[1], &v); err == nil {
+				tokens[strings.SplitN(f[0], "(", 2)[0]] = v
+			}
+		}
+	}
+	t.Logf("held-out retention %v, tokens/keep-all %v", ratio, tokens)
+	if len(ratio) != 2 || ratio["schema_lookup"] < ratio["log_dump"]+0.5 {
+		t.Errorf("held-out retention %v: want schema_lookup ≥ log_dump + 0.5\n%s", ratio, stdout)
+	}
+	if len(tokens) != 2 || tokens["tracer"] >= tokens["tracer-tooltype"] {
+		t.Errorf("held-out tokens/keep-all %v: want the learned policy below tracer-tooltype\n%s", tokens, stdout)
 	}
 }
