@@ -271,11 +271,12 @@ func writeTracerReport(w io.Writer, rep *tracer.Report) {
 		return fmt.Sprintf(f+" ["+f+", "+f+"]", v, lo, hi)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "POLICY\tTOKENS/KEEP-ALL [95%% CI]\tTOKENS/%s [95%% CI] (RUNS)\tREINV/100 CALLS [95%% CI]\tOVERFLOWS\tLEARNED − POLICY (median)\tWILCOXON p\n", strings.ToUpper(rep.Logged))
+	fmt.Fprintf(tw, "POLICY\tTOKENS/KEEP-ALL [95%% CI]\tTOKENS/%s [95%% CI] (RUNS)\tREINV/100 CALLS [95%% CI]\tOVERFLOWS\tLEARNED − POLICY (median where they differ; runs)\tWILCOXON p\n", strings.ToUpper(rep.Logged))
 	for _, r := range rep.Rows {
 		p, med := "-", "-"
 		if !math.IsNaN(r.P) {
-			p, med = fmt.Sprintf("%.3g", r.P), fmt.Sprintf("%+.4f", r.Median)
+			p = fmt.Sprintf("%.3g", r.P)
+			med = fmt.Sprintf("%s (%d)", fmtNaN(r.Median, "%+.4f"), r.Differ)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s (%d)\t%s\t%d\t%s\t%s\n", r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"),
 			ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns, ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), r.Overflows, med, p)

@@ -382,11 +382,19 @@ func Softplus(x float64) float64 {
 // the hidden layer and o (len 2) the raw outputs.
 func (m *RetentionModel) Beta(x, h, o []float64) (alpha, beta float64) {
 	d := len(m.Features)
+	// features are mostly zero (one-hot class and tool, hashed terms): walk the others
+	var nzBuf [64]int
+	nz := nzBuf[:0]
+	for k, xk := range x {
+		if xk != 0 {
+			nz = append(nz, k)
+		}
+	}
 	for j := range m.Hidden {
 		v := m.B1[j]
 		row := m.W1[j*d : (j+1)*d]
-		for k, xk := range x {
-			v += row[k] * xk
+		for _, k := range nz {
+			v += row[k] * x[k]
 		}
 		h[j] = math.Tanh(v)
 	}

@@ -80,7 +80,8 @@ type Row struct {
 	// Wilcoxon: the learned policy's per-run token ratio against this
 	// policy's, paired by run (two-sided); P is NaN on the learned row.
 	P      float64
-	Median float64 // median per-run difference, learned − this policy
+	Median float64 // median per-run token-ratio difference, learned − this policy, over the Differ runs where they differ (NaN when none)
+	Differ int
 }
 
 // ToolRetention is the mean ratio the learned policy gave one tool's outputs on the held-out runs.
@@ -244,11 +245,16 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 			if w, err := stats.WilcoxonSignedRank(res[li].ratio, c.ratio); err == nil {
 				row.P = w.P
 			}
-			d := make([]float64, len(c.ratio))
-			for i := range d {
-				d[i] = res[li].ratio[i] - c.ratio[i]
+			var d []float64
+			for i := range c.ratio {
+				if v := res[li].ratio[i] - c.ratio[i]; v != 0 {
+					d = append(d, v)
+				}
 			}
-			row.Median = stats.Median(d)
+			row.Differ = len(d)
+			if len(d) > 0 {
+				row.Median = stats.Median(d)
+			}
 		}
 		rep.Rows = append(rep.Rows, row)
 	}

@@ -141,7 +141,7 @@ func fitOutcome(ss []sample, prev *Outcome, l2 float64) Outcome {
 // (iteratively reweighted least squares: each step solves
 // (XᵀSX/n + 2·l2·I) Δ = score by Cholesky, S = diag(p(1−p)),
 // score = Xᵀ(y − p)/n − 2·l2·w), from prev's weights when it has them, for
-// at most 10 steps or until ‖Δ‖∞ < 1e-6.
+// at most 6 steps or until ‖Δ‖∞ < 1e-4.
 func fitLogistic(ss []sample, prev *Outcome, l2 float64) []float64 {
 	d := simulate.FeatureDim
 	w := make([]float64, d)
@@ -156,7 +156,7 @@ func fitLogistic(ss []sample, prev *Outcome, l2 float64) []float64 {
 	xs := mat.NewDense(len(use), d, nil)
 	var h mat.SymDense
 	g := mat.NewVecDense(d, nil)
-	for range 10 {
+	for range 6 {
 		g.Zero()
 		gr := g.RawVector().Data
 		for i, s := range use {
@@ -195,7 +195,7 @@ func fitLogistic(ss []sample, prev *Outcome, l2 float64) []float64 {
 			w[k] += step.AtVec(k)
 			big = max(big, math.Abs(step.AtVec(k)))
 		}
-		if big < 1e-6 {
+		if big < 1e-4 {
 			break
 		}
 	}
