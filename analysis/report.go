@@ -9,6 +9,7 @@ import (
 	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // FormatTotals aggregates runs per source format for the report.
@@ -68,6 +69,21 @@ type ReportOptions struct {
 	Scan      store.ScanOptions // the runs reported on
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
+	Policies  []string          // replayed besides the catalog's defaults (e.g. tracer(model=FILE))
+}
+
+// reportPolicies are the policies the report replays: keep-all, the
+// catalog's defaults, then o.Policies.
+func reportPolicies(o *ReportOptions) ([]simulate.Policy, error) {
+	var pols []simulate.Policy
+	for _, spec := range append(simulate.DefaultSpecs(), o.Policies...) {
+		p, err := simulate.Parse(spec)
+		if err != nil {
+			return nil, err
+		}
+		pols = append(pols, p)
+	}
+	return WithKeepAll(pols)
 }
 
 // AnalyseReport runs trajmine report's analyses in one shared pass over the
@@ -89,7 +105,7 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	// no per-call rows kept (the sample's come from reportSample); groups by
 	// model family, as trajmine simulate --by model
 	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model"}
-	pols, err := WithKeepAll(nil)
+	pols, err := reportPolicies(o)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,7 @@ type ReportOptions struct {
 	Progress  bool
 	Rehash    bool
 	All       bool
+	Policies  []string     // --policy: replayed besides the catalog's defaults
 	scope     *reportScope // the runs reported on (reportRun); nil: every run
 	dbLabel   string       // the page's database line; "" is the store's path
 
@@ -111,6 +112,7 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 		},
 	}
 	c.Flags().BoolVar(&o.Demo, "demo", false, "report on a generated demo corpus (in a temporary database) even if local logs exist")
+	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "also replay this policy spec besides the catalog's defaults, e.g. 'tracer(model=tracer.json)' (repeatable)")
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
@@ -388,7 +390,7 @@ const reportTop = 5
 
 // analysis is what the report's analyses depend on.
 func (o *ReportOptions) analysis() *analysis.ReportOptions {
-	return &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN}
+	return &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Policies: o.Policies}
 }
 
 // writeReportHTML writes the page to a temporary file beside path and

@@ -85,8 +85,24 @@ func TestTrainRun(t *testing.T) {
 		t.Errorf("train_curves: %d rows (err %v), want 2 (one per epoch, replaced on retraining)", n, err)
 	}
 	st.Close()
-	if _, stderr, code := run(t, d, "simulate", "--no-save", "--window", "3000", "--policy", "tracer(model="+model+")"); code != 0 {
-		t.Errorf("simulate with the model: exit %d: %s", code, stderr)
+	spec := "tracer(model=" + model + ")"
+	for _, args := range [][]string{
+		{"simulate", "--no-save", "--window", "3000", "--policy", spec},
+		{"recommend", "--window", "3000", "--model", model, "--json"},
+		{"report", "--all", "--policy", spec, "-o", filepath.Join(dir, "report.html")},
+	} {
+		stdout, stderr, code := run(t, d, args...)
+		if code != 0 {
+			t.Errorf("%s with the model: exit %d: %s", args[0], code, stderr)
+			continue
+		}
+		if args[0] == "recommend" && !strings.Contains(stdout, spec) {
+			t.Errorf("recommend --model: %s is not among the candidates:\n%s", spec, stdout)
+		}
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil || !bytes.Contains(page, []byte(spec)) {
+		t.Errorf("report --policy: the page does not name %s (err %v)", spec, err)
 	}
 }
 
