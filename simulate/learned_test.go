@@ -138,3 +138,37 @@ func TestDefaultSpecsSkipExplicit(t *testing.T) {
 		t.Error("DefaultSpecs lists tracer, which needs a model file")
 	}
 }
+
+func TestLearnedSummaryCompressor(t *testing.T) {
+	// the summary backend's stand-in is ceil(r × T) + 5 tokens, the same
+	// sizes as truncation at r = 0.25 (TestLearnedPolicy), plus one
+	// summarizer call per output: R0–R2 at call 4, R3 at call 5
+	p, err := NewLearned(constRetainer(0.25), &LearnedOptions{Keep: 1, Compressor: CompressSummary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []CallResult
+	var rp Replayer
+	tr := ladder(100, 200, 300, 400, 500, 600)
+	tr.Uses = []Use{{Item: result(0), Call: 5, Content: true, Offsets: []int32{0}}}
+	tr.Finalize()
+	res := rp.Replay(tr, p, Options{Window: 1600, Calls: &calls})
+	var got []int64
+	for _, c := range calls {
+		got = append(got, c.PromptTokens)
+	}
+	want := []int64{150, 260, 470, 780, 1190 - 70 - 145 - 220, 1190 - 70 - 145 - 220 + 510 - 295}
+	if !slices.Equal(got, want) {
+		t.Errorf("prompts %v, want %v", got, want)
+	}
+	if res.SummarizerCalls != 4 || res.SummarizerIn != 1000 || res.SummarizerOut != 30+55+80+105 {
+		t.Errorf("summarizer %d calls, %d in, %d out; want 4, 1000, 270", res.SummarizerCalls, res.SummarizerIn, res.SummarizerOut)
+	}
+	// a summary keeps no offsets: the use at call 5 of R0 (offset 0, which a head cut would keep) is a re-invocation
+	if res.Reinvocations != 1 {
+		t.Errorf("%d re-invocations, want 1", res.Reinvocations)
+	}
+	if _, err := NewLearned(constRetainer(0.5), &LearnedOptions{Compressor: "zip"}); err == nil {
+		t.Error("compressor zip accepted")
+	}
+}
