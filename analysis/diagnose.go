@@ -54,6 +54,9 @@ func DiagnoseStore(ctx context.Context, st *store.Store, o *DiagnoseOptions) (di
 	if err != nil {
 		return diagnose.Summary{}, err
 	}
+	if a.conts, err = st.Continuations(ctx); err != nil {
+		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
+	}
 	if err := Pass(ctx, st, store.ScanOptions{}, env, a); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
@@ -66,6 +69,7 @@ type Diagnose struct {
 	o       *DiagnoseOptions
 	prices  diagnose.Prices
 	results []diagnose.RunDiagnosis
+	conts   map[string]*store.Continuation // resumed and forked runs (st.Continuations)
 }
 
 // NewDiagnose prepares a diagnosis with o (its price file loaded).
@@ -85,10 +89,15 @@ func (a *Diagnose) Worker() (func(*RunWork) any, error) {
 		if a.o.Window == 0 {
 			res = *w.Diagnosed()
 		} else {
-			res = diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, a.o.Window)
+			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, a.o.Window, w.endOptions())
 		}
 		out := diagnose.Complete(res, w.Run, w.Events, w.Ops, *w.Stalls(), w.Classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
+		if c := a.conts[w.Run.RunID]; c != nil {
+			out.Cost = diagnose.OwnCost(w.Run, w.Usage, a.prices, c.Copied)
+			out.ContinuesRunID, out.CopiedCalls = c.OriginRunID, int64(len(w.Usage)-len(diagnose.OwnUsage(w.Usage, c.Copied)))
+			out.Copy = len(w.Usage) > 0 && out.CopiedCalls == int64(len(w.Usage))
+		}
 		return out
 	}, nil
 }
@@ -158,7 +167,8 @@ func DiagRunRow(r *diagnose.RunDiagnosis) schema.DiagRun {
 		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
 		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
 		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
-		CostSource: r.Cost.Source, Resolved: r.Resolved,
+		CostSource: r.Cost.Source, Resolved: r.Resolved, Repeats: r.Repeats, BoundaryFinished: r.BoundaryFinished,
+		ContinuesRunID: r.ContinuesRunID, CopiedCalls: r.CopiedCalls, Copy: r.Copy,
 	}
 	if o.Window > 0 {
 		w, p := o.Window, o.PeakShare

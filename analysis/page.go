@@ -12,6 +12,7 @@ import (
 	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 )
@@ -113,16 +114,17 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	byPolicy := map[string][]diagnose.BoundaryRun{}
 	for i := range sim.Results {
 		r := &sim.Results[i]
-		byPolicy[r.Policy] = append(byPolicy[r.Policy], diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+		byPolicy[r.Policy] = append(byPolicy[r.Policy], r.BoundaryInput())
 	}
 	for _, p := range sim.Policies {
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
 	}
-	d.Accuracy = simulate.AccuracyText(sim.Accuracy)
+	d.Accuracy = simulate.AccuracyText(sim.Accuracy) + "; " + simulate.LoggedAccuracyText(sim.LoggedAccuracy)
 	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (AnalyseReport)
 		c, cc := a.CostRatio()
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
-			Ratio: a.RatioMedian, RatioLo: a.RatioLo, RatioHi: a.RatioHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
+			// the CLI's headline: Σ policy / Σ as-logged with its run-level CI (simulate.Agg.TotalRatio)
+			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
 			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, CostRatio: c, CachedRatio: cc, CostUSD: a.CostUSD, CostCachedUSD: a.CostCachedUSD})
 	}
@@ -134,6 +136,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	}
 
 	d.SampleRule, d.Sample = sample.Rule, sample.Runs
+	redactPage(d, rep.Redactor)
 	return d
 }
 
@@ -163,21 +166,25 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	if err != nil {
 		return out, err
 	}
-	for _, p := range picks {
+	o.progress(StageSample, 0, len(picks))
+	for i, p := range picks {
 		r := &diag.Runs[p.Index]
-		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, add)
+		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, o.Window, o.Redact, add)
 		if err != nil {
 			return out, err
 		}
 		out.Runs = append(out.Runs, rd)
+		o.progress(StageSample, i+1, len(picks))
 	}
 	return out, nil
 }
 
 func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
-	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored, Found: b.Found, Turn: b.Turn}
-	for _, p := range b.Curve {
-		s.Curve = append(s.Curve, htmlreport.KMPoint(p))
+	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
+	// (finishing competing), the boundary's own curve
+	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
+	for _, p := range b.CIF {
+		s.Curve = append(s.Curve, htmlreport.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }
@@ -187,7 +194,7 @@ func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
 // with what each policy did to them, both from the run replayed again
 // (ReplayOutputs); the replay's calls go to add as sim_calls rows.
 func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagnosis, why string, sim Simulation, rows []int,
-	pols []simulate.Policy, add func(vals ...any) error) (htmlreport.RunDetail, error) {
+	pols []simulate.Policy, window int64, red *redact.Redactor, add func(vals ...any) error) (htmlreport.RunDetail, error) {
 	occ := r.Occupancy
 	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
@@ -195,7 +202,7 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagno
 	for _, c := range DiagCallRows(r) {
 		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
 	}
-	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols)
+	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols, window, red)
 	if err != nil {
 		return rd, err
 	}
@@ -244,9 +251,11 @@ type reportReplay struct {
 // ReplayOutputs lists a run's tool outputs (tool_result events, seq order)
 // and, per policy spec, what the policy first did to each and its replayed
 // calls: the run is replayed as trajmine simulate replays it (same trace,
-// calibration factor, own window) with each policy wrapped in a watcher
+// calibration factor, its own window unless window > 0) with each policy wrapped in a watcher
 // that notes, after every call's rendering, the outputs no longer in full.
-func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
+// With red set, each output's target and preview are redacted (the
+// preview from the redacted head of the text: redact.Redactor.Head).
+func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window int64, red *redact.Redactor) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
 	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
 	if err != nil || len(rs) != 1 {
 		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
@@ -277,13 +286,16 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 			if target == "" {
 				target = targets[e.CallID]
 			}
-			outs = append(outs, htmlreport.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: e.ToolName, Key: e.ToolKey, Target: target,
-				EstTokens: e.EstTokens, Chars: e.Chars, Preview: textfmt.Line(e.Text, htmlreport.PreviewChars)})
+			outs = append(outs, htmlreport.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: red.String(e.ToolName), Key: red.String(e.ToolKey),
+				Target: red.String(target), EstTokens: e.EstTokens, Chars: e.Chars, Preview: preview(red, e.Text)})
 		}
 	}
 	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if window > 0 { // the window every run is replayed at (report --window)
+		win = window
 	}
 	// tool outputs by trace item
 	item := map[int32]int{}
@@ -320,6 +332,69 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 		replays[p.Name()] = reportReplay{window: r.Window, calls: calls}
 	}
 	return outs, acts, replays, nil
+}
+
+// previewHead is how much of an output's text a redacted preview is made
+// from: enough for PreviewChars characters after whitespace is collapsed,
+// and for a secret that starts in them to end within it.
+const previewHead = 4 * htmlreport.PreviewChars
+
+// preview is an output's preview on the page: its first PreviewChars
+// characters on one line, from the redacted head of its text when red is
+// set (redacting only the head keeps the cost per output bounded; a
+// secret cut off by the head's end would be cut by the preview too). The
+// redactor counts the secrets the preview shows markers of.
+func preview(red *redact.Redactor, text string) string {
+	if red == nil {
+		return textfmt.Line(text, htmlreport.PreviewChars)
+	}
+	h, n := red.Head(text, previewHead)
+	p := textfmt.Line(h, htmlreport.PreviewChars)
+	if n > 0 {
+		red.Add(redact.Markers(p)) // the secrets in what the page shows
+	}
+	return p
+}
+
+// redactPage passes the page's log-derived text not redacted with the
+// sample (ReplayOutputs) through red: names of tools and runs, models,
+// end-reason explanations, the verdict and recommendation texts, the
+// mined activities. The same text always becomes the same, so the keys
+// that join them on the page still do.
+func redactPage(d *htmlreport.Data, red *redact.Redactor) {
+	if red == nil {
+		d.Unredacted = true
+		return
+	}
+	s := red.String
+	d.Verdict.Text, d.Verdict.TopRentTool = s(d.Verdict.Text), s(d.Verdict.TopRentTool)
+	for i := range d.Rent {
+		d.Rent[i].Tool = s(d.Rent[i].Tool)
+	}
+	for i := range d.Recommendations {
+		d.Recommendations[i].Why = s(d.Recommendations[i].Why)
+	}
+	if pm := d.ProcessMap; pm != nil {
+		for i := range pm.Nodes {
+			pm.Nodes[i].ID, pm.Nodes[i].Label = s(pm.Nodes[i].ID), s(pm.Nodes[i].Label)
+		}
+		for i := range pm.Edges {
+			pm.Edges[i].From, pm.Edges[i].To = s(pm.Edges[i].From), s(pm.Edges[i].To)
+		}
+	}
+	for i := range d.Variants {
+		acts := slices.Clone(d.Variants[i].Activities) // shared with the Report's
+		for j, a := range acts {
+			acts[j] = s(a)
+		}
+		d.Variants[i].Activities = acts
+	}
+	d.Sample = slices.Clone(d.Sample) // the Report's stay as they were
+	for i := range d.Sample {
+		r := &d.Sample[i]
+		r.RunID, r.Model, r.EndWhy = s(r.RunID), s(r.Model), s(r.EndWhy)
+	}
+	d.Redacted = red.Count()
 }
 
 // reportTrace builds a run's trace as the shared pass does for trajmine

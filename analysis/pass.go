@@ -110,10 +110,15 @@ func (w *RunWork) Classify(harness, tool, args string) string {
 // Diagnosed is diagnose.Run of the run at its own window (no override).
 func (w *RunWork) Diagnosed() *diagnose.RunResult {
 	if w.diag == nil {
-		r := diagnose.Run(w.Run, w.Events, w.Usage, w.Ops, 0)
+		r := diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, 0, w.endOptions())
 		w.diag = &r
 	}
 	return w.diag
+}
+
+// endOptions are diagnose's end-rule inputs: the remembered classifier and stalls.
+func (w *RunWork) endOptions() *diagnose.EndOptions {
+	return &diagnose.EndOptions{Classify: w.Classify, Stalls: w.Stalls()}
 }
 
 // Uses is counterfactual.Uses of the run's events.

@@ -19,6 +19,7 @@ type RecommendOptions struct {
 	Window       int64    // replay every run at this window; 0: each run's own
 	HoldoutEvery uint32   // hold out runs whose FNV-1a(run id) mod this is 0
 	MaxReinv     float64  // most predicted re-invocations per 100 calls a candidate may cause
+	AnyMechanism bool     // candidates a family's run harnesses cannot be set to run stay eligible
 }
 
 // RecommendStore chooses a policy per model family over the store (see
@@ -100,7 +101,7 @@ func (a *Recommend) Finish(groups []behavior.Group) ([]recommend.Result, error) 
 	slices.SortFunc(fams, func(x, y recommend.FamilyOutcomes) int { return cmp.Compare(x.Name, y.Name) })
 	o := a.o
 	return recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
-		MaxReinvPer100: o.MaxReinv, Label: func(f string) string { return labels[f] }})
+		MaxReinvPer100: o.MaxReinv, AnyMechanism: o.AnyMechanism, Label: func(f string) string { return labels[f] }})
 }
 
 // Behaviour profiles each run's context management (package

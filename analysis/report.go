@@ -8,6 +8,7 @@ import (
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 )
@@ -62,6 +63,10 @@ type Report struct {
 	Recs       []recommend.Result
 	Mined      Mined
 	Sample     Sample
+	// Redactor is ReportOptions.Redact: the sample's texts went through it,
+	// and Page passes the page's other log text through it and states its
+	// count. nil: nothing is redacted.
+	Redactor *redact.Redactor
 }
 
 // ReportOptions are what trajmine report's analyses depend on.
@@ -70,6 +75,19 @@ type ReportOptions struct {
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
 	Policies  []string          // replayed besides the catalog's defaults (e.g. tracer(model=FILE))
+	Window    int64             // every run's context window, for diagnose, simulate and recommend; 0: each run's own
+	// Redact, when set, redacts the log text of the sample's drill-down
+	// (tool-output previews and targets) and, through Page, the page's
+	// other log-derived text; nil keeps it as logged.
+	Redact *redact.Redactor
+	// Progress, when set, is called on AnalyseReport's goroutine as each
+	// stage advances: StagePass with the runs added so far and Runs (0
+	// when unknown), StageSample with the sampled runs replayed and the
+	// sample's size, StageFinish with 0 then 1 of 1 around the tables'
+	// write and the aggregates. done never decreases within a stage.
+	Progress func(s Stage, done, total int)
+	// Runs is how many runs Scan selects (Progress's total for StagePass).
+	Runs int
 }
 
 // reportPolicies are the policies the report replays: keep-all, the
@@ -86,6 +104,39 @@ func reportPolicies(o *ReportOptions) ([]simulate.Policy, error) {
 	return WithKeepAll(pols)
 }
 
+// Stage is one stage of AnalyseReport, as Progress reports it.
+type Stage string
+
+// The stages of AnalyseReport, in order.
+const (
+	StagePass   Stage = "analyse" // the shared pass: diagnose, replay, recommend, profiles, mining per run
+	StageSample Stage = "sample"  // the sampled runs replayed again for their drill-down
+	StageFinish Stage = "finish"  // the tables written, the aggregates (CIs, recommendations, mined models)
+)
+
+// progress is an Analysis that counts the runs the pass has added (it is
+// last in Pass's list, so a run counts once every analysis has it).
+type progress struct {
+	done, total int
+	fn          func(Stage, int, int)
+}
+
+func (p *progress) Worker() (func(*RunWork) any, error) {
+	return func(*RunWork) any { return nil }, nil
+}
+
+func (p *progress) Add(any) error {
+	p.done++
+	p.fn(StagePass, p.done, p.total)
+	return nil
+}
+
+func (o *ReportOptions) progress(s Stage, done, total int) {
+	if o.Progress != nil {
+		o.Progress(s, done, total)
+	}
+}
+
 // AnalyseReport runs trajmine report's analyses in one shared pass over the
 // store (Pass): diagnose (trajmine diagnose's defaults, --by model),
 // every catalog policy at each run's own window (trajmine simulate), trajmine
@@ -97,7 +148,7 @@ func reportPolicies(o *ReportOptions) ([]simulate.Policy, error) {
 // transaction. Each figure is the one the stand-alone command computes:
 // they run the same analyses, one at a time.
 func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Report, error) {
-	res := &Report{}
+	res := &Report{Redactor: o.Redact}
 	env, err := NewEnv(ctx, st)
 	if err != nil {
 		return nil, err
@@ -105,6 +156,9 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	// no per-call rows kept (the sample's come from reportSample); groups by
 	// model family, as trajmine simulate --by model
 	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model"}
+	if o.Window > 0 {
+		simO.Windows = []int64{o.Window}
+	}
 	pols, err := reportPolicies(o)
 	if err != nil {
 		return nil, err
@@ -113,11 +167,14 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	da, err := NewDiagnose(&DiagnoseOptions{By: "model"})
+	da, err := NewDiagnose(&DiagnoseOptions{By: "model", Window: o.Window})
 	if err != nil {
 		return nil, err
 	}
-	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2}) // trajmine recommend's defaults
+	if da.conts, err = st.Continuations(ctx); err != nil { // resumed sessions counted once, as in diagnose
+		return nil, err
+	}
+	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2, Window: o.Window}) // trajmine recommend's defaults
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +190,12 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	var aggErr error
 	var agg sync.WaitGroup
 	calls := func(add func(vals ...any) error) error {
-		if err := Pass(ctx, st, o.Scan, env, sa, da, ra, ba, ma); err != nil {
+		as := []Analysis{sa, da, ra, ba, ma}
+		if o.Progress != nil {
+			o.Progress(StagePass, 0, o.Runs)
+			as = append(as, &progress{total: o.Runs, fn: o.Progress})
+		}
+		if err := Pass(ctx, st, o.Scan, env, as...); err != nil {
 			return err
 		}
 		sa.Flatten()
@@ -155,7 +217,9 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	}
 	tables := append([]store.Derived{{Table: schema.SimCalls, Rows: calls}, {Table: schema.SimRuns, Rows: sa.RunsRows}}, DiagnosisTables(&res.Diagnosis)...)
 	err = st.WriteDerived(ctx, tables...)
+	o.progress(StageFinish, 0, 1)
 	agg.Wait()
+	o.progress(StageFinish, 1, 1)
 	if err != nil {
 		return nil, err
 	}

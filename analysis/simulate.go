@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
@@ -24,9 +25,10 @@ type SimulateOptions struct {
 	NoSave        bool     // write no table
 }
 
-// WithKeepAll is pols with keep-all, the reference every comparison is
-// made against, first (added if missing; duplicates by name dropped); no
-// policy means the catalog's defaults (simulate.DefaultSpecs).
+// WithKeepAll is pols with the references first: keep-all, then
+// as-logged, the baseline every comparison is made against (added if
+// missing; duplicates by name dropped); no policy means the catalog's
+// defaults (simulate.DefaultSpecs).
 func WithKeepAll(pols []simulate.Policy) ([]simulate.Policy, error) {
 	if len(pols) == 0 {
 		for _, s := range simulate.DefaultSpecs() {
@@ -40,9 +42,11 @@ func WithKeepAll(pols []simulate.Policy) ([]simulate.Policy, error) {
 	// keep-all is the reference: always replayed, first
 	seen := map[string]bool{}
 	out := []simulate.Policy{}
-	if ka, _ := simulate.Parse("keep-all"); ka != nil {
-		out = append(out, ka)
-		seen[ka.Name()] = true
+	for _, ref := range []string{"keep-all", simulate.AsLoggedName} {
+		if p, _ := simulate.Parse(ref); p != nil {
+			out = append(out, p)
+			seen[p.Name()] = true
+		}
 	}
 	for _, p := range pols {
 		if !seen[p.Name()] {
@@ -63,8 +67,14 @@ type Simulation struct {
 	Comparison []simulate.Agg         `json:"comparison"`
 	Groups     []simulate.Agg         `json:"groups,omitempty"`
 	Accuracy   []simulate.AccuracyRow `json:"keep_all_accuracy"`
-	Calibrated int                    `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
-	Results    []simulate.Row         `json:"results"`
+	// LoggedAccuracy is the as-logged baseline's error against the logged
+	// input at every logged call, after compactions too, beside keep-all's
+	LoggedAccuracy []simulate.LoggedAccuracyRow `json:"as_logged_accuracy"`
+	Calibrated     int                          `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
+	// ReReads: the re-invocation attributor's predicted re-reads per tool
+	// against those the logs show (counterfactual.ReReadValidation)
+	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
+	Results []simulate.Row                  `json:"results"`
 }
 
 // SimPolicy is one replayed policy: its spec and short name.
@@ -78,10 +88,12 @@ type simDone struct {
 	rows       []simulate.Row
 	calls      [][]simulate.CallResult // per row
 	errs       []float64
+	logged     simulate.LoggedErrors
 	fitted     bool
 	calibrated bool
 	format     string
 	family     string
+	rereads    []counterfactual.ToolReReads
 }
 
 // SimulateStore replays every selected run (see the command's help) in
@@ -116,6 +128,8 @@ type Simulate struct {
 	prices  diagnose.Prices
 	out     Simulation
 	acc     simulate.Accuracy
+	lacc    simulate.LoggedAccuracy
+	rereads counterfactual.ReReadValidator
 	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
 	// rows are collected in chunks (appending to one slice of big rows
 	// copied them over and over) and flattened into out.Results once
@@ -201,7 +215,11 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	keepCalls := o.Calls && !o.NoSave
 	return func(w *RunWork) any {
 		tr := w.Trace()
-		res := simDone{errs: simulate.KeepAllErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family}
+		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
+			rereads: counterfactual.RunReReads(w.Events, w.Uses(), func(tool, args string) bool {
+				c := w.Classify(w.Run.Harness, tool, args)
+				return c == "read" || c == "search"
+			})}
 		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
 		for _, win := range o.Windows {
 			own := win < 0
@@ -225,7 +243,9 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 				if priced {
 					c, cc := simulate.Cost(&r, price)
 					kc, kcc := simulate.KeepAllCost(&r, price)
+					ac, acc := simulate.AsLoggedCost(&r, price)
 					row.CostUSD, row.CostCachedUSD, row.KeepAllCostUSD, row.KeepAllCostCachedUSD = &c, &cc, &kc, &kcc
+					row.AsLoggedCostUSD, row.AsLoggedCostCachedUSD = &ac, &acc
 				}
 				res.rows = append(res.rows, row)
 				res.calls = append(res.calls, calls)
@@ -241,6 +261,8 @@ func (a *Simulate) Add(v any) error {
 	r := v.(simDone)
 	a.out.Runs++
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
+	a.rereads.Add(r.rereads)
+	a.lacc.Add(r.format, r.family, r.logged)
 	if r.calibrated {
 		a.out.Calibrated++
 	}
@@ -272,6 +294,8 @@ func (a *Simulate) Finish() Simulation {
 	a.Flatten()
 	o, out := a.o, a.out
 	out.Accuracy = a.acc.Rows()
+	out.ReReads = a.rereads.Result()
+	out.LoggedAccuracy = a.lacc.Rows()
 	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})
 	if o.By != "" {
 		out.Groups = simulate.Aggregate(out.Results, simulate.AggOptions{Group: func(r *simulate.Row) string {
@@ -294,13 +318,18 @@ func simRunValues(r *simulate.Row) []any {
 		}
 		return int64(v)
 	}
-	var cost, cached any
+	var cost, cached, alCost any
 	if r.CostUSD != nil {
 		cost, cached = *r.CostUSD, *r.CostCachedUSD
+	}
+	if r.AsLoggedCostUSD != nil {
+		alCost = *r.AsLoggedCostUSD
 	}
 	return []any{r.RunID, r.Policy, r.Window, r.Format, r.Family, r.Harness, int64(r.LoggedCalls), int64(r.Calls), string(r.Status),
 		nullIf(r.OverflowCall, r.OverflowCall < 0), nullIf(r.KeepAllOverflowAt, r.KeepAllOverflowAt < 0), nullIf(r.FirstActivation, r.FirstActivation < 0),
 		r.PromptTokens, r.KeepAllTokens, r.TokenRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
-		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent}
+		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
+		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
+		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok}
 }

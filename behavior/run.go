@@ -124,6 +124,9 @@ func (rc *runCtx) usesOf(key string) []int64 {
 		rc.usesOK = true
 		rc.uses = map[string][]int64{}
 		for _, u := range counterfactual.Uses(rc.events) {
+			if u.Kind == counterfactual.UseEnable {
+				continue // a re-enable is measured as such (Reenabled, Thrash), not as a need
+			}
 			k := outputKey(rc.events[u.Output])
 			rc.uses[k] = append(rc.uses[k], u.Call)
 		}

@@ -90,6 +90,36 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestUsageOfFailingCommand: a usage error prints the usage of the
+// command that failed, not the root's list of commands.
+func TestUsageOfFailingCommand(t *testing.T) {
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "x.duckdb")
+	tests := []struct {
+		args  []string
+		usage string // its first line
+	}{
+		{[]string{"sql", "--format", "xml", "x"}, "  trajmine sql [--format table|csv|json] QUERY [flags]"},
+		{[]string{"show"}, "  trajmine show RUN [flags]"},
+		{[]string{"runs", "--bogus"}, "  trajmine runs [flags]"},
+		{[]string{"report", "--demo", "x"}, "  trajmine report [PATH...] [flags]"},
+		{[]string{"--bogus"}, "  trajmine [command]"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, stderr, code := run(t, d, tc.args...)
+			_, usage, _ := strings.Cut(stderr, "Usage:\n")
+			first, _, _ := strings.Cut(usage, "\n")
+			if code != exitUsage || first != tc.usage {
+				t.Errorf("exit %d, usage %q; want exit 2, usage %q\n%s", code, first, tc.usage, stderr)
+			}
+			if tc.args[0] != "--bogus" && strings.Contains(stderr, "Available Commands:") {
+				t.Errorf("prints the root's commands:\n%s", stderr)
+			}
+		})
+	}
+}
+
 func TestUnknownFormatNamesFormatsTried(t *testing.T) {
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(t.TempDir(), "x.duckdb")
@@ -120,6 +150,7 @@ func TestGolden(t *testing.T) {
 		{"show", []string{"show", "s-split"}, 0},
 		{"show-prefix", []string{"show", "s-main/agent"}, 0},
 		{"show-missing", []string{"show", "nope"}, 1},
+		{"show-ambiguous", []string{"show", "s-"}, 1},
 		{"sql-csv", []string{"sql", "--format", "csv", "SELECT run_id, turn, input_tokens, output_tokens FROM usage ORDER BY run_id, turn"}, 0},
 		{"sql-json", []string{"sql", "--format", "json", "SELECT op, tool_key, tokens_before FROM context_ops ORDER BY run_id, seq"}, 0},
 		{"sql-readonly", []string{"sql", "DELETE FROM runs"}, 1},

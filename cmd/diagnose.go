@@ -44,16 +44,20 @@ window; COMPACT counts the turns with a compaction, summary, continuation or
 truncation.
 
 END is the log's explicit reason where it has one. Otherwise the run is
-inferred to have ended on window length when an error of its last turn has a
-known overflow text (prompt is too long, context_length_exceeded, …) or when
-its last prompt is ≥ 95 % of the window; else the importer's inference is
-kept. WHY says which.
+inferred to have ended on window length when its last turn reports an
+overflow (prompt is too long, context_length_exceeded, …) in an error, an
+assistant message or a tool result, or when its last prompt is ≥ 95 % of the
+window; finished when its last tool call is a submit (classes as in trajmine
+classes) or its task is recorded as resolved; stalled when its last tool call
+repeats a command that failed with the same output; else the importer's
+inference is kept. WHY says which rule.
 
-The reading boundary is the call by which half of the runs that did not
-finish had stopped while still reading (none of their last 3 tool calls an
-edit, test or submit, at least one a read or search; classes as in trajmine
-classes): a Kaplan–Meier survival curve where finished runs and runs that
-stopped otherwise are censored at their last call.
+The reading boundary is the call by which half of the runs had stopped while
+still reading (none of their last 3 tool calls an edit, test or submit, at
+least one a read or search) without finishing: the Aalen–Johansen cumulative
+incidence of that stop, finishing a competing outcome, runs that stopped
+otherwise censored at their last call. It is stated only over at least 10
+runs; the Kaplan–Meier curve that censors finished runs is in --json.
 
 Token rent is each tool output's estimated tokens × the model calls that
 carried it until compacted or hidden. Where the log shows them, the system
@@ -67,9 +71,17 @@ A prompt part no event shows (Claude Code and Codex logs omit the system
 prompt and tool schemas) pays no rent here.
 
 A re-read reads a target again, while the earlier output was still visible
-in the prompt or after it was hidden; a stall is the same command answered
-by the same output again. The verdict comes first; --by groups the
+in the prompt or after it was hidden; a stall is the same command (tool and
+arguments) answered by the same failing output again (is_error or a non-zero
+exit code), a repeat the same with an output that did not fail. The verdict comes first; --by groups the
 peak-occupancy summary by model family, harness or source format.
+
+A resumed or forked session (Claude Code copies the earlier messages, same
+message id, into the new file) is linked to the run it continues: a usage row
+with the request id and tokens of a row of a run that ended earlier is a copy,
+counted there (store.CopiesSQL). Its cost is priced from its own rows, and a
+run whose every row is a copy is left out of the verdict, groups, reading
+boundary and cost totals.
 
 Results are stored in three tables, replaced whole (in one transaction) on
 each call unless --no-save is given (which opens the database read-only):
@@ -87,10 +99,11 @@ documents every column. The figures printed follow from them:
   calls ≥ 80 %     count of the run's calls with prompt_tokens × 100 ≥ window_tokens × 80
   rent share       sum(rent) of a tool in diag_rent / sum(rent_total) of diag_runs
   reading boundary over runs with boundary_turn > 0, at each distinct
-                   boundary_turn t in order: S(t) = S(previous t) × (1 − d/n),
-                   n = runs with boundary_turn ≥ t, d = those with boundary_turn
-                   = t and boundary_event; the boundary is the first t with
-                   S(t) ≤ 50 %
+                   boundary_turn t in order: F(t) = F(previous t) + S(t⁻) × d/n,
+                   S(t) = S(t⁻) × (1 − (d + f)/n), n = runs with boundary_turn
+                   ≥ t, d = those with boundary_turn = t and boundary_event,
+                   f = those with boundary_finished; the boundary is the first
+                   t with F(t) ≥ 50 %, when there are ≥ 10 runs
   spend            sum(cost_usd) (NULL: cost unknown, left out)
   per solved task  sum(cost_usd) over runs with resolved NOT NULL /
                    count(*) FILTER (WHERE resolved)
@@ -224,17 +237,18 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary) error {
 		}
 	}
 	b := d.ReadingBoundary
-	fmt.Fprintf(w, "\nReading boundary (Kaplan–Meier; %d stopped while reading, %d censored; turns with events):\n", b.Events, b.Censored)
+	fmt.Fprintf(w, "\nReading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):\n",
+		b.Runs, b.Events, b.Finished, b.Censored)
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
 	} else {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CALL\tAT RISK\tEVENTS\tCENSORED\tSURVIVAL")
-		for _, p := range b.Curve {
+		fmt.Fprintln(tw, "CALL\tAT RISK\tREADING\tFINISHED\tCENSORED\tINCIDENCE\tFINISHED INCIDENCE")
+		for _, p := range b.CIF {
 			if p.Events == 0 {
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", thousands(p.Turn), p.AtRisk, p.Events, p.Censored, pct(p.Survival))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\n", thousands(p.Turn), p.AtRisk, p.Events, p.Finished, p.Censored, pct(p.Incidence), pct(p.FinishedIncidence))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -243,7 +257,8 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary) error {
 	t := d.Totals
 	fmt.Fprintf(w, "\nRe-reads: %s while the earlier output was visible, %s after it was hidden, %s before it reached a prompt\n",
 		thousands(t.ReReadsVisible), thousands(t.ReReadsHidden), thousands(t.ReReadsPending))
-	fmt.Fprintf(w, "Stalls: %s repeats of a command with identical output, in %s runs\n", thousands(t.Stalls), thousands(t.StallRuns))
+	fmt.Fprintf(w, "Stalls: %s repeats of a command with an identical failing output, in %s runs; %s repeats with an identical output that did not fail, in %s runs\n",
+		thousands(t.Stalls), thousands(t.StallRuns), thousands(t.Repeats), thousands(t.RepeatRuns))
 	fmt.Fprintf(w, "Cost: $%.2f over %d runs (logged %d, priced from usage %d, unknown %d)", t.SpendUSD, t.CostLogged+t.CostPriced, t.CostLogged, t.CostPriced, t.CostUnknown)
 	if ps := t.PerSolved; ps.USD != nil {
 		fmt.Fprintf(w, "; per solved task $%.2f (%d resolved, %d failed; %d runs with unknown outcome left out)\n", *ps.USD, ps.Resolved, ps.Failed, ps.Excluded)

@@ -83,7 +83,7 @@ func TestDiagnoseExtrasCurve(t *testing.T) {
 	if err := writeDiagnoseExtras(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "23    2        1       0         50.0%") {
+	if !strings.Contains(buf.String(), "23    2        1        0         0         50.0%      0.0%") {
 		t.Errorf("curve not printed:\n%s", buf.String())
 	}
 }

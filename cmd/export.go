@@ -34,7 +34,13 @@ by any Parquet engine, e.g.
 DIR must be empty or new. The export lists the files it wrote in
 DIR/.trajmine-export.json; --overwrite lets DIR hold a previous export and
 removes exactly those files first. Files no export wrote are never removed:
-a non-empty DIR without that list is refused, --overwrite or not.`,
+a non-empty DIR without that list is refused, --overwrite or not.
+
+The export is not redacted: it is the store, log text as imported, secrets
+included. (trajmine report's page and trajmine show redact what they
+print; redacting every event of a store runs gitleaks' rules at a few MB/s,
+minutes on a large store, so the export copies the tables as they are.
+Redact the logs before sharing an export.)`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			st, err := d.open(c.Context(), true)

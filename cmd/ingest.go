@@ -8,9 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/ingest"
@@ -136,14 +134,11 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 				total += st.Size()
 			}
 		}
-		bar := progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(rawWriter(errw)), progressbar.OptionShowBytes(true),
-			progressbar.OptionSetDescription("ingest"), progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish())
-		opts.Progress = func(n int64) { _ = bar.Add64(n) }
+		b := newIngestBar(rawWriter(errw), total)
+		opts.Progress, opts.Skipped = b.read, b.skipped
 		warn := opts.Warn
-		opts.Warn = func(err error) { _ = bar.Clear(); warn(err) }
-		defer bar.Finish()
+		opts.Warn = func(err error) { _ = b.bar.Clear(); warn(err) }
+		defer b.bar.Finish()
 	}
 	sum, err := ingest.Files(ctx, sink, inputs, opts)
 	if sum != nil {

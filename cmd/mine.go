@@ -90,7 +90,10 @@ dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
 format=NAME: the edges and variants whose share differs most, with a
 two-proportion z. --by model prints variants and edges per model family.
 --export xes|ocel|dot FILE writes the log as XES (IEEE 1849), OCEL 2.0 JSON or
-the DFG as Graphviz DOT ('-' for stdout).
+the DFG as Graphviz DOT ('-' for stdout). The exports are not redacted:
+they carry the tool-call targets as logged (with --activity tool-target,
+the activity names too), like the store; trajmine report and show redact
+what they print (see trajmine report --help).
 
 --no-profiles leaves out the behaviour profiles: they read every event's text
 (which later call used which hidden output), while the process discovery

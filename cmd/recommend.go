@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/trajmine/trajmine/analysis"
 
@@ -36,24 +38,41 @@ func NewRecommendCmd(d *Deps, runF func(*RecommendOptions) error) *cobra.Command
 		Use:   "recommend",
 		Short: "Choose a context policy per model family, checked by replay on held-out runs",
 		Long: `Choose a context policy for each model family by replaying the family's runs
-under a grid of candidate policies (trajmine simulate's engine) and checking
-the winner on runs it was not chosen on.
+under a grid of candidate policies (trajmine simulate's engine), comparing each
+with what ran (the as-logged baseline: each run replayed under its own logged
+context management), and checking the winner on runs it was not chosen on.
 
 Runs are split per family: a run is held out when FNV-1a(run id) mod
---holdout-every is 0; families with fewer than 8 runs are not split. On the
-training runs a candidate is eligible when it loses no run keep-all gets
-through, predicts at most --max-reinv re-invocations per 100 calls, and is
-allowed by the family's manage_context behaviour (the model's own ops, the
-dtoc policies, only for families whose behaviour is selective). The eligible
-candidate that saves the most runs from overflow wins, then the one with the
-lowest Σ effective tokens / Σ keep-all tokens over the family's runs
-(effective = prompts + re-invocations + summarizer input, same calls);
-keep-all when none beats it.
-The held-out runs give the expected saving with a bootstrap 95 % CI.
+--holdout-every is 0. Evidence rules: a family gets a recommendation only with
+at least ` + strconv.Itoa(recommend.DefaultMinTrain) + ` training and ` + strconv.Itoa(recommend.DefaultMinHeldOut) + ` held-out runs; below that it prints
+"insufficient evidence: N runs (T training, H held out), need …: collect about K
+more runs of FAMILY" and still lists the candidates.
 
-The text output explains each choice in one line; --yaml or --json writes
-trajmine's own record of the choice (policy spec, parameters, expected saving,
-evidence), which no harness reads. --config HARNESS prints, per family, a
+On the training runs a candidate is excluded by the first rule it breaks:
+harness (unless --any-mechanism: no harness of the family's runs can be set to
+run it, e.g. masking for Claude Code, whose settings are auto-compaction's;
+runs whose harness has no known settings, such as eval frameworks and plain
+message lists, restrict nothing; and a harness's own mechanism, e.g.
+compact-claude-code or gemini-mask, only for families with runs of that
+harness), lost (it loses a run what ran gets
+through), re-invocations (more than --max-reinv per 100 calls), behaviour (the
+model's own ops, the dtoc policies, only for families whose manage_context
+behaviour is selective), no gain (it saves neither runs nor tokens). Of the
+rest, the one that saves the most runs wins, then the lowest Σ effective
+tokens / Σ as-logged tokens over the family's runs (effective = prompts +
+re-invocations + summarizer input, same calls). A run whose log finished is
+never counted as saved.
+
+The held-out runs give the winner's expected saving against what ran with a
+run-level bootstrap 95 % CI; it is recommended only when the CI's lower end is
+above zero and it loses no held-out run, otherwise the output keeps what ran
+(as-logged) and says why. For each family the text shows the top candidates
+side by side: tokens saved, runs saved and lost, re-invocations per 100 calls,
+and the rule that excluded each.
+
+--yaml or --json writes trajmine's own record of the choice (policy spec,
+parameters, expected saving, evidence; families with insufficient evidence
+listed apart), which no harness reads. --config HARNESS prints, per family, a
 ready-to-paste snippet in that harness's own format with its real setting
 names (Claude Code settings/env, Codex config.toml, OpenHands [condenser],
 SWE-agent history_processors, mini-swe-agent, Gemini CLI settings.json, the
@@ -61,8 +80,8 @@ Anthropic Messages API's context_management edits, DTOC's manage_context
 tool), or says that the harness has no setting for the chosen policy. With
 --config the candidates are only what that harness can run (its own
 mechanisms at a few settings, or --grid filtered to those), so the choice is
-one it can be configured to make; --any-mechanism lifts this. Names
-and semantics come from shared/docs/harness-config.md; where a setting only
+one it can be configured to make; --any-mechanism lifts this. Names and
+semantics come from shared/docs/harness-config.md; where a setting only
 approximates the replayed rule, or is documented but unconfirmed, a note says
 so.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -74,9 +93,7 @@ so.`,
 			if o.Config != "" && !slices.Contains(recommend.Harnesses, o.Config) {
 				return flagErrorf("--config: unknown harness %q (known: %s)", o.Config, strings.Join(recommend.Harnesses, ", "))
 			}
-			if o.AnyMechanism && o.Config == "" {
-				return flagErrorf("--any-mechanism goes with --config")
-			}
+
 			if o.Window < 0 || o.MaxReinv < 0 {
 				return flagErrorf("--window and --max-reinv must be ≥ 0")
 			}
@@ -118,12 +135,12 @@ so.`,
 	}
 	c.Flags().StringArrayVar(&o.Grid, "grid", nil, "candidate policy spec (repeatable; default: the built-in grid, see --help)")
 	c.Flags().Int64Var(&o.Window, "window", 0, "replay every run at this window (default: each run's own)")
-	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", 4, "hold out runs whose FNV-1a(run id) mod this is 0")
-	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", 2, "most predicted re-invocations per 100 calls a candidate may cause")
+	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", recommend.DefaultHoldoutEvery, "hold out runs whose FNV-1a(run id) mod this is 0")
+	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", recommend.DefaultMaxReinv, "most predicted re-invocations per 100 calls a candidate may cause")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
 	c.Flags().BoolVar(&o.YAML, "yaml", false, "print trajmine's own config (policy specs) as YAML")
-	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "with --config: choose among every candidate, not only those the harness can run")
-	c.Flags().StringVar(&o.Model, "model", "", "also consider the learned policy tracer(model=FILE) of a trajmine train tracer model")
+	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "choose among every candidate, not only those the runs' harness (or --config's) can be set to run")
+	c.Flags().StringVar(&o.Model, "model", "", "also consider the learned policy tracer(model=FILE) of a trajmine train tracer model (no harness can be set to run it: with --any-mechanism it may win)")
 	c.Flags().StringVar(&o.Config, "config", "", "print each family's policy as HARNESS's own settings: "+strings.Join(recommend.Harnesses, ", "))
 	return c
 }
@@ -142,17 +159,53 @@ func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
 		}
 		grid = append(grid, "tracer(model="+o.Model+")")
 	}
-	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv}
+	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv, AnyMechanism: o.AnyMechanism}
 }
+
+// recommendTop is how many candidates the text shows per family.
+const recommendTop = 5
 
 func writeRecommend(w io.Writer, rs []recommend.Result) error {
 	if len(rs) == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
 	}
-	fmt.Fprintf(w, "recommend: %d model families; each choice replayed on its family's runs (--json for every candidate)\n\n", len(rs))
+	n := 0
 	for _, r := range rs {
-		fmt.Fprintf(w, "%s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
+		if !r.Insufficient {
+			n++
+		}
 	}
+	fmt.Fprintf(w, "recommend: %d model families, %d with enough runs (≥ %d training, ≥ %d held out); each candidate compared with what ran (as-logged) on the same calls (--json for every candidate)\n",
+		len(rs), n, recommend.DefaultMinTrain, recommend.DefaultMinHeldOut)
+	for _, r := range rs {
+		fmt.Fprintf(w, "\n%s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  \tCANDIDATE\tTOKENS SAVED\tRATIO\tRUNS SAVED\tLOST\tREINV/100 CALLS\tEXCLUDED BY\t")
+		for _, c := range recommend.Top(r, recommendTop) {
+			mark := ""
+			switch {
+			case c.Spec == r.Policy && !r.Insufficient:
+				mark = "→"
+			case c.Spec == r.Best:
+				mark = "·"
+			}
+			rule := "-"
+			if c.Rule != "" {
+				rule = c.Rule
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%.3f\t%d\t%d\t%.1f\t%s\t\n", mark, shortSpec(c.Spec), signedThousands(c.TokensSaved), c.Ratio, c.Saved, c.Lost, c.ReinvPer100, rule)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\n(training figures against as-logged; → recommended, · the training choice the held-out runs did not confirm)")
 	return nil
+}
+
+// shortSpec is a spec with its default parameters left out.
+func shortSpec(spec string) string {
+	if p, err := simulate.Parse(spec); err == nil {
+		return simulate.Short(p)
+	}
+	return spec
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // writeHarnessConfigs prints, per model family, its recommended policy as
@@ -20,9 +21,13 @@ func writeHarnessConfigs(w io.Writer, rs []recommend.Result, harness string, win
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "# %s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
-		if recommend.PolicyFamily(r.Policy) == "none" {
-			// nothing beat the reference: that is no reason to turn a
-			// harness's own context management off
+		if r.Policy == "" {
+			fmt.Fprintf(w, "# %s: no snippet: no policy is recommended on this evidence\n", harness)
+			continue
+		}
+		if pf := recommend.PolicyFamily(r.Policy); pf == simulate.MechanismNone || pf == simulate.MechanismLogged {
+			// what ran (or keep-all) was not beaten: that is no reason to
+			// change a harness's own context management
 			fmt.Fprintf(w, "# %s: no change recommended: keep your current settings\n", harness)
 			continue
 		}

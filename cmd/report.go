@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/synth"
@@ -34,9 +34,13 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Out, Err  io.Writer
 	Progress  bool
+	Window    int64 // --window: every run's context window; 0 = each run's own
+	Width     int   // fit tables to this many columns (0: no limit)
+	Bold      bool  // bold table headers
 	Rehash    bool
 	All       bool
-	Policies  []string     // --policy: replayed besides the catalog's defaults
+	Policies  []string // --policy: replayed besides the catalog's defaults
+	NoRedact  bool
 	scope     *reportScope // the runs reported on (reportRun); nil: every run
 	dbLabel   string       // the page's database line; "" is the store's path
 
@@ -91,16 +95,29 @@ reported on. sim_calls
 holds the sample's calls (trajmine simulate writes every run's).
 
 All analyses share one read of the store: each run is read once and its
-diagnosis, replay trace and counterfactual uses are computed once.`,
+diagnosis, replay trace and counterfactual uses are computed once. When
+stderr is a terminal, a progress bar follows ingest and then each stage:
+the shared pass (runs), the sample's replays, the tables and aggregates,
+the page.
+
+Secrets in the log text the page shows (tool-output previews, targets,
+tool and run names, end-reason explanations: API keys, tokens, passwords,
+private keys, found by gitleaks' default rules) are replaced with
+[REDACTED:<rule>], and the page's header says how many; --no-redact keeps
+them. The database is not changed: it keeps the logs as they were.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
+			o.Width, o.Bold = d.width(), d.bold()
 			o.Progress = d.ErrIsTTY()
 			if o.Output == "" {
 				return flagErrorf("--output must name a file")
 			}
 			if o.Demo && len(args) > 0 {
 				return flagErrorf("--demo reports on a generated corpus: it takes no PATH")
+			}
+			if o.Window < 0 {
+				return flagErrorf("--window must be a positive number of tokens")
 			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
@@ -116,9 +133,11 @@ diagnosis, replay trace and counterfactual uses are computed once.`,
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
+	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (diagnose, replay and recommend; default: each run's own)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
+	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "show secrets found in log text on the page as logged (default: replaced with [REDACTED:<rule>])")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
@@ -298,7 +317,17 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		}
 	}
 	totals := analysis.TotalsByFormat(runs)
-	res, err := analysis.AnalyseReport(ctx, st, o.analysis())
+	ao, err := o.analysis(len(runs))
+	if err != nil {
+		return err
+	}
+	var bars *stageBars
+	if o.Progress {
+		bars = &stageBars{w: rawWriter(o.Err)}
+		ao.Progress = bars.update
+	}
+	res, err := analysis.AnalyseReport(ctx, st, ao)
+	bars.finishIfAny()
 	if err != nil {
 		return err
 	}
@@ -308,6 +337,10 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return fmt.Errorf("--output: %w", err)
 	}
 	writeHTML := func() error {
+		if bars != nil {
+			bars.page()
+			defer bars.finish()
+		}
 		return writeReportHTML(html, analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path())))
 	}
 	if o.JSON {
@@ -318,26 +351,36 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			runs = []schema.Run{}
 		}
 		if err := writeJSON(o.Out, struct {
-			Source     string                  `json:"source"`
-			Scope      reportScopeJSON         `json:"scope"`
-			Ingest     ingestSummaryJSON       `json:"ingest"`
-			Formats    []analysis.FormatTotals `json:"formats"`
-			Simulation []simulate.Agg          `json:"simulation"`
-			Accuracy   []simulate.AccuracyRow  `json:"simulation_accuracy"`
-			Runs       []schema.Run            `json:"runs"`
-			HTML       string                  `json:"html_report"`
-		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, runs, html}); err != nil {
+			Source     string                       `json:"source"`
+			Scope      reportScopeJSON              `json:"scope"`
+			Ingest     ingestSummaryJSON            `json:"ingest"`
+			Formats    []analysis.FormatTotals      `json:"formats"`
+			Simulation []simulate.Agg               `json:"simulation"`
+			Accuracy   []simulate.AccuracyRow       `json:"simulation_accuracy"`
+			Logged     []simulate.LoggedAccuracyRow `json:"simulation_as_logged_accuracy"`
+			Runs       []schema.Run                 `json:"runs"`
+			HTML       string                       `json:"html_report"`
+			Headline   []string                     `json:"headline"`
+		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res)}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
 		return nil
 	}
 	fmt.Fprintln(o.Out)
+	for _, l := range analysis.Headline(res) {
+		fmt.Fprintln(o.Out, l)
+	}
+	fmt.Fprintln(o.Out)
 	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
 	writeVerdict(o.Out, diag)
 	fmt.Fprintln(o.Out)
-	fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
-	writeAccuracyLine(o.Out, sim.Accuracy)
+	if o.Window > 0 {
+		fmt.Fprintf(o.Out, "Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):\n", thousands(o.Window))
+	} else {
+		fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
+	}
+	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy)
 	short := map[string]string{}
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short
@@ -357,21 +400,27 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out, "manage_context behaviour per model family:")
 	writeBehaviour(o.Out, mined.Behaviour)
 	fmt.Fprintln(o.Out)
-	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "FORMAT\tRUNS\tTURNS\tLOGGED IN\tLOGGED OUT\tCACHE READ\tEST. EVENT TOKENS\tNO USAGE\tOVERFLOW\t")
+	ft := &table{header: []string{"FORMAT", "RUNS", "TURNS", "LOGGED IN", "LOGGED OUT", "CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "OVERFLOW"},
+		footer: []string{"LOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of est_tokens of all events;",
+			"NO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow."}}
+	var tot analysis.FormatTotals
 	for _, a := range totals {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t\n", a.Format, a.Runs, thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), a.NoUsage, a.Overflow)
+		ft.add(a.Format, thousands(a.Runs), thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow))
+		tot.Runs, tot.Turns, tot.InputTokens, tot.OutputTokens = tot.Runs+a.Runs, tot.Turns+a.Turns, tot.InputTokens+a.InputTokens, tot.OutputTokens+a.OutputTokens
+		tot.CacheReadTokens, tot.EstTokens, tot.NoUsage, tot.Overflow = tot.CacheReadTokens+a.CacheReadTokens, tot.EstTokens+a.EstTokens, tot.NoUsage+a.NoUsage, tot.Overflow+a.Overflow
 	}
-	if err := tw.Flush(); err != nil {
+	if len(totals) > 1 {
+		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Turns), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
+	}
+	if err := ft.write(o.Out, o.Width, o.Bold); err != nil {
 		return err
 	}
-	fmt.Fprintln(o.Out, "\nLOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of est_tokens of all events;\nNO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow.")
 	fmt.Fprintln(o.Out)
 	shown := runs
 	if o.Limit > 0 && len(shown) > o.Limit {
 		shown = shown[:o.Limit]
 	}
-	if err := writeRunsTable(o.Out, shown); err != nil {
+	if err := writeRunsTable(o.Out, shown, o.Width, o.Bold); err != nil {
 		return err
 	}
 	if len(shown) < len(runs) {
@@ -388,9 +437,18 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 // mine's default --top is 10; the report keeps the terminal short).
 const reportTop = 5
 
-// analysis is what the report's analyses depend on.
-func (o *ReportOptions) analysis() *analysis.ReportOptions {
-	return &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Policies: o.Policies}
+// analysis is what the report's analyses depend on; runs is how many
+// the scan selects (the progress bar's total).
+func (o *ReportOptions) analysis(runs int) (*analysis.ReportOptions, error) {
+	ao := &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Runs: runs, Window: o.Window, Policies: o.Policies}
+	if !o.NoRedact {
+		r, err := redact.New()
+		if err != nil {
+			return nil, err
+		}
+		ao.Redact = r
+	}
+	return ao, nil
 }
 
 // writeReportHTML writes the page to a temporary file beside path and

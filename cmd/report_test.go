@@ -264,7 +264,7 @@ func TestReportReplayMatchesSimCalls(t *testing.T) {
 	}
 	acted := 0
 	for _, run := range runs {
-		_, acts, _, err := analysis.ReplayOutputs(ctx, st, run.RunID, pols)
+		_, acts, _, err := analysis.ReplayOutputs(ctx, st, run.RunID, pols, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,5 +340,43 @@ func BenchmarkReport(b *testing.B) {
 			fmt.Sscan(string(m[1]), &kb)
 			b.ReportMetric(kb/1024, "peak-RSS-MB")
 		}
+	}
+}
+
+// TestReportWindow: report --window N replays, diagnoses and recommends at
+// N for every run, as the verdict's "(use --window N)" advises, and says so.
+func TestReportWindow(t *testing.T) {
+	dir := t.TempDir()
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(dir, "w.duckdb")
+	stdout, stderr, code := run(t, d, "report", "--window", "5000", "-o", filepath.Join(dir, "r.html"), fixtureDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "replayed at a window of 5,000 tokens (--window") {
+		t.Errorf("stdout does not say the window:\n%s", stdout)
+	}
+	st, err := store.Open(context.Background(), store.Config{Path: d.DB, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// the fixture's 3 runs (testdata/runs.stdout), every one at 5,000 tokens
+	for q, want := range map[string]int64{
+		"SELECT count(*) FROM diag_runs WHERE window_tokens = 5000":              3,
+		"SELECT count(*) FROM diag_runs":                                         3,
+		"SELECT count(DISTINCT run_id) FROM sim_runs WHERE window_tokens = 5000": 3,
+		"SELECT count(*) FROM sim_runs WHERE window_tokens <> 5000":              0,
+	} {
+		var got int64
+		if err := st.DB().QueryRow(q).Scan(&got); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got != want {
+			t.Errorf("%s = %d, want %d", q, got, want)
+		}
+	}
+	if _, stderr, code := run(t, d, "report", "--window", "-1", fixtureDir); code != exitUsage {
+		t.Errorf("--window -1: exit %d, %s", code, stderr)
 	}
 }

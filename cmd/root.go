@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -30,7 +31,28 @@ type Deps struct {
 	HomeDir  func() (string, error)
 	ErrIsTTY func() bool
 	OutIsTTY func() bool // nil: false
+	OutWidth func() int  // the terminal's width when stdout is one; nil or ≤ 0: unknown
 	DB       string      // resolved by the root's persistent flag
+}
+
+// width is how wide tables may be: the terminal's width, else $COLUMNS,
+// else 0 (no limit: output to a file or pipe keeps whole cells).
+func (d *Deps) width() int {
+	if d.OutWidth != nil {
+		if w := d.OutWidth(); w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(d.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
+}
+
+// bold reports whether headers may be bold: stdout is a terminal, NO_COLOR
+// is unset (no-color.org) and TERM is not dumb.
+func (d *Deps) bold() bool {
+	return d.OutIsTTY != nil && d.OutIsTTY() && d.Getenv("NO_COLOR") == "" && d.Getenv("TERM") != "dumb"
 }
 
 func defaultDeps() *Deps {
@@ -39,10 +61,18 @@ func defaultDeps() *Deps {
 		HomeDir:  os.UserHomeDir,
 		ErrIsTTY: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
 		OutIsTTY: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+		OutWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }
 
-// FlagError is a usage error; the root prints usage and exits 2.
+// FlagError is a usage error; execute prints the failing command's usage
+// and exits 2.
 type FlagError struct{ err error }
 
 func (e *FlagError) Error() string { return e.err.Error() }
@@ -80,10 +110,15 @@ func execute(ctx context.Context, root *cobra.Command, args []string, out, errw 
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(errw)
-	if err := root.ExecuteContext(ctx); err != nil {
+	if c, err := root.ExecuteContextC(ctx); err != nil {
 		var fe *FlagError
 		if errors.As(err, &fe) {
-			fmt.Fprintf(errw, "trajmine: %v\n\n%s", err, root.UsageString())
+			// the usage of the command that failed (cobra's ExecuteC
+			// returns it), not the root's list of commands
+			if c == nil {
+				c = root
+			}
+			fmt.Fprintf(errw, "trajmine: %v\n\n%s", err, c.UsageString())
 			return exitUsage
 		}
 		var ee *exitError2

@@ -2,9 +2,8 @@ package cmd
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +17,8 @@ type RunsOptions struct {
 	Limit  int
 	JSON   bool
 	Out    io.Writer
+	Width  int  // fit the table to this many columns (0: no limit)
+	Bold   bool // bold header (a terminal that wants it)
 }
 
 // NewRunsCmd builds `trajmine runs`.
@@ -34,7 +35,7 @@ whose log has usage for only some calls: the totals cover those calls only). END
 reason with "?" when it was inferred rather than logged.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			if runF != nil {
 				return runF(o)
 			}
@@ -63,12 +64,19 @@ func runsRun(ctx context.Context, st *store.Store, o *RunsOptions) error {
 		}
 		return writeJSON(o.Out, runs)
 	}
-	return writeRunsTable(o.Out, runs)
+	return writeRunsTable(o.Out, runs, o.Width, o.Bold)
 }
 
-func writeRunsTable(w io.Writer, runs []schema.Run) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tFORMAT\tMODEL\tTURNS\tIN\tOUT\tEND")
+// runsMarks explain the runs table's markers; the footer names those used.
+var runsMarks = []struct{ mark, says string }{
+	{"~", "no per-call usage in the log: IN is the estimate (est_tokens)"},
+	{"*", "usage logged for only some calls: the totals cover those"},
+	{"?", "end reason inferred, not logged"},
+}
+
+func writeRunsTable(w io.Writer, runs []schema.Run, width int, bold bool) error {
+	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS", "IN", "OUT", "END"}, min: []int{12, 8, 8, 5, 5, 3, 8}}
+	used := map[string]bool{}
 	for _, r := range runs {
 		in, out := thousands(r.InputTokens), thousands(r.OutputTokens)
 		if r.UsageEstimated {
@@ -80,11 +88,19 @@ func writeRunsTable(w io.Writer, runs []schema.Run) error {
 		if r.EndReasonSource == schema.SourceInferred {
 			end += "?"
 		}
-		model := r.Model
-		if model == "" {
-			model = "-"
+		for _, m := range runsMarks {
+			used[m.mark] = used[m.mark] || strings.Contains(in+end, m.mark)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", snippet(r.RunID, 60), r.SourceFormat, snippet(model, 32), r.NTurns, in, out, end)
+		t.add(snippet(r.RunID, 60), r.SourceFormat, snippet(orDash(r.Model), 32), thousands(r.NTurns), in, out, end)
 	}
-	return tw.Flush()
+	var says []string
+	for _, m := range runsMarks {
+		if used[m.mark] {
+			says = append(says, m.mark+" "+m.says)
+		}
+	}
+	if len(says) > 0 {
+		t.footer = []string{strings.Join(says, "; ")}
+	}
+	return t.write(w, width, bold)
 }

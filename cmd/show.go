@@ -2,24 +2,31 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 )
 
 // ShowOptions are the flags of trajmine show.
 type ShowOptions struct {
-	RunID string
-	Width int
-	JSON  bool
-	Out   io.Writer
+	RunID    string
+	Width    int
+	JSON     bool
+	NoRedact bool
+	Out      io.Writer
 }
 
 // NewShowCmd builds `trajmine show RUN`.
@@ -36,7 +43,12 @@ turns plus the input events of this turn, restarting after a compaction (the
 compaction summary then opens the new prompt). The ratio shows how well the
 estimate tracks the log. After trajmine calibrate, each turn also shows the
 calibrated estimate, offset + factor × estimated prompt, with the fit of the
-run's model family.`,
+run's model family.
+
+Secrets in the log text (API keys, tokens, passwords, private keys, found
+by gitleaks' default rules) are printed as [REDACTED:<rule>], in the text
+and in --json; --no-redact prints them as logged. The database keeps
+them either way.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.RunID, o.Out = args[0], c.OutOrStdout()
@@ -53,6 +65,7 @@ run's model family.`,
 	}
 	c.Flags().IntVar(&o.Width, "width", 72, "characters of text shown per event")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (run, usage, events, context_ops)")
+	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "print secrets found in log text as logged (default: [REDACTED:<rule>])")
 	return c
 }
 
@@ -96,23 +109,9 @@ func BuildTurns(events []schema.Event, usage []schema.Usage) []TurnView {
 }
 
 func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
-	runs, err := st.Runs(ctx, store.RunFilter{RunID: o.RunID, Prefix: true, Limit: 2})
+	run, err := findRun(ctx, st, o.RunID)
 	if err != nil {
 		return err
-	}
-	switch {
-	case len(runs) == 0:
-		return fmt.Errorf("no run with id or prefix %q", o.RunID)
-	case len(runs) > 1 && runs[0].RunID != o.RunID:
-		return fmt.Errorf("run prefix %q is ambiguous (%s, %s, …)", o.RunID, runs[0].RunID, runs[1].RunID)
-	}
-	run := runs[0]
-	if len(runs) > 1 { // exact match wins
-		for _, r := range runs {
-			if r.RunID == o.RunID {
-				run = r
-			}
-		}
 	}
 	events, err := st.Events(ctx, run.RunID)
 	if err != nil {
@@ -125,6 +124,19 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	ops, err := st.ContextOps(ctx, run.RunID)
 	if err != nil {
 		return err
+	}
+	if !o.NoRedact {
+		red, err := redact.New()
+		if err != nil {
+			return err
+		}
+		// the text view prints the head of each text: redacting the head
+		// (redact.Redactor.Head) costs that, not the whole text
+		head := -1
+		if !o.JSON {
+			head = max(showHead, 4*o.Width)
+		}
+		redactRun(red, &run, events, ops, head)
 	}
 	turns := BuildTurns(events, usage)
 	cal, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator)
@@ -194,6 +206,91 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// maxCandidates is how many runs an ambiguous prefix's error lists.
+const maxCandidates = 10
+
+// findRun is the run with id, else the one run whose id starts with id.
+// When several do, the error lists them (by id, maxCandidates at most,
+// then how many more), as git does for an ambiguous short object id.
+func findRun(ctx context.Context, st *store.Store, id string) (schema.Run, error) {
+	runs, err := st.Runs(ctx, store.RunFilter{RunID: id})
+	if err != nil || len(runs) == 1 {
+		return firstRun(runs), err
+	}
+	if runs, err = st.Runs(ctx, store.RunFilter{RunID: id, Prefix: true}); err != nil {
+		return schema.Run{}, err
+	}
+	switch len(runs) {
+	case 0:
+		return schema.Run{}, fmt.Errorf("no run with id or prefix %q", id)
+	case 1:
+		return runs[0], nil
+	}
+	return schema.Run{}, ambiguousRun(id, runs)
+}
+
+func firstRun(runs []schema.Run) schema.Run {
+	if len(runs) == 0 {
+		return schema.Run{}
+	}
+	return runs[0]
+}
+
+// ambiguousRun is the error for a prefix several runs share: the
+// candidates by id, with their format, model and turns.
+func ambiguousRun(prefix string, runs []schema.Run) error {
+	runs = slices.Clone(runs)
+	slices.SortFunc(runs, func(a, b schema.Run) int { return strings.Compare(a.RunID, b.RunID) })
+	var b strings.Builder
+	fmt.Fprintf(&b, "run prefix %q is ambiguous: %d runs start with it; the candidates are:\n", prefix, len(runs))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, r := range runs[:min(len(runs), maxCandidates)] {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.RunID, r.SourceFormat, orDash(r.Model), countOf(int(r.NTurns), "turn"))
+	}
+	tw.Flush()
+	if n := len(runs) - maxCandidates; n > 0 {
+		fmt.Fprintf(&b, "  and %d more\n", n)
+	}
+	return errors.New(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// showHead is the least of each event text trajmine show's text view
+// redacts (see redact.Redactor.Head).
+const showHead = 1024
+
+// redactRun redacts the log text of a run's record, events and context
+// ops in place, the events on all cores; head > 0 redacts only the first
+// head bytes of each event's text (what the text view can print of it).
+func redactRun(red *redact.Redactor, run *schema.Run, events []schema.Event, ops []schema.ContextOp, head int) {
+	s := red.String
+	run.EndReasonDetail, run.TaskID = s(run.EndReasonDetail), s(run.TaskID)
+	for i := range ops {
+		ops[i].ToolKey, ops[i].Detail = s(ops[i].ToolKey), s(ops[i].Detail)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				e := &events[i]
+				e.ToolName, e.ToolKey, e.Target, e.Args = s(e.ToolName), s(e.ToolKey), s(e.Target), s(e.Args)
+				if head > 0 {
+					e.Text, _ = red.Head(e.Text, head)
+				} else {
+					e.Text = s(e.Text)
+				}
+			}
+		}()
+	}
+	for i := range events {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 func opKey(op schema.ContextOp) string {

@@ -42,7 +42,12 @@ func NewSimulateCmd(d *Deps, runF func(*SimulateOptions) error) *cobra.Command {
 		Short: "Replay every run under alternative context policies",
 		Long: `Replay every imported run, call by call, under each context policy (trajmine
 policies lists them; --policy picks, default all with their defaults) at each
---window, and compare them with keep-all.
+--window, and compare them with what ran: the as-logged baseline, each run
+replayed under the context management its log shows (compactions, summaries,
+elisions, manage_context ops at the calls they happened), calibrated to the
+logged input like every replay; its error against the logged input, after
+compactions too, is printed beside keep-all's. Keep-all (nothing ever removed)
+is a reference column.
 
 At call t the prompt is the run's hidden prefix (logged input minus the
 estimated events at its first logged call: system prompt and tool definitions
@@ -53,21 +58,30 @@ window; the run ends there. A run that gets through its logged calls is
 "survived" if the log says it finished, else "censored": nothing past a
 logged end is extrapolated.
 
-TOKEN RATIO is the median over runs of Σ prompt / Σ keep-all prompt on the
-same calls, with a percentile-bootstrap 95 % CI (1,000 resamples, fixed seed).
-OVERFLOW counts runs that overflowed; SAVED those keep-all overflows and the
-policy does not. BOUNDARY is the reading boundary under the policy: the call
-by which half the runs that did not finish had stopped while reading
-(Kaplan–Meier; finished and censored runs censored). REINV counts predicted
-re-invocations: a later use (trajmine counterfactual's provenance) of an
-output that was hidden, or cut where the evidence was, at the using call;
-each costs the output's tokens plus one call's prompt. COST prices prompts,
-re-invocations, summarizer calls and outputs at the input/output prices;
-CACHED prices each call's prefix unchanged since the previous call at the
-cache-read price and the rest at the cache-write price (trajmine diagnose's
-price table; --prices to override). --json adds per-run rows, the paired
-Wilcoxon signed-rank test against keep-all and keep-all's error against the
-logged input tokens (the simulator's own accuracy).
+The table is ranked per window (and --by group) by TOKENS SAVED = Σ as-logged
+− Σ policy effective tokens over the runs, on the same calls (effective =
+prompts + predicted re-invocations + summarizer input; as-logged counts one
+summarizer call per logged compaction), then by runs lost. TOTAL × is
+Σ policy / Σ as-logged with a run-level percentile-bootstrap 95 % CI (1,000
+resamples, fixed seed). SAVED counts runs lost under what ran (the log did not
+finish, and as-logged overflows at this window or the log ended on window
+length) that the policy gets through; a run whose log finished is never saved.
+LOST counts runs the policy loses where as-logged fits. REINV/100 CALLS are
+predicted re-invocations per 100 replayed calls: a later use (trajmine
+counterfactual's provenance) of an output that was hidden, or cut where the
+evidence was, at the using call; each costs the output's tokens plus one
+call's prompt. $ SAVED and COST × price prompts, re-invocations, summarizer
+calls and outputs with prompt caching (each call's prefix unchanged since the
+previous call at the cache-read price, the rest at the cache-write price;
+trajmine diagnose's price table, --prices to override) against as-logged's
+cost. OVERFLOW counts runs that overflowed; VS KEEP-ALL is Σ prompts / Σ
+keep-all prompts; BOUNDARY is the reading boundary under the policy: the call
+by which half the runs had stopped while reading without finishing
+(Aalen–Johansen cumulative incidence, finishing a competing outcome, other
+stops censored; stated over at least 10 runs; the Kaplan–Meier turn is
+reading_boundary_km_turn in --json). --json adds per-run rows,
+the per-run median token ratio with its CI, the paired Wilcoxon signed-rank
+test against as-logged, keep-all's totals and both accuracy tables.
 
 Results replace sim_runs (one row per run × policy × window) and sim_calls
 (one per replayed call; --calls=false skips it) for the runs simulated;
@@ -224,7 +238,7 @@ func writeSimulate(w io.Writer, out analysis.Simulation) error {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
 	}
-	writeAccuracyLine(w, out.Accuracy)
+	writeAccuracyLine(w, out.Accuracy, out.LoggedAccuracy)
 	fmt.Fprintln(w)
 	writeComparison(w, out.Comparison, short, false)
 	if len(out.Groups) > 0 {
@@ -234,34 +248,51 @@ func writeSimulate(w io.Writer, out analysis.Simulation) error {
 	return nil
 }
 
-func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow) {
+// writeAccuracyLine prints how keep-all and the as-logged baseline track
+// the logged input.
+func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulate.LoggedAccuracyRow) {
 	fmt.Fprintln(w, simulate.AccuracyText(acc))
+	fmt.Fprintln(w, simulate.LoggedAccuracyText(logged))
 }
 
+// writeComparison prints the headline table, ranked per window (and
+// group): totals against the as-logged baseline, keep-all as a reference.
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool) {
+	fmt.Fprintln(w, "against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),")
+	fmt.Fprintln(w, "TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy gets through (never a finished log), LOST = the reverse;")
+	fmt.Fprintln(w, "ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "WINDOW\tPOLICY\tRUNS\tACTED\tTOKEN RATIO [95% CI]\tOVERFLOW\tSAVED\tBOUNDARY\tREINV\tCOST ×\tCACHED ×\tCACHED $\t"
+	head := "WINDOW\t#\tPOLICY\tRUNS\tACTED\tTOKENS SAVED\tTOTAL × [95% CI]\tSAVED\tLOST\tREINV/100 CALLS\t$ SAVED\tCOST ×\tOVERFLOW\tVS KEEP-ALL\tBOUNDARY\t"
 	if grouped {
 		head = "GROUP\t" + head
 	}
 	fmt.Fprintln(tw, head)
-	for _, a := range aggs {
+	for _, a := range simulate.Ranked(aggs) {
 		wl := windowLabel(a.Window, a.Window < 0)
 		b := "-"
 		if a.BoundaryFound {
 			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
 		}
-		cost, cached, usd := "-", "-", "-"
+		cost, usd := "-", "-"
 		if a.Priced > 0 {
-			c, cc := a.CostRatio()
-			cost, cached, usd = fmt.Sprintf("%.3f", c), fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.CostCachedUSD)
+			_, cc := a.CostRatio()
+			cost, usd = fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%d\t%.3f [%.3f, %.3f]\t%d\t%d\t%s\t%d\t%s\t%s\t%s\t",
-			wl, short[a.Policy], a.Runs, a.Activated, a.RatioMedian, a.RatioLo, a.RatioHi, a.Overflow, a.Saved, b, a.Reinvocations, cost, cached, usd)
+		line := fmt.Sprintf("%s\t%d\t%s\t%d\t%d\t%s\t%.3f [%.3f, %.3f]\t%d\t%d\t%.1f\t%s\t%s\t%d\t%.3f\t%s\t",
+			wl, a.Rank, short[a.Policy], a.Runs, a.Activated, signedThousands(a.TokensSaved), a.TotalRatio, a.TotalLo, a.TotalHi,
+			a.Saved, a.Lost, a.ReinvPer100, usd, cost, a.Overflow, a.KeepAllRatio, b)
 		if grouped {
 			line = a.Group + "\t" + line
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// signedThousands is n with thousands separators, a minus when negative.
+func signedThousands(n int64) string {
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	return thousands(n)
 }

@@ -132,7 +132,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 	f.IntVar(&o.Hidden, "hidden", 32, "hidden units of the MLP")
 	f.Float64Var(&o.LR, "lr", 0.02, "Adam step size")
 	f.Float64Var(&o.Lambda, "lambda", 0.02, "reward per predicted re-invocation")
-	f.Float64Var(&o.Credit, "credit", 1, "weight of the outcome model's per-output credit (0: the uniform floor alone)")
+	f.Float64Var(&o.Credit, "credit", 10, "weight of the outcome model's per-output credit (0: the uniform floor alone)")
 	f.Float64Var(&o.Trigger, "trigger", 0.5, "compression event when the prompt reaches this share of the window")
 	f.IntVar(&o.Keep, "keep", 1, "newest tool outputs left whole at an event")
 	f.StringVar(&o.Compressor, "compressor", simulate.CompressTruncate, "truncate (head + tail), head or summary")

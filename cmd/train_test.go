@@ -22,7 +22,7 @@ func TestTrainFlagParsing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &TrainOptions{Family: "claude", Window: 64000, Seed: 7, Model: "m.json", Epochs: 30, Samples: 2, Hidden: 32, LR: 0.02,
-		Lambda: 0, Credit: 1, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 0.2}
+		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 0.2}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}

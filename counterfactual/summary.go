@@ -14,12 +14,13 @@ type OutputUses struct {
 	EstTokens   int64  `json:"est_tokens"`
 	ContentUses int    `json:"content_uses"` // content uses: events whose tokens came from it
 	TargetUses  int    `json:"target_uses"`  // target uses: later calls on the same target
+	EnableUses  int    `json:"enable_uses"`  // enable uses: manage_context calls that re-enabled it
 	FirstCall   int64  `json:"first_call"`   // earliest call that used it; -1 when unused
 	LastCall    int64  `json:"last_call"`    // latest call that used it; -1 when unused
 }
 
 // Used reports whether any call used the output.
-func (o OutputUses) Used() bool { return o.ContentUses+o.TargetUses > 0 }
+func (o OutputUses) Used() bool { return o.ContentUses+o.TargetUses+o.EnableUses > 0 }
 
 // Summarize returns one OutputUses per tool_result event of events, in
 // event order, counting uses (as returned by Uses for the same events) by
@@ -49,6 +50,8 @@ func Summarize(events []schema.Event, uses []Use) []OutputUses {
 			r.ContentUses++
 		case UseTarget:
 			r.TargetUses++
+		case UseEnable:
+			r.EnableUses++
 		default:
 			continue
 		}

@@ -2,7 +2,9 @@ package counterfactual
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -20,6 +22,10 @@ const (
 	// UseTarget: a later tool call acts on the same target (file path,
 	// command, URL) as the output's call.
 	UseTarget
+	// UseEnable: a later manage_context call (DTOC) lists the output's tool
+	// key in its "enable" argument: the log shows the agent asking for the
+	// output again.
+	UseEnable
 )
 
 // String returns "content" or "target".
@@ -29,6 +35,8 @@ func (k UseKind) String() string {
 		return "content"
 	case UseTarget:
 		return "target"
+	case UseEnable:
+		return "enable"
 	}
 	return "unknown"
 }
@@ -68,10 +76,16 @@ const common = -1
 // output contains it again).
 const agent = -2
 
+// own is the state of a token whose first appearance in the run is the
+// agent's own (an assistant text, reasoning or tool-call arguments): the
+// agent wrote it before any tool output held it, so no output is ever
+// credited with it, even one that echoes it back.
+const own = -3
+
 // tokState is where a token came from so far.
 type tokState struct {
 	tok string // the token (its own copy, never a slice of an event text)
-	out int32  // latest tool_result containing it, or common
+	out int32  // latest tool_result containing it, or common, agent, own
 	off int32  // byte offset of its first occurrence in events[out].Text
 }
 
@@ -157,6 +171,9 @@ const arenaChunk = 64 << 10
 //     the preceding tool_call with the same CallID, else with the same
 //     ToolKey, else the nearest preceding tool_call (with no tool_call
 //     before it, the result's own Target).
+//     A token whose first appearance in the run is the agent's own (step 3)
+//     is never taken over: an output that echoes what the agent wrote is
+//     not its source.
 //  3. An assistant, reasoning or tool_call event e of call t = e.Turn makes
 //     a content use of output o when its Text (Tokens) or Args (ArgTokens)
 //     holds a token whose state is o and events[o].Turn ≤ t (o was in call
@@ -165,11 +182,16 @@ const arenaChunk = 64 << 10
 //     smallest first offsets in o, at most MaxEvidence, ascending. A token
 //     so used passes to the agent: the using message holds it from then on,
 //     so later mentions of it are not uses of o (until a later output
-//     contains it again, step 2). Tokens met only in these events change
-//     no state otherwise.
+//     contains it again, step 2). A token met here for the first time in
+//     the run is the agent's own (every token is attributed to its first
+//     appearance anywhere in the run).
 //  4. A tool_call e of call t with a non-empty Target makes a target use of
 //     o, the latest output so far whose target (step 2) equals e.Target and
 //     whose turn is ≤ t, unless e is the call that produced o.
+//  5. A manage_context tool_call e (DTOC; name manage_context or
+//     *__manage_context) makes an enable use of o, the latest output so far
+//     whose ToolKey is listed in e's "enable" argument: an explicit
+//     re-enable is an observed use.
 func Uses(events []schema.Event) []Use {
 	w := walkers.Get().(*walker)
 	defer w.release()
@@ -181,6 +203,7 @@ func Uses(events []schema.Event) []Use {
 	prod := producers(events)
 	w.findRepeats()
 	byTarget := map[string][]int32{} // target → outputs with that target, in order
+	byKey := map[string]int32{}      // tool key → latest output with it
 	for i := range events {
 		e := &events[i]
 		switch e.Kind {
@@ -191,8 +214,18 @@ func Uses(events []schema.Event) []Use {
 			if t := outputTarget(events, prod, i); t != "" {
 				byTarget[t] = append(byTarget[t], int32(i))
 			}
+			if e.ToolKey != "" {
+				byKey[e.ToolKey] = int32(i)
+			}
 		case schema.KindAssistant, schema.KindReasoning, schema.KindToolCall:
 			w.content(int32(i))
+			if e.Kind == schema.KindToolCall && isManageContext(e.ToolName) {
+				for _, k := range enableKeys(e.Args) {
+					if o, ok := byKey[k]; ok {
+						w.uses = append(w.uses, Use{Output: int(o), Event: i, Call: e.Turn, Kind: UseEnable})
+					}
+				}
+			}
 			if e.Kind == schema.KindToolCall && e.Target != "" {
 				outs := byTarget[e.Target]
 				for k := len(outs) - 1; k >= 0; k-- {
@@ -279,7 +312,7 @@ func (w *walker) output(o int32, s string) {
 	}
 	if seq != nil && seq.done {
 		for i, k := range seq.k {
-			if st := &w.states[k]; st.out != common && st.out != o {
+			if st := &w.states[k]; overridable(st.out) && st.out != o {
 				st.out, st.off = o, seq.off[i]
 			}
 		}
@@ -289,7 +322,7 @@ func (w *walker) output(o int32, s string) {
 		h := w.index.hash(tok)
 		k, ok := w.index.find(tok, h, w.states)
 		if ok {
-			if st := &w.states[k]; st.out != common && st.out != o {
+			if st := &w.states[k]; overridable(st.out) && st.out != o {
 				st.out, st.off = o, int32(off)
 			}
 		} else {
@@ -305,6 +338,11 @@ func (w *walker) output(o int32, s string) {
 		seq.done = true
 	}
 }
+
+// overridable reports whether a later output containing a token in state
+// out takes it over: a token of an output or one the agent took from an
+// output, not a common token nor one the agent wrote first.
+func overridable(out int32) bool { return out >= 0 || out == agent }
 
 // add records a token met for the first time, copying it so that the
 // state never keeps an event text alive (into the walker's arena: one
@@ -326,8 +364,10 @@ func (w *walker) content(i int32) {
 	w.cur = i + 1
 	w.active, w.hits, w.counts = w.active[:0], w.hits[:0], w.counts[:0]
 	look := func(_ int, tok string) bool {
-		k, ok := w.index.find(tok, w.index.hash(tok), w.states)
+		h := w.index.hash(tok)
+		k, ok := w.index.find(tok, h, w.states)
 		if !ok {
+			w.add(tok, h, own, 0) // first appearance: the agent's own
 			return true
 		}
 		st := &w.states[k]
@@ -445,4 +485,36 @@ func outputTarget(events []schema.Event, prod []int32, o int) string {
 		return events[p].Target
 	}
 	return events[o].Target
+}
+
+// isManageContext reports whether a tool is DTOC's manage_context (also
+// under an MCP prefix, server__manage_context).
+func isManageContext(name string) bool {
+	return name == "manage_context" || strings.HasSuffix(name, "__manage_context")
+}
+
+// enableKeys returns the tool keys of a manage_context call's "enable"
+// argument (strings or numbers), in order, each once.
+func enableKeys(args string) []string {
+	var a struct {
+		Enable []json.RawMessage `json:"enable"`
+	}
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return nil
+	}
+	var keys []string
+	for _, raw := range a.Enable {
+		var k string
+		if json.Unmarshal(raw, &k) != nil {
+			var n json.Number
+			if json.Unmarshal(raw, &n) != nil {
+				continue
+			}
+			k = n.String()
+		}
+		if k != "" && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }

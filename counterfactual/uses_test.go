@@ -64,6 +64,21 @@ func target(r run, o, e int) counterfactual.Use {
 }
 
 var (
+	// the agent names a function it creates; the tool echoes the name with an
+	// id of its own; the agent then mentions both
+	echo = run{}.
+		user(0, "Add a widget factory").
+		call(0, "c1", "create_function", "", `{"name":"make_widget_v2"}`).
+		result(1, "c1", "create_function", "created make_widget_v2 as widget_7f3a").
+		say(1, "make_widget_v2 is registered as widget_7f3a.")
+
+	// a DTOC log: output k1, then manage_context enabling k1 and k9
+	enable = run{}.
+		user(0, "Summarise the report").
+		add(schema.Event{Turn: 0, Kind: schema.KindToolCall, ToolName: "read", CallID: "c1", ToolKey: "k1", Args: `{"path":"r.txt"}`}).
+		add(schema.Event{Turn: 1, Kind: schema.KindToolResult, ToolName: "read", CallID: "c1", ToolKey: "k1", Text: "quarterly"}).
+		add(schema.Event{Turn: 1, Kind: schema.KindToolCall, ToolName: "manage_context", CallID: "c2", Args: `{"disable":[],"enable":["k1","k9","k1"]}`})
+
 	// a read of a file whose identifier is later used in an edit's args
 	readEdit = run{}.
 			sys(0, "You are a coding agent.").
@@ -176,7 +191,9 @@ func TestUses(t *testing.T) {
 		}},
 		{name: "visibility", events: visibility, want: []counterfactual.Use{
 			// event 1 (before the output) and event 6 (call 1, output of turn 2) are not uses
-			content(visibility, 3, 7, "load_data", "read_csv_file"),
+			// load_data first appears in the agent's own event 1: the output
+			// that confirms it is not its source; read_csv_file is the output's
+			content(visibility, 3, 7, "read_csv_file"),
 			content(visibility, 5, 7, "clean_rows"), // output of turn 2 used by call 2
 		}},
 		{name: "scan limit", events: bigOutput, want: []counterfactual.Use{
@@ -188,6 +205,17 @@ func TestUses(t *testing.T) {
 		{name: "two outputs, escaped args", events: twoOutputs, want: []counterfactual.Use{
 			content(twoOutputs, 3, 5, "alpha_one"),
 			content(twoOutputs, 4, 5, "beta_two"),
+		}},
+		{name: "echo of the agent's own identifier", events: echo, want: []counterfactual.Use{
+			// make_widget_v2 was written by the agent (event 1, args) and echoed
+			// by the tool (event 2): event 3's mention is no use of output 2;
+			// only widget_7f3a, which the output introduced, is
+			content(echo, 2, 3, "widget_7f3a"),
+		}},
+		{name: "DTOC enable is an observed use", events: enable, want: []counterfactual.Use{
+			// manage_context (event 3) re-enables key k1 = output 2, once
+			// though listed twice; the unknown key k9 is no use
+			{Output: 2, Event: 3, Call: 1, Kind: counterfactual.UseEnable},
 		}},
 		{name: "empty", events: nil, want: nil},
 	}
@@ -233,6 +261,10 @@ func checkUses(t *testing.T, events []schema.Event, uses []counterfactual.Use) {
 		case counterfactual.UseTarget:
 			if u.Offsets != nil || u.Evidence != nil || e.Kind != schema.KindToolCall || e.Target == "" {
 				t.Fatalf("target use %+v of event %+v", u, e)
+			}
+		case counterfactual.UseEnable:
+			if u.Offsets != nil || u.Evidence != nil || e.Kind != schema.KindToolCall || !strings.HasSuffix(e.ToolName, "manage_context") {
+				t.Fatalf("enable use %+v of event %+v", u, e)
 			}
 		default:
 			t.Fatalf("use %+v: bad kind", u)

@@ -156,7 +156,7 @@ func diagnoseAll(runs []benchRun) (windowEnds, rereads, stalls int64) {
 		v := NewVisibility(br.events, br.ops, &VisibilityOptions{NTurns: br.run.NTurns})
 		rents = append(rents, v.Rent())
 		rereads += ReReads(br.events, v, nil).Total()
-		stalls += Stalls(br.events).Repeats
+		stalls += Stalls(br.events).NRepeats
 		costs = append(costs, RunCost(br.run, br.usage, nil))
 		rs = append(rs, br.run)
 	}

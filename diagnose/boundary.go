@@ -3,6 +3,7 @@ package diagnose
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -16,9 +17,17 @@ const BoundaryK = 3
 // itself does not depend on it.
 type ClassifyFunc func(harness, tool, args string) string
 
-// DefaultClassify is the fallback ClassifyFunc: "read" when DefaultIsRead
-// says so, else "other". It knows no searches, edits or submits.
+// defaultSubmits are the tool names DefaultClassify calls "submit" (the
+// actions classifier's submit names without its patterns).
+var defaultSubmits = []string{"submit", "finish", "attempt_completion", "mark_task_complete", "task_complete", "complete_task", "final_answer"}
+
+// DefaultClassify is the fallback ClassifyFunc: "submit" for the usual
+// submit and finish tool names (defaultSubmits, any case), "read" when
+// DefaultIsRead says so, else "other". It knows no searches or edits.
 func DefaultClassify(_, tool, args string) string {
+	if slices.Contains(defaultSubmits, strings.ToLower(tool)) {
+		return "submit"
+	}
 	if DefaultIsRead(tool, args) {
 		return "read"
 	}
@@ -55,15 +64,19 @@ func StoppedWhileReading(harness string, events []schema.Event, classify Classif
 	return reading
 }
 
-// BoundaryRun is one run's input to the reading-boundary survival curve.
+// BoundaryRun is one run's input to the reading-boundary curves.
 type BoundaryRun struct {
 	RunID string `json:"run_id"`
 	// Turn is the run's number of model calls (schema.Run.NTurns): the call
 	// at which it stopped, 1-based.
 	Turn int64 `json:"turn"`
-	// Event: the run did not finish and stopped while reading. Any other run
-	// (finished, or stopped otherwise) is censored at Turn.
+	// Event: the run did not finish and stopped while reading (the event of
+	// interest).
 	Event bool `json:"event"`
+	// Finished: the run finished (the competing outcome); never with Event.
+	// A run with neither (stopped otherwise, or its end unknown) is censored
+	// at Turn.
+	Finished bool `json:"finished"`
 	// StoppedWhileReading is StoppedWhileReading's answer, whatever the end reason.
 	StoppedWhileReading bool `json:"stopped_while_reading"`
 }
@@ -81,12 +94,14 @@ func BoundaryInput(run schema.Run, end End, events []schema.Event, classify Clas
 		}
 	}
 	swr := StoppedWhileReading(run.Harness, events, classify)
-	return BoundaryRun{RunID: run.RunID, Turn: t, Event: end.Reason != schema.EndFinished && swr, StoppedWhileReading: swr}
+	fin := end.Reason == schema.EndFinished
+	return BoundaryRun{RunID: run.RunID, Turn: t, Event: !fin && swr, Finished: fin, StoppedWhileReading: swr}
 }
 
 // KMPoint is one step of a Kaplan–Meier curve: at Turn, AtRisk runs had
 // Turn ≥ this turn, Events of them stopped while reading at it and Censored
-// were censored at it; Survival is the product-limit estimate after it.
+// were censored at it (finished runs included); Survival is the
+// product-limit estimate after it.
 type KMPoint struct {
 	Turn     int64   `json:"turn"`
 	AtRisk   int64   `json:"at_risk"`
@@ -95,25 +110,102 @@ type KMPoint struct {
 	Survival float64 `json:"survival"`
 }
 
-// ReadingBoundary is the survival curve of "still going, not stopped while
-// reading" over runs, and the turn where it first falls to ≤ 0.5.
-type ReadingBoundary struct {
-	Runs     int64     `json:"runs"`
-	Events   int64     `json:"events"`
-	Censored int64     `json:"censored"`
-	Found    bool      `json:"found"`
-	Turn     int64     `json:"turn"` // the boundary; 0 when not Found
-	Curve    []KMPoint `json:"curve"`
+// CIFPoint is one step of the Aalen–Johansen estimate: at Turn, AtRisk runs
+// had Turn ≥ this turn; Events stopped while reading at it, Finished
+// finished at it and Censored were censored at it. Survival is the
+// all-outcome product-limit estimate after it (still going: neither
+// outcome yet); Incidence is the cumulative incidence of stopping while
+// reading by Turn and FinishedIncidence that of finishing.
+type CIFPoint struct {
+	Turn              int64   `json:"turn"`
+	AtRisk            int64   `json:"at_risk"`
+	Events            int64   `json:"events"`
+	Finished          int64   `json:"finished"`
+	Censored          int64   `json:"censored"`
+	Survival          float64 `json:"survival"`
+	Incidence         float64 `json:"incidence"`
+	FinishedIncidence float64 `json:"finished_incidence"`
 }
 
-// Boundary computes the Kaplan–Meier product-limit estimate over runs: at each
-// distinct Turn t (ascending), with n runs at risk (Turn ≥ t) and d events at
-// t, S(t) = S(t⁻) × (1 − d/n); censored runs leave the risk set after t.
-// Every distinct turn is a point of Curve (with Events 0 when only censored
-// runs are there). The boundary is the smallest t whose S(t) ≤ 0.5, not
-// found when the curve never gets there. Runs with Turn ≤ 0 are ignored.
-func Boundary(runs []BoundaryRun) ReadingBoundary {
-	var rb ReadingBoundary
+// Defaults of BoundaryOptions.
+const (
+	// BoundaryShare is the half-life note's "half the trajectories stop
+	// while still reading".
+	BoundaryShare = 0.5
+	// BoundaryMinRuns is the fewest runs a stated boundary may rest on: below
+	// it one or two runs decide the turn (one unfinished run of three made a
+	// boundary under Kaplan–Meier).
+	BoundaryMinRuns = 10
+)
+
+// BoundaryOptions configure Boundary; nil means the defaults.
+type BoundaryOptions struct {
+	Share   float64 // incidence the boundary needs; 0 means BoundaryShare
+	MinRuns int64   // fewest runs for a stated boundary; 0 means BoundaryMinRuns, < 0 none
+}
+
+// ReadingBoundary is the reading boundary of a set of runs: the first turn
+// by which the cumulative incidence of stopping while reading, with
+// finishing as a competing outcome (Aalen–Johansen), reaches Share. The
+// Kaplan–Meier curve that censors finished runs is kept for comparison.
+type ReadingBoundary struct {
+	Runs     int64   `json:"runs"`     // runs the estimate rests on (Turn > 0)
+	Events   int64   `json:"events"`   // stopped while reading
+	Finished int64   `json:"finished"` // finished: the competing outcome
+	Censored int64   `json:"censored"` // neither
+	Share    float64 `json:"share"`
+	MinRuns  int64   `json:"min_runs"`
+	// Found: the incidence reaches Share at Turn and Runs ≥ MinRuns.
+	Found bool  `json:"found"`
+	Turn  int64 `json:"turn"` // the boundary; 0 when not Found
+	// Reached: the incidence reaches Share (at ReachedTurn) whether or not
+	// Runs ≥ MinRuns; Reached && !Found means too few runs to state it.
+	Reached     bool  `json:"reached"`
+	ReachedTurn int64 `json:"reached_turn"`
+	// EventsBy is the number of runs that stopped while reading by
+	// ReachedTurn (all of them when not Reached).
+	EventsBy int64 `json:"events_by"`
+	// Incidence is the final cumulative incidence of stopping while reading
+	// (at the last turn).
+	Incidence float64    `json:"incidence"`
+	CIF       []CIFPoint `json:"incidence_curve"`
+
+	// KMFound, KMTurn: the Kaplan–Meier survival of "not stopped while
+	// reading", finished runs censored, first ≤ 1 − Share at KMTurn (no
+	// minimum applies). Curve is that survival curve.
+	KMFound bool      `json:"km_found"`
+	KMTurn  int64     `json:"km_turn"`
+	Curve   []KMPoint `json:"curve"`
+}
+
+// Boundary is BoundaryWith with default options.
+func Boundary(runs []BoundaryRun) ReadingBoundary { return BoundaryWith(runs, nil) }
+
+// BoundaryWith computes the reading boundary over runs (runs with Turn ≤ 0
+// are ignored). At each distinct Turn t (ascending), with n runs at risk
+// (Turn ≥ t), d₁ stopping while reading, d₂ finishing and the rest censored
+// at t, and S(t⁻) the all-outcome survival before t:
+//
+//	F₁(t) = F₁(t⁻) + S(t⁻)·d₁/n      (Aalen–Johansen incidence of reading stops)
+//	F₂(t) = F₂(t⁻) + S(t⁻)·d₂/n      (of finishing)
+//	S(t)  = S(t⁻)·(1 − (d₁+d₂)/n)
+//
+// Censored runs leave the risk set after t. The boundary is the smallest t
+// with F₁(t) ≥ Share, stated (Found) only when Runs ≥ MinRuns. The
+// Kaplan–Meier comparison is K(t) = K(t⁻)·(1 − d₁/n), finished runs
+// censored; its boundary is the smallest t with K(t) ≤ 1 − Share. Every
+// distinct turn is a point of both curves.
+func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
+	share, minRuns := BoundaryShare, int64(BoundaryMinRuns)
+	if o != nil {
+		if o.Share > 0 {
+			share = o.Share
+		}
+		if o.MinRuns != 0 {
+			minRuns = max(o.MinRuns, 0)
+		}
+	}
+	rb := ReadingBoundary{Share: share, MinRuns: minRuns}
 	rs := make([]BoundaryRun, 0, len(runs))
 	for _, r := range runs {
 		if r.Turn > 0 {
@@ -122,28 +214,48 @@ func Boundary(runs []BoundaryRun) ReadingBoundary {
 	}
 	slices.SortStableFunc(rs, func(a, b BoundaryRun) int { return cmp.Compare(a.Turn, b.Turn) })
 	rb.Runs = int64(len(rs))
+	const eps = 1e-12 // F₁ is a sum of products: 1/2 may come out a hair below
 	atRisk := rb.Runs
-	s := 1.0
+	s, f1, f2, km := 1.0, 0.0, 0.0, 1.0
 	for i := 0; i < len(rs); {
-		p := KMPoint{Turn: rs[i].Turn, AtRisk: atRisk}
+		p := CIFPoint{Turn: rs[i].Turn, AtRisk: atRisk}
 		for ; i < len(rs) && rs[i].Turn == p.Turn; i++ {
-			if rs[i].Event {
+			switch {
+			case rs[i].Event:
 				p.Events++
-			} else {
+			case rs[i].Finished:
+				p.Finished++
+			default:
 				p.Censored++
 			}
 		}
+		n := float64(p.AtRisk)
+		f1 += s * float64(p.Events) / n
+		f2 += s * float64(p.Finished) / n
+		s *= 1 - float64(p.Events+p.Finished)/n
 		if p.Events > 0 {
-			s *= 1 - float64(p.Events)/float64(p.AtRisk)
+			km *= 1 - float64(p.Events)/n
 		}
-		p.Survival = s
+		p.Survival, p.Incidence, p.FinishedIncidence = s, f1, f2
 		rb.Events += p.Events
+		rb.Finished += p.Finished
 		rb.Censored += p.Censored
-		atRisk -= p.Events + p.Censored
-		rb.Curve = append(rb.Curve, p)
-		if !rb.Found && s <= 0.5 {
-			rb.Found, rb.Turn = true, p.Turn
+		atRisk -= p.Events + p.Finished + p.Censored
+		rb.CIF = append(rb.CIF, p)
+		rb.Curve = append(rb.Curve, KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: km})
+		if !rb.Reached && f1 >= share-eps {
+			rb.Reached, rb.ReachedTurn, rb.EventsBy = true, p.Turn, rb.Events
 		}
+		if !rb.KMFound && km <= 1-share+eps {
+			rb.KMFound, rb.KMTurn = true, p.Turn
+		}
+	}
+	rb.Incidence = f1
+	if !rb.Reached {
+		rb.EventsBy = rb.Events
+	}
+	if rb.Reached && rb.Runs >= minRuns {
+		rb.Found, rb.Turn = true, rb.ReachedTurn
 	}
 	return rb
 }

@@ -253,3 +253,42 @@ func CostPerSolved(costs []Cost, runs []schema.Run) PerSolved {
 	}
 	return ps
 }
+
+// OwnUsage returns the usage rows of usage whose request id is not in
+// copied: the calls a resumed or forked run made itself, not the copies of
+// its origin's (see store.CopiesSQL).
+func OwnUsage(usage []schema.Usage, copied map[string]bool) []schema.Usage {
+	if len(copied) == 0 {
+		return usage
+	}
+	own := make([]schema.Usage, 0, len(usage))
+	for _, u := range usage {
+		if u.RequestID == "" || !copied[u.RequestID] {
+			own = append(own, u)
+		}
+	}
+	return own
+}
+
+// OwnCost is RunCost of a run some of whose usage rows are copies of
+// another run's (copied request ids): one API response is paid once, by its
+// origin. With no copies it is RunCost. Otherwise the run is priced from its
+// own rows (OwnUsage) and a logged run cost is not used, since it covers the
+// copied calls too; a run whose every row is a copy costs 0.
+func OwnCost(run schema.Run, usage []schema.Usage, prices Prices, copied map[string]bool) Cost {
+	if len(copied) == 0 {
+		return RunCost(run, usage, prices)
+	}
+	own := OwnUsage(usage, copied)
+	if len(own) == 0 {
+		return Cost{Source: CostPriced, Detail: fmt.Sprintf("all %d calls are copies of another run's (counted there)", len(usage))}
+	}
+	if prices == nil {
+		prices = knownPrices
+	}
+	c := priceUsage(run, own, prices)
+	if c.Source == CostPriced {
+		c.Detail = fmt.Sprintf("own usage × price table (%d copied calls counted in their origin run)", len(usage)-len(own))
+	}
+	return c
+}

@@ -176,3 +176,39 @@ func TestCostPerSolved(t *testing.T) {
 		})
 	}
 }
+
+func TestOwnCost(t *testing.T) {
+	logged := 9.99
+	run := schema.Run{RunID: "b", Model: "claude-opus-4-6", CostUSD: &logged}
+	usage := []schema.Usage{
+		{Turn: 0, Model: "claude-opus-4-6", RequestID: "msg_a", InputTokens: 2_000_000, OutputTokens: 1_000_000}, // a copy
+		{Turn: 1, Model: "claude-opus-4-6", RequestID: "msg_new", InputTokens: 1010, CacheReadTokens: 1000, OutputTokens: 50},
+	}
+	copied := map[string]bool{"msg_a": true}
+	tests := []struct {
+		name   string
+		usage  []schema.Usage
+		copied map[string]bool
+		usd    float64
+		source string
+	}{
+		// Opus 4.6: $5 input, $0.5 cache read, $25 output per million; the
+		// own row: 10 fresh × 5 + 1000 × 0.5 + 50 × 25 = 50 + 500 + 1250 =
+		// 1800 per million = $0.0018; the logged $9.99 covers the copy too
+		{"one copied, one own row", usage, copied, 0.0018, CostPriced},
+		{"every row copied", usage[:1], copied, 0, CostPriced},
+		// no copies: the logged cost stands
+		{"no copies", usage, nil, 9.99, CostLogged},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := OwnCost(run, tc.usage, nil, tc.copied)
+			if math.Abs(c.USD-tc.usd) > 1e-12 || c.Source != tc.source {
+				t.Errorf("OwnCost = $%v (%s), want $%v (%s)", c.USD, c.Source, tc.usd, tc.source)
+			}
+		})
+	}
+	if got := OwnUsage(usage, copied); len(got) != 1 || got[0].RequestID != "msg_new" {
+		t.Errorf("OwnUsage = %+v, want the msg_new row", got)
+	}
+}

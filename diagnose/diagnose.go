@@ -14,9 +14,14 @@ type RunResult struct {
 	End          End          `json:"end"`
 }
 
-// Run diagnoses one run: its window (override > 0 wins, see Window), the
-// occupancy of its calls and its end reason.
+// Run is RunWith with default options (DefaultClassify, stalls computed).
 func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, override int64) RunResult {
+	return RunWith(run, events, usage, ops, override, nil)
+}
+
+// RunWith diagnoses one run: its window (override > 0 wins, see Window),
+// the occupancy of its calls and its end reason (EndReasonWith with o).
+func RunWith(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, override int64, o *EndOptions) RunResult {
 	w, src := Window(run, override)
 	occ := Occupancy(run, events, usage, ops, w)
 	return RunResult{
@@ -27,6 +32,6 @@ func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []sche
 		ModelFamily:  run.ModelFamily,
 		WindowSource: src,
 		Occupancy:    occ,
-		End:          EndReason(run, events, occ),
+		End:          EndReasonWith(run, events, occ, o),
 	}
 }

@@ -34,9 +34,9 @@ func EstimatedPrompts(events []schema.Event) map[int64]int64 {
 			*a = promptAcc{reset: true}
 		case e.Kind == schema.KindContextOp:
 		case e.Kind.IsOutput():
-			a.out += e.EstTokens
+			a.out += e.SeenTokens()
 		default:
-			a.in += e.EstTokens
+			a.in += e.SeenTokens()
 		}
 	}
 	slices.SortFunc(turns, cmp.Compare[int64])

@@ -27,7 +27,10 @@ type CarriedOutput struct {
 	Seq       int64  `json:"seq"`
 	Turn      int64  `json:"turn"` // the first call that could see the output
 	EstTokens int64  `json:"est_tokens"`
-	Spans     []Span `json:"spans"` // disjoint, ascending; empty when no call carried it
+	// Envelope is the DTOC envelope the log wraps the output in
+	// (schema.Event.EnvelopeTokens): carried with it, so it pays rent too.
+	Envelope int64  `json:"envelope_tokens,omitempty"`
+	Spans    []Span `json:"spans"` // disjoint, ascending; empty when no call carried it
 }
 
 // Calls returns the number of model calls that carried o.
@@ -188,7 +191,7 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		}
 		key := rentKey(e)
 		out := CarriedOutput{ToolKey: key, CallID: e.CallID, ToolName: e.ToolName, Target: e.Target,
-			Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens}
+			Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens, Envelope: e.EnvelopeTokens}
 		end := v.LastTurn
 		for _, c := range cuts {
 			if c.Seq > e.Seq {
@@ -360,9 +363,9 @@ func (v *Visibility) Rent() RunRent {
 			t = &ToolRent{Tool: o.ToolName}
 			acc[o.ToolName] = t
 		}
-		t.Rent += o.EstTokens * o.Calls()
+		t.Rent += (o.EstTokens + o.Envelope) * o.Calls()
 		t.Outputs++
-		t.Tokens += o.EstTokens
+		t.Tokens += o.EstTokens + o.Envelope
 	}
 	tools := make([]ToolRent, 0, len(acc))
 	for _, t := range acc {

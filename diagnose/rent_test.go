@@ -305,3 +305,19 @@ func ExampleVisibility_Rent() {
 	// read_file rent 200 share 0.91 outputs 1 mean 100
 	// bash rent 20 share 0.09 outputs 1 mean 10
 }
+
+// TestRentCountsEnvelope: a DTOC envelope is carried with its output and
+// pays rent with it.
+func TestRentCountsEnvelope(t *testing.T) {
+	res := rentResult(1, 1, "c1", "read", 10)
+	res.EnvelopeTokens = 5
+	events := []schema.Event{
+		rentCall(0, 0, "c1", "read", "a.go"), res,
+		rentEvent(2, 1, schema.KindAssistant), rentEvent(3, 2, schema.KindAssistant),
+	}
+	got := diagnose.NewVisibility(events, nil, nil).Rent()
+	// carried by calls 1 and 2: (10 + 5) × 2 = 30
+	if len(got.Tools) != 1 || got.Tools[0].Rent != 30 || got.Tools[0].Tokens != 15 || got.Total != 30 {
+		t.Errorf("rent %+v, want read 30 (15 tokens × 2 calls)", got)
+	}
+}

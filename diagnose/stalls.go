@@ -10,11 +10,17 @@ import (
 )
 
 // Stall is a (command, output) pair that occurred at least twice in one run:
-// the same tool name and non-empty target, answered by the same output text
-// with the same is_error flag.
+// the same tool name and the same action (its canonical arguments, else its
+// target when the log has no arguments), answered by the same output text
+// with the same failing flag. A pair whose output failed (Failing) is a
+// stall in the half-life note's sense, "a command repeats with an identical
+// error"; one whose output did not fail is a repeat.
 type Stall struct {
-	Tool       string  `json:"tool"`
-	Target     string  `json:"target"`
+	Tool    string `json:"tool"`
+	Target  string `json:"target"`
+	Failing bool   `json:"failing"` // the output is flagged is_error or its exit code is non-zero
+	// IsError: every output of the pair is flagged is_error (Failing may
+	// come from the exit code alone).
 	IsError    bool    `json:"is_error"`
 	Hash       string  `json:"hash"`        // FNV-1a 64 of the output text, hex
 	Seqs       []int64 `json:"seqs"`        // tool_call seqs, ascending
@@ -29,24 +35,48 @@ var stallSeed = maphash.MakeSeed()
 // Count returns the number of occurrences of the pair.
 func (s Stall) Count() int { return len(s.Seqs) }
 
-// RunStalls is one run's stalls.
+// RunStalls is one run's stalls and repeats.
 type RunStalls struct {
-	RunID   string  `json:"run_id"`
-	Repeats int64   `json:"repeats"` // Σ (occurrences - 1) over Stalls
-	Errors  int64   `json:"errors"`  // Repeats of pairs whose output is flagged is_error
-	Stalls  []Stall `json:"stalls"`  // by first seq
+	RunID    string  `json:"run_id"`
+	NStalls  int64   `json:"stalls"`       // Σ (occurrences - 1) over Stalls
+	NRepeats int64   `json:"repeats"`      // Σ (occurrences - 1) over Repeated
+	Stalls   []Stall `json:"stall_pairs"`  // failing pairs, by first seq
+	Repeated []Stall `json:"repeat_pairs"` // pairs whose output did not fail, by first seq
+}
+
+// EndsInStall reports whether the run's last tool call (seq lastCall) is a
+// second or later occurrence of a stall: the run stopped on a command that
+// had already failed with the same output.
+func (s *RunStalls) EndsInStall(lastCall int64) (Stall, bool) {
+	for _, g := range s.Stalls {
+		if i := slices.Index(g.Seqs, lastCall); i > 0 {
+			return g, true
+		}
+	}
+	return Stall{}, false
+}
+
+// failing reports whether a tool result failed: flagged is_error, or a
+// logged non-zero exit code.
+func failing(e *schema.Event) bool {
+	return e.IsError || (e.ExitCode != nil && *e.ExitCode != 0)
 }
 
 // Stalls finds repeated (command, output) pairs in one run's events (in seq order):
 //
-//  1. Each tool_call with a non-empty target is paired with its tool_result:
-//     the first result with the same call_id, else (for calls without one)
-//     the first result with the same tool_key. Calls without a result are skipped.
-//  2. The pair key is (tool name, target, is_error, hash of the result text).
-//     A flagged error therefore matches only an identically flagged error with
-//     the same text; unflagged results match on identical text.
+//  1. Each tool_call with non-empty arguments or target is paired with its
+//     tool_result: the first result with the same call_id, else (for calls
+//     without one) the first result with the same tool_key. Calls without a
+//     result are skipped.
+//  2. The pair key is (tool name, action, failing, hash of the result text),
+//     the action being the call's canonical arguments, or its target when it
+//     has none: different edits of one file are different actions even when
+//     each is answered "file updated". A failing output therefore matches
+//     only a failing output with the same text; other outputs match on
+//     identical text.
 //  3. Every key seen two or more times, consecutive or not, is a Stall with
-//     the seqs of all its occurrences.
+//     the seqs of all its occurrences: in Stalls when failing, else in
+//     Repeated.
 func Stalls(events []schema.Event) RunStalls {
 	var res RunStalls
 	if len(events) > 0 {
@@ -68,19 +98,25 @@ func Stalls(events []schema.Event) RunStalls {
 			}
 		}
 	}
-	// Pairs whose (tool, target, is_error, text length) is unique cannot
+	action := func(e *schema.Event) string {
+		if e.Args != "" {
+			return "a" + e.Args
+		}
+		return "t" + e.Target
+	}
+	// Pairs whose (tool, action, failing, text length) is unique cannot
 	// repeat: only the others' texts are hashed, with maphash (FNV over
 	// every output was most of diagnose's time on large corpora).
 	type sizeKey struct {
-		tool, target string
-		isErr        bool
+		tool, action string
+		fail         bool
 		size         int
 	}
 	type pair struct{ call, result int }
 	var pairs []pair
 	sizes := map[sizeKey]int{}
 	for i, e := range events {
-		if e.Kind != schema.KindToolCall || e.Target == "" {
+		if e.Kind != schema.KindToolCall || (e.Target == "" && e.Args == "") {
 			continue
 		}
 		j, ok := -1, false
@@ -93,11 +129,11 @@ func Stalls(events []schema.Event) RunStalls {
 			continue
 		}
 		pairs = append(pairs, pair{i, j})
-		sizes[sizeKey{e.ToolName, e.Target, events[j].IsError, len(events[j].Text)}]++
+		sizes[sizeKey{e.ToolName, action(&e), failing(&events[j]), len(events[j].Text)}]++
 	}
 	type pairKey struct {
-		tool, target string
-		isErr        bool
+		tool, action string
+		fail         bool
 		hash         uint64
 	}
 	groups := map[pairKey]*Stall{}
@@ -105,17 +141,19 @@ func Stalls(events []schema.Event) RunStalls {
 	var order []pairKey
 	for _, p := range pairs {
 		e, r := &events[p.call], &events[p.result]
-		if sizes[sizeKey{e.ToolName, e.Target, r.IsError, len(r.Text)}] < 2 {
+		a, f := action(e), failing(r)
+		if sizes[sizeKey{e.ToolName, a, f, len(r.Text)}] < 2 {
 			continue
 		}
-		k := pairKey{e.ToolName, e.Target, r.IsError, maphash.String(stallSeed, r.Text)}
+		k := pairKey{e.ToolName, a, f, maphash.String(stallSeed, r.Text)}
 		g := groups[k]
 		if g == nil {
-			g = &Stall{Tool: e.ToolName, Target: e.Target, IsError: r.IsError}
+			g = &Stall{Tool: e.ToolName, Target: e.Target, Failing: f, IsError: r.IsError}
 			groups[k] = g
 			texts[k] = r.Text
 			order = append(order, k)
 		}
+		g.IsError = g.IsError && r.IsError
 		g.Seqs = append(g.Seqs, e.Seq)
 		g.ResultSeqs = append(g.ResultSeqs, r.Seq)
 	}
@@ -125,14 +163,18 @@ func Stalls(events []schema.Event) RunStalls {
 			continue
 		}
 		g.Hash = strconv.FormatUint(fnv64a(texts[k]), 16)
-		res.Stalls = append(res.Stalls, *g)
 		n := int64(len(g.Seqs) - 1)
-		res.Repeats += n
-		if g.IsError {
-			res.Errors += n
+		if g.Failing {
+			res.Stalls = append(res.Stalls, *g)
+			res.NStalls += n
+		} else {
+			res.Repeated = append(res.Repeated, *g)
+			res.NRepeats += n
 		}
 	}
-	slices.SortStableFunc(res.Stalls, func(a, b Stall) int { return cmp.Compare(a.Seqs[0], b.Seqs[0]) })
+	first := func(a, b Stall) int { return cmp.Compare(a.Seqs[0], b.Seqs[0]) }
+	slices.SortStableFunc(res.Stalls, first)
+	slices.SortStableFunc(res.Repeated, first)
 	return res
 }
 

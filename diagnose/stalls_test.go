@@ -15,6 +15,38 @@ func stallResult(seq, turn int64, id, text string, isErr bool) schema.Event {
 	return schema.Event{RunID: "r", Seq: seq, Turn: turn, Kind: schema.KindToolResult, ToolName: "bash", CallID: id, ToolKey: id, Text: text, IsError: isErr}
 }
 
+// stallArgsCall builds a tool_call with canonical arguments.
+func stallArgsCall(seq, turn int64, id, tool, target, args string) schema.Event {
+	e := rentCall(seq, turn, id, tool, target)
+	e.Args = args
+	return e
+}
+
+// stallExit builds an unflagged tool_result with an exit code.
+func stallExit(seq, turn int64, id, text string, code int64) schema.Event {
+	e := stallResult(seq, turn, id, text, false)
+	e.ExitCode = &code
+	return e
+}
+
+func TestEndsInStall(t *testing.T) {
+	st := diagnose.RunStalls{Stalls: []diagnose.Stall{{Seqs: []int64{2, 6, 9}}}}
+	tests := []struct {
+		last int64
+		want bool
+	}{
+		{9, true},  // the third occurrence
+		{6, true},  // the second
+		{2, false}, // the first occurrence is not yet a repeat
+		{12, false},
+	}
+	for _, tc := range tests {
+		if _, got := st.EndsInStall(tc.last); got != tc.want {
+			t.Errorf("EndsInStall(%d) = %v, want %v", tc.last, got, tc.want)
+		}
+	}
+}
+
 func TestStalls(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -35,8 +67,13 @@ func TestStalls(t *testing.T) {
 				rentCall(16, 8, "c9", "bash", "ls"), stallResult(17, 9, "c9", "a b", true),
 				rentCall(18, 9, "c10", "bash", "ls"), // no result
 			},
-			want: diagnose.RunStalls{RunID: "r", Repeats: 3, Errors: 2, Stalls: []diagnose.Stall{
-				{Tool: "bash", Target: "go test", IsError: true, Seqs: []int64{0, 2, 8}, ResultSeqs: []int64{1, 3, 9}},
+			// go test failed with "FAIL x" at seqs 0, 2, 8: one stall of 3
+			// occurrences, 3-1 = 2 stalls; ls answered "a b" (no error) at 6
+			// and 10: a repeat, 2-1 = 1; ls at 16 failed ("a b" flagged) once:
+			// its own key, no pair; c7, c8 have no action; c10 no result.
+			want: diagnose.RunStalls{RunID: "r", NStalls: 2, NRepeats: 1, Stalls: []diagnose.Stall{
+				{Tool: "bash", Target: "go test", Failing: true, IsError: true, Seqs: []int64{0, 2, 8}, ResultSeqs: []int64{1, 3, 9}},
+			}, Repeated: []diagnose.Stall{
 				{Tool: "bash", Target: "ls", Seqs: []int64{6, 10}, ResultSeqs: []int64{7, 11}},
 			}},
 		},
@@ -58,8 +95,38 @@ func TestStalls(t *testing.T) {
 				{RunID: "r", Seq: 2, Turn: 1, Kind: schema.KindToolCall, ToolName: "bash", ToolKey: "t2", Target: "make"},
 				{RunID: "r", Seq: 3, Turn: 2, Kind: schema.KindToolResult, ToolName: "bash", ToolKey: "t2", Text: "E", IsError: true},
 			},
-			want: diagnose.RunStalls{RunID: "r", Repeats: 1, Errors: 1, Stalls: []diagnose.Stall{
-				{Tool: "bash", Target: "make", IsError: true, Seqs: []int64{0, 2}, ResultSeqs: []int64{1, 3}},
+			want: diagnose.RunStalls{RunID: "r", NStalls: 1, Stalls: []diagnose.Stall{
+				{Tool: "bash", Target: "make", Failing: true, IsError: true, Seqs: []int64{0, 2}, ResultSeqs: []int64{1, 3}},
+			}},
+		},
+		{
+			// 3 different edits of one file, each answered "file updated": three
+			// actions, no repeat; the same edit twice is one repeat (2-1).
+			name: "edits of one file are different actions",
+			events: []schema.Event{
+				stallArgsCall(0, 0, "e1", "Edit", "a.go", `{"new":"x","path":"a.go"}`), stallResult(1, 1, "e1", "file updated", false),
+				stallArgsCall(2, 1, "e2", "Edit", "a.go", `{"new":"y","path":"a.go"}`), stallResult(3, 2, "e2", "file updated", false),
+				stallArgsCall(4, 2, "e3", "Edit", "a.go", `{"new":"z","path":"a.go"}`), stallResult(5, 3, "e3", "file updated", false),
+				stallArgsCall(6, 3, "e4", "Edit", "a.go", `{"new":"z","path":"a.go"}`), stallResult(7, 4, "e4", "file updated", false),
+			},
+			want: diagnose.RunStalls{RunID: "r", NRepeats: 1, Repeated: []diagnose.Stall{
+				{Tool: "Edit", Target: "a.go", Seqs: []int64{4, 6}, ResultSeqs: []int64{5, 7}},
+			}},
+		},
+		{
+			// the same output with exit code 1 and no is_error flag fails: a
+			// stall (2-1 = 1); exit code 0 twice is a repeat (2-1 = 1)
+			name: "a non-zero exit code is a failing output",
+			events: []schema.Event{
+				rentCall(0, 0, "c1", "bash", "make"), stallExit(1, 1, "c1", "boom", 1),
+				rentCall(2, 1, "c2", "bash", "make"), stallExit(3, 2, "c2", "boom", 1),
+				rentCall(4, 2, "c3", "bash", "ls"), stallExit(5, 3, "c3", "a", 0),
+				rentCall(6, 3, "c4", "bash", "ls"), stallExit(7, 4, "c4", "a", 0),
+			},
+			want: diagnose.RunStalls{RunID: "r", NStalls: 1, NRepeats: 1, Stalls: []diagnose.Stall{
+				{Tool: "bash", Target: "make", Failing: true, Seqs: []int64{0, 2}, ResultSeqs: []int64{1, 3}},
+			}, Repeated: []diagnose.Stall{
+				{Tool: "bash", Target: "ls", Seqs: []int64{4, 6}, ResultSeqs: []int64{5, 7}},
 			}},
 		},
 	}
@@ -69,7 +136,7 @@ func TestStalls(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(diagnose.Stall{}, "Hash")); diff != "" {
 				t.Errorf("Stalls (-want +got):\n%s", diff)
 			}
-			for _, s := range got.Stalls {
+			for _, s := range append(got.Stalls, got.Repeated...) {
 				if s.Hash == "" || s.Count() != len(s.Seqs) {
 					t.Errorf("stall %+v: empty hash or bad count", s)
 				}

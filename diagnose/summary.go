@@ -24,6 +24,9 @@ type Verdict struct {
 	Explicit      int     `json:"explicit"`
 	Inferred      int     `json:"inferred"`
 	UnknownWindow int     `json:"unknown_window"`
+	// Copies are runs left out (every usage row a copy of another run's);
+	// Runs does not count them.
+	Copies int `json:"copies"`
 	// BoundaryFound: the reading-boundary survival curve fell to ≤ 50 % at
 	// call BoundaryTurn.
 	BoundaryFound bool  `json:"reading_boundary_found"`
@@ -48,12 +51,20 @@ type RunDiagnosis struct {
 	ReReadsVisible      int64 `json:"rereads_visible"`
 	ReReadsHidden       int64 `json:"rereads_hidden"`
 	ReReadsPending      int64 `json:"rereads_pending"`
-	Stalls              int64 `json:"stalls"` // repeated (command, output) pairs beyond the first
+	Stalls              int64 `json:"stalls"`  // repeats of a (command, failing output) pair beyond the first
+	Repeats             int64 `json:"repeats"` // repeats of a (command, output) pair that did not fail
 	StoppedWhileReading bool  `json:"stopped_while_reading"`
-	BoundaryTurn        int64 `json:"boundary_turn"`  // the run's last call (n_turns)
-	BoundaryEvent       bool  `json:"boundary_event"` // not finished and stopped while reading; else censored
+	BoundaryTurn        int64 `json:"boundary_turn"`     // the run's last call (n_turns)
+	BoundaryEvent       bool  `json:"boundary_event"`    // not finished and stopped while reading
+	BoundaryFinished    bool  `json:"boundary_finished"` // finished (competing); neither: censored
 	Cost                Cost  `json:"cost"`
 	Resolved            *bool `json:"resolved"` // the task outcome when known (runs.resolved)
+	// ContinuesRunID: the run this one resumed or forked (store.CopiesSQL);
+	// CopiedCalls of its usage rows are copies counted there, and Copy: all
+	// of them (the run is left out of the cross-run figures).
+	ContinuesRunID string `json:"continues_run_id,omitempty"`
+	CopiedCalls    int64  `json:"copied_calls"`
+	Copy           bool   `json:"copy"`
 
 	// RentByTool is the run's rent per tool, with the prefix rows (diag_rent).
 	RentByTool []ToolRent `json:"rent_by_tool"`
@@ -68,6 +79,8 @@ type Totals struct {
 	ReReadsPending int64 `json:"rereads_pending"`
 	Stalls         int64 `json:"stalls"`
 	StallRuns      int64 `json:"stall_runs"`
+	Repeats        int64 `json:"repeats"`
+	RepeatRuns     int64 `json:"repeat_runs"`
 
 	SpendUSD    float64   `json:"spend_usd"` // Σ known run costs
 	CostLogged  int64     `json:"cost_logged_runs"`
@@ -108,8 +121,8 @@ func Complete(res RunResult, r schema.Run, events []schema.Event, ops []schema.C
 	rr := ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
 	b := BoundaryInput(r, res.End, events, classify)
 	return RunDiagnosis{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
-		ReReadsPending: rr.Pending, Stalls: st.Repeats, StoppedWhileReading: b.StoppedWhileReading,
-		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
+		ReReadsPending: rr.Pending, Stalls: st.NStalls, Repeats: st.NRepeats, StoppedWhileReading: b.StoppedWhileReading,
+		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, BoundaryFinished: b.Finished, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
 }
 
 // VerdictOf counts the runs that ended on window length, explicit and
@@ -217,14 +230,22 @@ func Summarize(results []RunDiagnosis, by string) Summary {
 	if results == nil {
 		results = []RunDiagnosis{}
 	}
-	out = Summary{Verdict: VerdictOf(results), By: by, Groups: Groups(results, by), Runs: results}
+	// a run whose every call is a copy of another run's counts once, there
+	counted := make([]RunDiagnosis, 0, len(results))
+	for _, r := range results {
+		if !r.Copy {
+			counted = append(counted, r)
+		}
+	}
+	out = Summary{Verdict: VerdictOf(counted), By: by, Groups: Groups(counted, by), Runs: results}
+	out.Verdict.Copies = len(results) - len(counted)
 	rents := make([]RunRent, 0, len(results))
 	brs := make([]BoundaryRun, 0, len(results))
 	costs := make([]Cost, 0, len(results))
 	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
-	for _, r := range results {
+	for _, r := range counted {
 		rents = append(rents, RunRent{RunID: r.RunID, Total: r.RentTotal, Tools: r.RentByTool})
-		brs = append(brs, BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.StoppedWhileReading})
+		brs = append(brs, BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.StoppedWhileReading})
 		costs = append(costs, r.Cost)
 		outcomes = append(outcomes, schema.Run{RunID: r.RunID, Resolved: r.Resolved})
 		out.Totals.ReReadsVisible += r.ReReadsVisible
@@ -233,6 +254,10 @@ func Summarize(results []RunDiagnosis, by string) Summary {
 		out.Totals.Stalls += r.Stalls
 		if r.Stalls > 0 {
 			out.Totals.StallRuns++
+		}
+		out.Totals.Repeats += r.Repeats
+		if r.Repeats > 0 {
+			out.Totals.RepeatRuns++
 		}
 		switch r.Cost.Source {
 		case CostLogged:

@@ -7,15 +7,20 @@ import (
 	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
-// boundaryClause is the verdict's reading-boundary clause, or why there is none.
-func boundaryClause(b ReadingBoundary) string {
+// BoundaryClause is the verdict's reading-boundary clause, or why
+// there is none, with the runs it rests on.
+func BoundaryClause(b ReadingBoundary) string {
 	switch {
 	case b.Found:
-		return fmt.Sprintf("reading boundary at call %s", textfmt.Thousands(b.Turn))
+		return fmt.Sprintf("reading boundary at call %s (%s of runs stopped while reading by then, %d of %d runs)",
+			textfmt.Thousands(b.Turn), textfmt.Pct(b.Share), b.EventsBy, b.Runs)
 	case b.Events == 0:
 		return "no reading boundary (no unfinished run stopped while reading)"
+	case b.Reached:
+		return fmt.Sprintf("no reading boundary stated (%s stopped while reading by call %s, but over %d runs, fewer than %d)",
+			textfmt.Pct(b.Share), textfmt.Thousands(b.ReachedTurn), b.Runs, b.MinRuns)
 	}
-	return "no reading boundary (survival stays above 50%)"
+	return fmt.Sprintf("no reading boundary (%s of %d runs stopped while reading, %d of them; %s needed)", textfmt.Pct(b.Incidence), b.Runs, b.Events, textfmt.Pct(b.Share))
 }
 
 // rentClause is the verdict's token-rent clause, or why there is
@@ -47,9 +52,12 @@ func (d *Summary) VerdictText() string {
 	v := d.Verdict
 	fmt.Fprintf(&w, "%s of %s runs (%s) ended on window length (%d explicit, %d inferred); %s; %s\n",
 		textfmt.Thousands(int64(v.WindowEnds)), textfmt.Thousands(int64(v.Runs)), textfmt.Pct(v.Share), v.Explicit, v.Inferred,
-		boundaryClause(d.ReadingBoundary), rentClause(v))
+		BoundaryClause(d.ReadingBoundary), rentClause(v))
 	if v.UnknownWindow > 0 {
 		fmt.Fprintf(&w, "%s runs have no known window (use --window N): their occupancy shares are not computed\n", textfmt.Thousands(int64(v.UnknownWindow)))
+	}
+	if v.Copies > 0 {
+		fmt.Fprintf(&w, "%s runs are copies of another run (resumed or forked, no call of their own) and are counted once, in their origin\n", textfmt.Thousands(int64(v.Copies)))
 	}
 	return w.String()
 }

@@ -5,17 +5,28 @@ import (
 	"testing"
 )
 
-func TestDiagnoseVerdictClauses(t *testing.T) {
-	b := Boundary([]BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})
-	if got, want := boundaryClause(b), "reading boundary at call 23"; got != want {
-		t.Errorf("boundary clause = %q, want %q", got, want)
+func TestVerdictClauses(t *testing.T) {
+	// ten runs: reading stops at 23 (×5, n=10: F1 = 5/10 = 50%), five finished at 30
+	var ten []BoundaryRun
+	for range 5 {
+		ten = append(ten, BoundaryRun{Turn: 23, Event: true}, BoundaryRun{Turn: 30, Finished: true})
 	}
-	b = Boundary([]BoundaryRun{{Turn: 30, Event: true}, {Turn: 50}, {Turn: 40}}) // S(30) = 2/3
-	if got, want := boundaryClause(b), "no reading boundary (survival stays above 50%)"; got != want {
-		t.Errorf("boundary clause = %q, want %q", got, want)
-	}
-	if got := boundaryClause(Boundary(nil)); !strings.Contains(got, "no unfinished run stopped while reading") {
-		t.Errorf("boundary clause = %q", got)
+	for _, tc := range []struct {
+		runs []BoundaryRun
+		want string
+	}{
+		{ten, "reading boundary at call 23 (50.0% of runs stopped while reading by then, 5 of 10 runs)"},
+		// F1(23) = 1/2 but over 2 runs
+		{[]BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}},
+			"no reading boundary stated (50.0% stopped while reading by call 23, but over 2 runs, fewer than 10)"},
+		// F1(30) = 1/3: the finished runs compete
+		{[]BoundaryRun{{Turn: 30, Event: true}, {Turn: 50, Finished: true}, {Turn: 40, Finished: true}},
+			"no reading boundary (33.3% of 3 runs stopped while reading, 1 of them; 50.0% needed)"},
+		{nil, "no reading boundary (no unfinished run stopped while reading)"},
+	} {
+		if got := BoundaryClause(Boundary(tc.runs)); got != tc.want {
+			t.Errorf("boundary clause = %q, want %q", got, tc.want)
+		}
 	}
 	v := Verdict{TopRentTool: "read_file", TopRentShare: 0.38}
 	if got, want := rentClause(v), "read_file holds 38.0% of token rent"; got != want {

@@ -283,7 +283,7 @@ func compactCurve(c []KMPoint) [][]float64 {
 
 func survivalChart(d *Data) Chart {
 	o := baseOption()
-	o.Title = &Title{Text: "Reading-boundary survival (Kaplan–Meier)", Subtext: "share of runs not yet stopped while reading, by model call; logged runs (diag_runs) and each policy's replay (sim_runs)", Left: "center"}
+	o.Title = &Title{Text: "Reading boundary: runs not stopped while reading (1 − Aalen–Johansen incidence)", Subtext: "by model call, finishing a competing outcome; logged runs (diag_runs) and each policy's replay (sim_runs)", Left: "center"}
 	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "120", Bottom: "40", ContainLabel: true}
 	rec := recommended(d)
 	sel := map[string]bool{}
@@ -307,7 +307,7 @@ func survivalChart(d *Data) Chart {
 	o.Series = series
 	o.Legend = &Legend{Type: "scroll", Top: "62", Selected: sel}
 	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
-	o.YAxis = &Axis{Type: "value", Name: "survival", Min: 0, Max: 1}
+	o.YAxis = &Axis{Type: "value", Name: "1 − incidence", Min: 0, Max: 1}
 	return Chart{ID: "survival", Section: SecSurvival, Height: 460, Option: o}
 }
 

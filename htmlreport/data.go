@@ -43,6 +43,12 @@ type Data struct {
 	ProcessMap *ProcessMap
 	Variants   []Variant
 	Behaviour  []BehaviourProfile
+
+	// Redacted is how many secrets (API keys, tokens, passwords, private
+	// keys) were replaced in the log text the page shows; Unredacted means
+	// redaction was off (trajmine report --no-redact). The header says which.
+	Redacted   int
+	Unredacted bool
 }
 
 // FormatTotals are one source format's run totals (trajmine report's table).
@@ -115,7 +121,9 @@ type ToolRent struct {
 	MeanTokens float64
 }
 
-// KMPoint is one step of a Kaplan–Meier curve (diagnose.KMPoint).
+// KMPoint is one step of a reading-boundary curve: cmd fills Survival with
+// 1 − the Aalen–Johansen incidence of reading stops (diagnose.CIFPoint),
+// Censored with the finished and censored runs.
 type KMPoint struct {
 	Turn     int64
 	AtRisk   int64

@@ -73,7 +73,7 @@ const adHeaderPrefix = "# aider chat started at"
 // Detect claims Markdown whose first line is an aider session header, or a
 // file named .aider.chat.history.md with aider's #### user lines.
 func (aider) Detect(name string, head []byte) bool {
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	t := trimHead(head)
 	if bytes.HasPrefix(t, []byte(adHeaderPrefix)) {
 		return true
 	}
@@ -116,7 +116,7 @@ func (aider) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	data = bytes.TrimPrefix(data, msgBOM)
+	data = bytes.TrimPrefix(data, utf8BOM)
 	lines := strings.Split(string(data), "\n")
 	breaks := false
 	for i, l := range lines {

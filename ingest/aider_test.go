@@ -228,7 +228,3 @@ func TestAiderPlainMarkdown(t *testing.T) {
 		t.Errorf("second event %s, want assistant", m.Events[1].Kind)
 	}
 }
-
-func FuzzAider(f *testing.F) {
-	mxFuzz(f, adFormat, filepath.Join("testdata", adFormat, "*"), "fuzz.aider.chat.history.md")
-}

@@ -2,16 +2,10 @@ package ingest
 
 import (
 	"bytes"
-	stdjson "encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -148,7 +142,7 @@ func (atif) Detect(name string, head []byte) bool {
 		rec = jsonWS(h, 1)
 	}
 	firstKey := ""
-	atifFields(h, rec, func(key []byte, _ int) bool {
+	jsonEachField(h, rec, func(key []byte, _ int) bool {
 		firstKey = string(key)
 		return false
 	})
@@ -163,7 +157,7 @@ func (atif) Detect(name string, head []byte) bool {
 // (as far as b goes).
 func atifTopLevel(b []byte, key string) bool {
 	found := false
-	atifFields(b, 0, func(k []byte, _ int) bool {
+	jsonEachField(b, 0, func(k []byte, _ int) bool {
 		found = string(k) == key
 		return !found
 	})
@@ -185,9 +179,9 @@ func (atif) Import(f *File, r io.Reader) error {
 	if start >= len(data) {
 		return nil
 	}
-	lines := atifNewLines(data)
+	lines := newLineIndex(data)
 	if data[start] == '[' {
-		return atifTraces(f, data, lines)
+		return harborTraces(f, data, lines)
 	}
 	if data[start] != '{' {
 		return f.Reject(1, "expected an ATIF trajectory object or a traces array", data)
@@ -195,13 +189,13 @@ func (atif) Import(f *File, r io.Reader) error {
 	var doc atifDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		if atifIsJSONL(data, start) {
-			return atifTraces(f, data, lines)
+			return harborTraces(f, data, lines)
 		}
-		err = atifSyntax(err, data)
-		return f.Reject(atifErrLine(err, data, lines), "invalid JSON: "+atifErrText(err), data)
+		err = exactSyntaxErr(err, data)
+		return f.Reject(decodeErrLine(err, data, lines), "invalid JSON: "+decodeErrText(err), data)
 	}
 	if doc.Steps == nil && doc.Conversations != nil {
-		return atifTraces(f, data, lines) // one traces record
+		return harborTraces(f, data, lines) // one traces record
 	}
 	p := &atifPart{data: data, lines: lines, start: start, doc: &doc}
 	p.decodeAgent()
@@ -332,317 +326,13 @@ func atifString(raw json.RawMessage) string {
 	return ""
 }
 
-// atifKind is what a trajectory file is within a Harbor trial.
-type atifKind int
-
-const (
-	atifPlain atifKind = iota
-	atifContinuation
-	atifSummarization
-)
-
-var (
-	atifContRe     = regexp.MustCompile(`-cont-(\d+)$`)
-	atifContFileRe = regexp.MustCompile(`(?i)^(.*?)(?:\.trajectory)?\.cont-(\d+)\.json$`)
-	atifSumFileRe  = regexp.MustCompile(`(?i)^(.*?)(?:\.trajectory)?\.summarization-(\d+)-([a-z0-9_]+)\.json$`)
-	atifSumPartRe  = regexp.MustCompile(`summarization-(\d+)-([A-Za-z0-9_]+)$`)
-	atifSumNameRe  = regexp.MustCompile(`-summarization-([A-Za-z0-9_]+)$`)
-)
-
-// atifIdentity is a trajectory's run naming.
-type atifIdentity struct {
-	kind   atifKind
-	id     string // run id
-	parent string // parent run id
-	root   string // root session
-	index  int64  // continuation or summarization index
-	cont   int64  // a summarization's continuation (parent <root>/cont-N)
-	part   string // summarization part (summary, questions, answers)
-}
-
-// atifRoot strips a continuation suffix from a session id.
-func atifRoot(session string) (root string, cont int64) {
-	if m := atifContRe.FindStringSubmatch(session); m != nil {
-		n, _ := strconv.ParseInt(m[1], 10, 64)
-		return strings.TrimSuffix(session, m[0]), n
-	}
-	return session, 0
-}
-
-// atifBase returns the file name without its .trajectory.json ending.
-func atifBase(path string) string {
-	b := filepath.Base(path)
-	if b == "." || b == string(filepath.Separator) {
-		return ""
-	}
-	b = strings.TrimSuffix(b, filepath.Ext(b))
-	return strings.TrimSuffix(b, ".trajectory")
-}
-
-// atifIdentify names the run of a top-level trajectory (see the type doc).
-func atifIdentify(path string, doc *atifDoc, agent *atifAgent) atifIdentity {
-	session := atifString(doc.SessionID)
-	if session == "" {
-		session = atifString(doc.TrajectoryID)
-	}
-	var ex atifAgentExtra
-	if len(agent.Extra) > 0 {
-		_ = json.Unmarshal(agent.Extra, &ex)
-	}
-	name := filepath.Base(path)
-	contIdx, _ := atifCount(ex.ContinuationIndex)
-	sumIdx, hasSum := atifCount(ex.SummarizationIndex)
-	parentSession := atifString(ex.ParentSessionID)
-	contFile := atifContFileRe.FindStringSubmatch(name)
-	sumFile := atifSumFileRe.FindStringSubmatch(name)
-
-	switch {
-	case parentSession != "" && (hasSum || atifSumNameRe.MatchString(agent.Name)) || sumFile != nil:
-		id := atifIdentity{kind: atifSummarization, index: sumIdx}
-		if m := atifSumPartRe.FindStringSubmatch(session); m != nil {
-			id.index, _ = strconv.ParseInt(m[1], 10, 64)
-			id.part = m[2]
-		} else if sumFile != nil {
-			id.index, _ = strconv.ParseInt(sumFile[2], 10, 64)
-			id.part = strings.ToLower(sumFile[3])
-		} else if m := atifSumNameRe.FindStringSubmatch(agent.Name); m != nil {
-			id.part = m[1]
-		}
-		if id.part == "" {
-			id.part = "part"
-		}
-		parent := parentSession
-		if parent == "" && sumFile != nil {
-			parent = sumFile[1]
-		}
-		if parent == "" {
-			parent = session
-		}
-		root, cont := atifRoot(parent)
-		if root == "" {
-			root = atifBase(path)
-		}
-		id.root = root
-		id.parent = root
-		if cont > 0 {
-			id.cont = cont
-			id.parent = root + "/cont-" + strconv.FormatInt(cont, 10)
-		}
-		id.id = root + "/summarization-" + strconv.FormatInt(id.index, 10) + "-" + id.part
-		return id
-	case contIdx > 0 || contFile != nil:
-		id := atifIdentity{kind: atifContinuation, index: contIdx}
-		if contIdx == 0 {
-			id.index, _ = strconv.ParseInt(contFile[2], 10, 64)
-		}
-		root, n := atifRoot(session)
-		if n > 0 && contIdx == 0 {
-			id.index = n
-		}
-		if root == "" && contFile != nil {
-			root = contFile[1]
-		}
-		if root == "" {
-			root = atifBase(path)
-		}
-		id.root, id.parent = root, root
-		id.id = root + "/cont-" + strconv.FormatInt(id.index, 10)
-		return id
-	}
-	if session == "" {
-		session = atifBase(path)
-	}
-	return atifIdentity{id: session, root: session, parent: parentSession}
-}
-
-// atifParsedStep is a decoded step with its position.
-type atifParsedStep struct {
-	atifStep
-	n    int   // 1-based index in steps
-	line int64 // line of the step in the file
-	ts   *time.Time
-}
-
-// atifPart is one trajectory object to import: the document at offset start
-// of data, decoded into doc. name is empty for the imported file itself and
-// the base name of a continuation file joined into its root's run.
-type atifPart struct {
-	name     string
-	data     []byte
-	lines    atifLineIndex
-	start    int
-	doc      *atifDoc
-	agent    atifAgent
-	agentErr error
-	id       atifIdentity // naming of a top-level trajectory
-}
-
-// decodeAgent decodes the agent object (errors are reported by the import).
-func (p *atifPart) decodeAgent() {
-	if len(p.doc.Agent) > 0 && string(p.doc.Agent) != "null" {
-		p.agentErr = json.Unmarshal(p.doc.Agent, &p.agent)
-	}
-}
-
-// reject records a malformed record of the part; a joined continuation's
-// reasons start with its file name (the line is within that file).
-func (p *atifPart) reject(f *File, line int64, reason string, raw []byte) error {
-	if p.name != "" {
-		reason = p.name + ": " + reason
-	}
-	return f.Reject(line, reason, raw)
-}
-
-// steps decodes the steps, each on its own, and returns them with the line
-// of the steps array.
-func (p *atifPart) steps(f *File) ([]atifParsedStep, int64, error) {
-	stepsAt := atifField(p.data, p.start, "steps")
-	var offs []int
-	if stepsAt >= 0 {
-		atifElems(p.data, stepsAt, func(v int) bool {
-			offs = append(offs, v)
-			return true
-		})
-	}
-	steps := make([]atifParsedStep, 0, len(p.doc.Steps))
-	for i, raw := range p.doc.Steps {
-		line := p.lines.line(stepsAt)
-		if i < len(offs) {
-			line = p.lines.line(offs[i])
-		}
-		var s atifParsedStep
-		if err := json.Unmarshal(raw, &s.atifStep); err != nil || !atifIsObject(raw) {
-			if err := p.reject(f, line, fmt.Sprintf("step %d: %s", i+1, atifExplain(err, raw, &atifStep{})), raw); err != nil {
-				return nil, 0, err
-			}
-			continue
-		}
-		s.n, s.line, s.ts = i+1, line, ParseTime(s.Timestamp)
-		steps = append(steps, s)
-	}
-	return steps, p.lines.line(stepsAt), nil
-}
-
-// atifLoad reads the trajectory file at path for joining (see atifJoined).
-// p is nil when the file is not an ATIF trajectory object; exists is false
-// when there is no file at path.
-func atifLoad(path string) (p *atifPart, exists bool) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false
-	}
-	if err != nil {
-		return nil, true
-	}
-	data = bytes.TrimPrefix(data, atifBOM)
-	start := jsonWS(data, 0)
-	if start >= len(data) || data[start] != '{' {
-		return nil, true
-	}
-	var doc atifDoc
-	if json.Unmarshal(data, &doc) != nil || doc.Steps == nil && doc.Conversations != nil {
-		return nil, true
-	}
-	p = &atifPart{name: filepath.Base(path), data: data, lines: atifNewLines(data), start: start, doc: &doc}
-	p.decodeAgent()
-	p.id = atifIdentify(path, &doc, &p.agent)
-	return p, true
-}
-
-// atifExists reports whether there is a file at path (for the continuation
-// chain: a file that exists but cannot be read is skipped, not a gap).
-func atifExists(path string) bool {
-	_, err := os.Stat(path)
-	return !errors.Is(err, fs.ErrNotExist)
-}
-
-// atifContNameRe is a continuation file's name <stem>.cont-<N>.json, whose
-// root is <stem>.json beside it (Harbor: trajectory.json,
-// trajectory.cont-1.json, trajectory.cont-2.json …).
-var atifContNameRe = regexp.MustCompile(`^(.+)\.cont-([1-9][0-9]{0,5})\.json$`)
-
-// atifContPath is the path of the n-th continuation of the root file at path.
-func atifContPath(root string, n int) string {
-	return strings.TrimSuffix(root, ".json") + ".cont-" + strconv.Itoa(n) + ".json"
-}
-
-// atifContinuations reads the continuations beside the root trajectory file
-// at path: <stem>.cont-1.json, .cont-2.json … up to the first missing one.
-// A file that cannot be read or is not an ATIF continuation is left out
-// (it then imports on its own).
-func atifContinuations(path string) []*atifPart {
-	if !strings.HasSuffix(path, ".json") || atifContNameRe.MatchString(filepath.Base(path)) {
-		return nil
-	}
-	var parts []*atifPart
-	for n := 1; n < 1e6; n++ {
-		p, exists := atifLoad(atifContPath(path, n))
-		if !exists {
-			break
-		}
-		if p != nil && p.id.kind == atifContinuation {
-			parts = append(parts, p)
-		}
-	}
-	return parts
-}
-
-// atifJoined reports whether the continuation file at path is imported as
-// part of its root's run, so that its own import adds nothing: it is named
-// <stem>.cont-N.json, <stem>.json beside it is a plain trajectory, and
-// .cont-1 … .cont-(N-1) exist (the root's import stops at the first gap).
-// The caller has checked that the file itself is an ATIF continuation.
-func atifJoined(path string) bool {
-	dir, name := filepath.Split(path)
-	m := atifContNameRe.FindStringSubmatch(name)
-	if m == nil {
-		return false
-	}
-	root := filepath.Join(dir, m[1]+".json")
-	n, _ := strconv.Atoi(m[2])
-	for k := 1; k < n; k++ {
-		if !atifExists(atifContPath(root, k)) {
-			return false
-		}
-	}
-	p, _ := atifLoad(root)
-	return p != nil && p.id.kind == atifPlain
-}
-
-// atifSumStemRe is a summarization sub-trajectory's file name
-// <stem>.summarization-N-<part>.json.
-var atifSumStemRe = regexp.MustCompile(`^(.+)\.summarization-[0-9]+-[A-Za-z0-9_]+\.json$`)
-
-// atifSumParent returns the parent run of a summarization sub-trajectory of
-// continuation cont (its parent_session_id is <root>-cont-N) when that
-// continuation is joined into the root's run beside it: the root's run.
-func atifSumParent(path string, id atifIdentity) (string, bool) {
-	if id.kind != atifSummarization || id.cont <= 0 {
-		return "", false
-	}
-	dir, name := filepath.Split(path)
-	m := atifSumStemRe.FindStringSubmatch(name)
-	if m == nil {
-		return "", false
-	}
-	cont := atifContPath(filepath.Join(dir, m[1]+".json"), int(id.cont))
-	if p, _ := atifLoad(cont); p == nil || p.id.kind != atifContinuation || !atifJoined(cont) {
-		return "", false
-	}
-	root, _ := atifLoad(filepath.Join(dir, m[1]+".json"))
-	if root == nil || root.id.kind != atifPlain { // changed since atifJoined read it
-		return "", false
-	}
-	return root.id.id, true
-}
-
 // atifTrajectory imports one trajectory object. parent is set for an
 // embedded sub-agent trajectory, the idx-th (1-based) of its parent, depth
 // levels down. A top-level plain trajectory takes the continuation files
 // beside it into its run (see the type doc).
 func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) error {
 	if p.agentErr != nil {
-		if err := p.reject(f, p.lines.line(atifField(p.data, p.start, "agent")), "invalid agent: "+atifErrText(p.agentErr), p.doc.Agent); err != nil {
+		if err := p.reject(f, p.lines.line(jsonFieldAt(p.data, p.start, "agent")), "invalid agent: "+decodeErrText(p.agentErr), p.doc.Agent); err != nil {
 			return err
 		}
 	}
@@ -678,7 +368,7 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 	t := &atifRun{f: f, b: b, id: id, part: p, agent: &p.agent}
 
 	if e, ok := ToolDefinitions(p.agent.ToolDefinitions, 1); ok {
-		if at := atifField(p.data, p.start, "agent"); at >= 0 {
+		if at := jsonFieldAt(p.data, p.start, "agent"); at >= 0 {
 			e.Line = p.lines.line(at)
 		}
 		if err := b.Add(e); err != nil {
@@ -691,7 +381,7 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 			// a joined continuation: its hand-off follows the previous
 			// file's steps; tokens before are the last prompt so far
 			if part.agentErr != nil {
-				if err := part.reject(f, part.lines.line(atifField(part.data, part.start, "agent")), "invalid agent: "+atifErrText(part.agentErr), part.doc.Agent); err != nil {
+				if err := part.reject(f, part.lines.line(jsonFieldAt(part.data, part.start, "agent")), "invalid agent: "+decodeErrText(part.agentErr), part.doc.Agent); err != nil {
 					return err
 				}
 			}
@@ -731,8 +421,8 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 			continue
 		}
 		var subOffs []int
-		if at := atifField(part.data, part.start, "subagent_trajectories"); at >= 0 {
-			atifElems(part.data, at, func(v int) bool {
+		if at := jsonFieldAt(part.data, part.start, "subagent_trajectories"); at >= 0 {
+			jsonEachElem(part.data, at, func(v int) bool {
 				subOffs = append(subOffs, v)
 				return true
 			})
@@ -744,8 +434,8 @@ func atifTrajectory(f *File, p *atifPart, parent *atifIdentity, depth, idx int) 
 			}
 			n++
 			var sub atifDoc
-			if err := json.Unmarshal(raw, &sub); err != nil || !atifIsObject(raw) {
-				if err := part.reject(f, part.lines.line(off), "subagent trajectory: "+atifExplain(err, raw, &atifDoc{}), raw); err != nil {
+			if err := json.Unmarshal(raw, &sub); err != nil || !isJSONObject(raw) {
+				if err := part.reject(f, part.lines.line(off), "subagent trajectory: "+explainDecodeErr(err, raw, &atifDoc{}), raw); err != nil {
 					return err
 				}
 				continue
@@ -1274,442 +964,4 @@ func (t *atifRun) totals(doc *atifDoc) error {
 	return nil
 }
 
-// ---- Harbor traces ----
-
-type atifTraceRecord struct {
-	Conversations []atifTraceMsg  `json:"conversations"`
-	Agent         string          `json:"agent"`
-	Model         string          `json:"model"`
-	Date          any             `json:"date"`
-	Task          json.RawMessage `json:"task"`
-	Episode       json.RawMessage `json:"episode"`
-	RunID         json.RawMessage `json:"run_id"`
-	TrialName     json.RawMessage `json:"trial_name"`
-	Result        json.RawMessage `json:"result"`
-}
-
-type atifTraceMsg struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// atifTrace is one trial's run being assembled from its episodes.
-type atifTrace struct {
-	b       *RunBuilder
-	prev    []atifTraceMsg
-	calls   []atifCallRef // calls of the last assistant message, for position links
-	result  string
-	started bool
-}
-
-type atifCallRef struct{ name, target string }
-
-// atifTraces imports a traces export: a JSON array of records or JSONL.
-func atifTraces(f *File, data []byte, lines atifLineIndex) error {
-	type rec struct {
-		raw  []byte
-		line int64
-	}
-	var recs []rec
-	start := jsonWS(data, 0)
-	if data[start] == '[' {
-		if !json.Valid(data) {
-			err := atifSyntax(errors.New("invalid JSON"), data)
-			return f.Reject(atifErrLine(err, data, lines), "invalid JSON: "+atifErrText(err), data)
-		}
-		atifElems(data, start, func(v int) bool {
-			end := atifSkip(data, v)
-			if end > v {
-				recs = append(recs, rec{data[v:end], lines.line(v)})
-			}
-			return true
-		})
-	} else {
-		err := f.Lines(bytes.NewReader(data), func(n int64, b []byte) error {
-			recs = append(recs, rec{b, n})
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	runs := map[string]*atifTrace{}
-	var order []string
-	for _, r := range recs {
-		var tr atifTraceRecord
-		if err := json.Unmarshal(r.raw, &tr); err != nil || !atifIsObject(r.raw) {
-			if err := f.Reject(r.line, "invalid traces record: "+atifExplain(err, r.raw, &atifTraceRecord{}), r.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if tr.Conversations == nil {
-			if err := f.Reject(r.line, "traces record without conversations", r.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		key := jsonKey(tr.TrialName)
-		if key == "" {
-			key = strings.Trim(jsonKey(tr.RunID)+"/"+jsonKey(tr.Task), "/")
-		}
-		if key == "" {
-			key = atifBase(f.Path())
-		}
-		run, ok := runs[key]
-		if !ok {
-			b, err := f.NewRun(key)
-			if err != nil {
-				return err
-			}
-			b.Run.Harness = tr.Agent
-			if b.Run.Harness == "" {
-				b.Run.Harness = "harbor"
-			}
-			b.Run.TaskID = jsonKey(tr.Task)
-			b.Run.StartedAt = ParseTime(tr.Date)
-			run = &atifTrace{b: b}
-			runs[key] = run
-			order = append(order, key)
-		}
-		if err := run.episode(&tr, r.line); err != nil {
-			return err
-		}
-	}
-	for _, k := range order {
-		run := runs[k]
-		run.end()
-		if err := run.b.Finish(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// episode adds the messages of one episode that the previous one did not
-// hold.
-func (t *atifTrace) episode(tr *atifTraceRecord, line int64) error {
-	b := t.b
-	b.NoteModel(tr.Model)
-	if r := jsonKey(tr.Result); r != "" {
-		t.result = r
-	}
-	conv := tr.Conversations
-	common := 0
-	for common < len(conv) && common < len(t.prev) && conv[common].Role == t.prev[common].Role && bytes.Equal(conv[common].Content, t.prev[common].Content) {
-		common++
-	}
-	if t.started && common < len(t.prev) {
-		if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", Line: line}); err != nil {
-			return err
-		}
-		op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto",
-			Detail: fmt.Sprintf("%s does not extend the previous episode: %d of its %d messages kept", jsonKey(tr.Episode), common, len(t.prev))}
-		if err := b.Op(op); err != nil {
-			return err
-		}
-		t.calls = nil
-	}
-	t.started = true
-	for _, m := range conv[common:] {
-		if err := t.message(m, line); err != nil {
-			return err
-		}
-	}
-	t.prev = conv
-	return nil
-}
-
-var (
-	atifThinkRe    = regexp.MustCompile(`(?s)<think>(.*?)</think>`)
-	atifToolCallRe = regexp.MustCompile(`(?s)<tool_call>\s*(.*?)\s*</tool_call>`)
-)
-
-// message adds one conversation message.
-func (t *atifTrace) message(m atifTraceMsg, line int64) error {
-	b := t.b
-	text := ContentText(m.Content)
-	switch strings.ToLower(m.Role) {
-	case "assistant", "gpt", "model":
-		b.NewCall()
-		t.calls = t.calls[:0]
-		for _, th := range atifThinkRe.FindAllStringSubmatch(text, -1) {
-			if err := b.Add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Line: line, Text: strings.TrimSpace(th[1])}); err != nil {
-				return err
-			}
-		}
-		rest := atifThinkRe.ReplaceAllString(text, "")
-		var calls []schema.Event
-		for _, tc := range atifToolCallRe.FindAllStringSubmatch(rest, -1) {
-			var c struct {
-				Name      string          `json:"name"`
-				Arguments json.RawMessage `json:"arguments"`
-			}
-			if json.Unmarshal([]byte(tc[1]), &c) != nil || c.Name == "" {
-				continue
-			}
-			e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", Line: line, ToolName: c.Name, Args: atifArgs(c.Arguments)}
-			e.Target = atifTarget(e.Args)
-			if e.Target == "" {
-				e.Target = Target(e.ToolName, []byte(e.Args))
-			}
-			calls = append(calls, e)
-			t.calls = append(t.calls, atifCallRef{c.Name, e.Target})
-		}
-		if len(calls) > 0 {
-			rest = atifToolCallRe.ReplaceAllString(rest, "")
-		}
-		if rest = strings.TrimSpace(rest); rest != "" {
-			if err := b.Add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Line: line, Text: rest}); err != nil {
-				return err
-			}
-		}
-		for _, e := range calls {
-			if err := b.Add(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	case "system":
-		return b.Add(schema.Event{Kind: schema.KindSystem, Role: m.Role, Line: line, Text: text})
-	}
-	e := schema.Event{Kind: schema.KindUser, Role: m.Role, Line: line, Text: text}
-	if len(t.calls) > 0 { // the observation of the last call batch
-		e.Kind, e.Role = schema.KindToolResult, "tool"
-		e.ToolName, e.Target = t.calls[0].name, t.calls[0].target
-	}
-	t.calls = t.calls[:0]
-	return b.Add(e)
-}
-
-// end maps the trial's result: a reward 0 or 1 is the outcome, an exception
-// name the end reason.
-func (t *atifTrace) end() {
-	r := strings.TrimSpace(t.result)
-	if r == "" || r == "None" || r == "null" {
-		return
-	}
-	if v, err := strconv.ParseFloat(r, 64); err == nil {
-		switch v {
-		case 1:
-			ok := true
-			t.b.Run.Resolved = &ok
-		case 0:
-			ok := false
-			t.b.Run.Resolved = &ok
-		}
-		return
-	}
-	t.b.SetEnd(atifExceptionReason(r), r)
-}
-
 // ---- JSON spans (shared with the inspect-ai importer) ----
-
-// atifSkip returns the offset just past the JSON value at or after i, or -1
-// when it is malformed or cut off. It checks nesting, not full syntax.
-func atifSkip(b []byte, i int) int {
-	i = jsonWS(b, i)
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return jsonSkipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				j := jsonSkipString(b, i)
-				if j < 0 {
-					return -1
-				}
-				i = j
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	case '}', ']', ',', ':':
-		return -1
-	}
-	j := i
-	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[j])) {
-		j++
-	}
-	return j
-}
-
-// atifFields calls fn with each key (raw, unescaped bytes) of the object at
-// or after i and the offset of its value, until fn returns false. It returns
-// false when the object is malformed or cut off before fn stopped.
-func atifFields(b []byte, i int, fn func(key []byte, val int) bool) bool {
-	i = jsonWS(b, i)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = jsonWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	for {
-		if i >= len(b) || b[i] != '"' {
-			return false
-		}
-		end := jsonSkipString(b, i)
-		if end < 0 {
-			return false
-		}
-		key := b[i+1 : end-1]
-		i = jsonWS(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		val := jsonWS(b, i+1)
-		if !fn(key, val) {
-			return true
-		}
-		if i = atifSkip(b, val); i < 0 {
-			return false
-		}
-		if i = jsonWS(b, i); i >= len(b) {
-			return false
-		}
-		if b[i] == '}' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = jsonWS(b, i+1)
-	}
-}
-
-// atifElems calls fn with the offset of each element of the array at or
-// after i, until fn returns false.
-func atifElems(b []byte, i int, fn func(val int) bool) bool {
-	i = jsonWS(b, i)
-	if i >= len(b) || b[i] != '[' {
-		return false
-	}
-	i = jsonWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return true
-	}
-	for {
-		if !fn(i) {
-			return true
-		}
-		if i = atifSkip(b, i); i < 0 {
-			return false
-		}
-		if i = jsonWS(b, i); i >= len(b) {
-			return false
-		}
-		if b[i] == ']' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = jsonWS(b, i+1)
-	}
-}
-
-// atifField returns the offset of key's value in the object at or after i,
-// or -1.
-func atifField(b []byte, i int, key string) int {
-	at := -1
-	atifFields(b, i, func(k []byte, v int) bool {
-		if string(k) == key {
-			at = v
-			return false
-		}
-		return true
-	})
-	return at
-}
-
-// atifLineIndex maps byte offsets to 1-based line numbers.
-type atifLineIndex []int
-
-func atifNewLines(b []byte) atifLineIndex {
-	ix := atifLineIndex{}
-	for i, c := range b {
-		if c == '\n' {
-			ix = append(ix, i)
-		}
-	}
-	return ix
-}
-
-func (ix atifLineIndex) line(off int) int64 {
-	if off < 0 {
-		return 1
-	}
-	return int64(sort.SearchInts(ix, off)) + 1
-}
-
-// atifSyntax re-reads a document that failed to decode with encoding/json,
-// whose syntax errors carry the exact offset, and returns that error (or
-// err when the document is well-formed and the problem was a type).
-func atifSyntax(err error, data []byte) error {
-	var v any
-	if serr := stdjson.Unmarshal(data, &v); serr != nil {
-		return serr
-	}
-	return err
-}
-
-// atifErrLine is the line of a decoding error (its offset when known).
-func atifErrLine(err error, data []byte, lines atifLineIndex) int64 {
-	var se *json.SyntaxError
-	if errors.As(err, &se) && se.Offset > 0 {
-		return lines.line(int(min(se.Offset, int64(len(data)))) - 1)
-	}
-	var sse *stdjson.SyntaxError
-	if errors.As(err, &sse) && sse.Offset > 0 {
-		return lines.line(int(min(sse.Offset, int64(len(data)))) - 1)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return lines.line(len(bytes.TrimRight(data, " \t\r\n")) - 1)
-	}
-	return 1
-}
-
-// atifIsObject reports whether raw is a JSON object.
-func atifIsObject(raw []byte) bool {
-	return bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{"))
-}
-
-// atifExplain describes why raw does not decode into v (a fresh value of
-// the target type): a value that is not an object, or encoding/json's
-// wording of the error, which names the field and type.
-func atifExplain(err error, raw []byte, v any) string {
-	if !atifIsObject(raw) {
-		return "not a JSON object"
-	}
-	if serr := stdjson.Unmarshal(raw, v); serr != nil {
-		err = serr
-	}
-	if err == nil {
-		return "invalid record"
-	}
-	return atifErrText(err)
-}
-
-// atifErrText shortens a decoding error for a reject reason.
-func atifErrText(err error) string {
-	s := strings.TrimPrefix(err.Error(), "json: ")
-	if len(s) > 160 {
-		s = strings.ToValidUTF8(s[:160], "")
-	}
-	return s
-}

@@ -925,31 +925,3 @@ func atifFuzzCheck(t *testing.T, sink *ingest.MemSink) {
 		}
 	}
 }
-
-func FuzzATIF(f *testing.F) {
-	seeds, err := filepath.Glob(filepath.Join("testdata", "atif", "*.json*"))
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(filepath.Base(p), data)
-	}
-	im, err := ingest.Lookup("atif")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, name string, data []byte) {
-		im.Detect("fuzz/"+name, data[:min(len(data), ingest.HeadSize)])
-		// Without Strict the import of in-memory data has no reason to fail:
-		// an error is a record that failed validation or a recovered panic.
-		sink, err := ingest.Parse(context.Background(), "atif", "fuzz/"+name, data, nil)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-		atifFuzzCheck(t, sink)
-	})
-}

@@ -202,6 +202,9 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			}
 		}
 		if key, inner, ok := dtocEnvelope(e.Text); ok {
+			// the model saw the envelope: its tokens are what the whole
+			// text estimates to beyond the inner result's
+			e.EnvelopeTokens = max(b.f.est.Count(e.Text)-b.f.est.Count(inner), 0)
 			e.ToolKey, e.Text = key, inner
 		}
 		if e.ToolKey == "" {

@@ -47,34 +47,23 @@ func (claudeCode) Describe() string {
 var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "summary": true, "progress": true, "file-history-snapshot": true, "queue-operation": true}
 
 func (claudeCode) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type      string          `json:"type"`
-			SessionID string          `json:"sessionId"`
-			LeafUUID  string          `json:"leafUuid"`
-			MessageID string          `json:"messageId"`
-			Message   json.RawMessage `json:"message"`
-			Payload   json.RawMessage `json:"payload"`
-		}
-		if json.Unmarshal(line, &r) != nil || r.Payload != nil {
-			continue
+	return detectJSONL(head, 30, func(r *struct {
+		Type      string          `json:"type"`
+		SessionID string          `json:"sessionId"`
+		LeafUUID  string          `json:"leafUuid"`
+		MessageID string          `json:"messageId"`
+		Message   json.RawMessage `json:"message"`
+		Payload   json.RawMessage `json:"payload"`
+	}) (bool, bool) {
+		if r.Payload != nil {
+			return false, false
 		}
 		if claudeTypes[r.Type] && (r.SessionID != "" || r.LeafUUID != "" || r.MessageID != "") {
-			return true
+			return true, true
 		}
-		if r.Type == "" && r.SessionID != "" && len(r.Message) > 0 && r.Message[0] == '{' {
-			return true
-		}
-	}
-	return false
+		ok := r.Type == "" && r.SessionID != "" && len(r.Message) > 0 && r.Message[0] == '{'
+		return ok, ok
+	})
 }
 
 type ccRecord struct {
@@ -256,13 +245,7 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		}
 	}
 	for _, k := range order {
-		cr := runs[k]
-		cr.finishEnd()
-		if cr.hasCost {
-			c := cr.cost
-			cr.b.Run.CostUSD = &c
-		}
-		if err := cr.b.Finish(); err != nil {
+		if err := runs[k].finish(); err != nil {
 			return err
 		}
 	}
@@ -399,6 +382,16 @@ func (cr *ccRun) finishEnd() {
 	case cr.lastKind == schema.KindToolCall:
 		r.EndReason, r.EndReasonSource, r.EndReasonDetail = schema.EndInterrupted, schema.SourceInferred, "log ends on a tool call without result"
 	}
+}
+
+// finish ends the run: its end reason (finishEnd), its summed cost.
+func (cr *ccRun) finish() error {
+	cr.finishEnd()
+	if cr.hasCost {
+		c := cr.cost
+		cr.b.Run.CostUSD = &c
+	}
+	return cr.b.Finish()
 }
 
 // ccLine is one decoded line: the pure part of the import, done in parallel

@@ -348,24 +348,3 @@ func TestClaudeCodeCorpus(t *testing.T) {
 	}
 	t.Logf("output tokens over the corpus: final values %d, first-line values %d (%.2f×)", finalOut, firstOut, float64(finalOut)/float64(max(firstOut, 1)))
 }
-
-func FuzzClaudeCode(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/claude-code/*.jsonl")
-	more, _ := filepath.Glob("testdata/claude-code-split-output/*.jsonl")
-	seeds = append(seeds, more...)
-	for _, s := range seeds {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		// MemSink validates every record; Parse must not panic, and any error
-		// other than an invalid record is a bug.
-		_, err := ingest.Parse(context.Background(), "claude-code", "fuzz.jsonl", data, nil)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-	})
-}

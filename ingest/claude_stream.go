@@ -3,8 +3,6 @@ package ingest
 import (
 	"bufio"
 	"bytes"
-	stdjson "encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -84,7 +82,7 @@ func csIsCassette(head []byte) bool {
 }
 
 func (claudeStream) Detect(_ string, head []byte) bool {
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	t := trimHead(head)
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
@@ -99,44 +97,27 @@ func (claudeStream) Detect(_ string, head []byte) bool {
 // session_id. Claude Code session files (camelCase sessionId) and Codex
 // rollouts (payload) are refused.
 func csDetectLines(head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 20 {
-			break
-		}
-		var r struct {
-			Type      string          `json:"type"`
-			Subtype   string          `json:"subtype"`
-			SessionID string          `json:"session_id"`
-			Camel     *string         `json:"sessionId"`
-			Message   json.RawMessage `json:"message"`
-			Payload   json.RawMessage `json:"payload"`
-		}
-		if line[0] != '{' || json.Unmarshal(line, &r) != nil {
-			continue // e.g. the last line, cut by the head
-		}
+	return detectJSONL(head, 20, func(r *struct {
+		Type      string          `json:"type"`
+		Subtype   string          `json:"subtype"`
+		SessionID string          `json:"session_id"`
+		Camel     *string         `json:"sessionId"`
+		Message   json.RawMessage `json:"message"`
+		Payload   json.RawMessage `json:"payload"`
+	}) (bool, bool) {
 		if r.Camel != nil || r.Payload != nil {
-			return false
+			return false, true
 		}
-		if r.SessionID == "" {
-			continue
+		var ok bool
+		switch {
+		case r.SessionID == "":
+		case r.Type == "system" || r.Type == "result":
+			ok = r.Subtype != ""
+		case r.Type == "assistant" || r.Type == "user":
+			ok = len(r.Message) > 0 && r.Message[0] == '{'
 		}
-		switch r.Type {
-		case "system", "result":
-			if r.Subtype != "" {
-				return true
-			}
-		case "assistant", "user":
-			if len(r.Message) > 0 && r.Message[0] == '{' {
-				return true
-			}
-		}
-	}
-	return false
+		return ok, ok
+	})
 }
 
 // csRecord is one stream-json message.
@@ -193,7 +174,7 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 	br := bufio.NewReaderSize(r, HeadSize)
 	head, _ := br.Peek(HeadSize) // a shorter file gives what there is
 	si := &csImport{f: f, runs: map[string]*csRun{}}
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	t := trimHead(head)
 	if len(t) > 0 && t[0] == '{' && csIsCassette(t) {
 		si.cassette = true
 		data, err := io.ReadAll(br)
@@ -206,7 +187,7 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 	} else {
 		err := f.Lines(br, func(line int64, b []byte) error {
 			if line == 1 {
-				b = bytes.TrimPrefix(b, msgBOM)
+				b = bytes.TrimPrefix(b, utf8BOM)
 			}
 			return si.record(line, b, "")
 		})
@@ -219,30 +200,16 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 
 // csDocument splits a whole-file JSON object into its fields. A syntax error
 // is rejected (at its line) and ok is false.
-func csDocument(f *File, data []byte) (fields map[string]msgSpan, ix msgLineIndex, ok bool, err error) {
-	ix = newMsgLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
+func csDocument(f *File, data []byte) (fields map[string]jsonSpan, ix lineIndex, ok bool, err error) {
+	doc := newJSONDoc(data)
+	if len(doc.root.raw) == 0 {
+		return nil, doc.ix, false, nil
 	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
-	if len(doc.raw) == 0 {
-		return nil, ix, false, nil
-	}
-	fields, perr := msgObjectFields(doc)
+	fields, perr := objectFields(doc.root)
 	if perr != nil {
-		line := int64(1)
-		var se *stdjson.SyntaxError
-		switch {
-		case errors.As(perr, &se):
-			line = ix.line(start + int(se.Offset))
-		case errors.Is(perr, io.ErrUnexpectedEOF):
-			line = ix.line(start + len(doc.raw) - 1)
-		}
-		return nil, ix, false, f.Reject(line, "invalid JSON: "+perr.Error(), data)
+		return nil, doc.ix, false, f.Reject(doc.errLine(perr), "invalid JSON: "+perr.Error(), data)
 	}
-	return fields, ix, true, nil
+	return fields, doc.ix, true, nil
 }
 
 // document imports a cassette.
@@ -255,7 +222,7 @@ func (si *csImport) document(data []byte) error {
 	if !found {
 		return si.f.Reject(1, "cassette without a messages array", data)
 	}
-	elems, err := msgArrayElems(ms)
+	elems, err := arrayElems(ms)
 	if err != nil {
 		return si.f.Reject(ix.line(ms.off), "messages is not an array: "+err.Error(), ms.raw)
 	}
@@ -266,7 +233,7 @@ func (si *csImport) document(data []byte) error {
 			}
 		}
 		line := ix.line(el.off)
-		env, err := msgObjectFields(el)
+		env, err := objectFields(el)
 		if err != nil {
 			if err := si.f.Reject(line, fmt.Sprintf("record %d: %v", i+1, err), el.raw); err != nil {
 				return err
@@ -577,13 +544,7 @@ func (si *csImport) finish() error {
 		}
 	}
 	for _, k := range si.order {
-		cr := si.runs[k]
-		cr.cc.finishEnd()
-		if cr.cc.hasCost {
-			c := cr.cc.cost
-			cr.cc.b.Run.CostUSD = &c
-		}
-		if err := cr.cc.b.Finish(); err != nil {
+		if err := si.runs[k].cc.finish(); err != nil {
 			return err
 		}
 	}

@@ -188,27 +188,6 @@ func mxDetectsExactly(t *testing.T, name, folder string) {
 	}
 }
 
-// mxFuzz seeds f with the files matching glob and checks that Parse never
-// fails (MemSink validates every record) or panics.
-func mxFuzz(f *testing.F, format, glob, name string) {
-	seeds, _ := filepath.Glob(glob)
-	if len(seeds) == 0 {
-		f.Fatalf("no seeds for %s", glob)
-	}
-	for _, s := range seeds {
-		data, err := os.ReadFile(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if _, err := ingest.Parse(context.Background(), format, name, data, nil); err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-	})
-}
-
 const csFormat = "claude-agent-sdk-stream-json"
 
 func TestClaudeStreamFixtures(t *testing.T) {
@@ -474,8 +453,4 @@ func TestClaudeStreamCorpus(t *testing.T) {
 			}
 		})
 	}
-}
-
-func FuzzClaudeStream(f *testing.F) {
-	mxFuzz(f, csFormat, filepath.Join("testdata", csFormat, "*"), "fuzz.jsonl")
 }

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -49,7 +48,7 @@ var cwLoglines = regexp.MustCompile(`"loglines"\s*:\s*\[`)
 
 // Detect claims a JSON object with a "loglines" array.
 func (claudeWeb) Detect(_ string, head []byte) bool {
-	t := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	t := trimHead(head)
 	return len(t) > 0 && t[0] == '{' && cwLoglines.Match(t)
 }
 
@@ -66,7 +65,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	if !found {
 		return f.Reject(1, "export without a loglines array", data)
 	}
-	elems, err := msgArrayElems(ll)
+	elems, err := arrayElems(ll)
 	if err != nil {
 		return f.Reject(ix.line(ll.off), "loglines is not an array: "+err.Error(), ll.raw)
 	}
@@ -136,13 +135,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 		}
 	}
 	for _, k := range order {
-		cr := runs[k]
-		cr.finishEnd()
-		if cr.hasCost {
-			c := cr.cost
-			cr.b.Run.CostUSD = &c
-		}
-		if err := cr.b.Finish(); err != nil {
+		if err := runs[k].finish(); err != nil {
 			return err
 		}
 	}

@@ -154,7 +154,3 @@ func TestClaudeWebCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzClaudeWeb(f *testing.F) {
-	mxFuzz(f, cwFormat, filepath.Join("testdata", cwFormat, "*.json"), "fuzz.json")
-}

@@ -90,7 +90,7 @@ var (
 // messages and a Cline key (updated_at, agent, system_prompt) — Gemini CLI's
 // projectHash excludes it — or a session.json {session_id, messages_path}.
 func (clineSDK) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	h := trimHead(head)
 	if len(h) == 0 || h[0] != '{' {
 		return false
 	}
@@ -104,7 +104,7 @@ func (clineSDK) Detect(name string, head []byte) bool {
 // response) whose head shows a /chat/completions exchange (or is cut before
 // one could be seen).
 func (clineCassette) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	h := trimHead(head)
 	if !clNockScope.Match(h) || len(clNockKeys.FindAll(h[:min(len(h), 4096)], 4)) < 3 {
 		return false
 	}
@@ -150,7 +150,7 @@ type clBlock struct {
 const clSummaryPrefix = "Context summary:"
 
 func (clineSDK) Import(f *File, r io.Reader) error {
-	doc, err := gmReadDoc(f, r)
+	doc, err := readJSONDoc(f, r)
 	if doc == nil || err != nil {
 		return err
 	}
@@ -174,21 +174,15 @@ func (clineSDK) Import(f *File, r io.Reader) error {
 	msgs := make([]*clMessage, len(elems))
 	for i, el := range elems {
 		var m clMessage
-		if el.raw[0] != '{' {
-			if err := f.Reject(doc.line(el.off), fmt.Sprintf("messages[%d] is not an object", i), el.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := json.Unmarshal(el.raw, &m); err != nil {
-			if err := f.Reject(doc.line(el.off), fmt.Sprintf("messages[%d]: %s", i, shortErr(err)), el.raw); err != nil {
+		if ok, err := decodeElem(f, doc.line(el.off), "messages[%d]", i, el, &m); !ok {
+			if err != nil {
 				return err
 			}
 			continue
 		}
 		msgs[i] = &m
 	}
-	id := piFirst(sessionID, strings.TrimSuffix(filepath.Base(f.Path()), ".json"))
+	id := firstNonEmpty(sessionID, strings.TrimSuffix(filepath.Base(f.Path()), ".json"))
 	parent := ""
 	var compactedAt *time.Time
 	for _, m := range msgs {
@@ -289,7 +283,7 @@ func (c *clRun) message(f *File, line int64, m *clMessage, raw []byte) error {
 				e = ev(schema.KindToolCall, "")
 				e.ToolName, e.CallID, e.Args = blk.Name, blk.ID, string(blk.Input)
 			case "thinking", "reasoning", "redacted_thinking":
-				e = ev(schema.KindReasoning, piFirst(blk.Thinking, blk.Text))
+				e = ev(schema.KindReasoning, firstNonEmpty(blk.Thinking, blk.Text))
 			default:
 				e = ev(schema.KindAssistant, clBlockText(&blk))
 			}
@@ -472,14 +466,14 @@ type clPart struct {
 }
 
 func (clineCassette) Import(f *File, r io.Reader) error {
-	doc, err := gmReadDoc(f, r)
+	doc, err := readJSONDoc(f, r)
 	if doc == nil || err != nil {
 		return err
 	}
 	if doc.root.raw[0] != '[' {
 		return f.Reject(1, "expected a JSON array of recorded HTTP exchanges", doc.data)
 	}
-	elems, err := msgArrayElems(doc.root)
+	elems, err := arrayElems(doc.root)
 	if err != nil {
 		return doc.syntax(f, err)
 	}
@@ -487,19 +481,13 @@ func (clineCassette) Import(f *File, r io.Reader) error {
 	for i, el := range elems {
 		line := doc.line(el.off)
 		var x clExchange
-		if el.raw[0] != '{' {
-			if err := f.Reject(line, fmt.Sprintf("exchange %d is not an object", i), el.raw); err != nil {
+		if ok, err := decodeElem(f, line, "exchange %d", i, el, &x); !ok {
+			if err != nil {
 				return err
 			}
 			continue
 		}
-		if err := json.Unmarshal(el.raw, &x); err != nil {
-			if err := f.Reject(line, fmt.Sprintf("exchange %d: %s", i, shortErr(err)), el.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if !strings.Contains(x.Path, "/chat/completions") || !strings.EqualFold(piFirst(x.Method, "POST"), "POST") {
+		if !strings.Contains(x.Path, "/chat/completions") || !strings.EqualFold(firstNonEmpty(x.Method, "POST"), "POST") {
 			continue
 		}
 		if err := cs.exchange(line, &x, el.raw); err != nil {
@@ -567,7 +555,7 @@ func (cs *clCassette) exchange(line int64, x *clExchange, raw []byte) error {
 		cs.prev = canon
 	}
 	if x.Status >= 400 {
-		text := strings.TrimSpace(piFirst(ocText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
+		text := strings.TrimSpace(firstNonEmpty(ocText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
 		cs.lastErr, cs.last = text, nil
 		return b.Add(schema.Event{Kind: schema.KindError, Role: "system", Line: line, IsError: true, Text: text})
 	}

@@ -360,7 +360,3 @@ func TestClineCassetteCorpus(t *testing.T) {
 		[]int64{r.NTurns, int64(len(m.Usage)), calls, r.InputTokens, r.OutputTokens})
 	pkCheck(t, "end", "finished/explicit/attempt_completion", string(r.EndReason)+"/"+string(r.EndReasonSource)+"/"+r.EndReasonDetail)
 }
-
-func FuzzCline(f *testing.F) {
-	pkFuzz(f, []string{clSDKFormat, clCassetteFormat}, "testdata/cline-sdk-session/*.json", "testdata/cline-http-cassette/*.json")
-}

@@ -59,36 +59,25 @@ func (codexExec) Describe() string {
 // Detect claims JSONL whose first lines are codex exec events: objects whose
 // type starts with "thread.", "turn." or "item.".
 func (codexExec) Detect(_ string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 10 {
-			break
-		}
+	return headLines(head, 10, func(line []byte) (bool, bool) {
 		if line[0] != '{' {
-			return false
+			return false, true
 		}
 		var r struct {
 			Type    string          `json:"type"`
 			Payload json.RawMessage `json:"payload"`
 		}
 		if json.Unmarshal(line, &r) != nil {
-			continue // the last line may be cut by the head
+			return false, false // the last line may be cut by the head
 		}
 		if r.Payload != nil {
-			return false
+			return false, true
 		}
 		if cxeEventType(r.Type) {
-			return true
+			return true, true
 		}
-		if r.Type != "error" {
-			return false
-		}
-	}
-	return false
+		return false, r.Type != "error"
+	})
 }
 
 func cxeEventType(t string) bool {
@@ -194,7 +183,7 @@ func (ci *cxeImport) run(id string) (*cxeRun, error) {
 func (ci *cxeImport) line(line int64, raw []byte) error {
 	f := ci.f
 	if line == 1 {
-		raw = bytes.TrimPrefix(raw, msgBOM)
+		raw = bytes.TrimPrefix(raw, utf8BOM)
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return f.Reject(line, "record is not a JSON object", raw)

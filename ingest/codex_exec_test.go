@@ -251,7 +251,3 @@ func TestCodexExecCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzCodexExec(f *testing.F) {
-	mxFuzz(f, cxeFormat, filepath.Join("testdata", cxeFormat, "*.jsonl"), "fuzz.jsonl")
-}

@@ -32,4 +32,26 @@
 // A malformed record becomes a *SyntaxError ("file:line: reason"): reported
 // through Options.Warn and stored as a schema.Reject, and the rest of the file
 // still imports; with Options.Strict it aborts the file instead.
+//
+// Each importer has its own file, named for its format (a large one keeps
+// its parts beside it: atif_files.go, harbor_traces.go, inspect_archive.go,
+// opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
+// several importers share has a file named for what it does:
+//
+//   - detect.go: headLines and detectJSONL, the look at a head's first
+//     records that Detect does for JSONL formats.
+//   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
+//     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
+//     offsets, without decoding.
+//   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc),
+//     values split off with their offsets (objectFields, arrayElems), the
+//     lineIndex, and decoding errors as a line and a short reason.
+//   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
+//     logs; jsonutil.go: ParseTime and ContentText.
+//   - genai_values.go, genai_messages.go, genai_emitter.go: the generic GenAI
+//     payloads of the otel-genai-spans, langfuse and opencode importers (gai*).
+//   - textutil.go: small string helpers; lines.go: ParallelLines.
+//
+// Package internal/jsonx decodes with goccy/go-json and error messages that
+// name the field and the problem.
 package ingest

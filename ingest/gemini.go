@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -61,7 +59,7 @@ var (
 // Detect claims a JSON object with the keys sessionId, projectHash and a
 // messages array.
 func (geminiCLI) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	h := trimHead(head)
 	return len(h) > 0 && h[0] == '{' && gmSessionKey.Match(h) && gmProjectKey.Match(h) && gmMessages.Match(h)
 }
 
@@ -97,7 +95,7 @@ type gmToolCall struct {
 }
 
 func (geminiCLI) Import(f *File, r io.Reader) error {
-	doc, err := gmReadDoc(f, r)
+	doc, err := readJSONDoc(f, r)
 	if doc == nil || err != nil {
 		return err
 	}
@@ -115,7 +113,7 @@ func (geminiCLI) Import(f *File, r io.Reader) error {
 	if !ok {
 		return err
 	}
-	b, err := f.NewRun(piFirst(hdr.sessionID, strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))))
+	b, err := f.NewRun(firstNonEmpty(hdr.sessionID, strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))))
 	if err != nil {
 		return err
 	}
@@ -130,14 +128,8 @@ func (geminiCLI) Import(f *File, r io.Reader) error {
 		}
 		line := doc.line(el.off)
 		var m gmMessage
-		if el.raw[0] != '{' {
-			if err := f.Reject(line, fmt.Sprintf("messages[%d] is not an object", i), el.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := json.Unmarshal(el.raw, &m); err != nil {
-			if err := f.Reject(line, fmt.Sprintf("messages[%d]: %s", i, shortErr(err)), el.raw); err != nil {
+		if ok, err := decodeElem(f, line, "messages[%d]", i, el, &m); !ok {
+			if err != nil {
 				return err
 			}
 			continue
@@ -342,7 +334,7 @@ func (g *gmRun) finishEnd() {
 	switch {
 	case g.lastCall != nil && g.lastCall.Status == "cancelled":
 		out, _ := gmResultText(g.lastCall)
-		b.SetEnd(schema.EndInterrupted, piFirst(strings.TrimSpace(out), "tool call cancelled"))
+		b.SetEnd(schema.EndInterrupted, firstNonEmpty(strings.TrimSpace(out), "tool call cancelled"))
 	case g.lastKind == schema.KindAssistant:
 		r.EndReason, r.EndReasonSource, r.EndReasonDetail = schema.EndFinished, schema.SourceInferred, "log ends on a model reply without a tool call"
 	}
@@ -354,81 +346,4 @@ func gmTime(t, def *time.Time) *time.Time {
 		return t
 	}
 	return def
-}
-
-// gmDoc is a whole-file JSON document and its line index (shared by the
-// whole-file importers of this package's agent formats).
-type gmDoc struct {
-	data  []byte
-	ix    msgLineIndex
-	start int
-	root  msgSpan
-}
-
-// gmReadDoc reads a whole-file JSON document. It returns nil for a file of
-// white space only, and nil after rejecting a document that is not valid
-// JSON (at the line of the syntax error). The document is decoded once in
-// full to validate it: msgObjectFields and msgArrayElems split values with a
-// json.Decoder, which does not check the values it skips.
-func gmReadDoc(f *File, r io.Reader) (*gmDoc, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	d := &gmDoc{data: data, ix: newMsgLineIndex(data)}
-	if bytes.HasPrefix(data, msgBOM) {
-		d.start = len(msgBOM)
-	}
-	d.start += len(data[d.start:]) - len(bytes.TrimLeft(data[d.start:], " \t\r\n"))
-	d.root = msgSpan{raw: bytes.TrimRight(data[d.start:], " \t\r\n"), off: d.start}
-	if len(d.root.raw) == 0 {
-		return nil, nil
-	}
-	var v any
-	if err := json.Unmarshal(d.root.raw, &v); err != nil {
-		return nil, d.syntax(f, err)
-	}
-	return d, nil
-}
-
-func (d *gmDoc) line(off int) int64 { return d.ix.line(off) }
-
-// syntax records the document's syntax error as one reject at its line.
-func (d *gmDoc) syntax(f *File, err error) error {
-	line := int64(1)
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		line = d.line(d.start + int(se.Offset))
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		line = d.line(d.start + len(d.root.raw) - 1)
-	}
-	return f.Reject(line, "invalid JSON: "+shortErr(err), d.data)
-}
-
-// object splits the document's top-level object into fields; ok is false
-// (and the problem rejected) when it is not a valid object.
-func (d *gmDoc) object(f *File) (map[string]msgSpan, bool, error) {
-	if d.root.raw[0] != '{' {
-		return nil, false, f.Reject(1, "expected a JSON object", d.data)
-	}
-	fields, err := msgObjectFields(d.root)
-	if err != nil {
-		return nil, false, d.syntax(f, err)
-	}
-	return fields, true, nil
-}
-
-// array returns the elements of the top-level field key, which must be an
-// array; ok is false (and the problem rejected) when it is not.
-func (d *gmDoc) array(f *File, fields map[string]msgSpan, key string) ([]msgSpan, bool, error) {
-	s, found := fields[key]
-	if !found || len(s.raw) == 0 || s.raw[0] != '[' {
-		return nil, false, f.Reject(1, "no "+key+" array", d.data)
-	}
-	elems, err := msgArrayElems(s)
-	if err != nil {
-		return nil, false, d.syntax(f, err)
-	}
-	return elems, true, nil
 }

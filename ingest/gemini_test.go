@@ -202,7 +202,3 @@ func TestGeminiCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzGemini(f *testing.F) {
-	pkFuzz(f, []string{gmFormat}, "testdata/gemini-cli/*.json")
-}

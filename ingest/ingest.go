@@ -140,6 +140,10 @@ type Options struct {
 	Warn func(error)
 	// Progress, when set, is called with the number of bytes just read.
 	Progress func(n int64)
+	// Skipped, when set, is called instead of Progress with the size of
+	// each file skipped without being read (the QuickSink check), so that
+	// a rate over Progress counts only bytes read.
+	Skipped func(n int64)
 	// SmallFile is the size up to which files are parsed in memory and
 	// committed in batches when the sink is a BatchSink (default 4 MiB;
 	// negative: never).
@@ -447,7 +451,9 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 					mu.Lock()
 					sum.Skipped++
 					mu.Unlock()
-					if o.Progress != nil {
+					if o.Skipped != nil {
+						o.Skipped(fi.Size())
+					} else if o.Progress != nil {
 						o.Progress(fi.Size())
 					}
 					return

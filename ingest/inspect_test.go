@@ -441,28 +441,3 @@ func TestInspectCorpus(t *testing.T) {
 		t.Errorf("corpus has %d messages and %d tool calls, want 345 and 125", totalMessages, totalCalls)
 	}
 }
-
-func FuzzInspect(f *testing.F) {
-	for _, p := range []string{filepath.Join("testdata", "inspect-ai", "log.json")} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	f.Add(inspArchive(f))
-	im, err := ingest.Lookup("inspect-ai")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		im.Detect("fuzz.eval", data[:min(len(data), ingest.HeadSize)])
-		// Without Strict the import of in-memory data has no reason to fail:
-		// an error is a record that failed validation or a recovered panic.
-		sink, err := ingest.Parse(context.Background(), "inspect-ai", "fuzz.eval", data, nil)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-		atifFuzzCheck(t, sink)
-	})
-}

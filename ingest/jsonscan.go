@@ -1,7 +1,11 @@
 package ingest
 
-// Byte-level JSON scanning shared by the importers that look into documents
-// without decoding them (heads cut at HeadSize, offsets for line numbers).
+import json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+
+// Byte-level JSON scanning, for the importers that look into a document
+// without decoding it: a head cut off at HeadSize (Detect), or the offsets of
+// values in a whole file (for the lines of rejects). The scanner checks
+// nesting, not full syntax; callers that need validity decode the value.
 
 // jsonWS returns the offset of the first non-whitespace byte at or after i.
 func jsonWS(b []byte, i int) int {
@@ -23,4 +27,176 @@ func jsonSkipString(b []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+// jsonSkipValue returns the offset just past the JSON value at or after i,
+// or -1 when it is malformed or cut off.
+func jsonSkipValue(b []byte, i int) int {
+	i = jsonWS(b, i)
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return jsonSkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				j := jsonSkipString(b, i)
+				if j < 0 {
+					return -1
+				}
+				i = j
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	case '}', ']', ',', ':':
+		return -1
+	}
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+// jsonEachField calls fn with each key (raw, unescaped bytes) of the object
+// at or after i and the offset of its value, until fn returns false. It
+// returns false when the object is malformed or cut off before fn stopped.
+func jsonEachField(b []byte, i int, fn func(key []byte, val int) bool) bool {
+	i = jsonWS(b, i)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = jsonWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		end := jsonSkipString(b, i)
+		if end < 0 {
+			return false
+		}
+		key := b[i+1 : end-1]
+		i = jsonWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		val := jsonWS(b, i+1)
+		if !fn(key, val) {
+			return true
+		}
+		if i = jsonSkipValue(b, val); i < 0 {
+			return false
+		}
+		if i = jsonWS(b, i); i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			return true
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = jsonWS(b, i+1)
+	}
+}
+
+// jsonEachElem calls fn with the offset of each element of the array at or
+// after i, until fn returns false.
+func jsonEachElem(b []byte, i int, fn func(val int) bool) bool {
+	i = jsonWS(b, i)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = jsonWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return true
+	}
+	for {
+		if !fn(i) {
+			return true
+		}
+		if i = jsonSkipValue(b, i); i < 0 {
+			return false
+		}
+		if i = jsonWS(b, i); i >= len(b) {
+			return false
+		}
+		if b[i] == ']' {
+			return true
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i = jsonWS(b, i+1)
+	}
+}
+
+// jsonFieldAt returns the offset of key's value in the object at or after
+// i, or -1.
+func jsonFieldAt(b []byte, i int, key string) int {
+	at := -1
+	jsonEachField(b, i, func(k []byte, v int) bool {
+		if string(k) == key {
+			at = v
+			return false
+		}
+		return true
+	})
+	return at
+}
+
+// headKey is one top-level key of a JSON object as headKeys saw it.
+type headKey struct {
+	name string
+	kind byte   // first byte of the value
+	str  string // the value, when it is a short string
+	off  int    // offset of the value
+}
+
+// trimHead drops a BOM and leading white space.
+func trimHead(head []byte) []byte {
+	head = trimBOM(head)
+	return head[jsonWS(head, 0):]
+}
+
+// headKeys reads the leading keys of the JSON object at the start of b (at
+// most limit) without decoding values, so that a head cut off inside a long
+// value still shows the keys before it. A cut-off value ends the scan after
+// its key.
+func headKeys(b []byte, limit int) []headKey {
+	var out []headKey
+	jsonEachField(b, 0, func(key []byte, val int) bool {
+		var name string
+		if len(out) >= limit || json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil || val >= len(b) {
+			return false
+		}
+		k := headKey{name: name, kind: b[val], off: val}
+		end := jsonSkipValue(b, val)
+		if end >= 0 && b[val] == '"' && end-val < 512 {
+			_ = json.Unmarshal(b[val:end], &k.str)
+		}
+		out = append(out, k)
+		return end >= 0 && len(out) < limit
+	})
+	return out
 }

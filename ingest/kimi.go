@@ -58,27 +58,13 @@ var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "tur
 // Detect claims JSONL whose first records are Kimi wire records (a known
 // type, or the metadata record with a protocol_version).
 func (kimiWire) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type            string          `json:"type"`
-			ProtocolVersion json.RawMessage `json:"protocol_version"`
-		}
-		if json.Unmarshal(line, &r) != nil {
-			continue
-		}
-		if kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil {
-			return true
-		}
-	}
-	return false
+	return detectJSONL(head, 30, func(r *struct {
+		Type            string          `json:"type"`
+		ProtocolVersion json.RawMessage `json:"protocol_version"`
+	}) (bool, bool) {
+		ok := kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil
+		return ok, ok
+	})
 }
 
 type kimiRecord struct {
@@ -203,7 +189,7 @@ func (k *kimiState) record(line int64, rec *kimiRecord) (string, error) {
 		return "", add(schema.Event{Kind: schema.KindUser, Role: "user", Text: text})
 	case "turn.cancel":
 		if rec.Target != "queued" {
-			b.SetEnd(schema.EndInterrupted, piFirst(rec.Reason, "turn cancelled"))
+			b.SetEnd(schema.EndInterrupted, firstNonEmpty(rec.Reason, "turn cancelled"))
 		}
 	case "context.append_message":
 		var m kimiMessage
@@ -223,7 +209,7 @@ func (k *kimiState) record(line int64, rec *kimiRecord) (string, error) {
 		case m.Role == "system":
 			return "", add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
 		}
-		return "", add(schema.Event{Kind: schema.KindUser, Role: piFirst(origin, m.Role), Text: text})
+		return "", add(schema.Event{Kind: schema.KindUser, Role: firstNonEmpty(origin, m.Role), Text: text})
 	case "context.append_loop_event":
 		var ev kimiEvent
 		if len(bytes.TrimSpace(rec.Event)) == 0 || json.Unmarshal(rec.Event, &ev) != nil {
@@ -235,7 +221,7 @@ func (k *kimiState) record(line int64, rec *kimiRecord) (string, error) {
 			return "usage.record without usage", nil
 		}
 		u := rec.Usage
-		use := schema.Usage{TS: ts, Model: piFirst(rec.Model, k.model), InputTokens: u.InputOther + u.InputCacheRead + u.InputCacheCreation,
+		use := schema.Usage{TS: ts, Model: firstNonEmpty(rec.Model, k.model), InputTokens: u.InputOther + u.InputCacheRead + u.InputCacheCreation,
 			OutputTokens: u.Output, CacheReadTokens: u.InputCacheRead, CacheWriteTokens: u.InputCacheCreation}
 		if rec.UsageScope == "step" || rec.UsageScope == "" && k.inStep || k.turnSteps == 1 {
 			if b.Turns() == 0 {
@@ -269,7 +255,7 @@ func (k *kimiState) loop(ev *kimiEvent, add func(schema.Event) error) (string, e
 		k.lastFinish = strings.Clone(ev.FinishReason)
 	case "step.interrupted":
 		k.inStep = false
-		return "", add(schema.Event{Kind: schema.KindError, Role: "system", IsError: true, Text: piFirst(ev.Reason, "step interrupted")})
+		return "", add(schema.Event{Kind: schema.KindError, Role: "system", IsError: true, Text: firstNonEmpty(ev.Reason, "step interrupted")})
 	case "content.part":
 		var p struct {
 			Type  string `json:"type"`
@@ -280,9 +266,9 @@ func (k *kimiState) loop(ev *kimiEvent, add func(schema.Event) error) (string, e
 			return "content.part without a part object", nil
 		}
 		if p.Type == "think" || p.Type == "thinking" {
-			return "", add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: piFirst(p.Think, p.Text)})
+			return "", add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: firstNonEmpty(p.Think, p.Text)})
 		}
-		return "", add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: piFirst(p.Text, ContentText(ev.Part))})
+		return "", add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: firstNonEmpty(p.Text, ContentText(ev.Part))})
 	case "tool.call":
 		return "", add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: ev.Name, CallID: ev.ToolCallID, Args: string(ev.Args)})
 	case "tool.result":

@@ -189,7 +189,3 @@ func TestKimiCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzKimi(f *testing.F) {
-	pkFuzz(f, []string{kimiFormat}, "testdata/kimi-cli-wire/*.jsonl", "testdata/kimi-cli-wire/*/agents/*/wire.jsonl")
-}

@@ -55,24 +55,24 @@ func (langfuse) Describe() string {
 // ({trace:{id, projectId, timestamp …}} or the trace itself) or an
 // observations list {data:[{traceId, type, startTime …}]}.
 func (langfuse) Detect(_ string, head []byte) bool {
-	t := gaiTrimHead(head)
+	t := trimHead(head)
 	if len(t) > 0 && t[0] == '[' {
 		t = t[jsonWS(t, 1):]
 	}
 	if len(t) == 0 || t[0] != '{' {
 		return false
 	}
-	keys := gaiScanKeys(t, 64)
+	keys := headKeys(t, 64)
 	for _, k := range keys {
 		switch {
 		case k.name == "trace" && k.kind == '{':
-			if lfTraceKeys(gaiScanKeys(t[k.off:], 64)) {
+			if lfTraceKeys(headKeys(t[k.off:], 64)) {
 				return true
 			}
 		case k.name == "data" && k.kind == '[':
 			i := jsonWS(t, k.off+1)
 			if i < len(t) && t[i] == '{' {
-				inner := gaiScanKeys(t[i:], 64)
+				inner := headKeys(t[i:], 64)
 				return lfTraceKeys(inner) || lfObservationKeys(inner)
 			}
 		}
@@ -80,7 +80,7 @@ func (langfuse) Detect(_ string, head []byte) bool {
 	return lfTraceKeys(keys)
 }
 
-func lfKeySet(keys []gaiKey) map[string]bool {
+func lfKeySet(keys []headKey) map[string]bool {
 	m := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		m[k.name] = true
@@ -89,13 +89,13 @@ func lfKeySet(keys []gaiKey) map[string]bool {
 }
 
 // lfTraceKeys reports whether an object's leading keys are a Langfuse trace's.
-func lfTraceKeys(keys []gaiKey) bool {
+func lfTraceKeys(keys []headKey) bool {
 	m := lfKeySet(keys)
 	return m["id"] && m["projectId"] && (m["timestamp"] || m["observations"])
 }
 
 // lfObservationKeys reports whether an object's leading keys are a Langfuse observation's.
-func lfObservationKeys(keys []gaiKey) bool {
+func lfObservationKeys(keys []headKey) bool {
 	m := lfKeySet(keys)
 	return m["traceId"] && m["type"] && (m["startTime"] || m["parentObservationId"])
 }

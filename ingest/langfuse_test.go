@@ -329,7 +329,3 @@ func TestLangfuseCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzLangfuse(f *testing.F) {
-	gaiFuzz(f, lfFormat, gaiGlob(f, filepath.Join("testdata", "langfuse-trace-export", "*.json")))
-}

@@ -74,8 +74,8 @@ func litellmParse(path string, data []byte) (*litellmLog, string, bool) {
 	if m == nil {
 		return nil, "", false
 	}
-	o := msgParseObj(bytes.TrimPrefix(data, msgBOM))
-	if o == nil || o.obj("response") == nil || len(o["timestamp"]) == 0 || msgIsNull(o["timestamp"]) {
+	o := parseJSONObject(bytes.TrimPrefix(data, utf8BOM))
+	if o == nil || o.obj("response") == nil || len(o["timestamp"]) == 0 || isJSONNull(o["timestamp"]) {
 		return nil, "", false
 	}
 	msgs := o.arr("messages")
@@ -83,7 +83,7 @@ func litellmParse(path string, data []byte) (*litellmLog, string, bool) {
 		return nil, "", false
 	}
 	for _, m := range msgs {
-		if msgParseObj(m) == nil && !msgIsNull(m) {
+		if parseJSONObject(m) == nil && !isJSONNull(m) {
 			return nil, "", false // the import rejects it
 		}
 	}
@@ -162,14 +162,14 @@ func litellmSiblings(self *litellmLog, prefix string, firstOnly bool) []*litellm
 // msgSameMessage reports whether two prompt messages are the same: role,
 // content text, tool_call_id and tool call ids (so that moved cache_control
 // markers and block-vs-string content do not count as a change).
-func msgSameMessage(a, b msgObj) bool {
+func msgSameMessage(a, b jsonObject) bool {
 	if a.role() != b.role() || ContentText(a["content"]) != ContentText(b["content"]) || a.str("tool_call_id") != b.str("tool_call_id") {
 		return false
 	}
-	ids := func(o msgObj) string {
+	ids := func(o jsonObject) string {
 		var s []string
 		for _, tc := range o.arr("tool_calls") {
-			s = append(s, msgParseObj(tc).str("id"))
+			s = append(s, parseJSONObject(tc).str("id"))
 		}
 		return strings.Join(s, "\x00")
 	}
@@ -238,17 +238,13 @@ func (mi *msgImport) litellmJoin(conv *msgRun, data []byte) (handled bool, err e
 // valid record (it is then left out).
 func (mi *msgImport) litellmRecord(l *litellmLog) (*msgRun, bool) {
 	data := l.data
-	ix := newMsgLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	fields, err := msgObjectFields(msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start})
+	doc := newJSONDoc(data)
+	ix := doc.ix
+	fields, err := objectFields(doc.root)
 	if err != nil {
 		return nil, false
 	}
-	sub := &msgImport{f: mi.f, m: mi.m, base: msgBaseName(l.path), used: map[string]bool{}}
+	sub := &msgImport{f: mi.f, m: mi.m, base: fileStem(l.path), used: map[string]bool{}}
 	conv, err := sub.parseRecord(fields, ix.line, sub.base, 1)
 	if err != nil {
 		return nil, false

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -98,7 +95,6 @@ func (m messagesImporter) Detect(name string, head []byte) bool {
 
 var (
 	msgAnthropicBlock = regexp.MustCompile(`"type"\s*:\s*"(?:tool_use|tool_result)"`)
-	msgBOM            = []byte("\xef\xbb\xbf")
 )
 
 // msgRoles are the roles a message list starts with.
@@ -114,7 +110,7 @@ func sniffMessages(name string, head []byte) (ok, anthropic bool) {
 	if strings.HasSuffix(lower, ".traj") || strings.HasSuffix(lower, ".traj.json") {
 		return false, false
 	}
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 || head[0] != '[' && head[0] != '{' {
 		return false, false
 	}
@@ -159,7 +155,7 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 			}
 			if s, isStr := v.(string); isStr && msgRoles[strings.ToLower(s)] {
 				ok = true
-			} else if _, isDelim := v.(json.Delim); isDelim && msgSkipOpen(dec) != nil {
+			} else if _, isDelim := v.(json.Delim); isDelim && skipRest(dec) != nil {
 				return ok, system
 			}
 		case key == "messages" || key == "traj":
@@ -168,7 +164,7 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 				return ok, system
 			}
 			if v != json.Delim('[') {
-				if _, isDelim := v.(json.Delim); isDelim && msgSkipOpen(dec) != nil {
+				if _, isDelim := v.(json.Delim); isDelim && skipRest(dec) != nil {
 					return ok, system
 				}
 				continue
@@ -180,56 +176,26 @@ func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 			if isMsg, _ := msgSniffObject(dec, true); !isMsg {
 				return false, false
 			}
-			ok, msgOK = true, false      // a record, not a message
-			if msgSkipOpen(dec) != nil { // the rest of the array
+			ok, msgOK = true, false   // a record, not a message
+			if skipRest(dec) != nil { // the rest of the array
 				return ok, system
 			}
 		default:
 			if key == "system" {
 				system = true
 			}
-			if msgSkipValue(dec) != nil {
+			if _, err := skipValue(dec); err != nil {
 				return ok, system
 			}
 		}
 	}
 }
 
-// msgSkipValue consumes one JSON value.
-func msgSkipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := t.(json.Delim); ok && (d == '{' || d == '[') {
-		return msgSkipOpen(dec)
-	}
-	return nil
-}
-
-// msgSkipOpen consumes the rest of an object or array whose opening delimiter
-// was just read.
-func msgSkipOpen(dec *json.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return nil
-}
-
 // Import reads a message-list file: JSONL when the name says so, or when the
 // file is not one JSON value and a later line starts a new object; else one
 // JSON document.
 func (m messagesImporter) Import(f *File, r io.Reader) error {
-	mi := &msgImport{f: f, m: m, base: msgBaseName(f.Path()), used: map[string]bool{}}
+	mi := &msgImport{f: f, m: m, base: fileStem(f.Path()), used: map[string]bool{}}
 	lower := strings.ToLower(f.Path())
 	if strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".ndjson") {
 		return f.Lines(r, mi.line)
@@ -238,19 +204,11 @@ func (m messagesImporter) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, msgBOM))
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && bytes.Contains(trimmed, []byte("\n{")) && !json.Valid(trimmed) {
 		return f.Lines(bytes.NewReader(data), mi.line)
 	}
 	return mi.document(data)
-}
-
-func msgBaseName(path string) string {
-	b := filepath.Base(path)
-	if b == "." || b == string(filepath.Separator) {
-		return ""
-	}
-	return strings.TrimSuffix(b, filepath.Ext(b))
 }
 
 type msgImport struct {
@@ -260,95 +218,13 @@ type msgImport struct {
 	used map[string]bool // run ids used in this file
 }
 
-// msgSpan is a JSON value and the byte offset where it starts in the file.
-type msgSpan struct {
-	raw []byte
-	off int
-}
-
-// msgObjectFields splits a JSON object into its fields (last duplicate wins).
-func msgObjectFields(s msgSpan) (map[string]msgSpan, error) {
-	dec := json.NewDecoder(bytes.NewReader(s.raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	out := map[string]msgSpan{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := kt.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
-		out[key] = msgSpan{raw: v, off: s.off + end - len(v)}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
-	}
-	return out, nil
-}
-
-// msgArrayElems splits a JSON array into its elements.
-func msgArrayElems(s msgSpan) ([]msgSpan, error) {
-	dec := json.NewDecoder(bytes.NewReader(s.raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('[') {
-		return nil, errors.New("not a JSON array")
-	}
-	var out []msgSpan
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
-		out = append(out, msgSpan{raw: v, off: s.off + end - len(v)})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON array")
-	}
-	return out, nil
-}
-
-// msgLineIndex maps byte offsets to 1-based line numbers.
-type msgLineIndex []int
-
-func newMsgLineIndex(data []byte) msgLineIndex {
-	var ix msgLineIndex
-	for i, c := range data {
-		if c == '\n' {
-			ix = append(ix, i)
-		}
-	}
-	return ix
-}
-
-func (ix msgLineIndex) line(off int) int64 { return int64(sort.SearchInts(ix, off)) + 1 }
-
 // line imports one JSONL record.
 func (mi *msgImport) line(n int64, b []byte) error {
 	at := func(int) int64 { return n }
 	if n == 1 {
-		b = bytes.TrimPrefix(b, msgBOM)
+		b = bytes.TrimPrefix(b, utf8BOM)
 	}
-	fields, err := msgObjectFields(msgSpan{raw: b})
+	fields, err := objectFields(jsonSpan{raw: b})
 	if err != nil {
 		return mi.f.Reject(n, "invalid JSON record: "+err.Error(), b)
 	}
@@ -361,30 +237,15 @@ func (mi *msgImport) line(n int64, b []byte) error {
 
 // document imports a whole-file JSON array or object.
 func (mi *msgImport) document(data []byte) error {
-	ix := newMsgLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	d := newJSONDoc(data)
+	ix, doc := d.ix, d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}
-	syntax := func(err error) error {
-		line := int64(1)
-		var se *json.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			line = ix.line(start + int(se.Offset))
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			line = ix.line(start + len(doc.raw) - 1) // the last line with data
-		}
-		return mi.f.Reject(line, "invalid JSON: "+err.Error(), data)
-	}
+	syntax := func(err error) error { return mi.f.Reject(d.errLine(err), "invalid JSON: "+err.Error(), data) }
 	switch doc.raw[0] {
 	case '{':
-		fields, err := msgObjectFields(doc)
+		fields, err := objectFields(doc)
 		if err != nil {
 			return syntax(err)
 		}
@@ -397,7 +258,7 @@ func (mi *msgImport) document(data []byte) error {
 		}
 		return mi.emit(conv)
 	case '[':
-		elems, err := msgArrayElems(doc)
+		elems, err := arrayElems(doc)
 		if err != nil {
 			return syntax(err)
 		}
@@ -417,7 +278,7 @@ func (mi *msgImport) document(data []byte) error {
 				}
 			}
 			n := int64(i + 1)
-			fields, err := msgObjectFields(el)
+			fields, err := objectFields(el)
 			if err != nil {
 				if err := mi.f.Reject(ix.line(el.off), fmt.Sprintf("record %d: %v", n, err), el.raw); err != nil {
 					return err
@@ -442,7 +303,7 @@ func (mi *msgImport) document(data []byte) error {
 
 // msgIsRecordList reports whether an array holds run records (objects with a
 // messages or traj array) rather than messages: decided by its first object.
-func msgIsRecordList(elems []msgSpan) bool {
+func msgIsRecordList(elems []jsonSpan) bool {
 	for _, el := range elems {
 		var o map[string]json.RawMessage
 		if json.Unmarshal(el.raw, &o) != nil || o == nil {
@@ -476,7 +337,7 @@ type msgRun struct {
 
 // msgItem is one decoded message with what is known about its model call.
 type msgItem struct {
-	obj       msgObj
+	obj       jsonObject
 	line      int64
 	usage     json.RawMessage // this call's usage when logged with the message
 	requestID string
@@ -487,14 +348,14 @@ type msgItem struct {
 }
 
 // parseMessages decodes a message array.
-func (mi *msgImport) parseMessages(elems []msgSpan, lineOf func(int) int64) (*msgRun, error) {
+func (mi *msgImport) parseMessages(elems []jsonSpan, lineOf func(int) int64) (*msgRun, error) {
 	conv := &msgRun{}
 	for i, el := range elems {
 		raw := bytes.TrimSpace(el.raw)
 		if string(raw) == "null" {
 			continue
 		}
-		o := msgParseObj(raw)
+		o := parseJSONObject(raw)
 		if o == nil {
 			return nil, fmt.Errorf("message %d is not a JSON object", i+1)
 		}
@@ -506,18 +367,18 @@ func (mi *msgImport) parseMessages(elems []msgSpan, lineOf func(int) int64) (*ms
 }
 
 // parseRecord decodes one run record: {messages|traj, …}.
-func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int64, defID string, n int64) (*msgRun, error) {
+func (mi *msgImport) parseRecord(fields map[string]jsonSpan, lineOf func(int) int64, defID string, n int64) (*msgRun, error) {
 	list, ok := fields["messages"]
 	harness := ""
-	if !ok || msgIsNull(list.raw) {
-		if list, ok = fields["traj"]; ok && !msgIsNull(list.raw) {
+	if !ok || isJSONNull(list.raw) {
+		if list, ok = fields["traj"]; ok && !isJSONNull(list.raw) {
 			harness = "tau-bench"
 		}
 	}
-	if !ok || msgIsNull(list.raw) {
+	if !ok || isJSONNull(list.raw) {
 		return nil, errors.New(`no "messages" array`)
 	}
-	elems, err := msgArrayElems(list)
+	elems, err := arrayElems(list)
 	if err != nil {
 		return nil, fmt.Errorf("messages: %w", err)
 	}
@@ -526,7 +387,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 		return nil, err
 	}
 	conv.prompt = len(conv.msgs)
-	top := msgObj{}
+	top := jsonObject{}
 	for k, s := range fields {
 		top[k] = s.raw
 	}
@@ -545,11 +406,11 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 	mi.used[id] = true
 	conv.id = id
 
-	if s, ok := fields["system"]; ok && !msgIsNull(s.raw) {
-		conv.system = &msgItem{obj: msgObj{"role": json.RawMessage(`"system"`), "content": s.raw}, line: lineOf(s.off)}
+	if s, ok := fields["system"]; ok && !isJSONNull(s.raw) {
+		conv.system = &msgItem{obj: jsonObject{"role": json.RawMessage(`"system"`), "content": s.raw}, line: lineOf(s.off)}
 	}
 	kwargs := top.obj("kwargs")
-	if t, ok := fields["tools"]; ok && !msgIsNull(t.raw) {
+	if t, ok := fields["tools"]; ok && !isJSONNull(t.raw) {
 		conv.tools, conv.toolsLine = t.raw, lineOf(t.off)
 	} else if t := kwargs["tools"]; len(t) > 0 {
 		conv.tools, conv.toolsLine = t, lineOf(fields["kwargs"].off)
@@ -563,13 +424,13 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 		// timestamp is when the call was logged: the usage's time, not the
 		// run's start, so the events carry none.
 		conv.msgs = append(conv.msgs, msgItem{obj: out, line: line, usage: u, usageTS: top.ts("timestamp"),
-			requestID: msgFirst(resp.str("id"), rawResp.str("id")), model: msgFirst(resp.str("model"), rawResp.str("model"))})
+			requestID: firstNonEmpty(resp.str("id"), rawResp.str("id")), model: firstNonEmpty(resp.str("model"), rawResp.str("model"))})
 	}
 	if u := top["usage"]; len(u) > 0 {
 		var list []json.RawMessage
 		if json.Unmarshal(u, &list) == nil {
 			conv.usage = list
-		} else if msgParseObj(u) != nil { // one usage object: the last call's
+		} else if parseJSONObject(u) != nil { // one usage object: the last call's
 			for i := len(conv.msgs) - 1; i >= 0; i-- {
 				if msgIsAssistant(conv.msgs[i].obj.role()) {
 					if conv.msgs[i].usage == nil {
@@ -581,7 +442,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 		}
 	}
 
-	conv.model = msgFirst(top.str("model"), resp.str("model"), kwargs.str("model"), msgTagModel(kwargs))
+	conv.model = firstNonEmpty(top.str("model"), resp.str("model"), kwargs.str("model"), msgTagModel(kwargs))
 	if conv.model != "" {
 		for i := range conv.msgs {
 			if conv.msgs[i].model == "" {
@@ -589,7 +450,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 			}
 		}
 	}
-	conv.harness = msgFirst(top.str("harness"), harness)
+	conv.harness = firstNonEmpty(top.str("harness"), harness)
 	if conv.harness == "" && fields["context_window"].raw != nil && (resp != nil || kwargs != nil) {
 		conv.harness = "openhands-sdk"
 	}
@@ -611,7 +472,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 	conv.endedAt = top.ts("ended_at", "timestamp")
 
 	out := top.obj("outcome")
-	conv.taskID = msgFirst(out.str("task_id"), top.str("task_id"), top.str("instance_id"))
+	conv.taskID = firstNonEmpty(out.str("task_id"), top.str("task_id"), top.str("instance_id"))
 	if b, ok := out.boolean("resolved"); ok {
 		conv.resolved = &b
 	} else if b, ok := top.boolean("resolved"); ok {
@@ -623,7 +484,7 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 		b := r >= 1
 		conv.resolved = &b
 	}
-	conv.endWords = msgFirst(out.str("end_reason"), top.str("end_reason"))
+	conv.endWords = firstNonEmpty(out.str("end_reason"), top.str("end_reason"))
 	return conv, nil
 }
 
@@ -631,18 +492,18 @@ func (mi *msgImport) parseRecord(fields map[string]msgSpan, lineOf func(int) int
 // model's own words (raw_response, which non-function-calling OpenHands logs
 // keep next to the response converted back to tool_calls) or the response's
 // first choice; an Anthropic Message response is itself the message.
-func msgFinalOutput(fields map[string]msgSpan, lineOf func(int) int64) (msgObj, int64) {
+func msgFinalOutput(fields map[string]jsonSpan, lineOf func(int) int64) (jsonObject, int64) {
 	for _, k := range []string{"raw_response", "response"} {
 		s, ok := fields[k]
 		if !ok {
 			continue
 		}
-		r := msgParseObj(s.raw)
+		r := parseJSONObject(s.raw)
 		if r == nil {
 			continue
 		}
 		if choices := r.arr("choices"); len(choices) > 0 {
-			if msg := msgParseObj(choices[0]).obj("message"); msg != nil {
+			if msg := parseJSONObject(choices[0]).obj("message"); msg != nil {
 				return msg, lineOf(s.off)
 			}
 			continue
@@ -655,21 +516,12 @@ func msgFinalOutput(fields map[string]msgSpan, lineOf func(int) int64) (msgObj, 
 }
 
 // msgTagModel reads "model:<name>" from LiteLLM metadata tags.
-func msgTagModel(kwargs msgObj) string {
+func msgTagModel(kwargs jsonObject) string {
 	md := kwargs.obj("extra_body").obj("metadata")
 	for _, t := range md.arr("tags") {
 		var s string
 		if json.Unmarshal(t, &s) == nil && strings.HasPrefix(s, "model:") {
 			return strings.TrimPrefix(s, "model:")
-		}
-	}
-	return ""
-}
-
-func msgFirst(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
 		}
 	}
 	return ""
@@ -761,7 +613,7 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 		if err := mi.assistant(b, m, ev); err != nil {
 			return err
 		}
-		if m.usage != nil && !msgIsNull(m.usage) {
+		if m.usage != nil && !isJSONNull(m.usage) {
 			usage = m.usage
 		}
 		if u, ok := msgUsage(usage); ok {
@@ -782,7 +634,7 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 		return b.Add(e)
 	}
 	for _, blk := range msgBlocks(o["content"]) {
-		bo := msgParseObj(blk)
+		bo := parseJSONObject(blk)
 		if strings.HasSuffix(bo.str("type"), "tool_result") {
 			if err := flush(); err != nil {
 				return err
@@ -809,7 +661,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		reasoning = append(reasoning, s)
 	} else {
 		for _, tb := range o.arr("thinking_blocks") {
-			if s := msgParseObj(tb).str("thinking"); s != "" {
+			if s := parseJSONObject(tb).str("thinking"); s != "" {
 				reasoning = append(reasoning, s)
 			}
 		}
@@ -829,7 +681,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		return b.Add(e)
 	}
 	for _, blk := range msgBlocks(o["content"]) {
-		bo := msgParseObj(blk)
+		bo := parseJSONObject(blk)
 		typ := bo.str("type")
 		var e schema.Event
 		switch {
@@ -861,7 +713,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		return err
 	}
 	for _, tc := range o.arr("tool_calls") {
-		c := msgParseObj(tc)
+		c := parseJSONObject(tc)
 		if c == nil {
 			continue
 		}
@@ -886,7 +738,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 	return nil
 }
 
-func msgToolResult(bo msgObj, ev func(schema.EventKind, string) schema.Event) schema.Event {
+func msgToolResult(bo jsonObject, ev func(schema.EventKind, string) schema.Event) schema.Event {
 	e := ev(schema.KindToolResult, ContentText(bo["content"]))
 	e.CallID, e.ToolName = bo.str("tool_use_id"), bo.str("name")
 	e.IsError, _ = bo.boolean("is_error")
@@ -896,7 +748,7 @@ func msgToolResult(bo msgObj, ev func(schema.EventKind, string) schema.Event) sc
 // msgBlocks returns a message content as blocks: a string is one block.
 func msgBlocks(raw json.RawMessage) []json.RawMessage {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || msgIsNull(raw) {
+	if len(raw) == 0 || isJSONNull(raw) {
 		return nil
 	}
 	if raw[0] == '[' {
@@ -913,7 +765,7 @@ func msgBlocks(raw json.RawMessage) []json.RawMessage {
 // objects) as its JSON.
 func msgArgs(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || msgIsNull(raw) {
+	if len(raw) == 0 || isJSONNull(raw) {
 		return ""
 	}
 	var s string
@@ -938,7 +790,7 @@ const msgMaxTokens = 1 << 40
 //
 // Output tokens are as logged (OpenAI's include reasoning tokens).
 func msgUsage(raw json.RawMessage) (schema.Usage, bool) {
-	m := msgParseObj(raw)
+	m := parseJSONObject(raw)
 	if m == nil {
 		return schema.Usage{}, false
 	}
@@ -969,94 +821,4 @@ func msgUsage(raw json.RawMessage) (schema.Usage, bool) {
 		return schema.Usage{}, false
 	}
 	return u, true
-}
-
-// msgObj is a leniently read JSON object: accessors return zero values for
-// missing fields and fields of another type.
-type msgObj map[string]json.RawMessage
-
-func msgParseObj(raw []byte) msgObj {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	var o msgObj
-	if json.Unmarshal(raw, &o) != nil {
-		return nil
-	}
-	return o
-}
-
-func msgIsNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
-
-func (o msgObj) role() string { return strings.ToLower(o.str("role")) }
-
-// str returns a string field, or a number field's literal (ids, task ids).
-func (o msgObj) str(key string) string {
-	raw := bytes.TrimSpace(o[key])
-	if len(raw) == 0 {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
-}
-
-func (o msgObj) obj(key string) msgObj { return msgParseObj(o[key]) }
-
-func (o msgObj) arr(key string) []json.RawMessage {
-	raw := bytes.TrimSpace(o[key])
-	if len(raw) == 0 || raw[0] != '[' {
-		return nil
-	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
-		return nil
-	}
-	return a
-}
-
-func (o msgObj) num(key string) (float64, bool) {
-	var f float64
-	if len(o[key]) == 0 || msgIsNull(o[key]) || json.Unmarshal(o[key], &f) != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
-}
-
-// count returns a non-negative token count, clamped to msgMaxTokens.
-func (o msgObj) count(key string) (int64, bool) {
-	f, ok := o.num(key)
-	if !ok {
-		return 0, false
-	}
-	return int64(min(max(f, 0), msgMaxTokens)), true
-}
-
-func (o msgObj) boolean(key string) (bool, bool) {
-	var b bool
-	if len(o[key]) == 0 || msgIsNull(o[key]) || json.Unmarshal(o[key], &b) != nil {
-		return false, false
-	}
-	return b, true
-}
-
-// ts returns the first of keys that holds a readable timestamp.
-func (o msgObj) ts(keys ...string) *time.Time {
-	for _, k := range keys {
-		var v any
-		if len(o[k]) == 0 || json.Unmarshal(o[k], &v) != nil {
-			continue
-		}
-		if t := ParseTime(v); t != nil {
-			return t
-		}
-	}
-	return nil
 }

@@ -837,43 +837,6 @@ func TestMessagesCorpusOthers(t *testing.T) {
 	}
 }
 
-// FuzzMessages checks that no input makes the importers panic or fail (bad
-// records are rejects, not errors), and that whatever they import is valid:
-// every record passes schema.Validate and seq is unique and increasing per
-// run.
-func FuzzMessages(f *testing.F) {
-	seeds, err := filepath.Glob(filepath.Join(msgFixtures, "*"))
-	ll, _ := filepath.Glob(filepath.Join("testdata", "messages-litellm", "*.json"))
-	seeds = append(seeds, ll...)
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds in %s: %v", msgFixtures, err)
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	// Both importers run the same code (the name only sets the default
-	// harness), so each input is read once as a document and once as JSONL,
-	// and once under a LiteLLM call-log name (not a real path: no siblings).
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, tc := range []struct{ format, file string }{{msgOpenAI, "fuzz.json"}, {msgAnthropic, "fuzz.jsonl"}, {msgOpenAI, "fuzz-model-1700000000.5.json"}} {
-			im, err := ingest.Lookup(tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			im.Detect(tc.file, msgHead(data))
-			m, err := ingest.Parse(context.Background(), tc.format, tc.file, data, nil)
-			if err != nil {
-				t.Fatalf("%s %s: %v", tc.format, tc.file, err)
-			}
-			msgCheckSink(t, m)
-		}
-	})
-}
-
 func msgCheckSink(t *testing.T, m *ingest.MemSink) {
 	t.Helper()
 	for _, r := range m.Records() {

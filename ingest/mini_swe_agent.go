@@ -77,7 +77,7 @@ var (
 // object with a messages list (and no SWE-agent history/trajectory) or a
 // list of role messages.
 func (miniSWEAgent) Detect(name string, head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 {
 		return false
 	}
@@ -124,7 +124,7 @@ func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 			if s, ok := v.(string); ok && strings.HasPrefix(s, "mini-swe-agent") {
 				return true, msgs
 			}
-			if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 				return false, msgs
 			}
 		case "info":
@@ -145,7 +145,7 @@ func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 		case "history", "trajectory", "sessionId", "payload", "steps":
 			return false, false
 		default:
-			if msgSkipValue(dec) != nil {
+			if _, err := skipValue(dec); err != nil {
 				return exitMini && msgs, msgs
 			}
 		}
@@ -162,7 +162,7 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 	}
 	if v != stdjson.Delim('{') {
 		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return false, false, msgSkipOpen(dec)
+			return false, false, skipRest(dec)
 		}
 		return false, false, nil
 	}
@@ -184,7 +184,7 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 			}
 			if s, ok := v.(string); ok {
 				exit = miniExitStatuses[s]
-			} else if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+			} else if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 				return false, exit, err
 			}
 		case "config":
@@ -194,7 +194,7 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 			}
 			if v != stdjson.Delim('{') {
 				if _, isDelim := v.(stdjson.Delim); isDelim {
-					if err := msgSkipOpen(dec); err != nil {
+					if err := skipRest(dec); err != nil {
 						return false, exit, err
 					}
 				}
@@ -218,18 +218,18 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 						return true, exit, nil
 					}
 					if _, isDelim := v.(stdjson.Delim); isDelim {
-						if err := msgSkipOpen(dec); err != nil {
+						if err := skipRest(dec); err != nil {
 							return false, exit, err
 						}
 					}
 					continue
 				}
-				if err := msgSkipValue(dec); err != nil {
+				if _, err := skipValue(dec); err != nil {
 					return false, exit, err
 				}
 			}
 		default:
-			if err := msgSkipValue(dec); err != nil {
+			if _, err := skipValue(dec); err != nil {
 				return false, exit, err
 			}
 		}
@@ -276,19 +276,19 @@ func (miniSWEAgent) Import(f *File, r io.Reader) error {
 	}
 	mi := &miniImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj.json")}
 	if doc.raw[0] == '[' {
-		elems, err := msgArrayElems(doc)
+		elems, err := arrayElems(doc)
 		if err != nil {
 			return sweSyntax(f, ix, doc, data, err)
 		}
 		return mi.run(nil, elems)
 	}
-	fields, err := msgObjectFields(doc)
+	fields, err := objectFields(doc)
 	if err != nil {
 		return sweSyntax(f, ix, doc, data, err)
 	}
-	var elems []msgSpan
-	if m, ok := fields["messages"]; ok && !msgIsNull(m.raw) {
-		if elems, err = msgArrayElems(m); err != nil {
+	var elems []jsonSpan
+	if m, ok := fields["messages"]; ok && !isJSONNull(m.raw) {
+		if elems, err = arrayElems(m); err != nil {
 			return f.Reject(ix.line(m.off), "messages is not an array: "+err.Error(), m.raw)
 		}
 	}
@@ -297,7 +297,7 @@ func (miniSWEAgent) Import(f *File, r io.Reader) error {
 
 type miniImport struct {
 	f    *File
-	ix   msgLineIndex
+	ix   lineIndex
 	base string
 }
 
@@ -307,16 +307,16 @@ type miniPending struct {
 }
 
 // run imports the run of one file.
-func (mi *miniImport) run(fields map[string]msgSpan, elems []msgSpan) error {
+func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 	f := mi.f
-	top := msgObj{}
+	top := jsonObject{}
 	for k, v := range fields {
 		top[k] = v.raw
 	}
 	info := top.obj("info")
 	cfg := info.obj("config")
 	taskID := top.str("instance_id")
-	b, err := f.NewRun(msgFirst(taskID, mi.base))
+	b, err := f.NewRun(firstNonEmpty(taskID, mi.base))
 	if err != nil {
 		return err
 	}
@@ -342,9 +342,9 @@ func (mi *miniImport) run(fields map[string]msgSpan, elems []msgSpan) error {
 			}
 		}
 		line := mi.ix.line(el.off)
-		o := msgParseObj(el.raw)
+		o := parseJSONObject(el.raw)
 		if o == nil {
-			if msgIsNull(el.raw) {
+			if isJSONNull(el.raw) {
 				continue
 			}
 			if err := f.Reject(line, fmt.Sprintf("message %d is not an object", i+1), el.raw); err != nil {
@@ -448,12 +448,12 @@ func miniSubmits(command string) bool {
 // assistant emits one model call: its reasoning, text, action and usage. It
 // returns the text action awaiting its observation, or the number of its
 // tool calls.
-func (mi *miniImport) assistant(run *sweRun, o msgObj, ev schema.Event) (*miniPending, int, error) {
+func (mi *miniImport) assistant(run *sweRun, o jsonObject, ev schema.Event) (*miniPending, int, error) {
 	b := run.b
 	b.NewCall()
 	extra := o.obj("extra")
 	resp := extra.obj("response")
-	choice := msgParseObj(firstRaw(resp.arr("choices"))).obj("message")
+	choice := parseJSONObject(firstRaw(resp.arr("choices"))).obj("message")
 	if t := ParseTime(miniCreated(resp)); t != nil && ev.TS == nil {
 		ev.TS = t
 	}
@@ -463,7 +463,7 @@ func (mi *miniImport) assistant(run *sweRun, o msgObj, ev schema.Event) (*miniPe
 		_, err := run.add(e)
 		return err
 	}
-	if s := msgFirst(o.str("reasoning_content"), choice.str("reasoning_content"), choice.str("reasoning")); strings.TrimSpace(s) != "" {
+	if s := firstNonEmpty(o.str("reasoning_content"), choice.str("reasoning_content"), choice.str("reasoning")); strings.TrimSpace(s) != "" {
 		if err := add(schema.KindReasoning, s); err != nil {
 			return nil, 0, err
 		}
@@ -477,7 +477,7 @@ func (mi *miniImport) assistant(run *sweRun, o msgObj, ev schema.Event) (*miniPe
 			}
 		}
 		for _, tc := range tcs {
-			c := msgParseObj(tc)
+			c := parseJSONObject(tc)
 			if c == nil {
 				continue
 			}
@@ -510,7 +510,7 @@ func (mi *miniImport) assistant(run *sweRun, o msgObj, ev schema.Event) (*miniPe
 			pending = &miniPending{name: "bash", target: Target("bash", []byte(e.Args)), command: commands[0]}
 		}
 	}
-	model := msgFirst(resp.str("model"), choice.str("model"))
+	model := firstNonEmpty(resp.str("model"), choice.str("model"))
 	b.NoteModel(model)
 	if u, ok := msgUsage(resp["usage"]); ok {
 		u.Model, u.RequestID, u.TS = model, resp.str("id"), ev.TS
@@ -527,7 +527,7 @@ func firstRaw(list []json.RawMessage) []byte {
 }
 
 // miniCreated returns a response's creation time (Unix seconds) as logged.
-func miniCreated(resp msgObj) any {
+func miniCreated(resp jsonObject) any {
 	var v any
 	if raw := resp["created"]; len(raw) > 0 && json.Unmarshal(raw, &v) == nil {
 		return v
@@ -538,11 +538,11 @@ func miniCreated(resp msgObj) any {
 // miniActions returns the actions of an assistant message (extra.actions of
 // v2 logs, else the fenced action blocks of its text) and, when there is
 // exactly one block, the text around it.
-func miniActions(text string, extra msgObj) ([]string, string) {
+func miniActions(text string, extra jsonObject) ([]string, string) {
 	if acts := extra.arr("actions"); acts != nil {
 		var out []string
 		for _, a := range acts {
-			if c := msgParseObj(a).str("command"); c != "" {
+			if c := parseJSONObject(a).str("command"); c != "" {
 				out = append(out, c)
 			}
 		}
@@ -570,7 +570,7 @@ func miniSplit(text string) (action, rest string) {
 }
 
 // miniEndReason maps an exit status (an exception class name).
-func miniEndReason(status, exitText string, agent, stats msgObj) (schema.EndReason, bool) {
+func miniEndReason(status, exitText string, agent, stats jsonObject) (schema.EndReason, bool) {
 	s := strings.TrimSpace(status)
 	low := strings.ToLower(s)
 	switch {

@@ -453,5 +453,3 @@ func TestMiniSWEAgentCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzMiniSWEAgent(f *testing.F) { sweFuzz(f, "mini-swe-agent", "mini-swe-agent", "fuzz.traj.json") }

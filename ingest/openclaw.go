@@ -67,29 +67,15 @@ var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "mess
 // Detect claims JSONL whose first records are OpenClaw telemetry records (a
 // known type with a sessionKey, agentId or channel).
 func (openClaw) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type       string  `json:"type"`
-			SessionKey *string `json:"sessionKey"`
-			AgentID    *string `json:"agentId"`
-			Channel    *string `json:"channel"`
-		}
-		if json.Unmarshal(line, &r) != nil {
-			continue
-		}
-		if ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil) {
-			return true
-		}
-	}
-	return false
+	return detectJSONL(head, 30, func(r *struct {
+		Type       string  `json:"type"`
+		SessionKey *string `json:"sessionKey"`
+		AgentID    *string `json:"agentId"`
+		Channel    *string `json:"channel"`
+	}) (bool, bool) {
+		ok := ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil)
+		return ok, ok
+	})
 }
 
 // ocRecord is one telemetry record.
@@ -179,7 +165,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 		case "agent.start":
 			rec.key = ocKey(rec, base)
 		case "message.out":
-			rec.key = piFirst(mainAny, base)
+			rec.key = firstNonEmpty(mainAny, base)
 		case "tool.start", "tool.end", "agent.end":
 			rec.key = ocKey(rec, base)
 			if !started[rec.key] {
@@ -196,7 +182,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 			seen[rec.key] = true
 			order = append(order, rec.key)
 			if ocIsSub(rec.key) {
-				parents[rec.key] = piFirst(spawner, mainAny)
+				parents[rec.key] = firstNonEmpty(spawner, mainAny)
 			}
 		}
 		switch rec.Type {
@@ -314,7 +300,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 				continue
 			}
 			e := schema.Event{Kind: schema.KindToolResult, Role: "tool", Line: rec.line, ToolName: rec.ToolName, CallID: q.id,
-				IsError: rec.Success != nil && !*rec.Success, Text: piFirst(ocText(rec.Result), ocText(rec.Error))}
+				IsError: rec.Success != nil && !*rec.Success, Text: firstNonEmpty(ocText(rec.Result), ocText(rec.Error))}
 			if err := rs.add(e); err != nil {
 				return err
 			}
@@ -324,7 +310,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 			}
 		case "agent.end":
 			if t := ocText(rec.Error); t != "" || rec.Success != nil && !*rec.Success {
-				t = piFirst(t, "agent run failed")
+				t = firstNonEmpty(t, "agent run failed")
 				if err := rs.add(schema.Event{Kind: schema.KindError, Role: "system", Line: rec.line, IsError: true, Text: t}); err != nil {
 					return err
 				}

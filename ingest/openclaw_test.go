@@ -217,7 +217,3 @@ func TestOpenClawCorpus(t *testing.T) {
 		})
 	}
 }
-
-func FuzzOpenClaw(f *testing.F) {
-	pkFuzz(f, []string{ocFormat}, "testdata/openclaw-telemetry/*.jsonl")
-}

@@ -511,12 +511,3 @@ func TestOpenCodeCorpusEnds(t *testing.T) {
 		t.Errorf("end reasons (-want +got):\n%s", diff)
 	}
 }
-
-func FuzzOpenCode(f *testing.F) {
-	gaiFuzz(f, opcFormat, gaiGlob(f,
-		filepath.Join("testdata", "opencode-sse-events", "*.json"),
-		filepath.Join("testdata", "opencode-sse-events", "*.sse"),
-		filepath.Join("testdata", "opencode-storage", "storage", "session", "*", "*.json"),
-		filepath.Join("testdata", "opencode-storage", "storage", "message", "*", "*.json"),
-		filepath.Join("testdata", "opencode-storage", "storage", "part", "msg_s002", "prt_s002c.json")))
-}

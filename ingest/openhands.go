@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	stdjson "encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -95,7 +93,7 @@ func (openHands) Describe() string {
 // steps have no id/source, so they are not claimed; neither are SDK events
 // (they have a "kind").
 func (openHands) Detect(_ string, head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 {
 		return false
 	}
@@ -128,7 +126,7 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 		key, _ := t.(string)
 		instance = instance || key == "instance_id"
 		if key != "history" && key != "trajectory" {
-			if _, err := ohSkipValue(dec); err != nil {
+			if _, err := skipValue(dec); err != nil {
 				return false
 			}
 			continue
@@ -138,7 +136,7 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 			return false
 		}
 		if v != stdjson.Delim('[') {
-			if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 				return false
 			}
 			continue
@@ -183,7 +181,7 @@ func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 			if s, ok := v.(string); ok && s != "" {
 				actObs = true
 			} else if _, isDelim := v.(stdjson.Delim); isDelim {
-				if msgSkipOpen(dec) != nil {
+				if skipRest(dec) != nil {
 					break
 				}
 			}
@@ -193,118 +191,11 @@ func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 		case "role", "kind":
 			foreign = true
 		}
-		if _, err := ohSkipValue(dec); err != nil {
+		if _, err := skipValue(dec); err != nil {
 			break
 		}
 	}
 	return actObs && (idSrc || !strict) && !foreign
-}
-
-// ohSkipValue consumes one JSON value.
-func ohSkipValue(dec *stdjson.Decoder) (stdjson.Token, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := t.(stdjson.Delim); ok && (d == '{' || d == '[') {
-		return t, msgSkipOpen(dec)
-	}
-	return t, nil
-}
-
-// ohInt is a logged count: a JSON number (integer or float), anything else 0.
-type ohInt int64
-
-// ohMaxTokens bounds one logged count; larger values are not a real log.
-const ohMaxTokens = 1 << 40
-
-func (v *ohInt) UnmarshalJSON(b []byte) error {
-	*v = 0
-	var f float64
-	if json.Unmarshal(b, &f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && math.Abs(f) <= ohMaxTokens {
-		*v = ohInt(f)
-	}
-	return nil
-}
-
-// ohTokens is OpenHands' token usage record (llm_metrics, metrics, SDK stats).
-type ohTokens struct {
-	Model            string `json:"model"`
-	PromptTokens     ohInt  `json:"prompt_tokens"`
-	CompletionTokens ohInt  `json:"completion_tokens"`
-	CacheReadTokens  ohInt  `json:"cache_read_tokens"`
-	CacheWriteTokens ohInt  `json:"cache_write_tokens"`
-	ReasoningTokens  ohInt  `json:"reasoning_tokens"`
-	ContextWindow    ohInt  `json:"context_window"`
-	ResponseID       string `json:"response_id"`
-}
-
-// usage returns t as a schema.Usage, or false when a count is implausible.
-func (t *ohTokens) usage() (schema.Usage, bool) {
-	u := schema.Usage{InputTokens: int64(t.PromptTokens), OutputTokens: int64(t.CompletionTokens),
-		CacheReadTokens: int64(t.CacheReadTokens), CacheWriteTokens: int64(t.CacheWriteTokens), ReasoningTokens: int64(t.ReasoningTokens)}
-	return u, ohPlausible(u)
-}
-
-func ohPlausible(u schema.Usage) bool {
-	for _, v := range []int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens} {
-		if v < 0 || v > ohMaxTokens {
-			return false
-		}
-	}
-	return true
-}
-
-// sub returns t − prev, count by count (a counter that went back restarts).
-func (t ohTokens) sub(prev *ohTokens) ohTokens {
-	if prev == nil || t.PromptTokens < prev.PromptTokens || t.CompletionTokens < prev.CompletionTokens {
-		return t
-	}
-	d := t
-	d.PromptTokens -= prev.PromptTokens
-	d.CompletionTokens -= prev.CompletionTokens
-	d.CacheReadTokens = max(0, d.CacheReadTokens-prev.CacheReadTokens)
-	d.CacheWriteTokens = max(0, d.CacheWriteTokens-prev.CacheWriteTokens)
-	d.ReasoningTokens = max(0, d.ReasoningTokens-prev.ReasoningTokens)
-	return d
-}
-
-func (t *ohTokens) zero() bool {
-	return t.PromptTokens == 0 && t.CompletionTokens == 0 && t.CacheReadTokens == 0 && t.CacheWriteTokens == 0 && t.ReasoningTokens == 0
-}
-
-// ohMetrics is a Metrics dump: an action's llm_metrics or an instance's metrics.
-type ohMetrics struct {
-	AccumulatedCost       *float64          `json:"accumulated_cost"`
-	AccumulatedTokenUsage *ohTokens         `json:"accumulated_token_usage"`
-	Costs                 []json.RawMessage `json:"costs"`
-	TokenUsages           []ohTokens        `json:"token_usages"`
-}
-
-// ohLiteUsage is a LiteLLM ChatCompletion usage.
-type ohLiteUsage struct {
-	PromptTokens        ohInt `json:"prompt_tokens"`
-	CompletionTokens    ohInt `json:"completion_tokens"`
-	CacheCreation       ohInt `json:"cache_creation_input_tokens"`
-	CacheRead           ohInt `json:"cache_read_input_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens ohInt `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens ohInt `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
-}
-
-func (l *ohLiteUsage) usage() (schema.Usage, bool) {
-	u := schema.Usage{InputTokens: int64(l.PromptTokens), OutputTokens: int64(l.CompletionTokens),
-		CacheReadTokens: int64(l.CacheRead), CacheWriteTokens: int64(l.CacheCreation)}
-	if u.CacheReadTokens == 0 && l.PromptTokensDetails != nil {
-		u.CacheReadTokens = int64(l.PromptTokensDetails.CachedTokens)
-	}
-	if l.CompletionTokensDetails != nil {
-		u.ReasoningTokens = int64(l.CompletionTokensDetails.ReasoningTokens)
-	}
-	return u, ohPlausible(u)
 }
 
 // ohResponse is the part of tool_call_metadata.model_response that is used.
@@ -379,7 +270,7 @@ type ohLine struct {
 }
 
 func (openHands) Import(f *File, r io.Reader) error {
-	oh := &ohImport{f: f, base: msgBaseName(f.Path())}
+	oh := &ohImport{f: f, base: fileStem(f.Path())}
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, err := ohPeek(br)
 	if err != nil {
@@ -393,7 +284,7 @@ func (openHands) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, msgBOM))
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && !json.Valid(trimmed) {
 		return oh.lines(bytes.NewReader(data))
 	}
@@ -410,7 +301,7 @@ func ohPeek(br *bufio.Reader) (byte, error) {
 			}
 			return 0, err
 		}
-		if n <= 3 && bytes.HasPrefix(msgBOM, b) {
+		if n <= 3 && bytes.HasPrefix(utf8BOM, b) {
 			continue
 		}
 		c := b[n-1]
@@ -441,7 +332,7 @@ func (oh *ohImport) lines(r io.Reader) error {
 
 func ohDecodeLine(n int64, raw []byte) ohLine {
 	if n == 1 {
-		raw = bytes.TrimSpace(bytes.TrimPrefix(raw, msgBOM))
+		raw = bytes.TrimSpace(bytes.TrimPrefix(raw, utf8BOM))
 	}
 	if len(raw) == 0 {
 		return ohLine{}
@@ -451,7 +342,7 @@ func ohDecodeLine(n int64, raw []byte) ohLine {
 	}
 	inst := &ohInstance{}
 	if err := json.Unmarshal(raw, inst); err != nil {
-		return ohLine{reject: "invalid JSON: " + ohShortErr(err)}
+		return ohLine{reject: "invalid JSON: " + decodeErrText(err)}
 	}
 	list := inst.History
 	if ohIsNull(list) {
@@ -462,7 +353,7 @@ func ohDecodeLine(n int64, raw []byte) ohLine {
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(list, &elems); err != nil {
-		return ohLine{reject: "history is not an array: " + ohShortErr(err)}
+		return ohLine{reject: "history is not an array: " + decodeErrText(err)}
 	}
 	inst.events = make([]ohRawEvent, 0, len(elems))
 	for i, el := range elems {
@@ -490,33 +381,18 @@ func ohAppendEvent(out []ohRawEvent, el []byte, line int64, idx int) []ohRawEven
 // document imports a whole-file JSON value: a list of events, or one
 // instance (or {"trajectory": [...]}) object.
 func (oh *ohImport) document(data []byte) error {
-	ix := newMsgLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc := msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+	d := newJSONDoc(data)
+	ix, doc := d.ix, d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}
-	syntax := func(err error) error {
-		line := int64(1)
-		var se *stdjson.SyntaxError
-		switch {
-		case errors.As(err, &se):
-			line = ix.line(start + int(se.Offset))
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			line = ix.line(start + len(doc.raw) - 1)
-		}
-		return oh.f.Reject(line, "invalid JSON: "+ohShortErr(err), data)
-	}
+	syntax := func(err error) error { return oh.f.Reject(d.errLine(err), "invalid JSON: "+decodeErrText(err), data) }
 	inst := &ohInstance{}
 	list := doc
 	switch doc.raw[0] {
 	case '[':
 	case '{':
-		fields, err := msgObjectFields(doc)
+		fields, err := objectFields(doc)
 		if err != nil {
 			return syntax(err)
 		}
@@ -537,22 +413,17 @@ func (oh *ohImport) document(data []byte) error {
 	default:
 		return oh.f.Reject(1, "expected a JSON list of events or an object with a history array", data)
 	}
-	elems, err := msgArrayElems(list)
+	elems, err := arrayElems(list)
 	if err != nil {
 		if list.off == doc.off {
 			return syntax(err)
 		}
-		return oh.f.Reject(ix.line(list.off), "history is not an array: "+ohShortErr(err), data)
+		return oh.f.Reject(ix.line(list.off), "history is not an array: "+decodeErrText(err), data)
 	}
 	for i, el := range elems {
 		inst.events = ohAppendEvent(inst.events, el.raw, ix.line(el.off), i)
 	}
 	return oh.run(inst, oh.base, 1)
-}
-
-// ohCall is an emitted tool call that results link to.
-type ohCall struct {
-	callID, name, target string
 }
 
 // ohRun is the state of one run's import.
@@ -573,27 +444,6 @@ type ohRun struct {
 	cost        float64
 	hasCost     bool
 	span        ohSpan
-}
-
-// ohSpan is the first and last timestamp of a run's records, including the
-// ones that add no event (state changes, stats).
-type ohSpan struct{ first, last *time.Time }
-
-func (s *ohSpan) note(ts *time.Time) {
-	if ts == nil {
-		return
-	}
-	if s.first == nil || ts.Before(*s.first) {
-		s.first = ts
-	}
-	if s.last == nil || ts.After(*s.last) {
-		s.last = ts
-	}
-}
-
-// set makes s the run's start and end.
-func (s *ohSpan) set(r *schema.Run) {
-	r.StartedAt, r.EndedAt = s.first, s.last
 }
 
 // run imports one instance (or event list) as one run.
@@ -731,7 +581,7 @@ func (o *ohRun) event(re ohRawEvent) error {
 	}
 	var ev ohEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return reject("invalid event: " + ohShortErr(err))
+		return reject("invalid event: " + decodeErrText(err))
 	}
 	if ev.Action == "" && ev.Observation == "" {
 		return reject("event without action or observation")
@@ -1102,26 +952,6 @@ func (o *ohRun) resume() {
 	}
 }
 
-// ohEndFromText reads an end reason from an error text.
-func ohEndFromText(s string, def schema.EndReason) schema.EndReason {
-	l := strings.ToLower(s)
-	switch {
-	case IsOverflowText(s) || ohOverflow(s):
-		return schema.EndContextOverflow
-	case strings.Contains(l, "maximum iteration") || strings.Contains(l, "max iteration") || strings.Contains(l, "iteration limit"):
-		return schema.EndStepLimit
-	case strings.Contains(l, "budget") || strings.Contains(l, "maximum cost"):
-		return schema.EndCostLimit
-	}
-	return def
-}
-
-// ohOverflow matches OpenHands' own context-window error names.
-func ohOverflow(s string) bool {
-	l := strings.ToLower(s)
-	return strings.Contains(l, "contextwindowexceed") || strings.Contains(l, "context window exceeded")
-}
-
 // ohRecallText is what a workspace-context or knowledge recall adds to the
 // prompt: instructions and triggered microagent knowledge.
 func ohRecallText(extras map[string]json.RawMessage) string {
@@ -1143,86 +973,4 @@ func ohRecallText(extras map[string]json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-// ohModelArgs returns an action's args without the keys OpenHands adds, as JSON.
-func ohModelArgs(args map[string]json.RawMessage) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		if !ohBookkeeping[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(bytes.TrimSpace(args[k]))
-	}
-	buf.WriteByte('}')
-	return buf.String()
-}
-
-// ohArgsText returns tool-call arguments logged as a JSON string as that
-// string, and any other JSON value as its JSON text.
-func ohArgsText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if ohIsNull(raw) {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-// ohObject decodes a JSON object into its fields (nil when it is not one).
-func ohObject(raw json.RawMessage) map[string]json.RawMessage {
-	if ohIsNull(raw) {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// ohText returns a JSON string's value ("" for anything else).
-func ohText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
-
-func ohBool(raw json.RawMessage) bool {
-	var v bool
-	return json.Unmarshal(raw, &v) == nil && v
-}
-
-func ohIsNull(raw []byte) bool {
-	raw = bytes.TrimSpace(raw)
-	return len(raw) == 0 || string(raw) == "null"
-}
-
-// ohShortErr shortens a decoding error for a reject reason.
-func ohShortErr(err error) string {
-	s := strings.TrimPrefix(err.Error(), "json: ")
-	if len(s) > 160 {
-		s = strings.ToValidUTF8(s[:160], "")
-	}
-	return s
 }

@@ -77,7 +77,7 @@ var ohsKeys = map[string]bool{"system_prompt": true, "llm_message": true, "llm_r
 // event kind (and an id), or — when the head cuts that line before its kind,
 // which pydantic writes last — an id, a source and a key only SDK events have.
 func (openHandsSDK) Detect(_ string, head []byte) bool {
-	head = bytes.TrimPrefix(head, msgBOM)
+	head = bytes.TrimPrefix(head, utf8BOM)
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -104,7 +104,7 @@ func ohsDetectLine(line []byte) bool {
 			break
 		}
 		key, _ := t.(string)
-		v, err := ohSkipValue(dec)
+		v, err := skipValue(dec)
 		if err != nil {
 			break
 		}
@@ -252,7 +252,7 @@ func (o *ohsRun) run(id string) (*RunBuilder, error) {
 // ohsRunName is a run's default id: the file's base name, or for a file
 // named events.jsonl the directory it is in (the conversation id).
 func ohsRunName(path string) string {
-	base := msgBaseName(path)
+	base := fileStem(path)
 	if base == "events" || base == "" {
 		if dir := filepath.Base(filepath.Dir(path)); dir != "." && dir != string(filepath.Separator) && dir != "" {
 			return dir
@@ -264,7 +264,7 @@ func ohsRunName(path string) string {
 func (o *ohsRun) line(n int64, raw []byte) error {
 	f := o.f
 	if n == 1 {
-		if raw = bytes.TrimSpace(bytes.TrimPrefix(raw, msgBOM)); len(raw) == 0 {
+		if raw = bytes.TrimSpace(bytes.TrimPrefix(raw, utf8BOM)); len(raw) == 0 {
 			return nil
 		}
 	}
@@ -275,14 +275,14 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 		Kind string `json:"kind"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
-		return f.Reject(n, "invalid JSON: "+ohShortErr(err), raw)
+		return f.Reject(n, "invalid JSON: "+decodeErrText(err), raw)
 	}
 	if head.Kind == "" {
 		return f.Reject(n, "record without kind", raw)
 	}
 	var ev ohsEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return f.Reject(n, "invalid "+ohsClip(head.Kind)+": "+ohShortErr(err), raw)
+		return f.Reject(n, "invalid "+ohsClip(head.Kind)+": "+decodeErrText(err), raw)
 	}
 	if ev.Kind == "MessageEvent" && ev.LLMMessage == nil {
 		return f.Reject(n, "MessageEvent without llm_message", raw)
@@ -328,7 +328,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 		var obs ohsObservation
 		if !ohIsNull(ev.Observation) {
 			if err := json.Unmarshal(ev.Observation, &obs); err != nil {
-				return f.Reject(n, "invalid ObservationEvent observation: "+ohShortErr(err), raw)
+				return f.Reject(n, "invalid ObservationEvent observation: "+decodeErrText(err), raw)
 			}
 		}
 		text := ContentText(obs.Content)
@@ -482,7 +482,7 @@ func (o *ohsRun) state(n int64, ev *ohsEvent, ts *time.Time, raw []byte) error {
 	case "stats":
 		var st ohsStats
 		if err := json.Unmarshal(ev.Value, &st); err != nil {
-			return o.f.Reject(n, "invalid stats: "+ohShortErr(err), raw)
+			return o.f.Reject(n, "invalid stats: "+decodeErrText(err), raw)
 		}
 		o.stats(&st, ts)
 	case "full_state":
@@ -496,7 +496,7 @@ func (o *ohsRun) state(n int64, ev *ohsEvent, ts *time.Time, raw []byte) error {
 			} `json:"agent"`
 		}
 		if err := json.Unmarshal(ev.Value, &full); err != nil {
-			return o.f.Reject(n, "invalid full_state: "+ohShortErr(err), raw)
+			return o.f.Reject(n, "invalid full_state: "+decodeErrText(err), raw)
 		}
 		if full.Agent != nil && full.Agent.LLM != nil {
 			o.b.NoteModel(full.Agent.LLM.Model)

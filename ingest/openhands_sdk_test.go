@@ -345,35 +345,6 @@ func TestOpenHandsSDKCorpus(t *testing.T) {
 	}
 }
 
-func FuzzOpenHandsSDK(f *testing.F) {
-	seeds, err := filepath.Glob(filepath.Join("testdata", ohsFormat, "*.jsonl"))
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	im, err := ingest.Lookup(ohsFormat)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		im.Detect("events.jsonl", data[:min(len(data), ingest.HeadSize)])
-		sink, err := ingest.Parse(context.Background(), ohsFormat, "events.jsonl", data, nil)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-		if len(sink.Runs) > 1 {
-			t.Fatalf("got %d runs, want at most 1", len(sink.Runs))
-		}
-		ohFuzzCheck(t, sink)
-	})
-}
-
 // TestOpenHandsSDKOddEvents feeds events with unexpected types and values:
 // none may fail the import or yield an invalid record.
 func TestOpenHandsSDKOddEvents(t *testing.T) {

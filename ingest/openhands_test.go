@@ -609,35 +609,6 @@ func ohFuzzCheck(t *testing.T, sink *ingest.MemSink) {
 	}
 }
 
-func FuzzOpenHands(f *testing.F) {
-	seeds, err := filepath.Glob(filepath.Join("testdata", "openhands", "*.json*"))
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	im, err := ingest.Lookup("openhands")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		im.Detect("fuzz.json", data[:min(len(data), ingest.HeadSize)])
-		// the name decides JSONL versus one document: try both
-		for _, name := range []string{"fuzz.jsonl", "fuzz.json"} {
-			sink, err := ingest.Parse(context.Background(), "openhands", name, data, nil)
-			if err != nil {
-				t.Fatalf("parse %s: %v", name, err)
-			}
-			ohFuzzCheck(t, sink)
-		}
-	})
-}
-
 // TestOpenHandsOddInput covers inputs the fixtures do not: a lone byte-order
 // mark, white space, a document that is neither list nor object.
 func TestOpenHandsOddInput(t *testing.T) {

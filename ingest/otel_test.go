@@ -217,35 +217,6 @@ func gaiCheckSink(t testing.TB, m *ingest.MemSink) {
 	}
 }
 
-// gaiFuzz is the body of the importers' fuzz targets.
-func gaiFuzz(f *testing.F, format string, seeds []string) {
-	f.Helper()
-	if len(seeds) == 0 {
-		f.Fatal("no seeds")
-	}
-	for _, p := range seeds {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	im, err := ingest.Lookup(format)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		im.Detect("fuzz.json", data[:min(len(data), ingest.HeadSize)])
-		// Without Strict an import of in-memory data has no reason to fail:
-		// an error is a record that failed validation or a recovered panic.
-		m, err := ingest.Parse(context.Background(), format, "fuzz.json", data, nil)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-		gaiCheckSink(t, m)
-	})
-}
-
 func gaiGlob(t testing.TB, patterns ...string) []string {
 	t.Helper()
 	var out []string
@@ -546,8 +517,4 @@ func TestOTelCorpus(t *testing.T) {
 			}
 		})
 	}
-}
-
-func FuzzOTel(f *testing.F) {
-	gaiFuzz(f, "otel-genai-spans", gaiGlob(f, filepath.Join("testdata", "otel-genai-spans", "*.json*")))
 }

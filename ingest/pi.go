@@ -62,47 +62,30 @@ var piRoles = map[string]bool{"user": true, "assistant": true, "toolResult": tru
 // {type:"session", id, cwd|provider|modelId|version}, or message entries
 // whose message has a pi role (toolResult, bashExecution …).
 func (piCodingAgent) Detect(name string, head []byte) bool {
-	n := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if n++; n > 30 {
-			break
-		}
-		var r struct {
-			Type     string          `json:"type"`
-			ID       string          `json:"id"`
-			Cwd      *string         `json:"cwd"`
-			Provider *string         `json:"provider"`
-			ModelID  *string         `json:"modelId"`
-			Version  json.RawMessage `json:"version"`
-			Message  *struct {
-				Role string `json:"role"`
-			} `json:"message"`
-			Summary      *string         `json:"summary"`
-			TokensBefore json.RawMessage `json:"tokensBefore"`
-		}
-		if json.Unmarshal(line, &r) != nil {
-			continue
-		}
+	return detectJSONL(head, 30, func(r *struct {
+		Type     string          `json:"type"`
+		ID       string          `json:"id"`
+		Cwd      *string         `json:"cwd"`
+		Provider *string         `json:"provider"`
+		ModelID  *string         `json:"modelId"`
+		Version  json.RawMessage `json:"version"`
+		Message  *struct {
+			Role string `json:"role"`
+		} `json:"message"`
+		Summary      *string         `json:"summary"`
+		TokensBefore json.RawMessage `json:"tokensBefore"`
+	}) (bool, bool) {
+		var ok bool
 		switch r.Type {
 		case "session":
-			if r.ID != "" && (r.Cwd != nil || r.Provider != nil || r.ModelID != nil || r.Version != nil) {
-				return true
-			}
+			ok = r.ID != "" && (r.Cwd != nil || r.Provider != nil || r.ModelID != nil || r.Version != nil)
 		case "message":
-			if r.Message != nil && piRoles[r.Message.Role] {
-				return true
-			}
+			ok = r.Message != nil && piRoles[r.Message.Role]
 		case "compaction":
-			if r.Summary != nil && r.TokensBefore != nil {
-				return true
-			}
+			ok = r.Summary != nil && r.TokensBefore != nil
 		}
-	}
-	return false
+		return ok, ok
+	})
 }
 
 // piEntry is one line of a pi session file.
@@ -349,13 +332,13 @@ func (c *piConv) message(line int64, ts *time.Time, m *piMessage, blocks []piBlo
 		e.ExitCode, e.IsError = m.ExitCode, m.Cancelled || m.ExitCode != nil && *m.ExitCode != 0
 		return b.Add(e) // the user's own command: it does not change how the agent's last turn ended
 	case "compactionSummary":
-		if err := b.Add(ev(schema.KindCompaction, m.Role, piFirst(m.Summary, text))); err != nil {
+		if err := b.Add(ev(schema.KindCompaction, m.Role, firstNonEmpty(m.Summary, text))); err != nil {
 			return err
 		}
 		c.lastKind = schema.KindCompaction
 		return b.Op(schema.ContextOp{Op: schema.OpSummary, TokensBefore: m.TokensBefore, Trigger: "compaction-summary"})
 	case "branchSummary":
-		if err := b.Add(ev(schema.KindContextOp, m.Role, piFirst(m.Summary, text))); err != nil {
+		if err := b.Add(ev(schema.KindContextOp, m.Role, firstNonEmpty(m.Summary, text))); err != nil {
 			return err
 		}
 		c.lastKind = schema.KindContextOp
@@ -399,7 +382,7 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 			case "text":
 				e.Kind, e.Text = schema.KindAssistant, blk.Text
 			default: // images and block types of later versions
-				e.Kind, e.Text = schema.KindAssistant, piFirst(blk.Text, "["+blk.Type+"]")
+				e.Kind, e.Text = schema.KindAssistant, firstNonEmpty(blk.Text, "["+blk.Type+"]")
 			}
 			c.lastKind = e.Kind
 			if err := b.Add(e); err != nil {
@@ -408,7 +391,7 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 		}
 	}
 	if failed {
-		text := piFirst(m.ErrorMessage, "request "+m.StopReason)
+		text := firstNonEmpty(m.ErrorMessage, "request "+m.StopReason)
 		c.lastKind = schema.KindError
 		return b.Add(schema.Event{Kind: schema.KindError, Role: "assistant", TS: ts, Line: line, IsError: true, Text: text})
 	}
@@ -429,11 +412,11 @@ func (c *piConv) finish() error {
 		r := &b.Run
 		switch {
 		case c.lastStop == "aborted":
-			b.SetEnd(schema.EndInterrupted, piFirst(c.lastErr, "request aborted"))
+			b.SetEnd(schema.EndInterrupted, firstNonEmpty(c.lastErr, "request aborted"))
 		case c.lastStop == "error" && IsOverflowText(c.lastErr):
 			b.SetEnd(schema.EndContextOverflow, c.lastErr)
 		case c.lastStop == "error":
-			b.SetEnd(schema.EndError, piFirst(c.lastErr, "request failed"))
+			b.SetEnd(schema.EndError, firstNonEmpty(c.lastErr, "request failed"))
 		case (c.lastKind == schema.KindAssistant || c.lastKind == schema.KindReasoning) && c.lastStop != "length":
 			r.EndReason, r.EndReasonSource, r.EndReasonDetail = schema.EndFinished, schema.SourceInferred, "log ends on an assistant reply without a tool call"
 		case c.lastKind == schema.KindToolCall:
@@ -441,13 +424,4 @@ func (c *piConv) finish() error {
 		}
 	}
 	return b.Finish()
-}
-
-func piFirst(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }

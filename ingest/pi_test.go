@@ -124,28 +124,6 @@ func pkCheck[T any](t *testing.T, what string, want, got T) {
 	}
 }
 
-// pkFuzz seeds f with the files matching globs and checks that parsing any
-// input with each format never fails (MemSink validates every record).
-func pkFuzz(f *testing.F, formats []string, globs ...string) {
-	for _, g := range globs {
-		seeds, _ := filepath.Glob(g)
-		for _, s := range seeds {
-			data, err := os.ReadFile(s)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, format := range formats {
-			if _, err := ingest.Parse(context.Background(), format, "fuzz.json", data, nil); err != nil {
-				t.Fatalf("parse as %s: %v", format, err)
-			}
-		}
-	})
-}
-
 const piFormat = "pi-coding-agent"
 
 func TestPiFixtures(t *testing.T) {
@@ -366,10 +344,6 @@ func TestPiCorpus(t *testing.T) {
 			}
 		})
 	}
-}
-
-func FuzzPi(f *testing.F) {
-	pkFuzz(f, []string{piFormat}, "testdata/pi-coding-agent/*.jsonl")
 }
 
 // TestPiStrict: in strict mode the first malformed line aborts the file with

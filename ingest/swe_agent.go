@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -70,7 +69,7 @@ func (sweAgent) Describe() string {
 // *.traj files or objects with replay_config/environment, any role messages;
 // RetryAgent "attempts" are looked into the same way.
 func (sweAgent) Detect(name string, head []byte) bool {
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, msgBOM), " \t\r\n")
+	head = trimHead(head)
 	if len(head) == 0 || head[0] != '{' {
 		return false
 	}
@@ -120,7 +119,7 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 				return s
 			}
 			if v != stdjson.Delim('[') {
-				if _, isDelim := v.(stdjson.Delim); isDelim && msgSkipOpen(dec) != nil {
+				if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
 					return s
 				}
 				continue
@@ -131,14 +130,14 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 			a := sweSniffObject(dec)
 			s.steps, s.history, s.roles = s.steps || a.steps, s.history || a.history, s.roles || a.roles
 			s.config = s.config || a.config
-			if msgSkipOpen(dec) != nil {
+			if skipRest(dec) != nil {
 				return s
 			}
 		default:
 			if key == "replay_config" || key == "environment" {
 				s.config = true
 			}
-			if msgSkipValue(dec) != nil {
+			if _, err := skipValue(dec); err != nil {
 				return s
 			}
 		}
@@ -156,7 +155,7 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 	}
 	if v != stdjson.Delim('[') {
 		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return keys, msgSkipOpen(dec)
+			return keys, skipRest(dec)
 		}
 		return keys, nil
 	}
@@ -179,16 +178,16 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 			if k, ok := t.(string); ok {
 				keys[k] = true
 			}
-			if err := msgSkipValue(dec); err != nil {
+			if _, err := skipValue(dec); err != nil {
 				return keys, err
 			}
 		}
 	case stdjson.Delim('['):
-		if err := msgSkipOpen(dec); err != nil {
+		if err := skipRest(dec); err != nil {
 			return keys, err
 		}
 	}
-	return keys, msgSkipOpen(dec)
+	return keys, skipRest(dec)
 }
 
 // Import reads one trajectory file.
@@ -201,19 +200,19 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 	if !ok {
 		return err
 	}
-	fields, err := msgObjectFields(doc)
+	fields, err := objectFields(doc)
 	if err != nil {
 		return sweSyntax(f, ix, doc, data, err)
 	}
 	si := &sweImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj")}
-	if att, ok := fields["attempts"]; ok && !msgIsNull(att.raw) {
-		elems, err := msgArrayElems(att)
+	if att, ok := fields["attempts"]; ok && !isJSONNull(att.raw) {
+		elems, err := arrayElems(att)
 		if err != nil {
 			return f.Reject(ix.line(att.off), "attempts is not an array: "+err.Error(), att.raw)
 		}
 		if len(elems) > 0 {
 			for k, el := range elems {
-				af, err := msgObjectFields(el)
+				af, err := objectFields(el)
 				if err != nil {
 					if err := f.Reject(ix.line(el.off), fmt.Sprintf("attempt %d: %v", k+1, err), el.raw); err != nil {
 						return err
@@ -234,14 +233,9 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 // nothing to import: the file is empty, or it is not a JSON object (nor,
 // when arrays is set, an array) and has been rejected; err is then the
 // Reject's result.
-func sweDocument(f *File, data []byte, arrays bool) (doc msgSpan, ix msgLineIndex, ok bool, err error) {
-	ix = newMsgLineIndex(data)
-	start := 0
-	if bytes.HasPrefix(data, msgBOM) {
-		start = len(msgBOM)
-	}
-	start += len(data[start:]) - len(bytes.TrimLeft(data[start:], " \t\r\n"))
-	doc = msgSpan{raw: bytes.TrimRight(data[start:], " \t\r\n"), off: start}
+func sweDocument(f *File, data []byte, arrays bool) (doc jsonSpan, ix lineIndex, ok bool, err error) {
+	d := newJSONDoc(data)
+	doc, ix = d.root, d.ix
 	switch {
 	case len(doc.raw) == 0:
 		return doc, ix, false, nil
@@ -258,7 +252,7 @@ func sweDocument(f *File, data []byte, arrays bool) (doc msgSpan, ix msgLineInde
 // sweSyntax rejects a whole document at the line of its syntax error; the
 // position comes from validating the whole document, since a decoder that
 // failed inside a nested value counts offsets from that value.
-func sweSyntax(f *File, ix msgLineIndex, doc msgSpan, data []byte, err error) error {
+func sweSyntax(f *File, ix lineIndex, doc jsonSpan, data []byte, err error) error {
 	line := int64(1)
 	var se *stdjson.SyntaxError
 	if verr := stdjson.Unmarshal(doc.raw, new(stdjson.RawMessage)); errors.As(verr, &se) {
@@ -284,13 +278,13 @@ func sweBaseName(path, suffix string) string {
 
 type sweImport struct {
 	f    *File
-	ix   msgLineIndex
+	ix   lineIndex
 	base string
 }
 
 // sweMsg is one decoded history message.
 type sweMsg struct {
-	obj   msgObj
+	obj   jsonObject
 	role  string // lower-cased
 	agent string
 	demo  bool
@@ -372,20 +366,20 @@ func (k *sweKeys) next(text, callID, given string, seq int64) string {
 }
 
 // run imports one trajectory object.
-func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
+func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	f := si.f
 	var hist []sweMsg
-	if h, ok := fields["history"]; ok && !msgIsNull(h.raw) {
-		elems, err := msgArrayElems(h)
+	if h, ok := fields["history"]; ok && !isJSONNull(h.raw) {
+		elems, err := arrayElems(h)
 		if err != nil {
 			return f.Reject(si.ix.line(h.off), "history is not an array: "+err.Error(), h.raw)
 		}
 		hist = make([]sweMsg, 0, len(elems))
 		for _, el := range elems {
-			o := msgParseObj(el.raw)
+			o := parseJSONObject(el.raw)
 			if o == nil { // kept as a gap (role "") so that indexes match the prompts'
 				hist = append(hist, sweMsg{line: si.ix.line(el.off)})
-				if msgIsNull(el.raw) {
+				if isJSONNull(el.raw) {
 					continue
 				}
 				if err := f.Reject(si.ix.line(el.off), "history message is not an object", el.raw); err != nil {
@@ -399,9 +393,9 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 			hist = append(hist, m)
 		}
 	}
-	var steps []msgSpan
-	if t, ok := fields["trajectory"]; ok && !msgIsNull(t.raw) {
-		elems, err := msgArrayElems(t)
+	var steps []jsonSpan
+	if t, ok := fields["trajectory"]; ok && !isJSONNull(t.raw) {
+		elems, err := arrayElems(t)
 		if err != nil {
 			if err := f.Reject(si.ix.line(t.off), "trajectory is not an array: "+err.Error(), t.raw); err != nil {
 				return err
@@ -409,16 +403,16 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 		}
 		steps = elems
 	}
-	info := msgParseObj(fields["info"].raw)
+	info := parseJSONObject(fields["info"].raw)
 	cfg := sweConfig(fields["replay_config"].raw)
 	agentCfg := cfg.obj("agent")
 	if subs := agentCfg.arr("agent_configs"); len(subs) > 0 && agentCfg.obj("model") == nil { // RetryAgent
-		agentCfg = msgParseObj(subs[0])
+		agentCfg = parseJSONObject(subs[0])
 	}
 	model := agentCfg.obj("model")
 	taskID := cfg.obj("problem_statement").str("id")
 
-	id := msgFirst(taskID, si.base)
+	id := firstNonEmpty(taskID, si.base)
 	if attempt > 0 {
 		id += "/attempt-" + strconv.Itoa(attempt)
 	}
@@ -428,7 +422,7 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 	}
 	r := &b.Run
 	r.Harness, r.TaskID = "swe-agent", taskID
-	r.Model = msgFirst(model.str("name"), model.str("model_name"))
+	r.Model = firstNonEmpty(model.str("name"), model.str("model_name"))
 	stats := info.obj("model_stats")
 	r.InputTokens, _ = stats.count("tokens_sent")
 	r.OutputTokens, _ = stats.count("tokens_received")
@@ -494,7 +488,7 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 			}
 			pending, lastAction = calls, ""
 			if len(calls) > 0 {
-				lastAction = msgFirst(o.str("action"), calls[0].action)
+				lastAction = firstNonEmpty(o.str("action"), calls[0].action)
 			}
 			continue
 		case h.role == "tool" || len(pending) > 0 && pending[0].id == "":
@@ -537,7 +531,7 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 	// the last trajectory step.
 	if len(pending) > 0 && len(steps) > 0 {
 		last := steps[len(steps)-1]
-		st := msgParseObj(last.raw)
+		st := parseJSONObject(last.raw)
 		if obs, ok := st["observation"]; ok && strings.TrimSpace(st.str("action")) == strings.TrimSpace(lastAction) {
 			c := pending[0]
 			ev := schema.Event{Kind: schema.KindToolResult, Role: "user", CallID: c.id, Line: si.ix.line(last.off), Text: ContentText(obs)}
@@ -561,28 +555,28 @@ func (si *sweImport) run(fields map[string]msgSpan, attempt int) error {
 
 // sweConfig decodes replay_config: a JSON string holding the config, or the
 // config object itself.
-func sweConfig(raw json.RawMessage) msgObj {
+func sweConfig(raw json.RawMessage) jsonObject {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return nil
 		}
-		return msgParseObj([]byte(s))
+		return parseJSONObject([]byte(s))
 	}
-	return msgParseObj(raw)
+	return parseJSONObject(raw)
 }
 
 // sweProcessors names the configured history processors for op details, e.g.
 // ": last_n_observations".
-func sweProcessors(agent msgObj) string {
+func sweProcessors(agent jsonObject) string {
 	var names []string
 	list := agent.arr("history_processors")
 	if hp := agent["history_processor"]; len(list) == 0 && len(hp) > 0 {
 		list = []json.RawMessage{hp}
 	}
 	for _, p := range list {
-		if t := msgParseObj(p).str("type"); t != "" {
+		if t := parseJSONObject(p).str("type"); t != "" {
 			names = append(names, t)
 		} else {
 			var s string
@@ -626,8 +620,8 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 		return schema.Event{Kind: kind, Role: o.str("role"), Line: h.line, Text: text}
 	}
 	for _, tb := range o.arr("thinking_blocks") {
-		bo := msgParseObj(tb)
-		if s := msgFirst(bo.str("thinking"), bo.str("text")); s != "" {
+		bo := parseJSONObject(tb)
+		if s := firstNonEmpty(bo.str("thinking"), bo.str("text")); s != "" {
 			if _, err := run.add(ev(schema.KindReasoning, s)); err != nil {
 				return nil, err
 			}
@@ -646,7 +640,7 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 			}
 		}
 		for _, tc := range tcs {
-			c := msgParseObj(tc)
+			c := parseJSONObject(tc)
 			if c == nil {
 				continue
 			}
@@ -698,163 +692,6 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 	return []sweCall{{name: name, target: Target(name, []byte(args)), action: action}}, nil
 }
 
-var (
-	sweXMLCommand = regexp.MustCompile(`(?s)<command>\n?(.*?)\n?</command>`)
-	sweFenced     = regexp.MustCompile("(?s)```[A-Za-z0-9_-]*\n(.*?)\n?```")
-	sweClipped    = regexp.MustCompile(`(\d+) characters were elided`)
-)
-
-// sweParseResponse splits a raw model response of a text/XML config into
-// its action (the last <command> block, else the last fenced block) and the
-// text around it.
-func sweParseResponse(text string) (action, rest string) {
-	for _, re := range []*regexp.Regexp{sweXMLCommand, sweFenced} {
-		if ms := re.FindAllStringSubmatchIndex(text, -1); len(ms) > 0 {
-			m := ms[len(ms)-1]
-			return text[m[2]:m[3]], strings.TrimSpace(text[:m[0]] + text[m[1]:])
-		}
-	}
-	return "", text
-}
-
-// sweCommands are the arguments, in order, of SWE-agent's standard commands,
-// named as in its function-calling tool schemas; any other command is run
-// by bash.
-var sweCommands = map[string][]string{
-	"open":        {"path", "line_number"},
-	"goto":        {"line_number"},
-	"scroll_up":   nil,
-	"scroll_down": nil,
-	"create":      {"filename"},
-	"find_file":   {"file_name", "dir"},
-	"search_dir":  {"search_term", "dir"},
-	"search_file": {"search_term", "file"},
-	"edit":        {"search", "replace", "replace-all"},
-	"insert":      {"text", "line"},
-	"submit":      {"flag"},
-	"filemap":     {"file_path"},
-
-	"str_replace_editor": {"command", "path"},
-}
-
-// sweToolNames reads the command names from a config's command_docs
-// ("name:\n  docstring: …").
-func sweToolNames(docs string) map[string]bool {
-	names := map[string]bool{}
-	for _, l := range strings.Split(docs, "\n") {
-		if n, ok := strings.CutSuffix(strings.TrimRight(l, " \r"), ":"); ok && n != "" && !strings.ContainsAny(n, " \t") {
-			names[n] = true
-		}
-	}
-	return names
-}
-
-// sweActionCall turns a text/XML action into a tool call: a known SWE-agent
-// command with its arguments mapped by position (edit <start>:<end> with
-// its replacement text), another documented command with {"command": action},
-// else bash {"command": action}.
-func sweActionCall(action string, tools map[string]bool) (name, args string) {
-	action = strings.TrimSpace(action)
-	first, body, _ := strings.Cut(action, "\n")
-	toks := sweShellFields(first)
-	if len(toks) == 0 {
-		return "bash", sweJSON(map[string]any{"command": action})
-	}
-	spec, known := sweCommands[toks[0]]
-	if !known {
-		if tools[toks[0]] {
-			return toks[0], sweJSON(map[string]any{"command": action})
-		}
-		return "bash", sweJSON(map[string]any{"command": action})
-	}
-	m := map[string]any{}
-	if lo, hi, ok := strings.Cut(sweAt(toks, 1), ":"); toks[0] == "edit" && ok {
-		m["start_line"], m["end_line"] = sweNumber(lo), sweNumber(hi)
-		m["replacement_text"] = strings.TrimSuffix(strings.TrimSuffix(body, "end_of_edit"), "\n")
-		return "edit", sweJSON(m)
-	}
-	key := "args" // where words beyond the named arguments go
-	if len(spec) > 0 {
-		key = spec[len(spec)-1]
-	}
-	for i, a := range toks[1:] {
-		if i < len(spec) {
-			m[spec[i]] = sweNumber(a)
-		} else if v, ok := m[key]; ok {
-			m[key] = fmt.Sprint(v) + " " + a
-		} else {
-			m[key] = a
-		}
-	}
-	if body != "" {
-		m["text"] = body
-	}
-	return toks[0], sweJSON(m)
-}
-
-func sweAt(toks []string, i int) string {
-	if i < len(toks) {
-		return toks[i]
-	}
-	return ""
-}
-
-// sweNumber returns an integer argument as a number, anything else as is.
-func sweNumber(s string) any {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n
-	}
-	return s
-}
-
-func sweJSON(m map[string]any) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(m) != nil {
-		return "{}"
-	}
-	return strings.TrimSpace(buf.String())
-}
-
-// sweShellFields splits a command line into words, honouring single and
-// double quotes and backslash escapes.
-func sweShellFields(s string) []string {
-	var out []string
-	var cur strings.Builder
-	in, quote, esc := false, rune(0), false
-	for _, c := range s {
-		switch {
-		case esc:
-			cur.WriteRune(c)
-			esc = false
-		case c == '\\' && quote != '\'':
-			esc, in = true, true
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ' || c == '\t' || c == '\r':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(c)
-			in = true
-		}
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
 // clipped adds a truncation op when an observation says that SWE-agent cut
 // it to max_observation_length ("… N characters were elided …").
 func (si *sweImport) clipped(run *sweRun, line int64, text, key string) error {
@@ -891,7 +728,7 @@ func (r *sweRun) truncation(line int64, note, key, shown string, n int64, trigge
 // them, the observations first shown shorter than logged or replaced by an
 // "… omitted" placeholder (a history processor elided them), and those no
 // later call sees.
-func (si *sweImport) elisions(hist []sweMsg, steps []msgSpan) (map[int][]sweElision, []sweElision) {
+func (si *sweImport) elisions(hist []sweMsg, steps []jsonSpan) (map[int][]sweElision, []sweElision) {
 	plan := map[int][]sweElision{}
 	var tail []sweElision
 	seen := map[int]bool{}
@@ -963,16 +800,16 @@ func (si *sweImport) elisions(hist []sweMsg, steps []msgSpan) (map[int][]sweElis
 // fromSteps builds the events of a trajectory without history from its
 // steps: each step is one model call (response → thought and action) and its
 // observation.
-func (si *sweImport) fromSteps(run *sweRun, steps []msgSpan, tools map[string]bool) error {
+func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]bool) error {
 	for _, st := range steps {
-		o := msgParseObj(st.raw)
+		o := parseJSONObject(st.raw)
 		if o == nil {
 			if err := si.f.Reject(si.ix.line(st.off), "trajectory step is not an object", st.raw); err != nil {
 				return err
 			}
 			continue
 		}
-		h := &sweMsg{obj: msgObj{"role": json.RawMessage(`"assistant"`)}, role: "assistant", line: si.ix.line(st.off)}
+		h := &sweMsg{obj: jsonObject{"role": json.RawMessage(`"assistant"`)}, role: "assistant", line: si.ix.line(st.off)}
 		for _, k := range []string{"thought", "action", "thinking_blocks", "reasoning_content"} {
 			if v, ok := o[k]; ok {
 				h.obj[k] = v
@@ -988,7 +825,7 @@ func (si *sweImport) fromSteps(run *sweRun, steps []msgSpan, tools map[string]bo
 			return err
 		}
 		obs, ok := o["observation"]
-		if !ok || msgIsNull(obs) {
+		if !ok || isJSONNull(obs) {
 			continue
 		}
 		ev := schema.Event{Kind: schema.KindToolResult, Role: "user", Line: h.line, Text: ContentText(obs)}

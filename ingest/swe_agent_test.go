@@ -622,56 +622,6 @@ func TestSWEAgentCorpus(t *testing.T) {
 	}
 }
 
-// sweFuzz runs the shared fuzz body of the SWE-agent importers.
-func sweFuzz(f *testing.F, format, dir, name string) {
-	seeds, err := filepath.Glob(filepath.Join("testdata", dir, "*"))
-	if err != nil || len(seeds) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, p := range seeds {
-		if strings.HasSuffix(p, ".md") {
-			continue
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	im, err := ingest.Lookup(format)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		im.Detect(name, data[:min(len(data), ingest.HeadSize)])
-		// without Strict an in-memory import has no reason to fail: an error
-		// is a record that failed validation or a recovered panic
-		m, err := ingest.Parse(context.Background(), format, name, data, nil)
-		if err != nil {
-			t.Fatalf("parse: %v", err)
-		}
-		runs := map[string]int64{}
-		for _, r := range m.Runs {
-			runs[r.RunID] = r.NTurns
-		}
-		seq := map[string]int64{}
-		for _, e := range m.Events {
-			turns, ok := runs[e.RunID]
-			if !ok || e.Seq != seq[e.RunID] || e.Turn > turns {
-				t.Fatalf("event %+v: run known %v, want seq %d, turn ≤ %d", e, ok, seq[e.RunID], turns)
-			}
-			seq[e.RunID]++
-		}
-		for _, op := range m.ContextOps {
-			if op.Seq >= seq[op.RunID] {
-				t.Fatalf("op %+v after the last event", op)
-			}
-		}
-	})
-}
-
-func FuzzSWEAgent(f *testing.F) { sweFuzz(f, "swe-agent-traj", "swe-agent-traj", "fuzz.traj") }
-
 // TestSWEAgentElisions checks which prompt differences count as elisions:
 // shorter text or an "… omitted" placeholder do, added content does not; a
 // history element that is not an object keeps the indexes aligned.

@@ -9,6 +9,9 @@ import (
 type Config struct {
 	Generator string                  `json:"generator" yaml:"generator"`
 	Families  map[string]FamilyConfig `json:"families" yaml:"families"`
+	// Insufficient lists the families with too few runs for a
+	// recommendation, and what to collect.
+	Insufficient map[string]string `json:"insufficient_evidence,omitempty" yaml:"insufficient_evidence,omitempty"`
 }
 
 // FamilyConfig is one family's entry of Config.
@@ -22,10 +25,18 @@ type FamilyConfig struct {
 	Why         string            `json:"why" yaml:"why"`
 }
 
-// ConfigOf turns results into a Config.
+// ConfigOf turns results into a Config; families with insufficient
+// evidence get no entry of Families, only their reason in Insufficient.
 func ConfigOf(rs []Result) Config {
 	c := Config{Generator: "trajmine recommend", Families: map[string]FamilyConfig{}}
 	for _, r := range rs {
+		if r.Insufficient {
+			if c.Insufficient == nil {
+				c.Insufficient = map[string]string{}
+			}
+			c.Insufficient[r.Family] = r.Why
+			continue
+		}
 		name, params := SplitSpec(r.Policy)
 		fc := FamilyConfig{Policy: name, Params: params, Spec: r.Policy, Saving: r.Saving, ReinvPer100: r.ReinvPer100, Why: r.Why}
 		if r.SavingLo != nil {

@@ -262,3 +262,53 @@ func GridFor(harness string, specs []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// configHarness maps the harness a run's log names (runs.harness) to the
+// harness whose settings HarnessConfig writes; "" for one with no known
+// settings (eval frameworks, plain message lists, traces), whose runs do
+// not restrict the candidates.
+var configHarness = map[string]string{
+	"claude-code": "claude-code", "codex-cli": "codex", "codex": "codex",
+	"openhands": "openhands", "openhands-sdk": "openhands",
+	"swe-agent": "swe-agent", "mini-swe-agent": "mini-swe-agent", "gemini-cli": "gemini-cli",
+}
+
+// ConfigHarness is the settings harness of a run's harness (configHarness).
+func ConfigHarness(runHarness string) string { return configHarness[runHarness] }
+
+// Configurable reports whether some harness of the family's runs can be
+// configured to run spec, and why not otherwise: the recommendation's
+// default harness rule (issue 13: candidates restricted to what the runs'
+// harness can actually be set to do). What ran and keep-all are always
+// configurable (the reference, and "change nothing"); the dtoc policies
+// are an orchestrator's tool, not a harness setting, so no harness rules
+// them out (the behaviour rule decides); a run whose harness has no known
+// settings (ConfigHarness "") restricts nothing.
+func Configurable(spec string, runHarnesses map[string]bool) (bool, string) {
+	def, _, err := simulate.Values(spec)
+	if err != nil {
+		return false, err.Error()
+	}
+	switch def.Mechanism {
+	case simulate.MechanismNone, simulate.MechanismLogged, simulate.MechanismDtoc:
+		return true, ""
+	}
+	var known []string
+	for h := range runHarnesses {
+		ch := ConfigHarness(h)
+		if ch == "" {
+			return true, ""
+		}
+		if s, err := HarnessConfig(ch, spec, 0); err == nil && s.Supported {
+			return true, ""
+		}
+		if !slices.Contains(known, ch) {
+			known = append(known, ch)
+		}
+	}
+	if len(known) == 0 {
+		return true, ""
+	}
+	slices.Sort(known)
+	return false, fmt.Sprintf("%s cannot be configured to run it (recommend --config %s shows what it can; --any-mechanism lifts this rule)", strings.Join(known, ", "), known[0])
+}

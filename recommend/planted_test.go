@@ -15,11 +15,24 @@ import (
 )
 
 // TestPlantedProfiles generates a synth corpus with every planted
-// manage_context profile, mines the families' behaviour labels and checks
-// that Recommend gives each the intended policy family: the model's own ops
-// (dtoc) to the selective compressor, a mechanical policy (masking,
-// truncation or compaction: never dtoc, never keep-all) to the shallow
-// compressor, the model that never compresses and the thrasher.
+// manage_context profile (200 sessions, 50 per family: enough for the
+// evidence rules' 10 training and 5 held-out runs), mines the families'
+// behaviour labels and checks that Recommend recovers the planted best
+// policy of each on its held-out runs: for the selective compressor its
+// own ops, which is what ran (as-logged, or dtoc: the same replay); for the
+// shallow compressor and the model that never compresses, a mechanical
+// policy (masking, truncation or compaction: never dtoc, never keep-all,
+// never what ran) whose held-out saving against what ran has a 95 % CI
+// above zero and which loses no held-out run.
+//
+// The thrasher is held to less: never dtoc as a new choice, never
+// keep-all; what ran may be kept. Its manage_context calls are logged calls,
+// so every replay (mechanical policies too) keeps them and their cost; what
+// its disables hide between re-enables still saves tokens, and on this
+// corpus no mechanical policy beats that on held-out runs (measured when
+// written: clear-tool-uses, 99.4 % of what ran on 42 training runs, saves
+// −8.9 % [−11.7 %, −2.0 %] on 8 held-out runs). Showing the planted cost of
+// thrashing needs a replay that drops the manage_context calls themselves.
 func TestPlantedProfiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a planted corpus")
@@ -33,12 +46,60 @@ func TestPlantedProfiles(t *testing.T) {
 		profs = append(profs, p)
 	}
 	dir := t.TempDir()
-	m, err := synth.Write(dir, &synth.Options{N: 80, Seed: 9, Formats: []string{synth.FormatOpenAIMessages}, Profiles: profs})
+	m, err := synth.Write(dir, &synth.Options{N: 200, Seed: 9, Formats: []string{synth.FormatOpenAIMessages}, Profiles: profs})
 	if err != nil {
 		t.Fatal(err)
 	}
+	fams, labels := loadFamilies(t, dir, func(err error) { t.Error(err) })
+	rs, err := Recommend(fams, Options{Label: func(f string) string { return labels[f] }, Bootstrap: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := map[string]string{} // family → planted profile
+	for _, ft := range m.Truth.Families {
+		planted[ingest.ModelFamily(ft.Model)] = ft.Profile.Name
+	}
+	if len(rs) != len(synth.ProfileNames) {
+		t.Fatalf("%d families recommended, want %d", len(rs), len(synth.ProfileNames))
+	}
+	for _, r := range rs {
+		want := planted[r.Family]
+		t.Logf("%s (planted %s, mined %s): %s", r.Family, want, r.Label, r.Why)
+		if r.Label != want {
+			t.Errorf("%s: behaviour label %q, planted %q", r.Family, r.Label, want)
+		}
+		if r.Insufficient || r.Train < DefaultMinTrain || r.HeldOut < DefaultMinHeldOut {
+			t.Errorf("%s: %d training, %d held-out runs: %s", r.Family, r.Train, r.HeldOut, r.Why)
+			continue
+		}
+		switch want {
+		case synth.ProfileSelective:
+			if r.PolicyOf != "dtoc" && r.PolicyOf != "logged" {
+				t.Errorf("%s: selective compressor got %s (%s), want its own manage_context ops (what ran)", r.Family, r.Short, r.PolicyOf)
+			}
+		case synth.ProfileThrasher:
+			if r.PolicyOf == "dtoc" || r.PolicyOf == "none" {
+				t.Errorf("%s: thrasher got %s (%s), want what ran or a mechanical policy", r.Family, r.Short, r.PolicyOf)
+			}
+		default:
+			if r.PolicyOf == "dtoc" || r.PolicyOf == "none" || r.PolicyOf == "logged" {
+				t.Errorf("%s: %s profile got %s (%s), want a mechanical policy", r.Family, want, r.Short, r.PolicyOf)
+				continue
+			}
+			if r.SavingLo == nil || *r.SavingLo <= 0 || r.LostRuns != 0 {
+				t.Errorf("%s: held-out saving %v [%v, …], %d lost; want a CI above zero and no loss", r.Family, r.Saving, r.SavingLo, r.LostRuns)
+			}
+		}
+	}
+}
+
+// loadFamilies imports path into memory and returns its runs' traces by
+// model family (families and runs sorted) and the families' mined
+// behaviour labels.
+func loadFamilies(t *testing.T, path string, warn func(error)) ([]Family, map[string]string) {
+	t.Helper()
 	var sink ingest.MemSink
-	if _, err := ingest.Files(context.Background(), &sink, []string{dir}, &ingest.Options{Warn: func(err error) { t.Error(err) }}); err != nil {
+	if _, err := ingest.Files(context.Background(), &sink, []string{path}, &ingest.Options{Warn: warn}); err != nil {
 		t.Fatal(err)
 	}
 	ev := map[string][]schema.Event{}
@@ -79,32 +140,5 @@ func TestPlantedProfiles(t *testing.T) {
 	for _, g := range behavior.ByFamily(profiles, nil) {
 		labels[g.Key] = string(g.Class.Label)
 	}
-	rs, err := Recommend(fams, Options{Label: func(f string) string { return labels[f] }, Bootstrap: 200})
-	if err != nil {
-		t.Fatal(err)
-	}
-	planted := map[string]string{} // family → planted profile
-	for _, ft := range m.Truth.Families {
-		planted[ingest.ModelFamily(ft.Model)] = ft.Profile.Name
-	}
-	if len(rs) != len(synth.ProfileNames) {
-		t.Fatalf("%d families recommended, want %d", len(rs), len(synth.ProfileNames))
-	}
-	for _, r := range rs {
-		want := planted[r.Family]
-		t.Logf("%s (planted %s, mined %s): %s", r.Family, want, r.Label, r.Why)
-		if r.Label != want {
-			t.Errorf("%s: behaviour label %q, planted %q", r.Family, r.Label, want)
-		}
-		switch want {
-		case synth.ProfileSelective:
-			if r.PolicyOf != "dtoc" {
-				t.Errorf("%s: selective compressor got %s (%s), want its own manage_context ops", r.Family, r.Short, r.PolicyOf)
-			}
-		default:
-			if r.PolicyOf == "dtoc" || r.PolicyOf == "none" {
-				t.Errorf("%s: %s profile got %s (%s), want a mechanical policy", r.Family, want, r.Short, r.PolicyOf)
-			}
-		}
-	}
+	return fams, labels
 }

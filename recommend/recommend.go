@@ -1,33 +1,48 @@
 // Package recommend chooses a context policy per model family by replaying
 // that family's logged runs under candidate policies (package simulate),
-// checked on runs it did not choose on.
+// against what ran (the as-logged baseline: each run replayed under its own
+// logged context management), and checks the choice on runs it did not
+// choose on.
 //
-// For each family the runs are split deterministically into a training
-// part and a held-out part: a run is held out when FNV-1a(run id) mod
-// HoldoutEvery is 0 (default every 4th, so ~25 %); families with fewer than
-// MinRuns runs are not split (the result says so and gives no held-out
-// figures). On the training runs every candidate is replayed at each run's
-// window, and a candidate is eligible when
+// 1. Split. A family's runs are split deterministically: a run is held out
+// when FNV-1a(run id) mod HoldoutEvery is 0 (default every 4th, ~25 %).
 //
-//   - it loses no run to overflow that keep-all gets through (Lost = 0),
-//   - its predicted re-invocations stay within MaxReinvPer100 per 100
-//     replayed calls,
-//   - it is allowed by the family's behaviour label (see Eligible): the
-//     model's own manage_context ops (policies dtoc*) are only candidates for
-//     families labelled "selective".
+// 2. Evidence. A family gets a recommendation only with at least MinTrain
+// (default DefaultMinTrain = 10) training and MinHeldOut (default
+// DefaultMinHeldOut = 5) held-out runs; otherwise its result says
+// "insufficient evidence", how many runs it has and how many more to
+// collect, and still lists its candidates' training figures.
 //
-// Among eligible candidates the one that saves the most runs from overflow
-// wins, then the one with the lowest token-weighted effective ratio
+// 3. Candidates. On the training runs every candidate is replayed at each
+// run's window and compared with as-logged on the same calls:
 //
-//	ratio     = Σ effective tokens / Σ keep-all tokens (over runs, same calls)
-//	effective = prompt tokens + re-invocation tokens + summarizer input
+//	ratio        = Σ effective tokens / Σ as-logged tokens
+//	effective    = prompt tokens + re-invocation tokens + summarizer input
+//	as-logged    = its prompt tokens + the summarizer input of the logged compactions
+//	tokens saved = Σ as-logged − Σ effective
 //
-// (what the family's runs would cost in prompt tokens, against keep-all),
-// and the simpler (earlier in the grid) on ties. Keep-all is always eligible,
-// so a family whose runs no policy improves gets keep-all. The winner is
-// then replayed on the held-out runs, which give the expected saving
-// (1 − ratio) with a percentile-bootstrap 95 % CI over runs, the
-// re-invocation rate and the runs saved.
+// with the runs it saves and loses against what ran (simulate.RunResult.Saved
+// and .Lost: a run whose log finished is never saved) and its predicted
+// re-invocations per 100 replayed calls. A candidate is excluded by the
+// first rule it breaks, in this order:
+//
+//   - harness: a harness's own mechanism (compact-claude-code,
+//     compact-codex, compact-gemini, gemini-mask, compact-openhands,
+//     compact-goose) only for families with runs of that harness;
+//   - lost: it loses a run what ran gets through;
+//   - re-invocations: more than MaxReinvPer100 per 100 calls;
+//   - behaviour: the model's own manage_context ops (dtoc*) only for
+//     families labelled "selective" (see Eligible);
+//   - no gain: it saves neither runs nor tokens against as-logged.
+//
+// Among the rest the one that saves the most runs wins, then the lowest
+// ratio, then the earlier in the grid. None left: what ran (as-logged).
+//
+// 4. Held out. The winner is replayed on the held-out runs: the expected
+// saving 1 − ratio with a run-level percentile-bootstrap 95 % CI, the
+// re-invocation rate, runs saved and lost. It is recommended only when the
+// CI's lower end is above zero and it loses no held-out run; otherwise the
+// result keeps what ran and says why.
 package recommend
 
 import (
@@ -42,23 +57,38 @@ import (
 	"github.com/trajmine/trajmine/simulate"
 )
 
+// Evidence thresholds (see the package doc, step 2).
+const (
+	DefaultMinTrain     = 10 // training runs a family needs for a recommendation
+	DefaultMinHeldOut   = 5  // held-out runs a family needs for a recommendation
+	DefaultHoldoutEvery = 4  // every 4th run (by hash) is held out
+	DefaultMaxReinv     = 2  // predicted re-invocations per 100 calls a candidate may cause
+)
+
 // Options configures Recommend. Zero values take the documented defaults.
 type Options struct {
 	Grid           []string // candidate specs (default DefaultGrid)
-	HoldoutEvery   uint32   // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default 4)
-	MinRuns        int      // fewer runs in a family: no split (default 8)
-	MaxReinvPer100 float64  // eligibility bound on predicted re-invocations per 100 calls (default 2)
+	HoldoutEvery   uint32   // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default DefaultHoldoutEvery)
+	MinTrain       int      // training runs needed (default DefaultMinTrain)
+	MinHeldOut     int      // held-out runs needed (default DefaultMinHeldOut)
+	MaxReinvPer100 float64  // eligibility bound on predicted re-invocations per 100 calls (default DefaultMaxReinv)
 	Window         int64    // replay window for every run; 0 = each run's own
 	Bootstrap      int      // CI resamples (default 1000)
 	Seed           uint64   // bootstrap seed (default 1)
 	// Label returns a family's behaviour label (behavior's classifier:
 	// selective, shallow, never, thrasher, or "" when unknown).
 	Label func(family string) string
+	// AnyMechanism lifts the harness rule's default: a candidate is then
+	// excluded only when it is another harness's own mechanism, not when
+	// no harness of the family's runs can be configured to run it.
+	AnyMechanism bool
 }
 
-// DefaultGrid is the candidate set: keep-all, the model's own manage_context
-// ops, and parameter grids of the mechanical policies.
+// DefaultGrid is the candidate set: what ran (as-logged, the baseline),
+// keep-all, the model's own manage_context ops, and parameter grids of the
+// mechanical policies.
 var DefaultGrid = []string{
+	simulate.AsLoggedName,
 	"keep-all",
 	"dtoc", "dtoc-disable-only",
 	"mask(n=5)", "mask(n=10)", "mask(n=20)",
@@ -69,49 +99,90 @@ var DefaultGrid = []string{
 	"compact-claude-code", "compact-openhands",
 }
 
+// harnessOf names the harness whose own mechanism a catalog policy is
+// (prefix of the runs' harness); policies not listed are harness-neutral.
+var harnessOf = map[string]string{
+	"compact-claude-code": "claude-code",
+	"compact-codex":       "codex",
+	"compact-gemini":      "gemini-cli",
+	"gemini-mask":         "gemini-cli",
+	"compact-openhands":   "openhands",
+	"compact-goose":       "goose",
+}
+
+// Harness returns the harness whose own mechanism spec is ("" when the
+// policy is harness-neutral).
+func Harness(spec string) string {
+	name, _, _ := strings.Cut(spec, "(")
+	return harnessOf[strings.TrimSpace(name)]
+}
+
 // Family is one model family's runs.
 type Family struct {
 	Name   string
 	Traces []*simulate.Trace
 }
 
-// Candidate is one candidate's replay on a family's training runs.
+// Exclusion rules (Candidate.Rule).
+const (
+	RuleHarness   = "harness"
+	RuleLost      = "lost"
+	RuleReinv     = "re-invocations"
+	RuleBehaviour = "behaviour"
+	RuleNoGain    = "no gain"
+)
+
+// Candidate is one candidate's replay on a family's training runs, against
+// as-logged on the same calls.
 type Candidate struct {
 	Spec        string  `json:"spec"`
 	Eligible    bool    `json:"eligible"`
-	Why         string  `json:"why,omitempty"`          // why not eligible
-	Ratio       float64 `json:"effective_ratio"`        // Σ effective / Σ keep-all
-	MedianEff   float64 `json:"median_effective_ratio"` // median over runs
+	Rule        string  `json:"excluded_by,omitempty"` // the rule that excluded it (Rule*)
+	Why         string  `json:"why,omitempty"`         // the rule, in words
+	Ratio       float64 `json:"effective_ratio"`       // Σ effective / Σ as-logged
+	MedianEff   float64 `json:"median_effective_ratio"`
+	TokensSaved int64   `json:"tokens_saved"` // Σ as-logged − Σ effective
 	Saved       int     `json:"saved"`
 	Lost        int     `json:"lost"`
 	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
 	Calls       int     `json:"calls"`
+	// KeepAllRatio is Σ effective / Σ keep-all: a reference
+	KeepAllRatio float64 `json:"keep_all_ratio"`
 }
 
 // Result is the recommendation for one family.
 type Result struct {
-	Family   string `json:"model_family"`
-	Label    string `json:"behaviour_label,omitempty"`
-	Runs     int    `json:"runs"`
-	Train    int    `json:"train_runs"`
-	HeldOut  int    `json:"held_out_runs"`
-	Policy   string `json:"policy"`       // canonical spec
+	Family  string `json:"model_family"`
+	Label   string `json:"behaviour_label,omitempty"`
+	Runs    int    `json:"runs"`
+	Train   int    `json:"train_runs"`
+	HeldOut int    `json:"held_out_runs"`
+	// Insufficient: too few training or held-out runs; Policy is empty and
+	// Need says how many more runs to collect.
+	Insufficient bool `json:"insufficient_evidence"`
+	Need         int  `json:"runs_to_collect,omitempty"`
+	// Policy is the recommendation (canonical spec; as-logged: keep what ran)
+	Policy   string `json:"policy"`
 	Short    string `json:"policy_short"` // spec with non-default parameters only
 	PolicyOf string `json:"policy_family"`
-	// held-out figures (nil when the family was too small to split)
+	// Best is the training runs' choice, whether or not the held-out runs
+	// confirmed it ("" when insufficient evidence stopped before)
+	Best string `json:"training_choice,omitempty"`
+	// held-out figures of Best (nil when there were none to measure)
 	Saving      *float64 `json:"expected_saving"`
 	SavingLo    *float64 `json:"expected_saving_lo"`
 	SavingHi    *float64 `json:"expected_saving_hi"`
 	ReinvPer100 *float64 `json:"held_out_reinvocations_per_100_calls"`
 	SavedRuns   int      `json:"held_out_saved_runs"`
+	LostRuns    int      `json:"held_out_lost_runs"`
 	// Why explains the choice in one line.
 	Why        string      `json:"why"`
 	Candidates []Candidate `json:"candidates"`
 }
 
 // PolicyFamily is the mechanism of the policy spec names, read from the
-// catalog (simulate.Def.Mechanism: dtoc, masking, truncation, compaction,
-// none), or "other" for a name the catalog does not have.
+// catalog (simulate.Def.Mechanism: logged, dtoc, masking, truncation,
+// compaction, none), or "other" for a name the catalog does not have.
 func PolicyFamily(spec string) string {
 	name, _, _ := strings.Cut(spec, "(")
 	if d, ok := simulate.Lookup(strings.TrimSpace(name)); ok {
@@ -152,29 +223,32 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 	return Decide(outs, g, o)
 }
 
-// Grid is the parsed candidate set (keep-all first) and the replay window.
+// Grid is the parsed candidate set (as-logged first) and the replay window.
 type Grid struct {
 	pols   []simulate.Policy
 	window int64
 }
 
-// NewGrid parses specs (DefaultGrid when empty), puts keep-all first if it
-// is not, and replays at window (0 = each run's own).
+// NewGrid parses specs (DefaultGrid when empty), puts as-logged, the
+// baseline, first if it is not, and replays at window (0 = each run's own).
 func NewGrid(specs []string, window int64) (*Grid, error) {
 	if len(specs) == 0 {
 		specs = DefaultGrid
 	}
-	pols := make([]simulate.Policy, len(specs))
-	for i, s := range specs {
+	pols := make([]simulate.Policy, 0, len(specs)+1)
+	al, err := simulate.Parse(simulate.AsLoggedName)
+	if err != nil {
+		return nil, fmt.Errorf("grid: %w", err)
+	}
+	pols = append(pols, al)
+	for _, s := range specs {
 		p, err := simulate.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("grid: %w", err)
 		}
-		pols[i] = p
-	}
-	if pols[0].Name() != "keep-all" {
-		ka, _ := simulate.Parse("keep-all")
-		pols = append([]simulate.Policy{ka}, pols...)
+		if p.Name() != al.Name() {
+			pols = append(pols, p)
+		}
 	}
 	return &Grid{pols: pols, window: window}, nil
 }
@@ -203,29 +277,29 @@ func (g *Grid) Specs() []string {
 
 // RunOutcome is one run replayed under every candidate of a Grid.
 type RunOutcome struct {
-	RunID string
-	Cands []Outcome // in grid order
+	RunID   string
+	Harness string
+	Cands   []Outcome // in grid order
 }
 
 // Outcome is one candidate's replay of one run: what Decide needs of it.
 type Outcome struct {
 	Effective int64 // prompt + re-invocation + summarizer-input tokens
-	KeepAll   int64 // keep-all's prompt tokens over the same calls
-	Saved     bool  // keep-all overflows, the candidate does not
-	Lost      bool  // the candidate overflows, keep-all does not
+	Baseline  int64 // as-logged's prompt + summarizer-input tokens over the same calls
+	KeepAll   int64 // keep-all's prompt tokens over the same calls (a reference)
+	Saved     bool  // what ran loses the run, the candidate gets through (simulate.RunResult.Saved)
+	Lost      bool  // the candidate loses a run what ran gets through
 	Reinv     int   // predicted re-invocations
 	Calls     int   // calls replayed
 }
 
 // Replay replays every candidate on tr at the grid's window.
 func (g *Grid) Replay(rp *simulate.Replayer, tr *simulate.Trace) RunOutcome {
-	out := RunOutcome{RunID: tr.RunID, Cands: make([]Outcome, len(g.pols))}
+	out := RunOutcome{RunID: tr.RunID, Harness: tr.Harness, Cands: make([]Outcome, len(g.pols))}
 	for i, p := range g.pols {
 		r := rp.Replay(tr, p, simulate.Options{Window: g.window})
-		ko := r.KeepAllOverflowAt >= 0
-		over := r.Status == simulate.Overflow
-		out.Cands[i] = Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, KeepAll: r.KeepAllTokens,
-			Saved: ko && !over, Lost: !ko && over, Reinv: r.Reinvocations, Calls: r.Calls}
+		out.Cands[i] = Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, Baseline: r.BaselineEffective(),
+			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, Reinv: r.Reinvocations, Calls: r.Calls}
 	}
 	return out
 }
@@ -240,21 +314,7 @@ type FamilyOutcomes struct {
 // (see the package doc): the training runs choose, the held-out runs
 // measure the choice. Deterministic: families in the order given.
 func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
-	if o.HoldoutEvery == 0 {
-		o.HoldoutEvery = 4
-	}
-	if o.MinRuns == 0 {
-		o.MinRuns = 8
-	}
-	if o.MaxReinvPer100 == 0 {
-		o.MaxReinvPer100 = 2
-	}
-	if o.Bootstrap == 0 {
-		o.Bootstrap = 1000
-	}
-	if o.Seed == 0 {
-		o.Seed = 1
-	}
+	o = withDefaults(o)
 	pols := g.pols
 	var out []Result
 	for _, fam := range fams {
@@ -264,49 +324,46 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 		}
 		res := Result{Family: fam.Name, Label: label, Runs: len(fam.Runs)}
 		var train, held []*RunOutcome
-		split := len(fam.Runs) >= o.MinRuns
+		harnesses := map[string]bool{}
 		for i := range fam.Runs {
 			r := &fam.Runs[i]
 			if len(r.Cands) != len(pols) {
 				return nil, fmt.Errorf("decide: run %s has %d outcomes for %d candidates", r.RunID, len(r.Cands), len(pols))
 			}
-			if split && heldOut(r.RunID, o.HoldoutEvery) {
+			if heldOut(r.RunID, o.HoldoutEvery) {
 				held = append(held, r)
 			} else {
 				train = append(train, r)
-			}
-		}
-		if split && (len(held) == 0 || len(train) == 0) {
-			train, held, split = train[:0], nil, false
-			for i := range fam.Runs {
-				train = append(train, &fam.Runs[i])
+				harnesses[r.Harness] = true
 			}
 		}
 		res.Train, res.HeldOut = len(train), len(held)
-		best := -1
+		best := 0 // as-logged
 		for ci, p := range pols {
 			c := evaluate(train, ci, p.Name())
-			pf := PolicyFamily(p.Name())
-			switch {
-			case c.Lost > 0:
-				c.Why = fmt.Sprintf("loses %s keep-all gets through", runs(c.Lost, "run"))
-			case c.ReinvPer100 > o.MaxReinvPer100:
-				c.Why = fmt.Sprintf("%.1f predicted re-invocations per 100 calls (limit %.1f)", c.ReinvPer100, o.MaxReinvPer100)
-			case !Eligible(pf, label):
-				c.Why = "the model's own manage_context ops are only recommended for selective families (label " + orUnknown(label) + ")"
-			default:
-				c.Eligible = true
+			if ci > 0 {
+				c.Rule, c.Why = exclude(c, p.Name(), harnesses, label, o.MaxReinvPer100, o.AnyMechanism)
+				c.Eligible = c.Rule == ""
 			}
 			res.Candidates = append(res.Candidates, c)
-			if c.Eligible && (best < 0 || better(c, res.Candidates[best])) {
+			if c.Eligible && ci > 0 && (best == 0 || better(c, res.Candidates[best])) {
 				best = ci
 			}
 		}
-		win := res.Candidates[best]
-		res.Policy, res.Short, res.PolicyOf = pols[best].Name(), simulate.Short(pols[best]), PolicyFamily(pols[best].Name())
-		if split {
-			eff, ka, reinv, calls, saved := heldOutFigures(held, best)
-			ratio, lo, hi := stats.SumRatio(eff, ka, o.Bootstrap, 0.95, o.Seed)
+		res.Candidates[0].Eligible = true
+		if res.Train < o.MinTrain || res.HeldOut < o.MinHeldOut {
+			res.Insufficient = true
+			res.Need = need(res.Train, res.HeldOut, o)
+			res.Why = fmt.Sprintf("insufficient evidence: %s (%d training, %d held out), need ≥ %d training and ≥ %d held-out: collect about %d more runs of %s",
+				runs(res.Runs, "run"), res.Train, res.HeldOut, o.MinTrain, o.MinHeldOut, res.Need, fam.Name)
+			out = append(out, res)
+			continue
+		}
+		res.Best = pols[best].Name()
+		choice := best
+		if best > 0 {
+			eff, base, reinv, calls, saved, lost := heldOutFigures(held, best)
+			ratio, lo, hi := stats.SumRatio(eff, base, o.Bootstrap, 0.95, o.Seed)
 			if math.IsNaN(ratio) {
 				ratio, lo, hi = 1, 1, 1
 			}
@@ -316,12 +373,80 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 			if calls > 0 {
 				r = 100 * float64(reinv) / float64(calls)
 			}
-			res.Saving, res.SavingLo, res.SavingHi, res.ReinvPer100, res.SavedRuns = &m, &lo, &hi, &r, saved
+			res.Saving, res.SavingLo, res.SavingHi, res.ReinvPer100, res.SavedRuns, res.LostRuns = &m, &lo, &hi, &r, saved, lost
+			if !(lo > 0) || lost > 0 {
+				choice = 0
+			}
 		}
-		res.Why = why(res, win)
+		res.Policy, res.Short, res.PolicyOf = pols[choice].Name(), simulate.Short(pols[choice]), PolicyFamily(pols[choice].Name())
+		res.Why = why(res, res.Candidates[best], simulate.Short(pols[best]), o)
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+func withDefaults(o Options) Options {
+	if o.HoldoutEvery == 0 {
+		o.HoldoutEvery = DefaultHoldoutEvery
+	}
+	if o.MinTrain == 0 {
+		o.MinTrain = DefaultMinTrain
+	}
+	if o.MinHeldOut == 0 {
+		o.MinHeldOut = DefaultMinHeldOut
+	}
+	if o.MaxReinvPer100 == 0 {
+		o.MaxReinvPer100 = DefaultMaxReinv
+	}
+	if o.Bootstrap == 0 {
+		o.Bootstrap = 1000
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	return o
+}
+
+// need estimates the further runs a family needs: one new run in every
+// HoldoutEvery is held out (the split is by hash, so in expectation), so
+// the held-out deficit takes deficit × every new runs and the training
+// deficit deficit × every / (every − 1); the larger, at least 1.
+func need(train, held int, o Options) int {
+	e := float64(o.HoldoutEvery)
+	k := float64(max(o.MinHeldOut-held, 0)) * e
+	if o.HoldoutEvery > 1 {
+		k = max(k, math.Ceil(float64(max(o.MinTrain-train, 0))*e/(e-1)))
+	}
+	return max(int(k), 1)
+}
+
+// exclude returns the first rule c breaks (see the package doc), "" none.
+func exclude(c Candidate, spec string, harnesses map[string]bool, label string, maxReinv float64, anyMechanism bool) (rule, why string) {
+	if !anyMechanism {
+		if ok, why := Configurable(spec, harnesses); !ok {
+			return RuleHarness, why
+		}
+	}
+	if h := Harness(spec); h != "" {
+		ok := false
+		for have := range harnesses {
+			ok = ok || strings.HasPrefix(have, h)
+		}
+		if !ok {
+			return RuleHarness, fmt.Sprintf("%s's own mechanism; no training run of this family comes from %s", h, h)
+		}
+	}
+	switch {
+	case c.Lost > 0:
+		return RuleLost, fmt.Sprintf("loses %s what ran gets through", runs(c.Lost, "run"))
+	case c.ReinvPer100 > maxReinv:
+		return RuleReinv, fmt.Sprintf("%.1f predicted re-invocations per 100 calls (limit %.1f)", c.ReinvPer100, maxReinv)
+	case !Eligible(PolicyFamily(spec), label):
+		return RuleBehaviour, "the model's own manage_context ops are only recommended for selective families (label " + orUnknown(label) + ")"
+	case c.Saved == 0 && c.TokensSaved <= 0:
+		return RuleNoGain, "saves neither runs nor tokens against what ran"
+	}
+	return "", ""
 }
 
 func orUnknown(s string) string {
@@ -331,7 +456,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-// better: more runs saved, then a lower median effective ratio.
+// better: more runs saved, then a lower effective ratio.
 func better(a, b Candidate) bool {
 	if a.Saved != b.Saved {
 		return a.Saved > b.Saved
@@ -349,17 +474,19 @@ func heldOut(id string, every uint32) bool {
 func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 	c := Candidate{Spec: spec}
 	eff := make([]float64, 0, len(runs))
-	var se, sk float64
+	var se, sb, sk float64
 	reinv := 0
 	for _, run := range runs {
 		r := run.Cands[ci]
 		e := 1.0
-		if r.KeepAll > 0 {
-			e = float64(r.Effective) / float64(r.KeepAll)
+		if r.Baseline > 0 {
+			e = float64(r.Effective) / float64(r.Baseline)
 		}
 		eff = append(eff, e)
 		se += float64(r.Effective)
+		sb += float64(r.Baseline)
 		sk += float64(r.KeepAll)
+		c.TokensSaved += r.Baseline - r.Effective
 		if r.Saved {
 			c.Saved++
 		}
@@ -373,9 +500,12 @@ func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 	if math.IsNaN(c.MedianEff) {
 		c.MedianEff = 1
 	}
-	c.Ratio = 1
+	c.Ratio, c.KeepAllRatio = 1, 1
+	if sb > 0 {
+		c.Ratio = se / sb
+	}
 	if sk > 0 {
-		c.Ratio = se / sk
+		c.KeepAllRatio = se / sk
 	}
 	if c.Calls > 0 {
 		c.ReinvPer100 = 100 * float64(reinv) / float64(c.Calls)
@@ -383,18 +513,21 @@ func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 	return c
 }
 
-func heldOutFigures(runs []*RunOutcome, ci int) (eff, ka []float64, reinv, calls, saved int) {
+func heldOutFigures(runs []*RunOutcome, ci int) (eff, base []float64, reinv, calls, saved, lost int) {
 	for _, run := range runs {
 		r := run.Cands[ci]
 		eff = append(eff, float64(r.Effective))
-		ka = append(ka, float64(r.KeepAll))
+		base = append(base, float64(r.Baseline))
 		reinv += r.Reinv
 		calls += r.Calls
 		if r.Saved {
 			saved++
 		}
+		if r.Lost {
+			lost++
+		}
 	}
-	return eff, ka, reinv, calls, saved
+	return eff, base, reinv, calls, saved, lost
 }
 
 // runs is n with its noun, plural unless n is 1: "1 run", "3 training runs".
@@ -405,26 +538,68 @@ func runs(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// why is the one-line explanation of a result.
-func why(r Result, win Candidate) string {
+// why is the one-line explanation of a result whose training choice is
+// win (short name bestShort).
+func why(r Result, win Candidate, bestShort string, o Options) string {
 	lab := ""
 	if r.Label != "" {
 		lab = fmt.Sprintf(" (manage_context behaviour: %s)", r.Label)
 	}
-	if r.PolicyOf == "none" {
-		return fmt.Sprintf("keep-all: no eligible policy beat it on %s%s", runs(r.Train, "training run"), lab)
+	if r.Best == simulate.AsLoggedName || r.Best == "" {
+		excluded := map[string]int{}
+		for _, c := range r.Candidates[1:] {
+			if c.Rule != "" {
+				excluded[c.Rule]++
+			}
+		}
+		var parts []string
+		for _, rule := range []string{RuleHarness, RuleLost, RuleReinv, RuleBehaviour, RuleNoGain} {
+			if n := excluded[rule]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d by %s", n, rule))
+			}
+		}
+		return fmt.Sprintf("keep what ran (as-logged): no candidate qualified on %s (excluded: %s)%s",
+			runs(r.Train, "training run"), strings.Join(parts, ", "), lab)
 	}
-	s := fmt.Sprintf("%s: %.1f%% of keep-all's prompt tokens (re-invocations and summaries included) on %s", r.Short, 100*win.Ratio, runs(r.Train, "training run"))
+	s := fmt.Sprintf("%s: %.1f%% of what ran's prompt tokens (re-invocations and summaries included) on %s", bestShort, 100*win.Ratio, runs(r.Train, "training run"))
 	if win.Saved > 0 {
 		s += fmt.Sprintf(", %s saved from overflow", runs(win.Saved, "run"))
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
 	if r.Saving != nil {
 		s += fmt.Sprintf("; held out (%s): saves %.1f%% [%.1f%%, %.1f%%]", runs(r.HeldOut, "run"), 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
-	} else {
-		s += "; too few runs to hold any out"
+		if r.SavedRuns > 0 {
+			s += fmt.Sprintf(", %s saved", runs(r.SavedRuns, "run"))
+		}
+		if r.LostRuns > 0 {
+			s += fmt.Sprintf(", %s lost", runs(r.LostRuns, "run"))
+		}
+	}
+	if r.Policy == simulate.AsLoggedName {
+		reason := "the held-out saving's 95% CI does not exclude zero"
+		if r.LostRuns > 0 {
+			reason = "it loses held-out runs what ran gets through"
+		}
+		s = "keep what ran (as-logged): " + s + "; not recommended: " + reason
 	}
 	return s + lab
+}
+
+// Top returns up to n candidates of r for display: the training choice
+// first, then the rest by runs saved and tokens saved.
+func Top(r Result, n int) []Candidate {
+	cs := slices.Clone(r.Candidates)
+	slices.SortStableFunc(cs, func(a, b Candidate) int {
+		pa, pb := a.Spec == r.Best, b.Spec == r.Best
+		if pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(b.Saved, a.Saved), cmp.Compare(b.TokensSaved, a.TokensSaved))
+	})
+	return cs[:min(n, len(cs))]
 }
 
 // SortFamilies orders families by name (a stable input order for Recommend).

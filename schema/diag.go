@@ -29,9 +29,9 @@ var DiagRuns = Table{Name: TableDiagRuns, Doc: "trajmine diagnose: one row per r
 	col("calls_ge_80", BigInt, "calls with prompt_tokens × 100 ≥ window_tokens × 80"),
 	col("calls_ge_95", BigInt, "calls with prompt_tokens × 100 ≥ window_tokens × 95"),
 	col("compactions", BigInt, "distinct turns with a compaction, summary, continuation or truncation op"),
-	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, unknown"),
+	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, stalled, unknown"),
 	col("end_reason_source", Varchar, "explicit (the log says) or inferred"),
-	col("end_rule", Varchar, "the rule that decided: log, error-text, margin or importer"),
+	col("end_rule", Varchar, "the rule that decided: log, error-text, message-text, margin, submit, outcome, stall or importer"),
 	col("end_reason_why", Varchar, "one sentence saying why (the log's words, the overflow error, or the last prompt against the window)"),
 	col("rent_total", BigInt, "token rent: Σ est_tokens × the model calls that carried it, over tool outputs and the system-prompt and tool-definition events"),
 	col("rent_system_prompt", BigInt, "the part of rent_total of system-prompt events (kind system, role system or developer); 0 when the log shows none"),
@@ -39,13 +39,18 @@ var DiagRuns = Table{Name: TableDiagRuns, Doc: "trajmine diagnose: one row per r
 	col("rereads_visible", BigInt, "reads of a target whose earlier output was still in the prompt"),
 	col("rereads_hidden", BigInt, "reads of a target whose earlier output had been compacted or hidden"),
 	col("rereads_pending", BigInt, "reads of a target whose earlier output had not reached a prompt yet"),
-	col("stalls", BigInt, "repeats of a (command, identical output) pair beyond its first occurrence"),
+	col("stalls", BigInt, "stalls: repeats of a (tool, action, identical failing output) pair beyond its first occurrence (failing: is_error or a non-zero exit code)"),
 	col("stopped_while_reading", Boolean, "none of the last 3 tool calls an edit, test or submit, at least one a read or search"),
 	col("boundary_turn", BigInt, "the run's number of model calls: its time on the reading-boundary curve"),
-	col("boundary_event", Boolean, "an event of the reading-boundary curve (not finished and stopped while reading); else censored"),
+	col("boundary_event", Boolean, "the event of interest of the reading boundary (not finished and stopped while reading)"),
 	nul("cost_usd", Double, "the run's cost: the logged cost_usd, else usage × the price table; NULL when unknown"),
 	col("cost_source", Varchar, "logged, priced or unknown"),
 	nul("resolved", Boolean, "the task outcome when known (runs.resolved)"),
+	col("repeats", BigInt, "repeats of a (tool, action, identical output) pair whose output did not fail, beyond its first occurrence"),
+	col("boundary_finished", Boolean, "the competing outcome of the reading boundary (the run finished); neither this nor boundary_event: censored"),
+	nul("continues_run_id", Varchar, "the run this one resumed or forked: its log copies that run's usage rows (store.CopiesSQL); NULL when none"),
+	col("copied_calls", BigInt, "usage rows that are copies of the origin run's (counted there: cost_usd leaves them out)"),
+	col("copy", Boolean, "every usage row is a copy: the run is left out of the verdict, groups, reading boundary and cost totals"),
 }}
 
 // DiagCalls describes the diag_calls table: one row per model call of each diagnosed run.
@@ -106,6 +111,11 @@ type DiagRun struct {
 	CostUSD             *float64 // nil when unknown
 	CostSource          string
 	Resolved            *bool
+	Repeats             int64
+	BoundaryFinished    bool
+	ContinuesRunID      string // "" = NULL
+	CopiedCalls         int64
+	Copy                bool
 }
 
 // Values returns r's fields in DiagRuns column order.
@@ -114,7 +124,8 @@ func (r *DiagRun) Values() []any {
 		r.NCalls, r.LoggedCalls, r.EstimatedCalls, r.PeakTokens, r.PeakTurn, ptrF(r.PeakShare), r.Calls50, r.Calls80, r.Calls95,
 		r.Compactions, string(r.EndReason), string(r.EndReasonSource), r.EndRule, r.EndReasonWhy,
 		r.RentTotal, r.RentSystemPrompt, r.RentToolDefinitions, r.ReReadsVisible, r.ReReadsHidden, r.ReReadsPending,
-		r.Stalls, r.StoppedWhileReading, r.BoundaryTurn, r.BoundaryEvent, ptrF(r.CostUSD), r.CostSource, ptrB(r.Resolved)}
+		r.Stalls, r.StoppedWhileReading, r.BoundaryTurn, r.BoundaryEvent, ptrF(r.CostUSD), r.CostSource, ptrB(r.Resolved),
+		r.Repeats, r.BoundaryFinished, strOrNil(r.ContinuesRunID), r.CopiedCalls, r.Copy}
 }
 
 // DiagCall is one row of diag_calls.

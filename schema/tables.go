@@ -129,7 +129,7 @@ var Runs = Table{Name: TableRuns, Doc: "one row per agent session, trajectory or
 	nul("window_tokens", BigInt, "configured context window when logged"),
 	nul("started_at", Timestamp, "first timestamp"),
 	nul("ended_at", Timestamp, "last timestamp"),
-	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, unknown"),
+	col("end_reason", Varchar, "finished, context_overflow, step_limit, cost_limit, error, interrupted, stalled (inferred only), unknown"),
 	col("end_reason_source", Varchar, "explicit (the log says) or inferred"),
 	col("end_reason_detail", Varchar, "the log's own words for the end"),
 	col("n_turns", BigInt, "model calls"),
@@ -164,6 +164,7 @@ var Events = Table{Name: TableEvents, Doc: "ordered items of each run as the mod
 	nul("exit_code", BigInt, "exit code of a command when logged"),
 	col("line", BigInt, "line or record number in the source file"),
 	zstd(col("text", Varchar, "the text (tool results: the output as the model saw it)")),
+	col("envelope_tokens", BigInt, "estimated tokens of the DTOC envelope {tool_key, tool_result, estimated_tokens} around a tool result, as logged (text holds the inner result); 0 when none, NULL in databases imported before the column existed"),
 }}
 
 // UsageTable describes the usage table.
@@ -326,7 +327,7 @@ func (r *Run) Values() []any {
 // Values returns e's fields in Events column order.
 func (e *Event) Values() []any {
 	return []any{e.RunID, e.Seq, e.Turn, ptrT(e.TS), string(e.Kind), e.Role, e.ToolName, e.CallID, e.ToolKey,
-		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text}
+		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens}
 }
 
 // Values returns u's fields in UsageTable column order.

@@ -58,11 +58,14 @@ const (
 	EndCostLimit       EndReason = "cost_limit"
 	EndError           EndReason = "error"
 	EndInterrupted     EndReason = "interrupted"
-	EndUnknown         EndReason = "unknown"
+	// EndStalled: the run stopped on a command that had already failed with
+	// the same output (diagnose's stall rule; never explicit in a log).
+	EndStalled EndReason = "stalled"
+	EndUnknown EndReason = "unknown"
 )
 
 // EndReasons lists every valid EndReason.
-var EndReasons = []EndReason{EndFinished, EndContextOverflow, EndStepLimit, EndCostLimit, EndError, EndInterrupted, EndUnknown}
+var EndReasons = []EndReason{EndFinished, EndContextOverflow, EndStepLimit, EndCostLimit, EndError, EndInterrupted, EndStalled, EndUnknown}
 
 // ReasonSource says how an end reason was determined.
 type ReasonSource string
@@ -136,7 +139,16 @@ type Event struct {
 	ExitCode  *int64     `json:"exit_code,omitempty"`
 	Line      int64      `json:"line"` // 1-based line (or record index) in the source file
 	Text      string     `json:"text"`
+	// EnvelopeTokens are the estimated tokens of a DTOC envelope
+	// {"tool_key", "tool_result", "estimated_tokens"} the log wraps a tool
+	// result in: Text holds the inner result, the model saw the envelope
+	// too. 0 when the log shows none.
+	EnvelopeTokens int64 `json:"envelope_tokens,omitempty"`
 }
+
+// SeenTokens is the event's estimated tokens as the model saw them: its
+// text's and its envelope's (EstTokens + EnvelopeTokens).
+func (e *Event) SeenTokens() int64 { return e.EstTokens + e.EnvelopeTokens }
 
 // RoleToolDefinitions is the role of the event that holds the tool
 // definitions (function names, descriptions and parameter schemas) a run's

@@ -14,23 +14,34 @@ type Row struct {
 	RunResult
 	Format, Family, Harness, Model string
 	CostUSD, CostCachedUSD         *float64 // nil when the model has no price
-	// keep-all's cost on the same calls (window ignored), the reference of the cost ratios
+	// as-logged's cost on the same calls (window ignored), the reference of the cost ratios
+	AsLoggedCostUSD, AsLoggedCostCachedUSD *float64
+	// keep-all's cost on the same calls (window ignored), a reference column
 	KeepAllCostUSD, KeepAllCostCachedUSD *float64
 	// OwnWindow: replayed at the run's own window (Window holds it); such
 	// rows aggregate together under window -1.
 	OwnWindow bool `json:"own_window"`
 }
 
-// CostRatio is Σ CostUSD / Σ keep-all cost on the same calls (plain), and
+// CostRatio is Σ CostUSD / Σ as-logged cost on the same calls (plain), and
 // the same with caching; 0 when nothing was priced.
 func (a *Agg) CostRatio() (plain, cached float64) {
-	if a.KeepAllCostUSD > 0 {
-		plain = a.CostUSD / a.KeepAllCostUSD
+	if a.AsLoggedCostUSD > 0 {
+		plain = a.CostUSD / a.AsLoggedCostUSD
 	}
-	if a.KeepAllCostCachedUSD > 0 {
-		cached = a.CostCachedUSD / a.KeepAllCostCachedUSD
+	if a.AsLoggedCostCachedUSD > 0 {
+		cached = a.CostCachedUSD / a.AsLoggedCostCachedUSD
 	}
 	return plain, cached
+}
+
+// AsLoggedCost prices the as-logged baseline on the calls r replayed
+// (window ignored): its prompts AsLoggedTokens with AsLoggedCached cached,
+// its summarizer calls, and the same outputs.
+func AsLoggedCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
+	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, OutputTokens: r.OutputTokens,
+		SummarizerIn: r.AsLoggedSummIn, SummarizerOut: r.AsLoggedSummOut}
+	return Cost(&al, p)
 }
 
 // EffectiveTokens is what the policy spends on prompts: replayed prompts +
@@ -64,34 +75,67 @@ func Cost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 	return plain, cached
 }
 
-// Agg summarises one policy × window (× group) over runs.
+// Agg summarises one policy × window (× group) over runs. Every
+// comparison is against the as-logged baseline (what ran, see AsLogged);
+// keep-all is a reference column.
 type Agg struct {
 	Group  string `json:"group,omitempty"`
 	Policy string `json:"policy"`
 	Window int64  `json:"window"` // -1: each run's own window
 	Runs   int    `json:"runs"`
+	// Rank orders the policies of one group × window: 1 saves the most
+	// tokens against as-logged (TokensSaved), ties broken by fewer runs
+	// lost, then catalog order.
+	Rank int `json:"rank"`
 
-	// token ratio = prompt_tokens / keep_all_tokens per run: median and percentile-bootstrap 95 % CI
+	// the headline: totals against as-logged over the same calls
+	//
+	//	tokens          = Σ effective tokens (prompts + predicted re-invocations + summarizer input)
+	//	as_logged_tokens = Σ as-logged prompts + its summarizer input
+	//	total_ratio      = tokens / as_logged_tokens, with a run-level percentile-bootstrap 95 % CI
+	Tokens         int64   `json:"tokens"`
+	AsLoggedTokens int64   `json:"as_logged_tokens"`
+	TokensSaved    int64   `json:"tokens_saved"` // as_logged_tokens − tokens
+	TotalRatio     float64 `json:"total_ratio"`
+	TotalLo        float64 `json:"total_ratio_lo"`
+	TotalHi        float64 `json:"total_ratio_hi"`
+	Calls          int     `json:"calls"`
+	// predicted re-invocations per 100 replayed calls (as-logged predicts none)
+	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
+
+	// per-run token ratio = prompt_tokens / as_logged_tokens: median and percentile-bootstrap 95 % CI
 	RatioMedian float64 `json:"token_ratio_median"`
 	RatioLo     float64 `json:"token_ratio_lo"`
 	RatioHi     float64 `json:"token_ratio_hi"`
-	// effective ratio adds re-invocations and summarizer input to the policy's side
+	// effective ratio adds re-invocations and summarizer input to the policy's side (and as-logged's summarizer input to its)
 	EffRatioMedian float64 `json:"effective_ratio_median"`
-	// paired Wilcoxon signed-rank of effective tokens against keep-all's on the same calls
+	// paired Wilcoxon signed-rank of effective tokens against as-logged's on the same calls
 	Wilcoxon stats.Wilcoxon `json:"wilcoxon"`
 
-	Overflow        int `json:"overflow"`          // runs that overflowed under the policy
-	KeepAllOverflow int `json:"keep_all_overflow"` // runs keep-all overflows at this window
-	Saved           int `json:"saved"`             // keep-all overflows, the policy does not
-	Lost            int `json:"lost"`              // the policy overflows, keep-all does not
-	Survived        int `json:"survived"`
-	Censored        int `json:"censored"`
+	Overflow         int `json:"overflow"`           // runs that overflowed under the policy
+	BaselineOverflow int `json:"as_logged_overflow"` // runs lost under what ran (RunResult.BaselineOverflow)
+	Saved            int `json:"saved"`              // lost under what ran, the policy gets through (never a run whose log finished)
+	Lost             int `json:"lost"`               // the policy overflows, what ran did not
+	Survived         int `json:"survived"`
+	Censored         int `json:"censored"`
 
+	// the keep-all reference: Σ keep-all prompts over the same calls, the
+	// policy's Σ prompts over it, and the runs keep-all overflows at this window
+	KeepAllTokens   int64   `json:"keep_all_tokens"`
+	KeepAllRatio    float64 `json:"keep_all_total_ratio"`
+	KeepAllOverflow int     `json:"keep_all_overflow"`
+
+	// the reading boundary of the replayed runs (diagnose.Boundary:
+	// Aalen–Johansen, finishing competing, at least BoundaryMinRuns runs)
 	BoundaryFound bool  `json:"reading_boundary_found"`
 	BoundaryTurn  int64 `json:"reading_boundary_turn"`
-	BoundaryRuns  int64 `json:"reading_boundary_events"`
+	BoundaryRuns  int64 `json:"reading_boundary_events"` // runs that stopped while reading
+	// BoundaryKMTurn: the Kaplan–Meier boundary (finished censored) for
+	// comparison; 0 when it has none
+	BoundaryKMTurn int64 `json:"reading_boundary_km_turn"`
 
-	Activated             int      `json:"activated"`               // runs where the policy changed a prompt
+	Activated             int      `json:"activated"`               // runs where the policy changed a prompt (stall messages aside)
+	StallMessages         int64    `json:"stall_messages"`          // Σ stall messages injected (RunResult.StallMessages)
 	FirstActivationMedian *float64 `json:"first_activation_median"` // over activated runs; nil when none
 	CharsRemovedMedian    *float64 `json:"chars_removed_median"`    // median per-run share over activated runs; nil when none
 	CharsRemovedAll       float64  `json:"chars_removed_all"`       // Σ removed / Σ full over all runs
@@ -103,7 +147,10 @@ type Agg struct {
 	Priced        int     `json:"priced_runs"`
 	CostUSD       float64 `json:"cost_usd"`        // Σ over priced runs
 	CostCachedUSD float64 `json:"cost_cached_usd"` // Σ over priced runs
-	// keep-all on the same calls, same runs: the cost ratios' denominators
+	// as-logged on the same calls, same runs: the cost ratios' denominators
+	AsLoggedCostUSD       float64 `json:"as_logged_cost_usd"`
+	AsLoggedCostCachedUSD float64 `json:"as_logged_cost_cached_usd"`
+	// keep-all on the same calls, same runs: a reference
 	KeepAllCostUSD       float64 `json:"keep_all_cost_usd"`
 	KeepAllCostCachedUSD float64 `json:"keep_all_cost_cached_usd"`
 }
@@ -162,19 +209,25 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 		eff := make([]float64, 0, len(ix))
 		x := make([]float64, 0, len(ix))
 		y := make([]float64, 0, len(ix))
+		var prompts int64
 		var act, removed []float64
 		var br []diagnose.BoundaryRun
 		var cf, cr float64
 		for _, i := range ix {
 			r := &rows[i]
-			ratios = append(ratios, r.TokenRatio())
+			ratios = append(ratios, r.Ratio())
 			e := 1.0
-			if r.KeepAllTokens > 0 {
-				e = float64(r.EffectiveTokens()) / float64(r.KeepAllTokens)
+			if b := r.BaselineEffective(); b > 0 {
+				e = float64(r.EffectiveTokens()) / float64(b)
 			}
 			eff = append(eff, e)
 			x = append(x, float64(r.EffectiveTokens()))
-			y = append(y, float64(r.KeepAllTokens))
+			y = append(y, float64(r.BaselineEffective()))
+			a.Tokens += r.EffectiveTokens()
+			a.AsLoggedTokens += r.BaselineEffective()
+			a.KeepAllTokens += r.KeepAllTokens
+			prompts += r.PromptTokens
+			a.Calls += r.Calls
 			switch r.Status {
 			case Overflow:
 				a.Overflow++
@@ -183,14 +236,16 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 			case Censored:
 				a.Censored++
 			}
-			ko := r.KeepAllOverflowAt >= 0
-			if ko {
+			if r.KeepAllOverflowAt >= 0 {
 				a.KeepAllOverflow++
 			}
-			if ko && r.Status != Overflow {
+			if r.BaselineOverflow {
+				a.BaselineOverflow++
+			}
+			if r.Saved {
 				a.Saved++
 			}
-			if !ko && r.Status == Overflow {
+			if r.Lost {
 				a.Lost++
 			}
 			if r.FirstActivation >= 0 {
@@ -209,8 +264,24 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 				a.CostCachedUSD += *r.CostCachedUSD
 				a.KeepAllCostUSD += *r.KeepAllCostUSD
 				a.KeepAllCostCachedUSD += *r.KeepAllCostCachedUSD
+				if r.AsLoggedCostUSD != nil {
+					a.AsLoggedCostUSD += *r.AsLoggedCostUSD
+					a.AsLoggedCostCachedUSD += *r.AsLoggedCostCachedUSD
+				}
 			}
-			br = append(br, diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop})
+			br = append(br, r.BoundaryInput())
+			a.StallMessages += int64(r.StallMessages)
+		}
+		a.TokensSaved = a.AsLoggedTokens - a.Tokens
+		a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
+		if math.IsNaN(a.TotalRatio) { // no as-logged tokens: nothing to compare
+			a.TotalRatio, a.TotalLo, a.TotalHi = 1, 1, 1
+		}
+		if a.KeepAllTokens > 0 {
+			a.KeepAllRatio = float64(prompts) / float64(a.KeepAllTokens)
+		}
+		if a.Calls > 0 {
+			a.ReinvPer100 = 100 * float64(a.Reinvocations) / float64(a.Calls)
 		}
 		a.RatioMedian = stats.Median(ratios)
 		a.RatioLo, a.RatioHi = stats.BootstrapMedianCI(ratios, o.Bootstrap, 0.95, o.Seed)
@@ -224,9 +295,46 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 			a.CharsRemovedAll = cr / cf
 		}
 		b := diagnose.Boundary(br)
-		a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns = b.Found, b.Turn, b.Events
+		a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns, a.BoundaryKMTurn = b.Found, b.Turn, b.Events, b.KMTurn
 		out = append(out, a)
 	}
+	rank(out)
+	return out
+}
+
+// rank sets Agg.Rank within each group × window: most tokens saved first,
+// then fewest runs lost, then the order given.
+func rank(aggs []Agg) {
+	type gw struct {
+		g string
+		w int64
+	}
+	by := map[gw][]int{}
+	var keys []gw
+	for i, a := range aggs {
+		k := gw{a.Group, a.Window}
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], i)
+	}
+	for _, k := range keys {
+		ix := by[k]
+		slices.SortStableFunc(ix, func(i, j int) int {
+			return cmp.Or(cmp.Compare(aggs[j].TokensSaved, aggs[i].TokensSaved), cmp.Compare(aggs[i].Lost, aggs[j].Lost))
+		})
+		for r, i := range ix {
+			aggs[i].Rank = r + 1
+		}
+	}
+}
+
+// Ranked returns aggs ordered by group, window and Rank.
+func Ranked(aggs []Agg) []Agg {
+	out := slices.Clone(aggs)
+	slices.SortStableFunc(out, func(a, b Agg) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Window, b.Window), cmp.Compare(a.Rank, b.Rank))
+	})
 	return out
 }
 

@@ -7,16 +7,28 @@ import (
 	"github.com/trajmine/trajmine/diagnose"
 )
 
+// TestAggregate: three runs whose as-logged replay is keep-all (no logged
+// context management), the baseline overflow of the first set as the
+// engine sets it (the log did not finish, as-logged overflows at call 5).
+// Saved and Lost are the engine's per-run verdicts (TestAsLoggedSavedLost);
+// Aggregate counts them and totals the tokens.
 func TestAggregate(t *testing.T) {
 	price := diagnose.Price{Input: 1, Output: 10, CacheRead: 0.1, CacheWrite: 1.25}
 	row := func(policy string, prompt, keepAll int64, st Status, kaOverflow int, act int) Row {
 		r := Row{RunResult: RunResult{RunID: "r", Policy: policy, Window: 1000, Calls: 10, Status: st, OverflowCall: -1,
 			FirstActivation: act, PromptTokens: prompt, KeepAllTokens: keepAll, KeepAllOverflowAt: kaOverflow,
+			AsLoggedTokens: keepAll, AsLoggedCached: keepAll / 2, AsLoggedOverflowAt: kaOverflow, BaselineOverflow: kaOverflow >= 0,
 			CachedTokens: prompt / 2, KeepAllCached: keepAll / 2, OutputTokens: 100, BoundaryTurn: 10,
 			CharsFull: 1000, CharsRemoved: 1000 - 1000*prompt/keepAll}, Family: "m"}
+		if policy != "keep-all" {
+			r.Saved = r.BaselineOverflow && st != Overflow
+			r.Lost = !r.BaselineOverflow && st == Overflow
+		}
 		c, cc := Cost(&r.RunResult, price)
 		kc, kcc := KeepAllCost(&r.RunResult, price)
+		ac, acc := AsLoggedCost(&r.RunResult, price)
 		r.CostUSD, r.CostCachedUSD, r.KeepAllCostUSD, r.KeepAllCostCachedUSD = &c, &cc, &kc, &kcc
+		r.AsLoggedCostUSD, r.AsLoggedCostCachedUSD = &ac, &acc
 		return r
 	}
 	rows := []Row{
@@ -40,6 +52,20 @@ func TestAggregate(t *testing.T) {
 	}
 	if a.RatioLo > 0.5 || a.RatioHi < 0.5 {
 		t.Errorf("CI [%v, %v] excludes the median", a.RatioLo, a.RatioHi)
+	}
+	// totals: p sends 500 + 1000 + 3000 = 4500 against as-logged's
+	// 1000 + 2000 + 3000 = 6000: 1500 saved, ratio 0.75; 30 calls, no
+	// re-invocation
+	if a.Tokens != 4500 || a.AsLoggedTokens != 6000 || a.TokensSaved != 1500 || math.Abs(a.TotalRatio-0.75) > 1e-12 || a.Calls != 30 || a.ReinvPer100 != 0 {
+		t.Errorf("totals: %d / %d saved %d ratio %v calls %d reinv/100 %v", a.Tokens, a.AsLoggedTokens, a.TokensSaved, a.TotalRatio, a.Calls, a.ReinvPer100)
+	}
+	// run-level bootstrap of Σx/Σy: every resample's ratio lies between the
+	// smallest and largest per-run ratio (0.5 and 1)
+	if a.TotalLo < 0.5 || a.TotalHi > 1 || a.TotalLo > a.TotalHi {
+		t.Errorf("total ratio CI [%v, %v]", a.TotalLo, a.TotalHi)
+	}
+	if a.Rank != 1 || aggs[0].Rank != 2 || a.BaselineOverflow != 1 {
+		t.Errorf("ranks: p %d, keep-all %d (want 1, 2); as-logged overflows %d, want 1", a.Rank, aggs[0].Rank, a.BaselineOverflow)
 	}
 	// cost: plain = prompt × 1 + 100 × 10 per run, in USD per million
 	want := (500 + 1000 + 3000 + 3*1000) / 1e6

@@ -12,8 +12,16 @@ package simulate
 
 func init() {
 	register(Def{Name: "keep-all", Mechanism: MechanismNone, build: newKeepAll,
-		Doc:    "Every event stays in the prompt in full; the reference every ratio is taken against.",
+		Doc:    "Every event stays in the prompt in full, even after a logged compaction: a reference column (TRACER's T_keep-all); comparisons are against as-logged.",
 		Source: "baseline (mini-swe-agent's linear history, survey §4)"})
+	register(Def{Name: AsLoggedName, Mechanism: MechanismLogged, build: newAsLogged,
+		Doc: "What ran: the run's own logged context management replayed at the calls it happened. A compaction replaces the history " +
+			"before it (system items and the tail the log says it kept excepted; Claude Code re-attaches its 5 most recently read files, " +
+			"≤ 5,000 tokens each) by a summary of the logged size (tokens after, else the logged summary text), else clamp(300 + 0.015 × " +
+			"summarized, 200, 20000), and counts one summarizer call; manage_context, masking and truncation ops hide what they hid, as dtoc " +
+			"does. Calibrated to the logged input like keep-all; the default reference of every comparison (trajmine simulate prints its " +
+			"error against the logged input). Runs without logged context management replay as keep-all.",
+		Source: "the log (context_ops and compaction events); summary model as compact-*"})
 	register(Def{Name: "truncate", Mechanism: MechanismTruncation, build: newTruncate,
 		Doc: "Provider truncation: when a call does not fit, drop the oldest items (never the system items or the first user message; " +
 			"a tool call goes with its results) until it fits; nothing marks the gap; dropped items stay dropped.",
@@ -31,9 +39,10 @@ func init() {
 		Params: []Param{{"placeholder", "40", "tokens of a hidden output's placeholder"}}})
 	register(Def{Name: "dtoc-tracking", Mechanism: MechanismDtoc, build: newDTOC(dtocTracking),
 		Doc: "Tracking only: every tool result is wrapped in DTOC's envelope {tool_key, tool_result, estimated_tokens} and nothing is hidden. " +
-			"Set envelope=0 for logs recorded under DTOC, whose outputs already carry it.",
+			"A result the log shows in its envelope (recorded under DTOC) keeps the logged envelope's tokens, which every policy counts; " +
+			"the others get the run's mean logged envelope when it has one, else envelope.",
 		Source: "DTOC seed paper (envelope); envelope size ours: the skeleton's ~60 characters at 4 per token",
-		Params: []Param{{"envelope", "15", "tokens the envelope adds to each tool result"}}})
+		Params: []Param{{"envelope", "15", "tokens the envelope adds to each tool result, in runs whose log shows no envelope"}}})
 	register(Def{Name: "dtoc-oracle", Mechanism: MechanismDtoc, build: newDTOC(dtocOracle),
 		Doc: "Upper bound: each tool result is visible at the call it arrives and at every call that uses it (package counterfactual), " +
 			"a placeholder at every other call; it never causes a re-invocation and its own enable/disable calls are free.",

@@ -29,7 +29,13 @@
 // later calls is the simulator's own accuracy (see Accuracy).
 //
 // Harness compactions recorded in the log (compaction events) are not
-// replayed: every policy starts from the full recorded history, so a policy
-// can be judged on runs whose harness compacted; the accuracy check stops at
-// a run's first logged compaction.
+// replayed by the catalog's policies: every policy starts from the full
+// recorded history, so a policy can be judged on runs whose harness
+// compacted; keep-all's accuracy check stops at a run's first logged
+// compaction. What ran is the as-logged baseline (aslogged.go): the run
+// replayed under its own logged compactions and ops, with the same token
+// model, checked against the logged input at every call (LoggedAccuracy).
+// Every comparison is against it: RunResult's AsLogged* fields hold its
+// figures over the same calls, and Saved / Lost its verdicts (a run whose
+// log finished is never saved); keep-all stays a reference.
 package simulate

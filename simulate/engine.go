@@ -62,10 +62,14 @@ type RunResult struct {
 	Policy string `json:"policy"`
 	Window int64  `json:"window"` // 0: unbounded (no window known or given)
 
-	Calls           int    `json:"calls"` // calls replayed (≤ the logged calls)
-	Status          Status `json:"status"`
-	OverflowCall    int    `json:"overflow_call"`    // -1 unless Overflow
-	FirstActivation int    `json:"first_activation"` // first call whose prompt the policy changed; -1 never
+	Calls        int    `json:"calls"` // calls replayed (≤ the logged calls)
+	Status       Status `json:"status"`
+	OverflowCall int    `json:"overflow_call"` // -1 unless Overflow
+	// OverflowLogged: the overflow is the log's own (the run ended on window
+	// length, its replayed prompts fit and the policy saved nothing by its
+	// last call), at OverflowCall = the last logged call.
+	OverflowLogged  bool `json:"overflow_logged"`
+	FirstActivation int  `json:"first_activation"` // first call whose prompt the policy changed (stall messages aside); -1 never
 
 	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
 	KeepAllTokens int64 `json:"keep_all_tokens"` // Σ keep-all prompt over the same calls (window ignored)
@@ -83,18 +87,56 @@ type RunResult struct {
 	SummarizerIn    int64 `json:"summarizer_in"`
 	SummarizerOut   int64 `json:"summarizer_out"`
 
-	Reinvocations     int   `json:"reinvocations"`       // predicted re-invocations of hidden or cut outputs
-	ReinvocationTok   int64 `json:"reinvocation_tokens"` // their cost: the output again + one call's prompt
-	StallMessages     int   `json:"stall_messages"`
-	StallMessageTok   int64 `json:"stall_message_tokens"`
-	ReadingStop       bool  `json:"reading_stop"` // the run stopped (overflow or logged end) while reading
+	Reinvocations     int   `json:"reinvocations"`        // predicted re-invocations of hidden or cut outputs
+	ReinvocationTok   int64 `json:"reinvocation_tokens"`  // their cost: the output again + one call's prompt
+	StallMessages     int   `json:"stall_messages"`       // messages injected by a stall detector (Inject); not an activation
+	StallMessageTok   int64 `json:"stall_message_tokens"` // their tokens
+	ReadingStop       bool  `json:"reading_stop"`         // the run stopped (overflow or logged end) while reading
 	BoundaryTurn      int64 `json:"boundary_turn"`
 	BoundaryEvent     bool  `json:"boundary_event"`
+	BoundaryFinished  bool  `json:"boundary_finished"` // the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished
 	LoggedCalls       int   `json:"logged_calls"`
 	KeepAllOverflowAt int   `json:"keep_all_overflow_call"` // first call keep-all overflows at this window; -1 never
+
+	// The as-logged baseline (see AsLogged) over the same calls, window
+	// ignored: its prompts, cached prefixes and summarizer calls, and the
+	// first call it overflows at this window (-1 never).
+	AsLoggedTokens     int64 `json:"as_logged_tokens"`
+	AsLoggedCached     int64 `json:"as_logged_cached"`
+	AsLoggedSummIn     int64 `json:"as_logged_summarizer_in"`
+	AsLoggedSummOut    int64 `json:"as_logged_summarizer_out"`
+	AsLoggedOverflowAt int   `json:"as_logged_overflow_call"`
+	// BaselineOverflow: the run is lost under what ran at this window: the
+	// log did not finish, and the as-logged replay overflows or the log ended
+	// on window length (diagnose's end reason; counted only at the run's own
+	// window). Saved: BaselineOverflow and the policy does not overflow (and,
+	// when only the log's end says the run died, its prompt at the last
+	// logged call is smaller than as-logged's: it freed room where the run
+	// died); Lost: the policy overflows where the as-logged replay does not
+	// (and not BaselineOverflow). A run
+	// whose log finished is never saved; the as-logged policy itself neither
+	// saves nor loses.
+	BaselineOverflow bool `json:"baseline_overflow"`
+	Saved            bool `json:"saved"`
+	Lost             bool `json:"lost"`
 }
 
-// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0).
+// Ratio is PromptTokens / AsLoggedTokens, the token ratio against what ran
+// (1 when both are 0).
+func (r *RunResult) Ratio() float64 {
+	if r.AsLoggedTokens == 0 {
+		return 1
+	}
+	return float64(r.PromptTokens) / float64(r.AsLoggedTokens)
+}
+
+// BaselineEffective is what the as-logged baseline spends on prompts over
+// the same calls: its prompts + its summarizer input (it predicts no
+// re-invocation).
+func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedTokens + r.AsLoggedSummIn }
+
+// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
+// ratio against the keep-all reference (sim_runs.token_ratio).
 func (r *RunResult) TokenRatio() float64 {
 	if r.KeepAllTokens == 0 {
 		return 1
@@ -162,6 +204,7 @@ type Sim struct {
 	placeholders    int
 	summary         int64
 	injected        int64 // stall messages and other appended text
+	injections      int   // Inject calls (stall messages)
 	minChanged      int32 // lowest item position changed since the last measurement
 	changed         bool  // any change since the last measurement
 	activated       bool
@@ -273,9 +316,12 @@ func (s *Sim) SetSummary(tokens int64, at int32) {
 
 // Inject appends a message of tok tokens to the history (a stall message):
 // it stays in every later prompt and breaks no cached prefix.
+// It is counted in RunResult.StallMessages, not as an activation: first
+// activation is the policy's own change of the prompt (truncation, masking,
+// …), so that a stall detector's messages are reported separately.
 func (s *Sim) Inject(tok int64) {
 	s.injected += tok
-	s.activated = true
+	s.injections++
 }
 
 // SummarizerCall counts a summarizer model call of in prompt and out output tokens.
@@ -306,6 +352,7 @@ func (f fenwick) prefix(i int) int64 {
 // Replayer replays traces; it reuses its buffers across runs (one per goroutine).
 type Replayer struct {
 	s       Sim
+	noBase  bool // computing the as-logged baseline itself
 	keepAll []int64
 	// keepAll is for this trace, window and reserve (policies share it)
 	kaTrace         *Trace
@@ -326,7 +373,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	s.Window = w
 	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
-		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1}
+		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
 	// keep-all's prompts (window ignored) give the token ratio's reference
 	keepAll := tr.keepAllPrompts()
 	if w > 0 {
@@ -336,6 +383,21 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 				break
 			}
 		}
+	}
+	var base []CallResult
+	if !rp.noBase {
+		base = tr.asLoggedCalls()
+		if w > 0 {
+			for t, c := range base {
+				if c.PromptTokens+max(int64(tr.Output[t]), o.Reserve) > w {
+					res.AsLoggedOverflowAt = t
+					break
+				}
+			}
+		}
+	}
+	if res.KeepAllOverflowAt < 0 && loggedOverflow(tr, w) {
+		res.KeepAllOverflowAt = tr.NCalls - 1
 	}
 	p.Reset(s)
 	var prevPrompt int64
@@ -406,6 +468,12 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.Calls++
 		res.PromptTokens += prompt
 		res.KeepAllTokens += keepAll[t]
+		if base != nil {
+			res.AsLoggedTokens += base[t].PromptTokens
+			res.AsLoggedCached += base[t].CachedTokens
+			res.AsLoggedSummIn += base[t].SummarizerIn
+			res.AsLoggedSummOut += base[t].SummarizerOut
+		}
 		if t > 0 {
 			res.KeepAllCached += keepAll[t-1]
 		}
@@ -423,6 +491,16 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		s.changed, s.minChanged = false, math.MaxInt32
 	}
 	res.SummarizerCalls, res.SummarizerIn, res.SummarizerOut = s.summCalls, s.summIn, s.summOut
+	res.StallMessages, res.StallMessageTok = s.injections, s.injected
+	// the log's own overflow: the run ended on window length (diagnose's end
+	// reason) although the replayed prompts fit, as when the log's prompt
+	// sizes are estimated below what the API counted. At the run's window or
+	// a smaller one, a replay whose last prompt is no smaller than keep-all's
+	// (the policy saved nothing by then) ends as the log did: an overflow at
+	// the last call. A policy that did save may have fitted: censored.
+	if res.Status == "" && loggedOverflow(tr, w) && res.Calls == tr.NCalls && prevPrompt >= keepAll[tr.NCalls-1] {
+		res.Status, res.OverflowCall, res.OverflowLogged = Overflow, tr.NCalls-1, true
+	}
 	if res.Status == "" {
 		if tr.Finished {
 			res.Status = Survived
@@ -430,11 +508,29 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			res.Status = Censored
 		}
 	}
+	if !rp.noBase {
+		replayed := res.AsLoggedOverflowAt >= 0
+		logEnd := tr.WindowEnd && w > 0 && w == tr.Window
+		res.BaselineOverflow = !tr.Finished && (replayed || logEnd)
+		if res.Policy != AsLoggedName {
+			over := res.Status == Overflow
+			// where only the log's end says the run died (the replay of what
+			// ran fits), a policy saves it by freeing room at the last call
+			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[tr.NCalls-1].PromptTokens
+			res.Saved = res.BaselineOverflow && !over && (replayed || freed)
+			res.Lost = over && !res.BaselineOverflow && !replayed
+		}
+	}
 	// reading boundary input (see diagnose.Boundary): an overflow at call k
 	// stops the run after k calls; a run that got through its logged calls
-	// keeps its logged stop, censored when the log says the window ended it
-	// (past that point the data cannot say).
+	// keeps its logged stop: finished (the competing outcome) when the log
+	// says so, censored when the log says the window ended it (past that
+	// point the data cannot say).
 	switch {
+	case res.OverflowLogged: // the log's stop: after its NCalls calls
+		res.BoundaryTurn = int64(tr.NCalls)
+		res.ReadingStop = tr.ReadingAt[tr.NCalls]
+		res.BoundaryEvent = res.ReadingStop
 	case res.Status == Overflow:
 		res.BoundaryTurn = int64(res.OverflowCall)
 		res.ReadingStop = tr.ReadingAt[res.OverflowCall]
@@ -443,8 +539,16 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.BoundaryTurn = int64(tr.NCalls)
 		res.ReadingStop = tr.ReadingAt[tr.NCalls]
 		res.BoundaryEvent = !tr.Finished && !tr.WindowEnd && res.ReadingStop
+		res.BoundaryFinished = tr.Finished
 	}
 	return res
+}
+
+// loggedOverflow reports whether the log's own overflow applies to a replay
+// of tr at window w: the run ended on window length and w is its window or
+// smaller.
+func loggedOverflow(tr *Trace, w int64) bool {
+	return tr.WindowEnd && tr.Window > 0 && w > 0 && w <= tr.Window && tr.NCalls > 0
 }
 
 // lost reports whether content use u's evidence is gone from the prompt
@@ -532,7 +636,7 @@ func (s *Sim) reset(tr *Trace) {
 	s.nAdmitted, s.maxPos = 0, 0
 	s.sum, s.full, s.chars, s.fullChar = 0, 0, 0, 0
 	s.placeholders = 0
-	s.summary, s.injected = 0, 0
+	s.summary, s.injected, s.injections = 0, 0, 0
 	s.minChanged, s.changed, s.activated = math.MaxInt32, false, false
 	s.summIn, s.summOut, s.summCalls = 0, 0, 0
 }
@@ -547,11 +651,16 @@ func resize[T any](buf []T, n int) []T {
 	return buf
 }
 
-// Boundary turns replay results into the reading-boundary survival input.
+// BoundaryInput is the run's reading-boundary input.
+func (r *RunResult) BoundaryInput() diagnose.BoundaryRun {
+	return diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.ReadingStop}
+}
+
+// Boundary turns replay results into the reading-boundary input.
 func Boundary(rs []RunResult) []diagnose.BoundaryRun {
 	out := make([]diagnose.BoundaryRun, len(rs))
 	for i, r := range rs {
-		out[i] = diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, StoppedWhileReading: r.ReadingStop}
+		out[i] = r.BoundaryInput()
 	}
 	return out
 }

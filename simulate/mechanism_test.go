@@ -9,8 +9,8 @@ import (
 // ones the recommendation groups by are what each rule does (hand-listed
 // from the entries' Doc).
 func TestMechanisms(t *testing.T) {
-	known := []string{MechanismNone, MechanismDtoc, MechanismMasking, MechanismTruncation, MechanismCompaction}
-	want := map[string]string{"keep-all": MechanismNone, "dtoc-oracle": MechanismDtoc, "gemini-mask": MechanismMasking,
+	known := []string{MechanismNone, MechanismLogged, MechanismDtoc, MechanismMasking, MechanismTruncation, MechanismCompaction}
+	want := map[string]string{"keep-all": MechanismNone, "as-logged": MechanismLogged, "dtoc-oracle": MechanismDtoc, "gemini-mask": MechanismMasking,
 		"halflife": MechanismTruncation, "tracer-tooltype": MechanismTruncation, "truncate": MechanismTruncation, "compact-codex": MechanismCompaction}
 	for _, d := range Catalog() {
 		if !slices.Contains(known, d.Mechanism) {

@@ -75,7 +75,10 @@ type dtoc struct {
 	mode        dtocMode
 	placeholder int32
 	envelope    int32
-	next        int // next logged op
+	// tracking: the envelope added to a result the log shows without one,
+	// the mean logged envelope of the run when it has any, else envelope
+	add  int32
+	next int // next logged op
 	// oracle: the call each result was last needed at, the results to hide
 	// at the next call unless needed again, the next use
 	usedAt               []int32
@@ -85,6 +88,18 @@ type dtoc struct {
 
 func (p *dtoc) Reset(s *Sim) {
 	p.next, p.use = 0, 0
+	if p.mode == dtocTracking {
+		var sum, n int64
+		for i := range s.Tr.Items {
+			if it := &s.Tr.Items[i]; it.Kind == ItemToolResult && it.Envelope > 0 {
+				sum, n = sum+int64(it.Envelope), n+1
+			}
+		}
+		p.add = p.envelope
+		if n > 0 {
+			p.add = int32((sum + n/2) / n) // rounded mean
+		}
+	}
 	if p.mode != dtocOracle {
 		return
 	}
@@ -105,8 +120,9 @@ func (p *dtoc) Before(t int, s *Sim) {
 				break
 			}
 			p.next = j + 1
-			if it := &s.Tr.Items[i]; it.Kind == ItemToolResult && p.envelope > 0 {
-				s.set(i, Full, it.Tokens+p.envelope, it.Chars)
+			// a result the log shows in its envelope has it in its tokens already
+			if it := &s.Tr.Items[i]; it.Kind == ItemToolResult && p.add > 0 && it.Envelope == 0 {
+				s.set(i, Full, it.Tokens+p.add, it.Chars)
 			}
 		}
 	case dtocLogged, dtocDisableOnly:

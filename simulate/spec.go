@@ -38,6 +38,7 @@ type Def struct {
 // Mechanisms: what a policy does to the prompt.
 const (
 	MechanismNone       = "none"       // nothing: the reference
+	MechanismLogged     = "logged"     // what the log shows the harness did (as-logged)
 	MechanismDtoc       = "dtoc"       // hides and re-shows outputs by key (manage_context)
 	MechanismMasking    = "masking"    // replaces old outputs by placeholders
 	MechanismTruncation = "truncation" // shortens or drops old outputs

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -67,6 +69,9 @@ type Item struct {
 	Lines  int32  // lines of text (tool results), for placeholders that name them
 	Tool   string // tool name (tool calls and results)
 	Key    string // tool key (tool results): what manage_context names
+	// Envelope is the tokens of the DTOC envelope a tool result is logged
+	// in (Tokens include them); 0 when the log shows none.
+	Envelope int32
 	// Carried marks a reasoning item the log does not record but bills: the
 	// output tokens of a call beyond its recorded output items (see fitTokens).
 	Carried bool
@@ -81,7 +86,37 @@ type LoggedOp struct {
 	Item    int32 // index in Items
 	From    int32 // first call the change applies to
 	Visible bool  // enable (true) or disable (false)
+	// After is what the log says the output holds once hidden (a masking or
+	// truncation op's tokens_after), in tokens; 0 when it does not say.
+	After int32
 }
+
+// Compaction is one harness compaction the log shows: from call Call on,
+// the items before index Upto (system items excepted) are replaced by a
+// summary of Summary tokens.
+type Compaction struct {
+	Call int32 // the first call whose prompt is compacted
+	Upto int32 // items [0, Upto) were in the history the compaction summarized
+	// Summary is the summary's size: the log's tokens after the compaction
+	// when it states them, else the summary text the log records (the
+	// tokens of its compaction events of at least MinLoggedSummary tokens,
+	// × the token model's factor); -1 when neither, and the replay uses the
+	// compact-* policies' summary-size model.
+	Summary int64
+	// Files, when > 0, is how many recently read files the harness
+	// re-attaches after the summary (Claude Code: 5, each cut to 5,000
+	// tokens, 50,000 in all, as compact-claude-code does): the newest read
+	// results among the summarized items stay.
+	Files   int
+	seq     int64 // the last compaction event's seq (NewTrace)
+	keepSeq int64 // items from this seq on were kept verbatim (pi's firstKeptEntryIndex); 0 none
+}
+
+// MinLoggedSummary is the fewest tokens of a compaction event's text taken
+// as (part of) the logged summary; shorter texts are boundary markers
+// ("compact_boundary", "Conversation compacted": at most 16 tokens in the
+// shared corpus).
+const MinLoggedSummary = 20
 
 // Use is one later use of a tool result (see package counterfactual).
 type Use struct {
@@ -114,8 +149,12 @@ type Trace struct {
 	// FirstCompaction is the first call at or after which the log shows a
 	// harness compaction; NCalls when none.
 	FirstCompaction int
-	Ops             []LoggedOp // sorted by From, then item
-	Uses            []Use      // sorted by Call, then item
+	// Compactions are the log's harness compactions (summaries,
+	// condensations, continuations), by call: what the as-logged replay
+	// applies (see AsLogged).
+	Compactions []Compaction
+	Ops         []LoggedOp // sorted by From, then item
+	Uses        []Use      // sorted by Call, then item
 	// ReadingAt[k] (k = 0..NCalls): a run stopping before call k stops while
 	// reading (diagnose.StoppedWhileReading over the tool calls made before k).
 	ReadingAt []bool
@@ -124,8 +163,9 @@ type Trace struct {
 	Stalls    []int32
 	Finished  bool // the log says the run finished
 	remap     []int32
-	keepAll   []int64 // keep-all prompt per call, computed once
-	WindowEnd bool    // the run ended on window length (diagnose's end reason)
+	keepAll   []int64      // keep-all prompt per call, computed once
+	asLogged  []CallResult // the as-logged replay per call, computed once
+	WindowEnd bool         // the run ended on window length (diagnose's end reason)
 	// Query is the text of the run's first user message (at most
 	// maxQuery bytes): the task, which the learned policy conditions on.
 	Query string
@@ -207,6 +247,19 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 			if int(e.Turn) < tr.FirstCompaction {
 				tr.FirstCompaction = max(int(e.Turn), 0)
 			}
+			// consecutive compaction events of one call (a boundary marker
+			// and its summary) are one compaction
+			c := int32(clamp64(e.Turn, 0, math.MaxInt32))
+			text := e.EstTokens
+			if text < MinLoggedSummary {
+				text = 0 // a boundary marker, not a summary
+			}
+			if n := len(tr.Compactions); n > 0 && tr.Compactions[n-1].Call == c {
+				tr.Compactions[n-1].seq = e.Seq
+				tr.Compactions[n-1].Summary += text
+			} else {
+				tr.Compactions = append(tr.Compactions, Compaction{Call: c, seq: e.Seq, Summary: text})
+			}
 			continue
 		default: // context_op events are not prompt content
 			continue
@@ -215,7 +268,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		if e.Kind.IsOutput() {
 			since++
 		}
-		tok := e.EstTokens
+		tok := e.SeenTokens() // a DTOC envelope included: the model saw it
 		it := Item{Seq: e.Seq, Since: int32(clamp64(since, 0, math.MaxInt32)), Kind: k, Call: -1,
 			Tokens: int32(clamp64(tok, 0, math.MaxInt32)), Chars: int32(clamp64(e.Chars, 0, math.MaxInt32)), Tool: e.ToolName}
 		switch k {
@@ -232,6 +285,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		case ItemToolResult:
 			it.Lines = int32(clamp64(int64(strings.Count(e.Text, "\n")+1), 0, math.MaxInt32))
 			it.Key = e.ToolKey
+			it.Envelope = int32(clamp64(e.EnvelopeTokens, 0, math.MaxInt32))
 			if it.Key == "" {
 				it.Key = e.CallID
 			}
@@ -303,6 +357,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		}
 		tr.remap = nil
 	}
+	tr.compactions(events, ops)
 	tr.Output = make([]int32, tr.NCalls)
 	estOut := make([]int64, tr.NCalls)
 	for _, it := range tr.Items {
@@ -331,7 +386,11 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		case schema.OpEnable:
 			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: true})
 		case schema.OpMasking, schema.OpTruncation:
-			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn), Visible: false})
+			var after int32
+			if op.TokensAfter != nil && *op.TokensAfter > 0 {
+				after = int32(min(*op.TokensAfter, math.MaxInt32))
+			}
+			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn), Visible: false, After: after})
 		}
 	}
 	slices.SortStableFunc(tr.Ops, func(a, b LoggedOp) int {
@@ -395,7 +454,63 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	slices.Sort(tr.Stalls)
 	tr.Stalls = slices.Compact(tr.Stalls)
 	tr.keepAllPrompts()
+	tr.asLoggedCalls()
 	return tr
+}
+
+// compactions completes Trace.Compactions once the items are scaled: the
+// items each one summarized (by seq: those before it, less the tail the
+// log says it kept: pi's firstKeptEntryIndex=N in the op's detail, the
+// file's entry N, 0-based, on line N+1), the files Claude Code re-attaches,
+// and its summary size (see Compaction.Summary) from the ops of its call or
+// its scaled event text. Compactions at or past the last call change no
+// replayed prompt and are dropped.
+func (tr *Trace) compactions(events []schema.Event, ops []schema.ContextOp) {
+	out := tr.Compactions[:0]
+	for _, c := range tr.Compactions {
+		if int(c.Call) >= tr.NCalls {
+			continue
+		}
+		for _, op := range ops {
+			if op.Op != schema.OpCompaction || int32(clamp64(op.Turn, 0, math.MaxInt32)) != c.Call {
+				continue
+			}
+			v, ok := strings.CutPrefix(op.Detail, "firstKeptEntryIndex=")
+			n, err := strconv.ParseInt(v, 10, 64)
+			if !ok || err != nil {
+				continue
+			}
+			for _, e := range events {
+				if e.Line >= n+1 && e.Seq < c.seq {
+					c.keepSeq = e.Seq
+					break
+				}
+			}
+		}
+		end := c.seq
+		if c.keepSeq > 0 {
+			end = c.keepSeq - 1
+		}
+		c.Upto = int32(sort.Search(len(tr.Items), func(i int) bool { return tr.Items[i].Seq > end }))
+		if tr.Harness == "claude-code" {
+			c.Files = 5
+		}
+		est := c.Summary
+		c.Summary = -1
+		if est > 0 {
+			c.Summary = int64(math.Round(float64(est) * tr.Tokens.Factor))
+		}
+		for _, op := range ops {
+			switch op.Op {
+			case schema.OpCompaction, schema.OpSummary, schema.OpContinuation:
+				if int32(clamp64(op.Turn, 0, math.MaxInt32)) == c.Call && op.TokensAfter != nil && *op.TokensAfter > 0 {
+					c.Summary = *op.TokensAfter
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	tr.Compactions = out
 }
 
 // runeOffset converts a byte offset in s to a character offset (the unit of
@@ -523,8 +638,9 @@ func (tr *Trace) Finalize() {
 	slices.SortStableFunc(tr.Uses, func(a, b Use) int {
 		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Item, b.Item))
 	})
-	tr.keepAll = nil
+	tr.keepAll, tr.asLogged = nil, nil
 	tr.keepAllPrompts()
+	tr.asLoggedCalls()
 }
 
 // maxQuery is the most bytes of the first user message Trace.Query keeps.

@@ -29,7 +29,7 @@ type Options struct {
 	LR         float64 // Adam step size (default 0.02)
 	Lambda     float64 // reward per predicted re-invocation (default 0.02; negative means 0)
 	Overflow   float64 // OverflowPenalty: subtracted from an overflowing replay's reward (default 1)
-	Credit     float64 // weight of the outcome model's per-decision channel (default 1; negative means 0, the floor alone)
+	Credit     float64 // weight of the outcome model's per-decision channel (default 10; negative means 0, the floor alone)
 	Trigger    float64 // compression event at prompt ≥ Trigger × window (default 0.5)
 	Keep       int     // newest tool results left whole at an event (default 1; negative means 0)
 	Compressor string  // simulate.CompressTruncate (default), CompressHead or CompressSummary
@@ -66,7 +66,7 @@ func (o *Options) withDefaults() Options {
 	fdef(&r.LR, 0.02)
 	fdef(&r.Lambda, 0.02)
 	fdef(&r.Overflow, 1)
-	fdef(&r.Credit, 1)
+	fdef(&r.Credit, 10)
 	fdef(&r.Trigger, 0.5)
 	if r.Compressor == "" {
 		r.Compressor = simulate.CompressTruncate

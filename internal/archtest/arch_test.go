@@ -37,19 +37,22 @@ var allowed = map[string][]string{
 	"internal/testutil":      {},
 	"internal/stats":         {},
 	"internal/textfmt":       {},
+	"redact":                 {},
 	"counterfactual":         {"schema"},
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
 	"tracer":                 {"simulate", "internal/stats"}, // TRACER's learned retention, trained on replay traces
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "tracer"},
+	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact", "tracer"},
 	"cmd/trajmine":           {"cmd"},
 }
 
 // exclusive third-party imports: only the named package may import them.
 var exclusive = map[string]string{
-	"github.com/duckdb/duckdb-go/v2": "internal/store",
-	"github.com/spf13/cobra":         "cmd",
-	"github.com/chromedp/chromedp":   "htmlreport/browsertest",
+	"github.com/duckdb/duckdb-go/v2":            "internal/store",
+	"github.com/spf13/cobra":                    "cmd",
+	"github.com/chromedp/chromedp":              "htmlreport/browsertest",
+	"github.com/zricethezav/gitleaks/v8/config": "redact",
+	"github.com/zricethezav/gitleaks/v8/detect": "redact",
 }
 
 func TestImportDirection(t *testing.T) {

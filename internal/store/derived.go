@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"fmt"
 
@@ -48,6 +49,9 @@ func (s *Store) WriteDerived(ctx context.Context, tables ...Derived) (err error)
 		if _, err := conn.ExecContext(ctx, d.Table.CreateTableSQL()); err != nil {
 			return fmt.Errorf("create table %s: %w", d.Table.Name, err)
 		}
+		if err := addMissingDerivedColumns(ctx, conn, d.Table); err != nil {
+			return err
+		}
 		del := "DELETE FROM " + d.Table.Name
 		if d.Where != "" {
 			del += " WHERE " + d.Where
@@ -91,4 +95,37 @@ func (s *Store) WriteDerived(ctx context.Context, tables ...Derived) (err error)
 	}
 	_, err = conn.ExecContext(ctx, "COMMIT")
 	return err
+}
+
+// addMissingDerivedColumns adds to a derived table written by an earlier
+// version the columns added to its schema since (at the end, as
+// addMissingColumns does for the import tables), so that the appender's
+// column count matches.
+func addMissingDerivedColumns(ctx context.Context, conn *sql.Conn, t schema.Table) error {
+	rows, err := conn.QueryContext(ctx, "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?", t.Name)
+	if err != nil {
+		return fmt.Errorf("read columns of %s: %w", t.Name, err)
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return fmt.Errorf("read columns of %s: %w", t.Name, err)
+		}
+		have[c] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read columns of %s: %w", t.Name, err)
+	}
+	for _, c := range t.Columns {
+		if have[c.Name] {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, "ALTER TABLE "+t.Name+" ADD COLUMN "+c.Name+" "+c.Type.String()); err != nil {
+			return fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
+		}
+	}
+	return nil
 }

@@ -73,7 +73,7 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]schema.Run, error) {
 
 // Events returns a run's events in seq order.
 func (s *Store) Events(ctx context.Context, runID string) ([]schema.Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text, coalesce(envelope_tokens, 0)
 FROM events WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("query events: %w", err)
@@ -85,7 +85,7 @@ FROM events WHERE run_id = ? ORDER BY seq`, runID)
 		var ts sql.NullTime
 		var exit sql.NullInt64
 		var kind string
-		if err := rows.Scan(&e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text); err != nil {
+		if err := rows.Scan(&e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens); err != nil {
 			return nil, fmt.Errorf("scan event: %w", err)
 		}
 		e.Kind = schema.EventKind(kind)

@@ -133,7 +133,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	if where != "" {
 		evWhere = where + " AND rowid >= ? AND rowid < ?"
 	}
-	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `
+	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0)
 FROM events` + evWhere
 	usRows, err := s.db.QueryContext(ctx, `SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
 FROM usage`+where, args...)
@@ -240,7 +240,7 @@ const (
 // readEvents runs one range's events query.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
 	evs := make([]schema.Event, 0, scanChunk)
-	err := s.driverRows(ctx, q, args, 17, func(v []driver.Value) error {
+	err := s.driverRows(ctx, q, args, 18, func(v []driver.Value) error {
 		e, err := eventOf(v)
 		if err != nil {
 			return err
@@ -326,6 +326,7 @@ func eventOf(v []driver.Value) (schema.Event, error) {
 	}
 	e.Line, ok[6] = v[15].(int64)
 	e.Text, ok[7] = v[16].(string)
+	e.EnvelopeTokens, _ = v[17].(int64)
 	for i, good := range ok {
 		if !good {
 			col := [...]int{0, 1, 2, 11, 12, 13, 15, 16}[i]

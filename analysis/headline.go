@@ -1,0 +1,146 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/recommend"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// Headline is the report's answer in three plain sentences, the first
+// thing trajmine report prints and the page shows: how many runs ended on
+// window length (explicit in the log or inferred), what would have
+// prevented it (the replay), and what to do next (the recommendation).
+// Every figure is the Report's own, so the sentences agree with the tables
+// under them:
+//
+//   - window ends: diagnose's verdict (diag_runs.end_reason);
+//   - prevention: the comparison against as-logged at the report's window
+//     (sim_runs: saved, lost, Σ tokens), the policy saving the most runs,
+//     then the most tokens;
+//   - next: recommend's results per model family.
+func Headline(rep *Report) []string {
+	v := rep.Diagnosis.Verdict
+	var out []string
+	switch {
+	case v.Runs == 0:
+		return []string{"No run to report on."}
+	case v.WindowEnds == 0 && v.Runs == 1:
+		out = append(out, "The run did not end on window length.")
+	case v.WindowEnds == 0:
+		out = append(out, fmt.Sprintf("None of the %s ended on window length.", runsOf(v.Runs)))
+	default:
+		how := fmt.Sprintf("%d said so in the log, %d inferred from the last turn", v.Explicit, v.Inferred)
+		switch {
+		case v.Inferred == 0:
+			how = "each said so in the log"
+		case v.Explicit == 0:
+			how = "each inferred from its last turn (the log does not say)"
+		}
+		out = append(out, fmt.Sprintf("%s of %s (%s) ended on window length: %s.", textfmt.Thousands(int64(v.WindowEnds)), runsOf(v.Runs), textfmt.Pct(v.Share), how))
+	}
+	out = append(out, preventionSentence(rep.Simulation.Comparison, v.WindowEnds))
+	out = append(out, nextSentence(rep.Recs, v.UnknownWindow))
+	return out
+}
+
+// preventionSentence says what the replay shows: the policy that carries
+// the most runs lost under what ran through (then saves the most tokens),
+// or, when none was lost, the one that saves the most tokens without losing
+// a run.
+func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
+	var rows []simulate.Agg
+	for _, a := range aggs {
+		if a.Group == "" && a.Policy != simulate.AsLoggedName && a.Policy != "keep-all" {
+			rows = append(rows, a)
+		}
+	}
+	lostUnderLog := 0
+	for _, a := range aggs {
+		if a.Group == "" && a.Policy == simulate.AsLoggedName {
+			lostUnderLog = a.BaselineOverflow
+		}
+	}
+	if len(rows) == 0 {
+		return "No policy was replayed."
+	}
+	short := func(a simulate.Agg) string {
+		if p, err := simulate.Parse(a.Policy); err == nil {
+			return simulate.Short(p)
+		}
+		return a.Policy
+	}
+	fewer := func(a simulate.Agg) string {
+		return fmt.Sprintf("%s of what ran's tokens [%s, %s]", textfmt.Pct(a.TotalRatio), textfmt.Pct(a.TotalLo), textfmt.Pct(a.TotalHi))
+	}
+	if windowEnds > 0 || lostUnderLog > 0 {
+		best := -1
+		for i, a := range rows {
+			if a.Saved > 0 && (best < 0 || a.Saved > rows[best].Saved || a.Saved == rows[best].Saved && a.TokensSaved > rows[best].TokensSaved) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return fmt.Sprintf("Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (%d run(s) lost under what ran at this window).", lostUnderLog)
+		}
+		a := rows[best]
+		lost := ""
+		if a.Lost > 0 {
+			lost = fmt.Sprintf(", losing %s what ran got through", runsOf(a.Lost))
+		}
+		return fmt.Sprintf("Replayed on the same calls, %s would have carried %d of the %s lost under what ran through%s, at %s.", short(a), a.Saved, runsOf(lostUnderLog), lost, fewer(a))
+	}
+	best := -1
+	for i, a := range rows {
+		if a.Lost == 0 && a.TokensSaved > 0 && (best < 0 || a.TokensSaved > rows[best].TokensSaved) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "No run needed saving, and no replayed policy uses fewer tokens than what ran without losing a run."
+	}
+	a := rows[best]
+	return fmt.Sprintf("No run needed saving; replayed on the same calls, %s would have used %s (%s tokens fewer), losing no run.", short(a), fewer(a), textfmt.Thousands(a.TokensSaved))
+}
+
+// nextSentence is what to do next: the recommended policies, or what
+// evidence is missing, or a window to set.
+func nextSentence(recs []recommend.Result, unknownWindow int) string {
+	var do, thin []string
+	kept := 0
+	for _, r := range recs {
+		switch {
+		case r.Insufficient || r.Policy == "":
+			thin = append(thin, r.Family)
+		case recommend.PolicyFamily(r.Policy) == simulate.MechanismNone || recommend.PolicyFamily(r.Policy) == simulate.MechanismLogged:
+			kept++
+		default:
+			do = append(do, fmt.Sprintf("%s for %s", r.Short, r.Family))
+		}
+	}
+	var s string
+	switch {
+	case len(do) > 0:
+		if len(do) > 3 {
+			do = append(do[:3], fmt.Sprintf("%d more", len(do)-3))
+		}
+		s = "Next: use " + strings.Join(do, "; ") + " (trajmine recommend --config HARNESS prints the harness's own setting)"
+	case len(recs) > 0 && len(thin) == len(recs):
+		s = fmt.Sprintf("Next: collect more runs: no model family has the ≥ %d training and ≥ %d held-out runs a recommendation needs (trajmine recommend says how many each lacks)", recommend.DefaultMinTrain, recommend.DefaultMinHeldOut)
+	case kept > 0:
+		s = "Next: keep your current settings: no policy beat what ran on held-out runs (trajmine recommend shows the candidates)"
+	default:
+		s = "Next: import more runs (trajmine ingest)"
+	}
+	if len(thin) > 0 && len(thin) < len(recs) {
+		s += fmt.Sprintf("; %d model famil%s short of runs", len(thin), map[bool]string{true: "y is", false: "ies are"}[len(thin) == 1])
+	}
+	if unknownWindow > 0 {
+		s += fmt.Sprintf("; %s no known window: give one with --window N", map[bool]string{true: "1 run has", false: textfmt.Thousands(int64(unknownWindow)) + " runs have"}[unknownWindow == 1])
+	}
+	return s + "."
+}
+
+func runsOf(n int) string { return textfmt.CountOf(n, "run") }

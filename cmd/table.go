@@ -1,0 +1,212 @@
+package cmd
+
+import (
+	"io"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// table is a terminal table: numbers right-aligned, fitted to a width by
+// shortening its text columns, an optional totals row under a rule, and
+// footer lines that explain its markers. Every command's tables go through
+// it, so they read alike.
+type table struct {
+	header []string
+	rows   [][]string
+	totals []string // printed under a rule when set
+	footer []string // one line each, after the table
+	// right marks right-aligned columns; nil: numbers (cells that parse as
+	// numbers once marks like "," "%" "~" "*" "?" "$" "×" are set aside)
+	// are right-aligned, text left.
+	right []bool
+	// min is each column's narrowest width when fitting (default: its
+	// header's width, at least 6).
+	min []int
+}
+
+// gap is the space between columns.
+const gap = 2
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// isNumber reports whether s reads as a number: digits with separators,
+// signs, a decimal point, and the markers our tables put beside numbers.
+func isNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.Trim(s, "-~*?") == "" {
+		return true // blank, "-" and bare markers fit either alignment
+	}
+	digits := false
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case strings.ContainsRune(",.%~*?$×x+-−[] ", r):
+		default:
+			return false
+		}
+	}
+	return digits
+}
+
+// widths is each column's natural width.
+func (t *table) widths() []int {
+	w := make([]int, len(t.header))
+	for _, r := range append(append([][]string{t.header}, t.rows...), t.totals) {
+		for i, c := range r {
+			if i < len(w) {
+				w[i] = max(w[i], runewidth.StringWidth(c))
+			}
+		}
+	}
+	return w
+}
+
+// alignment is whether each column is right-aligned.
+func (t *table) alignment() []bool {
+	if t.right != nil {
+		return t.right
+	}
+	right := make([]bool, len(t.header))
+	for i := range right {
+		right[i] = true
+		any := false
+		for _, r := range t.rows {
+			if i < len(r) {
+				if !isNumber(r[i]) {
+					right[i] = false
+					break
+				}
+				any = any || strings.TrimSpace(r[i]) != "" && r[i] != "-"
+			}
+		}
+		right[i] = right[i] && any
+	}
+	return right
+}
+
+// fit shrinks the text (left-aligned) columns, widest first, until the
+// table is at most width wide or every text column is at its minimum;
+// numbers are never cut. width ≤ 0 means no limit.
+func (t *table) fit(w []int, right []bool, width int) {
+	if width <= 0 {
+		return
+	}
+	total := func() int {
+		n := 0
+		for _, x := range w {
+			n += x
+		}
+		return n + gap*(len(w)-1)
+	}
+	minOf := func(i int) int {
+		if t.min != nil && i < len(t.min) && t.min[i] > 0 {
+			return t.min[i]
+		}
+		return max(6, runewidth.StringWidth(t.header[i]))
+	}
+	// one column at a time, the widest first, so that the text columns
+	// shrink alike (a water level) rather than one of them to nothing
+	for over := total() - width; over > 0; over-- {
+		widest := -1
+		for i := range w {
+			if !right[i] && w[i] > minOf(i) && (widest < 0 || w[i] > w[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			return
+		}
+		w[widest]--
+	}
+}
+
+// write prints the table fitted to width (≤ 0: natural widths); bold makes
+// the header bold (a terminal that wants it: see styled).
+func (t *table) write(out io.Writer, width int, bold bool) error {
+	w := t.widths()
+	right := t.alignment()
+	t.fit(w, right, width)
+	var b strings.Builder
+	line := func(cells []string, header bool) {
+		var l strings.Builder
+		for i := range w {
+			c := ""
+			if i < len(cells) {
+				c = termSafe(cells[i]) // the table writes past the safe writer (its bold is ours)
+			}
+			if runewidth.StringWidth(c) > w[i] {
+				c = runewidth.Truncate(c, w[i], "…")
+			}
+			pad := strings.Repeat(" ", w[i]-runewidth.StringWidth(c))
+			if i > 0 {
+				l.WriteString(strings.Repeat(" ", gap))
+			}
+			if right[i] {
+				l.WriteString(pad + c)
+			} else {
+				l.WriteString(c + pad)
+			}
+		}
+		s := strings.TrimRight(l.String(), " ")
+		if header && bold {
+			s = "\x1b[1m" + s + "\x1b[0m"
+		}
+		b.WriteString(s + "\n")
+	}
+	line(t.header, true)
+	for _, r := range t.rows {
+		line(r, false)
+	}
+	if t.totals != nil {
+		n := 0
+		for _, x := range w {
+			n += x
+		}
+		b.WriteString(strings.Repeat("─", n+gap*(len(w)-1)) + "\n")
+		line(t.totals, false)
+	}
+	for _, f := range t.footer {
+		for _, l := range wrap(termSafe(f), width) {
+			b.WriteString(l + "\n")
+		}
+	}
+	_, err := io.WriteString(rawWriter(out), b.String())
+	return err
+}
+
+// allZero reports whether every cell of column i is zero, blank or "-"
+// (a table whose figures are all zero says so in a line instead).
+func (t *table) allZero(i int) bool {
+	for _, r := range t.rows {
+		if i < len(r) {
+			if c := strings.Trim(strings.TrimSpace(r[i]), "~*?%"); c != "" && c != "-" && strings.Trim(c, "0.,") != "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// wrap breaks s at spaces into lines at most width wide (≤ 0: one line); a
+// word longer than width stands alone.
+func wrap(s string, width int) []string {
+	if width <= 0 || runewidth.StringWidth(s) <= width {
+		return []string{s}
+	}
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case runewidth.StringWidth(line)+1+runewidth.StringWidth(word) <= width:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	return append(out, line)
+}

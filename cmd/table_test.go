@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/trajmine/trajmine/internal/testutil"
+	"github.com/trajmine/trajmine/schema"
+)
+
+func TestTableFitsAndAligns(t *testing.T) {
+	tb := &table{header: []string{"RUN", "MODEL", "TURNS", "IN"}}
+	tb.add("a-very-long-run-identifier-that-goes-on-and-on", "claude-sonnet-4-5-20250929", "3", "36,315")
+	tb.add("s", "gpt-5", "1,234", "~5*")
+	tb.totals = []string{"total", "", "1,237", "36,320"}
+	tb.footer = []string{"~ estimated"}
+	var b strings.Builder
+	if err := tb.write(&b, 40, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	// hand-laid: the numbers keep their widths (TURNS 5, IN 6) and three
+	// gaps of 2 leave 40 − 11 − 6 = 23 columns for RUN (46 wide) and MODEL
+	// (26): the widest loses one column at a time, so RUN comes down to 26,
+	// then they alternate (RUN first on a tie) down to RUN 11 + MODEL 12 = 23.
+	want := []string{
+		"RUN          MODEL         TURNS      IN",
+		"a-very-lon…  claude-sonn…      3  36,315",
+		"s            gpt-5         1,234     ~5*",
+		"────────────────────────────────────────",
+		"total                      1,237  36,320",
+		"~ estimated",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got\n%s", b.String())
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d:\n got %q\nwant %q", i, lines[i], want[i])
+		}
+		if w := runewidth.StringWidth(lines[i]); w > 40 {
+			t.Errorf("line %d is %d wide", i, w)
+		}
+	}
+	// no width: natural widths, nothing cut
+	b.Reset()
+	if err := tb.write(&b, 0, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "a-very-long-run-identifier-that-goes-on-and-on") {
+		t.Errorf("cut without a width:\n%s", b.String())
+	}
+	// bold header only when asked; log text cannot inject escapes
+	tb.rows[1][0] = "s\x1b[31m"
+	b.Reset()
+	_ = tb.write(&b, 0, true)
+	if !strings.HasPrefix(b.String(), "\x1b[1mRUN") || strings.Contains(b.String(), "\x1b[31m") {
+		t.Errorf("bold/escape: %q", b.String())
+	}
+	if !tb.allZero(5) || tb.allZero(2) {
+		t.Error("allZero")
+	}
+}
+
+// TestRunsTableAt100Columns is the runs table a 100-column terminal shows
+// (golden), with the footer naming only the markers used.
+func TestRunsTableAt100Columns(t *testing.T) {
+	runs := []schema.Run{
+		{RunID: "0a7c2c5e-1f3b-4c1d-9d51-1b2f7e3a9c44/subagents/agent-a77d1b2c3d4e5f6", SourceFormat: "claude-code", Model: "claude-sonnet-4-5-20250929",
+			NTurns: 412, InputTokens: 31415926, OutputTokens: 271828, UsageCalls: 412, EndReason: schema.EndContextOverflow, EndReasonSource: schema.SourceExplicit},
+		{RunID: "rollout-2026-01-05T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "codex-cli", Model: "gpt-5.1-codex-max",
+			NTurns: 37, InputTokens: 1200000, OutputTokens: 9000, UsageCalls: 30, EndReason: schema.EndFinished, EndReasonSource: schema.SourceInferred},
+		{RunID: "swe-agent/django__django-11099", SourceFormat: "swe-agent-traj", Model: "",
+			NTurns: 12, EstTokens: 48000, UsageEstimated: true, EndReason: schema.EndStepLimit, EndReasonSource: schema.SourceExplicit},
+	}
+	var b strings.Builder
+	if err := writeRunsTable(&b, runs, 100, false); err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if w := runewidth.StringWidth(l); w > 100 {
+			t.Errorf("line %d is %d columns", i, w)
+		}
+	}
+	testutil.Golden(t, b.String(), filepath.Join("testdata", "runs-100-columns.stdout"))
+}

@@ -1,0 +1,297 @@
+package ingest
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+)
+
+// Whole-document JSON, for the importers that read a file as one JSON value
+// and reject its problems at their lines: the document trimmed of a BOM and
+// white space (jsonDoc), values split off with their offsets (jsonSpan,
+// objectFields, arrayElems), offsets turned into lines (lineIndex), and
+// decoding errors turned into a line and a short reason. Values are split with
+// encoding/json's Decoder, whose syntax errors carry the offset; skipValue and
+// skipRest pass over a value token by token (Detect, on a head cut short).
+
+// jsonSpan is a JSON value and the byte offset where it starts in the file.
+type jsonSpan struct {
+	raw []byte
+	off int
+}
+
+// jsonDoc is a file read as one JSON document.
+type jsonDoc struct {
+	data  []byte    // the file
+	start int       // offset of the document's first byte (after a BOM and white space)
+	root  jsonSpan  // the document, without the white space around it; empty for a blank file
+	ix    lineIndex // lines of data
+}
+
+// newJSONDoc finds the document in data.
+func newJSONDoc(data []byte) *jsonDoc {
+	d := &jsonDoc{data: data, ix: newLineIndex(data)}
+	if bytes.HasPrefix(data, utf8BOM) {
+		d.start = len(utf8BOM)
+	}
+	d.start += len(data[d.start:]) - len(bytes.TrimLeft(data[d.start:], " \t\r\n"))
+	d.root = jsonSpan{raw: bytes.TrimRight(data[d.start:], " \t\r\n"), off: d.start}
+	return d
+}
+
+// line is the 1-based line of offset off of the file.
+func (d *jsonDoc) line(off int) int64 { return d.ix.line(off) }
+
+// errLine is the line of err, a syntax error from splitting or decoding the
+// document (its offset counts from the document's start): the error's line,
+// the last line with data when the document is cut off, else 1.
+func (d *jsonDoc) errLine(err error) int64 {
+	var se *stdjson.SyntaxError
+	var xe *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return d.line(d.start + int(se.Offset))
+	case errors.As(err, &xe):
+		return d.line(d.start + int(xe.Offset))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return d.line(d.start + len(d.root.raw) - 1)
+	}
+	return 1
+}
+
+// readJSONDoc reads a whole-file JSON document. It returns nil for a file of
+// white space only, and nil after rejecting a document that is not valid
+// JSON (at the line of the syntax error). The document is decoded once in
+// full to validate it: objectFields and arrayElems split values with a
+// json.Decoder, which does not check the values it skips.
+func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
+	}
+	d := newJSONDoc(data)
+	if len(d.root.raw) == 0 {
+		return nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(d.root.raw, &v); err != nil {
+		return nil, d.syntax(f, err)
+	}
+	return d, nil
+}
+
+// syntax records the document's syntax error as one reject at its line.
+func (d *jsonDoc) syntax(f *File, err error) error {
+	return f.Reject(d.errLine(err), "invalid JSON: "+shortErr(err), d.data)
+}
+
+// object splits the document's top-level object into fields; ok is false
+// (and the problem rejected) when it is not a valid object.
+func (d *jsonDoc) object(f *File) (map[string]jsonSpan, bool, error) {
+	if d.root.raw[0] != '{' {
+		return nil, false, f.Reject(1, "expected a JSON object", d.data)
+	}
+	fields, err := objectFields(d.root)
+	if err != nil {
+		return nil, false, d.syntax(f, err)
+	}
+	return fields, true, nil
+}
+
+// array returns the elements of the top-level field key, which must be an
+// array; ok is false (and the problem rejected) when it is not.
+func (d *jsonDoc) array(f *File, fields map[string]jsonSpan, key string) ([]jsonSpan, bool, error) {
+	s, found := fields[key]
+	if !found || len(s.raw) == 0 || s.raw[0] != '[' {
+		return nil, false, f.Reject(1, "no "+key+" array", d.data)
+	}
+	elems, err := arrayElems(s)
+	if err != nil {
+		return nil, false, d.syntax(f, err)
+	}
+	return elems, true, nil
+}
+
+// decodeElem decodes the array element el, named by the format what and
+// its index i (e.g. "messages[%d]"), into v; ok is false when it is not an
+// object or does not decode, and it has then been rejected at line.
+func decodeElem(f *File, line int64, what string, i int, el jsonSpan, v any) (ok bool, err error) {
+	if el.raw[0] != '{' {
+		return false, f.Reject(line, fmt.Sprintf(what+" is not an object", i), el.raw)
+	}
+	if err := json.Unmarshal(el.raw, v); err != nil {
+		return false, f.Reject(line, fmt.Sprintf(what+": %s", i, shortErr(err)), el.raw)
+	}
+	return true, nil
+}
+
+// objectFields splits a JSON object into its fields (last duplicate wins).
+func objectFields(s jsonSpan) (map[string]jsonSpan, error) {
+	dec := stdjson.NewDecoder(bytes.NewReader(s.raw))
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t != stdjson.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	out := map[string]jsonSpan{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := kt.(string)
+		var v stdjson.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		end := int(dec.InputOffset())
+		out[key] = jsonSpan{raw: v, off: s.off + end - len(v)}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON object")
+	}
+	return out, nil
+}
+
+// arrayElems splits a JSON array into its elements.
+func arrayElems(s jsonSpan) ([]jsonSpan, error) {
+	dec := stdjson.NewDecoder(bytes.NewReader(s.raw))
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t != stdjson.Delim('[') {
+		return nil, errors.New("not a JSON array")
+	}
+	var out []jsonSpan
+	for dec.More() {
+		var v stdjson.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		end := int(dec.InputOffset())
+		out = append(out, jsonSpan{raw: v, off: s.off + end - len(v)})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON array")
+	}
+	return out, nil
+}
+
+// skipValue consumes one JSON value and returns its first token.
+func skipValue(dec *stdjson.Decoder) (stdjson.Token, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := t.(stdjson.Delim); ok && (d == '{' || d == '[') {
+		return t, skipRest(dec)
+	}
+	return t, nil
+}
+
+// skipRest consumes the rest of an object or array whose opening delimiter
+// was just read.
+func skipRest(dec *stdjson.Decoder) error {
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case stdjson.Delim('{'), stdjson.Delim('['):
+			depth++
+		case stdjson.Delim('}'), stdjson.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex []int
+
+func newLineIndex(data []byte) lineIndex {
+	var ix lineIndex
+	for i, c := range data {
+		if c == '\n' {
+			ix = append(ix, i)
+		}
+	}
+	return ix
+}
+
+// line is the line of the byte at off (1 for an offset before the data).
+func (ix lineIndex) line(off int) int64 { return int64(sort.SearchInts(ix, off)) + 1 }
+
+// exactSyntaxErr re-reads a document that failed to decode with
+// encoding/json, whose syntax errors carry the exact offset, and returns that
+// error (or err when the document is well-formed and the problem was a type).
+func exactSyntaxErr(err error, data []byte) error {
+	var v any
+	if serr := stdjson.Unmarshal(data, &v); serr != nil {
+		return serr
+	}
+	return err
+}
+
+// decodeErrLine is the line of an error decoding data as a whole (the byte
+// before its offset when known; the last line with data when it is cut off).
+func decodeErrLine(err error, data []byte, lines lineIndex) int64 {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Offset > 0 {
+		return lines.line(int(min(se.Offset, int64(len(data)))) - 1)
+	}
+	var sse *stdjson.SyntaxError
+	if errors.As(err, &sse) && sse.Offset > 0 {
+		return lines.line(int(min(sse.Offset, int64(len(data)))) - 1)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return lines.line(len(bytes.TrimRight(data, " \t\r\n")) - 1)
+	}
+	return 1
+}
+
+// isJSONObject reports whether raw is a JSON object.
+func isJSONObject(raw []byte) bool {
+	return bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{"))
+}
+
+// explainDecodeErr describes why raw does not decode into v (a fresh value
+// of the target type): a value that is not an object, or encoding/json's
+// wording of the error, which names the field and type.
+func explainDecodeErr(err error, raw []byte, v any) string {
+	if !isJSONObject(raw) {
+		return "not a JSON object"
+	}
+	if serr := stdjson.Unmarshal(raw, v); serr != nil {
+		err = serr
+	}
+	if err == nil {
+		return "invalid record"
+	}
+	return decodeErrText(err)
+}
+
+// decodeErrText shortens a decoding error for a reject reason.
+func decodeErrText(err error) string {
+	s := strings.TrimPrefix(err.Error(), "json: ")
+	if len(s) > 160 {
+		s = strings.ToValidUTF8(s[:160], "")
+	}
+	return s
+}
