@@ -162,7 +162,7 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	}
 	picks, rule := htmlreport.SampleRuns(cands, o.SampleTop, o.SampleN)
 	out.Rule = rule
-	pols, err := WithKeepAll(nil)
+	pols, err := reportPolicies(o)
 	if err != nil {
 		return out, err
 	}

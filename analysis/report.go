@@ -10,6 +10,7 @@ import (
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // FormatTotals aggregates runs per source format for the report.
@@ -73,6 +74,7 @@ type ReportOptions struct {
 	Scan      store.ScanOptions // the runs reported on
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
+	Policies  []string          // replayed besides the catalog's defaults (e.g. tracer(model=FILE))
 	Window    int64             // every run's context window, for diagnose, simulate and recommend; 0: each run's own
 	// Redact, when set, redacts the log text of the sample's drill-down
 	// (tool-output previews and targets) and, through Page, the page's
@@ -86,6 +88,20 @@ type ReportOptions struct {
 	Progress func(s Stage, done, total int)
 	// Runs is how many runs Scan selects (Progress's total for StagePass).
 	Runs int
+}
+
+// reportPolicies are the policies the report replays: keep-all, the
+// catalog's defaults, then o.Policies.
+func reportPolicies(o *ReportOptions) ([]simulate.Policy, error) {
+	var pols []simulate.Policy
+	for _, spec := range append(simulate.DefaultSpecs(), o.Policies...) {
+		p, err := simulate.Parse(spec)
+		if err != nil {
+			return nil, err
+		}
+		pols = append(pols, p)
+	}
+	return WithKeepAll(pols)
 }
 
 // Stage is one stage of AnalyseReport, as Progress reports it.
@@ -143,7 +159,7 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if o.Window > 0 {
 		simO.Windows = []int64{o.Window}
 	}
-	pols, err := WithKeepAll(nil)
+	pols, err := reportPolicies(o)
 	if err != nil {
 		return nil, err
 	}

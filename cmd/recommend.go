@@ -27,6 +27,7 @@ type RecommendOptions struct {
 	YAML         bool
 	Config       string // --config HARNESS: print each family's policy in that harness's own settings
 	AnyMechanism bool   // with --config: choose among every candidate, not only what HARNESS can run
+	Model        string // --model FILE: also consider tracer(model=FILE), a trajmine train tracer model
 	Out          io.Writer
 }
 
@@ -139,6 +140,7 @@ so.`,
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
 	c.Flags().BoolVar(&o.YAML, "yaml", false, "print trajmine's own config (policy specs) as YAML")
 	c.Flags().BoolVar(&o.AnyMechanism, "any-mechanism", false, "choose among every candidate, not only those the runs' harness (or --config's) can be set to run")
+	c.Flags().StringVar(&o.Model, "model", "", "also consider the learned policy tracer(model=FILE) of a trajmine train tracer model (no harness can be set to run it: with --any-mechanism it may win)")
 	c.Flags().StringVar(&o.Config, "config", "", "print each family's policy as HARNESS's own settings: "+strings.Join(recommend.Harnesses, ", "))
 	return c
 }
@@ -150,6 +152,12 @@ func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
 	grid := o.Grid
 	if o.Config != "" && !o.AnyMechanism {
 		grid, _ = recommend.GridFor(o.Config, o.Grid) // the harness was checked with the flags
+	}
+	if o.Model != "" && (o.Config == "" || o.AnyMechanism) { // no harness setting runs a learned policy
+		if len(grid) == 0 {
+			grid = slices.Clone(recommend.DefaultGrid)
+		}
+		grid = append(grid, "tracer(model="+o.Model+")")
 	}
 	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv, AnyMechanism: o.AnyMechanism}
 }

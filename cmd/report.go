@@ -39,6 +39,7 @@ type ReportOptions struct {
 	Bold      bool  // bold table headers
 	Rehash    bool
 	All       bool
+	Policies  []string // --policy: replayed besides the catalog's defaults
 	NoRedact  bool
 	scope     *reportScope // the runs reported on (reportRun); nil: every run
 	dbLabel   string       // the page's database line; "" is the store's path
@@ -128,6 +129,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 		},
 	}
 	c.Flags().BoolVar(&o.Demo, "demo", false, "report on a generated demo corpus (in a temporary database) even if local logs exist")
+	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "also replay this policy spec besides the catalog's defaults, e.g. 'tracer(model=tracer.json)' (repeatable)")
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
@@ -438,7 +440,7 @@ const reportTop = 5
 // analysis is what the report's analyses depend on; runs is how many
 // the scan selects (the progress bar's total).
 func (o *ReportOptions) analysis(runs int) (*analysis.ReportOptions, error) {
-	ao := &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Runs: runs, Window: o.Window}
+	ao := &analysis.ReportOptions{Scan: o.scanOptions(), SampleTop: o.SampleTop, SampleN: o.SampleN, Runs: runs, Window: o.Window, Policies: o.Policies}
 	if !o.NoRedact {
 		r, err := redact.New()
 		if err != nil {

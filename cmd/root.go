@@ -174,6 +174,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewRecommendCmd(d, nil),
 		NewMineCmd(d, nil),
 		NewCheckCmd(d, nil),
+		NewTrainCmd(d, nil),
 	)
 	return root
 }

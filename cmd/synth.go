@@ -23,6 +23,7 @@ type SynthOptions struct {
 	Profiles    []string // --profiles: profile names
 	ProfileFile string   // --profile-file: JSON array of profiles
 	Calls       int      // --calls: median planned model calls of a regular session
+	PlantReuse  bool     // --plant-reuse: tools with known reuse in the OpenAI-messages sessions
 	Out         io.Writer
 }
 
@@ -97,12 +98,13 @@ of ground_truth.json.`,
 	c.Flags().StringSliceVar(&o.Formats, "formats", nil, "formats to write (comma-separated or repeated; default all)")
 	c.Flags().StringSliceVar(&o.Profiles, "profiles", nil, "plant manage_context behaviour profiles in the OpenAI-messages sessions: selective, shallow, never, thrasher")
 	c.Flags().IntVar(&o.Calls, "calls", synth.DefaultCalls, "median model calls of a regular session; every session's length scales with it")
+	c.Flags().BoolVar(&o.PlantReuse, "plant-reuse", false, "plant tools with known reuse in the OpenAI-messages sessions: schema_lookup outputs are mentioned later, log_dump outputs never")
 	c.Flags().StringVar(&o.ProfileFile, "profile-file", "", "plant the profiles of a JSON file (array of {\"name\", parameters…})")
 	return c
 }
 
 func synthRun(o *SynthOptions) error {
-	so := &synth.Options{N: o.N, Seed: o.Seed, Formats: o.Formats, Calls: o.Calls}
+	so := &synth.Options{N: o.N, Seed: o.Seed, Formats: o.Formats, Calls: o.Calls, PlantReuse: o.PlantReuse}
 	for _, name := range o.Profiles {
 		p, err := synth.DefaultProfile(strings.TrimSpace(name))
 		if err != nil {

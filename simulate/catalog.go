@@ -157,11 +157,13 @@ func init() {
 }
 
 // DefaultSpecs are the policies simulate runs when none is named: every
-// catalog entry with its defaults.
+// catalog entry with its defaults, except the Explicit ones.
 func DefaultSpecs() []string {
-	out := make([]string, len(catalog))
-	for i, d := range catalog {
-		out[i] = d.Name
+	out := make([]string, 0, len(catalog))
+	for _, d := range catalog {
+		if !d.Explicit {
+			out = append(out, d.Name)
+		}
 	}
 	return out
 }

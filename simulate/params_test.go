@@ -232,6 +232,9 @@ func TestPolicyParameters(t *testing.T) {
 			want: []int64{150, 260, 470, 780, 1190 - 70 - 145 - 220, 1190 - 70 - 145 - 220 + 510 - 295}},
 		"tracer-tooltype/trigger": {base: "tracer-tooltype(keep=1)", window: 1600, value: "0.9", dir: more},
 		"tracer-tooltype/keep":    {base: "tracer-tooltype(trigger=0.5)", window: 1600, value: "2", dir: more},
+		// the untrained start (every ratio 0.5) against a model whose ratios are 0.25 (TestLearnedPolicy)
+		"tracer/model": {base: "tracer", window: 1600, value: "testdata/tracer-quarter.json", dir: less,
+			want: []int64{150, 260, 470, 780, 1190 - 70 - 145 - 220, 1190 - 70 - 145 - 220 + 510 - 295}},
 	}
 	for _, c := range []struct {
 		name, base string

@@ -29,7 +29,10 @@ type Def struct {
 	Doc       string  `json:"doc"`
 	Source    string  `json:"source"` // where the semantics and defaults come from
 	Params    []Param `json:"params"`
-	build     func(a *Args) (rules, error)
+	// Explicit entries are left out of DefaultSpecs: they need a value
+	// only the user can give (tracer's model file).
+	Explicit bool `json:"explicit,omitempty"`
+	build    func(a *Args) (rules, error)
 }
 
 // Mechanisms: what a policy does to the prompt.

@@ -166,6 +166,9 @@ type Trace struct {
 	keepAll   []int64      // keep-all prompt per call, computed once
 	asLogged  []CallResult // the as-logged replay per call, computed once
 	WindowEnd bool         // the run ended on window length (diagnose's end reason)
+	// Query is the text of the run's first user message (at most
+	// maxQuery bytes): the task, which the learned policy conditions on.
+	Query string
 }
 
 // TraceOptions configures NewTrace.
@@ -273,6 +276,9 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 			it.Head = true
 		case ItemUser:
 			it.Head = firstUser
+			if firstUser && e.Kind == schema.KindUser {
+				tr.Query = strings.Clone(e.Text[:min(len(e.Text), maxQuery)])
+			}
 			firstUser = false
 		case ItemToolCall:
 			it.Class = ClassCode(classify(run.Harness, e.ToolName, e.Args))
@@ -636,5 +642,8 @@ func (tr *Trace) Finalize() {
 	tr.keepAllPrompts()
 	tr.asLoggedCalls()
 }
+
+// maxQuery is the most bytes of the first user message Trace.Query keeps.
+const maxQuery = 4096
 
 func clamp64(v, lo, hi int64) int64 { return min(max(v, lo), hi) }

@@ -64,6 +64,9 @@ type openaiWriter struct {
 	manages    int
 	lastManage int
 
+	// planted reuse (Options.PlantReuse; see reuse.go), nil without
+	plant *reusePlant
+
 	// planted behaviour (profiled runs only; see profiled.go)
 	prof     *Profile
 	credit   float64
@@ -74,7 +77,7 @@ type openaiWriter struct {
 
 // openaiRun generates one run and returns its JSON line. A non-nil prof
 // makes it a DTOC run of that behaviour profile, logged under prof.Model.
-func openaiRun(spec sessionSpec, prof *Profile) (obj, FileInfo, *openaiWriter) {
+func openaiRun(spec sessionSpec, prof *Profile, reuse bool) (obj, FileInfo, *openaiWriter) {
 	r := spec.r
 	ws := newWorkspace(spec.project)
 	dtoc := chance(r, pDTOC)
@@ -93,6 +96,9 @@ func openaiRun(spec sessionSpec, prof *Profile) (obj, FileInfo, *openaiWriter) {
 	w := &openaiWriter{a: newAgent(r, ws, p, openaiMix, spec.start), r: r, dtoc: dtoc, changed: -1, prof: prof}
 	if prof != nil {
 		w.credit = r.Float64()
+	}
+	if reuse {
+		w.plant = newReusePlant(r)
 	}
 	outcome := w.run()
 	line := obj{{"run_id", spec.id}, {"model", model}, {"window_tokens", openaiWindow}, {"messages", w.msgs}, {"usage", w.usage}, {"outcome", outcome}}
@@ -165,6 +171,14 @@ func (w *openaiWriter) run() obj {
 			}
 			content, tok = t, est(t)
 		}
+		if w.plant != nil {
+			if m := w.plant.mention(a.n); m != "" {
+				if t, ok := content.(string); ok {
+					m = t + " " + m
+				}
+				content, tok = m, est(m)
+			}
+		}
 		type result struct {
 			id, name, out string
 			file          *srcFile
@@ -177,6 +191,14 @@ func (w *openaiWriter) run() obj {
 			calls = append(calls, obj{{"id", id}, {"type", "function"}, {"function", obj{{"name", name}, {"arguments", args}}}})
 			results = append(results, result{id, name, out, ac.file})
 			tok += est(name) + est(args)
+		}
+		if w.plant != nil {
+			for _, x := range w.plant.extra(a.n) {
+				id := callID(r)
+				calls = append(calls, obj{{"id", id}, {"type", "function"}, {"function", obj{{"name", x.name}, {"arguments", x.args}}}})
+				results = append(results, result{id, x.name, x.out, nil})
+				tok += est(x.name) + est(x.args)
+			}
 		}
 		w.call(a.outputTokens(tok, a.hiddenTokens("")))
 		w.push(obj{{"role", "assistant"}, {"content", content}, {"tool_calls", calls}}, oitem{tok: tok, call: a.n})

@@ -54,6 +54,11 @@ type Options struct {
 	// corpus with Calls = DefaultCalls is byte-identical to one without.
 	// Profiled DTOC runs keep at least their minimum length.
 	Calls int
+	// PlantReuse adds to every OpenAI-messages session two tools with
+	// known reuse (see ReusedTool and NeverReusedTool): one whose outputs
+	// later messages mention, one never mentioned again. False (the
+	// default) writes the corpus as before.
+	PlantReuse bool
 }
 
 // DefaultCalls is the median planned model calls of a regular session.
@@ -204,7 +209,7 @@ func Write(dir string, o *Options) (*Manifest, error) {
 				prof = &profiles[nOpenAI%len(profiles)]
 			}
 			nOpenAI++
-			line, info, w := openaiRun(spec, prof)
+			line, info, w := openaiRun(spec, prof, o != nil && o.PlantReuse)
 			fi = info
 			oa.lw.write(line)
 			err = oa.lw.err

@@ -1,0 +1,302 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
+	"github.com/trajmine/trajmine/tracer"
+)
+
+// TrainOptions are the flags of trajmine train tracer.
+type TrainOptions struct {
+	Family     string
+	Window     int64
+	Seed       uint64
+	Model      string // -o: the model file
+	Epochs     int
+	Samples    int
+	Hidden     int
+	LR         float64
+	Lambda     float64
+	Credit     float64
+	Trigger    float64
+	Keep       int
+	Compressor string
+	Holdout    float64
+	NoSave     bool
+	Out        io.Writer
+}
+
+// NewTrainCmd builds `trajmine train` with its one subcommand, tracer.
+func NewTrainCmd(d *Deps, runF func(*TrainOptions) error) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "train",
+		Short: "Train a learned context policy on the store's runs",
+		Args:  usageArgs(cobra.NoArgs),
+	}
+	o := &TrainOptions{}
+	t := &cobra.Command{
+		Use:   "tracer -o MODEL",
+		Short: "Learn TRACER's per-tool retention offline (REINFORCE on replays)",
+		Long: `Learn TRACER's per-tool retention policy from the stored runs, offline: the
+replay engine (trajmine simulate) is the environment and the agent's logged
+actions are held fixed, so only the context policy is learned.
+
+At each compression event (the prompt reaches --trigger × the window) every
+tool output not yet compressed, except the newest --keep, gets a retention
+ratio in [0, 1] from a two-layer MLP with a Beta head, and a fixed compressor
+(--compressor: truncate keeps head and tail, head the first part, summary a
+stand-in of that share of its tokens) applies it. The features are what is
+known at that call: tool name and class, output tokens, age in calls, uses so
+far (trajmine counterfactual's provenance, earlier calls only), rank and token
+share in the event, the prompt's share of the window, and the run's query
+(the first user message's terms, hashed).
+
+Training is REINFORCE: each epoch replays every training run --samples times
+with ratios drawn from the Beta. A replay's reward is −(prompt tokens +
+re-invocation tokens) / keep-all's − --lambda × predicted re-invocations, and
+1 less when the run overflows. The leave-one-out mean of the run's other
+samples is the baseline (the uniform credit floor); the outcome model adds
+each decision's own credit, --credit × (the tokens its cut saves − the
+predicted cost of its predicted re-invocation, against keeping that output
+whole). The outcome model — P(re-invocation | features, ratio) =
+(1 − ratio)·σ(w·x) and the log token cost of one — is refitted every epoch.
+
+Runs are split by run, stratified by model family: --holdout of each
+family's runs (by FNV-1a of the seed and run id) are held out. The training
+curves are printed one line per epoch and written to the train_curves table
+(--no-save writes none). On the held-out runs the mean policy is compared
+with keep-all, the as-logged replay (as-logged when the catalog has it,
+else dtoc) and the four tracer-* baselines at the same trigger and keep:
+Σ (prompt + re-invocation tokens) / keep-all's and / as-logged's with
+bootstrap 95 % CIs (against as-logged only over the runs both replayed over
+the same calls: an overflow ends a replay early), re-invocations per 100 calls, overflows, and the paired
+Wilcoxon test of the per-run token ratios. The attributor check replays,
+for up to 200 (run, output) pairs, that output dropped alone against kept
+whole, and gives Spearman's ρ between the outcome model's predicted and the
+replayed re-invocation cost, and top-3 recovery per run.
+
+The same --seed, flags and database give a byte-identical model file.
+Use the model as the policy tracer(model=FILE) in simulate, recommend
+(--grid) and report.`,
+		Example: `  trajmine train tracer -o tracer.json
+  trajmine train tracer --family claude --window 64000 --seed 7 -o claude-tracer.json
+  trajmine simulate --policy 'tracer(model=tracer.json)' --policy tracer-tooltype`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Out = c.OutOrStdout()
+			if o.Model == "" {
+				return flagErrorf("-o MODEL is required")
+			}
+			if strings.ContainsAny(o.Model, ",)") {
+				return flagErrorf("-o: a model path cannot hold ',' or ')' (policy specs could not name it)")
+			}
+			if o.Holdout < 0 || o.Holdout >= 1 {
+				return flagErrorf("--holdout must be in [0, 1)")
+			}
+			if o.Samples < 2 || o.Epochs < 1 || o.Hidden < 1 {
+				return flagErrorf("--samples must be ≥ 2, --epochs and --hidden ≥ 1")
+			}
+			if o.Trigger < 0 || o.Trigger > 1 || o.Keep < 0 || o.Lambda < 0 || o.Credit < 0 || o.LR <= 0 {
+				return flagErrorf("--trigger must be in [0, 1]; --keep, --lambda and --credit ≥ 0; --lr > 0")
+			}
+			switch o.Compressor {
+			case simulate.CompressTruncate, simulate.CompressHead, simulate.CompressSummary:
+			default:
+				return flagErrorf("--compressor must be truncate, head or summary")
+			}
+			if runF != nil {
+				return runF(o)
+			}
+			return trainRun(c.Context(), d, o)
+		},
+	}
+	f := t.Flags()
+	f.StringVarP(&o.Model, "out", "o", "", "model file to write (JSON)")
+	f.StringVar(&o.Family, "family", "", "train on runs of this model family only")
+	f.Int64Var(&o.Window, "window", 0, "window in tokens to replay at (0: each run's own)")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of every random choice (initialisation, order, sampling, split, bootstrap)")
+	f.IntVar(&o.Epochs, "epochs", 30, "passes over the training runs")
+	f.IntVar(&o.Samples, "samples", 2, "sampled replays per run and epoch (≥ 2)")
+	f.IntVar(&o.Hidden, "hidden", 32, "hidden units of the MLP")
+	f.Float64Var(&o.LR, "lr", 0.02, "Adam step size")
+	f.Float64Var(&o.Lambda, "lambda", 0.02, "reward per predicted re-invocation")
+	f.Float64Var(&o.Credit, "credit", 10, "weight of the outcome model's per-output credit (0: the uniform floor alone)")
+	f.Float64Var(&o.Trigger, "trigger", 0.5, "compression event when the prompt reaches this share of the window")
+	f.IntVar(&o.Keep, "keep", 1, "newest tool outputs left whole at an event")
+	f.StringVar(&o.Compressor, "compressor", simulate.CompressTruncate, "truncate (head + tail), head or summary")
+	f.Float64Var(&o.Holdout, "holdout", 0.2, "share of each family's runs held out for evaluation (0: train on all, no evaluation)")
+	f.BoolVar(&o.NoSave, "no-save", false, "write no table (opens the database read-only)")
+	c.AddCommand(t)
+	return c
+}
+
+// traceCollector is the shared pass's part of train: every run's replay trace.
+type traceCollector struct {
+	family string
+	traces []*simulate.Trace
+}
+
+func (a *traceCollector) Worker() (func(w *analysis.RunWork) any, error) {
+	return func(w *analysis.RunWork) any {
+		if a.family != "" && w.Run.ModelFamily != a.family {
+			return nil
+		}
+		return w.Trace()
+	}, nil
+}
+
+func (a *traceCollector) Add(v any) error {
+	if tr, ok := v.(*simulate.Trace); ok {
+		a.traces = append(a.traces, tr)
+	}
+	return nil
+}
+
+func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
+	st, err := d.open(ctx, o.NoSave)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	env, err := analysis.NewEnv(ctx, st)
+	if err != nil {
+		return err
+	}
+	col := &traceCollector{family: o.Family}
+	if err := analysis.Pass(ctx, st, store.ScanOptions{}, env, col); err != nil {
+		return err
+	}
+	if len(col.traces) == 0 {
+		if o.Family != "" {
+			return fmt.Errorf("train tracer: no runs of family %q", o.Family)
+		}
+		return fmt.Errorf("train tracer: no runs in the database")
+	}
+	train, held := col.traces, []*simulate.Trace(nil)
+	if o.Holdout > 0 {
+		train, held = tracer.Split(col.traces, o.Holdout, o.Seed)
+	}
+	w := o.Out
+	fmt.Fprintf(w, "training on %d runs, %d held out (split by run, stratified by family, seed %d)\n", len(train), len(held), o.Seed)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "EPOCH\tREWARD\tTOKENS/KEEP-ALL\tREINV/100\tOVERFLOWS\tMEAN RATIO\tMEAN-POLICY REWARD\tMEAN-POLICY TOKENS\tOUTCOME LOGLOSS\t")
+	t0 := time.Now()
+	m, err := tracer.Train(ctx, train, &tracer.Options{Seed: o.Seed, Window: o.Window, Epochs: o.Epochs, Samples: o.Samples,
+		Hidden: o.Hidden, LR: o.LR, Lambda: orNeg(o.Lambda), Credit: orNeg(o.Credit), Trigger: o.Trigger, Keep: orNegInt(o.Keep),
+		Compressor: o.Compressor}, func(e tracer.Epoch) {
+		loss := "-"
+		if e.OutcomeLoss >= 0 {
+			loss = fmt.Sprintf("%.4f", e.OutcomeLoss)
+		}
+		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.2f\t%d\t%.3f\t%.4f\t%.4f\t%s\t\n", e.Epoch, e.Reward, e.TokenRatio, e.ReinvPer100,
+			e.Overflows, e.MeanRatio, e.MeanReward, e.MeanTokens, loss)
+	})
+	if err != nil {
+		return err
+	}
+	tw.Flush()
+	elapsed := time.Since(t0)
+	if err := tracer.WriteModel(o.Model, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Model, len(m.Training.Curves), elapsed.Seconds(), o.Model)
+	if !o.NoSave {
+		err := st.WriteDerived(ctx, store.Derived{Table: schema.TrainCurves, Where: "model = ?", Args: []any{o.Model},
+			Rows: func(add func(vals ...any) error) error {
+				for _, e := range m.Training.Curves {
+					if err := add(o.Model, int64(e.Epoch), e.Reward, e.TokenRatio, e.ReinvPer100, int64(e.Overflows), e.MeanRatio,
+						int64(e.Decisions), e.MeanReward, e.MeanTokens, e.OutcomeLoss); err != nil {
+						return err
+					}
+				}
+				return nil
+			}})
+		if err != nil {
+			return err
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed})
+	if err != nil {
+		return err
+	}
+	writeTracerReport(w, rep)
+	return nil
+}
+
+// orNeg maps a flag's 0 to the library's "none" (a negative value), since
+// the library's zero means its default.
+func orNeg(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+func orNegInt(v int) int {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+// writeTracerReport prints the held-out table, the learned retention per
+// tool and the attributor check.
+func writeTracerReport(w io.Writer, rep *tracer.Report) {
+	fmt.Fprintf(w, "\nheld-out runs: %d\n", rep.Runs)
+	if rep.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", rep.Note)
+	}
+	if rep.Runs < 20 {
+		fmt.Fprintf(w, "note: %d held-out runs are too few to conclude; the CIs and p-values below are descriptive only\n", rep.Runs)
+	}
+	ci := func(v, lo, hi float64, f string) string {
+		if math.IsNaN(v) {
+			return "-"
+		}
+		return fmt.Sprintf(f+" ["+f+", "+f+"]", v, lo, hi)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "POLICY\tTOKENS/KEEP-ALL [95%% CI]\tTOKENS/%s [95%% CI] (RUNS)\tREINV/100 CALLS [95%% CI]\tOVERFLOWS\tLEARNED − POLICY (median where they differ; runs)\tWILCOXON p\n", strings.ToUpper(rep.Logged))
+	for _, r := range rep.Rows {
+		p, med := "-", "-"
+		if !math.IsNaN(r.P) {
+			p = fmt.Sprintf("%.3g", r.P)
+			med = fmt.Sprintf("%s (%d)", fmtNaN(r.Median, "%+.4f"), r.Differ)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s (%d)\t%s\t%d\t%s\t%s\n", r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"),
+			ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns, ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), r.Overflows, med, p)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nlearned retention on held-out runs (mean ratio per tool):")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tOUTPUTS\tMEAN RATIO")
+	for _, t := range rep.Retention {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\n", t.Tool, t.N, t.Ratio)
+	}
+	tw.Flush()
+	a := rep.Attr
+	fmt.Fprintf(w, "\nattributor check: %d (run, output) pairs, Spearman ρ(predicted, replayed consequence) = %s (the seed reports 0.66); top-3 recovery %s over %d runs\n",
+		a.Pairs, fmtNaN(a.Spearman, "%.3f"), fmtNaN(a.Top3, "%.2f"), a.Top3Runs)
+}
+
+func fmtNaN(v float64, f string) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf(f, v)
+}

@@ -1,0 +1,390 @@
+package tracer
+
+import (
+	"cmp"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/trajmine/trajmine/internal/stats"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// Split divides traces by run into training and held-out runs, stratified
+// by model family: within each family the runs are ordered by
+// FNV-1a(seed, run id) and the first round(share × n) are held out, at
+// least one when the family has ≥ 2 runs (a family of one run trains).
+// Both halves keep the input order.
+func Split(traces []*simulate.Trace, share float64, seed uint64) (train, held []*simulate.Trace) {
+	key := func(tr *simulate.Trace) uint64 {
+		h := fnv.New64a()
+		h.Write([]byte(strconv.FormatUint(seed, 10) + "\x00" + tr.RunID))
+		return h.Sum64()
+	}
+	fam := map[string][]int{}
+	for i, tr := range traces {
+		fam[tr.Family] = append(fam[tr.Family], i)
+	}
+	out := make([]bool, len(traces))
+	for _, idx := range fam {
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(key(traces[a]), key(traces[b])) })
+		k := int(math.Round(share * float64(len(idx))))
+		if len(idx) >= 2 {
+			k = min(max(k, 1), len(idx)-1)
+		} else {
+			k = 0
+		}
+		for _, i := range idx[:k] {
+			out[i] = true
+		}
+	}
+	for i, tr := range traces {
+		if out[i] {
+			held = append(held, tr)
+		} else {
+			train = append(train, tr)
+		}
+	}
+	return train, held
+}
+
+// EvalOptions configures Evaluate.
+type EvalOptions struct {
+	Window  int64 // as Options.Window
+	Reserve int64
+	Seed    uint64 // bootstrap and attribution sampling
+	// Attribution is the number of (run, output) pairs the attributor
+	// check intervenes on (0: 200; negative: none).
+	Attribution int
+}
+
+// Row is one policy on the held-out runs.
+type Row struct {
+	Policy string
+	Runs   int
+	// TokenRatio is Σ (prompt + re-invocation tokens) / Σ keep-all prompt
+	// tokens, with a 95 % bootstrap CI over runs.
+	TokenRatio, TokenLo, TokenHi float64
+	// VsLogged is the same sum against the as-logged policy's, over the
+	// LoggedRuns runs both replayed over the same calls (NaN when none).
+	VsLogged, VsLoggedLo, VsLoggedHi float64
+	LoggedRuns                       int
+	// ReinvPer100 is re-invocations per 100 replayed calls, with its CI.
+	ReinvPer100, ReinvLo, ReinvHi float64
+	Overflows                     int
+	// Wilcoxon: the learned policy's per-run token ratio against this
+	// policy's, paired by run (two-sided); P is NaN on the learned row.
+	P      float64
+	Median float64 // median per-run token-ratio difference, learned − this policy, over the Differ runs where they differ (NaN when none)
+	Differ int
+}
+
+// ToolRetention is the mean ratio the learned policy gave one tool's outputs on the held-out runs.
+type ToolRetention struct {
+	Tool  string
+	N     int
+	Ratio float64
+}
+
+// Report is the held-out evaluation.
+type Report struct {
+	Runs      int
+	Logged    string // the as-logged reference policy, or "" when the catalog has none
+	Note      string
+	Rows      []Row
+	Retention []ToolRetention
+	Attr      Attribution
+}
+
+// Attribution is the attributor check: for sampled (run, output) pairs,
+// the outcome model's predicted consequence of dropping that output alone
+// (P̂(x, 0) − P̂(x, 1)) × Ĉ(x) against the replayed one: the re-invocations
+// with the output dropped minus with it kept whole (every other output as
+// the learned policy has it), times the output's tokens plus the prompt at
+// its event.
+type Attribution struct {
+	Pairs    int
+	Spearman float64 // NaN with fewer than 3 pairs
+	// Top3 is, over runs with ≥ 4 sampled outputs and a replayed
+	// consequence, the mean share of the 3 outputs with the largest
+	// replayed consequence that are among the 3 with the largest predicted one.
+	Top3     float64
+	Top3Runs int
+}
+
+// LearnedName is the learned policy's name in reports.
+const LearnedName = "tracer(model)"
+
+// override is the mean policy with one output's ratio forced.
+type override struct {
+	m     *simulate.Mean
+	item  int32
+	ratio float64
+	seen  []simulate.Candidate // filled when record
+	evs   []int64              // the prompt at each seen candidate's event
+	rec   bool
+}
+
+func (o *override) Retain(tr *simulate.Trace, ev *simulate.Event) {
+	o.m.Retain(tr, ev)
+	for k := range ev.Cands {
+		if ev.Cands[k].Item == o.item {
+			ev.Cands[k].Ratio = o.ratio
+		}
+	}
+	if o.rec {
+		for _, c := range ev.Cands {
+			c.X = slices.Clone(c.X)
+			o.seen = append(o.seen, c)
+			o.evs = append(o.evs, ev.Prompt)
+		}
+	}
+}
+
+// Evaluate replays the held-out runs under the learned model and the
+// baselines (keep-all, the as-logged reference when the catalog has one,
+// tracer-uniform, -recency, -proportional, -tooltype at the model's
+// trigger and keep) and checks the attributor.
+func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error) {
+	var oo EvalOptions
+	if o != nil {
+		oo = *o
+	}
+	if oo.Attribution == 0 {
+		oo.Attribution = 200
+	}
+	rep := &Report{Runs: len(held)}
+	tk := fmt.Sprintf("(trigger=%s,keep=%d)", strconv.FormatFloat(m.Trigger, 'g', -1, 64), m.Keep)
+	specs := []string{"keep-all"}
+	if _, ok := simulate.Lookup("as-logged"); ok {
+		rep.Logged = "as-logged"
+		specs = append(specs, "as-logged")
+	} else {
+		rep.Note = "as-logged is not in the catalog yet (pending): the log's own ops are replayed by dtoc instead, and vs-logged is against dtoc"
+		rep.Logged = "dtoc"
+		specs = append(specs, "dtoc")
+	}
+	for _, b := range []string{"tracer-uniform", "tracer-recency", "tracer-proportional", "tracer-tooltype"} {
+		specs = append(specs, b+tk)
+	}
+	learned := func(r simulate.Retainer) simulate.Policy {
+		p, _ := simulate.NewLearned(r, &simulate.LearnedOptions{Trigger: m.Trigger, Keep: m.Keep, Compressor: m.Compressor, Name: LearnedName})
+		return p
+	}
+	if _, err := simulate.NewLearned(&simulate.Mean{M: &m.RetentionModel}, &simulate.LearnedOptions{Trigger: m.Trigger, Keep: m.Keep, Compressor: m.Compressor}); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	type cols struct{ eff, ka, reinv, calls, ratio []float64 }
+	res := make([]cols, len(specs)+1)
+	var rp simulate.Replayer
+	add := func(c *cols, r simulate.RunResult) {
+		e := float64(r.PromptTokens + r.ReinvocationTok)
+		c.eff = append(c.eff, e)
+		c.ka = append(c.ka, float64(r.KeepAllTokens))
+		c.reinv = append(c.reinv, 100*float64(r.Reinvocations))
+		c.calls = append(c.calls, float64(r.Calls))
+		c.ratio = append(c.ratio, e/math.Max(float64(r.KeepAllTokens), 1))
+	}
+	overflows := make([]int, len(specs)+1)
+	tools := map[string]*ToolRetention{}
+	for _, tr := range held {
+		for k, s := range specs {
+			p, err := simulate.Parse(s)
+			if err != nil {
+				return nil, fmt.Errorf("evaluate: %w", err)
+			}
+			r := rp.Replay(tr, p, simulate.Options{Window: oo.Window, Reserve: oo.Reserve})
+			add(&res[k], r)
+			if r.Status == simulate.Overflow {
+				overflows[k]++
+			}
+		}
+		ov := &override{m: &simulate.Mean{M: &m.RetentionModel}, item: -1, rec: true}
+		r := rp.Replay(tr, learned(ov), simulate.Options{Window: oo.Window, Reserve: oo.Reserve})
+		add(&res[len(specs)], r)
+		if r.Status == simulate.Overflow {
+			overflows[len(specs)]++
+		}
+		for _, c := range ov.seen {
+			name := tr.Items[c.Item].Tool
+			t := tools[name]
+			if t == nil {
+				t = &ToolRetention{Tool: name}
+				tools[name] = t
+			}
+			t.N++
+			t.Ratio += c.Ratio
+		}
+	}
+	names := append(slices.Clone(specs), LearnedName)
+	li := len(specs)
+	const B = 2000
+	for k, name := range names {
+		c := &res[k]
+		row := Row{Policy: name, Runs: len(c.eff), Overflows: overflows[k], VsLogged: math.NaN(), VsLoggedLo: math.NaN(), VsLoggedHi: math.NaN(), P: math.NaN(), Median: math.NaN()}
+		row.TokenRatio, row.TokenLo, row.TokenHi = stats.SumRatio(c.eff, c.ka, B, 0.95, oo.Seed)
+		// against as-logged: only runs both replayed over the same calls (an
+		// overflow ends a replay early, and fewer calls cost fewer tokens)
+		var pe, le []float64
+		for i := range c.eff {
+			if c.calls[i] == res[1].calls[i] {
+				pe, le = append(pe, c.eff[i]), append(le, res[1].eff[i])
+			}
+		}
+		row.LoggedRuns = len(pe)
+		if len(pe) > 0 {
+			row.VsLogged, row.VsLoggedLo, row.VsLoggedHi = stats.SumRatio(pe, le, B, 0.95, oo.Seed)
+		}
+		row.ReinvPer100, row.ReinvLo, row.ReinvHi = stats.SumRatio(c.reinv, c.calls, B, 0.95, oo.Seed)
+		if k != li && len(c.ratio) > 0 {
+			if w, err := stats.WilcoxonSignedRank(res[li].ratio, c.ratio); err == nil {
+				row.P = w.P
+			}
+			var d []float64
+			for i := range c.ratio {
+				if v := res[li].ratio[i] - c.ratio[i]; v != 0 {
+					d = append(d, v)
+				}
+			}
+			row.Differ = len(d)
+			if len(d) > 0 {
+				row.Median = stats.Median(d)
+			}
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	for _, t := range tools {
+		t.Ratio /= float64(t.N)
+		rep.Retention = append(rep.Retention, *t)
+	}
+	slices.SortFunc(rep.Retention, func(a, b ToolRetention) int { return cmp.Compare(a.Tool, b.Tool) })
+	if oo.Attribution > 0 {
+		rep.Attr = attribution(held, m, &oo, learned)
+	}
+	return rep, nil
+}
+
+// attribution runs the attributor check on up to o.Attribution (run,
+// output) pairs: every candidate the learned policy saw on the held-out
+// runs, an evenly spaced sample of them when there are more.
+func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(simulate.Retainer) simulate.Policy) Attribution {
+	type pair struct {
+		run    int
+		item   int32
+		x      []float64
+		prompt int64
+	}
+	var pairs []pair
+	var rp simulate.Replayer
+	for ri, tr := range held {
+		ov := &override{m: &simulate.Mean{M: &m.RetentionModel}, item: -1, rec: true}
+		rp.Replay(tr, learned(ov), simulate.Options{Window: o.Window, Reserve: o.Reserve})
+		for k, c := range ov.seen {
+			pairs = append(pairs, pair{ri, c.Item, c.X, ov.evs[k]})
+		}
+	}
+	if len(pairs) > o.Attribution {
+		rng := rand.New(rand.NewPCG(o.Seed, 0xA77))
+		rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
+		pairs = pairs[:o.Attribution]
+		slices.SortStableFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.item, b.item)) })
+	}
+	pred := make([]float64, len(pairs))
+	meas := make([]float64, len(pairs))
+	for k, p := range pairs {
+		tr := held[p.run]
+		keep := rp.Replay(tr, learned(&override{m: &simulate.Mean{M: &m.RetentionModel}, item: p.item, ratio: 1}), simulate.Options{Window: o.Window, Reserve: o.Reserve})
+		drop := rp.Replay(tr, learned(&override{m: &simulate.Mean{M: &m.RetentionModel}, item: p.item, ratio: 0}), simulate.Options{Window: o.Window, Reserve: o.Reserve})
+		// the output's own re-invocation: the change in their count (the
+		// others' renderings are the same unless dropping it moves a later
+		// event), at its cost — the output again plus a prompt, the one at
+		// its event standing in for the using call's; the change in Σ
+		// re-invocation tokens would also carry every other re-invocation's
+		// prompt shrinking with the dropped output
+		meas[k] = float64(drop.Reinvocations-keep.Reinvocations) * float64(int64(tr.Items[p.item].Tokens)+p.prompt)
+		pred[k] = m.Outcome.Harm(p.x, 0)
+	}
+	a := Attribution{Pairs: len(pairs), Spearman: math.NaN()}
+	if len(pairs) >= 3 {
+		a.Spearman = spearman(pred, meas)
+	}
+	// top-3 recovery per run
+	for lo := 0; lo < len(pairs); {
+		hi := lo
+		for hi < len(pairs) && pairs[hi].run == pairs[lo].run {
+			hi++
+		}
+		if hi-lo >= 4 {
+			if rec, ok := top3(pred[lo:hi], meas[lo:hi]); ok {
+				a.Top3 += rec
+				a.Top3Runs++
+			}
+		}
+		lo = hi
+	}
+	if a.Top3Runs > 0 {
+		a.Top3 /= float64(a.Top3Runs)
+	} else {
+		a.Top3 = math.NaN()
+	}
+	return a
+}
+
+// top3 is |top3(pred) ∩ top3(meas)| / 3 (ties by index); not ok when no
+// replayed consequence is positive.
+func top3(pred, meas []float64) (float64, bool) {
+	if slices.Max(meas) <= 0 {
+		return 0, false
+	}
+	top := func(v []float64) []int {
+		idx := make([]int, len(v))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[b], v[a]) })
+		return idx[:3]
+	}
+	tp, tm := top(pred), top(meas)
+	n := 0
+	for _, i := range tm {
+		if slices.Contains(tp, i) {
+			n++
+		}
+	}
+	return float64(n) / 3, true
+}
+
+// spearman is Pearson's correlation of the ranks (ties averaged); NaN
+// when either side is constant.
+func spearman(x, y []float64) float64 {
+	rx, ry := ranks(x), ranks(y)
+	c := stat.Correlation(rx, ry, nil)
+	return c
+}
+
+// ranks gives 1-based ranks, ties sharing their average rank.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j < len(idx) && v[idx[j]] == v[idx[i]] {
+			j++
+		}
+		avg := float64(i+j+1) / 2 // ranks i+1..j
+		for k := i; k < j; k++ {
+			r[idx[k]] = avg
+		}
+		i = j
+	}
+	return r
+}

@@ -1,0 +1,72 @@
+package tracer
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// Planted tool types (PlantedTraces).
+const (
+	PlantedReused = "schema_lookup" // small; every output is used three times later, evidence anywhere in it
+	PlantedNever  = "log_dump"      // no output is ever used again
+	PlantedSome   = "read_file"     // 30 % of outputs used once later, evidence in the first tenth
+)
+
+// PlantedTraces builds n replay traces with planted reuse, for testing
+// that training finds it: 30 calls each; call t makes one tool call
+// (20 tokens) whose result is first seen by call t+1: PlantedReused
+// (search class, 150–450 tokens, 30 %), PlantedNever (execute class,
+// 1,000–3,000 tokens, 30 %) or PlantedSome (read class, 300–900 tokens, 40 %);
+// 4 characters per token; 80 output tokens per call; a 400-token prefix
+// and a 60-token task; window 32,000. Runs alternate between two families
+// (planted-a, planted-b) and four queries. Deterministic for seed.
+func PlantedTraces(n int, seed uint64) []*simulate.Trace {
+	rng := rand.New(rand.NewPCG(seed, 0x9A47))
+	queries := []string{"which customers churned last quarter", "join the orders and payments schemas",
+		"why does the nightly job fail", "summarise revenue by region"}
+	out := make([]*simulate.Trace, n)
+	const calls = 30
+	for r := range n {
+		tr := &simulate.Trace{RunID: fmt.Sprintf("planted-%04d", r), Family: []string{"planted-a", "planted-b"}[r%2],
+			Window: 32000, Prefix: 400, NCalls: calls, Finished: true, Query: queries[rng.IntN(len(queries))]}
+		tr.Items = append(tr.Items, simulate.Item{Seq: 0, Kind: simulate.ItemUser, Head: true, Call: -1, Tokens: 60, Chars: 240})
+		for t := range calls {
+			var tool string
+			var class uint8
+			var tok int32
+			switch u := rng.Float64(); {
+			case u < 0.3:
+				tool, class, tok = PlantedReused, simulate.ClassSearch, 150+rng.Int32N(300)
+			case u < 0.6:
+				tool, class, tok = PlantedNever, simulate.ClassExecute, 1000+rng.Int32N(2000)
+			default:
+				tool, class, tok = PlantedSome, simulate.ClassRead, 300+rng.Int32N(600)
+			}
+			call := int32(len(tr.Items))
+			tr.Items = append(tr.Items,
+				simulate.Item{Seq: int64(len(tr.Items)), Since: int32(t + 1), Kind: simulate.ItemToolCall, Class: class, Call: -1, Tokens: 20, Chars: 80, Tool: tool},
+				simulate.Item{Seq: int64(len(tr.Items) + 1), Since: int32(t + 1), Kind: simulate.ItemToolResult, Class: class, Call: call,
+					Tokens: tok, Chars: 4 * tok, Lines: tok / 10, Tool: tool, Key: fmt.Sprintf("k%d", t)})
+			tr.Output = append(tr.Output, 80)
+			res := call + 1
+			later := func() int32 { return int32(t+2) + rng.Int32N(int32(max(calls-t-2, 1))) }
+			switch tool {
+			case PlantedReused:
+				if t+2 < calls {
+					for range 3 {
+						tr.Uses = append(tr.Uses, simulate.Use{Item: res, Call: later(), Content: true, Offsets: []int32{rng.Int32N(4 * tok)}})
+					}
+				}
+			case PlantedSome:
+				if t+2 < calls && rng.Float64() < 0.3 {
+					tr.Uses = append(tr.Uses, simulate.Use{Item: res, Call: later(), Content: true, Offsets: []int32{rng.Int32N(4 * tok / 10)}})
+				}
+			}
+		}
+		tr.Finalize()
+		out[r] = tr
+	}
+	return out
+}
