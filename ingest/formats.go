@@ -1,11 +1,13 @@
 package ingest
 
 // corpusFolders names, per importer, the folders of the shared corpus
-// (../shared/corpus) its tests import; importers without one are tested on
-// hand-written fixtures only. TestCorpusFoldersListed keeps it complete.
+// (../shared/corpus) its tests import, and those of ../shared/corpus-more
+// as "corpus-more/<folder>"; importers without one are tested on
+// hand-written fixtures only. TestCorpusFoldersListed and
+// TestNoForeignClaims keep it complete.
 var corpusFolders = map[string][]string{
-	"claude-code":                  {"claude-code"},
-	"codex-cli":                    {"codex-cli"},
+	"claude-code":                  {"claude-code", "corpus-more/iflow-cli"},
+	"codex-cli":                    {"codex-cli", "corpus-more/trae-cli"},
 	"openai-messages":              {"openai-chat-messages"},
 	"anthropic-messages":           nil,
 	"atif":                         {"atif"},
@@ -20,13 +22,14 @@ var corpusFolders = map[string][]string{
 	"kimi-cli-wire":                {"kimi-cli-wire"},
 	"mini-swe-agent":               {"mini-swe-agent"},
 	"openhands":                    {"openhands"},
-	"otel-genai-spans":             {"otel-genai-spans"},
+	"otel-genai-spans":             {"otel-genai-spans", "corpus-more/visualstudio-copilot-traces"},
 	"pi-coding-agent":              {"pi-coding-agent"},
 	"swe-agent-traj":               {"swe-agent-traj"},
 	"aider-chat-history":           nil,
 	"cline-http-cassette":          {"cline-http-cassette"},
 	"langfuse-trace-export":        {"langfuse-trace-export"},
 	"openclaw-telemetry":           {"openclaw-telemetry"},
+	"factory-droid":                {"corpus-more/factory-droid"},
 }
 
 // CorpusFolders returns the shared-corpus folders an importer is tested on
