@@ -29,6 +29,8 @@ var corpusFolders = map[string][]string{
 	"cline-http-cassette":          {"cline-http-cassette"},
 	"langfuse-trace-export":        {"langfuse-trace-export"},
 	"openclaw-telemetry":           {"openclaw-telemetry"},
+	"qwen-code":                    {"corpus-more/qwen-code"},
+	"copilot-cli-events":           {"corpus-more/copilot-cli-events"},
 	"factory-droid":                {"corpus-more/factory-droid"},
 }
 
