@@ -153,7 +153,11 @@ func TestCorpusMoreGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				testutil.Golden(t, corpusSummary(t, f, data), filepath.Join("testdata", "corpus-more", d.Name(), filepath.Base(f)+".golden"))
+				got := corpusSummary(t, f, data)
+				if strings.HasPrefix(got, "format: none") {
+					got = "format: none\n" // the list of formats tried is not part of the golden
+				}
+				testutil.Golden(t, got, filepath.Join("testdata", "corpus-more", d.Name(), filepath.Base(f)+".golden"))
 			})
 		}
 	}

@@ -33,6 +33,12 @@ var corpusFolders = map[string][]string{
 	"copilot-cli-events":             {"corpus-more/copilot-cli-events"},
 	"cursor-agent-transcripts":       {"corpus-more/cursor-agent-transcripts"},
 	"factory-droid-exec-stream-json": {"corpus-more/factory-droid-exec-stream-json"},
+	"grok-build":                     {"corpus-more/grok-build"},
+	"mistral-vibe":                   {"corpus-more/mistral-vibe"},
+	"gptme":                          {"corpus-more/gptme"},
+	"hermes-agent":                   {"corpus-more/hermes-agent"},
+	"antigravity-cli":                {"corpus-more/antigravity-cli"},
+	"kiro-cli-sqlite-payload":        {"corpus-more/kiro-cli-sqlite-payload"},
 	"factory-droid":                  {"corpus-more/factory-droid"},
 }
 

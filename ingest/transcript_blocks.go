@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -138,6 +139,9 @@ func (q *callLinker) result(id string) (callID, key string) {
 	}
 	return id, ""
 }
+
+// drop forgets the open calls (no result will answer them).
+func (q *callLinker) drop() { q.open = q.open[:0] }
 
 // hasOpen reports whether some call has no result yet.
 func (q *callLinker) hasOpen() bool { return len(q.open) > 0 }
@@ -314,4 +318,68 @@ func jsonArrayAt(data []byte, key string) (elems []jsonElem, found bool, err err
 func lineOfOffset(data []byte, off int64) int64 {
 	off = min(max(off, 0), int64(len(data)))
 	return int64(bytes.Count(data[:off], []byte("\n"))) + 1
+}
+
+// topKeys returns the keys of the top-level JSON object at the start of
+// head, in order, up to the first value that cannot be read (head may be
+// cut). It returns nil when head does not start with an object.
+func topKeys(head []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := tok.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// hasKeys reports whether keys holds every one of want.
+func hasKeys(keys []string, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, k := range keys {
+			if k == w {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// docReject rejects a whole-document format's file at the line of err (a
+// JSON syntax error's offset, else line 1).
+func docReject(f *File, data []byte, what string, err error) error {
+	line := int64(1)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line = lineOfOffset(data, se.Offset)
+	}
+	return f.Reject(line, what+": "+err.Error(), data)
+}
+
+func itoaInt(i int) string { return strconv.Itoa(i) }
+
+// strconvQuoteJSON quotes s as a JSON string.
+func strconvQuoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

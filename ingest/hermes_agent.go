@@ -1,0 +1,166 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// hermesAgent reads Hermes Agent session files (~/.hermes/sessions/*.json):
+// one JSON object per session {session_id, model, platform, session_start,
+// last_updated, system_prompt, tools, messages}. (Newer installs keep
+// sessions in ~/.hermes/state.db, SQLite, which is not read.)
+//
+// Steps:
+//  1. Decode the document; a file that is not a JSON object is one reject
+//     at the line of the syntax error. Each message keeps the line it starts
+//     on; a message that is not an object, or has an unknown role, is
+//     rejected and the rest imports.
+//  2. system_prompt → a system event; tools → the tool-definitions event.
+//  3. messages in OpenAI chat shape: system → system, user → user,
+//     assistant → one model call: reasoning (reasoning_content, else
+//     reasoning), text, and tool_calls[{id|call_id, function{name,
+//     arguments}}]; tool → tool result linked by tool_call_id. A
+//     session_meta entry is bookkeeping and skipped.
+//  4. session_id is the run id (else the file name), model the model,
+//     session_start / last_updated the run's start and end (messages carry
+//     no timestamps). There is no usage in the JSON form.
+//  5. The end reason is inferred from the last event.
+type hermesAgent struct{}
+
+func init() { register(64, hermesAgent{}) }
+
+func (hermesAgent) Name() string { return "hermes-agent" }
+
+func (hermesAgent) Describe() string {
+	return "Hermes Agent sessions (~/.hermes/sessions/*.json): one object with session_id, platform, system_prompt, tools and OpenAI-shaped messages; no usage"
+}
+
+// Detect claims a JSON object with session_id and messages plus one of
+// Hermes' session keys (platform, session_start, last_updated).
+func (hermesAgent) Detect(name string, head []byte) bool {
+	keys := topKeys(head)
+	return hasKeys(keys, "session_id", "messages") && (hasKeys(keys, "platform") || hasKeys(keys, "session_start") || hasKeys(keys, "last_updated"))
+}
+
+type hmSession struct {
+	SessionID    string          `json:"session_id"`
+	Model        string          `json:"model"`
+	Platform     string          `json:"platform"`
+	SessionStart string          `json:"session_start"`
+	LastUpdated  string          `json:"last_updated"`
+	SystemPrompt string          `json:"system_prompt"`
+	Tools        json.RawMessage `json:"tools"`
+}
+
+type hmMessage struct {
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	Reasoning        string          `json:"reasoning"`
+	ReasoningContent string          `json:"reasoning_content"`
+	ToolCallID       string          `json:"tool_call_id"`
+	ToolName         string          `json:"tool_name"`
+	ToolCalls        []struct {
+		ID       string `json:"id"`
+		CallID   string `json:"call_id"`
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+func (hermesAgent) Import(f *File, r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	var s hmSession
+	if err := json.Unmarshal(data, &s); err != nil {
+		return docReject(f, data, "session is not a JSON object", err)
+	}
+	msgs, _, err := jsonArrayAt(data, "messages")
+	if err != nil {
+		return docReject(f, data, "messages", err)
+	}
+	id := s.SessionID
+	if id == "" {
+		id = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
+	}
+	b, err := f.NewRun(id)
+	if err != nil {
+		return err
+	}
+	b.Run.Harness = "hermes"
+	b.Run.Model = s.Model
+	b.Run.StartedAt, b.Run.EndedAt = ParseTime(s.SessionStart), ParseTime(s.LastUpdated)
+	var last schema.EventKind
+	if s.SystemPrompt != "" {
+		if err := b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: s.SystemPrompt, Line: 1}); err != nil {
+			return err
+		}
+	}
+	if e, ok := ToolDefinitions(s.Tools, 1); ok {
+		if err := b.Add(e); err != nil {
+			return err
+		}
+	}
+	for i, el := range msgs {
+		var m hmMessage
+		if raw := bytes.TrimSpace(el.Raw); len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+			if err := f.Reject(el.Line, "messages["+itoaInt(i)+"] is not an object", el.Raw); err != nil {
+				return err
+			}
+			continue
+		}
+		add := func(e schema.Event) error {
+			e.Line = el.Line
+			last = e.Kind
+			return b.Add(e)
+		}
+		text := ContentText(m.Content)
+		switch m.Role {
+		case "system":
+			err = add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
+		case "user":
+			err = add(schema.Event{Kind: schema.KindUser, Role: "user", Text: text})
+		case "assistant":
+			b.NewCall()
+			reasoning := m.ReasoningContent
+			if reasoning == "" {
+				reasoning = m.Reasoning
+			}
+			if strings.TrimSpace(reasoning) != "" {
+				err = add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: reasoning})
+			}
+			if err == nil && strings.TrimSpace(text) != "" {
+				err = add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text})
+			}
+			for _, tc := range m.ToolCalls {
+				if err != nil {
+					break
+				}
+				cid := tc.ID
+				if cid == "" {
+					cid = tc.CallID
+				}
+				err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Function.Name, CallID: cid, Args: jsonArgs(tc.Function.Arguments)})
+			}
+		case "tool":
+			err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", ToolName: m.ToolName, CallID: m.ToolCallID, Text: text})
+		case "session_meta":
+		default:
+			err = f.Reject(el.Line, "messages["+itoaInt(i)+"]: unknown role "+strconvQuoteJSON(m.Role), el.Raw)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	inferEnd(b, last)
+	return b.Finish()
+}
