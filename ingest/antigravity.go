@@ -27,8 +27,9 @@ import (
 //     CODE_ACTION, SEARCH_WEB, GENERIC and any other type) → the result of
 //     the oldest open planner call (callLinker; the planner's calls carry
 //     no ids, so they are named call-<n>). An action step with no open call
-//     is a tool call of its own, named by its type in lower case, followed
-//     by its result. status ERROR or FAILED marks the result an error;
+//     is a tool call of its own, named by its type in lower case, in a model
+//     call of its own (the planner step that chose it is not logged),
+//     followed by its result. status ERROR or FAILED marks the result an error;
 //     - CHECKPOINT (the harness summarised the conversation and resumes
 //     from it) → a compaction event with a compaction op;
 //     CONVERSATION_HISTORY with content → a compaction event with a
@@ -160,6 +161,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 			return b.Op(schema.ContextOp{Op: op, Trigger: "auto", Detail: s.Type})
 		default: // an action step: a tool's result
 			if !q.hasOpen() {
+				b.NewCall() // the planner step that chose this action is not in the log
 				name := strings.ToLower(s.Type)
 				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: name, CallID: q.call(""), Args: "{}"}); err != nil {
 					return err

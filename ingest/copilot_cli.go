@@ -29,7 +29,8 @@ import (
 //  3. By type:
 //     - user.message → user event (transformedContent, what the model got,
 //     else content); system.message and system.notification → system;
-//     - assistant.message → one model call per apiCallId (else messageId):
+//     - assistant.message → one model call per apiCallId (else messageId;
+//     the same id again after an input is a new call):
 //     reasoningText → reasoning, content → assistant, toolRequests[] →
 //     tool calls (arguments a JSON string or an object); assistant.reasoning
 //     → reasoning;
@@ -143,12 +144,14 @@ type cpData struct {
 }
 
 type cpRun struct {
-	b         *RunBuilder
-	last      schema.EventKind
-	outTokens int64
-	totals    *schema.Usage
-	announced map[string]bool
-	reasoning []schema.Event // assistant.reasoning waiting for its assistant.message
+	b          *RunBuilder
+	last       schema.EventKind
+	outTokens  int64
+	totals     *schema.Usage
+	announced  map[string]bool
+	reasoning  []schema.Event // assistant.reasoning waiting for its assistant.message
+	lastCall   string         // the id of the latest assistant.message
+	inputSince bool           // an input event came after it
 }
 
 func (copilotCLI) Import(f *File, r io.Reader) error {
@@ -245,6 +248,9 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 	add := func(e schema.Event) error {
 		e.TS, e.Line = ts, line
 		cr.last = e.Kind
+		if !e.Kind.IsOutput() {
+			cr.inputSince = true
+		}
 		return b.Add(e)
 	}
 	switch typ {
@@ -273,7 +279,12 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 		if id == "" {
 			id = d.MessageID
 		}
-		b.Call(id)
+		if cr.inputSince && id == cr.lastCall {
+			b.NewCall() // a repeated id after an input is a new response (trimmed logs repeat ids)
+		} else {
+			b.Call(id)
+		}
+		cr.lastCall, cr.inputSince = strings.Clone(id), false
 		if err := cr.flushReasoning(false); err != nil {
 			return err
 		}
