@@ -61,7 +61,7 @@ import (
 //     usage_estimated: no call has its own usage row.
 type copilotCLI struct{}
 
-func init() { register(20, copilotCLI{}) }
+func init() { register(24, copilotCLI{}) }
 
 func (copilotCLI) Name() string { return "copilot-cli-events" }
 

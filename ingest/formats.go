@@ -45,3 +45,15 @@ var corpusFolders = map[string][]string{
 // CorpusFolders returns the shared-corpus folders an importer is tested on
 // (nil: hand-written fixtures only).
 func CorpusFolders(format string) []string { return corpusFolders[format] }
+
+// alsoReads names, per importer, the other agents whose logs it reads
+// because they copy its layout (each tested on its corpus-more folder).
+var alsoReads = map[string][]string{
+	"claude-code":      {"iFlow CLI (~/.iflow/projects/*/session-*.jsonl)"},
+	"codex-cli":        {"Trae CLI (~/.trae/cli/sessions/**/rollout-*.jsonl)"},
+	"otel-genai-spans": {"Visual Studio GitHub Copilot traces (~/.cache/VSGitHubCopilotLogs/traces/*.jsonl)"},
+}
+
+// AlsoReads returns the other agents whose logs an importer reads because
+// they copy its format (nil: none known).
+func AlsoReads(format string) []string { return alsoReads[format] }

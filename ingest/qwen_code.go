@@ -47,7 +47,7 @@ import (
 //  4. The end reason is inferred from the last event.
 type qwenCode struct{}
 
-func init() { register(12, qwenCode{}) }
+func init() { register(22, qwenCode{}) }
 
 func (qwenCode) Name() string { return "qwen-code" }
 
