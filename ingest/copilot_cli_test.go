@@ -1,8 +1,10 @@
 package ingest_test
 
 import (
+	"context"
 	"testing"
 
+	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -50,4 +52,37 @@ func TestCopilotCLIFixtures(t *testing.T) {
 
 func FuzzCopilotCLI(f *testing.F) {
 	pkFuzz(f, []string{"copilot-cli-events"}, "testdata/copilot-cli-events/*.jsonl")
+}
+
+// TestCopilotCLIEnds checks the explicit end reasons: abort, shutdown, and
+// a resumed session clearing an earlier one.
+func TestCopilotCLIEnds(t *testing.T) {
+	const start = `{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"2026-01-01T00:00:00Z"}` + "\n"
+	const user = `{"type":"user.message","data":{"content":"go"},"id":"e2","timestamp":"2026-01-01T00:00:01Z"}` + "\n"
+	const reply = `{"type":"assistant.message","data":{"messageId":"m","content":"ok","outputTokens":3},"id":"e3","timestamp":"2026-01-01T00:00:02Z"}` + "\n"
+	const abort = `{"type":"abort","data":{"reason":"user"},"id":"e4"}` + "\n"
+	const shutdown = `{"type":"session.shutdown","data":{"shutdownType":"routine","modelMetrics":{"gpt-5":{"usage":{"inputTokens":50,"outputTokens":3,"cacheReadTokens":20}}}},"id":"e5"}` + "\n"
+	tests := []struct {
+		name, log string
+		end       schema.EndReason
+		source    schema.ReasonSource
+		detail    string
+		in, out   int64
+	}{
+		{"abort", start + user + abort, schema.EndInterrupted, schema.SourceExplicit, "abort: user", 0, 0},
+		// modelMetrics usage as the totals: in 50 (incl. cache 20), out 3
+		{"shutdown", start + user + reply + shutdown, schema.EndFinished, schema.SourceExplicit, "shutdown: routine", 50, 3},
+		{"resumed after abort", start + user + abort + user + reply, schema.EndFinished, schema.SourceInferred, inferredFinished, 0, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ingest.Parse(context.Background(), "copilot-cli-events", "events.jsonl", []byte(tc.log), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := m.Runs[0]
+			got := []any{r.EndReason, r.EndReasonSource, r.EndReasonDetail, r.InputTokens, r.OutputTokens}
+			pkCheck(t, "end, source, detail, in, out", []any{tc.end, tc.source, tc.detail, tc.in, tc.out}, got)
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -159,6 +160,83 @@ func TestCorpusMoreGolden(t *testing.T) {
 				}
 				testutil.Golden(t, got, filepath.Join("testdata", "corpus-more", d.Name(), filepath.Base(f)+".golden"))
 			})
+		}
+	}
+}
+
+// TestIssue21LineRejects inserts a malformed line (not JSON) as line 3 of a
+// fixture of each line-based issue-21 format: it is one positioned reject,
+// and everything else imports as before (same events, tool outputs, runs).
+func TestIssue21LineRejects(t *testing.T) {
+	for _, tc := range []struct{ format, file string }{
+		{"factory-droid", "factory-droid/agent-sessions__session_store_large.jsonl"},
+		{"factory-droid-exec-stream-json", "factory-droid-exec-stream-json/agent-sessions__stream_json_large.jsonl"},
+		{"qwen-code", "qwen-code/agent-sessions__019f0000-0000-7000-8000-000000000001.jsonl"},
+		{"copilot-cli-events", "copilot-cli-events/agent-sessions__subdir_v1__events.jsonl"},
+		{"cursor-agent-transcripts", "cursor-agent-transcripts/agent-sessions__large.jsonl"},
+		{"grok-build", "grok-build/019f6000-0000-7000-8000-000000000001/chat_history.jsonl"},
+		{"mistral-vibe", "mistral-vibe/session_with_tools/messages.jsonl"},
+		{"gptme", "gptme/2026-06-13-write-hello-world/conversation.jsonl"},
+		{"antigravity-cli", "antigravity-cli/agent-sessions__cli_small.jsonl"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			path := filepath.Join("testdata", tc.file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(data), "\n")
+			bad := strings.Join(lines[:2], "") + "{not json\n" + strings.Join(lines[2:], "")
+			want, err := ingest.Parse(context.Background(), tc.format, path, data, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ingest.Parse(context.Background(), tc.format, path, []byte(bad), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Rejects) != 1 || got.Rejects[0].Line != 3 || !strings.HasPrefix(got.Rejects[0].Reason, "invalid JSON") {
+				t.Errorf("rejects %v, want one at line 3", pkRejects(got))
+			}
+			if len(got.Events) != len(want.Events) || len(got.ToolOutputs) != len(want.ToolOutputs) || len(got.Runs) != len(want.Runs) {
+				t.Errorf("%d events, %d outputs, %d runs; want %d, %d, %d", len(got.Events), len(got.ToolOutputs), len(got.Runs), len(want.Events), len(want.ToolOutputs), len(want.Runs))
+			}
+			// the lines after it keep their numbers (shifted by the one inserted)
+			for i, e := range got.Events {
+				if w := want.Events[min(i, len(want.Events)-1)].Line; w > 2 && e.Line != w+1 || w <= 2 && e.Line != w {
+					t.Errorf("event %d at line %d, want %d", i, e.Line, w)
+					break
+				}
+			}
+		})
+	}
+}
+
+// TestIssue21TestdataDetection checks detection on the fixtures copied for
+// the issue-21 formats: each is detected as its folder's format, and the
+// siblings another file's importer reads (Droid's <uuid>.settings.json,
+// Grok's summary.json and signals.json, Vibe's meta.json) as nothing.
+func TestIssue21TestdataDetection(t *testing.T) {
+	siblings := []string{".settings.json", "summary.json", "signals.json", "meta.json"}
+	for _, format := range []string{"factory-droid", "factory-droid-exec-stream-json", "qwen-code", "copilot-cli-events", "cursor-agent-transcripts",
+		"grok-build", "mistral-vibe", "gptme", "hermes-agent", "antigravity-cli", "kiro-cli-sqlite-payload"} {
+		err := filepath.WalkDir(filepath.Join("testdata", format), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() == "README.md" || d.Name() == "LICENSE" {
+				return err
+			}
+			want := format
+			for _, s := range siblings {
+				if strings.HasSuffix(p, s) {
+					want = ""
+				}
+			}
+			if got := detected(t, p); got != want {
+				t.Errorf("%s: detected %q, want %q", p, got, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }
