@@ -10,9 +10,9 @@ func TestCallLinker(t *testing.T) {
 	var q callLinker
 	type link struct{ call, key string }
 	var got []link
-	a := q.call("")   // call-1
-	b := q.call("x")  // x
-	c := q.call("")   // call-3
+	a := q.call("")          // call-1
+	b := q.call("x")         // x
+	c := q.call("")          // call-3
 	r1, k1 := q.result("x")  // names an open call
 	r2, k2 := q.result("t9") // unknown id: the oldest open call, keeping t9 as key
 	r3, k3 := q.result("")   // no id: the oldest open call
