@@ -46,7 +46,7 @@ func init() { register(65, antigravity{}) }
 func (antigravity) Name() string { return "antigravity-cli" }
 
 func (antigravity) Describe() string {
-	return "Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): planner calls answered by the action steps that follow; CHECKPOINT steps as compactions; no usage"
+	return "Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"
 }
 
 // Detect claims JSONL whose first step has step_index, an upper-case type

@@ -37,7 +37,7 @@ func init() { register(60, cursorAgent{}) }
 func (cursorAgent) Name() string { return "cursor-agent-transcripts" }
 
 func (cursorAgent) Describe() string {
-	return "Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl): {role, message:{content}} lines, tool calls linked to results in order; no timestamps, model or usage"
+	return "Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl as child runs): no usage, timestamps, model or call ids (tool calls linked to results in order), no compaction events, end reason inferred"
 }
 
 type cuLine struct {

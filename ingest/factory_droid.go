@@ -45,7 +45,7 @@ func init() { register(28, factoryDroid{}) }
 func (factoryDroid) Name() string { return "factory-droid" }
 
 func (factoryDroid) Describe() string {
-	return "Factory Droid session store (~/.factory/sessions/*/<uuid>.jsonl: session_start + Anthropic-style message lines; model and token totals from the sibling <uuid>.settings.json)"
+	return "Factory Droid session store (~/.factory/sessions/*/<uuid>.jsonl: session_start + Anthropic-style message lines): no per-call usage (model and token totals from the sibling <uuid>.settings.json), timestamps, tool_use ids, no compaction records in the sample, end reason inferred"
 }
 
 // Detect claims JSONL that opens with Droid's session_start header

@@ -37,7 +37,7 @@ func init() { register(29, factoryDroidExec{}) }
 func (factoryDroidExec) Name() string { return "factory-droid-exec-stream-json" }
 
 func (factoryDroidExec) Describe() string {
-	return "Factory Droid `droid exec --output-format stream-json` stdout: system/message/tool_call/tool_result/completion events; completion as the explicit end"
+	return "Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion): usage only where an event has one, timestamps, toolCallId links, no compaction events, completion/error as explicit end"
 }
 
 // Detect claims JSONL of events with a session_id and a Droid exec type:

@@ -48,7 +48,7 @@ func init() { register(63, gptme{}) }
 func (gptme) Name() string { return "gptme" }
 
 func (gptme) Describe() string {
-	return "gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): fenced tool blocks (shell, ipython, save, patch …) as tool calls answered by the following system/tool messages; per-message usage and cost"
+	return "gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (shell, ipython, save, patch …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"
 }
 
 const gptmeAnchor = "conversation.jsonl"

@@ -50,7 +50,7 @@ func init() { register(62, grokBuild{}) }
 func (grokBuild) Name() string { return "grok-build" }
 
 func (grokBuild) Describe() string {
-	return "Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, reading summary.json and signals.json next to it): rows by type, tool calls linked to results; window and final context tokens from signals.json"
+	return "Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, reading summary.json and signals.json next to it): no per-call usage (the final context tokens as the last call's input; window from signals.json), times from summary.json, tool_call ids, compactions counted but not placed (no context_ops), parent session link, end reason inferred"
 }
 
 const grokAnchor = "chat_history.jsonl"

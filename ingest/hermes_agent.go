@@ -38,7 +38,7 @@ func init() { register(64, hermesAgent{}) }
 func (hermesAgent) Name() string { return "hermes-agent" }
 
 func (hermesAgent) Describe() string {
-	return "Hermes Agent sessions (~/.hermes/sessions/*.json): one object with session_id, platform, system_prompt, tools and OpenAI-shaped messages; no usage"
+	return "Hermes Agent sessions (~/.hermes/sessions/*.json, one object with platform, system_prompt, tools and OpenAI-shaped messages): no usage, session start/end only, tool_call ids, no compaction events, end reason inferred"
 }
 
 // Detect claims a JSON object with session_id and messages plus one of

@@ -44,7 +44,7 @@ func init() { register(66, kiroCLI{}) }
 func (kiroCLI) Name() string { return "kiro-cli-sqlite-payload" }
 
 func (kiroCLI) Describe() string {
-	return "Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): history of tagged user/assistant entries, tool uses linked to results; no usage"
+	return "Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"
 }
 
 // Detect claims a JSON object with conversation_id and history.

@@ -41,7 +41,7 @@ func init() { register(61, mistralVibe{}) }
 func (mistralVibe) Name() string { return "mistral-vibe" }
 
 func (mistralVibe) Describe() string {
-	return "Mistral Vibe sessions (~/.vibe/logs/session/<id>/messages.jsonl, reading meta.json next to it): OpenAI chat messages with message_id; times, model, parent and token totals from meta.json"
+	return "Mistral Vibe sessions (~/.vibe/logs/session/<id>/messages.jsonl, reading meta.json next to it): no per-call usage (session token totals from meta.json stats), start/end from meta.json only, tool_call ids, no compaction events, parent session link, end reason inferred"
 }
 
 const vibeAnchor = "messages.jsonl"

@@ -52,7 +52,7 @@ func init() { register(22, qwenCode{}) }
 func (qwenCode) Name() string { return "qwen-code" }
 
 func (qwenCode) Describe() string {
-	return "Qwen Code chat recordings (~/.qwen/projects/*/chats/*.jsonl): Gemini-style parts in a Claude-Code-like envelope; active parentUuid chain after rewinds, usageMetadata per response, chat compressions as context_ops"
+	return "Qwen Code chat recordings (~/.qwen/projects/*/chats/*.jsonl, Gemini-style parts in a Claude-Code-like envelope; the active parentUuid chain after rewinds): per-call usage from usageMetadata, timestamps, functionCall ids, chat compressions (tokens before/after) as context_ops, end reason inferred"
 }
 
 var qwenTypes = map[string]bool{"user": true, "assistant": true, "tool_result": true, "system": true}
