@@ -43,7 +43,8 @@ import (
 //     newTokenCount); rewind: a context_op event noting how many records
 //     the rewind abandoned; ui_telemetry, slash_command, custom_title and
 //     session_artifact_snapshot are UI records and skipped (ui_telemetry's
-//     token counts repeat the usageMetadata of the responses).
+//     api_response token counts are per response, but name no record of
+//     the chain, so they are not read: usage is usageMetadata's).
 //  4. The end reason is inferred from the last event.
 type qwenCode struct{}
 
