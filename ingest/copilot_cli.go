@@ -40,8 +40,9 @@ import (
 //     success is false);
 //     - session.truncation → a context_op event with a truncation op
 //     (tokens before/after = pre/postTruncationTokensInMessages, trigger
-//     performedBy); session.compaction_complete, if logged, likewise as a
-//     compaction;
+//     performedBy); session.compaction_complete → a compaction event (the
+//     summaryContent) with a compaction op (pre/postCompactionTokens,
+//     trigger), unless success is false;
 //     - session.error → an error event; abort → end interrupted (explicit);
 //     session.shutdown → end finished (explicit, "shutdown: <type>"); a
 //     later user or assistant message clears an end recorded before it (the
@@ -51,14 +52,19 @@ import (
 //     - session.model_change, session.info, hook.*, session.resume,
 //     assistant.turn_* and the usage checkpoints are UI or
 //     bookkeeping records, not part of what the model saw.
-//  4. Usage: the log has no per-call input, only each message's
+//  4. Usage: an assistant.usage event, when the log has one, is the
+//     current call's usage (inputTokens excludes the cache: input = input +
+//     cacheRead + cacheWrite). The samples have none: only each message's
 //     outputTokens and session totals. The totals of session.shutdown (or,
 //     without one, the latest session.usage_checkpoint) — tokenDetails
 //     {input, output, cache_read, cache_write}.tokenCount, else the sum
 //     of modelMetrics[*].usage — are the run's logged totals; without
-//     either, the sum of outputTokens is the logged output total. Input is
-//     taken as including the cache (OpenAI's convention). The run stays
-//     usage_estimated: no call has its own usage row.
+//     either, the sum of outputTokens is the logged output total. Copilot's
+//     token categories are taken as disjoint, as in assistant.usage (whose
+//     consumers add them up): input = input + cache read + cache write.
+//     Without
+//     assistant.usage the run stays usage_estimated: no call has its own
+//     usage row.
 type copilotCLI struct{}
 
 func init() { register(24, copilotCLI{}) }
@@ -127,8 +133,15 @@ type cpData struct {
 	Removed     *int64 `json:"messagesRemovedDuringTruncation"`
 	TokenLimit  *int64 `json:"tokenLimit"`
 	PerformedBy string `json:"performedBy"`
-	PreCompact  *int64 `json:"preCompactionTokens"`
-	PostCompact *int64 `json:"postCompactionTokens"`
+	PreCompact     *int64 `json:"preCompactionTokens"`
+	PostCompact    *int64 `json:"postCompactionTokens"`
+	Trigger        string `json:"trigger"`
+	SummaryContent string `json:"summaryContent"`
+	// assistant.usage (outputTokens is OutputTokens above)
+	InputTokens      int64 `json:"inputTokens"`
+	CacheReadTokens  int64 `json:"cacheReadTokens"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens"`
+	ReasoningTokens  int64 `json:"reasoningTokens"`
 	// totals
 	TokenDetails map[string]struct {
 		TokenCount int64 `json:"tokenCount"`
@@ -139,6 +152,7 @@ type cpData struct {
 			OutputTokens     int64 `json:"outputTokens"`
 			CacheReadTokens  int64 `json:"cacheReadTokens"`
 			CacheWriteTokens int64 `json:"cacheWriteTokens"`
+			ReasoningTokens  int64 `json:"reasoningTokens"`
 		} `json:"usage"`
 	} `json:"modelMetrics"`
 }
@@ -347,10 +361,18 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 		}
 		return b.Op(schema.ContextOp{Op: schema.OpTruncation, TokensBefore: d.PreTokens, TokensAfter: d.PostTokens, Trigger: d.PerformedBy, Detail: detail})
 	case "session.compaction_complete":
-		if err := add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: "compaction"}); err != nil {
+		if d.Success != nil && !*d.Success {
+			return nil // nothing was compacted
+		}
+		if err := add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: d.SummaryContent}); err != nil {
 			return err
 		}
-		return b.Op(schema.ContextOp{Op: schema.OpCompaction, TokensBefore: d.PreCompact, TokensAfter: d.PostCompact, Trigger: "auto"})
+		return b.Op(schema.ContextOp{Op: schema.OpCompaction, TokensBefore: d.PreCompact, TokensAfter: d.PostCompact, Trigger: d.Trigger, Detail: "session.compaction_complete"})
+	case "assistant.usage":
+		u := schema.Usage{TS: ts, Model: d.Model, InputTokens: d.InputTokens + d.CacheReadTokens + d.CacheWriteTokens, OutputTokens: d.OutputTokens,
+			CacheReadTokens: d.CacheReadTokens, CacheWriteTokens: d.CacheWriteTokens, ReasoningTokens: d.ReasoningTokens}
+		b.NoteModel(d.Model)
+		b.SetUsage(u)
 	case "session.error":
 		return add(schema.Event{Kind: schema.KindError, Role: "system", IsError: true, Text: d.Message})
 	case "abort":
@@ -392,7 +414,8 @@ func (cr *cpRun) setTotals(d *cpData) {
 	var u schema.Usage
 	switch {
 	case len(d.TokenDetails) > 0:
-		u = schema.Usage{InputTokens: d.TokenDetails["input"].TokenCount, OutputTokens: d.TokenDetails["output"].TokenCount,
+		u = schema.Usage{InputTokens: d.TokenDetails["input"].TokenCount + d.TokenDetails["cache_read"].TokenCount + d.TokenDetails["cache_write"].TokenCount,
+			OutputTokens: d.TokenDetails["output"].TokenCount,
 			CacheReadTokens: d.TokenDetails["cache_read"].TokenCount, CacheWriteTokens: d.TokenDetails["cache_write"].TokenCount}
 	case len(d.ModelMetrics) > 0:
 		found := false
@@ -401,10 +424,11 @@ func (cr *cpRun) setTotals(d *cpData) {
 				continue
 			}
 			found = true
-			u.InputTokens += m.Usage.InputTokens
+			u.InputTokens += m.Usage.InputTokens + m.Usage.CacheReadTokens + m.Usage.CacheWriteTokens
 			u.OutputTokens += m.Usage.OutputTokens
 			u.CacheReadTokens += m.Usage.CacheReadTokens
 			u.CacheWriteTokens += m.Usage.CacheWriteTokens
+			u.ReasoningTokens += m.Usage.ReasoningTokens
 		}
 		if !found {
 			return
@@ -412,6 +436,5 @@ func (cr *cpRun) setTotals(d *cpData) {
 	default:
 		return
 	}
-	u.InputTokens = max(u.InputTokens, u.CacheReadTokens+u.CacheWriteTokens)
 	cr.totals = &u
 }

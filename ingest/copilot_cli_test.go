@@ -12,8 +12,8 @@ func TestCopilotCLIFixtures(t *testing.T) {
 	const small, sub, v1 = "copilot_stage0_small", "copilot_stage0_small/subagent-[trimmed for fixture]", "aaaabbbb-1111-2222-3333-ccccddddeeee"
 	i21Run(t, "copilot-cli-events", []i21Case{
 		{
-			// session totals from session.shutdown tokenDetails: input 100,
-			// output 15 (= outputTokens 12 + 3 of the two messages), cache
+			// session totals from session.shutdown tokenDetails: input 100 +
+			// cache read 5 + cache write 0 = 105, output 15 (= outputTokens 12 + 3 of the two messages), cache
 			// read 5. Model calls of the session: api-1, api-2, then the two
 			// resumed messages (line 23, line 32) = 4. The sub-agent's events
 			// carry parentToolCallId: its run has 1 call, ended by
@@ -21,7 +21,7 @@ func TestCopilotCLIFixtures(t *testing.T) {
 			file: "agent-sessions__small.jsonl",
 			runs: []pkRun{
 				{ID: small, Harness: "copilot-cli", Model: "gpt-5-mini", End: schema.EndUnknown, Source: schema.SourceInferred,
-					Detail: "log ends on a tool call without its result", Turns: 4, In: 100, Out: 15, CR: 5, Estimated: true},
+					Detail: "log ends on a tool call without its result", Turns: 4, In: 105, Out: 15, CR: 5, Estimated: true},
 				{ID: sub, Parent: small, Harness: "copilot-cli", Model: "claude-haiku-4.5", End: schema.EndFinished, Source: schema.SourceExplicit,
 					Detail: "subagent.completed", Turns: 1, Estimated: true},
 			},
@@ -70,8 +70,8 @@ func TestCopilotCLIEnds(t *testing.T) {
 		in, out   int64
 	}{
 		{"abort", start + user + abort, schema.EndInterrupted, schema.SourceExplicit, "abort: user", 0, 0},
-		// modelMetrics usage as the totals: in 50 (incl. cache 20), out 3
-		{"shutdown", start + user + reply + shutdown, schema.EndFinished, schema.SourceExplicit, "shutdown: routine", 50, 3},
+		// modelMetrics usage as the totals: in 50 + cache read 20 = 70, out 3
+		{"shutdown", start + user + reply + shutdown, schema.EndFinished, schema.SourceExplicit, "shutdown: routine", 70, 3},
 		{"resumed after abort", start + user + abort + user + reply, schema.EndFinished, schema.SourceInferred, inferredFinished, 0, 3},
 	}
 	for _, tc := range tests {
@@ -85,4 +85,30 @@ func TestCopilotCLIEnds(t *testing.T) {
 			pkCheck(t, "end, source, detail, in, out", []any{tc.end, tc.source, tc.detail, tc.in, tc.out}, got)
 		})
 	}
+}
+
+// TestCopilotCLIUsageAndCompaction checks assistant.usage as per-call usage
+// and session.compaction_complete as a compaction (hand-written events in
+// the shape Copilot CLI writes them; the samples have neither).
+func TestCopilotCLIUsageAndCompaction(t *testing.T) {
+	log := `{"type":"session.start","data":{"sessionId":"s"},"id":"e1"}
+{"type":"user.message","data":{"content":"go"},"id":"e2"}
+{"type":"assistant.message","data":{"messageId":"m1","apiCallId":"a1","content":"","toolRequests":[{"toolCallId":"c1","name":"bash","arguments":{"command":"ls"}}],"outputTokens":9},"id":"e3"}
+{"type":"assistant.usage","data":{"model":"claude-sonnet-4.5","inputTokens":1000,"cacheReadTokens":8000,"cacheWriteTokens":500,"outputTokens":9},"id":"e4"}
+{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true,"result":{"content":"a b"}},"id":"e5"}
+{"type":"session.compaction_complete","data":{"success":true,"trigger":"threshold","preCompactionTokens":150000,"postCompactionTokens":20000,"summaryContent":"the summary"},"id":"e6"}
+{"type":"session.compaction_complete","data":{"success":false,"trigger":"threshold"},"id":"e7"}
+{"type":"assistant.message","data":{"messageId":"m2","apiCallId":"a2","content":"done","outputTokens":2},"id":"e8"}
+{"type":"assistant.usage","data":{"model":"claude-sonnet-4.5","inputTokens":300,"cacheReadTokens":0,"cacheWriteTokens":0,"outputTokens":2},"id":"e9"}
+`
+	m, err := ingest.Parse(context.Background(), "copilot-cli-events", "events.jsonl", []byte(log), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// call a1: 1000 + 8000 + 500 = 9500 in; call a2: 300 in
+	pkCheck(t, "usage", []pkUse{{"s", 0, 9500, 9, 8000, 500, 0, "claude-sonnet-4.5", ""}, {"s", 1, 300, 2, 0, 0, 0, "claude-sonnet-4.5", ""}}, pkUses(m))
+	pkCheck(t, "runs", []pkRun{{ID: "s", Harness: "copilot-cli", Model: "claude-sonnet-4.5", End: schema.EndFinished, Source: schema.SourceInferred, Detail: inferredFinished,
+		Turns: 2, In: 9800, Out: 11, CR: 8000, CW: 500, UsageCalls: 2}}, pkRuns(m))
+	// the failed compaction (success false) is not an op
+	pkCheck(t, "ops", []pkOp{{"s", 3, 1, schema.OpCompaction, "threshold", 150000, 20000, "session.compaction_complete"}}, pkOps(m))
 }
