@@ -72,7 +72,7 @@ func init() { register(24, copilotCLI{}) }
 func (copilotCLI) Name() string { return "copilot-cli-events" }
 
 func (copilotCLI) Describe() string {
-	return "GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): no per-call input usage (shutdown/checkpoint token totals, else summed outputTokens), timestamps, toolCallId links, truncations (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"
+	return "GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): per-call usage from assistant.usage when logged, else shutdown/checkpoint token totals (or summed outputTokens), timestamps, toolCallId links, truncations and compactions (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"
 }
 
 var copilotTypes = map[string]bool{"session.start": true, "session.resume": true, "user.message": true, "assistant.message": true,
