@@ -33,10 +33,12 @@ import (
 //     session's token totals (tokenUsage: inputTokens, outputTokens,
 //     cacheReadTokens, cacheCreationTokens, thinkingTokens), recorded as
 //     logged totals (usage_estimated, since no call has its own usage).
-//     The field names follow the store's description; no real settings
-//     file was available to check them. inputTokens is taken as excluding
-//     the cache (Anthropic's convention): input = input + cache read +
-//     cache creation, output = output + thinking.
+//     The field names are those third-party Droid usage readers use; no
+//     real settings file was available here. inputTokens is taken as
+//     excluding the cache (those readers price the three separately):
+//     input = input + cache read + cache creation; thinkingTokens is the
+//     reasoning count, not added to output (whether outputTokens includes
+//     it is not documented).
 //  6. The end reason is inferred from the last event.
 type factoryDroid struct{}
 
@@ -151,7 +153,7 @@ func (factoryDroid) Import(f *File, r io.Reader) error {
 	if readSibling(siblingPath(f.Path(), ".jsonl", ".settings.json"), &s) {
 		b.Run.Model = s.Model
 		if u := s.TokenUsage; u != nil {
-			b.SetLoggedTotals(schema.Usage{InputTokens: u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens, OutputTokens: u.OutputTokens + u.ThinkingTokens,
+			b.SetLoggedTotals(schema.Usage{InputTokens: u.InputTokens + u.CacheReadTokens + u.CacheCreationTokens, OutputTokens: u.OutputTokens,
 				CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheCreationTokens, ReasoningTokens: u.ThinkingTokens})
 		}
 	}

@@ -88,10 +88,10 @@ func TestFactoryDroidFixtures(t *testing.T) {
 		},
 		{
 			// droid-settings.settings.json: input 1000 + cache read 3000 +
-			// cache creation 500 = 4500; output 200 + thinking 50 = 250
+			// cache creation 500 = 4500; output 200; reasoning (thinking) 50
 			file: "droid-settings.jsonl",
 			runs: []pkRun{{ID: "droid-settings", Harness: "factory-droid", Model: "claude-sonnet-4-5-20250929", End: schema.EndFinished, Source: schema.SourceInferred,
-				Detail: inferredFinished, Turns: 2, In: 4500, Out: 250, CR: 3000, CW: 500, Reasoning: 50, Estimated: true}},
+				Detail: inferredFinished, Turns: 2, In: 4500, Out: 200, CR: 3000, CW: 500, Reasoning: 50, Estimated: true}},
 			events: []ev{
 				{"droid-settings", 0, 0, schema.KindUser, "", "", "", false},
 				{"droid-settings", 1, 0, schema.KindReasoning, "", "", "", false},
