@@ -38,9 +38,10 @@ import (
 //     - tool_result: functionResponse{id, name, response} → tool result
 //     linked by id (response.output, else response.error, else the JSON);
 //     toolCallResult.status "error" marks it an error;
-//     - system chat_compression: a compaction event with a compaction op
-//     (tokens before/after from systemPayload.info.originalTokenCount /
-//     newTokenCount); rewind: a context_op event noting how many records
+//     - system chat_compression: a compaction event (the text of
+//     systemPayload.compressedHistory, the history that replaces what came
+//     before) with a compaction op (tokens before/after from
+//     systemPayload.info.originalTokenCount / newTokenCount); rewind: a context_op event noting how many records
 //     the rewind abandoned; ui_telemetry, slash_command, custom_title and
 //     session_artifact_snapshot are UI records and skipped (ui_telemetry's
 //     api_response token counts are per response, but name no record of
@@ -308,9 +309,24 @@ func (qr *qwRun) add(l *qwLine, recs []qwLine, keep []bool, i int) error {
 					Original *int64 `json:"originalTokenCount"`
 					New      *int64 `json:"newTokenCount"`
 				} `json:"info"`
+				History []struct {
+					Parts []qwPart `json:"parts"`
+				} `json:"compressedHistory"`
 			}
 			_ = json.Unmarshal(rec.SystemPayload, &p)
-			if err := add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: "chat compression"}); err != nil {
+			var texts []string
+			for _, c := range p.History {
+				for _, part := range c.Parts {
+					if part.Text != nil && strings.TrimSpace(*part.Text) != "" {
+						texts = append(texts, *part.Text)
+					}
+				}
+			}
+			text := strings.Join(texts, "\n")
+			if text == "" {
+				text = "chat compression"
+			}
+			if err := add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: text}); err != nil {
 				return err
 			}
 			op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto"}
