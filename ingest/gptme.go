@@ -18,13 +18,14 @@ import (
 // code blocks in its reply and gptme runs them. The rule used here:
 //  1. A fenced block (a line opening with ``` and an info string, closed by
 //     a line of at least as many backticks) is a tool call when the info
-//     string's first word is a gptme tool: shell, bash, sh, zsh (→ tool
-//     "shell", args {"command": body}); ipython, python, py (→ "ipython",
-//     {"code": body}); save, append, patch, morph (→ that tool, {"path":
-//     the second word, "content": body}); tmux, gh, browser, computer,
-//     read, subagent, rag, chats (→ that tool, {"input": body}). Other
-//     blocks (```json, ```text, …) are text. The reply's text, blocks
-//     included, is also its assistant event.
+//     string's first word is a block type gptme's tools register: shell
+//     (→ tool "shell", args {"command": body}); ipython, py (→ "ipython",
+//     {"code": body}; gptme does not run ```python blocks, it asks the
+//     model to repeat them as ```ipython); save, append, patch, morph (→
+//     that tool, {"path": the second word, "content": body}); tmux, gh,
+//     subagent (→ that tool, {"input": body}). Other blocks (```python,
+//     ```bash, ```json …) are text. The reply's text, blocks included, is
+//     also its assistant event.
 //  2. Results: the system and tool messages that follow an assistant
 //     message answer its calls in order (callLinker: the oldest open call
 //     first); a user or assistant message closes the calls left open. A tool message with no call left is an unlinked tool result;
@@ -48,7 +49,7 @@ func init() { register(63, gptme{}) }
 func (gptme) Name() string { return "gptme" }
 
 func (gptme) Describe() string {
-	return "gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (shell, ipython, save, patch …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"
+	return "gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (```shell, ```ipython, ```save <path>, ```patch <path> …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"
 }
 
 const gptmeAnchor = "conversation.jsonl"
@@ -97,10 +98,8 @@ type gptmeBlock struct {
 	tool, args string
 }
 
-var gptmeTools = map[string]string{"shell": "shell", "bash": "shell", "sh": "shell", "zsh": "shell",
-	"ipython": "ipython", "python": "ipython", "py": "ipython",
-	"save": "save", "append": "append", "patch": "patch", "morph": "morph",
-	"tmux": "tmux", "gh": "gh", "browser": "browser", "computer": "computer", "read": "read", "subagent": "subagent", "rag": "rag", "chats": "chats"}
+var gptmeTools = map[string]string{"shell": "shell", "ipython": "ipython", "py": "ipython",
+	"save": "save", "append": "append", "patch": "patch", "morph": "morph", "tmux": "tmux", "gh": "gh", "subagent": "subagent"}
 
 // gptmeBlocks returns the tool blocks of text (rule 1 of the doc).
 func gptmeBlocks(text string) []gptmeBlock {

@@ -12,9 +12,9 @@ import (
 func TestGptmeFixtures(t *testing.T) {
 	const id = "2026-06-13-write-hello-world"
 	i21Run(t, "gptme", []i21Case{{
-		// the first reply holds one ```python block → an ipython call,
-		// answered by the tool message after it; the second reply has no
-		// block, so the last tool message is an unlinked result (key t7).
+		// the first reply's block is ```python, which gptme does not run
+		// (only ```ipython): no tool call in this sample, so both tool
+		// messages are unlinked results (keys t3, t6).
 		// usage (openrouter: input includes the cache): in 120 + 200 = 320,
 		// out 42 + 15 = 57, cache read 80 + 120 = 200; cost 0.0012 + 0.0008
 		file: id + "/conversation.jsonl",
@@ -24,18 +24,17 @@ func TestGptmeFixtures(t *testing.T) {
 			{id, 0, 0, schema.KindSystem, "", "", "", false},
 			{id, 1, 0, schema.KindUser, "", "", "", false},
 			{id, 2, 0, schema.KindAssistant, "", "", "", false},
-			{id, 3, 0, schema.KindToolCall, "ipython", "call-1", "", false},
-			{id, 4, 1, schema.KindToolResult, "ipython", "call-1", "", false},
-			{id, 5, 1, schema.KindUser, "", "", "", false},
-			{id, 6, 1, schema.KindAssistant, "", "", "", false},
-			{id, 7, 2, schema.KindToolResult, "", "", "", false},
+			{id, 3, 1, schema.KindToolResult, "", "", "", false},
+			{id, 4, 1, schema.KindUser, "", "", "", false},
+			{id, 5, 1, schema.KindAssistant, "", "", "", false},
+			{id, 6, 2, schema.KindToolResult, "", "", "", false},
 		},
-		lines: []int64{1, 2, 3, 3, 4, 5, 6, 7},
+		lines: []int64{1, 2, 3, 4, 5, 6, 7},
 		usage: []pkUse{
 			{id, 0, 120, 42, 80, 0, 0, "openrouter/anthropic/claude-sonnet-4-6", ""},
 			{id, 1, 200, 15, 120, 0, 0, "openrouter/anthropic/claude-sonnet-4-6", ""},
 		},
-		outputs: []out{{id, "call-1", "ipython", "", 1, false}, {id, "t7", "", "", 2, false}},
+		outputs: []out{{id, "t3", "", "", 1, false}, {id, "t6", "", "", 2, false}},
 	}})
 }
 
@@ -46,7 +45,8 @@ func TestGptmeBlocks(t *testing.T) {
 		tools       []string // tool name and target of each call
 	}{
 		{"shell", "Run:\n```shell\nls -la\n```", []string{"shell", "ls -la"}},
-		{"save with path", "```save hello.py\nprint(1)\n```\nand\n```bash\npython hello.py\n```", []string{"save", "hello.py", "shell", "python hello.py"}},
+		{"save with path", "```save hello.py\nprint(1)\n```\nand\n```bash\npython hello.py\n```", []string{"save", "hello.py"}},
+		{"ipython, not python", "```python\nprint(1)\n```\n```ipython\nprint(1)\n```", []string{"ipython", ""}},
 		{"not a tool", "```json\n{}\n```\n```\nplain\n```", nil},
 		{"unclosed", "```shell\nls", []string{"shell", "ls"}},
 	}
