@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -128,11 +127,11 @@ type cpData struct {
 	Reason       string `json:"reason"`
 	ShutdownType string `json:"shutdownType"`
 	// session.truncation, session.compaction_complete
-	PreTokens   *int64 `json:"preTruncationTokensInMessages"`
-	PostTokens  *int64 `json:"postTruncationTokensInMessages"`
-	Removed     *int64 `json:"messagesRemovedDuringTruncation"`
-	TokenLimit  *int64 `json:"tokenLimit"`
-	PerformedBy string `json:"performedBy"`
+	PreTokens      *int64 `json:"preTruncationTokensInMessages"`
+	PostTokens     *int64 `json:"postTruncationTokensInMessages"`
+	Removed        *int64 `json:"messagesRemovedDuringTruncation"`
+	TokenLimit     *int64 `json:"tokenLimit"`
+	PerformedBy    string `json:"performedBy"`
 	PreCompact     *int64 `json:"preCompactionTokens"`
 	PostCompact    *int64 `json:"postCompactionTokens"`
 	Trigger        string `json:"trigger"`
@@ -175,10 +174,7 @@ func (copilotCLI) Import(f *File, r io.Reader) error {
 	var get func(parentTool string) (*cpRun, error)
 	get = func(parentTool string) (*cpRun, error) {
 		if session == "" {
-			session = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
-			if strings.HasSuffix(f.Path(), "events.jsonl") && filepath.Base(f.Path()) == "events.jsonl" {
-				session = filepath.Base(filepath.Dir(f.Path()))
-			}
+			session = dirRunID(f.Path(), "events.jsonl")
 		}
 		id, parent := session, ""
 		if parentTool != "" {
@@ -415,7 +411,7 @@ func (cr *cpRun) setTotals(d *cpData) {
 	switch {
 	case len(d.TokenDetails) > 0:
 		u = schema.Usage{InputTokens: d.TokenDetails["input"].TokenCount + d.TokenDetails["cache_read"].TokenCount + d.TokenDetails["cache_write"].TokenCount,
-			OutputTokens: d.TokenDetails["output"].TokenCount,
+			OutputTokens:    d.TokenDetails["output"].TokenCount,
 			CacheReadTokens: d.TokenDetails["cache_read"].TokenCount, CacheWriteTokens: d.TokenDetails["cache_write"].TokenCount}
 	case len(d.ModelMetrics) > 0:
 		found := false

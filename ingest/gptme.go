@@ -153,10 +153,7 @@ func gptmeBlocks(text string) []gptmeBlock {
 
 func (gptme) Import(f *File, r io.Reader) error {
 	path := f.Path()
-	id := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if filepath.Base(path) == gptmeAnchor {
-		id = filepath.Base(filepath.Dir(path))
-	}
+	id := dirRunID(path, gptmeAnchor)
 	var b *RunBuilder
 	var q callLinker
 	var last schema.EventKind

@@ -71,3 +71,32 @@ func TestGptmeBlocks(t *testing.T) {
 func FuzzGptme(f *testing.F) {
 	pkFuzz(f, []string{"gptme"}, "testdata/gptme/*/conversation.jsonl")
 }
+
+// TestGptmeResults checks how results answer fenced calls: the system
+// messages after a reply answer its calls in order; a user message closes
+// the calls left open, and a later system message is a system event.
+func TestGptmeResults(t *testing.T) {
+	log := `{"role": "user", "content": "go", "timestamp": "2026-06-13T10:00:00"}
+{"role": "assistant", "content": "` + "```shell\\nls\\n```\\n```ipython\\n1+1\\n```\\n```save a.txt\\nx\\n```" + `", "timestamp": "2026-06-13T10:00:01"}
+{"role": "system", "content": "Ran command: ls", "timestamp": "2026-06-13T10:00:02"}
+{"role": "system", "content": "Executed code block.", "timestamp": "2026-06-13T10:00:03"}
+{"role": "user", "content": "stop", "timestamp": "2026-06-13T10:00:04"}
+{"role": "system", "content": "Saved to a.txt", "timestamp": "2026-06-13T10:00:05"}
+`
+	m, err := ingest.Parse(context.Background(), "gptme", "conversation.jsonl", []byte(log), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "conversation"
+	pkCheck(t, "events", []ev{
+		{id, 0, 0, schema.KindUser, "", "", "", false},
+		{id, 1, 0, schema.KindAssistant, "", "", "", false},
+		{id, 2, 0, schema.KindToolCall, "shell", "call-1", "ls", false},
+		{id, 3, 0, schema.KindToolCall, "ipython", "call-2", "", false},
+		{id, 4, 0, schema.KindToolCall, "save", "call-3", "a.txt", false},
+		{id, 5, 1, schema.KindToolResult, "shell", "call-1", "ls", false},
+		{id, 6, 1, schema.KindToolResult, "ipython", "call-2", "", false},
+		{id, 7, 1, schema.KindUser, "", "", "", false},
+		{id, 8, 1, schema.KindSystem, "", "", "", false},
+	}, evs(m))
+}

@@ -116,10 +116,7 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 	var sig grSignals
 	hasSum := readSibling(siblingPath(path, grokAnchor, "summary.json"), &sum)
 	hasSig := readSibling(siblingPath(path, grokAnchor, "signals.json"), &sig)
-	id := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if filepath.Base(path) == grokAnchor {
-		id = filepath.Base(filepath.Dir(path))
-	}
+	id := dirRunID(path, grokAnchor)
 	if sum.Info != nil && sum.Info.ID != "" {
 		id = sum.Info.ID
 	}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"io"
-	"path/filepath"
 	"strings"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
@@ -100,10 +99,7 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 	path := f.Path()
 	var meta vbMeta
 	hasMeta := readSibling(siblingPath(path, vibeAnchor, "meta.json"), &meta)
-	id := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if filepath.Base(path) == vibeAnchor {
-		id = filepath.Base(filepath.Dir(path))
-	}
+	id := dirRunID(path, vibeAnchor)
 	if meta.SessionID != "" {
 		id = meta.SessionID
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -382,4 +383,17 @@ func itoaInt(i int) string { return strconv.Itoa(i) }
 func strconvQuoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// dirRunID returns the run id of a file named anchor, which the tool
+// writes into a directory of its own (the session's): the directory's
+// name. For any other file name, or a file at the root of a relative path,
+// it is the file name without its extension.
+func dirRunID(path, anchor string) string {
+	if filepath.Base(path) == anchor {
+		if d := filepath.Base(filepath.Dir(path)); d != "." && d != string(filepath.Separator) {
+			return d
+		}
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
