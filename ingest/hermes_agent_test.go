@@ -46,7 +46,7 @@ func TestIssue21DocumentRejects(t *testing.T) {
 			[]pkReject{{3, "messages[0] is not an object"}, {5, `messages[2]: unknown role "robot"`}}},
 		{"hermes-agent", "{\"session_id\": \"h\",\n \"platform\": \"cli\", \"messages\": [}", 0, []pkReject{{2, "session is not a JSON object: json: array of object unexpected end of JSON input"}}},
 		{"kiro-cli-sqlite-payload", "{\"conversation_id\": \"k\", \"history\": [\n \"x\",\n {\"user\": {\"content\": {\"Prompt\": {\"prompt\": \"hi\"}}}},\n {\"user\": {\"content\": {\"Image\": {}}}}\n]}", 1,
-			[]pkReject{{2, "history[0] is not an object"}, {4, "history[2]: unknown user content variant"}}},
+			[]pkReject{{2, "history[0] is neither an entry object nor a [user, assistant] pair"}, {4, "history[2]: unknown user content variant"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.format, func(t *testing.T) {

@@ -15,8 +15,9 @@ import (
 // conversations table of ~/.local/share/kiro-cli/data.sqlite3, saved as a
 // .json file (trajmine does not open the SQLite store itself). The layout
 // is Amazon Q Developer CLI's ConversationState: conversation_id and
-// history[] of {user, assistant, request_metadata}, with Rust enums written
-// as externally tagged JSON ({"Prompt": {…}}).
+// history[] of {user, assistant, request_metadata} (older files: pairs
+// [user, assistant]), with Rust enums written as externally tagged JSON
+// ({"Prompt": {…}}).
 //
 // Steps:
 //  1. Decode the document; a file that is not a JSON object is one reject
@@ -25,14 +26,16 @@ import (
 //     variant is unknown, is rejected and the rest imports.
 //  2. user.content: Prompt{prompt} → a user event; ToolUseResults /
 //     CancelledToolUses {tool_use_results[{tool_use_id, content[{Text} |
-//     {Json}], status}]} → tool results linked by tool_use_id (status
-//     Error, or a cancelled use, marks an error; CancelledToolUses' prompt
-//     is a user event too). user.timestamp is their time.
+//     {Json}], status}]} → tool results linked by tool_use_id (a Json
+//     block with stdout/stderr is that text; status Error, a non-zero
+//     exit_status or a cancelled use marks an error; CancelledToolUses'
+//     prompt is a user event too). user.timestamp is their time.
 //  3. assistant: Response{message_id, content} or ToolUse{message_id,
 //     content, tool_uses[{id, name, args}]} → one model call per
 //     message_id: text and tool calls, timed by
 //     request_metadata.stream_end_timestamp_ms; request_metadata.model_id
-//     (or the document's model / model_info.model_id) names the model.
+//     (or the document's model / model_info.model_id) names the model, and
+//     model_info.context_window_tokens is the run's window.
 //  4. latest_summary, when set (the history was compacted with /compact),
 //     → a compaction event with a summary op before the history.
 //  5. There are no token counts; the end reason is inferred from the last
@@ -56,7 +59,8 @@ type kiDoc struct {
 	ConversationID string `json:"conversation_id"`
 	Model          string `json:"model"`
 	ModelInfo      *struct {
-		ModelID string `json:"model_id"`
+		ModelID       string `json:"model_id"`
+		ContextWindow int64  `json:"context_window_tokens"`
 	} `json:"model_info"`
 	LatestSummary json.RawMessage `json:"latest_summary"`
 }
@@ -64,34 +68,96 @@ type kiDoc struct {
 type kiToolResults struct {
 	Prompt  string `json:"prompt"`
 	Results []struct {
-		ToolUseID string `json:"tool_use_id"`
-		Content   []struct {
-			Text *string         `json:"Text"`
-			JSON json.RawMessage `json:"Json"`
-		} `json:"content"`
-		Status string `json:"status"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   []kiResultBlock `json:"content"`
+		Status    string          `json:"status"`
 	} `json:"tool_use_results"`
 }
 
+type kiResultBlock struct {
+	Text *string         `json:"Text"`
+	JSON json.RawMessage `json:"Json"`
+}
+
+type kiUser struct {
+	Content struct {
+		Prompt *struct {
+			Prompt string `json:"prompt"`
+		} `json:"Prompt"`
+		ToolUseResults    *kiToolResults `json:"ToolUseResults"`
+		CancelledToolUses *kiToolResults `json:"CancelledToolUses"`
+	} `json:"content"`
+	Timestamp string `json:"timestamp"`
+}
+
+type kiAssistantEnum struct {
+	Response *kiAssistant `json:"Response"`
+	ToolUse  *kiAssistant `json:"ToolUse"`
+}
+
 type kiEntry struct {
-	User *struct {
-		Content struct {
-			Prompt *struct {
-				Prompt string `json:"prompt"`
-			} `json:"Prompt"`
-			ToolUseResults    *kiToolResults `json:"ToolUseResults"`
-			CancelledToolUses *kiToolResults `json:"CancelledToolUses"`
-		} `json:"content"`
-		Timestamp string `json:"timestamp"`
-	} `json:"user"`
-	Assistant *struct {
-		Response *kiAssistant `json:"Response"`
-		ToolUse  *kiAssistant `json:"ToolUse"`
-	} `json:"assistant"`
+	User            *kiUser          `json:"user"`
+	Assistant       *kiAssistantEnum `json:"assistant"`
 	RequestMetadata *struct {
 		StreamEnd *float64 `json:"stream_end_timestamp_ms"`
 		ModelID   string   `json:"model_id"`
 	} `json:"request_metadata"`
+}
+
+// kiDecodeEntry decodes one history entry: an object {user, assistant,
+// request_metadata}, or the older pair [user message, assistant message].
+func kiDecodeEntry(raw json.RawMessage, e *kiEntry) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '{':
+		return json.Unmarshal(raw, e) == nil
+	case '[':
+		var pair []json.RawMessage
+		if json.Unmarshal(raw, &pair) != nil || len(pair) == 0 || len(pair) > 2 {
+			return false
+		}
+		e.User = &kiUser{}
+		if json.Unmarshal(pair[0], e.User) != nil {
+			return false
+		}
+		if len(pair) == 2 && string(bytes.TrimSpace(pair[1])) != "null" {
+			e.Assistant = &kiAssistantEnum{}
+			return json.Unmarshal(pair[1], e.Assistant) == nil
+		}
+		return true
+	}
+	return false
+}
+
+// kiResultText flattens a tool result's content blocks: Text as is, Json
+// with stdout/stderr (execute_bash) as their text, other Json as JSON. A
+// non-zero exit_status marks an error.
+func kiResultText(blocks []kiResultBlock) (text string, failed bool) {
+	var parts []string
+	for _, p := range blocks {
+		switch {
+		case p.Text != nil:
+			parts = append(parts, *p.Text)
+		case len(p.JSON) > 0:
+			var sh struct {
+				Stdout     *string         `json:"stdout"`
+				Stderr     string          `json:"stderr"`
+				ExitStatus json.RawMessage `json:"exit_status"`
+			}
+			if json.Unmarshal(p.JSON, &sh) == nil && sh.Stdout != nil {
+				parts = append(parts, *sh.Stdout+sh.Stderr)
+				if st := strings.Trim(string(sh.ExitStatus), `" `); st != "" && st != "0" && st != "null" {
+					failed = true
+				}
+			} else {
+				parts = append(parts, string(p.JSON))
+			}
+		}
+	}
+	return strings.Join(parts, "\n"), failed
 }
 
 type kiAssistant struct {
@@ -127,8 +193,14 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "kiro-cli"
 	b.Run.Model = doc.Model
-	if b.Run.Model == "" && doc.ModelInfo != nil {
-		b.Run.Model = doc.ModelInfo.ModelID
+	if mi := doc.ModelInfo; mi != nil {
+		if b.Run.Model == "" {
+			b.Run.Model = mi.ModelID
+		}
+		if mi.ContextWindow > 0 {
+			w := mi.ContextWindow
+			b.Run.WindowTokens = &w
+		}
 	}
 	var last schema.EventKind
 	if s := kiSummary(doc.LatestSummary); s != "" {
@@ -141,8 +213,8 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 	}
 	for i, el := range hist {
 		var e kiEntry
-		if raw := bytes.TrimSpace(el.Raw); len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &e) != nil {
-			if err := f.Reject(el.Line, "history["+itoaInt(i)+"] is not an object", el.Raw); err != nil {
+		if !kiDecodeEntry(el.Raw, &e) {
+			if err := f.Reject(el.Line, "history["+itoaInt(i)+"] is neither an entry object nor a [user, assistant] pair", el.Raw); err != nil {
 				return err
 			}
 			continue
@@ -164,16 +236,9 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 					tr, cancelled = c.CancelledToolUses, true
 				}
 				for _, res := range tr.Results {
-					var parts []string
-					for _, p := range res.Content {
-						if p.Text != nil {
-							parts = append(parts, *p.Text)
-						} else if len(p.JSON) > 0 {
-							parts = append(parts, string(p.JSON))
-						}
-					}
-					if err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", TS: ts, CallID: res.ToolUseID, Text: strings.Join(parts, "\n"),
-						IsError: cancelled || strings.EqualFold(res.Status, "error")}); err != nil {
+					text, failed := kiResultText(res.Content)
+					if err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", TS: ts, CallID: res.ToolUseID, Text: text,
+						IsError: cancelled || failed || strings.EqualFold(res.Status, "error")}); err != nil {
 						break
 					}
 				}
