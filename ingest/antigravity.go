@@ -52,7 +52,7 @@ func (antigravity) Describe() string {
 // Detect claims JSONL whose first step has step_index, an upper-case type
 // and a source.
 func (antigravity) Detect(name string, head []byte) bool {
-	lines := headLines(head, 1)
+	lines := firstLines(head, 1)
 	if len(lines) == 0 {
 		return false
 	}

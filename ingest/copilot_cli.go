@@ -80,7 +80,7 @@ var copilotTypes = map[string]bool{"session.start": true, "session.resume": true
 // Detect claims JSONL of envelopes {type, data:{…}} whose type is a Copilot
 // CLI event (session.start, user.message, assistant.message, tool.execution_*, …).
 func (copilotCLI) Detect(name string, head []byte) bool {
-	for _, line := range headLines(head, 30) {
+	for _, line := range firstLines(head, 30) {
 		var r struct {
 			Type string          `json:"type"`
 			Data json.RawMessage `json:"data"`

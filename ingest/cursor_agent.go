@@ -50,7 +50,7 @@ type cuLine struct {
 // Detect claims JSONL whose every line (of the first 30) is exactly
 // {role: user|assistant, message: {content: [blocks]}}: no other keys.
 func (cursorAgent) Detect(name string, head []byte) bool {
-	lines := headLines(head, 30)
+	lines := firstLines(head, 30)
 	if len(lines) == 0 {
 		return false
 	}

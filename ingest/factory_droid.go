@@ -54,7 +54,7 @@ func (factoryDroid) Describe() string {
 // {"type":"session_start","id":…} carrying cwd, title or version, followed
 // (if anything follows) by message lines.
 func (factoryDroid) Detect(name string, head []byte) bool {
-	lines := headLines(head, 1)
+	lines := firstLines(head, 1)
 	if len(lines) == 0 {
 		return false
 	}

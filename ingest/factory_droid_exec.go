@@ -44,7 +44,7 @@ func (factoryDroidExec) Describe() string {
 // message {role, text}, tool_call / tool_result {toolCallId} or completion
 // {finalText}.
 func (factoryDroidExec) Detect(name string, head []byte) bool {
-	for _, line := range headLines(head, 30) {
+	for _, line := range firstLines(head, 30) {
 		var e struct {
 			Type       string  `json:"type"`
 			SessionID  string  `json:"session_id"`

@@ -76,7 +76,7 @@ type gmeMessage struct {
 // file named *conversation.jsonl, or in any file when a message of the head
 // has gptme's pinned or hide flag.
 func (gptme) Detect(name string, head []byte) bool {
-	lines := headLines(head, 30)
+	lines := firstLines(head, 30)
 	named := strings.HasSuffix(filepath.Base(name), gptmeAnchor)
 	for i, line := range lines {
 		var m gmeMessage

@@ -63,7 +63,7 @@ func (grokBuild) Detect(name string, head []byte) bool {
 	if !strings.HasSuffix(filepath.Base(name), grokAnchor) {
 		return false
 	}
-	lines := headLines(head, 1)
+	lines := firstLines(head, 1)
 	if len(lines) == 0 {
 		return false
 	}

@@ -67,7 +67,7 @@ var vibeRoles = map[string]bool{"system": true, "user": true, "assistant": true,
 // line of the head is {role: system|user|assistant|tool, …} and the first
 // has a message_id.
 func (mistralVibe) Detect(name string, head []byte) bool {
-	lines := headLines(head, 30)
+	lines := firstLines(head, 30)
 	if len(lines) == 0 {
 		return false
 	}

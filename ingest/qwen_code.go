@@ -62,7 +62,7 @@ var qwenTypes = map[string]bool{"user": true, "assistant": true, "tool_result": 
 // Detect claims JSONL whose records have a sessionId, a Qwen record type
 // and either a Gemini-style message (parts) or a systemPayload.
 func (qwenCode) Detect(name string, head []byte) bool {
-	for _, line := range headLines(head, 30) {
+	for _, line := range firstLines(head, 30) {
 		var r struct {
 			Type          string          `json:"type"`
 			SessionID     string          `json:"sessionId"`

@@ -197,8 +197,8 @@ func readSibling(path string, v any) bool {
 	return json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), v) == nil
 }
 
-// headLines returns up to n non-blank trimmed lines of head.
-func headLines(head []byte, n int) [][]byte {
+// firstLines returns up to n non-blank trimmed lines of head.
+func firstLines(head []byte, n int) [][]byte {
 	var out [][]byte
 	for _, line := range bytes.Split(head, []byte("\n")) {
 		line = bytes.TrimSpace(line)
