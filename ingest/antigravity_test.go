@@ -36,7 +36,3 @@ func TestAntigravityFixtures(t *testing.T) {
 		t.Errorf("%d tool outputs, want 10", len(m.ToolOutputs))
 	}
 }
-
-func FuzzAntigravity(f *testing.F) {
-	pkFuzz(f, []string{"antigravity-cli"}, "testdata/antigravity-cli/*.jsonl")
-}

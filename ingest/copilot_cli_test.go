@@ -50,10 +50,6 @@ func TestCopilotCLIFixtures(t *testing.T) {
 	})
 }
 
-func FuzzCopilotCLI(f *testing.F) {
-	pkFuzz(f, []string{"copilot-cli-events"}, "testdata/copilot-cli-events/*.jsonl")
-}
-
 // TestCopilotCLIEnds checks the explicit end reasons: abort, shutdown, and
 // a resumed session clearing an earlier one.
 func TestCopilotCLIEnds(t *testing.T) {

@@ -42,7 +42,3 @@ func TestCursorAgentFixtures(t *testing.T) {
 		},
 	})
 }
-
-func FuzzCursorAgent(f *testing.F) {
-	pkFuzz(f, []string{"cursor-agent-transcripts"}, "testdata/cursor-agent-transcripts/*.jsonl", "testdata/cursor-agent-transcripts/*/*/*.jsonl")
-}

@@ -27,7 +27,3 @@ func TestFactoryDroidExecFixtures(t *testing.T) {
 		outputs: []out{{id, "c1", "Shell", cmd, 1, false}},
 	}})
 }
-
-func FuzzFactoryDroidExec(f *testing.F) {
-	pkFuzz(f, []string{"factory-droid-exec-stream-json"}, "testdata/factory-droid-exec-stream-json/*.jsonl")
-}

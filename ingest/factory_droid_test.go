@@ -104,7 +104,3 @@ func TestFactoryDroidFixtures(t *testing.T) {
 		},
 	})
 }
-
-func FuzzFactoryDroid(f *testing.F) {
-	pkFuzz(f, []string{"factory-droid"}, "testdata/factory-droid/*.jsonl")
-}

@@ -68,10 +68,6 @@ func TestGptmeBlocks(t *testing.T) {
 	}
 }
 
-func FuzzGptme(f *testing.F) {
-	pkFuzz(f, []string{"gptme"}, "testdata/gptme/*/conversation.jsonl")
-}
-
 // TestGptmeResults checks how results answer fenced calls: the system
 // messages after a reply answer its calls in order; a user message closes
 // the calls left open, and a later system message is a system event.

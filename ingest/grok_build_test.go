@@ -36,10 +36,6 @@ func TestGrokBuildFixtures(t *testing.T) {
 	}})
 }
 
-func FuzzGrokBuild(f *testing.F) {
-	pkFuzz(f, []string{"grok-build"}, "testdata/grok-build/*/chat_history.jsonl")
-}
-
 // TestGrokBuildSiblings checks what the siblings add (summary.json times,
 // signals.json window) and that the chat history imports without them.
 func TestGrokBuildSiblings(t *testing.T) {

@@ -61,7 +61,3 @@ func TestIssue21DocumentRejects(t *testing.T) {
 		})
 	}
 }
-
-func FuzzHermesAgent(f *testing.F) {
-	pkFuzz(f, []string{"hermes-agent"}, "testdata/hermes-agent/*.json")
-}

@@ -28,10 +28,6 @@ func TestKiroCLIFixtures(t *testing.T) {
 	}})
 }
 
-func FuzzKiroCLI(f *testing.F) {
-	pkFuzz(f, []string{"kiro-cli-sqlite-payload"}, "testdata/kiro-cli-sqlite-payload/*.json")
-}
-
 // TestKiroCLIPairs checks the older history form, [user, assistant] pairs
 // (as Amazon Q CLI wrote them), with an execute_bash result in a Json
 // block, and the window from model_info.

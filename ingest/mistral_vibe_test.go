@@ -28,10 +28,6 @@ func TestMistralVibeFixtures(t *testing.T) {
 	}})
 }
 
-func FuzzMistralVibe(f *testing.F) {
-	pkFuzz(f, []string{"mistral-vibe"}, "testdata/mistral-vibe/*/messages.jsonl")
-}
-
 // TestMistralVibeMeta checks the times meta.json gives (messages have none).
 func TestMistralVibeMeta(t *testing.T) {
 	m := pkParse(t, "mistral-vibe", "testdata/mistral-vibe/session_with_tools/messages.jsonl", "testdata/mistral-vibe/session_with_tools/messages.jsonl")

@@ -79,7 +79,7 @@ func (piCodingAgent) Detect(name string, head []byte) bool {
 		var ok bool
 		switch r.Type {
 		case "session_start": // Factory Droid's session header: its message lines look like pi's
-			return false
+			return false, true
 		case "session":
 			ok = r.ID != "" && (r.Cwd != nil || r.Provider != nil || r.ModelID != nil || r.Version != nil)
 		case "message":

@@ -75,7 +75,3 @@ func TestQwenCodeFixtures(t *testing.T) {
 		},
 	})
 }
-
-func FuzzQwenCode(f *testing.F) {
-	pkFuzz(f, []string{"qwen-code"}, "testdata/qwen-code/*.jsonl")
-}
