@@ -1,7 +1,7 @@
 package ingest
 
 import (
-	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -17,11 +17,12 @@ import (
 // sessions in ~/.hermes/state.db, SQLite, which is not read.)
 //
 // Steps:
-//  1. Decode the document; a file that is not a JSON object is one reject
-//     at the line of the syntax error. Each message keeps the line it starts
-//     on; a message that is not an object, or has an unknown role, is
-//     rejected and the rest imports.
-//  2. system_prompt → a system event; tools → the tool-definitions event.
+//  1. Read the document (jsonDoc); a file that is not a JSON object, or
+//     has no messages array, is one reject (at the line of a syntax error).
+//     Each message keeps the line it starts on; a message that is not an
+//     object, or has an unknown role, is rejected and the rest imports.
+//  2. system_prompt → a system event; tools → the tool-definitions event
+//     (each at the line of its key's value).
 //  3. messages in OpenAI chat shape: system → system, user → user,
 //     assistant → one model call: reasoning (reasoning_content, else
 //     reasoning), text, and tool_calls[{id|call_id, function{name,
@@ -76,17 +77,21 @@ type hmMessage struct {
 }
 
 func (hermesAgent) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	d, err := readJSONDoc(f, r)
+	if err != nil || d == nil {
+		return err
+	}
+	fields, ok, err := d.object(f)
+	if err != nil || !ok {
 		return err
 	}
 	var s hmSession
-	if err := json.Unmarshal(data, &s); err != nil {
-		return docReject(f, data, "session is not a JSON object", err)
+	if err := json.Unmarshal(d.root.raw, &s); err != nil {
+		return f.Reject(1, "session: "+shortErr(err), d.data)
 	}
-	msgs, _, err := jsonArrayAt(data, "messages")
-	if err != nil {
-		return docReject(f, data, "messages", err)
+	msgs, ok, err := d.array(f, fields, "messages")
+	if err != nil || !ok {
+		return err
 	}
 	id := s.SessionID
 	if id == "" {
@@ -101,25 +106,27 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 	b.Run.StartedAt, b.Run.EndedAt = ParseTime(s.SessionStart), ParseTime(s.LastUpdated)
 	var last schema.EventKind
 	if s.SystemPrompt != "" {
-		if err := b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: s.SystemPrompt, Line: 1}); err != nil {
+		if err := b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: s.SystemPrompt, Line: d.line(fields["system_prompt"].off)}); err != nil {
 			return err
 		}
 	}
-	if e, ok := ToolDefinitions(s.Tools, 1); ok {
+	if e, ok := ToolDefinitions(s.Tools, d.line(fields["tools"].off)); ok {
 		if err := b.Add(e); err != nil {
 			return err
 		}
 	}
 	for i, el := range msgs {
+		line := d.line(el.off)
 		var m hmMessage
-		if raw := bytes.TrimSpace(el.Raw); len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-			if err := f.Reject(el.Line, "messages["+itoaInt(i)+"] is not an object", el.Raw); err != nil {
-				return err
-			}
+		ok, err := decodeElem(f, line, "messages[%d]", i, el, &m)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue
 		}
 		add := func(e schema.Event) error {
-			e.Line = el.Line
+			e.Line = line
 			last = e.Kind
 			return b.Add(e)
 		}
@@ -155,7 +162,7 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 			err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", ToolName: m.ToolName, CallID: m.ToolCallID, Text: text})
 		case "session_meta":
 		default:
-			err = f.Reject(el.Line, "messages["+itoaInt(i)+"]: unknown role "+strconvQuoteJSON(m.Role), el.Raw)
+			err = f.Reject(line, fmt.Sprintf("messages[%d]: unknown role %q", i, m.Role), el.raw)
 		}
 		if err != nil {
 			return err

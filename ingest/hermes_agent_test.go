@@ -11,7 +11,7 @@ import (
 func TestHermesAgentFixtures(t *testing.T) {
 	const id = "20260429_hermes_large"
 	i21Run(t, "hermes-agent", []i21Case{{
-		// system_prompt and the tools list (line 1), then 5 messages: user,
+		// system_prompt (line 11) and the tools list (line 13), then 5 messages: user,
 		// assistant (reasoning, text, tool call), tool, assistant,
 		// session_meta (skipped)
 		file: "agent-sessions__large.json",
@@ -26,7 +26,7 @@ func TestHermesAgentFixtures(t *testing.T) {
 			{id, 6, 1, schema.KindToolResult, "shell", "call_001", "pwd", false},
 			{id, 7, 1, schema.KindAssistant, "", "", "", false},
 		},
-		lines:   []int64{1, 1, 32, 36, 36, 36, 60, 67},
+		lines:   []int64{11, 13, 32, 36, 36, 36, 60, 67},
 		usage:   []pkUse{},
 		outputs: []out{{id, "call_001", "shell", "pwd", 1, false}},
 	}})
@@ -44,7 +44,7 @@ func TestIssue21DocumentRejects(t *testing.T) {
 	}{
 		{"hermes-agent", "{\"session_id\": \"h\", \"platform\": \"cli\",\n \"messages\": [\n  1,\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"robot\"}\n ]}", 1,
 			[]pkReject{{3, "messages[0] is not an object"}, {5, `messages[2]: unknown role "robot"`}}},
-		{"hermes-agent", "{\"session_id\": \"h\",\n \"platform\": \"cli\", \"messages\": [}", 0, []pkReject{{2, "session is not a JSON object: json: array of object unexpected end of JSON input"}}},
+		{"hermes-agent", "{\"session_id\": \"h\",\n \"platform\": \"cli\", \"messages\": [}", 0, []pkReject{{2, "invalid JSON: invalid character '}' looking for beginning of value"}}},
 		{"kiro-cli-sqlite-payload", "{\"conversation_id\": \"k\", \"history\": [\n \"x\",\n {\"user\": {\"content\": {\"Prompt\": {\"prompt\": \"hi\"}}}},\n {\"user\": {\"content\": {\"Image\": {}}}}\n]}", 1,
 			[]pkReject{{2, "history[0] is neither an entry object nor a [user, assistant] pair"}, {4, "history[2]: unknown user content variant"}}},
 	}

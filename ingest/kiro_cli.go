@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -20,8 +21,8 @@ import (
 // ({"Prompt": {…}}).
 //
 // Steps:
-//  1. Decode the document; a file that is not a JSON object is one reject
-//     at the line of the syntax error. Each history entry keeps the line it
+//  1. Read the document (jsonDoc); a file that is not a JSON object, or
+//     has no history array, is one reject (at the line of a syntax error). Each history entry keeps the line it
 //     starts on; an entry that is not an object, or whose user or assistant
 //     variant is unknown, is rejected and the rest imports.
 //  2. user.content: Prompt{prompt} → a user event; ToolUseResults /
@@ -171,17 +172,21 @@ type kiAssistant struct {
 }
 
 func (kiroCLI) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	d, err := readJSONDoc(f, r)
+	if err != nil || d == nil {
+		return err
+	}
+	fields, ok, err := d.object(f)
+	if err != nil || !ok {
 		return err
 	}
 	var doc kiDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return docReject(f, data, "conversation is not a JSON object", err)
+	if err := json.Unmarshal(d.root.raw, &doc); err != nil {
+		return f.Reject(1, "conversation: "+shortErr(err), d.data)
 	}
-	hist, _, err := jsonArrayAt(data, "history")
-	if err != nil {
-		return docReject(f, data, "history", err)
+	hist, ok, err := d.array(f, fields, "history")
+	if err != nil || !ok {
+		return err
 	}
 	id := doc.ConversationID
 	if id == "" {
@@ -204,7 +209,7 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 	}
 	var last schema.EventKind
 	if s := kiSummary(doc.LatestSummary); s != "" {
-		if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: s, Line: 1}); err != nil {
+		if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: s, Line: d.line(fields["latest_summary"].off)}); err != nil {
 			return err
 		}
 		if err := b.Op(schema.ContextOp{Op: schema.OpSummary, Trigger: "manual", Detail: "latest_summary"}); err != nil {
@@ -212,15 +217,16 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 		}
 	}
 	for i, el := range hist {
+		line := d.line(el.off)
 		var e kiEntry
-		if !kiDecodeEntry(el.Raw, &e) {
-			if err := f.Reject(el.Line, "history["+itoaInt(i)+"] is neither an entry object nor a [user, assistant] pair", el.Raw); err != nil {
+		if !kiDecodeEntry(el.raw, &e) {
+			if err := f.Reject(line, fmt.Sprintf("history[%d] is neither an entry object nor a [user, assistant] pair", i), el.raw); err != nil {
 				return err
 			}
 			continue
 		}
 		add := func(ev schema.Event) error {
-			ev.Line = el.Line
+			ev.Line = line
 			last = ev.Kind
 			return b.Add(ev)
 		}
@@ -246,7 +252,7 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 					err = add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Text: tr.Prompt})
 				}
 			default:
-				err = f.Reject(el.Line, "history["+itoaInt(i)+"]: unknown user content variant", el.Raw)
+				err = f.Reject(line, fmt.Sprintf("history[%d]: unknown user content variant", i), el.raw)
 			}
 			if err != nil {
 				return err
@@ -258,7 +264,7 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 				m = a.ToolUse
 			}
 			if m == nil {
-				if err := f.Reject(el.Line, "history["+itoaInt(i)+"]: unknown assistant variant", el.Raw); err != nil {
+				if err := f.Reject(line, fmt.Sprintf("history[%d]: unknown assistant variant", i), el.raw); err != nil {
 					return err
 				}
 				continue

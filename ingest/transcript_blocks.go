@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -194,7 +193,7 @@ func readSibling(path string, v any) bool {
 	if err != nil {
 		return false
 	}
-	return json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), v) == nil
+	return json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), v) == nil
 }
 
 // firstLines returns up to n non-blank trimmed lines of head.
@@ -254,73 +253,6 @@ func jsonArgs(raw json.RawMessage) string {
 	return `{"input":` + string(raw) + `}`
 }
 
-// jsonElem is one element of a JSON array inside a document, with the
-// 1-based line it starts on.
-type jsonElem struct {
-	Raw  json.RawMessage
-	Line int64
-}
-
-// jsonArrayAt returns the elements of the array under key in the top-level
-// object of data, each with its line; found is false when data is not an
-// object or has no such array. err is a syntax error of the document
-// (elements read before it are returned).
-func jsonArrayAt(data []byte, key string) (elems []jsonElem, found bool, err error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, false, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, false, nil
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return elems, found, err
-		}
-		k, _ := tok.(string)
-		if k != key {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return elems, found, err
-			}
-			continue
-		}
-		tok, err = dec.Token()
-		if err != nil {
-			return elems, found, err
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			return nil, false, nil
-		}
-		found = true
-		for dec.More() {
-			off := dec.InputOffset()
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return elems, found, err
-			}
-			// the element starts after the separator and blanks that follow off
-			start := off
-			for start < int64(len(data)) && (data[start] == ',' || data[start] == ' ' || data[start] == '\t' || data[start] == '\r' || data[start] == '\n') {
-				start++
-			}
-			elems = append(elems, jsonElem{Raw: raw, Line: int64(bytes.Count(data[:start], []byte("\n"))) + 1})
-		}
-		if _, err := dec.Token(); err != nil {
-			return elems, found, err
-		}
-	}
-	return elems, found, nil
-}
-
-// lineOfOffset returns the 1-based line of byte offset off in data.
-func lineOfOffset(data []byte, off int64) int64 {
-	off = min(max(off, 0), int64(len(data)))
-	return int64(bytes.Count(data[:off], []byte("\n"))) + 1
-}
-
 // topKeys returns the keys of the top-level JSON object at the start of
 // head, in order, up to the first value that cannot be read (head may be
 // cut). It returns nil when head does not start with an object.
@@ -364,25 +296,6 @@ func hasKeys(keys []string, want ...string) bool {
 		}
 	}
 	return true
-}
-
-// docReject rejects a whole-document format's file at the line of err (a
-// JSON syntax error's offset, else line 1).
-func docReject(f *File, data []byte, what string, err error) error {
-	line := int64(1)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		line = lineOfOffset(data, se.Offset)
-	}
-	return f.Reject(line, what+": "+err.Error(), data)
-}
-
-func itoaInt(i int) string { return strconv.Itoa(i) }
-
-// strconvQuoteJSON quotes s as a JSON string.
-func strconvQuoteJSON(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // dirRunID returns the run id of a file named anchor, which the tool

@@ -29,27 +29,6 @@ func TestCallLinker(t *testing.T) {
 	}
 }
 
-func TestJSONArrayAt(t *testing.T) {
-	doc := []byte("{\"a\": {\"messages\": 1},\n \"messages\": [\n  {\"x\": 1},\n\n  2, \"s\"\n ], \"b\": 3}")
-	elems, found, err := jsonArrayAt(doc, "messages")
-	if err != nil || !found {
-		t.Fatalf("found %v, err %v", found, err)
-	}
-	var lines []int64
-	for _, e := range elems {
-		lines = append(lines, e.Line)
-	}
-	if diff := cmp.Diff([]int64{3, 5, 5}, lines); diff != "" {
-		t.Errorf("lines (-want +got):\n%s", diff)
-	}
-	if _, found, _ := jsonArrayAt([]byte(`{"messages": {}}`), "messages"); found {
-		t.Error("an object under the key counts as an array")
-	}
-	if _, _, err := jsonArrayAt([]byte("{\"messages\": [1,"), "messages"); err == nil {
-		t.Error("a cut document gives no error")
-	}
-}
-
 func TestTopKeys(t *testing.T) {
 	// a head cut inside the last value still names its key
 	got := topKeys([]byte(`{"session_id": "s", "platform": {"a": 1}, "messages": [{"role": "us`))
