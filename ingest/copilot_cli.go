@@ -80,16 +80,13 @@ var copilotTypes = map[string]bool{"session.start": true, "session.resume": true
 // Detect claims JSONL of envelopes {type, data:{…}} whose type is a Copilot
 // CLI event (session.start, user.message, assistant.message, tool.execution_*, …).
 func (copilotCLI) Detect(name string, head []byte) bool {
-	for _, line := range firstLines(head, 30) {
-		var r struct {
-			Type string          `json:"type"`
-			Data json.RawMessage `json:"data"`
-		}
-		if json.Unmarshal(line, &r) == nil && copilotTypes[r.Type] && len(r.Data) > 0 && r.Data[0] == '{' {
-			return true
-		}
-	}
-	return false
+	return detectJSONL(head, 30, func(r *struct {
+		Type string          `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}) (bool, bool) {
+		ok := copilotTypes[r.Type] && len(r.Data) > 0 && r.Data[0] == '{'
+		return ok, ok
+	})
 }
 
 type cpEnvelope struct {

@@ -44,34 +44,26 @@ func (factoryDroidExec) Describe() string {
 // message {role, text}, tool_call / tool_result {toolCallId} or completion
 // {finalText}.
 func (factoryDroidExec) Detect(name string, head []byte) bool {
-	for _, line := range firstLines(head, 30) {
-		var e struct {
-			Type       string  `json:"type"`
-			SessionID  string  `json:"session_id"`
-			Role       string  `json:"role"`
-			Text       *string `json:"text"`
-			ToolCallID *string `json:"toolCallId"`
-			FinalText  *string `json:"finalText"`
+	return detectJSONL(head, 30, func(e *struct {
+		Type       string  `json:"type"`
+		SessionID  string  `json:"session_id"`
+		Role       string  `json:"role"`
+		Text       *string `json:"text"`
+		ToolCallID *string `json:"toolCallId"`
+		FinalText  *string `json:"finalText"`
+	}) (bool, bool) {
+		var ok bool
+		switch {
+		case e.SessionID == "":
+		case e.Type == "message":
+			ok = e.Role != "" && e.Text != nil
+		case e.Type == "tool_call", e.Type == "tool_result":
+			ok = e.ToolCallID != nil
+		case e.Type == "completion":
+			ok = e.FinalText != nil
 		}
-		if json.Unmarshal(line, &e) != nil || e.SessionID == "" {
-			continue
-		}
-		switch e.Type {
-		case "message":
-			if e.Role != "" && e.Text != nil {
-				return true
-			}
-		case "tool_call", "tool_result":
-			if e.ToolCallID != nil {
-				return true
-			}
-		case "completion":
-			if e.FinalText != nil {
-				return true
-			}
-		}
-	}
-	return false
+		return ok, ok
+	})
 }
 
 type fxEvent struct {

@@ -62,23 +62,18 @@ var qwenTypes = map[string]bool{"user": true, "assistant": true, "tool_result": 
 // Detect claims JSONL whose records have a sessionId, a Qwen record type
 // and either a Gemini-style message (parts) or a systemPayload.
 func (qwenCode) Detect(name string, head []byte) bool {
-	for _, line := range firstLines(head, 30) {
-		var r struct {
-			Type          string          `json:"type"`
-			SessionID     string          `json:"sessionId"`
-			SystemPayload json.RawMessage `json:"systemPayload"`
-			Message       *struct {
-				Parts json.RawMessage `json:"parts"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &r) != nil || r.SessionID == "" || !qwenTypes[r.Type] {
-			continue
-		}
-		if r.Message != nil && len(r.Message.Parts) > 0 && r.Message.Parts[0] == '[' || len(r.SystemPayload) > 0 && r.SystemPayload[0] == '{' {
-			return true
-		}
-	}
-	return false
+	return detectJSONL(head, 30, func(r *struct {
+		Type          string          `json:"type"`
+		SessionID     string          `json:"sessionId"`
+		SystemPayload json.RawMessage `json:"systemPayload"`
+		Message       *struct {
+			Parts json.RawMessage `json:"parts"`
+		} `json:"message"`
+	}) (bool, bool) {
+		ok := r.SessionID != "" && qwenTypes[r.Type] &&
+			(r.Message != nil && len(r.Message.Parts) > 0 && r.Message.Parts[0] == '[' || len(r.SystemPayload) > 0 && r.SystemPayload[0] == '{')
+		return ok, ok
+	})
 }
 
 type qwRecord struct {
