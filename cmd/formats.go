@@ -24,7 +24,9 @@ func NewFormatsCmd(d *Deps, runF func(*FormatsOptions) error) *cobra.Command {
 		Short: "List the importers and what each reads",
 		Long: `List the importers in the order auto-detection tries them: what each reads
 and what its format offers (per-call usage, timestamps, tool-call ids,
-compaction events, end reasons), and the shared-corpus folders it is tested on.
+compaction events, end reasons), the other agents whose logs it reads because
+they copy its layout, and the shared-corpus folders it is tested on (those
+named corpus-more/… are in ../shared/corpus-more).
 A file that several specific importers recognise is refused as ambiguous;
 --format on ingest picks one.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -45,6 +47,7 @@ func formatsRun(o *FormatsOptions) error {
 		Name        string   `json:"name"`
 		Description string   `json:"description"`
 		TestedOn    []string `json:"corpus_folders"`
+		AlsoReads   []string `json:"also_reads,omitempty"`
 	}
 	var rows []row
 	for _, im := range ingest.Importers() {
@@ -52,7 +55,7 @@ func formatsRun(o *FormatsOptions) error {
 		if folders == nil {
 			folders = []string{}
 		}
-		rows = append(rows, row{im.Name(), im.Describe(), folders})
+		rows = append(rows, row{im.Name(), im.Describe(), folders, ingest.AlsoReads(im.Name())})
 	}
 	if o.JSON {
 		return writeJSON(o.Out, rows)
@@ -63,9 +66,13 @@ func formatsRun(o *FormatsOptions) error {
 		}
 		tested := "hand-written fixtures only"
 		if len(r.TestedOn) > 0 {
-			tested = "shared corpus " + strings.Join(r.TestedOn, ", ")
+			tested = "shared corpus folders " + strings.Join(r.TestedOn, ", ")
 		}
-		fmt.Fprintf(o.Out, "%s\n  %s\n  tested on: %s\n", r.Name, r.Description, tested)
+		fmt.Fprintf(o.Out, "%s\n  %s\n", r.Name, r.Description)
+		if len(r.AlsoReads) > 0 {
+			fmt.Fprintf(o.Out, "  also reads: %s\n", strings.Join(r.AlsoReads, "; "))
+		}
+		fmt.Fprintf(o.Out, "  tested on: %s\n", tested)
 	}
 	return nil
 }

@@ -54,9 +54,21 @@ func (claudeCode) Detect(name string, head []byte) bool {
 		MessageID string          `json:"messageId"`
 		Message   json.RawMessage `json:"message"`
 		Payload   json.RawMessage `json:"payload"`
+		// Qwen Code's envelope copies Claude Code's, around Gemini-style
+		// messages {role, parts} and systemPayload records (qwen-code)
+		SystemPayload json.RawMessage `json:"systemPayload"`
 	}) (bool, bool) {
 		if r.Payload != nil {
 			return false, false
+		}
+		if r.SystemPayload != nil {
+			return false, true
+		}
+		var m struct {
+			Parts json.RawMessage `json:"parts"`
+		}
+		if len(r.Message) > 0 && r.Message[0] == '{' && json.Unmarshal(r.Message, &m) == nil && m.Parts != nil {
+			return false, true
 		}
 		if claudeTypes[r.Type] && (r.SessionID != "" || r.LeafUUID != "" || r.MessageID != "") {
 			return true, true

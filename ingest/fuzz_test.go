@@ -64,6 +64,21 @@ var fuzzTable = []fuzzEntry{
 	{name: "otel-genai-spans", globs: []string{"testdata/otel-genai-spans/*.json*"}, parses: []fuzzParse{{"otel-genai-spans", "fuzz.json"}}, check: gaiFuzzCheck},
 	{name: piFormat, globs: []string{"testdata/pi-coding-agent/*.jsonl"}, parses: []fuzzParse{{piFormat, "fuzz.json"}}},
 	{name: "swe-agent-traj", globs: []string{"testdata/swe-agent-traj/*"}, skip: ".md", parses: []fuzzParse{{"swe-agent-traj", "fuzz.traj"}}, check: sweFuzzCheck},
+	// the issue-21 formats (sweFuzzCheck holds for them too); under a fuzz/
+	// name there are no siblings (settings.json, summary.json, signals.json,
+	// meta.json) to read
+	{name: "factory-droid", globs: []string{"testdata/factory-droid/*.jsonl"}, parses: []fuzzParse{{"factory-droid", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "factory-droid-exec-stream-json", globs: []string{"testdata/factory-droid-exec-stream-json/*.jsonl"}, parses: []fuzzParse{{"factory-droid-exec-stream-json", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "qwen-code", globs: []string{"testdata/qwen-code/*.jsonl"}, parses: []fuzzParse{{"qwen-code", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "copilot-cli-events", globs: []string{"testdata/copilot-cli-events/*.jsonl"}, parses: []fuzzParse{{"copilot-cli-events", "fuzz/events.jsonl"}}, check: sweFuzzCheck},
+	{name: "cursor-agent-transcripts", globs: []string{"testdata/cursor-agent-transcripts/*.jsonl", "testdata/cursor-agent-transcripts/*/subagents/*.jsonl"},
+		parses: []fuzzParse{{"cursor-agent-transcripts", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "grok-build", globs: []string{"testdata/grok-build/*/chat_history.jsonl"}, parses: []fuzzParse{{"grok-build", "fuzz/chat_history.jsonl"}}, check: sweFuzzCheck},
+	{name: "mistral-vibe", globs: []string{"testdata/mistral-vibe/*/messages.jsonl"}, parses: []fuzzParse{{"mistral-vibe", "fuzz/messages.jsonl"}}, check: sweFuzzCheck},
+	{name: "gptme", globs: []string{"testdata/gptme/*/conversation.jsonl"}, parses: []fuzzParse{{"gptme", "fuzz/conversation.jsonl"}}, check: sweFuzzCheck},
+	{name: "hermes-agent", globs: []string{"testdata/hermes-agent/*.json"}, parses: []fuzzParse{{"hermes-agent", "fuzz.json"}}, check: sweFuzzCheck},
+	{name: "antigravity-cli", globs: []string{"testdata/antigravity-cli/*.jsonl"}, parses: []fuzzParse{{"antigravity-cli", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "kiro-cli-sqlite-payload", globs: []string{"testdata/kiro-cli-sqlite-payload/*.json"}, parses: []fuzzParse{{"kiro-cli-sqlite-payload", "fuzz.json"}}, check: sweFuzzCheck},
 }
 
 // fuzzEntryFor is the table entry a fuzzed name selects: the entry of that

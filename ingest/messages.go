@@ -89,6 +89,9 @@ func (m messagesImporter) Describe() string {
 // dialect is decided on the head: Anthropic tool_use/tool_result blocks or a
 // top-level "system" → anthropic, else openai.
 func (m messagesImporter) Detect(name string, head []byte) bool {
+	if (hermesAgent{}).Detect(name, head) {
+		return false // a Hermes session object also holds an OpenAI "messages" list
+	}
 	ok, anthropic := sniffMessages(name, head)
 	return ok && anthropic == m.anthropic
 }

@@ -90,6 +90,11 @@ func (opencode) Detect(_ string, head []byte) bool {
 	case '{':
 		keys := headKeys(t, 64)
 		for _, k := range keys {
+			if k.name == "data" && k.kind == '{' {
+				return false // Copilot CLI's {type: "session.…", data: {…}} envelope (copilot-cli-events)
+			}
+		}
+		for _, k := range keys {
 			switch {
 			case k.name == "type" && opcIsEventType(k.str):
 				return events // JSON lines of events

@@ -60,7 +60,8 @@ var piRoles = map[string]bool{"user": true, "assistant": true, "toolResult": tru
 
 // Detect claims JSONL whose first entries are pi entries: a session header
 // {type:"session", id, cwd|provider|modelId|version}, or message entries
-// whose message has a pi role (toolResult, bashExecution …).
+// whose message has a pi role (toolResult, bashExecution …). A file with
+// Factory Droid's session_start header is not pi's (factory-droid).
 func (piCodingAgent) Detect(name string, head []byte) bool {
 	return detectJSONL(head, 30, func(r *struct {
 		Type     string          `json:"type"`
@@ -77,6 +78,8 @@ func (piCodingAgent) Detect(name string, head []byte) bool {
 	}) (bool, bool) {
 		var ok bool
 		switch r.Type {
+		case "session_start": // Factory Droid's session header: its message lines look like pi's
+			return false, true
 		case "session":
 			ok = r.ID != "" && (r.Cwd != nil || r.Provider != nil || r.ModelID != nil || r.Version != nil)
 		case "message":

@@ -1,0 +1,182 @@
+package ingest
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// antigravity reads Antigravity CLI trajectory steps
+// (~/.gemini/antigravity-cli/, step JSONL as agent-sessions reads it): one
+// step {step_index, type, source, status, created_at, content, thinking,
+// tool_calls, truncated_fields} per line.
+//
+// Steps:
+//  1. Decode each step; a line that is not a JSON object or has no type is
+//     rejected.
+//  2. By type:
+//     - USER_INPUT → user event; SYSTEM_MESSAGE → system event;
+//     - PLANNER_RESPONSE (the model) → one model call: thinking →
+//     reasoning, content → assistant text, tool_calls[{name, args}] →
+//     tool calls (args values are JSON-encoded strings and are decoded);
+//     - action steps (RUN_COMMAND, VIEW_FILE, LIST_DIRECTORY, GREP_SEARCH,
+//     CODE_ACTION, SEARCH_WEB, GENERIC and any other type) → the result of
+//     the oldest open planner call (callLinker; the planner's calls carry
+//     no ids, so they are named call-<n>). An action step with no open call
+//     is a tool call of its own, named by its type in lower case, in a model
+//     call of its own (the planner step that chose it is not logged),
+//     followed by its result. status ERROR or FAILED marks the result an error;
+//     - CHECKPOINT (the harness summarised the conversation and resumes
+//     from it) → a compaction event with a compaction op;
+//     CONVERSATION_HISTORY with content → a compaction event with a
+//     summary op; without content it marks nothing and is skipped.
+//  3. truncated_fields says the recorder cut a field of the log itself, not
+//     the model's context: it is not a context op.
+//  4. The run is the file (its name); there is no usage. A last step with
+//     status CANCELED ends the run interrupted (explicit); otherwise the
+//     end reason is inferred from the last event.
+type antigravity struct{}
+
+func init() { register(65, antigravity{}) }
+
+func (antigravity) Name() string { return "antigravity-cli" }
+
+func (antigravity) Describe() string {
+	return "Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"
+}
+
+// Detect claims JSONL whose first step has step_index, an upper-case type
+// and a source.
+func (antigravity) Detect(name string, head []byte) bool {
+	lines := firstLines(head, 1)
+	if len(lines) == 0 {
+		return false
+	}
+	var s agStep
+	return json.Unmarshal(lines[0], &s) == nil && s.StepIndex != nil && s.Source != "" && s.Type != "" && strings.ToUpper(s.Type) == s.Type
+}
+
+type agStep struct {
+	StepIndex *int64          `json:"step_index"`
+	Type      string          `json:"type"`
+	Source    string          `json:"source"`
+	Status    string          `json:"status"`
+	CreatedAt string          `json:"created_at"`
+	Content   json.RawMessage `json:"content"`
+	Thinking  string          `json:"thinking"`
+	ToolCalls []struct {
+		Name string                     `json:"name"`
+		Args map[string]json.RawMessage `json:"args"`
+	} `json:"tool_calls"`
+}
+
+// agArgs decodes the planner's arguments, whose values are JSON texts held
+// in strings ("\"/tmp/repo\"").
+func agArgs(args map[string]json.RawMessage) string {
+	out := make(map[string]json.RawMessage, len(args))
+	for k, v := range args {
+		var s string
+		if json.Unmarshal(v, &s) == nil && json.Valid([]byte(s)) {
+			v = json.RawMessage(s)
+		}
+		out[k] = v
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+func (antigravity) Import(f *File, r io.Reader) error {
+	var b *RunBuilder
+	var q callLinker
+	var last schema.EventKind
+	lastStatus := ""
+	err := f.Lines(r, func(line int64, raw []byte) error {
+		var s agStep
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
+		}
+		if s.Type == "" {
+			return f.Reject(line, "step without a type", raw)
+		}
+		if b == nil {
+			var err error
+			if b, err = f.NewRun(strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))); err != nil {
+				return err
+			}
+			b.Run.Harness = "antigravity"
+		}
+		lastStatus = s.Status
+		ts := ParseTime(s.CreatedAt)
+		add := func(e schema.Event) error {
+			e.TS, e.Line = ts, line
+			last = e.Kind
+			return b.Add(e)
+		}
+		text := jsonString(s.Content)
+		isErr := s.Status == "ERROR" || s.Status == "FAILED"
+		switch s.Type {
+		case "USER_INPUT":
+			q.drop()
+			return add(schema.Event{Kind: schema.KindUser, Role: "user", Text: text})
+		case "SYSTEM_MESSAGE":
+			return add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
+		case "PLANNER_RESPONSE":
+			q.drop()
+			b.NewCall()
+			if strings.TrimSpace(s.Thinking) != "" {
+				if err := add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: s.Thinking}); err != nil {
+					return err
+				}
+			}
+			if strings.TrimSpace(text) != "" {
+				if err := add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text}); err != nil {
+					return err
+				}
+			}
+			for _, tc := range s.ToolCalls {
+				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Name, CallID: q.call(""), Args: agArgs(tc.Args)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		case "CHECKPOINT", "CONVERSATION_HISTORY":
+			if strings.TrimSpace(text) == "" && s.Type == "CONVERSATION_HISTORY" {
+				return nil
+			}
+			q.drop()
+			if err := add(schema.Event{Kind: schema.KindCompaction, Role: "system", Text: text}); err != nil {
+				return err
+			}
+			op := schema.OpCompaction
+			if s.Type == "CONVERSATION_HISTORY" {
+				op = schema.OpSummary
+			}
+			return b.Op(schema.ContextOp{Op: op, Trigger: "auto", Detail: s.Type})
+		default: // an action step: a tool's result
+			if !q.hasOpen() {
+				b.NewCall() // the planner step that chose this action is not in the log
+				name := strings.ToLower(s.Type)
+				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: name, CallID: q.call(""), Args: "{}"}); err != nil {
+					return err
+				}
+			}
+			callID, _ := q.result("")
+			return add(schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: callID, Text: text, IsError: isErr})
+		}
+	})
+	if err != nil || b == nil {
+		return err
+	}
+	if strings.EqualFold(lastStatus, "CANCELED") || strings.EqualFold(lastStatus, "CANCELLED") {
+		b.SetEnd(schema.EndInterrupted, "last step "+lastStatus)
+	}
+	inferEnd(b, last)
+	return b.Finish()
+}

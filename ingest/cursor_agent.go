@@ -1,0 +1,113 @@
+package ingest
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// cursorAgent reads Cursor agent transcripts
+// (~/.cursor/projects/<slug>/agent-transcripts/<id>.jsonl, sub-agents in
+// <id>/subagents/*.jsonl): minimal lines {role, message:{content:[…]}}.
+//
+// Steps per line:
+//  1. Decode {role, message}; a line that is not a JSON object, has no
+//     role, or whose message content is neither text nor a list of blocks,
+//     is rejected.
+//  2. Anthropic-like blocks: text → user or assistant events, thinking →
+//     reasoning, tool_use → tool calls, tool_result → tool results. The
+//     transcripts carry no call ids on tool_use blocks, so calls and results
+//     are linked by callLinker's rule: a call without an id is named
+//     "call-<n>", and a result answers the oldest call still open (keeping
+//     the log's tool_use_id as its tool key).
+//  3. The run is the file: its id is the file name; a transcript in a
+//     subagents/ directory is the sub-agent run "<id>/<name>" of the parent
+//     transcript <id> (the directory that holds subagents/).
+//  4. There are no timestamps, model or usage in the transcript (Cursor
+//     keeps them in its SQLite store, not read): usage stays estimated.
+//  5. The end reason is inferred from the last event.
+type cursorAgent struct{}
+
+func init() { register(60, cursorAgent{}) }
+
+func (cursorAgent) Name() string { return "cursor-agent-transcripts" }
+
+func (cursorAgent) Describe() string {
+	return "Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl as child runs): no usage, timestamps, model or call ids (tool calls linked to results in order), no compaction events, end reason inferred"
+}
+
+type cuLine struct {
+	Role    string `json:"role"`
+	Message *struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// Detect claims JSONL whose every line (of the first 30) is exactly
+// {role: user|assistant, message: {content: [blocks]}}: no other keys.
+func (cursorAgent) Detect(name string, head []byte) bool {
+	lines := firstLines(head, 30)
+	if len(lines) == 0 {
+		return false
+	}
+	for i, line := range lines {
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(line, &keys) != nil {
+			return i > 0 && i == len(lines)-1 // a last line cut by the head
+		}
+		var l cuLine
+		if len(keys) != 2 || keys["role"] == nil || keys["message"] == nil || json.Unmarshal(line, &l) != nil ||
+			l.Role != "user" && l.Role != "assistant" || l.Message == nil || len(l.Message.Content) == 0 || l.Message.Content[0] != '[' {
+			return false
+		}
+	}
+	return true
+}
+
+func (cursorAgent) Import(f *File, r io.Reader) error {
+	path := f.Path()
+	id := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	parent := ""
+	if dir := filepath.Dir(path); filepath.Base(dir) == "subagents" {
+		parent = filepath.Base(filepath.Dir(dir))
+		id = parent + "/" + id
+	}
+	var b *RunBuilder
+	var q callLinker
+	var last schema.EventKind
+	err := f.Lines(r, func(line int64, raw []byte) error {
+		var l cuLine
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
+		}
+		if l.Role == "" || l.Message == nil {
+			return f.Reject(line, "line without a role and a message", raw)
+		}
+		blocks, ok := tbBlocks(l.Message.Content)
+		if !ok {
+			return f.Reject(line, "message content is neither text nor a list of blocks", raw)
+		}
+		if b == nil {
+			var err error
+			if b, err = f.NewRun(id); err != nil {
+				return err
+			}
+			b.Run.Harness = "cursor"
+			b.Run.ParentRunID = parent
+		}
+		k, err := tbEmit(b, &q, l.Role, blocks, nil, line)
+		if k != "" {
+			last = k
+		}
+		return err
+	})
+	if err != nil || b == nil {
+		return err
+	}
+	inferEnd(b, last)
+	return b.Finish()
+}

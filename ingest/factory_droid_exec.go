@@ -1,0 +1,172 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// factoryDroidExec reads the stdout of `droid exec --output-format
+// stream-json`: flat events, each with type, session_id and timestamp.
+//
+// Steps per line:
+//  1. Decode the event; a line that is not a JSON object or has no type is
+//     rejected.
+//  2. The run is session_id (else the file name); system gives the model
+//     and cwd.
+//  3. message → a user or assistant event (role, text); tool_call
+//     {toolCallId, toolName, parameters} → a tool call; tool_result
+//     {toolCallId, value} → its result (value.stdout or the value's text;
+//     a non-zero value.exitCode, isError or an error marks an error);
+//     completion {finalText} → the final assistant reply and an explicit
+//     end (finished); error → an error event and end error.
+//  4. Each run of assistant output after an input is one model call (the
+//     events carry no response ids). Usage is read where an event has one
+//     (usage {input_tokens, output_tokens, cache_read_input_tokens,
+//     cache_creation_input_tokens}, as in Claude's stream-json); the
+//     sample has none.
+type factoryDroidExec struct{}
+
+func init() { register(29, factoryDroidExec{}) }
+
+func (factoryDroidExec) Name() string { return "factory-droid-exec-stream-json" }
+
+func (factoryDroidExec) Describe() string {
+	return "Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion): usage only where an event has one, timestamps, toolCallId links, no compaction events, completion/error as explicit end"
+}
+
+// Detect claims JSONL of events with a session_id and a Droid exec type:
+// message {role, text}, tool_call / tool_result {toolCallId} or completion
+// {finalText}.
+func (factoryDroidExec) Detect(name string, head []byte) bool {
+	return detectJSONL(head, 30, func(e *struct {
+		Type       string  `json:"type"`
+		SessionID  string  `json:"session_id"`
+		Role       string  `json:"role"`
+		Text       *string `json:"text"`
+		ToolCallID *string `json:"toolCallId"`
+		FinalText  *string `json:"finalText"`
+	}) (bool, bool) {
+		var ok bool
+		switch {
+		case e.SessionID == "":
+		case e.Type == "message":
+			ok = e.Role != "" && e.Text != nil
+		case e.Type == "tool_call", e.Type == "tool_result":
+			ok = e.ToolCallID != nil
+		case e.Type == "completion":
+			ok = e.FinalText != nil
+		}
+		return ok, ok
+	})
+}
+
+type fxEvent struct {
+	Type       string          `json:"type"`
+	SessionID  string          `json:"session_id"`
+	Timestamp  json.RawMessage `json:"timestamp"`
+	Model      string          `json:"model"`
+	Role       string          `json:"role"`
+	Text       string          `json:"text"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Parameters json.RawMessage `json:"parameters"`
+	Value      json.RawMessage `json:"value"`
+	IsError    bool            `json:"isError"`
+	Error      json.RawMessage `json:"error"`
+	FinalText  *string         `json:"finalText"`
+	Message    string          `json:"message"`
+	Usage      *struct {
+		Input      int64 `json:"input_tokens"`
+		Output     int64 `json:"output_tokens"`
+		CacheRead  int64 `json:"cache_read_input_tokens"`
+		CacheWrite int64 `json:"cache_creation_input_tokens"`
+	} `json:"usage"`
+}
+
+func (factoryDroidExec) Import(f *File, r io.Reader) error {
+	var b *RunBuilder
+	var last schema.EventKind
+	err := f.Lines(r, func(line int64, raw []byte) error {
+		var e fxEvent
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
+		}
+		if e.Type == "" {
+			return f.Reject(line, "event without a type", raw)
+		}
+		if b == nil {
+			id := e.SessionID
+			if id == "" {
+				id = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
+			}
+			var err error
+			if b, err = f.NewRun(strings.Clone(id)); err != nil {
+				return err
+			}
+			b.Run.Harness = "factory-droid"
+		}
+		var ts any
+		_ = json.Unmarshal(e.Timestamp, &ts)
+		add := func(ev schema.Event) error {
+			ev.TS, ev.Line = ParseTime(ts), line
+			last = ev.Kind
+			return b.Add(ev)
+		}
+		var err error
+		switch e.Type {
+		case "system":
+			b.NoteModel(e.Model)
+		case "message":
+			kind := schema.KindUser
+			if e.Role == "assistant" {
+				kind = schema.KindAssistant
+			}
+			err = add(schema.Event{Kind: kind, Role: e.Role, Text: e.Text})
+		case "tool_call":
+			err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: e.ToolName, CallID: e.ToolCallID, Args: jsonArgs(e.Parameters)})
+		case "tool_result":
+			ev := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: e.ToolCallID, IsError: e.IsError || len(e.Error) > 0 && string(e.Error) != "null"}
+			var v struct {
+				Stdout   *string `json:"stdout"`
+				Stderr   string  `json:"stderr"`
+				ExitCode *int64  `json:"exitCode"`
+			}
+			ev.Text = jsonString(e.Value)
+			if bytes.HasPrefix(bytes.TrimSpace(e.Value), []byte("{")) && json.Unmarshal(e.Value, &v) == nil && v.Stdout != nil {
+				ev.Text = *v.Stdout + v.Stderr
+				ev.ExitCode = v.ExitCode
+				if v.ExitCode != nil && *v.ExitCode != 0 {
+					ev.IsError = true
+				}
+			}
+			if ev.Text == "" && ev.IsError {
+				ev.Text = jsonString(e.Error)
+			}
+			err = add(ev)
+		case "completion":
+			if e.FinalText != nil && strings.TrimSpace(*e.FinalText) != "" {
+				err = add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: *e.FinalText})
+			}
+			b.SetEnd(schema.EndFinished, "completion")
+		case "error":
+			err = add(schema.Event{Kind: schema.KindError, Role: "system", IsError: true, Text: e.Message + jsonString(e.Error)})
+			b.SetEnd(schema.EndError, e.Message)
+		}
+		if err == nil && e.Usage != nil {
+			b.SetUsage(schema.Usage{Model: e.Model, InputTokens: e.Usage.Input + e.Usage.CacheRead + e.Usage.CacheWrite, OutputTokens: e.Usage.Output,
+				CacheReadTokens: e.Usage.CacheRead, CacheWriteTokens: e.Usage.CacheWrite})
+		}
+		return err
+	})
+	if err != nil || b == nil {
+		return err
+	}
+	inferEnd(b, last)
+	return b.Finish()
+}

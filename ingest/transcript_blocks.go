@@ -1,0 +1,312 @@
+package ingest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// Small building blocks shared by the importers of agent stores that copy
+// Claude Code's Anthropic-style content blocks (factory-droid,
+// cursor-agent-transcripts) and by the other importers added with them
+// (issue 21): a block decoder, a linker for tool calls and results that
+// lack ids, an inferred end reason and a sibling-file reader.
+
+// tbBlock is one Anthropic-style content block: text, thinking, tool_use or
+// tool_result.
+type tbBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// tbBlocks decodes message content: a string (one text block) or a list of
+// blocks. ok is false when it is neither.
+func tbBlocks(raw json.RawMessage) (blocks []tbBlock, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, true
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		return []tbBlock{{Type: "text", Text: s}}, true
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return nil, false
+	}
+	return blocks, true
+}
+
+// tbEmit adds the events of one message's blocks: text → role's kind
+// (assistant for assistant, else user), thinking → reasoning, tool_use →
+// tool call, tool_result → tool result. Calls and results are linked
+// through q (ids assigned where the log has none). It returns the kind of
+// the last event added ("" when none).
+func tbEmit(b *RunBuilder, q *callLinker, role string, blocks []tbBlock, ts *time.Time, line int64) (schema.EventKind, error) {
+	var last schema.EventKind
+	add := func(e schema.Event) error {
+		e.TS, e.Line = ts, line
+		last = e.Kind
+		return b.Add(e)
+	}
+	for _, blk := range blocks {
+		var err error
+		switch blk.Type {
+		case "text":
+			if strings.TrimSpace(blk.Text) == "" {
+				continue
+			}
+			kind := schema.KindUser
+			if role == "assistant" {
+				kind = schema.KindAssistant
+			}
+			err = add(schema.Event{Kind: kind, Role: role, Text: blk.Text})
+		case "thinking":
+			err = add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: blk.Thinking + blk.Text})
+		case "tool_use":
+			id := q.call(blk.ID)
+			err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: blk.Name, CallID: id, Args: string(rawOr(blk.Input, "{}"))})
+		case "tool_result":
+			id, key := q.result(blk.ToolUseID)
+			err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: id, ToolKey: key, Text: ContentText(blk.Content), IsError: blk.IsError})
+		}
+		if err != nil {
+			return last, err
+		}
+	}
+	return last, nil
+}
+
+func rawOr(raw json.RawMessage, def string) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 || string(raw) == "null" {
+		return json.RawMessage(def)
+	}
+	return raw
+}
+
+// callLinker links tool results to tool calls in logs whose calls or
+// results may lack ids. The rule:
+//  1. a call keeps its logged id; a call without one gets "call-<n>"
+//     (n counts the run's calls from 1);
+//  2. a result whose id names an open call answers that call;
+//  3. any other result answers the oldest open call (calls are answered in
+//     the order they were made), keeping its own logged id, if any, as its
+//     tool key;
+//  4. a result with no open call left stays unlinked, under its own id.
+type callLinker struct {
+	open []string
+	n    int
+}
+
+func (q *callLinker) call(id string) string {
+	q.n++
+	if id == "" {
+		id = "call-" + strconv.Itoa(q.n)
+	}
+	q.open = append(q.open, id)
+	return id
+}
+
+// result returns the call id a result answers and its tool key ("" for the
+// default: the call id).
+func (q *callLinker) result(id string) (callID, key string) {
+	for i, c := range q.open {
+		if id != "" && c == id {
+			q.open = append(q.open[:i], q.open[i+1:]...)
+			return id, ""
+		}
+	}
+	if len(q.open) > 0 {
+		c := q.open[0]
+		q.open = q.open[1:]
+		return c, id
+	}
+	return id, ""
+}
+
+// drop forgets the open calls (no result will answer them).
+func (q *callLinker) drop() { q.open = q.open[:0] }
+
+// hasOpen reports whether some call has no result yet.
+func (q *callLinker) hasOpen() bool { return len(q.open) > 0 }
+
+// inferEnd sets an inferred end reason from the last event's kind, unless
+// the log stated one.
+func inferEnd(b *RunBuilder, last schema.EventKind) {
+	if b.Run.EndReasonSource == schema.SourceExplicit {
+		return
+	}
+	switch last {
+	case schema.KindAssistant:
+		b.Run.EndReason, b.Run.EndReasonDetail = schema.EndFinished, "log ends on an assistant reply without a tool call"
+	case schema.KindError:
+		b.Run.EndReason, b.Run.EndReasonDetail = schema.EndError, "log ends on an error"
+	case schema.KindToolCall:
+		b.Run.EndReasonDetail = "log ends on a tool call without its result"
+	case "":
+		b.Run.EndReasonDetail = "no events"
+	default:
+		b.Run.EndReasonDetail = "log ends before the model's reply"
+	}
+	b.Run.EndReasonSource = schema.SourceInferred
+}
+
+// siblingPath returns the path of a file read next to path: path with its
+// file name's suffix anchor replaced by sibling ("" when the name does not
+// end in anchor). Both the real layout (<dir>/chat_history.jsonl) and a
+// flattened copy (<dir>/<prefix>chat_history.jsonl) are covered.
+func siblingPath(path, anchor, sibling string) string {
+	if !strings.HasSuffix(path, anchor) {
+		return ""
+	}
+	return strings.TrimSuffix(path, anchor) + sibling
+}
+
+// readSibling reads a small sibling JSON file into v. It reports whether
+// the file was there and decoded; a missing or unreadable sibling is not an
+// error (the anchor file is imported without what it would add).
+func readSibling(path string, v any) bool {
+	if path == "" {
+		return false
+	}
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > 16<<20 {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	return json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), v) == nil
+}
+
+// firstLines returns up to n non-blank trimmed lines of head.
+func firstLines(head []byte, n int) [][]byte {
+	var out [][]byte
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if out = append(out, line); len(out) >= n {
+			break
+		}
+	}
+	return out
+}
+
+// jsonString returns raw as a string: a JSON string's value, else the JSON
+// text itself ("" for null or nothing).
+func jsonString(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// jsonArgs returns tool-call arguments as JSON text: an object as is, a
+// string holding JSON as its content, anything else wrapped as
+// {"input": value}.
+func jsonArgs(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "{}"
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			t := strings.TrimSpace(s)
+			if t == "" {
+				return "{}"
+			}
+			if json.Valid([]byte(t)) {
+				return t
+			}
+			b, _ := json.Marshal(map[string]string{"input": s})
+			return string(b)
+		}
+	}
+	if raw[0] == '{' {
+		return string(raw)
+	}
+	return `{"input":` + string(raw) + `}`
+}
+
+// topKeys returns the keys of the top-level JSON object at the start of
+// head, in order, up to the first value that cannot be read (head may be
+// cut). It returns nil when head does not start with an object.
+func topKeys(head []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := tok.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// hasKeys reports whether keys holds every one of want.
+func hasKeys(keys []string, want ...string) bool {
+	for _, w := range want {
+		found := false
+		for _, k := range keys {
+			if k == w {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// dirRunID returns the run id of a file named anchor, which the tool
+// writes into a directory of its own (the session's): the directory's
+// name. For any other file name, or a file at the root of a relative path,
+// it is the file name without its extension.
+func dirRunID(path, anchor string) string {
+	if filepath.Base(path) == anchor {
+		if d := filepath.Base(filepath.Dir(path)); d != "." && d != string(filepath.Separator) {
+			return d
+		}
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
