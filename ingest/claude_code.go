@@ -139,6 +139,10 @@ type ccRun struct {
 	cost       float64
 	hasCost    bool
 	overflowed bool
+	// callIDs are the tool_use ids the run has: a block that repeats one is
+	// a copy (iFlow CLI, whose layout copies Claude Code's, repeats the
+	// previous line's tool_use blocks on the next assistant line)
+	callIDs map[string]bool
 }
 
 func (claudeCode) Import(f *File, r io.Reader) error {
@@ -303,6 +307,15 @@ func (cr *ccRun) assistant(f *File, line int64, ts *time.Time, rec *ccRecord, ms
 		case "redacted_thinking":
 			e.Kind = schema.KindReasoning
 		case "tool_use", "server_tool_use":
+			if blk.ID != "" && cr.callIDs[blk.ID] {
+				continue // the same call again, not a new one
+			}
+			if blk.ID != "" {
+				if cr.callIDs == nil {
+					cr.callIDs = map[string]bool{}
+				}
+				cr.callIDs[strings.Clone(blk.ID)] = true
+			}
 			e.Kind, e.ToolName, e.CallID, e.Args = schema.KindToolCall, blk.Name, blk.ID, string(blk.Input)
 		default:
 			e.Kind, e.Text = schema.KindAssistant, blk.Text

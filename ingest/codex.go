@@ -287,15 +287,35 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		var p struct {
 			ID        json.RawMessage `json:"id"`
 			Timestamp any             `json:"timestamp"`
+			// a sub-agent's thread names its parent (Codex collab agents;
+			// Trae CLI, a Codex-rollout clone)
+			Source struct {
+				Subagent struct {
+					ThreadSpawn struct {
+						ParentThreadID string `json:"parent_thread_id"`
+					} `json:"thread_spawn"`
+				} `json:"subagent"`
+			} `json:"source"`
 		}
 		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return f.Reject(n, "invalid session_meta: "+codexErr(err), raw)
+			// source is a string in older rollouts ("cli", "exec"): read the rest without it
+			var q struct {
+				ID        json.RawMessage `json:"id"`
+				Timestamp any             `json:"timestamp"`
+			}
+			if err2 := json.Unmarshal(l.Payload, &q); err2 != nil {
+				return f.Reject(n, "invalid session_meta: "+codexErr(err), raw)
+			}
+			p.ID, p.Timestamp = q.ID, q.Timestamp
 		}
 		started := ParseTime(p.Timestamp)
 		if started == nil {
 			started = ts
 		}
-		_, err := c.run(jsonKey(p.ID), started)
+		b, err := c.run(jsonKey(p.ID), started)
+		if err == nil && p.Source.Subagent.ThreadSpawn.ParentThreadID != "" {
+			b.Run.ParentRunID = p.Source.Subagent.ThreadSpawn.ParentThreadID
+		}
 		return err
 	case "turn_context":
 		var p struct {

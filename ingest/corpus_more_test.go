@@ -240,3 +240,53 @@ func TestIssue21TestdataDetection(t *testing.T) {
 		}
 	}
 }
+
+// TestTraeSubagentLinked: a Trae CLI rollout (a Codex-rollout clone, read
+// by codex-cli) whose session_meta names its parent thread is a sub-agent
+// run of that thread (issue 21); the parent id is read off the sample's
+// first line.
+func TestTraeSubagentLinked(t *testing.T) {
+	p := filepath.Join(corpusMoreDir(t), "trae-cli", "agentsview__rollout_subagent.jsonl")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ingest.Parse(context.Background(), "codex-cli", p, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Runs) != 1 || m.Runs[0].ParentRunID != "019fbc4a-48b9-7472-a0da-6d92901383db" {
+		t.Fatalf("runs %+v; want one run whose parent is 019fbc4a-48b9-7472-a0da-6d92901383db", m.Runs)
+	}
+	// a session_meta whose source is a string (older Codex rollouts) still names its run
+	old := []byte(`{"timestamp":"2025-09-01T10:00:00Z","type":"session_meta","payload":{"id":"s-old","timestamp":"2025-09-01T10:00:00Z","source":"cli"}}` + "\n" +
+		`{"timestamp":"2025-09-01T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}` + "\n")
+	m, err = ingest.Parse(context.Background(), "codex-cli", "old.jsonl", old, nil)
+	if err != nil || len(m.Runs) != 1 || m.Runs[0].RunID != "s-old" || m.Runs[0].ParentRunID != "" || len(m.Rejects) != 0 {
+		t.Fatalf("old rollout: err %v, runs %+v, rejects %+v", err, m.Runs, m.Rejects)
+	}
+}
+
+// TestClaudeLayoutRepeatedToolUse: an assistant line that repeats an
+// earlier line's tool_use block (same id), as iFlow CLI writes them, adds
+// no second call; the sample has 6 distinct tool_use ids on 8 lines
+// (grep -o '"type":"tool_use","id":"[^"]*"' | sort -u).
+func TestClaudeLayoutRepeatedToolUse(t *testing.T) {
+	data := []byte(`{"type":"user","sessionId":"s","uuid":"u1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}
+{"type":"assistant","sessionId":"s","uuid":"a1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m1","model":"glm-4.7","role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"read_file","input":{"path":"a"}}]}}
+{"type":"assistant","sessionId":"s","uuid":"a2","timestamp":"2026-01-01T00:00:02Z","message":{"id":"m2","model":"glm-4.7","role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"read_file","input":{"path":"a"}},{"type":"tool_use","id":"call_2","name":"read_file","input":{"path":"b"}}]}}
+`)
+	m, err := ingest.Parse(context.Background(), "claude-code", "iflow.jsonl", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, e := range m.Events {
+		if e.Kind == "tool_call" {
+			calls++
+		}
+	}
+	if calls != 2 {
+		t.Errorf("%d tool calls, want 2 (call_1 once, call_2)", calls)
+	}
+}
