@@ -77,7 +77,8 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 		Database:  database,
 	}
 	for _, a := range totals {
-		d.Formats = append(d.Formats, htmlreport.FormatTotals(a))
+		d.Formats = append(d.Formats, htmlreport.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Turns, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+			CacheReadTokens: a.CacheReadTokens, EstTokens: a.EstTokens, NoUsage: a.NoUsage, Overflow: a.Overflow})
 	}
 	fillMined(d, mined)
 	v, t := diag.Verdict, diag.Totals

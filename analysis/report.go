@@ -24,12 +24,18 @@ type FormatTotals struct {
 	EstTokens       int64  `json:"est_tokens"`
 	NoUsage         int64  `json:"runs_without_usage"`
 	Overflow        int64  `json:"runs_context_overflow"`
+	// CopiedCalls are usage rows of resumed sessions that copy another
+	// run's (left out of the token sums above, counted in their origin)
+	CopiedCalls int64 `json:"copied_calls"`
 }
 
-// TotalsByFormat sums runs per format, in first-seen order:
+// TotalsByFormat sums runs per format, in first-seen order, each API
+// response once: a resumed session's copied usage rows (copied, from
+// store.CopiedUsage; nil: none) are taken off its run's logged totals, since
+// the run they came from counts them:
 //
-//	SELECT source_format, count(*), sum(n_turns), sum(input_tokens), … FROM runs GROUP BY source_format
-func TotalsByFormat(runs []schema.Run) []FormatTotals {
+//	SELECT source_format, count(*), sum(n_turns), sum(input_tokens) − Σ copied input, … FROM runs GROUP BY source_format
+func TotalsByFormat(runs []schema.Run, copied map[string]store.CopiedSums) []FormatTotals {
 	var out []FormatTotals
 	idx := map[string]int{}
 	for _, r := range runs {
@@ -42,9 +48,11 @@ func TotalsByFormat(runs []schema.Run) []FormatTotals {
 		a := &out[i]
 		a.Runs++
 		a.Turns += r.NTurns
-		a.InputTokens += r.InputTokens
-		a.OutputTokens += r.OutputTokens
-		a.CacheReadTokens += r.CacheReadTokens
+		c := copied[r.RunID]
+		a.InputTokens += r.InputTokens - c.InputTokens
+		a.OutputTokens += r.OutputTokens - c.OutputTokens
+		a.CacheReadTokens += r.CacheReadTokens - c.CacheRead
+		a.CopiedCalls += c.Calls
 		a.EstTokens += r.EstTokens
 		if r.EndReason == schema.EndContextOverflow {
 			a.Overflow++

@@ -316,7 +316,11 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			return err
 		}
 	}
-	totals := analysis.TotalsByFormat(runs)
+	copied, err := st.CopiedUsage(ctx)
+	if err != nil {
+		return err
+	}
+	totals := analysis.TotalsByFormat(runs, copied)
 	ao, err := o.analysis(len(runs))
 	if err != nil {
 		return err
@@ -409,8 +413,14 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		tot.Runs, tot.Turns, tot.InputTokens, tot.OutputTokens = tot.Runs+a.Runs, tot.Turns+a.Turns, tot.InputTokens+a.InputTokens, tot.OutputTokens+a.OutputTokens
 		tot.CacheReadTokens, tot.EstTokens, tot.NoUsage, tot.Overflow = tot.CacheReadTokens+a.CacheReadTokens, tot.EstTokens+a.EstTokens, tot.NoUsage+a.NoUsage, tot.Overflow+a.Overflow
 	}
+	for _, a := range totals {
+		tot.CopiedCalls += a.CopiedCalls
+	}
 	if len(totals) > 1 {
 		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Turns), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
+	}
+	if tot.CopiedCalls > 0 {
+		ft.footer = append(ft.footer, fmt.Sprintf("Each API response is counted once: %s calls that resumed sessions copied from earlier runs are left out of LOGGED IN/OUT here and counted in the run they came from (store.CopiesSQL).", thousands(tot.CopiedCalls)))
 	}
 	if err := ft.write(o.Out, o.Width, o.Bold); err != nil {
 		return err

@@ -73,6 +73,7 @@ func TestDiagnoseResumedPair(t *testing.T) {
 	src := filepath.Join(testutil.CorpusDir(t), "claude-code", "spotter__tool_heavy.jsonl")
 	const origin = "d6e0bada-1959-4eec-a9d2-0bfade768d8f" // the corpus session's id
 	ctx := context.Background()
+	var totals []analysis.FormatTotals // of the latest diag call (TotalsByFormat, copies once)
 	diag := func(files map[string][]byte) diagnose.Summary {
 		dir := t.TempDir()
 		var paths []string
@@ -95,6 +96,15 @@ func TestDiagnoseResumedPair(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		runs, err := st.Runs(ctx, store.RunFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied, err := st.CopiedUsage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		totals = analysis.TotalsByFormat(runs, copied)
 		return out
 	}
 	orig, err := os.ReadFile(src)
@@ -102,6 +112,7 @@ func TestDiagnoseResumedPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	alone := diag(map[string][]byte{"a.jsonl": orig})
+	aloneTotals := totals
 	pair := diag(map[string][]byte{
 		"a.jsonl": orig,
 		"b.jsonl": resumedLines(t, src, "resumed-b", true),
@@ -129,6 +140,13 @@ func TestDiagnoseResumedPair(t *testing.T) {
 	}
 	if d := pair.Totals.SpendUSD - alone.Totals.SpendUSD; math.Abs(d-0.0018) > 1e-9 {
 		t.Errorf("spend of the pair − the original alone = $%v, want $0.0018", d)
+	}
+	// the report's totals count each API response once: the pair adds the
+	// new call alone, 10 input + 1,000 cache read = 1,010 logged input
+	// tokens and 50 output, and 4 + 4 copied calls left out
+	if len(totals) != 1 || len(aloneTotals) != 1 || totals[0].InputTokens-aloneTotals[0].InputTokens != 1010 ||
+		totals[0].OutputTokens-aloneTotals[0].OutputTokens != 50 || totals[0].CopiedCalls != 8 {
+		t.Errorf("totals %+v, alone %+v; want input +1,010, output +50, 8 copied calls", totals, aloneTotals)
 	}
 	// verdict: 3 runs ingested, the pure copy counted once (in its origin)
 	if pair.Verdict.Runs != 2 || pair.Verdict.Copies != 1 || len(pair.Runs) != 3 {

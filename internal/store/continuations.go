@@ -70,3 +70,33 @@ func (s *Store) Continuations(ctx context.Context) (map[string]*Continuation, er
 	}
 	return out, nil
 }
+
+// CopiedSums are a run's copied usage rows (CopiesSQL) summed: what its
+// logged totals (runs.input_tokens, …) count that the origin run counts too.
+type CopiedSums struct {
+	Calls                                 int64
+	InputTokens, OutputTokens, CacheRead int64
+}
+
+// CopiedUsage sums each run's copied usage rows, by run id:
+//
+//	SELECT run_id, count(*), sum(input_tokens), sum(output_tokens), sum(cache_read_tokens)
+//	FROM usage JOIN (CopiesSQL) USING (run_id, turn) GROUP BY run_id
+func (s *Store) CopiedUsage(ctx context.Context) (map[string]CopiedSums, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT u.run_id, count(*), sum(u.input_tokens), sum(u.output_tokens), sum(u.cache_read_tokens)
+FROM `+schema.TableUsage+` u JOIN (`+CopiesSQL+`) c USING (run_id, turn) GROUP BY u.run_id`)
+	if err != nil {
+		return nil, fmt.Errorf("sum copied usage: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]CopiedSums{}
+	for rows.Next() {
+		var id string
+		var c CopiedSums
+		if err := rows.Scan(&id, &c.Calls, &c.InputTokens, &c.OutputTokens, &c.CacheRead); err != nil {
+			return nil, fmt.Errorf("sum copied usage: %w", err)
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}
