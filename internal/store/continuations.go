@@ -74,7 +74,7 @@ func (s *Store) Continuations(ctx context.Context) (map[string]*Continuation, er
 // CopiedSums are a run's copied usage rows (CopiesSQL) summed: what its
 // logged totals (runs.input_tokens, …) count that the origin run counts too.
 type CopiedSums struct {
-	Calls                                 int64
+	Calls                                int64
 	InputTokens, OutputTokens, CacheRead int64
 }
 
