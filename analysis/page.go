@@ -134,7 +134,27 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	}
 
 	d.SampleRule, d.Sample = sample.Rule, sample.Runs
+	d.Runs = runRecords(diag.Runs)
 	return d
+}
+
+// runRecords are every run's compact records for the page's run list and
+// timeline: diag_runs' figures and the run's diag_calls (DiagCallRows).
+func runRecords(runs []diagnose.RunDiagnosis) []htmlreport.RunRecord {
+	out := make([]htmlreport.RunRecord, len(runs))
+	for i := range runs {
+		r := &runs[i]
+		occ := r.Occupancy
+		rec := htmlreport.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
+			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source)}
+		rows := DiagCallRows(r)
+		rec.Calls = make([]htmlreport.Call, len(rows))
+		for k, c := range rows {
+			rec.Calls[k] = htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction}
+		}
+		out[i] = rec
+	}
+	return out
 }
 
 // Sample is the report's drill-down: the sampling rule and the

@@ -39,6 +39,13 @@ type Data struct {
 	Sample     []RunDetail
 	SampleRule string
 
+	// Runs is every run's compact record (diag_runs and its diag_calls),
+	// in diagnose's order: the run list and the per-run timeline of the
+	// drill-down, so that every run is reachable, not only the sample. The
+	// page carries it gzip-compressed (see RunPoints) and the script
+	// decodes it on demand; nil when not computed.
+	Runs []RunRecord
+
 	// Optional sections filled by other analyses; nil means not computed.
 	ProcessMap *ProcessMap
 	Variants   []Variant
@@ -201,6 +208,21 @@ type RunDetail struct {
 	Calls    []Call       // diag_calls, by turn
 	Policies []RunPolicy  // sim_runs and sim_calls, in Data.Policies order
 	Outputs  []ToolOutput // tool_result events in seq order
+}
+
+// RunRecord is one run's compact record: its diag_runs figures and its
+// diag_calls prompts.
+type RunRecord struct {
+	RunID      string
+	Model      string
+	Family     string
+	Format     string
+	Window     int64 // 0 unknown
+	PeakTokens int64
+	PeakShare  float64
+	EndReason  string
+	EndSource  string
+	Calls      []Call // diag_calls, by turn
 }
 
 // Call is one diag_calls row.
