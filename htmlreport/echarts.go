@@ -74,6 +74,7 @@ type Axis struct {
 	NameGap      int        `json:"nameGap,omitempty"`
 	Min          any        `json:"min,omitempty"`
 	Max          any        `json:"max,omitempty"`
+	MinInterval  any        `json:"minInterval,omitempty"`
 	Data         []string   `json:"data,omitempty"`
 	Inverse      bool       `json:"inverse,omitempty"`
 	AxisLabel    *AxisLabel `json:"axisLabel,omitempty"`

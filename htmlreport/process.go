@@ -303,6 +303,28 @@ func val(mode string, count int64, ms float64) float64 {
 	return float64(count)
 }
 
+// ActivityColour is an activity's colour in the variants chart (the page's
+// key below it).
+type ActivityColour struct {
+	Name, Colour string
+}
+
+// activityColours gives each activity of vs a palette colour, in order of
+// first appearance.
+func activityColours(vs []Variant) []ActivityColour {
+	var out []ActivityColour
+	seen := map[string]bool{}
+	for _, v := range vs {
+		for _, a := range v.Activities {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, ActivityColour{Name: a, Colour: palette[len(out)%len(palette)]})
+			}
+		}
+	}
+	return out
+}
+
 // VariantSteps is the most activities the variants chart draws per variant.
 const VariantSteps = 40
 
@@ -313,16 +335,18 @@ func variantsChart(vs []Variant) Chart {
 	o := hbarOption("Variants: activity sequences", "each row one distinct sequence of activities, in order; block colour: the activity")
 	o.Tooltip = &Tooltip{Trigger: "item", Formatter: "{b}", RenderMode: "richText", Confine: true}
 	colour := map[string]string{}
+	for _, k := range activityColours(vs) {
+		colour[k.Name] = k.Colour
+	}
 	steps := 0
 	rows := make([]string, len(vs))
 	for i, v := range vs {
-		rows[i] = fmt.Sprintf("#%d · %s runs (%s)", i+1, thousands(v.Runs), pct(v.Share))
-		steps = max(steps, min(len(v.Activities), VariantSteps))
-		for _, a := range v.Activities {
-			if _, ok := colour[a]; !ok {
-				colour[a] = palette[len(colour)%len(palette)]
-			}
+		runs := "runs"
+		if v.Runs == 1 {
+			runs = "run"
 		}
+		rows[i] = fmt.Sprintf("#%d · %s %s (%s)", i+1, thousands(v.Runs), runs, pct(v.Share))
+		steps = max(steps, min(len(v.Activities), VariantSteps))
 	}
 	for k := range steps {
 		data := make([]any, len(vs))
@@ -341,7 +365,7 @@ func variantsChart(vs []Variant) Chart {
 			Label: &Label{Show: steps <= 16, Position: "inside", Formatter: "{b}", FontSize: 10, Color: "#fff", Width: max(20, 1000/max(steps, 1)-6), Overflow: "truncate"}})
 	}
 	o.YAxis = &Axis{Type: "category", Data: rows, Inverse: true, NameLocation: "start", Name: "variant", AxisLabel: &AxisLabel{Interval: 0}}
-	o.XAxis = &Axis{Type: "value", Name: "activity position in the run", NameLocation: "middle", NameGap: 28, Min: 0, Max: max(steps, 1)}
+	o.XAxis = &Axis{Type: "value", Name: "activity position in the run", NameLocation: "middle", NameGap: 28, Min: 0, Max: max(steps, 1), MinInterval: 1}
 	o.Grid.Top = "70"
 	if len(vs) == 0 {
 		o = noData(o, "no variants")

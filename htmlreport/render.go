@@ -113,6 +113,9 @@ func metricText(m Metric) string {
 type Options struct {
 	// noLibrary replaces the inlined ECharts with a stub (page goldens).
 	noLibrary bool
+	// charts, when set, replaces the charts Charts computes (tests of the
+	// browser checks draw deliberately broken charts).
+	charts func([]Chart) []Chart
 }
 
 // view is what the template sees.
@@ -120,7 +123,9 @@ type view struct {
 	D      *Data
 	Head   headline
 	Charts []Chart
-	Groups []string // comparison groups, "" (all runs) first
+	// VariantKey is the variants chart's activity colours.
+	VariantKey []ActivityColour
+	Groups     []string // comparison groups, "" (all runs) first
 
 	// JSON blocks (marshalled and escaped by html/template in
 	// <script type="application/json">)
@@ -261,11 +266,14 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		o = &Options{}
 	}
 	charts := Charts(d)
+	if o.charts != nil {
+		charts = o.charts(charts)
+	}
 	all, _, err := encodeRuns(d)
 	if err != nil {
 		return err
 	}
-	v := view{D: d, Head: headlineOf(d), Charts: charts, Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
+	v := view{D: d, Head: headlineOf(d), Charts: charts, VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
 		Script: template.JS(pageJS), Style: template.CSS(reportCSS), Version: EChartsVersion}
 	if o.noLibrary {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"

@@ -2,6 +2,8 @@ package htmlreport_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -204,6 +206,15 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("the page does not show %q as text", want)
 		}
 	}
+	// every run is in the run list, the one-call run included
+	for _, want := range []string{"runs 1–5 of 5", "one-call " + xssImg} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the run list does not show %q", want)
+		}
+	}
+	if r.FirstScreen == "" {
+		t.Error("no first-screen screenshot")
+	}
 	for _, id := range []string{"verdict", "occupancy", "survival", "policies", "rent", "process", "behaviour", "recommendations", "drilldown"} {
 		if r.Sections[id] == "" {
 			t.Errorf("no screenshot of section %s", id)
@@ -297,4 +308,87 @@ func TestBrowserFile(t *testing.T) {
 	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}})
 	browsertest.Check(t, file, r, 0)
 	t.Logf("%d charts; opened (navigation to every chart initialised) in %v", len(r.Charts), r.Opened)
+}
+
+// TestEveryRunInPage: the page's compressed run records decode (gzip,
+// base64, as the script does with DecompressionStream) to one record per
+// run, in Data.Runs order, with the sample's index on the sampled runs and
+// the calls within RunPoints.
+func TestEveryRunInPage(t *testing.T) {
+	d := fixture(true)
+	page := render(t, d)
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="trajmine-runs">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no runs JSON block")
+	}
+	var block struct {
+		All     string `json:"all"`
+		AllRuns int    `json:"all_runs"`
+	}
+	if err := json.Unmarshal([]byte(m[1]), &block); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(block.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all struct {
+		ID     []string  `json:"id"`
+		Sample []int     `json:"sample"`
+		Calls  []int     `json:"calls"`
+		Points [][]int64 `json:"points"`
+		Comp   [][]int64 `json:"comp"`
+	}
+	if err := json.NewDecoder(zr).Decode(&all); err != nil {
+		t.Fatal(err)
+	}
+	if block.AllRuns != len(d.Runs) || len(all.ID) != len(d.Runs) {
+		t.Fatalf("%d (%d) records, want %d", len(all.ID), block.AllRuns, len(d.Runs))
+	}
+	for i, r := range d.Runs {
+		if all.ID[i] != r.RunID || all.Calls[i] != len(r.Calls) || len(all.Points[i]) != 2*len(r.Calls) {
+			t.Errorf("record %d = %q, %d calls, %d values; want %q, %d calls", i, all.ID[i], all.Calls[i], len(all.Points[i]), r.RunID, len(r.Calls))
+		}
+		want := -1
+		for k, s := range d.Sample {
+			if s.RunID == r.RunID {
+				want = k
+			}
+		}
+		if all.Sample[i] != want {
+			t.Errorf("record %d: sample %d, want %d", i, all.Sample[i], want)
+		}
+	}
+	// the last run: turns 0..3, prompts 90000, 150000, 60000, 210000 delta-coded; a compaction at 2
+	if got := fmt.Sprint(all.Points[4], all.Comp[4]); got != "[0 90000 1 60000 1 -90000 1 150000] [2]" {
+		t.Errorf("overflowed run's record = %s", got)
+	}
+}
+
+// TestChartAxesAndLegends: every axis of every chart (and variant) has a
+// title, no legend scrolls, and shares are drawn in % (no axis goes to 1).
+func TestChartAxesAndLegends(t *testing.T) {
+	for _, c := range htmlreport.Charts(fixture(true)) {
+		opts := []htmlreport.Option{c.Option}
+		for _, v := range c.Variants {
+			opts = append(opts, v.Option)
+		}
+		for _, o := range opts {
+			for _, a := range []*htmlreport.Axis{o.XAxis, o.YAxis} {
+				if a != nil && a.Name == "" {
+					t.Errorf("chart %s: an axis with no title", c.ID)
+				}
+				if a != nil && a.Max == 1 {
+					t.Errorf("chart %s: axis %q ends at 1: a share not in %%?", c.ID, a.Name)
+				}
+			}
+			if o.Legend != nil && o.Legend.Type == "scroll" {
+				t.Errorf("chart %s: a scrolling legend hides entries", c.ID)
+			}
+		}
+	}
 }
