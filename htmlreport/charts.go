@@ -92,7 +92,7 @@ func withLegend(o *Option, top, w, below int, sel map[string]bool) {
 	}
 	o.Legend = &Legend{Top: fmt.Sprint(top), Selected: sel}
 	if o.Grid != nil {
-		o.Grid.Top = fmt.Sprint(top + 24*legendRows(names, w) + below)
+		o.Grid.Top = fmt.Sprint(top + 26*legendRows(names, w) + max(below, 20))
 	}
 }
 
@@ -473,7 +473,7 @@ func ratioOption(aggs []PolicyAgg, label string) Option {
 	o.Series = []Series{
 		{Name: "95 % CI", Type: "boxplot", Data: box, ItemStyle: &ItemStyle{Color: "#fff", BorderColor: "#4e79a7", BorderWidth: 2}},
 		{Name: "median", Type: "scatter", Data: med, SymbolSize: 9, ItemStyle: &ItemStyle{Color: "#e15759"}, Z: 3,
-			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Formatter: "keep-all"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
+			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "keep-all"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
 	}
 	withLegend(&o, 56, halfWidth, 10, nil)
 	return o
@@ -505,6 +505,9 @@ func reinvOption(aggs []PolicyAgg, label string) Option {
 		v[i] = a.Reinvocations
 	}
 	o.Series = []Series{{Name: "re-invocations", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#f28e2b"}, Label: &Label{Show: true, Position: "right"}}}
+	if !slices.ContainsFunc(aggs, func(a PolicyAgg) bool { return a.Reinvocations > 0 }) {
+		o = noData(o, "no policy hid or cut an output that a later call used: 0 re-invocations")
+	}
 	return o
 }
 
@@ -523,7 +526,7 @@ func costOption(aggs []PolicyAgg, label string) Option {
 	}
 	o.Series = []Series{
 		{Name: "no caching", Type: "bar", Data: plain, ItemStyle: &ItemStyle{Color: "#4e79a7"},
-			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Formatter: "keep-all"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
+			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "keep-all"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
 		{Name: "with caching", Type: "bar", Data: cached, ItemStyle: &ItemStyle{Color: "#76b7b2"}},
 	}
 	withLegend(&o, 56, halfWidth, 10, nil)

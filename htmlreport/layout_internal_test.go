@@ -58,7 +58,9 @@ func TestProcessLayout(t *testing.T) {
 	// the chart draws the self-loop through its loop point
 	c := processChart(pm)
 	links := c.Option.Series[0].Links
-	if !slices.ContainsFunc(links, func(l GraphLink) bool { return l.Source == loopNode("b") && l.Target == "b" && l.Label.Formatter == "2" }) {
+	if !slices.ContainsFunc(links, func(l GraphLink) bool {
+		return l.Source == loopNode("b") && l.Target == "b" && l.Label.Formatter == "2"
+	}) {
 		t.Errorf("no labelled self-loop on b: %+v", links)
 	}
 }

@@ -203,10 +203,16 @@
     ['peak tokens', 'peak'], ['peak share', 'share'], ['window', 'window'], ['end', 'end'], ['end source', 'endSrc'], ['sampled', 'sample']
   ];
 
+  // shareBin is the peak-share chart's bin of a run: 10 % bins by integer
+  // percent, the last one ≥ 100 %
+  function shareBin(r) {
+    return Math.min(Math.floor(Math.floor(all.share[r.i] / 100 + 1e-9) / 10), 10);
+  }
+
   function matches(r) {
     if (list.family && r.family !== list.family) { return false; }
     if (list.end && r.end !== list.end) { return false; }
-    if (list.share >= 0 && !(r.window > 0 && r.share >= list.share && (list.share >= 1 || r.share < list.share + 0.1))) { return false; }
+    if (list.share >= 0 && !(r.window > 0 && shareBin(r) === Math.round(list.share * 10))) { return false; }
     if (list.q) {
       var s = (r.id + ' ' + r.model + ' ' + r.family + ' ' + r.format + ' ' + r.end).toLowerCase();
       if (s.indexOf(list.q) < 0) { return false; }
@@ -257,7 +263,7 @@
         r.window > 0 ? fmt(r.window) : 'unknown', r.end, r.endSrc, r.sample >= 0 ? 'yes' : ''].forEach(function (v, c) {
         row.appendChild(el('td', v, c < 4 || c === 8 ? 'text' : ''));
       });
-      row.addEventListener('click', function () { openRun(r.i, false); });
+      row.addEventListener('click', function () { openRun(r.i, 'nearest'); });
       tbody.appendChild(row);
     });
     if (list.rows.length === 0) {
@@ -441,7 +447,10 @@
     if (inst['run-timeline']) { inst['run-timeline'].setOption(t.option, true); }
   }
 
-  function openRun(i, scroll) {
+  // openRun shows run i (an index of the run records) in the timeline and
+  // its facts, and in the sampled-run tables when it is sampled; quiet
+  // leaves the address alone (the page's first run)
+  function openRun(i, scroll, quiet) {
     if (!all || i < 0 || i >= all.id.length) { return; }
     openIndex = i;
     var r = rec(i);
@@ -450,17 +459,18 @@
     renderFacts(r);
     if (r.sample >= 0) { selectRun('r' + r.sample, true); }
     renderList();
+    if (!quiet && history.replaceState) { history.replaceState(null, '', '#run=' + encodeURIComponent(r.id)); }
     if (scroll) {
       var h = document.getElementById('timeline-title');
-      if (h) { h.scrollIntoView(); }
+      if (h) { h.scrollIntoView(scroll === 'nearest' ? { block: 'nearest' } : true); }
     }
   }
 
-  function openSample(key) {
+  function openSample(key, scroll) {
     if (!all) { return; }
     var k = Number(key.slice(1));
     for (var i = 0; i < all.sample.length; i++) {
-      if (all.sample[i] === k) { openRun(i, true); return; }
+      if (all.sample[i] === k) { openRun(i, scroll); return; }
     }
   }
 
@@ -531,11 +541,13 @@
       }), [false, false, true, true, true, false, false, true, true]);
   }
 
-  function selectRun(key, fromTimeline) {
+  // selectRun shows sampled run key in the sampled-run chart and tables;
+  // from a click elsewhere it opens the run's timeline too (scroll: go to it)
+  function selectRun(key, fromTimeline, scroll) {
     document.querySelectorAll('select.run-select').forEach(function (s) { s.value = key; });
     showVariant('occupancy-run', key);
     renderDrill(key);
-    if (!fromTimeline) { openSample(key); }
+    if (!fromTimeline) { openSample(key, scroll); }
   }
 
   document.querySelectorAll('select.run-select').forEach(function (sel) {
@@ -548,7 +560,7 @@
   document.querySelectorAll('[data-run]').forEach(function (e) {
     var key = e.getAttribute('data-run');
     onChart(e.getAttribute('data-chart'), function (c) {
-      c.getZr().on('click', function () { selectRun(key, false); });
+      c.getZr().on('click', function () { selectRun(key, false, true); });
     });
     e.classList.add('clickable');
   });
@@ -572,7 +584,16 @@
 
   // --- decode the run records, then the page is ready ----------------------
 
+  // firstRun is the run the page opens with: the one the address names
+  // (#run=<id>, as opening a run sets it), else the first sampled run
   function firstRun() {
+    var m = /^#run=(.*)$/.exec(location.hash);
+    if (m) {
+      var id = null;
+      try { id = decodeURIComponent(m[1]); } catch (e) { id = null; }
+      var k = id === null ? -1 : all.id.indexOf(id);
+      if (k >= 0) { return k; }
+    }
     for (var i = 0; i < all.sample.length; i++) { if (all.sample[i] === 0) { return i; } }
     return 0;
   }
@@ -586,7 +607,7 @@
         all = a;
         buildTools();
         refreshList();
-        if (all.id.length) { openRun(firstRun(), false); }
+        if (all.id.length) { openRun(firstRun(), false, true); }
       }).catch(function (e) {
         console.error('decode run records: ' + e);
       }).then(function () {
