@@ -151,6 +151,10 @@ type Series struct {
 	BarGap       string         `json:"barGap,omitempty"`
 
 	// graph series
+	Top       string      `json:"top,omitempty"`
+	Bottom    string      `json:"bottom,omitempty"`
+	Left      string      `json:"left,omitempty"`
+	Right     string      `json:"right,omitempty"`
 	Layout    string      `json:"layout,omitempty"`
 	Roam      bool        `json:"roam,omitempty"`
 	Force     *Force      `json:"force,omitempty"`

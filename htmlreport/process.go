@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // The process map's artificial start and end nodes, as mining names them
@@ -191,12 +192,21 @@ func processChart(pm *ProcessMap) Chart {
 		rows = max(rows, perLayer[layer[n.ID]])
 	}
 	c := Chart{ID: "process-map", Section: SecProcess, Height: min(max(360, 120+70*rows), 900)}
-	for _, mode := range []string{"frequency", "performance"} {
+	all, top := edges, topEdges(edges)
+	for _, key := range []string{"frequency", "performance", "frequency-all", "performance-all"} {
+		mode, every := strings.CutSuffix(key, "-all")
+		edges := all
+		if !every {
+			edges = top
+		}
 		o := baseOption()
 		o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
 		sub := "left to right from start; box shade and edge width: how often; edge label: transitions (count)"
 		if mode == "performance" {
 			sub = "left to right from start; box shade and edge width: mean duration; edge label: mean time between the two activities"
+		}
+		if len(edges) < len(all) {
+			sub += fmt.Sprintf("\n%d of %d transitions: each activity's most frequent in and out, then the most frequent (\"all transitions\" shows every one)", len(edges), len(all))
 		}
 		o.Title = &Title{Text: "Process map (directly-follows graph)", Subtext: sub, Left: "center"}
 		var nmax, emax float64
@@ -285,12 +295,73 @@ func processChart(pm *ProcessMap) Chart {
 			}
 			links = append(links, GraphLink{Source: name[e.From], Target: name[e.To], Value: round3(v), LineStyle: ls, Label: label})
 		}
-		o.Series = []Series{{Name: mode, Type: "graph", Layout: "none", Roam: true, Data: gn, Links: links, EdgeSym: []string{"none", "arrow"},
+		o.Series = []Series{{Name: mode, Type: "graph", Top: "100", Bottom: "40", Left: "60", Right: "60", Layout: "none", Roam: true, Data: gn, Links: links, EdgeSym: []string{"none", "arrow"},
 			EdgeLabel: &Label{Show: true, FontSize: 10}}}
-		c.Variants = append(c.Variants, ChartVariant{Key: mode, Label: mode, Option: o})
+		c.Variants = append(c.Variants, ChartVariant{Key: key, Label: key, Option: o})
 	}
 	c.Option = c.Variants[0].Option
 	return c
+}
+
+// topEdges keeps the transitions a readable map draws (Disco's paths
+// slider at its default): every inferred start or end edge, each node's
+// most frequent incoming and outgoing edge (self-loops aside), then the
+// most frequent others, up to max(12, 2 × nodes) edges; in edges' order.
+func topEdges(edges []layoutEdge) []layoutEdge {
+	nodes := map[string]bool{}
+	for _, e := range edges {
+		nodes[e.From], nodes[e.To] = true, true
+	}
+	limit := max(12, 2*len(nodes))
+	keep := make([]bool, len(edges))
+	bestIn, bestOut := map[string]int{}, map[string]int{}
+	for i, e := range edges {
+		if e.inferred {
+			keep[i] = true
+		}
+		if e.From == e.To {
+			continue
+		}
+		if j, ok := bestOut[e.From]; !ok || e.Count > edges[j].Count {
+			bestOut[e.From] = i
+		}
+		if j, ok := bestIn[e.To]; !ok || e.Count > edges[j].Count {
+			bestIn[e.To] = i
+		}
+	}
+	for _, i := range bestIn {
+		keep[i] = true
+	}
+	for _, i := range bestOut {
+		keep[i] = true
+	}
+	n := 0
+	for _, k := range keep {
+		if k {
+			n++
+		}
+	}
+	order := make([]int, len(edges))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(edges[b].Count, edges[a].Count) })
+	for _, i := range order {
+		if n >= limit {
+			break
+		}
+		if !keep[i] {
+			keep[i] = true
+			n++
+		}
+	}
+	var out []layoutEdge
+	for i, e := range edges {
+		if keep[i] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // loopNode is the name of the point a self-loop of node name passes through.
