@@ -134,19 +134,42 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	}
 
 	d.SampleRule, d.Sample = sample.Rule, sample.Runs
-	d.Runs = runRecords(diag.Runs)
+	d.Runs = runRecords(diag.Runs, sim)
 	return d
 }
 
 // runRecords are every run's compact records for the page's run list and
-// timeline: diag_runs' figures and the run's diag_calls (DiagCallRows).
-func runRecords(runs []diagnose.RunDiagnosis) []htmlreport.RunRecord {
+// timeline: diag_runs' figures and cost, the run's diag_calls
+// (DiagCallRows) and its sim_runs rows at its own window.
+func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRecord {
+	col := map[string]int{}
+	for i, p := range sim.Policies {
+		col[p.Spec] = i
+	}
+	byRun := map[string][]htmlreport.PolicyOutcome{}
+	for i := range sim.Results {
+		x := &sim.Results[i]
+		k, ok := col[x.Policy]
+		if !ok {
+			continue
+		}
+		ps := byRun[x.RunID]
+		if ps == nil {
+			ps = make([]htmlreport.PolicyOutcome, len(sim.Policies))
+			for j := range ps {
+				ps[j].OverflowCall = -1
+			}
+			byRun[x.RunID] = ps
+		}
+		ps[k] = htmlreport.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.TokenRatio()}
+	}
 	out := make([]htmlreport.RunRecord, len(runs))
 	for i := range runs {
 		r := &runs[i]
 		occ := r.Occupancy
 		rec := htmlreport.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
-			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source)}
+			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
+			CostUSD: r.Cost.USD, CostKnown: r.Cost.Source != diagnose.CostUnknown, Policies: byRun[r.RunID]}
 		rows := DiagCallRows(r)
 		rec.Calls = make([]htmlreport.Call, len(rows))
 		for k, c := range rows {

@@ -223,6 +223,20 @@ type RunRecord struct {
 	EndReason  string
 	EndSource  string
 	Calls      []Call // diag_calls, by turn
+	// CostUSD is diagnose's cost of the run (logged, else priced); unknown
+	// when CostKnown is false.
+	CostUSD   float64
+	CostKnown bool
+	// Policies are the run's sim_runs rows at its own window, in
+	// Data.Policies order; nil when not simulated.
+	Policies []PolicyOutcome
+}
+
+// PolicyOutcome is what one policy did to a whole run (a sim_runs row).
+type PolicyOutcome struct {
+	Status       string
+	OverflowCall int // -1 none
+	TokenRatio   float64
 }
 
 // Call is one diag_calls row.

@@ -342,6 +342,8 @@ func TestEveryRunInPage(t *testing.T) {
 		Calls  []int     `json:"calls"`
 		Points [][]int64 `json:"points"`
 		Comp   [][]int64 `json:"comp"`
+		Cost   []int64   `json:"cost"`
+		Pol    [][]int64 `json:"pol"`
 	}
 	if err := json.NewDecoder(zr).Decode(&all); err != nil {
 		t.Fatal(err)
@@ -366,6 +368,10 @@ func TestEveryRunInPage(t *testing.T) {
 	// the last run: turns 0..3, prompts 90000, 150000, 60000, 210000 delta-coded; a compaction at 2
 	if got := fmt.Sprint(all.Points[4], all.Comp[4]); got != "[0 90000 1 60000 1 -90000 1 150000] [2]" {
 		t.Errorf("overflowed run's record = %s", got)
+	}
+	// its cost is unknown; per policy (status, overflow call, ratio in 1/1,000)
+	if p := all.Pol[4]; all.Cost[4] != -1 || all.Cost[0] != 5000 || len(p) != 9 || p[1] != 3 || p[2] != 1000 || p[5] != 900 || p[7] != -1 || p[8] != 550 {
+		t.Errorf("overflowed run: cost %d, policies %v", all.Cost[4], p)
 	}
 }
 

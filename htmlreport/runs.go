@@ -63,6 +63,11 @@ type allRunsJSON struct {
 	Sample  []int     `json:"sample"` // index in the sample, -1 none
 	Points  [][]int64 `json:"points"`
 	Comp    [][]int64 `json:"comp"`
+	Cost    []int64   `json:"cost"` // USD in 1/10,000; -1 unknown
+	// Pol is per run, per Data.Policies entry, (status as a Dict index,
+	// overflow call or -1, token ratio in 1/1,000), flat; empty when the
+	// run was not simulated.
+	Pol     [][]int64 `json:"pol"`
 	Sampled int       `json:"points_max"`
 }
 
@@ -128,6 +133,20 @@ func encodeRuns(d *Data) (string, int, error) {
 			pt, pp = c.Turn, c.Prompt
 		}
 		a.Points = append(a.Points, flat)
+		cost := int64(-1)
+		if r.CostKnown {
+			cost = int64(math.Round(r.CostUSD * 10000))
+		}
+		a.Cost = append(a.Cost, cost)
+		pol := make([]int64, 0, 3*len(r.Policies))
+		for _, p := range r.Policies {
+			ratio := p.TokenRatio
+			if math.IsNaN(ratio) || math.IsInf(ratio, 0) {
+				ratio = 0
+			}
+			pol = append(pol, int64(code(p.Status)), int64(p.OverflowCall), int64(math.Round(ratio*1000)))
+		}
+		a.Pol = append(a.Pol, pol)
 	}
 	raw, err := json.Marshal(a)
 	if err != nil {

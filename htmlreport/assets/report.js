@@ -185,8 +185,23 @@
     return {
       i: i, id: all.id[i], model: d[all.model[i]], family: d[all.family[i]], format: d[all.format[i]],
       end: d[all.end[i]], endSrc: d[all.end_src[i]], window: all.window[i], peak: all.peak[i],
-      share: all.share[i] / 10000, calls: all.calls[i], est: all.est[i], sample: all.sample[i], comp: all.comp[i]
+      share: all.share[i] / 10000, calls: all.calls[i], est: all.est[i], sample: all.sample[i], comp: all.comp[i],
+      cost: all.cost[i] < 0 ? -1 : all.cost[i] / 10000, rec: recRatio(i)
     };
+  }
+
+  // outcome is run i's sim_runs row under policy name: status, overflow
+  // call, token ratio; null when not simulated
+  function outcome(i, name) {
+    var k = policyIndex(name), p = all.pol[i];
+    if (k < 0 || !p || p.length < 3 * (k + 1)) { return null; }
+    return { status: all.dict[p[3 * k]], overflow: p[3 * k + 1], ratio: p[3 * k + 2] / 1000 };
+  }
+
+  // recRatio is run i's token ratio under its family's recommended policy
+  function recRatio(i) {
+    var o = outcome(i, runs.recommended[all.dict[all.family[i]]] || '');
+    return o ? o.ratio : -1;
   }
 
   function points(i) {
@@ -200,7 +215,8 @@
 
   var columns = [
     ['run', 'id'], ['model', 'model'], ['family', 'family'], ['format', 'format'], ['calls', 'calls'],
-    ['peak tokens', 'peak'], ['peak share', 'share'], ['window', 'window'], ['end', 'end'], ['end source', 'endSrc'], ['sampled', 'sample']
+    ['peak tokens', 'peak'], ['peak share', 'share'], ['window', 'window'], ['end', 'end'], ['end source', 'endSrc'], ['cost', 'cost'],
+    ['token ratio, recommended policy', 'rec'], ['sampled', 'sample']
   ];
 
   // shareBin is the peak-share chart's bin of a run: 10 % bins by integer
@@ -260,7 +276,8 @@
     list.rows.slice(from, from + PAGE).forEach(function (r) {
       var row = el('tr', null, r.i === openIndex ? 'open' : '');
       [r.id, r.model, r.family, r.format, fmt(r.calls), fmt(r.peak), r.window > 0 ? pct(r.share) : '-',
-        r.window > 0 ? fmt(r.window) : 'unknown', r.end, r.endSrc, r.sample >= 0 ? 'yes' : ''].forEach(function (v, c) {
+        r.window > 0 ? fmt(r.window) : 'unknown', r.end, r.endSrc, r.cost >= 0 ? '$' + r.cost.toFixed(2) : '-',
+        r.rec >= 0 ? r.rec.toFixed(3) : '-', r.sample >= 0 ? 'yes' : ''].forEach(function (v, c) {
         row.appendChild(el('td', v, c < 4 || c === 8 ? 'text' : ''));
       });
       row.addEventListener('click', function () { openRun(r.i, 'nearest'); });
@@ -392,7 +409,12 @@
       }
       note = 'A sampled run: the policy line is its replay (sim_calls), the bars its tool outputs by call.';
     } else {
-      note = 'Not in the sample: its logged prompts' + (r.calls > all.points_max ? ' (downsampled to ' + all.points_max + ' of ' + fmt(r.calls) + ' calls, keeping each slice\'s largest prompt)' : '') +
+      var out = outcome(r.i, policy);
+      if (out && out.overflow >= 0) {
+        marks.push({ name: 'overflow (' + policy + ')', xAxis: out.overflow, label: { formatter: 'overflow (' + policy + ')', position: 'insideEndBottom' }, lineStyle: { color: '#e15759', width: 2 } });
+      }
+      note = (out ? 'Under ' + policy + ': ' + out.status + (out.overflow >= 0 ? ' at call ' + out.overflow : '') + ', token ratio ' + out.ratio.toFixed(3) + ' (sim_runs). ' : '') +
+        'Not in the sample: its logged prompts' + (r.calls > all.points_max ? ' (downsampled to ' + all.points_max + ' of ' + fmt(r.calls) + ' calls, keeping each slice\'s largest prompt)' : '') +
         ', compactions and overflow; the replay per policy is stored for the ' + runs.runs.length + ' sampled runs only.';
     }
     var names = series.map(function (x) { return x.name; });
@@ -428,6 +450,11 @@
       ['calls', fmt(r.calls) + (r.est ? ' (' + fmt(r.est) + ' prompts estimated)' : '')],
       ['peak', fmt(r.peak) + (r.window > 0 ? ' (' + pct(r.share) + ' of the window)' : '')],
       ['end', r.end + ' (' + r.endSrc + ')' + (s && s.end_why ? ': ' + s.end_why : '')],
+      ['cost', r.cost >= 0 ? '$' + r.cost.toFixed(4) : 'unknown'],
+      ['under ' + (policySel ? policySel.value : ''), (function () {
+        var o = outcome(r.i, policySel ? policySel.value : '');
+        return o ? o.status + (o.overflow >= 0 ? ' (overflow at call ' + o.overflow + ')' : '') + ', token ratio ' + o.ratio.toFixed(3) : 'not simulated';
+      })()],
       ['in the sample', s ? (s.why === 'top' ? 'yes: a top run by peak share' : 'yes: a hashed sample run') : 'no']
     ].forEach(function (kv) {
       facts.appendChild(el('dt', kv[0]));
@@ -474,7 +501,12 @@
     }
   }
 
-  if (policySel) { policySel.addEventListener('change', drawTimeline); }
+  if (policySel) {
+    policySel.addEventListener('change', function () {
+      drawTimeline();
+      if (openIndex >= 0) { renderFacts(rec(openIndex)); }
+    });
+  }
 
   // --- sampled run drill-down ----------------------------------------------
 
