@@ -48,22 +48,22 @@ func downsample(calls []Call, n int) []Call {
 // (the first pair absolute), Comp the compaction turns and Est the
 // number of estimated prompts.
 type allRunsJSON struct {
-	Dict    []string  `json:"dict"`
-	ID      []string  `json:"id"`
-	Model   []int     `json:"model"`
-	Family  []int     `json:"family"`
-	Format  []int     `json:"format"`
-	End     []int     `json:"end"`
-	EndSrc  []int     `json:"end_src"`
-	Window  []int64   `json:"window"`
-	Peak    []int64   `json:"peak"`
-	Share   []int     `json:"share"` // peak share in basis points (1/100 of a %)
-	Calls   []int     `json:"calls"` // calls before downsampling
-	Est     []int     `json:"est"`
-	Sample  []int     `json:"sample"` // index in the sample, -1 none
-	Points  [][]int64 `json:"points"`
-	Comp    [][]int64 `json:"comp"`
-	Cost    []int64   `json:"cost"` // USD in 1/10,000; -1 unknown
+	Dict   []string  `json:"dict"`
+	ID     []string  `json:"id"`
+	Model  []int     `json:"model"`
+	Family []int     `json:"family"`
+	Format []int     `json:"format"`
+	End    []int     `json:"end"`
+	EndSrc []int     `json:"end_src"`
+	Window []int64   `json:"window"`
+	Peak   []int64   `json:"peak"`
+	Share  []int     `json:"share"` // peak share in basis points (1/100 of a %)
+	Calls  []int     `json:"calls"` // calls before downsampling
+	Est    []int     `json:"est"`
+	Sample []int     `json:"sample"` // index in the sample, -1 none
+	Points [][]int64 `json:"points"`
+	Comp   [][]int64 `json:"comp"`
+	Cost   []int64   `json:"cost"` // USD in 1/10,000; -1 unknown
 	// Pol is per run, per Data.Policies entry, (status as a Dict index,
 	// overflow call or -1, token ratio in 1/1,000), flat; empty when the
 	// run was not simulated.
