@@ -206,7 +206,7 @@ func processChart(pm *ProcessMap) Chart {
 			sub = "left to right from start; box shade and edge width: mean duration; edge label: mean time between the two activities"
 		}
 		if len(edges) < len(all) {
-			sub += fmt.Sprintf("\n%d of %d transitions: each activity's most frequent in and out, then the most frequent (\"all transitions\" shows every one)", len(edges), len(all))
+			sub += fmt.Sprintf(" · %d of %d transitions (all from start and to end, each activity's most frequent in and out, then the most frequent)", len(edges), len(all))
 		}
 		o.Title = &Title{Text: "Process map (directly-follows graph)", Subtext: sub, Left: "center"}
 		var nmax, emax float64
@@ -304,7 +304,7 @@ func processChart(pm *ProcessMap) Chart {
 }
 
 // topEdges keeps the transitions a readable map draws (Disco's paths
-// slider at its default): every inferred start or end edge, each node's
+// slider at its default): every start and end edge, each node's
 // most frequent incoming and outgoing edge (self-loops aside), then the
 // most frequent others, up to max(12, 2 × nodes) edges; in edges' order.
 func topEdges(edges []layoutEdge) []layoutEdge {
@@ -316,7 +316,7 @@ func topEdges(edges []layoutEdge) []layoutEdge {
 	keep := make([]bool, len(edges))
 	bestIn, bestOut := map[string]int{}, map[string]int{}
 	for i, e := range edges {
-		if e.inferred {
+		if e.inferred || e.From == StartNode || e.To == EndNode {
 			keep[i] = true
 		}
 		if e.From == e.To {

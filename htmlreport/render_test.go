@@ -193,8 +193,37 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots := filepath.Join("testdata", "out", "fixture")
-	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r2", "r0"}})
+	steps := []struct{ js, want string }{
+		// a header click sorts, the filter box filters
+		{`(function () { var t = document.getElementById('groups-table'); t.querySelector('th').click(); return t.tBodies[0].rows[0].cells[0].textContent; })()`, "claude-sonnet-4"},
+		{`(function () { var t = document.getElementById('groups-table'); var f = t.previousElementSibling; f.value = 'CLAUDE'; f.dispatchEvent(new Event('input'));
+			return String(Array.from(t.tBodies[0].rows).filter(function (r) { return !r.hidden; }).length); })()`, "1"},
+		// a run-list row opens the run's timeline, with its compaction and logged overflow
+		{`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { if (rows[i].cells[0].textContent === 'overflowed') { rows[i].click(); } } return ''; })()`, ""},
+		{`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption(); var m = o.series[0].markLine.data.map(function (d) { return d.name; });
+			return o.title[0].text + ' | ' + o.series.map(function (x) { return x.name; }).join(',') + ' | ' + m.join(','); })()`, "overflowed | as logged | compaction,overflow (logged),overflow (mask(n=5))"},
+		// another policy: its outcome (no family recommendation: the first policy after keep-all was the default)
+		{`(function () { var s = document.getElementById('timeline-policy'); s.value = 'halflife'; s.dispatchEvent(new Event('change')); var f = document.getElementById('drill-facts').textContent;
+			return f.indexOf('under halflifesurvived, token ratio 0.550') >= 0 ? 'facts' : f; })()`, "facts"},
+		// the run list's filter box and a click on a point of the runs chart
+		{`(function () { var f = document.querySelector('#runs-tools input'); f.value = 'one-call'; f.dispatchEvent(new Event('input')); return document.getElementById('runs-pager').textContent; })()`, "‹ previousruns 1–1 of 1 (filtered from 5)next ›"},
+		{`(function () { var el = document.getElementById('chart-runs-scatter'), c = echarts.getInstanceByDom(el); var si = c.getOption().series.findIndex(function (s) { return s.name === 'finished'; });
+			var p = c.convertToPixel({ seriesIndex: si }, [1, 9000]); var b = el.querySelector('canvas').getBoundingClientRect();
+			var target = el.firstElementChild; ['mousedown', 'mouseup', 'click'].forEach(function (k) { target.dispatchEvent(new MouseEvent(k, { clientX: b.left + p[0], clientY: b.top + p[1], bubbles: true })); }); return ''; })()`, ""},
+		{`echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption().title[0].text`, "one-call " + xssImg},
+		{`decodeURIComponent(location.hash)`, "#run=one-call " + xssImg},
+	}
+	var js []string
+	for _, s := range steps {
+		js = append(js, s.js)
+	}
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r2", "r0"}, Steps: js})
 	browsertest.Check(t, file, r, len(htmlreport.Charts(fixture(true))))
+	for i, s := range steps {
+		if i >= len(r.Steps) || r.Steps[i] != s.want {
+			t.Errorf("step %d = %q, want %q", i, r.Steps[i], s.want)
+		}
+	}
 	if r.Images != 0 {
 		t.Errorf("%d <img> elements: injected markup", r.Images)
 	}

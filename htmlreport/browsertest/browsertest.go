@@ -79,6 +79,8 @@ type Result struct {
 	Text        string // document.body.innerText
 	Images      int    // <img> elements in the document
 	Scripts     int    // <script> elements in the document
+	// Steps are the Options.Steps results, in order.
+	Steps []string
 	// Opened is the time from navigation until the page's script had
 	// initialised every chart (data-ready set).
 	Opened time.Duration
@@ -91,6 +93,11 @@ type Options struct {
 	// Select, when set, picks these values (in order) in the first
 	// <select class="run-select"> and checks the charts again afterwards.
 	Select []string
+	// Steps are JavaScript expressions evaluated in order once the page is
+	// loaded and every <details> open (clicks, typing), each giving a
+	// string: Result.Steps holds them. A step's effects may be asynchronous:
+	// each is evaluated 200 ms after the one before.
+	Steps []string
 }
 
 // Width is the browser window's width in pixels.
@@ -252,6 +259,14 @@ func Load(t testing.TB, file string, o *Options) *Result {
 				res.Errors = append(res.Errors, fmt.Sprintf("after selecting run %s: chart %s: %s", v, c.ID, p))
 				mu.Unlock()
 			}
+		}
+	}
+	for _, js := range o.Steps {
+		var got string
+		eval(js, &got)
+		res.Steps = append(res.Steps, got)
+		if err := chromedp.Do(tctx, chromedp.Sleep(200*time.Millisecond)); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if o.ShotDir != "" {
