@@ -166,7 +166,7 @@ func peaksChart(d *Data) Chart {
 	o.Title = &Title{Text: "Peak prompt as a share of the window", Subtext: fmt.Sprintf("%s runs with a known window (diag_runs.peak_share)", thousands(int64(len(d.Peaks)))), Left: "center"}
 	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "70", Bottom: "40", ContainLabel: true}
 	labels, vals := peakBins(d.Peaks)
-	o.XAxis = &Axis{Type: "category", Data: labels, Name: "peak share", NameLocation: "middle", NameGap: 28}
+	o.XAxis = &Axis{Type: "category", Data: labels, Name: "peak share", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Interval: 0, FontSize: 10}}
 	o.YAxis = &Axis{Type: "value", Name: "runs"}
 	o.Series = []Series{{Name: "runs", Type: "bar", Data: vals, Label: &Label{Show: true, Position: "top"}}}
 	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}

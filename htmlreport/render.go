@@ -301,14 +301,17 @@ func Write(w io.Writer, d *Data, o *Options) error {
 // peak share over every run with a known window (diagnose's median, over
 // all runs instead of per family), the runs at ≥ 80 % (Σ of Groups) and
 // the policy with the lowest median token ratio over all runs (simulate's
-// comparison), whose saving is 1 − that ratio.
+// comparison), whose saving is 1 − that ratio. Oracle policies (a name
+// with "oracle": dtoc-oracle, an upper bound no agent can run) are not
+// candidates; the best of them is shown beside as the bound.
 type headline struct {
-	MedianPeak  float64
-	KnownWindow int
-	PeakGE80    int
-	Best        *PolicyAgg
-	BestSaving  float64
-	BestCostUSD float64
+	MedianPeak   float64
+	KnownWindow  int
+	PeakGE80     int
+	Best         *PolicyAgg
+	BestSaving   float64
+	Oracle       *PolicyAgg
+	OracleSaving float64
 }
 
 func headlineOf(d *Data) headline {
@@ -334,12 +337,21 @@ func headlineOf(d *Data) headline {
 		if a.Group != "" || a.Policy == keepAll {
 			continue
 		}
+		if strings.Contains(a.Policy, "oracle") {
+			if h.Oracle == nil || a.Ratio < h.Oracle.Ratio {
+				h.Oracle = a
+			}
+			continue
+		}
 		if h.Best == nil || a.Ratio < h.Best.Ratio {
 			h.Best = a
 		}
 	}
 	if h.Best != nil {
 		h.BestSaving = 1 - h.Best.Ratio
+	}
+	if h.Oracle != nil {
+		h.OracleSaving = 1 - h.Oracle.Ratio
 	}
 	return h
 }
