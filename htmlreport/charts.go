@@ -370,7 +370,7 @@ func survivalChart(d *Data) Chart {
 	o.Series = series
 	withLegend(&o, 62, fullWidth, 16, sel)
 	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
-	o.YAxis = &Axis{Type: "value", Name: "runs not yet stopped while reading (%)", Min: 0, Max: 100, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
+	o.YAxis = &Axis{Type: "value", Name: "not yet stopped (%)", Min: 0, Max: 100, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
 	return Chart{ID: "survival", Section: SecSurvival, Height: 460, Option: o}
 }
 

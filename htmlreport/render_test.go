@@ -427,3 +427,32 @@ func TestChartAxesAndLegends(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadlineCards: the first screen's cards hold the Verdict's and the
+// comparison's figures as the CLI prints them (textfmt), and one action
+// per recommended family.
+func TestHeadlineCards(t *testing.T) {
+	page := render(t, fixture(true))
+	m := regexp.MustCompile(`(?s)<div class="cards headline">(.*?)\n</div>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no headline cards")
+	}
+	vals := regexp.MustCompile(`<span class="v">(.*?)</span>`).FindAllStringSubmatch(m[1], -1)
+	var got []string
+	for _, v := range vals {
+		got = append(got, v[1])
+	}
+	// runs; window ends (share); median of the peaks 0.3, 0.42, 0.98, 1.2; top rent tool;
+	// spend; halflife's median token ratio 0.600 → 40 % fewer tokens
+	want := []string{"3", "1 <small>(33.3%)</small>", "70.0%", "40.0%", "$1.50", "40.0%"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("cards = %q, want %q", got, want)
+	}
+	if !strings.Contains(m[1], "<code>halflife</code>, the best policy over all runs (median token ratio 0.600 [0.550, 0.620]") {
+		t.Errorf("best-policy card: %s", m[1])
+	}
+	actions := regexp.MustCompile(`(?s)<table id="actions".*?</table>`).FindString(page)
+	if strings.Count(actions, "<tr data-family=") != 2 || !strings.Contains(actions, "apply <code>mask(n=5)</code> (masking)") || !strings.Contains(actions, "keep the full context (<code>keep-all</code>)") {
+		t.Errorf("actions table: %s", actions)
+	}
+}
