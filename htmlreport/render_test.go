@@ -212,6 +212,11 @@ func TestBrowser(t *testing.T) {
 			var target = el.firstElementChild; ['mousedown', 'mouseup', 'click'].forEach(function (k) { target.dispatchEvent(new MouseEvent(k, { clientX: b.left + p[0], clientY: b.top + p[1], bubbles: true })); }); return ''; })()`, ""},
 		{`echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption().title[0].text`, "one-call " + xssImg},
 		{`decodeURIComponent(location.hash)`, "#run=one-call " + xssImg},
+		// the runs the timeline's policy saved from overflow: halflife saves the overflowed run
+		{`(function () { var f = document.querySelector('#runs-tools input'); f.value = ''; f.dispatchEvent(new Event('input'));
+			var p = document.getElementById('timeline-policy'); p.value = 'halflife'; p.dispatchEvent(new Event('change'));
+			var o = document.querySelector('#runs-tools select[aria-label="under the timeline policy"]'); o.value = 'saved'; o.dispatchEvent(new Event('change'));
+			return document.querySelector('#runs-table tbody tr').cells[0].textContent + ' | ' + document.getElementById('runs-pager').textContent; })()`, "overflowed | ‹ previousruns 1–1 of 1 (filtered from 5)next ›"},
 	}
 	var js []string
 	for _, s := range steps {

@@ -169,7 +169,7 @@
   // --- every run: compact records ------------------------------------------
 
   var all = null; // decoded allRunsJSON
-  var list = { q: '', family: '', end: '', share: -1, page: 0, sort: 'share', dir: -1, rows: [] };
+  var list = { q: '', family: '', end: '', share: -1, outcome: '', page: 0, sort: 'share', dir: -1, rows: [] };
   var PAGE = 50;
 
   function decodeRuns(b64) {
@@ -225,10 +225,21 @@
     return Math.min(Math.floor(Math.floor(all.share[r.i] / 100 + 1e-9) / 10), 10);
   }
 
+  // hasOutcome: run i under the timeline's policy was saved from overflow
+  // (keep-all overflows, the policy does not), lost (the reverse) or
+  // overflows, as simulate's SAVED and LOST count them
+  function hasOutcome(i, kind) {
+    var p = outcome(i, policySel ? policySel.value : ''), k = outcome(i, runs.policies[0] || '');
+    if (!p || !k) { return false; }
+    var po = p.status === 'overflow', ko = k.status === 'overflow';
+    return kind === 'saved' ? ko && !po : kind === 'lost' ? po && !ko : po;
+  }
+
   function matches(r) {
     if (list.family && r.family !== list.family) { return false; }
     if (list.end && r.end !== list.end) { return false; }
     if (list.share >= 0 && !(r.window > 0 && shareBin(r) === Math.round(list.share * 10))) { return false; }
+    if (list.outcome && !hasOutcome(r.i, list.outcome)) { return false; }
     if (list.q) {
       var s = (r.id + ' ' + r.model + ' ' + r.family + ' ' + r.format + ' ' + r.end).toLowerCase();
       if (s.indexOf(list.q) < 0) { return false; }
@@ -336,6 +347,7 @@
     for (var b = 0; b < 10; b++) { bins.push(b / 10); names.push('peak ' + (10 * b) + '–' + (10 * b + 10) + '%'); }
     bins.push(1); names.push('peak ≥ 100%');
     facet('peak share', 'share', bins, names);
+    facet('under the timeline policy', 'outcome', ['saved', 'lost', 'overflow'], ['saved from overflow', 'lost (overflows, keep-all does not)', 'overflows']);
   }
 
   function setFacet(key, value) {
@@ -503,6 +515,7 @@
 
   if (policySel) {
     policySel.addEventListener('change', function () {
+      if (list.outcome) { refreshList(); }
       drawTimeline();
       if (openIndex >= 0) { renderFacts(rec(openIndex)); }
     });
@@ -604,6 +617,16 @@
   });
   onChart('verdict-peaks', function (c) {
     c.on('click', function (p) { setFacet('share', Math.min(p.dataIndex, 10) / 10); });
+  });
+  // a bar of the runs-saved chart lists the runs: its policy in the timeline, its series the outcome
+  onChart('policy-outcomes', function (c) {
+    c.on('click', function (p) {
+      if (policySel && policyIndex(p.name) >= 0) {
+        policySel.value = p.name;
+        policySel.dispatchEvent(new Event('change'));
+      }
+      setFacet('outcome', p.seriesName);
+    });
   });
   onChart('verdict-ends', function (c) {
     c.on('click', function (p) { setFacet('end', p.name === '-' ? '' : p.name); });
