@@ -33,8 +33,9 @@
 // (a text box), draws the chosen run's timeline (prompt per call as logged
 // and under a chosen policy, tool outputs, compactions, overflow), and
 // opens a run from the run list, a point of the runs chart or a top-run
-// chart; bars of the end-reason and peak-share charts and the family rows
-// filter the run list.
+// chart (the address then names it: #run=<id>); bars of the end-reason,
+// peak-share and runs-saved charts, the recommendation and behaviour
+// charts' families and the family rows filter the run list.
 //
 // Invariants: the page makes no network request; text from logs reaches it
 // only through html/template's contextual escaping (HTML text, or JSON

@@ -628,6 +628,16 @@
       setFacet('outcome', p.seriesName);
     });
   });
+  // a family's row in the recommendation and behaviour charts lists its runs
+  onChart('recommend-saving', function (c) {
+    c.on('click', function (p) {
+      var name = typeof p.name === 'string' ? p.name : '', k = name.lastIndexOf(': ');
+      if (k > 0) { setFacet('family', name.slice(0, k)); }
+    });
+  });
+  onChart('behaviour', function (c) {
+    c.on('click', function (p) { if (p.name) { setFacet('family', p.name); } });
+  });
   onChart('verdict-ends', function (c) {
     c.on('click', function (p) { setFacet('end', p.name === '-' ? '' : p.name); });
   });
