@@ -220,7 +220,7 @@ func timelineChart(d *Data) Chart {
 	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
 	o.YAxis = &Axis{Type: "value", Name: "prompt tokens", Min: 0}
 	o.Series = []Series{}
-	if len(d.Runs) == 0 && len(d.Sample) == 0 {
+	if len(d.Runs) == 0 {
 		o = noData(o, "no runs")
 	}
 	return Chart{ID: "run-timeline", Section: SecDrilldown, Height: 480, Option: o}
