@@ -30,7 +30,9 @@ import (
 //     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
 //     and what each policy did to each output from the run replayed again by
 //     the same engine, watching the outputs' renderings (the replay's calls
-//     are the sim_calls rows report writes).
+//     are the sim_calls rows report writes);
+//  6. every run's compact record (runRecords): diag_runs, diag_calls and
+//     sim_runs figures, so that the page reaches every run.
 //
 // fillMined puts trajmine mine's process map (the directly-follows graph),
 // top 20 variants and behaviour profiles into the report.
@@ -140,7 +142,8 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 
 // runRecords are every run's compact records for the page's run list and
 // timeline: diag_runs' figures and cost, the run's diag_calls
-// (DiagCallRows) and its sim_runs rows at its own window.
+// (DiagCallRows) and its sim_runs rows (report replays every run at its
+// own window), in sim.Policies order.
 func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRecord {
 	col := map[string]int{}
 	for i, p := range sim.Policies {
