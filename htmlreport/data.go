@@ -3,7 +3,9 @@ package htmlreport
 // Data is everything the report shows. The caller (analysis.Page) fills it
 // from the same functions and tables as the CLI (trajmine diagnose,
 // simulate and recommend); htmlreport computes no figure of its own except
-// the peak-share histogram's counts and the sample's order. Optional parts
+// the peak-share histogram's counts, the sample's order, and on the first
+// screen the median of Peaks and the policy with the lowest median token
+// ratio (headline). Optional parts
 // are nil when not computed, and the page then says so.
 type Data struct {
 	// Title heads the page; Generated is a fixed label (the caller's clock,
