@@ -80,12 +80,7 @@ func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
 		return s
 	}
 	if windowEnds > 0 || lostUnderLog > 0 {
-		best := -1
-		for i, a := range rows {
-			if a.Saved > 0 && (best < 0 || a.Saved > rows[best].Saved || a.Saved == rows[best].Saved && a.TokensSaved > rows[best].TokensSaved) {
-				best = i
-			}
-		}
+		best := bestIndex(rows, true)
 		if best < 0 {
 			return fmt.Sprintf("Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (%d run(s) lost under what ran at this window).", lostUnderLog)
 		}
@@ -96,13 +91,7 @@ func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
 		}
 		return fmt.Sprintf("Replayed on the same calls, %s would have carried %d of the %s lost under what ran through%s, at %s.", short(a), a.Saved, runsOf(lostUnderLog), lost, fewer(a))
 	}
-	// the recommendation's limits: no run lost, re-invocations within bounds
-	best := -1
-	for i, a := range rows {
-		if a.Lost == 0 && a.ReinvPer100 <= float64(recommend.DefaultMaxReinv) && a.TokensSaved > 0 && (best < 0 || a.TokensSaved > rows[best].TokensSaved) {
-			best = i
-		}
-	}
+	best := bestIndex(rows, false)
 	if best < 0 {
 		return fmt.Sprintf("No run needed saving, and no replayed policy uses fewer tokens than what ran without losing a run or predicting more than %d re-invocations per 100 calls.", recommend.DefaultMaxReinv)
 	}
@@ -150,3 +139,46 @@ func nextSentence(recs []recommend.Result, unknownWindow int) string {
 }
 
 func runsOf(n int) string { return textfmt.CountOf(n, "run") }
+
+// bestIndex is the policy the headline names among rows (one group and
+// window, as-logged and keep-all left out), or -1: when runs were lost
+// under what ran (saving), the one saving the most, then the most tokens;
+// else, within recommend's limits (no run lost, at most
+// recommend.DefaultMaxReinv re-invocations per 100 calls), the one saving
+// the most tokens.
+func bestIndex(rows []simulate.Agg, saving bool) int {
+	best := -1
+	for i, a := range rows {
+		if saving {
+			if a.Saved > 0 && (best < 0 || a.Saved > rows[best].Saved || a.Saved == rows[best].Saved && a.TokensSaved > rows[best].TokensSaved) {
+				best = i
+			}
+			continue
+		}
+		if a.Lost == 0 && a.ReinvPer100 <= float64(recommend.DefaultMaxReinv) && a.TokensSaved > 0 && (best < 0 || a.TokensSaved > rows[best].TokensSaved) {
+			best = i
+		}
+	}
+	return best
+}
+
+// BestPolicy is the spec of the policy Headline names, "" when it names
+// none: the page's best-policy card shows the same one.
+func BestPolicy(rep *Report) string {
+	var rows []simulate.Agg
+	lostUnderLog := 0
+	for _, a := range rep.Simulation.Comparison {
+		switch {
+		case a.Group != "":
+		case a.Policy == simulate.AsLoggedName:
+			lostUnderLog = a.BaselineOverflow
+		case a.Policy != "keep-all":
+			rows = append(rows, a)
+		}
+	}
+	i := bestIndex(rows, rep.Diagnosis.Verdict.WindowEnds > 0 || lostUnderLog > 0)
+	if i < 0 {
+		return ""
+	}
+	return rows[i].Policy
+}

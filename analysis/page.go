@@ -31,7 +31,9 @@ import (
 //     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
 //     and what each policy did to each output from the run replayed again by
 //     the same engine, watching the outputs' renderings (the replay's calls
-//     are the sim_calls rows report writes).
+//     are the sim_calls rows report writes);
+//  6. every run's compact record (runRecords): diag_runs, diag_calls and
+//     sim_runs figures, so that the page reaches every run.
 //
 // fillMined puts trajmine mine's process map (the directly-follows graph),
 // top 20 variants and behaviour profiles into the report.
@@ -137,8 +139,60 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	}
 
 	d.SampleRule, d.Sample = sample.Rule, sample.Runs
+	d.Runs = runRecords(diag.Runs, sim)
+	d.Headline = Headline(rep)
+	if best := BestPolicy(rep); best != "" {
+		for _, p := range sim.Policies {
+			if p.Spec == best {
+				d.BestPolicy = p.Short
+			}
+		}
+	}
 	redactPage(d, rep.Redactor)
 	return d
+}
+
+// runRecords are every run's compact records for the page's run list and
+// timeline: diag_runs' figures and cost, the run's diag_calls
+// (DiagCallRows) and its sim_runs rows (report replays every run at its
+// own window), in sim.Policies order.
+func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRecord {
+	col := map[string]int{}
+	for i, p := range sim.Policies {
+		col[p.Spec] = i
+	}
+	byRun := map[string][]htmlreport.PolicyOutcome{}
+	for i := range sim.Results {
+		x := &sim.Results[i]
+		k, ok := col[x.Policy]
+		if !ok {
+			continue
+		}
+		ps := byRun[x.RunID]
+		if ps == nil {
+			ps = make([]htmlreport.PolicyOutcome, len(sim.Policies))
+			for j := range ps {
+				ps[j].OverflowCall = -1
+			}
+			byRun[x.RunID] = ps
+		}
+		ps[k] = htmlreport.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.Ratio(), Saved: x.Saved, Lost: x.Lost}
+	}
+	out := make([]htmlreport.RunRecord, len(runs))
+	for i := range runs {
+		r := &runs[i]
+		occ := r.Occupancy
+		rec := htmlreport.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
+			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
+			CostUSD: r.Cost.USD, CostKnown: r.Cost.Source != diagnose.CostUnknown, Policies: byRun[r.RunID]}
+		rows := DiagCallRows(r)
+		rec.Calls = make([]htmlreport.Call, len(rows))
+		for k, c := range rows {
+			rec.Calls[k] = htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction}
+		}
+		out[i] = rec
+	}
+	return out
 }
 
 // Sample is the report's drill-down: the sampling rule and the

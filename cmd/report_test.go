@@ -190,8 +190,13 @@ func TestReportHostileHTML(t *testing.T) {
 
 	browsertest.Chromium(t)
 	shots := filepath.Join("testdata", "report-shots")
-	r := browsertest.Load(t, html, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r4", "r0"}})
+	// every run is in the run list, not only the sample (5 of 9 here)
+	r := browsertest.Load(t, html, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r4", "r0"},
+		Steps: []string{`document.getElementById('runs-pager').textContent`}})
 	browsertest.Check(t, html, r, 0)
+	if len(r.Steps) != 1 || !strings.Contains(r.Steps[0], "runs 1–9 of 9") {
+		t.Errorf("the run list shows %q, want all 9 runs", r.Steps)
+	}
 	if r.Images != 0 {
 		t.Errorf("%d <img> elements: injected markup", r.Images)
 	}

@@ -5,17 +5,18 @@ import (
 	"slices"
 )
 
-// Section ids, in page order.
+// Section ids, in page order (by importance: the answer first, then what
+// to do about it, then the evidence).
 const (
 	SecVerdict         = "verdict"
-	SecOccupancy       = "occupancy"
-	SecSurvival        = "survival"
+	SecRecommendations = "recommendations"
 	SecPolicies        = "policies"
+	SecOccupancy       = "occupancy"
+	SecDrilldown       = "drilldown"
 	SecRent            = "rent"
+	SecSurvival        = "survival"
 	SecProcess         = "process"
 	SecBehaviour       = "behaviour"
-	SecRecommendations = "recommendations"
-	SecDrilldown       = "drilldown"
 )
 
 // Chart is one chart of the page: a stable id (its element and golden
@@ -28,6 +29,8 @@ type Chart struct {
 	Height   int // pixels
 	Option   Option
 	Variants []ChartVariant
+	// Run is the sampled run (RunKey) a click on the chart opens; "" none.
+	Run string
 }
 
 // ChartVariant is one selectable state of a chart.
@@ -56,23 +59,65 @@ func noData(o Option, text string) Option {
 	return o
 }
 
+// Widths the legend layout assumes (pixels of a 1440 px page).
+const (
+	fullWidth = 1300
+	halfWidth = 620
+)
+
+// legendRows estimates how many lines a plain legend of names takes at
+// width w: ECharts wraps a plain legend, and every item must stay visible
+// (a scrolling legend hides entries on other pages).
+func legendRows(names []string, w int) int {
+	rows, x := 1, 0
+	for _, n := range names {
+		iw := 25 + 5 + 7*len([]rune(n)) + 10 // symbol, gap, text, item gap
+		if x > 0 && x+iw > w {
+			rows++
+			x = 0
+		}
+		x += iw
+	}
+	return rows
+}
+
+// withLegend sets a plain legend of the series' names from top (pixels)
+// and moves the grid below it; below is the grid's extra top margin.
+func withLegend(o *Option, top, w, below int, sel map[string]bool) {
+	names := make([]string, 0, len(o.Series))
+	for _, se := range o.Series {
+		if se.Name != "" && !slices.Contains(names, se.Name) {
+			names = append(names, se.Name)
+		}
+	}
+	o.Legend = &Legend{Top: fmt.Sprint(top), Selected: sel}
+	if o.Grid != nil {
+		o.Grid.Top = fmt.Sprint(top + 26*legendRows(names, w) + max(below, 20))
+	}
+}
+
 // Charts returns every chart of the page for d, in page order. Chart ids
 // are stable: the same Data gives the same ids and options.
 func Charts(d *Data) []Chart {
 	var cs []Chart
 	cs = append(cs, endsChart(d), peaksChart(d))
-	cs = append(cs, smallMultiples(d)...)
-	cs = append(cs, runChart(d), survivalChart(d))
+	if d.Recommendations != nil {
+		cs = append(cs, recommendChart(d))
+	}
 	cs = append(cs, policyCharts(d)...)
-	cs = append(cs, rentChart(d))
+	cs = append(cs, runsScatter(d))
+	cs = append(cs, smallMultiples(d)...)
+	cs = append(cs, runChart(d))
+	cs = append(cs, timelineChart(d))
+	cs = append(cs, rentChart(d), survivalChart(d))
 	if d.ProcessMap != nil {
 		cs = append(cs, processChart(d.ProcessMap))
 	}
+	if d.Variants != nil {
+		cs = append(cs, variantsChart(d.Variants))
+	}
 	if len(d.Behaviour) > 0 {
 		cs = append(cs, behaviourChart(d.Behaviour))
-	}
-	if d.Recommendations != nil {
-		cs = append(cs, recommendChart(d))
 	}
 	return cs
 }
@@ -87,7 +132,7 @@ func endsChart(d *Data) Chart {
 		labels = append(labels, orDash(c.Label))
 		vals = append(vals, c.N)
 	}
-	o.YAxis = &Axis{Type: "category", Data: labels, Inverse: true}
+	o.YAxis = &Axis{Type: "category", Data: labels, Inverse: true, NameLocation: "start", Name: "end reason"}
 	o.XAxis = &Axis{Type: "value", Name: "runs", NameLocation: "middle", NameGap: 25}
 	o.Series = []Series{{Name: "runs", Type: "bar", Data: vals, BarMaxWidth: 28, Label: &Label{Show: true, Position: "right"}}}
 	if len(vals) == 0 {
@@ -121,9 +166,10 @@ func peaksChart(d *Data) Chart {
 	o.Title = &Title{Text: "Peak prompt as a share of the window", Subtext: fmt.Sprintf("%s runs with a known window (diag_runs.peak_share)", thousands(int64(len(d.Peaks)))), Left: "center"}
 	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "70", Bottom: "40", ContainLabel: true}
 	labels, vals := peakBins(d.Peaks)
-	o.XAxis = &Axis{Type: "category", Data: labels, Name: "peak share", NameLocation: "middle", NameGap: 28}
+	o.XAxis = &Axis{Type: "category", Data: labels, Name: "peak share", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Interval: 0, FontSize: 10}}
 	o.YAxis = &Axis{Type: "value", Name: "runs"}
 	o.Series = []Series{{Name: "runs", Type: "bar", Data: vals, Label: &Label{Show: true, Position: "top"}}}
+	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
 	if len(d.Peaks) == 0 {
 		o = noData(o, "no run has a known window")
 	}
@@ -151,19 +197,19 @@ func smallMultiples(d *Data) []Chart {
 			share = "peak " + pct(r.PeakShare)
 		}
 		o.Title = &Title{Text: snippet(r.RunID, 34), Subtext: snippet(orDash(r.Model), 30) + " · " + share, Left: "center", TextStyle: &TextStyle{FontSize: 12}}
-		o.Grid = &Grid{Left: "4%", Right: "4%", Top: "56", Bottom: "8", ContainLabel: true}
+		o.Grid = &Grid{Left: "4%", Right: "6%", Top: "56", Bottom: "24", ContainLabel: true}
 		data := make([][]int64, len(r.Calls))
 		for i, c := range r.Calls {
 			data[i] = []int64{c.Turn, c.Prompt}
 		}
-		o.XAxis = &Axis{Type: "value", Min: 0, SplitLine: &Show{Show: false}}
+		o.XAxis = &Axis{Type: "value", Min: 0, SplitLine: &Show{Show: false}, Name: "model call", NameLocation: "middle", NameGap: 20, AxisLabel: &AxisLabel{FontSize: 9}}
 		var ymax any
 		if r.Window > 0 {
 			ymax = max(r.Window, r.PeakTokens)
 		}
-		o.YAxis = &Axis{Type: "value", Min: 0, Max: ymax, AxisLabel: &AxisLabel{FontSize: 9}}
-		o.Series = []Series{{Name: "prompt", Type: "line", Data: data, ShowSymbol: boolp(false), AreaStyle: &AreaStyle{Opacity: 0.15}, MarkLine: windowLine(r.Window)}}
-		cs = append(cs, Chart{ID: fmt.Sprintf("occ-small-%02d", len(cs)+1), Section: SecOccupancy, Height: 200, Option: o})
+		o.YAxis = &Axis{Type: "value", Min: 0, Max: ymax, AxisLabel: &AxisLabel{FontSize: 9}, Name: "prompt tokens"}
+		o.Series = []Series{{Name: "prompt", Type: "line", Data: data, ShowSymbol: boolp(len(data) < 2), SymbolSize: 6, AreaStyle: &AreaStyle{Opacity: 0.15}, MarkLine: windowLine(r.Window)}}
+		cs = append(cs, Chart{ID: fmt.Sprintf("occ-small-%02d", len(cs)+1), Section: SecOccupancy, Height: 210, Option: o, Run: RunKey(sampleIndex(d, r.RunID))})
 	}
 	return cs
 }
@@ -184,6 +230,15 @@ func familyPolicy(d *Data, family string) string {
 		}
 	}
 	return ""
+}
+
+func sampleIndex(d *Data, id string) int {
+	for i := range d.Sample {
+		if d.Sample[i].RunID == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // RunKey is the key of sampled run i in selectors and variants.
@@ -210,6 +265,7 @@ func runOption(d *Data, r *RunDetail) Option {
 	o.Title = &Title{Text: snippet(r.RunID, 80), Subtext: fmt.Sprintf("%s · %s · window %s", orDash(r.Model), orDash(r.Format), windowText(r.Window)), Left: "center"}
 	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "110", Bottom: "60", ContainLabel: true}
 	dims := []string{"call", "logged"}
+	points := len(r.Calls)
 	n := 0
 	for _, c := range r.Calls {
 		n = max(n, int(c.Turn)+1)
@@ -217,6 +273,7 @@ func runOption(d *Data, r *RunDetail) Option {
 	for _, p := range r.Policies {
 		dims = append(dims, p.Policy)
 		n = max(n, len(p.Prompts))
+		points = min(points, len(p.Prompts))
 	}
 	src := make([][]any, n)
 	for i := range src {
@@ -237,16 +294,18 @@ func runOption(d *Data, r *RunDetail) Option {
 	o.Dataset = &Dataset{Dimensions: dims, Source: src}
 	sel := map[string]bool{}
 	rec := familyPolicy(d, r.Family)
-	series := []Series{{Name: "logged", Type: "line", Encode: map[string]any{"x": "call", "y": "logged"}, ShowSymbol: boolp(false),
+	// a run with one call (or a policy line of one point) draws its point
+	symbols := boolp(points < 2)
+	series := []Series{{Name: "logged", Type: "line", Encode: map[string]any{"x": "call", "y": "logged"}, ShowSymbol: symbols,
 		LineStyle: &LineStyle{Width: 2.5, Color: "#222"}, ItemStyle: &ItemStyle{Color: "#222"}, MarkLine: windowLine(r.Window), Z: 3}}
 	for j, p := range r.Policies {
-		series = append(series, Series{Name: p.Policy, Type: "line", Encode: map[string]any{"x": "call", "y": p.Policy}, ShowSymbol: boolp(false),
+		series = append(series, Series{Name: p.Policy, Type: "line", Encode: map[string]any{"x": "call", "y": p.Policy}, ShowSymbol: symbols,
 			LineStyle: &LineStyle{Width: 1.5}, ItemStyle: &ItemStyle{Color: palette[j%len(palette)]}})
 		sel[p.Policy] = j == 0 || p.Policy == rec
 	}
 	sel["logged"] = true
 	o.Series = series
-	o.Legend = &Legend{Type: "scroll", Top: "58", Selected: sel}
+	withLegend(&o, 58, fullWidth, 12, sel)
 	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
 	var ymax any
 	if r.Window > 0 {
@@ -290,12 +349,16 @@ func survivalChart(d *Data) Chart {
 	var series []Series
 	for i, s := range d.Boundary {
 		name := s.Name
-		se := Series{Name: name, Type: "line", Step: "end", Data: compactCurve(s.Curve), ShowSymbol: boolp(false), LineStyle: &LineStyle{Width: 1.5}}
+		curve := compactCurve(s.Curve)
+		for _, p := range curve {
+			p[1] = round3(100 * p[1]) // survival in %
+		}
+		se := Series{Name: name, Type: "line", Step: "end", Data: curve, ShowSymbol: boolp(len(curve) < 2), LineStyle: &LineStyle{Width: 1.5}}
 		if i == 0 {
 			se.LineStyle = &LineStyle{Width: 3, Color: "#222"}
 			se.ItemStyle = &ItemStyle{Color: "#222"}
 			se.MarkLine = &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "insideEndTop", Formatter: "50 %: the boundary"},
-				LineStyle: &LineStyle{Type: "dashed", Color: "#c00"}, Data: []MarkLineItem{{YAxis: 0.5}}}
+				LineStyle: &LineStyle{Type: "dashed", Color: "#c00"}, Data: []MarkLineItem{{YAxis: 50}}}
 		}
 		series = append(series, se)
 		sel[name] = i <= 1 || rec[name] || len(rec) == 0
@@ -305,9 +368,9 @@ func survivalChart(d *Data) Chart {
 		series = []Series{}
 	}
 	o.Series = series
-	o.Legend = &Legend{Type: "scroll", Top: "62", Selected: sel}
+	withLegend(&o, 62, fullWidth, 16, sel)
 	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
-	o.YAxis = &Axis{Type: "value", Name: "1 − incidence", Min: 0, Max: 1}
+	o.YAxis = &Axis{Type: "value", Name: "not yet stopped while reading (%)", Min: 0, Max: 100, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
 	return Chart{ID: "survival", Section: SecSurvival, Height: 460, Option: o}
 }
 
@@ -386,7 +449,7 @@ func policyAxis(aggs []PolicyAgg) *Axis {
 	for i, a := range aggs {
 		names[i] = a.Policy
 	}
-	return &Axis{Type: "category", Data: names, Inverse: true, AxisLabel: &AxisLabel{Interval: 0, Width: 220, Overflow: "truncate"}}
+	return &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "policy", AxisLabel: &AxisLabel{Interval: 0, Width: 220, Overflow: "truncate"}}
 }
 
 func hbarOption(title, sub string) Option {
@@ -397,9 +460,9 @@ func hbarOption(title, sub string) Option {
 }
 
 func ratioOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Token ratio against keep-all: median and 95 % CI", label+" · median over runs of Σ prompt / Σ keep-all prompt on the same calls (sim_runs.token_ratio)")
+	o := hbarOption("Tokens against what ran (as-logged): total and 95 % CI", label+" · Σ policy / Σ as-logged effective tokens (prompts + re-invocations + summarizer input) on the same calls, run-level bootstrap (sim_runs.as_logged_tokens)")
 	o.YAxis = policyAxis(aggs)
-	o.XAxis = &Axis{Type: "value", Name: "token ratio", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = &Axis{Type: "value", Name: "token ratio (× as-logged)", NameLocation: "middle", NameGap: 28, Min: 0}
 	box := make([]any, len(aggs))
 	med := make([]any, len(aggs))
 	for i, a := range aggs {
@@ -410,14 +473,14 @@ func ratioOption(aggs []PolicyAgg, label string) Option {
 	o.Series = []Series{
 		{Name: "95 % CI", Type: "boxplot", Data: box, ItemStyle: &ItemStyle{Color: "#fff", BorderColor: "#4e79a7", BorderWidth: 2}},
 		{Name: "median", Type: "scatter", Data: med, SymbolSize: 9, ItemStyle: &ItemStyle{Color: "#e15759"}, Z: 3,
-			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Formatter: "keep-all"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
+			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "as-logged"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
 	}
-	o.Legend = &Legend{Top: "56", Data: []string{"95 % CI", "median"}}
+	withLegend(&o, 56, halfWidth, 10, nil)
 	return o
 }
 
 func outcomesOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Runs saved from overflow", label+" · SAVED: keep-all overflows, the policy does not; LOST: the reverse (sim_runs.status, keep_all_overflow_call)")
+	o := hbarOption("Runs saved from overflow", label+" · SAVED: lost under what ran (as-logged overflows, or the log ended on window length), the policy gets through; LOST: the policy overflows where what ran fits (sim_runs.saved, lost)")
 	o.YAxis = policyAxis(aggs)
 	o.XAxis = &Axis{Type: "value", Name: "runs", NameLocation: "middle", NameGap: 28}
 	saved, lost, over := make([]any, len(aggs)), make([]any, len(aggs)), make([]any, len(aggs))
@@ -429,7 +492,7 @@ func outcomesOption(aggs []PolicyAgg, label string) Option {
 		{Name: "lost", Type: "bar", Data: lost, ItemStyle: &ItemStyle{Color: "#e15759"}},
 		{Name: "overflow", Type: "bar", Data: over, ItemStyle: &ItemStyle{Color: "#bab0ac"}},
 	}
-	o.Legend = &Legend{Top: "56"}
+	withLegend(&o, 56, halfWidth, 10, nil)
 	return o
 }
 
@@ -442,13 +505,16 @@ func reinvOption(aggs []PolicyAgg, label string) Option {
 		v[i] = a.Reinvocations
 	}
 	o.Series = []Series{{Name: "re-invocations", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#f28e2b"}, Label: &Label{Show: true, Position: "right"}}}
+	if !slices.ContainsFunc(aggs, func(a PolicyAgg) bool { return a.Reinvocations > 0 }) {
+		o = noData(o, "no policy hid or cut an output that a later call used: 0 re-invocations")
+	}
 	return o
 }
 
 func costOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Cost against keep-all, without and with prompt caching", label+" · Σ cost_usd / Σ keep-all cost and the same with cost_cached_usd; priced runs only")
+	o := hbarOption("Cost against what ran (as-logged), without and with prompt caching", label+" · Σ cost_usd / Σ as_logged_cost_usd and the same with prompt caching; priced runs only")
 	o.YAxis = policyAxis(aggs)
-	o.XAxis = &Axis{Type: "value", Name: "cost ratio", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = &Axis{Type: "value", Name: "cost ratio (× as-logged)", NameLocation: "middle", NameGap: 28, Min: 0}
 	plain, cached := make([]any, len(aggs)), make([]any, len(aggs))
 	priced := false
 	for i, a := range aggs {
@@ -460,10 +526,10 @@ func costOption(aggs []PolicyAgg, label string) Option {
 	}
 	o.Series = []Series{
 		{Name: "no caching", Type: "bar", Data: plain, ItemStyle: &ItemStyle{Color: "#4e79a7"},
-			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Formatter: "keep-all"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
+			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "as-logged"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
 		{Name: "with caching", Type: "bar", Data: cached, ItemStyle: &ItemStyle{Color: "#76b7b2"}},
 	}
-	o.Legend = &Legend{Top: "56"}
+	withLegend(&o, 56, halfWidth, 10, nil)
 	if !priced {
 		o = noData(o, "no priced run (no model in the price table)")
 	}
@@ -485,7 +551,7 @@ func rentChart(d *Data) Chart {
 		names[i] = orDash(t.Tool)
 		v[i] = round3(100 * t.Share)
 	}
-	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, AxisLabel: &AxisLabel{Interval: 0, Width: 200, Overflow: "truncate"}}
+	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "tool", AxisLabel: &AxisLabel{Interval: 0, Width: 200, Overflow: "truncate"}}
 	o.XAxis = &Axis{Type: "value", Name: "% of token rent", NameLocation: "middle", NameGap: 28, Min: 0}
 	o.Series = []Series{{Name: "share of rent (%)", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#b07aa1"}, Label: &Label{Show: true, Position: "right", Formatter: "{c} %"}}}
 	if len(rows) == 0 {
@@ -495,7 +561,7 @@ func rentChart(d *Data) Chart {
 }
 
 func recommendChart(d *Data) Chart {
-	o := hbarOption("Expected saving of the recommended policy (held-out runs)", "1 − Σ effective / Σ keep-all tokens, with a bootstrap 95 % CI; families too small to split have none")
+	o := hbarOption("Expected saving of the recommended policy (held-out runs)", "1 − Σ effective / Σ as-logged tokens on held-out runs, with a bootstrap 95 % CI; families short of runs have none")
 	var names []string
 	box, med := []any{}, []any{}
 	for _, r := range d.Recommendations {
@@ -504,12 +570,13 @@ func recommendChart(d *Data) Chart {
 		}
 		name := r.Family + ": " + r.Short
 		names = append(names, name)
-		box = append(box, []float64{round4(*r.SavingLo), round4(*r.Saving), round4(*r.Saving), round4(*r.Saving), round4(*r.SavingHi)})
-		med = append(med, []any{round4(*r.Saving), name})
+		lo, mid, hi := round3(100**r.SavingLo), round3(100**r.Saving), round3(100**r.SavingHi)
+		box = append(box, []float64{lo, mid, mid, mid, hi})
+		med = append(med, []any{mid, name})
 	}
 	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
-	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, AxisLabel: &AxisLabel{Interval: 0, Width: 260, Overflow: "truncate"}}
-	o.XAxis = &Axis{Type: "value", Name: "expected saving", NameLocation: "middle", NameGap: 28}
+	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "family: policy", AxisLabel: &AxisLabel{Interval: 0, Width: 260, Overflow: "truncate"}}
+	o.XAxis = &Axis{Type: "value", Name: "expected saving (% of what ran's tokens)", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
 	o.Series = []Series{
 		{Name: "95 % CI", Type: "boxplot", Data: box, ItemStyle: &ItemStyle{Color: "#fff", BorderColor: "#59a14f", BorderWidth: 2}},
 		{Name: "saving", Type: "scatter", Data: med, SymbolSize: 9, ItemStyle: &ItemStyle{Color: "#59a14f"}, Z: 3},
@@ -518,54 +585,6 @@ func recommendChart(d *Data) Chart {
 		o = noData(o, "no family had enough runs to hold some out")
 	}
 	return Chart{ID: "recommend-saving", Section: SecRecommendations, Height: 140 + 30*max(len(names), 2), Option: o}
-}
-
-func processChart(pm *ProcessMap) Chart {
-	c := Chart{ID: "process-map", Section: SecProcess, Height: 560}
-	for _, mode := range []string{"frequency", "performance"} {
-		o := baseOption()
-		o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
-		sub := "node size and edge width: how often (count)"
-		if mode == "performance" {
-			sub = "node size and edge width: mean duration (ms)"
-		}
-		o.Title = &Title{Text: "Process map", Subtext: sub, Left: "center"}
-		var nmax, emax float64
-		for _, n := range pm.Nodes {
-			nmax = max(nmax, val(mode, n.Count, n.MeanMS))
-		}
-		for _, e := range pm.Edges {
-			emax = max(emax, val(mode, e.Count, e.MeanMS))
-		}
-		names := map[string]string{}
-		var nodes []GraphNode
-		for _, n := range pm.Nodes {
-			label := n.Label
-			if label == "" {
-				label = n.ID
-			}
-			names[n.ID] = label
-			v := val(mode, n.Count, n.MeanMS)
-			nodes = append(nodes, GraphNode{Name: label, Value: round3(v), SymbolSize: round3(12 + 38*safeDiv(v, nmax))})
-		}
-		var links []GraphLink
-		for _, e := range pm.Edges {
-			v := val(mode, e.Count, e.MeanMS)
-			links = append(links, GraphLink{Source: names[e.From], Target: names[e.To], Value: round3(v), LineStyle: &LineStyle{Width: round3(1 + 7*safeDiv(v, emax)), Opacity: 0.7}})
-		}
-		o.Series = []Series{{Name: mode, Type: "graph", Layout: "circular", Roam: true, Data: nodes, Links: links, EdgeSym: []string{"none", "arrow"},
-			Label: &Label{Show: true, Position: "right", FontSize: 11}}}
-		c.Variants = append(c.Variants, ChartVariant{Key: mode, Label: mode, Option: o})
-	}
-	c.Option = c.Variants[0].Option
-	return c
-}
-
-func val(mode string, count int64, ms float64) float64 {
-	if mode == "performance" {
-		return ms
-	}
-	return float64(count)
 }
 
 func safeDiv(a, b float64) float64 {
@@ -589,8 +608,8 @@ func behaviourChart(bs []BehaviourProfile) Chart {
 	for i, b := range bs {
 		fams[i] = b.Family
 	}
-	o.YAxis = &Axis{Type: "category", Data: fams, Inverse: true}
-	o.XAxis = &Axis{Type: "value", Name: "%", Min: 0}
+	o.YAxis = &Axis{Type: "category", Data: fams, Inverse: true, NameLocation: "start", Name: "model family"}
+	o.XAxis = &Axis{Type: "value", Name: "share (%)", NameLocation: "middle", NameGap: 28, Min: 0, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
 	for _, name := range metrics {
 		v := make([]any, len(bs))
 		for i, b := range bs {
@@ -602,7 +621,7 @@ func behaviourChart(bs []BehaviourProfile) Chart {
 		}
 		o.Series = append(o.Series, Series{Name: name, Type: "bar", Data: v})
 	}
-	o.Legend = &Legend{Top: "56", Type: "scroll"}
+	withLegend(&o, 56, fullWidth, 10, nil)
 	if len(metrics) == 0 {
 		o = noData(o, "no share metric")
 		o.Series = []Series{}

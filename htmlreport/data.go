@@ -3,7 +3,9 @@ package htmlreport
 // Data is everything the report shows. The caller (analysis.Page) fills it
 // from the same functions and tables as the CLI (trajmine diagnose,
 // simulate and recommend); htmlreport computes no figure of its own except
-// the peak-share histogram's counts and the sample's order. Optional parts
+// the peak-share histogram's counts, the sample's order, and on the first
+// screen the median of Peaks and the policy with the lowest median token
+// ratio (headline). Optional parts
 // are nil when not computed, and the page then says so.
 type Data struct {
 	// Title heads the page; Generated is a fixed label (the caller's clock,
@@ -24,6 +26,11 @@ type Data struct {
 
 	// Policies are the replayed policies in simulate's order (keep-all first).
 	Policies []Policy
+	// Headline is the report's answer in plain sentences, as the CLI
+	// prints it first (analysis.Headline); BestPolicy is the short name of
+	// the policy it names ("" none), which the best-policy card shows.
+	Headline   []string
+	BestPolicy string
 	// Accuracy is simulate's keep-all accuracy line, as the CLI prints it.
 	Accuracy string
 	// Comparison is simulate's comparison over all runs (Group ""), then
@@ -38,6 +45,13 @@ type Data struct {
 	// Rule stating how they were chosen.
 	Sample     []RunDetail
 	SampleRule string
+
+	// Runs is every run's compact record (diag_runs and its diag_calls),
+	// in diagnose's order: the run list and the per-run timeline of the
+	// drill-down, so that every run is reachable, not only the sample. The
+	// page carries it gzip-compressed (see RunPoints) and the script
+	// decodes it on demand; nil when not computed.
+	Runs []RunRecord
 
 	// Optional sections filled by other analyses; nil means not computed.
 	ProcessMap *ProcessMap
@@ -168,7 +182,7 @@ type PolicyAgg struct {
 	ReinvocationTokens                     int64
 
 	Priced                 int
-	CostRatio, CachedRatio float64 // Σ cost / Σ keep-all cost (simulate.Agg.CostRatio)
+	CostRatio, CachedRatio float64 // Σ cost / Σ as-logged cost (simulate.Agg.CostRatio)
 	CostUSD, CostCachedUSD float64
 }
 
@@ -209,6 +223,36 @@ type RunDetail struct {
 	Calls    []Call       // diag_calls, by turn
 	Policies []RunPolicy  // sim_runs and sim_calls, in Data.Policies order
 	Outputs  []ToolOutput // tool_result events in seq order
+}
+
+// RunRecord is one run's compact record: its diag_runs figures and its
+// diag_calls prompts.
+type RunRecord struct {
+	RunID      string
+	Model      string
+	Family     string
+	Format     string
+	Window     int64 // 0 unknown
+	PeakTokens int64
+	PeakShare  float64
+	EndReason  string
+	EndSource  string
+	Calls      []Call // diag_calls, by turn
+	// CostUSD is diagnose's cost of the run (logged, else priced); unknown
+	// when CostKnown is false.
+	CostUSD   float64
+	CostKnown bool
+	// Policies are the run's sim_runs rows at its own window, in
+	// Data.Policies order; nil when not simulated.
+	Policies []PolicyOutcome
+}
+
+// PolicyOutcome is what one policy did to a whole run (a sim_runs row).
+type PolicyOutcome struct {
+	Status       string
+	OverflowCall int // -1 none
+	TokenRatio   float64
+	Saved, Lost  bool // sim_runs.saved, sim_runs.lost: against what ran (as-logged)
 }
 
 // Call is one diag_calls row.

@@ -42,6 +42,7 @@ type TextStyle struct {
 // canvas: no HTML, so no log text can become markup.
 type Tooltip struct {
 	Trigger    string `json:"trigger,omitempty"`
+	Formatter  string `json:"formatter,omitempty"` // a string template, never a function
 	RenderMode string `json:"renderMode"`
 	Confine    bool   `json:"confine"`
 }
@@ -73,6 +74,7 @@ type Axis struct {
 	NameGap      int        `json:"nameGap,omitempty"`
 	Min          any        `json:"min,omitempty"`
 	Max          any        `json:"max,omitempty"`
+	MinInterval  any        `json:"minInterval,omitempty"`
 	Data         []string   `json:"data,omitempty"`
 	Inverse      bool       `json:"inverse,omitempty"`
 	AxisLabel    *AxisLabel `json:"axisLabel,omitempty"`
@@ -145,8 +147,14 @@ type Series struct {
 	Z            int            `json:"z,omitempty"`
 	Silent       bool           `json:"silent,omitempty"`
 	Large        bool           `json:"large,omitempty"`
+	BarWidth     string         `json:"barWidth,omitempty"`
+	BarGap       string         `json:"barGap,omitempty"`
 
 	// graph series
+	Top       string      `json:"top,omitempty"`
+	Bottom    string      `json:"bottom,omitempty"`
+	Left      string      `json:"left,omitempty"`
+	Right     string      `json:"right,omitempty"`
 	Layout    string      `json:"layout,omitempty"`
 	Roam      bool        `json:"roam,omitempty"`
 	Force     *Force      `json:"force,omitempty"`
@@ -157,10 +165,11 @@ type Series struct {
 
 // LineStyle styles lines.
 type LineStyle struct {
-	Width   float64 `json:"width,omitempty"`
-	Type    string  `json:"type,omitempty"`
-	Color   string  `json:"color,omitempty"`
-	Opacity float64 `json:"opacity,omitempty"`
+	Width     float64 `json:"width,omitempty"`
+	Type      string  `json:"type,omitempty"`
+	Color     string  `json:"color,omitempty"`
+	Opacity   float64 `json:"opacity,omitempty"`
+	Curveness float64 `json:"curveness,omitempty"`
 }
 
 // ItemStyle styles items.
@@ -177,10 +186,14 @@ type AreaStyle struct {
 
 // Label is a data label; Formatter is a string template.
 type Label struct {
-	Show      bool   `json:"show"`
-	Position  string `json:"position,omitempty"`
-	Formatter string `json:"formatter,omitempty"`
-	FontSize  int    `json:"fontSize,omitempty"`
+	Show       bool   `json:"show"`
+	Position   string `json:"position,omitempty"`
+	Formatter  string `json:"formatter,omitempty"`
+	FontSize   int    `json:"fontSize,omitempty"`
+	LineHeight int    `json:"lineHeight,omitempty"`
+	Color      string `json:"color,omitempty"`
+	Width      int    `json:"width,omitempty"`
+	Overflow   string `json:"overflow,omitempty"`
 }
 
 // MarkLine draws reference lines.
@@ -205,11 +218,17 @@ type Force struct {
 	EdgeLength float64 `json:"edgeLength"`
 }
 
-// GraphNode is one node of a graph series.
+// GraphNode is one node of a graph series; X and Y place it when the
+// series' layout is "none".
 type GraphNode struct {
-	Name       string  `json:"name"`
-	Value      float64 `json:"value"`
-	SymbolSize float64 `json:"symbolSize"`
+	Name       string     `json:"name"`
+	Value      float64    `json:"value"`
+	SymbolSize any        `json:"symbolSize"`
+	Symbol     string     `json:"symbol,omitempty"`
+	X          *float64   `json:"x,omitempty"`
+	Y          *float64   `json:"y,omitempty"`
+	ItemStyle  *ItemStyle `json:"itemStyle,omitempty"`
+	Label      *Label     `json:"label,omitempty"`
 }
 
 // GraphLink is one edge of a graph series.
@@ -218,6 +237,16 @@ type GraphLink struct {
 	Target    string     `json:"target"`
 	Value     float64    `json:"value"`
 	LineStyle *LineStyle `json:"lineStyle,omitempty"`
+	Label     *Label     `json:"label,omitempty"`
+	Symbol    []string   `json:"symbol,omitempty"`
+}
+
+// BarItem is one bar with its own name, colour and label (the variants'
+// sequence chart).
+type BarItem struct {
+	Value     float64    `json:"value"`
+	Name      string     `json:"name"`
+	ItemStyle *ItemStyle `json:"itemStyle,omitempty"`
 }
 
 // GraphicEl is a free graphic element (used for "no data" notes).

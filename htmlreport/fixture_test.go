@@ -94,6 +94,22 @@ func fixture(full bool) *htmlreport.Data {
 		}
 		d.Sample = append(d.Sample, r)
 	}
+	// every run's compact record: the three sampled runs, a one-call run
+	// and a run with an unknown window that overflowed
+	for _, r := range d.Sample {
+		rec := htmlreport.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.Family, Format: r.Format, Window: r.Window,
+			PeakTokens: r.PeakTokens, PeakShare: r.PeakShare, EndReason: r.EndReason, EndSource: r.EndSource, Calls: r.Calls, CostUSD: 0.5, CostKnown: true}
+		for _, p := range r.Policies {
+			rec.Policies = append(rec.Policies, htmlreport.PolicyOutcome{Status: p.Status, OverflowCall: p.OverflowCall, TokenRatio: p.TokenRatio})
+		}
+		d.Runs = append(d.Runs, rec)
+	}
+	d.Runs = append(d.Runs,
+		htmlreport.RunRecord{RunID: "one-call " + xssImg, Model: "gpt-4o", Family: "gpt-4o", Format: "openai-messages", Window: 128000, PeakTokens: 9000,
+			PeakShare: 9000.0 / 128000, EndReason: "finished", EndSource: "explicit", Calls: []htmlreport.Call{{Turn: 0, Prompt: 9000}}},
+		htmlreport.RunRecord{RunID: "overflowed", Model: "local-" + xssScript, Family: "local", Format: "codex", PeakTokens: 210000,
+			EndReason: "context_overflow", EndSource: "inferred", Calls: []htmlreport.Call{{Turn: 0, Prompt: 90000}, {Turn: 1, Prompt: 150000, Estimated: true}, {Turn: 2, Prompt: 60000, Compaction: true}, {Turn: 3, Prompt: 210000}},
+			Policies: []htmlreport.PolicyOutcome{{Status: "overflow", OverflowCall: 3, TokenRatio: 1}, {Status: "overflow", OverflowCall: 3, TokenRatio: 0.9}, {Status: "survived", OverflowCall: -1, TokenRatio: 0.55, Saved: true}}})
 	if !full {
 		return d
 	}
@@ -103,7 +119,8 @@ func fixture(full bool) *htmlreport.Data {
 	}
 	d.ProcessMap = &htmlreport.ProcessMap{
 		Nodes: []htmlreport.ProcessNode{{ID: "a", Label: "read " + xssScript, Count: 10, MeanMS: 1200}, {ID: "b", Label: "edit", Count: 6, MeanMS: 800}, {ID: "c", Label: "test", Count: 4, MeanMS: 5000}},
-		Edges: []htmlreport.ProcessEdge{{From: "a", To: "b", Count: 6, MeanMS: 300}, {From: "b", To: "c", Count: 4, MeanMS: 900}, {From: "c", To: "a", Count: 2, MeanMS: 100}},
+		Edges: []htmlreport.ProcessEdge{{From: htmlreport.StartNode, To: "a", Count: 3}, {From: "a", To: "b", Count: 6, MeanMS: 300}, {From: "b", To: "b", Count: 2, MeanMS: 50},
+			{From: "b", To: "c", Count: 4, MeanMS: 900}, {From: "c", To: "a", Count: 2, MeanMS: 100}, {From: "c", To: htmlreport.EndNode, Count: 3}},
 	}
 	d.Variants = []htmlreport.Variant{{Activities: []string{"read " + xssScript, "edit", "test"}, Runs: 2, Share: 2.0 / 3}, {Activities: []string{"read", "test"}, Runs: 1, Share: 1.0 / 3}}
 	d.Behaviour = []htmlreport.BehaviourProfile{

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -52,6 +53,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"metric":  metricText,
 	"join":    strings.Join,
 	"inc":     func(i int) int { return i + 1 },
+	"neg":     func(f float64) float64 { return -f },
 	"runkey":  RunKey,
 	"groupkey": func(g string) string {
 		return GroupKey(g)
@@ -111,13 +113,19 @@ func metricText(m Metric) string {
 type Options struct {
 	// noLibrary replaces the inlined ECharts with a stub (page goldens).
 	noLibrary bool
+	// charts, when set, replaces the charts Charts computes (tests of the
+	// browser checks draw deliberately broken charts).
+	charts func([]Chart) []Chart
 }
 
 // view is what the template sees.
 type view struct {
 	D      *Data
+	Head   headline
 	Charts []Chart
-	Groups []string // comparison groups, "" (all runs) first
+	// VariantKey is the variants chart's activity colours.
+	VariantKey []ActivityColour
+	Groups     []string // comparison groups, "" (all runs) first
 
 	// JSON blocks (marshalled and escaped by html/template in
 	// <script type="application/json">)
@@ -147,6 +155,13 @@ type variantJSON struct {
 type runsJSON struct {
 	Policies []string  `json:"policies"`
 	Runs     []runJSON `json:"runs"`
+	// Recommended is each family's recommended policy (short name): the
+	// timeline's default policy for the family's runs.
+	Recommended map[string]string `json:"recommended"`
+	// All is every run's compact record (allRunsJSON), gzip-compressed and
+	// base64-encoded; AllRuns is their number.
+	All     string `json:"all"`
+	AllRuns int    `json:"all_runs"`
 }
 
 type runJSON struct {
@@ -199,7 +214,10 @@ type outputJSON struct {
 const PreviewChars = 240
 
 func runsOf(d *Data) runsJSON {
-	out := runsJSON{Policies: make([]string, len(d.Policies)), Runs: make([]runJSON, len(d.Sample))}
+	out := runsJSON{Policies: make([]string, len(d.Policies)), Runs: make([]runJSON, len(d.Sample)), Recommended: map[string]string{}, AllRuns: len(d.Runs)}
+	for _, r := range d.Recommendations {
+		out.Recommended[r.Family] = r.Short
+	}
 	for i, p := range d.Policies {
 		out.Policies[i] = p.Short
 	}
@@ -248,11 +266,19 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		o = &Options{}
 	}
 	charts := Charts(d)
-	v := view{D: d, Charts: charts, Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
+	if o.charts != nil {
+		charts = o.charts(charts)
+	}
+	all, _, err := encodeRuns(d)
+	if err != nil {
+		return err
+	}
+	v := view{D: d, Head: headlineOf(d), Charts: charts, VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
 		Script: template.JS(pageJS), Style: template.CSS(reportCSS), Version: EChartsVersion}
 	if o.noLibrary {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
+	v.RunsJSON.All = all
 	v.LibraryHash, v.ScriptHash = cspHash(string(v.Library)), cspHash(pageJS)
 	for _, c := range charts {
 		cj := chartJSON{ID: c.ID, Option: c.Option}
@@ -269,6 +295,71 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
+}
+
+// headline is the first screen's figures beside the Verdict's: the median
+// peak share over every run with a known window (diagnose's median, over
+// all runs instead of per family), the runs at ≥ 80 % (Σ of Groups) and
+// the policy with the lowest median token ratio over all runs (simulate's
+// comparison), whose saving is 1 − that ratio. Oracle policies (a name
+// with "oracle": dtoc-oracle, an upper bound no agent can run) are not
+// candidates; the best of them is shown beside as the bound.
+type headline struct {
+	MedianPeak   float64
+	KnownWindow  int
+	PeakGE80     int
+	Best         *PolicyAgg
+	BestSaving   float64
+	Oracle       *PolicyAgg
+	OracleSaving float64
+}
+
+func headlineOf(d *Data) headline {
+	var h headline
+	ps := slices.Clone(d.Peaks)
+	slices.Sort(ps)
+	if n := len(ps); n > 0 {
+		h.MedianPeak = ps[n/2]
+		if n%2 == 0 {
+			h.MedianPeak = (ps[n/2-1] + ps[n/2]) / 2
+		}
+	}
+	h.KnownWindow = len(ps)
+	for _, g := range d.Groups {
+		h.PeakGE80 += g.RunsPeakGE80
+	}
+	keepAll := ""
+	if len(d.Policies) > 0 {
+		keepAll = d.Policies[0].Short // simulate's order: keep-all first
+	}
+	for i := range d.Comparison {
+		a := &d.Comparison[i]
+		if a.Group != "" || a.Policy == keepAll {
+			continue
+		}
+		if strings.Contains(a.Policy, "oracle") {
+			if h.Oracle == nil || a.Ratio < h.Oracle.Ratio {
+				h.Oracle = a
+			}
+			continue
+		}
+		if d.BestPolicy != "" { // the CLI's choice (analysis.BestPolicy)
+			if a.Policy == d.BestPolicy {
+				h.Best = a
+			}
+			continue
+		}
+		if d.Headline == nil && (h.Best == nil || a.Ratio < h.Best.Ratio) { // data without the CLI's choice
+			h.Best = a
+		}
+	}
+	if h.Best != nil {
+		h.BestSaving = 1 - h.Best.Ratio
+	}
+	if h.Oracle != nil {
+		h.OracleSaving = 1 - h.Oracle.Ratio
+	}
+	return h
 }
 
 // cspHash is the Content-Security-Policy source of an inline script.

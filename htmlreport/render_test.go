@@ -2,6 +2,8 @@ package htmlreport_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -191,8 +193,42 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots := filepath.Join("testdata", "out", "fixture")
-	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r2", "r0"}})
+	steps := []struct{ js, want string }{
+		// a header click sorts, the filter box filters
+		{`(function () { var t = document.getElementById('groups-table'); t.querySelector('th').click(); return t.tBodies[0].rows[0].cells[0].textContent; })()`, "claude-sonnet-4"},
+		{`(function () { var t = document.getElementById('groups-table'); var f = t.previousElementSibling; f.value = 'CLAUDE'; f.dispatchEvent(new Event('input'));
+			return String(Array.from(t.tBodies[0].rows).filter(function (r) { return !r.hidden; }).length); })()`, "1"},
+		// a run-list row opens the run's timeline, with its compaction and logged overflow
+		{`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { if (rows[i].cells[0].textContent === 'overflowed') { rows[i].click(); } } return ''; })()`, ""},
+		{`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption(); var m = o.series[0].markLine.data.map(function (d) { return d.name; });
+			return o.title[0].text + ' | ' + o.series.map(function (x) { return x.name; }).join(',') + ' | ' + m.join(','); })()`, "overflowed | as logged | compaction,overflow (logged),overflow (mask(n=5))"},
+		// another policy: its outcome (no family recommendation: the first policy after keep-all was the default)
+		{`(function () { var s = document.getElementById('timeline-policy'); s.value = 'halflife'; s.dispatchEvent(new Event('change')); var f = document.getElementById('drill-facts').textContent;
+			return f.indexOf('under halflifesurvived, 0.550 × what ran\'s tokens') >= 0 ? 'facts' : f; })()`, "facts"},
+		// the run list's filter box and a click on a point of the runs chart
+		{`(function () { var f = document.querySelector('#runs-tools input'); f.value = 'one-call'; f.dispatchEvent(new Event('input')); return document.getElementById('runs-pager').textContent; })()`, "‹ previousruns 1–1 of 1 (filtered from 5)next ›"},
+		{`(function () { var el = document.getElementById('chart-runs-scatter'), c = echarts.getInstanceByDom(el); var si = c.getOption().series.findIndex(function (s) { return s.name === 'finished'; });
+			var p = c.convertToPixel({ seriesIndex: si }, [1, 9000]); var b = el.querySelector('canvas').getBoundingClientRect();
+			var target = el.firstElementChild; ['mousedown', 'mouseup', 'click'].forEach(function (k) { target.dispatchEvent(new MouseEvent(k, { clientX: b.left + p[0], clientY: b.top + p[1], bubbles: true })); }); return ''; })()`, ""},
+		{`echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption().title[0].text`, "one-call " + xssImg},
+		{`decodeURIComponent(location.hash)`, "#run=one-call " + xssImg},
+		// the runs the timeline's policy saved from overflow: halflife saves the overflowed run
+		{`(function () { var f = document.querySelector('#runs-tools input'); f.value = ''; f.dispatchEvent(new Event('input'));
+			var p = document.getElementById('timeline-policy'); p.value = 'halflife'; p.dispatchEvent(new Event('change'));
+			var o = document.querySelector('#runs-tools select[aria-label="under the timeline policy"]'); o.value = 'saved'; o.dispatchEvent(new Event('change'));
+			return document.querySelector('#runs-table tbody tr').cells[0].textContent + ' | ' + document.getElementById('runs-pager').textContent; })()`, "overflowed | ‹ previousruns 1–1 of 1 (filtered from 5)next ›"},
+	}
+	var js []string
+	for _, s := range steps {
+		js = append(js, s.js)
+	}
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r2", "r0"}, Steps: js})
 	browsertest.Check(t, file, r, len(htmlreport.Charts(fixture(true))))
+	for i, s := range steps {
+		if i >= len(r.Steps) || r.Steps[i] != s.want {
+			t.Errorf("step %d = %q, want %q", i, r.Steps[i], s.want)
+		}
+	}
 	if r.Images != 0 {
 		t.Errorf("%d <img> elements: injected markup", r.Images)
 	}
@@ -203,6 +239,15 @@ func TestBrowser(t *testing.T) {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("the page does not show %q as text", want)
 		}
+	}
+	// every run is in the run list, the one-call run included
+	for _, want := range []string{"runs 1–5 of 5", "one-call " + xssImg} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("the run list does not show %q", want)
+		}
+	}
+	if r.FirstScreen == "" {
+		t.Error("no first-screen screenshot")
 	}
 	for _, id := range []string{"verdict", "occupancy", "survival", "policies", "rent", "process", "behaviour", "recommendations", "drilldown"} {
 		if r.Sections[id] == "" {
@@ -234,7 +279,8 @@ var (
 	scriptsRE = regexp.MustCompile(`(?s)(<script[^>]*>).*?(</script>)`)
 	knownTags = map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true, "h1": true, "h2": true, "h3": true,
 		"p": true, "nav": true, "a": true, "main": true, "section": true, "div": true, "span": true, "code": true, "b": true, "table": true, "thead": true, "tbody": true,
-		"tr": true, "th": true, "td": true, "label": true, "select": true, "option": true, "dl": true, "footer": true, "script": true}
+		"tr": true, "th": true, "td": true, "label": true, "select": true, "option": true, "dl": true, "footer": true, "script": true,
+		"details": true, "summary": true, "small": true}
 )
 
 // checkMarkup scans every tag outside script contents: each "<" must start
@@ -296,4 +342,143 @@ func TestBrowserFile(t *testing.T) {
 	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}})
 	browsertest.Check(t, file, r, 0)
 	t.Logf("%d charts; opened (navigation to every chart initialised) in %v", len(r.Charts), r.Opened)
+}
+
+// TestEveryRunInPage: the page's compressed run records decode (gzip,
+// base64, as the script does with DecompressionStream) to one record per
+// run, in Data.Runs order, with the sample's index on the sampled runs and
+// the calls within RunPoints.
+func TestEveryRunInPage(t *testing.T) {
+	d := fixture(true)
+	page := render(t, d)
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="trajmine-runs">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no runs JSON block")
+	}
+	var block struct {
+		All     string `json:"all"`
+		AllRuns int    `json:"all_runs"`
+	}
+	if err := json.Unmarshal([]byte(m[1]), &block); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(block.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all struct {
+		ID     []string  `json:"id"`
+		Sample []int     `json:"sample"`
+		Calls  []int     `json:"calls"`
+		Points [][]int64 `json:"points"`
+		Comp   [][]int64 `json:"comp"`
+		Cost   []int64   `json:"cost"`
+		Pol    [][]int64 `json:"pol"`
+	}
+	if err := json.NewDecoder(zr).Decode(&all); err != nil {
+		t.Fatal(err)
+	}
+	if block.AllRuns != len(d.Runs) || len(all.ID) != len(d.Runs) {
+		t.Fatalf("%d (%d) records, want %d", len(all.ID), block.AllRuns, len(d.Runs))
+	}
+	for i, r := range d.Runs {
+		if all.ID[i] != r.RunID || all.Calls[i] != len(r.Calls) || len(all.Points[i]) != 2*len(r.Calls) {
+			t.Errorf("record %d = %q, %d calls, %d values; want %q, %d calls", i, all.ID[i], all.Calls[i], len(all.Points[i]), r.RunID, len(r.Calls))
+		}
+		want := -1
+		for k, s := range d.Sample {
+			if s.RunID == r.RunID {
+				want = k
+			}
+		}
+		if all.Sample[i] != want {
+			t.Errorf("record %d: sample %d, want %d", i, all.Sample[i], want)
+		}
+	}
+	// the last run: turns 0..3, prompts 90000, 150000, 60000, 210000 delta-coded; a compaction at 2
+	if got := fmt.Sprint(all.Points[4], all.Comp[4]); got != "[0 90000 1 60000 1 -90000 1 150000] [2]" {
+		t.Errorf("overflowed run's record = %s", got)
+	}
+	// its cost is unknown; per policy (status, overflow call, ratio in 1/1,000,
+	// flags: 1 saved, 2 lost): halflife (the third) saves it
+	if p := all.Pol[4]; all.Cost[4] != -1 || all.Cost[0] != 5000 || len(p) != 12 || p[1] != 3 || p[2] != 1000 || p[3] != 0 || p[6] != 900 || p[9] != -1 || p[10] != 550 || p[11] != 1 {
+		t.Errorf("overflowed run: cost %d, policies %v", all.Cost[4], p)
+	}
+}
+
+// TestChartAxesAndLegends: every axis of every chart (and variant) has a
+// title, no legend scrolls, and shares are drawn in % (no axis goes to 1).
+func TestChartAxesAndLegends(t *testing.T) {
+	for _, c := range htmlreport.Charts(fixture(true)) {
+		opts := []htmlreport.Option{c.Option}
+		for _, v := range c.Variants {
+			opts = append(opts, v.Option)
+		}
+		for _, o := range opts {
+			for _, a := range []*htmlreport.Axis{o.XAxis, o.YAxis} {
+				if a != nil && a.Name == "" {
+					t.Errorf("chart %s: an axis with no title", c.ID)
+				}
+				if a != nil && a.Max == 1 {
+					t.Errorf("chart %s: axis %q ends at 1: a share not in %%?", c.ID, a.Name)
+				}
+			}
+			if o.Legend != nil && o.Legend.Type == "scroll" {
+				t.Errorf("chart %s: a scrolling legend hides entries", c.ID)
+			}
+		}
+	}
+}
+
+// TestHeadlineCards: the first screen's cards hold the Verdict's and the
+// comparison's figures as the CLI prints them (textfmt), and one action
+// per recommended family.
+func TestHeadlineCards(t *testing.T) {
+	page := render(t, fixture(true))
+	m := regexp.MustCompile(`(?s)<div class="cards headline">(.*?)\n</div>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no headline cards")
+	}
+	vals := regexp.MustCompile(`<span class="v">(.*?)</span>`).FindAllStringSubmatch(m[1], -1)
+	var got []string
+	for _, v := range vals {
+		got = append(got, v[1])
+	}
+	// runs; window ends (share); median of the peaks 0.3, 0.42, 0.98, 1.2; top rent tool;
+	// spend; halflife's median token ratio 0.600 → 40 % fewer tokens
+	want := []string{"3", "1 <small>(33.3%)</small>", "70.0%", "40.0%", "$1.50", "40.0%"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("cards = %q, want %q", got, want)
+	}
+	// the fixture has no Headline (no CLI choice): the lowest ratio, halflife
+	if !strings.Contains(m[1], "<code>halflife</code>, the policy the verdict names (Σ policy / Σ as-logged 0.600 [0.550, 0.620]") {
+		t.Errorf("best-policy card: %s", m[1])
+	}
+	actions := regexp.MustCompile(`(?s)<table id="actions".*?</table>`).FindString(page)
+	if strings.Count(actions, "<tr data-family=") != 2 || !strings.Contains(actions, "apply <code>mask(n=5)</code> (masking)") || !strings.Contains(actions, "keep the full context (<code>keep-all</code>)") {
+		t.Errorf("actions table: %s", actions)
+	}
+}
+
+// TestHeadlineFromCLI: with the CLI's headline and choice in the data, the
+// page shows the sentences first and its best-policy card names the CLI's
+// policy (mask(n=5), ratio 0.8 in the fixture), not the lowest ratio
+// (halflife, 0.6).
+func TestHeadlineFromCLI(t *testing.T) {
+	d := fixture(true)
+	d.Headline = []string{"None of the 3 runs ended on window length.", "No run needed saving; <b>mask</b> would have used less."}
+	d.BestPolicy = "mask(n=5)"
+	page := render(t, d)
+	if !strings.Contains(page, `<p class="verdict">None of the 3 runs ended on window length.</p>`) ||
+		!strings.Contains(page, `<p class="verdict">No run needed saving; &lt;b&gt;mask&lt;/b&gt; would have used less.</p>`) {
+		t.Error("headline sentences missing or not escaped")
+	}
+	if !strings.Contains(page, "<code>mask(n=5)</code>, the policy the verdict names (Σ policy / Σ as-logged 0.800 [0.750, 0.820]") {
+		m := regexp.MustCompile(`(?s)<div class="cards headline">(.*?)\n</div>`).FindStringSubmatch(page)
+		t.Errorf("best-policy card does not name the CLI's choice: %v", m)
+	}
 }

@@ -1,8 +1,11 @@
 // Package browsertest checks a generated report in headless Chromium
-// (chromedp): it loads the file from a file:// URL with the network cut,
-// records console errors, exceptions, dialogs and every request, checks
-// that each chart holds a drawn canvas or SVG, and takes a screenshot of
-// each section. It is imported only by tests (htmlreport, cmd).
+// (chromedp) at 1440 px: it loads the file from a file:// URL with the
+// network cut, records console errors, exceptions, dialogs and every
+// request, opens every <details>, checks each chart through the ECharts
+// instance (a drawn canvas; every series with data drawn, and visible in
+// the legend when it has one; a title on every axis), and takes a
+// screenshot of the first screen and of each section. It is imported only
+// by tests (htmlreport, cmd).
 package browsertest
 
 import (
@@ -54,6 +57,11 @@ type Chart struct {
 	Canvas int    `json:"canvas"` // canvases with a non-zero size
 	SVG    int    `json:"svg"`
 	Inked  int    `json:"inked"` // sampled canvas pixels that are not transparent
+	// Problems are what the ECharts instance shows wrong: a series with
+	// data that draws nothing (e.g. one point with no symbol), a series
+	// with no legend entry or on a scrolled-away legend page, a legend over
+	// the plot, an axis with no title.
+	Problems []string `json:"problems"`
 }
 
 // Result is what loading the page showed.
@@ -65,9 +73,14 @@ type Result struct {
 	Charts   []Chart
 	// Sections maps each <section id> to its screenshot file.
 	Sections map[string]string
-	Text     string // document.body.innerText
-	Images   int    // <img> elements in the document
-	Scripts  int    // <script> elements in the document
+	// FirstScreen is the screenshot of the viewport on load (1440 × 900,
+	// every <details> closed); "" without ShotDir.
+	FirstScreen string
+	Text        string // document.body.innerText
+	Images      int    // <img> elements in the document
+	Scripts     int    // <script> elements in the document
+	// Steps are the Options.Steps results, in order.
+	Steps []string
 	// Opened is the time from navigation until the page's script had
 	// initialised every chart (data-ready set).
 	Opened time.Duration
@@ -80,7 +93,15 @@ type Options struct {
 	// Select, when set, picks these values (in order) in the first
 	// <select class="run-select"> and checks the charts again afterwards.
 	Select []string
+	// Steps are JavaScript expressions evaluated in order once the page is
+	// loaded and every <details> open (clicks, typing), each giving a
+	// string: Result.Steps holds them. A step's effects may be asynchronous:
+	// each is evaluated 200 ms after the one before.
+	Steps []string
 }
+
+// Width is the browser window's width in pixels.
+const Width = 1440
 
 // Load opens file in headless Chromium (network cut: every host resolves
 // nowhere) and reports what happened.
@@ -100,7 +121,7 @@ func Load(t testing.TB, file string, o *Options) *Result {
 		chromedp.NoSandbox,
 		chromedp.Headless,
 		chromedp.DisableGPU,
-		chromedp.WindowSize(1400, 1000),
+		chromedp.WindowSize(Width, 900),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
@@ -193,6 +214,24 @@ func Load(t testing.TB, file string, o *Options) *Result {
 			}
 		}
 	}
+	if o.ShotDir != "" {
+		if err := os.MkdirAll(o.ShotDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		png, err := chromedp.Run(tctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		res.FirstScreen = filepath.Join(o.ShotDir, "first-screen.png")
+		if err := os.WriteFile(res.FirstScreen, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// open every <details>: the charts in them are drawn when opened
+	eval(`document.querySelectorAll('details').forEach(function (d) { d.open = true; }); true`, nil)
+	if err := chromedp.Do(tctx, chromedp.Sleep(700*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
 	eval(`document.documentElement.getAttribute('data-ready')`, &res.Ready)
 	eval(chartsJS, &res.Charts)
 	eval(`document.body.innerText`, &res.Text)
@@ -215,12 +254,22 @@ func Load(t testing.TB, file string, o *Options) *Result {
 				res.Errors = append(res.Errors, fmt.Sprintf("after selecting run %s: chart %s is empty", v, c.ID))
 				mu.Unlock()
 			}
+			for _, p := range c.Problems {
+				mu.Lock()
+				res.Errors = append(res.Errors, fmt.Sprintf("after selecting run %s: chart %s: %s", v, c.ID, p))
+				mu.Unlock()
+			}
+		}
+	}
+	for _, js := range o.Steps {
+		var got string
+		eval(js, &got)
+		res.Steps = append(res.Steps, got)
+		if err := chromedp.Do(tctx, chromedp.Sleep(200*time.Millisecond)); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if o.ShotDir != "" {
-		if err := os.MkdirAll(o.ShotDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		var ids []string
 		eval(`Array.from(document.querySelectorAll('section[id]')).map(s => s.id)`, &ids)
 		// the sticky header would cover the top of each shot
@@ -267,16 +316,69 @@ func waitAttr(sel, name string) chromedp.Action[chromedp.Void] {
 }
 
 // chartsJS inspects every chart container: its canvases (with a sample of
-// non-transparent pixels) and SVGs.
+// non-transparent pixels) and SVGs, and through its ECharts instance:
+//
+//  1. every series with data that the legend leaves selected draws
+//     something: an element with an extent, where a polyline of fewer than
+//     two points counts as nothing (a one-call run with no symbol);
+//  2. when the chart has a legend, every series with data has an entry,
+//     the legend does not page (a scrolling legend hides entries), and it
+//     does not overlap the plot area (the grid);
+//  3. every shown x and y axis has a title.
 const chartsJS = `Array.from(document.querySelectorAll('[data-chart]')).map(function (el) {
-  var inked = 0, canvas = 0;
+  var inked = 0, canvas = 0, problems = [];
   el.querySelectorAll('canvas').forEach(function (c) {
     if (c.width === 0 || c.height === 0) { return; }
     canvas++;
     var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     for (var i = 3; i < d.length; i += 4 * 7) { if (d[i] !== 0) { inked++; } }
   });
-  return { id: el.getAttribute('data-chart'), canvas: canvas, svg: el.querySelectorAll('svg').length, inked: inked };
+  var ch = window.echarts && echarts.getInstanceByDom(el);
+  if (!ch) {
+    problems.push('no ECharts instance');
+  } else {
+    var model = ch.getModel(), opt = ch.getOption();
+    var legend = model.getComponent('legend', 0);
+    if (legend && legend.get('show') === false) { legend = null; }
+    var names = legend ? legend.getData().map(function (it) { return it.get('name'); }) : [];
+    if (legend && legend.get('type') === 'scroll') { problems.push('the legend scrolls: entries on other pages are hidden'); }
+    model.eachSeries(function (s) {
+      var n = s.getData().count();
+      if (n === 0) { return; }
+      var name = s.name || '';
+      if (legend && name && names.indexOf(name) < 0) { problems.push('series ' + name + ' has data but no legend entry'); }
+      if (model.isSeriesFiltered(s)) { return; }
+      var view = ch.getViewOfSeriesModel(s), drawn = 0;
+      if (view && view.group) {
+        view.group.traverse(function (e) {
+          if (e.isGroup || e.invisible || e.ignore) { return; }
+          if (e.shape && e.shape.points && e.shape.points.length <= 2 && e.type !== 'ec-symbol') { return; }
+          var r = e.getBoundingRect();
+          if (r.width > 0 || r.height > 0) { drawn++; }
+        });
+      }
+      if (drawn === 0) { problems.push('series ' + (name || s.subType) + ' has ' + n + ' data items but draws nothing'); }
+    });
+    var grid = model.getComponent('grid', 0);
+    if (legend && grid && grid.coordinateSystem) {
+      var lv = ch.getViewOfComponentModel(legend);
+      if (lv && lv.group) {
+        lv.group.updateTransform();
+        var lr = lv.group.getBoundingRect().clone();
+        if (lv.group.transform) { lr.applyTransform(lv.group.transform); }
+        var gr = grid.coordinateSystem.getRect();
+        if (lr.width > 0 && lr.y + lr.height > gr.y + 1 && lr.y < gr.y + gr.height && lr.x < gr.x + gr.width && lr.x + lr.width > gr.x) {
+          problems.push('the legend overlaps the plot (legend bottom ' + Math.round(lr.y + lr.height) + ' px, plot top ' + Math.round(gr.y) + ' px)');
+        }
+      }
+    }
+    ['xAxis', 'yAxis'].forEach(function (k) {
+      (opt[k] || []).forEach(function (a, i) {
+        if (a.show !== false && !a.name) { problems.push(k + '[' + i + '] has no title'); }
+      });
+    });
+  }
+  return { id: el.getAttribute('data-chart'), canvas: canvas, svg: el.querySelectorAll('svg').length, inked: inked, problems: problems };
 })`
 
 // Check fails t for every console error, dialog, request other than the
@@ -305,6 +407,9 @@ func Check(t testing.TB, file string, r *Result, want int) {
 	for _, c := range r.Charts {
 		if c.Canvas+c.SVG == 0 || (c.SVG == 0 && c.Inked == 0) {
 			t.Errorf("chart %s was not drawn: %+v", c.ID, c)
+		}
+		for _, p := range c.Problems {
+			t.Errorf("chart %s: %s", c.ID, p)
 		}
 	}
 }

@@ -1,0 +1,234 @@
+package htmlreport
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// RunPoints is the most calls of a run the page's compact record keeps:
+// longer runs are downsampled (see downsample) so that the page's size
+// grows with the number of runs, not with their length.
+const RunPoints = 160
+
+// downsample keeps at most n of calls: the first and the last, and in each
+// of n-2 equal slices of the rest the call with the largest prompt (so the
+// peak, and every compaction's drop, stays visible as closely as n allows).
+// Compaction calls are reported separately by the caller and not lost.
+func downsample(calls []Call, n int) []Call {
+	if len(calls) <= n || n < 3 {
+		return calls
+	}
+	out := []Call{calls[0]}
+	mid := calls[1 : len(calls)-1]
+	b := n - 2
+	for i := range b {
+		lo, hi := i*len(mid)/b, (i+1)*len(mid)/b
+		if lo >= hi {
+			continue
+		}
+		best := lo
+		for k := lo + 1; k < hi; k++ {
+			if mid[k].Prompt > mid[best].Prompt {
+				best = k
+			}
+		}
+		out = append(out, mid[best])
+	}
+	return append(out, calls[len(calls)-1])
+}
+
+// allRunsJSON is every run's compact record, columnar: strings that repeat
+// (models, families, formats, end reasons) are indices into Dict; per run,
+// Points is the downsampled calls as delta-coded (turn, prompt) pairs
+// (the first pair absolute), Comp the compaction turns and Est the
+// number of estimated prompts.
+type allRunsJSON struct {
+	Dict   []string  `json:"dict"`
+	ID     []string  `json:"id"`
+	Model  []int     `json:"model"`
+	Family []int     `json:"family"`
+	Format []int     `json:"format"`
+	End    []int     `json:"end"`
+	EndSrc []int     `json:"end_src"`
+	Window []int64   `json:"window"`
+	Peak   []int64   `json:"peak"`
+	Share  []int     `json:"share"` // peak share in basis points (1/100 of a %)
+	Calls  []int     `json:"calls"` // calls before downsampling
+	Est    []int     `json:"est"`
+	Sample []int     `json:"sample"` // index in the sample, -1 none
+	Points [][]int64 `json:"points"`
+	Comp   [][]int64 `json:"comp"`
+	Cost   []int64   `json:"cost"` // USD in 1/10,000; -1 unknown
+	// Pol is per run, per Data.Policies entry, (status as a Dict index,
+	// overflow call or -1, token ratio in 1/1,000), flat; empty when the
+	// run was not simulated.
+	Pol     [][]int64 `json:"pol"`
+	Sampled int       `json:"points_max"`
+}
+
+// encodeRuns is d.Runs as gzip-compressed, base64-encoded JSON
+// (allRunsJSON), which the page's script decodes with DecompressionStream.
+// The bytes are deterministic: gzip without name or time, the default level.
+func encodeRuns(d *Data) (string, int, error) {
+	if len(d.Runs) == 0 {
+		return "", 0, nil
+	}
+	sample := map[string]int{}
+	for i, r := range d.Sample {
+		sample[r.RunID] = i
+	}
+	a := allRunsJSON{Sampled: RunPoints}
+	dict := map[string]int{}
+	code := func(s string) int {
+		if i, ok := dict[s]; ok {
+			return i
+		}
+		dict[s] = len(a.Dict)
+		a.Dict = append(a.Dict, s)
+		return dict[s]
+	}
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		a.ID = append(a.ID, r.RunID)
+		a.Model = append(a.Model, code(r.Model))
+		a.Family = append(a.Family, code(r.Family))
+		a.Format = append(a.Format, code(r.Format))
+		a.End = append(a.End, code(r.EndReason))
+		a.EndSrc = append(a.EndSrc, code(r.EndSource))
+		a.Window = append(a.Window, r.Window)
+		a.Peak = append(a.Peak, r.PeakTokens)
+		share := 0
+		if r.Window > 0 && !math.IsNaN(r.PeakShare) && !math.IsInf(r.PeakShare, 0) {
+			share = int(math.Round(r.PeakShare * 10000))
+		}
+		a.Share = append(a.Share, share)
+		a.Calls = append(a.Calls, len(r.Calls))
+		s, ok := sample[r.RunID]
+		if !ok {
+			s = -1
+		}
+		a.Sample = append(a.Sample, s)
+		est := 0
+		comp := []int64{}
+		for _, c := range r.Calls {
+			if c.Estimated {
+				est++
+			}
+			if c.Compaction {
+				comp = append(comp, c.Turn)
+			}
+		}
+		a.Est = append(a.Est, est)
+		a.Comp = append(a.Comp, comp)
+		pts := downsample(r.Calls, RunPoints)
+		flat := make([]int64, 0, 2*len(pts))
+		var pt, pp int64
+		for _, c := range pts {
+			flat = append(flat, c.Turn-pt, c.Prompt-pp)
+			pt, pp = c.Turn, c.Prompt
+		}
+		a.Points = append(a.Points, flat)
+		cost := int64(-1)
+		if r.CostKnown {
+			cost = int64(math.Round(r.CostUSD * 10000))
+		}
+		a.Cost = append(a.Cost, cost)
+		pol := make([]int64, 0, 4*len(r.Policies))
+		for _, p := range r.Policies {
+			ratio := p.TokenRatio
+			if math.IsNaN(ratio) || math.IsInf(ratio, 0) {
+				ratio = 0
+			}
+			flags := int64(0) // 1: saved (lost under what ran, the policy gets through), 2: lost (the reverse)
+			if p.Saved {
+				flags |= 1
+			}
+			if p.Lost {
+				flags |= 2
+			}
+			pol = append(pol, int64(code(p.Status)), int64(p.OverflowCall), int64(math.Round(ratio*1000)), flags)
+		}
+		a.Pol = append(a.Pol, pol)
+	}
+	raw, err := json.Marshal(a)
+	if err != nil {
+		return "", 0, fmt.Errorf("encode runs: %w", err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(raw); err != nil {
+		return "", 0, fmt.Errorf("compress runs: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return "", 0, fmt.Errorf("compress runs: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes()), len(raw), nil
+}
+
+// endColour is the colour of an end reason in the run charts.
+func endColour(reason string, i int) string {
+	switch reason {
+	case "context_overflow":
+		return "#e15759"
+	case "finished":
+		return "#59a14f"
+	}
+	return palette[(i+5)%len(palette)]
+}
+
+// runsScatter is every run as a point: its model calls against its peak
+// prompt, coloured by end reason; a click opens the run in the drill-down
+// (the third value of a point is its index in Data.Runs).
+func runsScatter(d *Data) Chart {
+	o := baseOption()
+	o.Title = &Title{Text: "Every run: length against peak prompt", Subtext: fmt.Sprintf("%s runs (diag_runs, diag_calls) by end reason; click a point to open the run", thousands(int64(len(d.Runs)))), Left: "center"}
+	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "90", Bottom: "40", ContainLabel: true}
+	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
+	var reasons []string
+	for _, r := range d.Runs {
+		if !slices.Contains(reasons, orDash(r.EndReason)) {
+			reasons = append(reasons, orDash(r.EndReason))
+		}
+	}
+	slices.Sort(reasons)
+	for i, reason := range reasons {
+		var pts [][]int64
+		for k, r := range d.Runs {
+			if orDash(r.EndReason) == reason {
+				pts = append(pts, []int64{int64(len(r.Calls)), r.PeakTokens, int64(k)})
+			}
+		}
+		o.Series = append(o.Series, Series{Name: reason, Type: "scatter", Data: pts, SymbolSize: 6, Large: len(d.Runs) > 2000,
+			ItemStyle: &ItemStyle{Color: endColour(reason, i)}})
+	}
+	withLegend(&o, 56, fullWidth, 10, nil)
+	o.XAxis = &Axis{Type: "value", Name: "model calls", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.YAxis = &Axis{Type: "value", Name: "peak prompt tokens", Min: 0}
+	if len(d.Runs) == 0 {
+		o = noData(o, "no run records")
+		o.Series = []Series{}
+	}
+	return Chart{ID: "runs-scatter", Section: SecOccupancy, Height: 420, Option: o}
+}
+
+// timelineChart is the frame of the drill-down's per-run timeline: the
+// script fills its series for the chosen run and policy (the prompt per
+// call as logged and under the policy, the tool outputs' tokens on a
+// second axis, compactions and the overflow as marks on the same calls).
+func timelineChart(d *Data) Chart {
+	o := baseOption()
+	o.Title = &Title{Text: "Run timeline", Subtext: "prompt tokens per model call, as logged and under the chosen policy; tool outputs, compactions and overflow on the same calls", Left: "center"}
+	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "100", Bottom: "60", ContainLabel: true}
+	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.YAxis = &Axis{Type: "value", Name: "prompt tokens", Min: 0}
+	o.Series = []Series{}
+	if len(d.Runs) == 0 {
+		o = noData(o, "no runs")
+	}
+	return Chart{ID: "run-timeline", Section: SecDrilldown, Height: 480, Option: o}
+}
