@@ -472,7 +472,15 @@ func TestHeadlineFromCLI(t *testing.T) {
 	d := fixture(true)
 	d.Headline = []string{"None of the 3 runs ended on window length.", "No run needed saving; <b>mask</b> would have used less."}
 	d.BestPolicy = "mask(n=5)"
+	d.Recommendations = append(d.Recommendations,
+		htmlreport.Recommendation{Family: "thin", Runs: 3, Why: "insufficient evidence: 3 runs"},
+		htmlreport.Recommendation{Family: "kept", Runs: 30, Policy: "as-logged", Short: "as-logged", PolicyFamily: "logged", Why: "what ran"})
 	page := render(t, d)
+	for _, want := range []string{"collect more runs (no recommendation yet)", "keep your current settings (what ran)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("actions lack %q", want)
+		}
+	}
 	if !strings.Contains(page, `<p class="verdict">None of the 3 runs ended on window length.</p>`) ||
 		!strings.Contains(page, `<p class="verdict">No run needed saving; &lt;b&gt;mask&lt;/b&gt; would have used less.</p>`) {
 		t.Error("headline sentences missing or not escaped")
