@@ -51,12 +51,7 @@ func Headline(rep *Report) []string {
 // or, when none was lost, the one that saves the most tokens without losing
 // a run.
 func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
-	var rows []simulate.Agg
-	for _, a := range aggs {
-		if a.Group == "" && a.Policy != simulate.AsLoggedName && a.Policy != "keep-all" {
-			rows = append(rows, a)
-		}
-	}
+	rows := candidateRows(aggs)
 	lostUnderLog := 0
 	for _, a := range aggs {
 		if a.Group == "" && a.Policy == simulate.AsLoggedName {
@@ -165,15 +160,11 @@ func bestIndex(rows []simulate.Agg, saving bool) int {
 // BestPolicy is the spec of the policy Headline names, "" when it names
 // none: the page's best-policy card shows the same one.
 func BestPolicy(rep *Report) string {
-	var rows []simulate.Agg
+	rows := candidateRows(rep.Simulation.Comparison)
 	lostUnderLog := 0
 	for _, a := range rep.Simulation.Comparison {
-		switch {
-		case a.Group != "":
-		case a.Policy == simulate.AsLoggedName:
+		if a.Group == "" && a.Policy == simulate.AsLoggedName {
 			lostUnderLog = a.BaselineOverflow
-		case a.Policy != "keep-all":
-			rows = append(rows, a)
 		}
 	}
 	i := bestIndex(rows, rep.Diagnosis.Verdict.WindowEnds > 0 || lostUnderLog > 0)
@@ -181,4 +172,18 @@ func BestPolicy(rep *Report) string {
 		return ""
 	}
 	return rows[i].Policy
+}
+
+// candidateRows are the comparison's rows a headline may name: over all
+// runs, neither the references (as-logged, keep-all) nor an oracle (an
+// upper bound that knows which output a later call uses: no agent can run
+// it).
+func candidateRows(aggs []simulate.Agg) []simulate.Agg {
+	var rows []simulate.Agg
+	for _, a := range aggs {
+		if a.Group == "" && a.Policy != simulate.AsLoggedName && a.Policy != "keep-all" && !strings.Contains(a.Policy, "oracle") {
+			rows = append(rows, a)
+		}
+	}
+	return rows
 }

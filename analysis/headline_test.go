@@ -26,7 +26,8 @@ func TestHeadline(t *testing.T) {
 	}{
 		{"window ends, a policy saves some",
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 10, WindowEnds: 3, Share: 0.3, Explicit: 2, Inferred: 1}},
-				Simulation: Simulation{Comparison: []simulate.Agg{asLogged, trunc, mask}},
+				// the oracle saves all 3 but is an upper bound: not named
+				Simulation: Simulation{Comparison: []simulate.Agg{asLogged, trunc, mask, {Policy: "dtoc-oracle(placeholder=40)", Saved: 3, TokensSaved: 9999}}},
 				Recs:       []recommend.Result{{Family: "claude", Policy: mask.Policy, Short: "mask"}, {Family: "gpt", Insufficient: true}}},
 			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last turn.",
 				// mask and truncate both save 2; mask saves more tokens
