@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strconv"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
 )
@@ -311,7 +309,7 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 	}
 	a := Attribution{Pairs: len(pairs), Spearman: math.NaN()}
 	if len(pairs) >= 3 {
-		a.Spearman = spearman(pred, meas)
+		a.Spearman = stats.Spearman(pred, meas)
 	}
 	// top-3 recovery per run
 	for lo := 0; lo < len(pairs); {
@@ -357,34 +355,4 @@ func top3(pred, meas []float64) (float64, bool) {
 		}
 	}
 	return float64(n) / 3, true
-}
-
-// spearman is Pearson's correlation of the ranks (ties averaged); NaN
-// when either side is constant.
-func spearman(x, y []float64) float64 {
-	rx, ry := ranks(x), ranks(y)
-	c := stat.Correlation(rx, ry, nil)
-	return c
-}
-
-// ranks gives 1-based ranks, ties sharing their average rank.
-func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
-	r := make([]float64, len(v))
-	for i := 0; i < len(idx); {
-		j := i
-		for j < len(idx) && v[idx[j]] == v[idx[i]] {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // ranks i+1..j
-		for k := i; k < j; k++ {
-			r[idx[k]] = avg
-		}
-		i = j
-	}
-	return r
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -19,11 +20,11 @@ func TestSpearman(t *testing.T) {
 		// ranks x 1,2,3,4; y 2,1,4,3: 1 − 6·Σd²/(n(n²−1)) = 1 − 6·4/60 = 0.6
 		{"swaps", []float64{1, 2, 3, 4}, []float64{2, 1, 4, 3}, 0.6},
 	} {
-		if got := spearman(tc.x, tc.y); math.Abs(got-tc.want) > 1e-12 {
+		if got := stats.Spearman(tc.x, tc.y); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("%s: ρ = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if got := ranks([]float64{5, 1, 5, 2}); got[0] != 3.5 || got[1] != 1 || got[2] != 3.5 || got[3] != 2 {
+	if got := stats.Ranks([]float64{5, 1, 5, 2}); got[0] != 3.5 || got[1] != 1 || got[2] != 3.5 || got[3] != 2 {
 		t.Errorf("ranks with ties = %v, want [3.5 1 3.5 2]", got)
 	}
 }

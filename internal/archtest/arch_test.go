@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"internal/stats":         {},
 	"internal/textfmt":       {},
 	"redact":                 {},
-	"counterfactual":         {"schema"},
+	"counterfactual":         {"schema", "internal/stats"},
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
 	"tracer":                 {"simulate", "internal/stats"}, // TRACER's learned retention, trained on replay traces
 	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact"},
