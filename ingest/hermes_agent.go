@@ -3,7 +3,6 @@ package ingest
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
@@ -77,28 +76,9 @@ type hmMessage struct {
 }
 
 func (hermesAgent) Import(f *File, r io.Reader) error {
-	d, err := readJSONDoc(f, r)
-	if err != nil || d == nil {
-		return err
-	}
-	fields, ok, err := d.object(f)
-	if err != nil || !ok {
-		return err
-	}
 	var s hmSession
-	if err := json.Unmarshal(d.root.raw, &s); err != nil {
-		return f.Reject(1, "session: "+shortErr(err), d.data)
-	}
-	msgs, ok, err := d.array(f, fields, "messages")
-	if err != nil || !ok {
-		return err
-	}
-	id := s.SessionID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
-	}
-	b, err := f.NewRun(id)
-	if err != nil {
+	d, fields, msgs, b, err := docRun(f, r, &s, "session", "messages", func() string { return s.SessionID })
+	if err != nil || b == nil {
 		return err
 	}
 	b.Run.Harness = "hermes"

@@ -295,3 +295,31 @@ func decodeErrText(err error) string {
 	}
 	return s
 }
+
+// docRun reads a whole-document log (hermes-agent, kiro-cli-sqlite-payload):
+// its root object decoded into v (what names it in a reject), the elements
+// of its array field key, and a run started under id(), else the file's
+// stem. A nil builder with a nil error means the file was rejected (or
+// holds nothing) and its import is done.
+func docRun(f *File, r io.Reader, v any, what, key string, id func() string) (*jsonDoc, map[string]jsonSpan, []jsonSpan, *RunBuilder, error) {
+	d, err := readJSONDoc(f, r)
+	if err != nil || d == nil {
+		return nil, nil, nil, nil, err
+	}
+	fields, ok, err := d.object(f)
+	if err != nil || !ok {
+		return nil, nil, nil, nil, err
+	}
+	if err := json.Unmarshal(d.root.raw, v); err != nil {
+		return nil, nil, nil, nil, f.Reject(1, what+": "+shortErr(err), d.data)
+	}
+	elems, ok, err := d.array(f, fields, key)
+	if err != nil || !ok {
+		return nil, nil, nil, nil, err
+	}
+	b, err := f.NewRun(firstNonEmpty(id(), fileStem(f.Path())))
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return d, fields, elems, b, nil
+}

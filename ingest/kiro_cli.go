@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
@@ -172,28 +171,9 @@ type kiAssistant struct {
 }
 
 func (kiroCLI) Import(f *File, r io.Reader) error {
-	d, err := readJSONDoc(f, r)
-	if err != nil || d == nil {
-		return err
-	}
-	fields, ok, err := d.object(f)
-	if err != nil || !ok {
-		return err
-	}
 	var doc kiDoc
-	if err := json.Unmarshal(d.root.raw, &doc); err != nil {
-		return f.Reject(1, "conversation: "+shortErr(err), d.data)
-	}
-	hist, ok, err := d.array(f, fields, "history")
-	if err != nil || !ok {
-		return err
-	}
-	id := doc.ConversationID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
-	}
-	b, err := f.NewRun(id)
-	if err != nil {
+	d, fields, hist, b, err := docRun(f, r, &doc, "conversation", "history", func() string { return doc.ConversationID })
+	if err != nil || b == nil {
 		return err
 	}
 	b.Run.Harness = "kiro-cli"
