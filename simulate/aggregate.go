@@ -37,9 +37,11 @@ func (a *Agg) CostRatio() (plain, cached float64) {
 
 // AsLoggedCost prices the as-logged baseline on the calls r replayed
 // (window ignored): its prompts AsLoggedTokens with AsLoggedCached cached,
-// its summarizer calls, and the same outputs.
+// its summarizer calls, and its outputs: the replay's, plus those of the
+// manage_context calls a replacing policy's replay dropped
+// (DroppedContextOutput).
 func AsLoggedCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
-	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, OutputTokens: r.OutputTokens,
+	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
 		SummarizerIn: r.AsLoggedSummIn, SummarizerOut: r.AsLoggedSummOut}
 	return Cost(&al, p)
 }

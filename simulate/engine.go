@@ -119,6 +119,21 @@ type RunResult struct {
 	BaselineOverflow bool `json:"baseline_overflow"`
 	Saved            bool `json:"saved"`
 	Lost             bool `json:"lost"`
+
+	// DroppedContextCalls: the policy replaces the agent's own context
+	// management (Replaces), so the run was replayed without its
+	// context-only manage_context calls (Trace.WithoutContextCalls); this
+	// many of them fall within the replayed part of the run (before the
+	// overflow call, or all). Calls + DroppedContextCalls = LoggedCalls
+	// when the replay got through. Call indexes (OverflowCall,
+	// FirstActivation, KeepAllOverflowAt, BoundaryTurn, CallResult.Call)
+	// are the logged run's; the As-logged fields cover the same part of
+	// the run, dropped calls included. 0 for dtoc and as-logged.
+	DroppedContextCalls int `json:"dropped_context_calls"`
+	// DroppedContextOutput is the output tokens as-logged spent on that
+	// part of the run beyond OutputTokens: the dropped calls' outputs and
+	// the removed manage_context tool calls of the calls kept.
+	DroppedContextOutput int64 `json:"dropped_context_output_tokens"`
 }
 
 // Ratio is PromptTokens / AsLoggedTokens, the token ratio against what ran
@@ -360,8 +375,19 @@ type Replayer struct {
 	kaOverflowAt    int
 }
 
-// Replay runs tr under p. It is deterministic and does no I/O.
+// Replay runs tr under p. It is deterministic and does no I/O. A policy
+// that replaces the agent's own context management (Replaces) replays the
+// run without its manage_context calls (Trace.WithoutContextCalls),
+// compared with what ran over the same part of the logged run.
 func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
+	full := tr // the logged run: the as-logged baseline's
+	if tr.noCtx != nil && !rp.noBase && Replaces(p) {
+		tr = tr.noCtx
+	}
+	callsFrom := 0
+	if o.Calls != nil {
+		callsFrom = len(*o.Calls)
+	}
 	s := &rp.s
 	s.reset(tr)
 	w := o.Window
@@ -373,7 +399,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	s.Window = w
 	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
-		LoggedCalls: tr.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
+		LoggedCalls: full.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
 	// keep-all's prompts (window ignored) give the token ratio's reference
 	keepAll := tr.keepAllPrompts()
 	if w > 0 {
@@ -386,10 +412,10 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	var base []CallResult
 	if !rp.noBase {
-		base = tr.asLoggedCalls()
+		base = full.asLoggedCalls()
 		if w > 0 {
 			for t, c := range base {
-				if c.PromptTokens+max(int64(tr.Output[t]), o.Reserve) > w {
+				if c.PromptTokens+max(int64(full.Output[t]), o.Reserve) > w {
 					res.AsLoggedOverflowAt = t
 					break
 				}
@@ -468,7 +494,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.Calls++
 		res.PromptTokens += prompt
 		res.KeepAllTokens += keepAll[t]
-		if base != nil {
+		if base != nil && tr == full {
 			res.AsLoggedTokens += base[t].PromptTokens
 			res.AsLoggedCached += base[t].CachedTokens
 			res.AsLoggedSummIn += base[t].SummarizerIn
@@ -508,6 +534,9 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			res.Status = Censored
 		}
 	}
+	if tr != full && base != nil {
+		res.reducedBaseline(tr, full, base)
+	}
 	if !rp.noBase {
 		replayed := res.AsLoggedOverflowAt >= 0
 		logEnd := tr.WindowEnd && w > 0 && w == tr.Window
@@ -516,7 +545,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			over := res.Status == Overflow
 			// where only the log's end says the run died (the replay of what
 			// ran fits), a policy saves it by freeing room at the last call
-			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[tr.NCalls-1].PromptTokens
+			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[len(base)-1].PromptTokens
 			res.Saved = res.BaselineOverflow && !over && (replayed || freed)
 			res.Lost = over && !res.BaselineOverflow && !replayed
 		}
@@ -541,7 +570,41 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.BoundaryEvent = !tr.Finished && !tr.WindowEnd && res.ReadingStop
 		res.BoundaryFinished = tr.Finished
 	}
+	if tr != full {
+		// the logged run's call indexes
+		res.OverflowCall = tr.origCall(res.OverflowCall, full)
+		res.FirstActivation = tr.origCall(res.FirstActivation, full)
+		res.KeepAllOverflowAt = tr.origCall(res.KeepAllOverflowAt, full)
+		res.BoundaryTurn = int64(tr.origCall(int(res.BoundaryTurn), full))
+		if o.Calls != nil {
+			for i := callsFrom; i < len(*o.Calls); i++ {
+				(*o.Calls)[i].Call = tr.origCall((*o.Calls)[i].Call, full)
+			}
+		}
+	}
 	return res
+}
+
+// reducedBaseline fills the as-logged figures of a replay of the reduced
+// trace r (the run without its manage_context calls) over the same part of
+// the logged run: its calls before the overflow call's logged call (all of
+// them when the replay got through or the overflow is the log's own),
+// dropped calls included, and how many of those were dropped.
+func (res *RunResult) reducedBaseline(r, full *Trace, base []CallResult) {
+	end := full.NCalls
+	if res.Status == Overflow && !res.OverflowLogged {
+		end = r.origCall(res.OverflowCall, full)
+	}
+	var out int64
+	for t := 0; t < end; t++ {
+		res.AsLoggedTokens += base[t].PromptTokens
+		res.AsLoggedCached += base[t].CachedTokens
+		res.AsLoggedSummIn += base[t].SummarizerIn
+		res.AsLoggedSummOut += base[t].SummarizerOut
+		out += int64(full.Output[t])
+	}
+	res.DroppedContextOutput = out - res.OutputTokens
+	res.DroppedContextCalls = end - r.newCallsBefore(end)
 }
 
 // loggedOverflow reports whether the log's own overflow applies to a replay

@@ -89,6 +89,9 @@ type LoggedOp struct {
 	// After is what the log says the output holds once hidden (a masking or
 	// truncation op's tokens_after), in tokens; 0 when it does not say.
 	After int32
+	// DTOC: a manage_context disable or enable, the agent's own (left out
+	// of the run without its manage_context calls, see WithoutContextCalls).
+	DTOC bool
 }
 
 // Compaction is one harness compaction the log shows: from call Call on,
@@ -169,6 +172,11 @@ type Trace struct {
 	// Query is the text of the run's first user message (at most
 	// maxQuery bytes): the task, which the learned policy conditions on.
 	Query string
+	// noCtx is the run without the agent's manage_context calls
+	// (WithoutContextCalls); orig, on such a reduced trace, maps each of its
+	// calls to the logged run's call.
+	noCtx *Trace
+	orig  []int32
 }
 
 // TraceOptions configures NewTrace.
@@ -382,9 +390,9 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 		}
 		switch op.Op {
 		case schema.OpDisable:
-			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: false})
+			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: false, DTOC: true})
 		case schema.OpEnable:
-			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: true})
+			tr.Ops = append(tr.Ops, LoggedOp{Item: idx, From: int32(op.Turn + 1), Visible: true, DTOC: true})
 		case schema.OpMasking, schema.OpTruncation:
 			var after int32
 			if op.TokensAfter != nil && *op.TokensAfter > 0 {
@@ -455,6 +463,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	tr.Stalls = slices.Compact(tr.Stalls)
 	tr.keepAllPrompts()
 	tr.asLoggedCalls()
+	tr.noCtx = tr.withoutContextCalls()
 	return tr
 }
 
@@ -641,6 +650,7 @@ func (tr *Trace) Finalize() {
 	tr.keepAll, tr.asLogged = nil, nil
 	tr.keepAllPrompts()
 	tr.asLoggedCalls()
+	tr.noCtx = tr.withoutContextCalls()
 }
 
 // maxQuery is the most bytes of the first user message Trace.Query keeps.

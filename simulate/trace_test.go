@@ -88,7 +88,7 @@ func TestNewTrace(t *testing.T) {
 	if len(tr.Holdout) != 2 {
 		t.Errorf("holdout errors = %v, want 2 (fitted on calls 0–1, checked on 2–3)", tr.Holdout)
 	}
-	if want := []LoggedOp{{Item: 4, From: 3}}; !slices.Equal(tr.Ops, want) {
+	if want := []LoggedOp{{Item: 4, From: 3, DTOC: true}}; !slices.Equal(tr.Ops, want) {
 		t.Errorf("ops = %+v, want %+v", tr.Ops, want)
 	}
 	if len(tr.Uses) != 1 || tr.Uses[0].Item != 4 || tr.Uses[0].Call != 1 || !tr.Uses[0].Content {
