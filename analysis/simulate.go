@@ -71,6 +71,13 @@ type Simulation struct {
 	// input at every logged call, after compactions too, beside keep-all's
 	LoggedAccuracy []simulate.LoggedAccuracyRow `json:"as_logged_accuracy"`
 	Calibrated     int                          `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
+	// ContextRuns are the runs that make manage_context calls, and
+	// ContextCalls their context-only calls (every tool call
+	// manage_context): what the replays of policies that replace the
+	// agent's context management drop (simulate.Trace.WithoutContextCalls;
+	// per row, sim_runs.dropped_context_calls).
+	ContextRuns  int `json:"manage_context_runs"`
+	ContextCalls int `json:"context_only_calls"`
 	// ReReads: the re-invocation attributor's predicted re-reads per tool
 	// against those the logs show (counterfactual.ReReadValidation)
 	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
@@ -91,6 +98,8 @@ type simDone struct {
 	logged     simulate.LoggedErrors
 	fitted     bool
 	calibrated bool
+	ctxRun     bool // the run makes manage_context calls
+	ctxCalls   int  // its context-only calls
 	format     string
 	family     string
 	rereads    []counterfactual.ToolReReads
@@ -216,6 +225,7 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	return func(w *RunWork) any {
 		tr := w.Trace()
 		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
+			ctxRun: tr.WithoutContextCalls() != nil, ctxCalls: tr.DroppedContextCalls(),
 			rereads: counterfactual.RunReReads(w.Events, w.Uses(), func(tool, args string) bool {
 				c := w.Classify(w.Run.Harness, tool, args)
 				return c == "read" || c == "search"
@@ -265,6 +275,10 @@ func (a *Simulate) Add(v any) error {
 	a.lacc.Add(r.format, r.family, r.logged)
 	if r.calibrated {
 		a.out.Calibrated++
+	}
+	if r.ctxRun {
+		a.out.ContextRuns++
+		a.out.ContextCalls += r.ctxCalls
 	}
 	for i, row := range r.rows {
 		if n := len(a.chunks); n == 0 || len(a.chunks[n-1]) == cap(a.chunks[n-1]) {
@@ -331,5 +345,5 @@ func simRunValues(r *simulate.Row) []any {
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
 		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
 		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
-		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok}
+		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls)}
 }

@@ -26,7 +26,15 @@ func NewPoliciesCmd(d *Deps, runF func(*PoliciesOptions) error) *cobra.Command {
 		Long: `List the policy catalog of trajmine simulate: each policy's rule, its
 parameters with defaults, and where the semantics and numbers come from.
 A policy spec is name or name(param=value,…), e.g.
-'halflife(activate=0.5,keep=4,cap=8000)'.`,
+'halflife(activate=0.5,keep=4,cap=8000)'.
+
+A policy that replaces the agent's own context management (every mechanism
+but dtoc and logged: keep-all, masking, truncation, compaction) is replayed
+without the agent's manage_context calls, as a harness that does not offer
+the tool would run: a model call whose tool calls are all manage_context is
+dropped (its prompt, output and result), a manage_context call inside another
+call loses just that tool call and result. The agent's other actions are held
+fixed; what it would have done instead the log cannot say.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
@@ -52,6 +60,11 @@ func writePolicies(w io.Writer, defs []simulate.Def) error {
 		fmt.Fprintf(w, "%s\n", d.Name)
 		fmt.Fprintf(w, "  %s\n", wrapText(d.Doc, 76, "  "))
 		fmt.Fprintf(w, "  source: %s\n", wrapText(d.Source, 68, "          "))
+		if d.ReplacesContext {
+			fmt.Fprintf(w, "  mechanism: %s; replaces manage_context: replayed without the agent's manage_context calls\n", d.Mechanism)
+		} else {
+			fmt.Fprintf(w, "  mechanism: %s; keeps the agent's manage_context calls as logged\n", d.Mechanism)
+		}
 		if len(d.Params) == 0 {
 			continue
 		}

@@ -246,7 +246,23 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 		fmt.Fprintf(w, "\nby %s:\n", out.By)
 		writeComparison(w, out.Groups, short, true, width, bold)
 	}
+	if out.ContextRuns > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, contextCallsText(out.ContextRuns, out.ContextCalls))
+	}
 	return nil
+}
+
+// contextCallsText says what the replays of policies that replace the
+// agent's context management left out (simulate.Trace.WithoutContextCalls).
+func contextCallsText(runs, calls int) string {
+	noun := "runs make"
+	if runs == 1 {
+		noun = "run makes"
+	}
+	return fmt.Sprintf("%s %s manage_context calls: replays of policies that replace manage_context (every mechanism but dtoc and as-logged) drop the agent's %s context-only calls "+
+		"(and its manage_context calls inside other calls); the agent's other actions are held fixed — what it would have done instead the log cannot say",
+		thousands(int64(runs)), noun, thousands(int64(calls)))
 }
 
 // writeAccuracyLine prints how keep-all and the as-logged baseline track

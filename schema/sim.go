@@ -18,9 +18,9 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	col(ColModelFamily, Varchar, "normalised model family"),
 	col("harness", Varchar, "agent harness"),
 	col("logged_calls", BigInt, "model calls in the log"),
-	col("calls", BigInt, "calls replayed: logged_calls, or the overflow call when the run overflowed"),
+	col("calls", BigInt, "calls replayed: logged_calls − dropped_context_calls, or the calls before the overflow call when the run overflowed"),
 	col("status", Varchar, "survived (all calls fit, the log says finished), censored (all calls fit, the logged run stopped unfinished: the data cannot say what follows) or overflow"),
-	nul("overflow_call", BigInt, "the call whose prompt + output exceeded the window; NULL unless status = overflow"),
+	nul("overflow_call", BigInt, "the call whose prompt + output exceeded the window (the logged run's call index, as every call column); NULL unless status = overflow"),
 	nul("keep_all_overflow_call", BigInt, "the first call keep-all overflows at this window; NULL when it never does"),
 	nul("first_activation", BigInt, "the first call whose prompt the policy changed; NULL when it never acted"),
 	col("prompt_tokens", BigInt, "Σ prompt tokens over the replayed calls (sim_calls.prompt_tokens)"),
@@ -42,7 +42,7 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	nul("cost_cached_usd", Double, "as cost_usd, but cached_tokens at the cache-read price and the rest of each prompt at the cache-write price (input price when the table has none)"),
 	col("boundary_turn", BigInt, "calls before the run stopped: its time on the reading-boundary curve"),
 	col("boundary_event", Boolean, "an event of the policy's reading-boundary curve (stopped while reading, not finished, not censored)"),
-	col("as_logged_tokens", BigInt, "Σ as-logged prompt tokens over the same calls, window ignored: the run replayed under its own logged context management (policy as-logged), the default baseline"),
+	col("as_logged_tokens", BigInt, "Σ as-logged prompt tokens over the same calls (the dropped manage_context calls included), window ignored: the run replayed under its own logged context management (policy as-logged), the default baseline"),
 	col("as_logged_summarizer_in", BigInt, "Σ summarizer input of the logged compactions over the same calls (the prompt each compacted)"),
 	nul("as_logged_overflow_call", BigInt, "the first call the as-logged replay overflows at this window; NULL when it never does"),
 	col("as_logged_ratio", Double, "prompt_tokens / as_logged_tokens (1 when as_logged_tokens is 0)"),
@@ -54,6 +54,7 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	col("overflow_logged", Boolean, "the overflow is the log's own (the run ended on window length, its replayed prompts fit, the policy saved nothing by its last call)"),
 	col("stall_messages", BigInt, "stall messages the policy injected (not counted as activation)"),
 	col("stall_message_tokens", BigInt, "their tokens"),
+	col("dropped_context_calls", BigInt, "the policy replaces the agent's context management (every mechanism but logged and dtoc), so the run was replayed without its manage_context calls: this many context-only calls (all tool calls manage_context) fell within the replayed calls and were dropped; calls + dropped_context_calls = logged_calls when the replay got through; 0 for dtoc and as-logged. The agent's other actions are held fixed"),
 }}
 
 // SimCalls describes the sim_calls table.

@@ -55,11 +55,9 @@ func isOutput(k ItemKind) bool {
 	return k == ItemAssistant || k == ItemReasoning || k == ItemToolCall
 }
 
-// ReplacesContext reports whether a catalog entry replaces the agent's own
-// context management (mechanism none, masking, truncation or compaction),
-// so that it is replayed without the agent's manage_context calls.
-func (d *Def) ReplacesContext() bool {
-	return d.Mechanism != MechanismLogged && d.Mechanism != MechanismDtoc
+// replacesContext is Def.ReplacesContext for a mechanism.
+func replacesContext(mechanism string) bool {
+	return mechanism != MechanismLogged && mechanism != MechanismDtoc
 }
 
 // Replaces reports whether p is a catalog policy that replaces the agent's
@@ -70,7 +68,7 @@ func Replaces(p Policy) bool {
 	if !ok || n.args() == nil || n.args().def == nil {
 		return false
 	}
-	return n.args().def.ReplacesContext()
+	return n.args().def.ReplacesContext
 }
 
 // WithoutContextCalls returns the run without the agent's manage_context

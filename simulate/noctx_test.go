@@ -167,7 +167,7 @@ func TestReplaces(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := d.Mechanism != MechanismDtoc && d.Mechanism != MechanismLogged
-		if Replaces(p) != want || d.ReplacesContext() != want {
+		if Replaces(p) != want || d.ReplacesContext != want {
 			t.Errorf("%s (%s): replaces %v, want %v", d.Name, d.Mechanism, Replaces(p), want)
 		}
 	}

@@ -32,7 +32,12 @@ type Def struct {
 	// Explicit entries are left out of DefaultSpecs: they need a value
 	// only the user can give (tracer's model file).
 	Explicit bool `json:"explicit,omitempty"`
-	build    func(a *Args) (rules, error)
+	// ReplacesContext: the policy replaces the agent's own context
+	// management (every mechanism but logged and dtoc), so it is replayed
+	// without the agent's manage_context calls (Trace.WithoutContextCalls):
+	// a harness running it would not offer the tool.
+	ReplacesContext bool `json:"replaces_manage_context"`
+	build           func(a *Args) (rules, error)
 }
 
 // Mechanisms: what a policy does to the prompt.
@@ -47,7 +52,10 @@ const (
 
 var catalog []Def
 
-func register(d Def) { catalog = append(catalog, d) }
+func register(d Def) {
+	d.ReplacesContext = replacesContext(d.Mechanism)
+	catalog = append(catalog, d)
+}
 
 // Catalog returns the policy catalog in listing order.
 func Catalog() []Def { return slices.Clone(catalog) }
