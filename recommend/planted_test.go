@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/behavior"
@@ -84,6 +85,9 @@ func TestPlantedProfiles(t *testing.T) {
 			}
 			if r.SavingLo == nil || *r.SavingLo <= 0 || r.LostRuns != 0 {
 				t.Errorf("%s: held-out saving %v [%v, …], %d lost; want a CI above zero and no loss", r.Family, r.Saving, r.SavingLo, r.LostRuns)
+			}
+			if want == synth.ProfileThrasher && !strings.Contains(r.Why, "context-only manage_context calls") {
+				t.Errorf("%s: the reason does not say the replays dropped the thrasher's manage_context calls: %s", r.Family, r.Why)
 			}
 		}
 	}

@@ -54,6 +54,7 @@ import (
 	"strings"
 
 	"github.com/trajmine/trajmine/internal/stats"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -148,6 +149,10 @@ type Candidate struct {
 	Calls       int     `json:"calls"`
 	// KeepAllRatio is Σ effective / Σ keep-all: a reference
 	KeepAllRatio float64 `json:"keep_all_ratio"`
+	// DroppedContextCalls: the candidate replaces the agent's context
+	// management, so the runs were replayed without their context-only
+	// manage_context calls, this many (simulate.RunResult.DroppedContextCalls)
+	DroppedContextCalls int `json:"dropped_context_calls"`
 }
 
 // Result is the recommendation for one family.
@@ -291,6 +296,7 @@ type Outcome struct {
 	Lost      bool  // the candidate loses a run what ran gets through
 	Reinv     int   // predicted re-invocations
 	Calls     int   // calls replayed
+	Dropped   int   // context-only manage_context calls the replay left out
 }
 
 // Replay replays every candidate on tr at the grid's window.
@@ -299,7 +305,7 @@ func (g *Grid) Replay(rp *simulate.Replayer, tr *simulate.Trace) RunOutcome {
 	for i, p := range g.pols {
 		r := rp.Replay(tr, p, simulate.Options{Window: g.window})
 		out.Cands[i] = Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, Baseline: r.BaselineEffective(),
-			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, Reinv: r.Reinvocations, Calls: r.Calls}
+			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, Reinv: r.Reinvocations, Calls: r.Calls, Dropped: r.DroppedContextCalls}
 	}
 	return out
 }
@@ -495,6 +501,7 @@ func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 		}
 		reinv += r.Reinv
 		c.Calls += r.Calls
+		c.DroppedContextCalls += r.Dropped
 	}
 	c.MedianEff = stats.Median(eff)
 	if math.IsNaN(c.MedianEff) {
@@ -566,6 +573,9 @@ func why(r Result, win Candidate, bestShort string, o Options) string {
 		s += fmt.Sprintf(", %s saved from overflow", runs(win.Saved, "run"))
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
+	if win.DroppedContextCalls > 0 {
+		s += fmt.Sprintf(" (replayed without the agent's %s context-only manage_context calls, its other actions held fixed)", textfmt.Thousands(int64(win.DroppedContextCalls)))
+	}
 	if r.Saving != nil {
 		s += fmt.Sprintf("; held out (%s): saves %.1f%% [%.1f%%, %.1f%%]", runs(r.HeldOut, "run"), 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
 		if r.SavedRuns > 0 {
