@@ -32,8 +32,8 @@ import (
 // them (simulate.Trace.WithoutContextCalls), and that is what beats what
 // ran (measured when written: clear-tool-uses, 78.3 % of what ran on 42
 // training runs, saves 15.9 % [13.3 %, 24.2 %] on 8 held-out runs, none
-// lost; replayed with the manage_context calls kept it was 99.4 % and
-// saved −8.9 % [−11.7 %, −2.0 %]).
+// lost; replayed with the manage_context calls kept it was 99.8 % and
+// saved −8.9 % [−11.8 %, −2.0 %]).
 func TestPlantedProfiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a planted corpus")

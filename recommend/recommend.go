@@ -54,7 +54,6 @@ import (
 	"strings"
 
 	"github.com/trajmine/trajmine/internal/stats"
-	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -574,7 +573,7 @@ func why(r Result, win Candidate, bestShort string, o Options) string {
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
 	if win.DroppedContextCalls > 0 {
-		s += fmt.Sprintf(" (replayed without the agent's %s context-only manage_context calls, its other actions held fixed)", textfmt.Thousands(int64(win.DroppedContextCalls)))
+		s += fmt.Sprintf(" (replayed without the agent's %d context-only manage_context calls, its other actions held fixed)", win.DroppedContextCalls)
 	}
 	if r.Saving != nil {
 		s += fmt.Sprintf("; held out (%s): saves %.1f%% [%.1f%%, %.1f%%]", runs(r.HeldOut, "run"), 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)

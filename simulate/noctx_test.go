@@ -220,3 +220,19 @@ func TestWithoutContextCallsCalibration(t *testing.T) {
 		t.Errorf("keep-all %d against as-logged %d, %d dropped; want 7120, 9410, 1", rr.PromptTokens, rr.AsLoggedTokens, rr.DroppedContextCalls)
 	}
 }
+
+// TestWithoutContextCallsAll: a run whose only call is manage_context
+// replays as no call at all under keep-all, against what ran's one prompt.
+func TestWithoutContextCallsAll(t *testing.T) {
+	tr := &Trace{RunID: "r", NCalls: 1, Output: []int32{12}}
+	tr.Items = []Item{
+		{Seq: 0, Since: 0, Kind: ItemSystem, Head: true, Tokens: 100, Chars: 400, Call: -1},
+		{Seq: 1, Since: 1, Kind: ItemToolCall, Class: ClassContext, Tool: "mcp__manage_context", Tokens: 12, Chars: 48, Call: -1},
+		{Seq: 2, Since: 1, Kind: ItemToolResult, Class: ClassContext, Tool: "mcp__manage_context", Tokens: 5, Chars: 20, Call: 1},
+	}
+	tr.Finalize()
+	r := replayNamed(t, tr, "keep-all", Options{Window: 1000})
+	if r.Calls != 0 || r.DroppedContextCalls != 1 || r.PromptTokens != 0 || r.AsLoggedTokens != 100 || r.DroppedContextOutput != 12 || r.Status != Censored || r.BoundaryTurn != 1 {
+		t.Errorf("got %+v; want 0 calls, 1 dropped, as-logged 100, 12 output dropped, censored, boundary 1", r)
+	}
+}

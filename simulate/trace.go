@@ -546,7 +546,7 @@ func isASCII(s string) bool {
 // NewTrace compute it so that a trace can be replayed from several
 // goroutines.
 func (tr *Trace) keepAllPrompts() []int64 {
-	if len(tr.keepAll) == tr.NCalls && tr.NCalls > 0 {
+	if tr.keepAll != nil && len(tr.keepAll) == tr.NCalls {
 		return tr.keepAll
 	}
 	ka := make([]int64, tr.NCalls)
