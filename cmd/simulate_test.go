@@ -85,6 +85,21 @@ func TestSimulateTablesAndDeterminism(t *testing.T) {
 	if got := count("SELECT count(*) FROM sim_runs WHERE window_tokens = 3000 AND status = 'overflow' AND policy = 'keep-all'"); got == 0 {
 		t.Error("no run overflows keep-all at a 3,000-token window")
 	}
+	// the DTOC message logs make 2 context-only manage_context calls each
+	// (counted in the JSONL: assistant messages whose tool calls are all
+	// manage_context): keep-all replays without them, dtoc with them
+	if got := count("SELECT count(*) FROM sim_runs WHERE window_tokens = 0 AND policy = 'keep-all' AND run_id LIKE 'dtoc-%' AND dropped_context_calls = 2 AND calls + 2 = logged_calls"); got != 3 {
+		t.Errorf("%d DTOC runs' keep-all rows drop their 2 context-only calls, want 3", got)
+	}
+	if got := count("SELECT sum(dropped_context_calls) FROM sim_runs WHERE window_tokens = 0 AND policy = 'keep-all'"); got != 6 {
+		t.Errorf("keep-all drops %d context-only calls, want 6", got)
+	}
+	if got := count("SELECT count(*) FROM sim_runs WHERE (policy LIKE 'dtoc%' OR policy = 'as-logged') AND dropped_context_calls <> 0"); got != 0 {
+		t.Errorf("%d dtoc or as-logged rows drop calls, want none", got)
+	}
+	if out.ContextRuns != 3 || out.ContextCalls != 6 {
+		t.Errorf("--json: %d manage_context runs, %d context-only calls; want 3 and 6", out.ContextRuns, out.ContextCalls)
+	}
 	st.Close()
 
 	// shards partition the runs and replace only their own rows

@@ -12,7 +12,8 @@ package simulate
 
 func init() {
 	register(Def{Name: "keep-all", Mechanism: MechanismNone, build: newKeepAll,
-		Doc:    "Every event stays in the prompt in full, even after a logged compaction: a reference column (TRACER's T_keep-all); comparisons are against as-logged.",
+		Doc: "Every event stays in the prompt in full, even after a logged compaction: a reference column (TRACER's T_keep-all); comparisons are against as-logged. " +
+			"As every policy that replaces manage_context, it replays a DTOC run without the agent's manage_context calls.",
 		Source: "baseline (mini-swe-agent's linear history, survey §4)"})
 	register(Def{Name: AsLoggedName, Mechanism: MechanismLogged, build: newAsLogged,
 		Doc: "What ran: the run's own logged context management replayed at the calls it happened. A compaction replaces the history " +
@@ -20,7 +21,8 @@ func init() {
 			"≤ 5,000 tokens each) by a summary of the logged size (tokens after, else the logged summary text), else clamp(300 + 0.015 × " +
 			"summarized, 200, 20000), and counts one summarizer call; manage_context, masking and truncation ops hide what they hid, as dtoc " +
 			"does. Calibrated to the logged input like keep-all; the default reference of every comparison (trajmine simulate prints its " +
-			"error against the logged input). Runs without logged context management replay as keep-all.",
+			"error against the logged input). The agent's manage_context calls are replayed as logged (their prompts count); runs without " +
+			"logged context management replay every event in full.",
 		Source: "the log (context_ops and compaction events); summary model as compact-*"})
 	register(Def{Name: "truncate", Mechanism: MechanismTruncation, build: newTruncate,
 		Doc: "Provider truncation: when a call does not fit, drop the oldest items (never the system items or the first user message; " +
@@ -28,7 +30,8 @@ func init() {
 		Source: "OpenAI Responses truncation=auto (survey §6.1; drop order unspecified upstream, this is the survey's stand-in)"})
 	register(Def{Name: "dtoc", Mechanism: MechanismDtoc, build: newDTOC(dtocLogged),
 		Doc: "Replays the log's manage_context ops: a disable at call d shows a placeholder from call d+1, an enable at call e restores the full text " +
-			"from call e+1 (masking/truncation ops with a tool key hide from their own call). Runs without ops replay as keep-all. " +
+			"from call e+1 (masking/truncation ops with a tool key hide from their own call); the manage_context calls themselves are replayed as logged. " +
+			"Runs without ops replay every event in full. " +
 			"It predicts no re-invocations: the run under these ops is the logged run, whose re-reads are in the log.",
 		Source: "DTOC seed paper (placeholders of ~30–50 tokens)",
 		Params: []Param{{"placeholder", "40", "tokens of a hidden output's placeholder (tool key, timestamp, token estimate)"}}})

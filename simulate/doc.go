@@ -38,4 +38,13 @@
 // Every comparison is against it: RunResult's AsLogged* fields hold its
 // figures over the same calls, and Saved / Lost its verdicts (a run whose
 // log finished is never saved); keep-all stays a reference.
+//
+// A policy that replaces the agent's own context management (every
+// mechanism but logged and dtoc: keep-all, masking, truncation, compaction)
+// replays the run without the agent's DTOC manage_context calls, as a
+// harness that does not offer the tool would run (noctx.go,
+// Trace.WithoutContextCalls): each such call is a whole model call whose
+// prompt the counterfactual never sends. The agent's other actions are held
+// fixed; the token model is the logged run's; the comparison with as-logged
+// covers the same part of the logged run (RunResult.DroppedContextCalls).
 package simulate
