@@ -84,6 +84,16 @@ reading_boundary_km_turn in --json). --json adds per-run rows,
 the per-run median token ratio with its CI, the paired Wilcoxon signed-rank
 test against as-logged, keep-all's totals and both accuracy tables.
 
+A policy that replaces the agent's context management (every mechanism but
+dtoc and as-logged; trajmine policies says which) replays a DTOC run without
+the agent's manage_context calls, as a harness without the tool would run: a
+call whose tool calls are all manage_context is dropped (its prompt, output
+and result), a manage_context call inside another call loses just that item;
+the agent's other actions are held fixed. As-logged is compared over the same
+part of the logged run, dropped calls included. A line under the table counts
+the runs and calls; --json has manage_context_runs, context_only_calls and,
+per row, dropped_context_calls (sim_runs too).
+
 Results replace sim_runs (one row per run × policy × window) and sim_calls
 (one per replayed call; --calls=false skips it) for the runs simulated;
 --no-save writes nothing. --shard i/n replays every n-th run (by run_id)
