@@ -112,10 +112,12 @@ type RunResult struct {
 	// window). Saved: BaselineOverflow and the policy does not overflow (and,
 	// when only the log's end says the run died, its prompt at the last
 	// logged call is smaller than as-logged's: it freed room where the run
-	// died); Lost: the policy overflows where the as-logged replay does not
-	// (and not BaselineOverflow). A run
-	// whose log finished is never saved; the as-logged policy itself neither
-	// saves nor loses.
+	// died; and, replayed without the agent's manage_context calls, it
+	// reaches a logged call at or after the one where the run died: a run
+	// that died on a dropped context-only call is not saved); Lost: the
+	// policy overflows where the as-logged replay does not (and not
+	// BaselineOverflow). A run whose log finished is never saved; the
+	// as-logged policy itself neither saves nor loses.
 	BaselineOverflow bool `json:"baseline_overflow"`
 	Saved            bool `json:"saved"`
 	Lost             bool `json:"lost"`
@@ -546,7 +548,20 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			// where only the log's end says the run died (the replay of what
 			// ran fits), a policy saves it by freeing room at the last call
 			freed := res.Calls == tr.NCalls && tr.NCalls > 0 && prevPrompt < base[len(base)-1].PromptTokens
-			res.Saved = res.BaselineOverflow && !over && (replayed || freed)
+			// a replay without the agent's manage_context calls that never
+			// reaches the logged call where the run died (it was a dropped
+			// context-only call, the last ones of the log) has not shown
+			// that the run gets through: what the agent would have sent
+			// there instead is not in the log, so it is not saved
+			reached := true
+			if tr != full {
+				died := full.NCalls - 1
+				if replayed {
+					died = res.AsLoggedOverflowAt
+				}
+				reached = tr.newCallsBefore(died) < tr.NCalls
+			}
+			res.Saved = res.BaselineOverflow && !over && (replayed || freed) && reached
 			res.Lost = over && !res.BaselineOverflow && !replayed
 		}
 	}

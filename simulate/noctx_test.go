@@ -236,3 +236,46 @@ func TestWithoutContextCallsAll(t *testing.T) {
 		t.Errorf("got %+v; want 0 calls, 1 dropped, as-logged 100, 12 output dropped, censored, boundary 1", r)
 	}
 }
+
+// TestWithoutContextCallsDiedOnDroppedCall: a run that died on its last
+// call, a manage_context-only one, is not saved by a replay that leaves
+// that call out: the replay never reaches the point where the run died,
+// and what the agent would have sent there instead is not in the log.
+//
+//	call 0: prompt 250 (prefix 100 + system 100 + task 50); output 30: text 20, read_file 10 → result 500
+//	call 1: prompt 780; output 20: text 20
+//	call 2: prompt 800; output 15: manage_context 15 → result 5 (the log's last call)
+//
+// At window 805 what ran overflows at call 2 (800 + 15 > 805); the reduced
+// run is calls 0 and 1 (280 and 800 fit) and ends censored, not saved.
+func TestWithoutContextCallsDiedOnDroppedCall(t *testing.T) {
+	tr := &Trace{RunID: "r", NCalls: 3, Prefix: 100}
+	tr.Items = []Item{
+		{Seq: 0, Since: 0, Kind: ItemSystem, Head: true, Tokens: 100, Chars: 400, Call: -1},
+		{Seq: 1, Since: 0, Kind: ItemUser, Head: true, Tokens: 50, Chars: 200, Call: -1},
+		{Seq: 2, Since: 1, Kind: ItemAssistant, Tokens: 20, Chars: 80, Call: -1},
+		{Seq: 3, Since: 1, Kind: ItemToolCall, Class: ClassRead, Tool: "read_file", Tokens: 10, Chars: 40, Call: -1},
+		{Seq: 4, Since: 1, Kind: ItemToolResult, Class: ClassRead, Tool: "read_file", Key: "k1", Tokens: 500, Chars: 2000, Call: 3},
+		{Seq: 5, Since: 2, Kind: ItemAssistant, Tokens: 20, Chars: 80, Call: -1},
+		{Seq: 6, Since: 3, Kind: ItemToolCall, Class: ClassContext, Tool: "manage_context", Tokens: 15, Chars: 60, Call: -1},
+		{Seq: 7, Since: 3, Kind: ItemToolResult, Class: ClassContext, Tool: "manage_context", Tokens: 5, Chars: 20, Call: 6},
+	}
+	tr.Output = []int32{30, 20, 15}
+	tr.Finalize()
+	if tr.DroppedContextCalls() != 1 {
+		t.Fatalf("%d context-only calls, want 1", tr.DroppedContextCalls())
+	}
+	r := replayNamed(t, tr, "keep-all", Options{Window: 805})
+	if r.AsLoggedOverflowAt != 2 || !r.BaselineOverflow {
+		t.Fatalf("as-logged overflow at %d (baseline overflow %v), want call 2", r.AsLoggedOverflowAt, r.BaselineOverflow)
+	}
+	if r.Status != Censored || r.Calls != 2 || r.Saved || r.Lost {
+		t.Errorf("status %s, %d calls, saved %v, lost %v; want censored after 2 calls, neither saved nor lost", r.Status, r.Calls, r.Saved, r.Lost)
+	}
+	// a window where what ran overflows at call 1 (780 + 20 > 790) and the
+	// reduced run does too: neither saved nor lost
+	r = replayNamed(t, tr, "keep-all", Options{Window: 790})
+	if r.AsLoggedOverflowAt != 1 || r.Status != Overflow || r.Saved || r.Lost {
+		t.Errorf("window 790: as-logged overflow %d, status %s, saved %v, lost %v; want 1, overflow, neither", r.AsLoggedOverflowAt, r.Status, r.Saved, r.Lost)
+	}
+}
