@@ -3,46 +3,26 @@ package tracer
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 
+	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
 )
 
-// Split divides traces by run into training and held-out runs, stratified
-// by model family: within each family the runs are ordered by
-// FNV-1a(seed, run id) and the first round(share × n) are held out, at
-// least one when the family has ≥ 2 runs (a family of one run trains).
+// Split divides traces by run into training and held-out runs by the
+// split trajmine recommend uses (internal/holdout): a run is held out when
+// FNV-1a-32(run id) mod every is 0 (every 0 holds out none), so the runs
+// recommend --model holds out at the same every are never trained on. The
+// hash spreads each model family's runs, about 1/every of each held out in
+// expectation (not exactly: a family of a few runs may have none held out).
 // Both halves keep the input order.
-func Split(traces []*simulate.Trace, share float64, seed uint64) (train, held []*simulate.Trace) {
-	key := func(tr *simulate.Trace) uint64 {
-		h := fnv.New64a()
-		h.Write([]byte(strconv.FormatUint(seed, 10) + "\x00" + tr.RunID))
-		return h.Sum64()
-	}
-	fam := map[string][]int{}
-	for i, tr := range traces {
-		fam[tr.Family] = append(fam[tr.Family], i)
-	}
-	out := make([]bool, len(traces))
-	for _, idx := range fam {
-		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(key(traces[a]), key(traces[b])) })
-		k := int(math.Round(share * float64(len(idx))))
-		if len(idx) >= 2 {
-			k = min(max(k, 1), len(idx)-1)
-		} else {
-			k = 0
-		}
-		for _, i := range idx[:k] {
-			out[i] = true
-		}
-	}
-	for i, tr := range traces {
-		if out[i] {
+func Split(traces []*simulate.Trace, every uint32) (train, held []*simulate.Trace) {
+	for _, tr := range traces {
+		if holdout.Held(tr.RunID, every) {
 			held = append(held, tr)
 		} else {
 			train = append(train, tr)
