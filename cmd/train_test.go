@@ -19,12 +19,12 @@ import (
 func TestTrainFlagParsing(t *testing.T) {
 	var got *TrainOptions
 	c := NewTrainCmd(testDeps(t, nil), func(o *TrainOptions) error { got = o; return nil })
-	c.SetArgs([]string{"tracer", "--family", "claude", "--window", "64000", "--seed", "7", "-o", "m.json", "--compressor", "summary", "--lambda", "0"})
+	c.SetArgs([]string{"tracer", "--family", "claude", "--window", "64000", "--seed", "7", "-o", "m.json", "--compressor", "summary", "--lambda", "0", "--ablate", "target=,tool#3", "--holdout-every", "5"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	want := &TrainOptions{Family: "claude", Window: 64000, Seed: 7, Model: "m.json", Epochs: 30, Samples: 2, Hidden: 32, LR: 0.02,
-		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 4}
+		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 5, Ablate: []string{"target=", "tool#3"}}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}

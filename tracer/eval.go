@@ -93,6 +93,15 @@ type Attribution struct {
 	// replayed consequence that are among the 3 with the largest predicted one.
 	Top3     float64
 	Top3Runs int
+	// The Spearman ρ split in its two parts, to say where it is lost:
+	// Positive pairs have a replayed consequence (dropping the output
+	// alone causes a re-invocation); AUC is how well the prediction ranks
+	// those above the rest (0.5 chance, NaN without both), and
+	// SpearmanPositive the ρ among the Positive pairs alone (the size of
+	// the consequence; NaN with fewer than 3).
+	Positive         int
+	AUC              float64
+	SpearmanPositive float64
 }
 
 // LearnedName is the learned policy's name in reports.
@@ -287,9 +296,20 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		meas[k] = float64(drop.Reinvocations-keep.Reinvocations) * float64(int64(tr.Items[p.item].Tokens)+p.prompt)
 		pred[k] = m.Outcome.Harm(p.x, 0)
 	}
-	a := Attribution{Pairs: len(pairs), Spearman: math.NaN()}
+	a := Attribution{Pairs: len(pairs), Spearman: math.NaN(), AUC: math.NaN(), SpearmanPositive: math.NaN()}
 	if len(pairs) >= 3 {
 		a.Spearman = stats.Spearman(pred, meas)
+	}
+	var pp, pm []float64
+	for k := range meas {
+		if meas[k] > 0 {
+			pp, pm = append(pp, pred[k]), append(pm, meas[k])
+		}
+	}
+	a.Positive = len(pp)
+	a.AUC = auc(pred, meas)
+	if len(pp) >= 3 {
+		a.SpearmanPositive = stats.Spearman(pp, pm)
 	}
 	// top-3 recovery per run
 	for lo := 0; lo < len(pairs); {
@@ -311,6 +331,26 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		a.Top3 = math.NaN()
 	}
 	return a
+}
+
+// auc is the probability that pred ranks a pair with meas > 0 above one
+// without (ties count a half): the Mann–Whitney U over the pairs' ranks;
+// NaN without both kinds.
+func auc(pred, meas []float64) float64 {
+	r := stats.Ranks(pred)
+	var np, nn, sum float64
+	for k := range meas {
+		if meas[k] > 0 {
+			np++
+			sum += r[k]
+		} else {
+			nn++
+		}
+	}
+	if np == 0 || nn == 0 {
+		return math.NaN()
+	}
+	return (sum - np*(np+1)/2) / (np * nn)
 }
 
 // top3 is |top3(pred) ∩ top3(meas)| / 3 (ties by index); not ok when no

@@ -87,3 +87,22 @@ func TestFitOutcomeRecovers(t *testing.T) {
 		t.Errorf("Ĉ = %v, want e⁷", got)
 	}
 }
+
+func TestAUC(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		pred, meas []float64
+		want       float64
+	}{
+		// positives 0.35, 0.8 against negatives 0.1, 0.4: 0.35 beats 0.1 only, 0.8 both: 3 of 4
+		{"mixed", []float64{0.1, 0.4, 0.35, 0.8}, []float64{0, 0, 5, 2}, 0.75},
+		{"tie counts a half", []float64{1, 1}, []float64{3, 0}, 0.5},
+		{"reversed", []float64{2, 1}, []float64{0, 1}, 0},
+		{"no positives", []float64{1, 2}, []float64{0, 0}, math.NaN()},
+	} {
+		got := auc(tc.pred, tc.meas)
+		if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("%s: auc = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
