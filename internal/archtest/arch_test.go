@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"redact":                 {},
 	"counterfactual":         {"schema", "internal/stats"},
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining"}, // mining: TargetKind for the learned policy's target-kind feature
-	"tracer":                 {"simulate", "internal/stats", "internal/holdout"}, // TRACER's learned retention, trained on replay traces
+	"tracer":                 {"simulate", "internal/stats", "internal/holdout"},                                       // TRACER's learned retention, trained on replay traces
 	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact"},
 	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
 	"cmd/trajmine":           {"cmd"},
