@@ -302,8 +302,8 @@ func writeTracerReport(w io.Writer, rep *tracer.Report) {
 	a := rep.Attr
 	fmt.Fprintf(w, "\nattributor check: %d (run, output) pairs, Spearman ρ(predicted, replayed consequence) = %s (the seed reports 0.66); top-3 recovery %s over %d runs\n",
 		a.Pairs, fmtNaN(a.Spearman, "%.3f"), fmtNaN(a.Top3, "%.2f"), a.Top3Runs)
-	fmt.Fprintf(w, "  of which %d have a replayed consequence: AUC of the prediction for having one %s; ρ among those %s\n",
-		a.Positive, fmtNaN(a.AUC, "%.3f"), fmtNaN(a.SpearmanPositive, "%.3f"))
+	fmt.Fprintf(w, "  of which %d have a replayed consequence: AUC of the prediction for having one %s; ρ among those %s; ρ ceiling with the other %d tied at zero %s\n",
+		a.Positive, fmtNaN(a.AUC, "%.3f"), fmtNaN(a.SpearmanPositive, "%.3f"), a.Pairs-a.Positive, fmtNaN(a.Ceiling, "%.3f"))
 }
 
 func fmtNaN(v float64, f string) string {

@@ -102,6 +102,12 @@ type Attribution struct {
 	Positive         int
 	AUC              float64
 	SpearmanPositive float64
+	// Ceiling is the ρ a predictor right about every Positive pair's
+	// consequence would get, were it as continuous as this one on the
+	// rest: the replayed consequence with the zeros' ties broken in the
+	// prediction's order. Many zeros (outputs whose drop costs nothing)
+	// hold it, and so ρ, below 1 (NaN with fewer than 3 pairs).
+	Ceiling float64
 }
 
 // LearnedName is the learned policy's name in reports.
@@ -296,9 +302,10 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		meas[k] = float64(drop.Reinvocations-keep.Reinvocations) * float64(int64(tr.Items[p.item].Tokens)+p.prompt)
 		pred[k] = m.Outcome.Harm(p.x, 0)
 	}
-	a := Attribution{Pairs: len(pairs), Spearman: math.NaN(), AUC: math.NaN(), SpearmanPositive: math.NaN()}
+	a := Attribution{Pairs: len(pairs), Spearman: math.NaN(), AUC: math.NaN(), SpearmanPositive: math.NaN(), Ceiling: math.NaN()}
 	if len(pairs) >= 3 {
 		a.Spearman = stats.Spearman(pred, meas)
+		a.Ceiling = stats.Spearman(oracle(pred, meas), meas)
 	}
 	var pp, pm []float64
 	for k := range meas {
@@ -331,6 +338,21 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		a.Top3 = math.NaN()
 	}
 	return a
+}
+
+// oracle is meas with its zeros (and negatives) replaced by values below
+// every positive one, ordered as pred orders them (Attribution.Ceiling).
+func oracle(pred, meas []float64) []float64 {
+	r := stats.Ranks(pred)
+	o := make([]float64, len(meas))
+	for k, m := range meas {
+		if m > 0 {
+			o[k] = m
+		} else {
+			o[k] = -float64(len(meas)) + r[k] // below 0, in pred's order
+		}
+	}
+	return o
 }
 
 // auc is the probability that pred ranks a pair with meas > 0 above one
