@@ -21,23 +21,24 @@ import (
 
 // TrainOptions are the flags of trajmine train tracer.
 type TrainOptions struct {
-	Family     string
-	Window     int64
-	Seed       uint64
-	Model      string // -o: the model file
-	Epochs     int
-	Samples    int
-	Hidden     int
-	LR         float64
-	Lambda     float64
-	Credit     float64
-	Trigger    float64
-	Keep       int
-	Compressor string
-	Holdout    uint32 // --holdout-every
-	Ablate     []string
-	NoSave     bool
-	Out        io.Writer
+	Family      string
+	Window      int64
+	Seed        uint64
+	Model       string // -o: the model file
+	Epochs      int
+	Samples     int
+	Hidden      int
+	LR          float64
+	Lambda      float64
+	Credit      float64
+	Trigger     float64
+	Keep        int
+	Compressor  string
+	Holdout     uint32 // --holdout-every
+	Ablate      []string
+	Attribution int // --attribution: (run, output) pairs of the attributor check
+	NoSave      bool
+	Out         io.Writer
 }
 
 // NewTrainCmd builds `trajmine train` with its one subcommand, tracer.
@@ -93,7 +94,11 @@ the same calls: an overflow ends a replay early), re-invocations per 100 calls, 
 Wilcoxon test of the per-run token ratios. The attributor check replays,
 for up to 200 (run, output) pairs, that output dropped alone against kept
 whole, and gives Spearman's ρ between the outcome model's predicted and the
-replayed re-invocation cost, and top-3 recovery per run.
+replayed re-invocation cost, and top-3 recovery per run (--attribution sets
+the number of pairs). Most dropped outputs cost nothing later (no later call
+uses them), so it also gives the pairs with a replayed consequence, the AUC of
+the prediction for having one, ρ among those, and the ρ ceiling: what a
+predictor right about every consequence would get with the zeros tied.
 
 The same --seed, flags and database give a byte-identical model file.
 Use the model as the policy tracer(model=FILE) in simulate, recommend
@@ -112,6 +117,9 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 			}
 			if o.Holdout == 1 {
 				return flagErrorf("--holdout-every 1 would hold out every run (0: train on all)")
+			}
+			if o.Attribution < 0 {
+				return flagErrorf("--attribution must be ≥ 0")
 			}
 			if o.Samples < 2 || o.Epochs < 1 || o.Hidden < 1 {
 				return flagErrorf("--samples must be ≥ 2, --epochs and --hidden ≥ 1")
@@ -146,6 +154,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 	f.StringVar(&o.Compressor, "compressor", simulate.CompressTruncate, "truncate (head + tail), head or summary")
 	f.Uint32Var(&o.Holdout, "holdout-every", holdout.DefaultEvery, "hold out runs whose FNV-1a(run id) mod this is 0, as recommend does (0: train on all, no evaluation)")
 	f.StringSliceVar(&o.Ablate, "ablate", nil, "features held at zero (names, or prefixes ending in = or #, e.g. target=); repeatable")
+	f.IntVar(&o.Attribution, "attribution", 200, "(run, output) pairs the attributor check drops one at a time (0: no check)")
 	f.BoolVar(&o.NoSave, "no-save", false, "write no table (opens the database read-only)")
 	c.AddCommand(t)
 	return c
@@ -240,7 +249,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if len(held) == 0 {
 		return nil
 	}
-	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed})
+	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed, Attribution: orNegInt(o.Attribution)})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func TestTrainFlagParsing(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &TrainOptions{Family: "claude", Window: 64000, Seed: 7, Model: "m.json", Epochs: 30, Samples: 2, Hidden: 32, LR: 0.02,
-		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 5, Ablate: []string{"target=", "tool#3"}}
+		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 5, Ablate: []string{"target=", "tool#3"}, Attribution: 200}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -41,6 +41,7 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"train", "tracer", "-o", "m.json", "--holdout-every", "1"}, "--holdout-every 1 would hold out every run"},
 		{[]string{"train", "tracer", "-o", "m.json", "--holdout-every", "-1"}, "invalid argument"},
 		{[]string{"train", "tracer", "-o", "m.json", "--samples", "1"}, "--samples must be ≥ 2"},
+		{[]string{"train", "tracer", "-o", "m.json", "--attribution", "-1"}, "--attribution must be ≥ 0"},
 		{[]string{"train", "tracer", "-o", "m.json", "--compressor", "zip"}, "--compressor must be"},
 		{[]string{"train", "tracer", "-o", "m.json", "--trigger", "2"}, "--trigger must be in [0, 1]"},
 	} {
@@ -58,12 +59,12 @@ func TestTrainRun(t *testing.T) {
 	d := simulateDB(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	args := []string{"train", "tracer", "--window", "3000", "--epochs", "2", "--hidden", "4", "--holdout-every", "2", "-o", model}
+	args := []string{"train", "tracer", "--window", "3000", "--epochs", "2", "--hidden", "4", "--holdout-every", "2", "--attribution", "3", "-o", model}
 	stdout, stderr, code := run(t, d, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"EPOCH", "wrote " + model, "held-out runs:", "tracer(model)", "tracer-tooltype(trigger=0.5,keep=1)", "attributor check:"} {
+	for _, want := range []string{"EPOCH", "wrote " + model, "held-out runs:", "tracer(model)", "tracer-tooltype(trigger=0.5,keep=1)", "attributor check: 3 (run, output) pairs"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
