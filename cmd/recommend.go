@@ -113,7 +113,7 @@ so.`,
 			}
 			defer st.Close()
 			ao := o.analysis()
-			if o.Model != "" {
+			if o.Model != "" && slices.Contains(ao.Grid, "tracer(model="+o.Model+")") {
 				// a held-out run the model was trained on cannot measure it: Decide refuses
 				m, err := tracer.ReadModel(o.Model)
 				if err != nil {
