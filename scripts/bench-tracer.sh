@@ -36,8 +36,10 @@ timeit() { # label binary args…: wall and peak RSS of one training
 	local label=$1 b=$2
 	shift 2
 	/usr/bin/time -v "$b" "$@" >"$out/$label.out" 2>"$out/$label.time"
-	printf '%s wall %s rss_kb %s\n' "$label" \
+	printf '%s wall %s user %s sys %s rss_kb %s\n' "$label" \
 		"$(grep 'Elapsed (wall' "$out/$label.time" | awk '{print $NF}')" \
+		"$(grep 'User time' "$out/$label.time" | awk '{print $NF}')" \
+		"$(grep 'System time' "$out/$label.time" | awk '{print $NF}')" \
 		"$(grep 'Maximum resident' "$out/$label.time" | awk '{print $NF}')" | tee -a "$out/time.txt"
 }
 
@@ -54,15 +56,25 @@ fi
 
 if [[ " $steps " == *" sweep "* ]]; then
 	# --credit sweep; the held-out table of each (held out: FNV-1a(run id) mod 4 = 0)
+	# (the shared corpus at 16,000 tokens: at each run's own window none of
+	# its held-out runs reaches a compression event)
 	for db in c2 c1 shared; do
+		w=0
+		[ "$db" = shared ] && w=16000
 		for c in 1 3 10 30; do
-			"$bin" --db "$out/$db.duckdb" train tracer --no-save --credit "$c" -o "$out/$db-credit$c.json" >"$out/$db-credit$c.log" 2>&1
+			"$bin" --db "$out/$db.duckdb" train tracer --no-save --window "$w" --credit "$c" --attribution 1000 \
+				-o "$out/$db-credit$c.json" >"$out/$db-credit$c.log" 2>&1
 		done
 	done
+	# planted truth
+	if [ ! -f "$out/planted.duckdb" ]; then
+		"$bin" synth -n 300 --formats openai-messages --plant-reuse "$out/planted" >/dev/null
+		"$bin" --db "$out/planted.duckdb" ingest "$out/planted" >"$out/ingest-planted.log" 2>&1
+	fi
+	"$bin" --db "$out/planted.duckdb" train tracer --no-save --window 32000 -o "$out/planted.json" >"$out/planted.log" 2>&1
 fi
 
 if [[ " $steps " == *" ablate "* ]]; then
-	for db in c1 shared; do
-		"$bin" --db "$out/$db.duckdb" train tracer --no-save --ablate target= -o "$out/$db-notarget.json" >"$out/$db-notarget.log" 2>&1
-	done
+	"$bin" --db "$out/c1.duckdb" train tracer --no-save --ablate target= -o "$out/c1-notarget.json" >"$out/c1-notarget.log" 2>&1
+	"$bin" --db "$out/shared.duckdb" train tracer --no-save --window 16000 --ablate target= -o "$out/shared-notarget.json" >"$out/shared-notarget.log" 2>&1
 fi
