@@ -20,6 +20,9 @@ type RecommendOptions struct {
 	HoldoutEvery uint32   // hold out runs whose FNV-1a(run id) mod this is 0
 	MaxReinv     float64  // most predicted re-invocations per 100 calls a candidate may cause
 	AnyMechanism bool     // candidates a family's run harnesses cannot be set to run stay eligible
+	// TrainedOn holds the runs a learned candidate was trained on
+	// (recommend.Options.TrainedOn: a held-out one among them is an error).
+	TrainedOn map[string]bool
 }
 
 // RecommendStore chooses a policy per model family over the store (see
@@ -101,7 +104,7 @@ func (a *Recommend) Finish(groups []behavior.Group) ([]recommend.Result, error) 
 	slices.SortFunc(fams, func(x, y recommend.FamilyOutcomes) int { return cmp.Compare(x.Name, y.Name) })
 	o := a.o
 	return recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
-		MaxReinvPer100: o.MaxReinv, AnyMechanism: o.AnyMechanism, Label: func(f string) string { return labels[f] }})
+		MaxReinvPer100: o.MaxReinv, AnyMechanism: o.AnyMechanism, TrainedOn: o.TrainedOn, Label: func(f string) string { return labels[f] }})
 }
 
 // Behaviour profiles each run's context management (package

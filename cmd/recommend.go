@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/tracer"
 
 	"github.com/goccy/go-yaml"
 	"github.com/spf13/cobra"
@@ -43,7 +44,8 @@ with what ran (the as-logged baseline: each run replayed under its own logged
 context management), and checking the winner on runs it was not chosen on.
 
 Runs are split per family: a run is held out when FNV-1a(run id) mod
---holdout-every is 0. Evidence rules: a family gets a recommendation only with
+--holdout-every is 0 (trajmine train tracer's split too). A --model trained on
+a run held out here is refused: that run could not measure it. Evidence rules: a family gets a recommendation only with
 at least ` + strconv.Itoa(recommend.DefaultMinTrain) + ` training and ` + strconv.Itoa(recommend.DefaultMinHeldOut) + ` held-out runs; below that it prints
 "insufficient evidence: N runs (T training, H held out), need …: collect about K
 more runs of FAMILY" and still lists the candidates.
@@ -110,7 +112,19 @@ so.`,
 				return err
 			}
 			defer st.Close()
-			rs, err := analysis.RecommendStore(c.Context(), st, o.analysis())
+			ao := o.analysis()
+			if o.Model != "" && slices.Contains(ao.Grid, "tracer(model="+o.Model+")") {
+				// a held-out run the model was trained on cannot measure it: Decide refuses
+				m, err := tracer.ReadModel(o.Model)
+				if err != nil {
+					return err
+				}
+				ao.TrainedOn = make(map[string]bool, len(m.Training.RunIDs))
+				for _, id := range m.Training.RunIDs {
+					ao.TrainedOn[id] = true
+				}
+			}
+			rs, err := analysis.RecommendStore(c.Context(), st, ao)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
@@ -20,22 +21,24 @@ import (
 
 // TrainOptions are the flags of trajmine train tracer.
 type TrainOptions struct {
-	Family     string
-	Window     int64
-	Seed       uint64
-	Model      string // -o: the model file
-	Epochs     int
-	Samples    int
-	Hidden     int
-	LR         float64
-	Lambda     float64
-	Credit     float64
-	Trigger    float64
-	Keep       int
-	Compressor string
-	Holdout    float64
-	NoSave     bool
-	Out        io.Writer
+	Family      string
+	Window      int64
+	Seed        uint64
+	Model       string // -o: the model file
+	Epochs      int
+	Samples     int
+	Hidden      int
+	LR          float64
+	Lambda      float64
+	Credit      float64
+	Trigger     float64
+	Keep        int
+	Compressor  string
+	Holdout     uint32 // --holdout-every
+	Ablate      []string
+	Attribution int // --attribution: (run, output) pairs of the attributor check
+	NoSave      bool
+	Out         io.Writer
 }
 
 // NewTrainCmd builds `trajmine train` with its one subcommand, tracer.
@@ -60,8 +63,11 @@ ratio in [0, 1] from a two-layer MLP with a Beta head, and a fixed compressor
 stand-in of that share of its tokens) applies it. The features are what is
 known at that call: tool name and class, output tokens, age in calls, uses so
 far (trajmine counterfactual's provenance, earlier calls only), rank and token
-share in the event, the prompt's share of the window, and the run's query
-(the first user message's terms, hashed).
+share in the event, the prompt's share of the window, the run's query (the
+first user message's terms, hashed), and the kind of the output's target (its
+call's: a file, a directory, a glob, a URL, a command line or query, none).
+--ablate holds named features (or every feature with a prefix ending in = or
+#, e.g. target=) at zero, to measure what they add.
 
 Training is REINFORCE: each epoch replays every training run --samples times
 with ratios drawn from the Beta. A replay's reward is −(prompt tokens +
@@ -73,8 +79,11 @@ predicted cost of its predicted re-invocation, against keeping that output
 whole). The outcome model — P(re-invocation | features, ratio) =
 (1 − ratio)·σ(w·x) and the log token cost of one — is refitted every epoch.
 
-Runs are split by run, stratified by model family: --holdout of each
-family's runs (by FNV-1a of the seed and run id) are held out. The training
+Runs are split by run with trajmine recommend's split: a run is held out when
+FNV-1a-32(run id) mod --holdout-every is 0 (about 1/every of each model
+family), so recommend --model at the same --holdout-every measures the model
+only on runs it never trained on (the model file records the rule and its
+training runs, and recommend refuses a model trained on a run it holds out). The training
 curves are printed one line per epoch and written to the train_curves table
 (--no-save writes none). On the held-out runs the mean policy is compared
 with keep-all, the as-logged replay (as-logged when the catalog has it,
@@ -85,7 +94,11 @@ the same calls: an overflow ends a replay early), re-invocations per 100 calls, 
 Wilcoxon test of the per-run token ratios. The attributor check replays,
 for up to 200 (run, output) pairs, that output dropped alone against kept
 whole, and gives Spearman's ρ between the outcome model's predicted and the
-replayed re-invocation cost, and top-3 recovery per run.
+replayed re-invocation cost, and top-3 recovery per run (--attribution sets
+the number of pairs). Most dropped outputs cost nothing later (no later call
+uses them), so it also gives the pairs with a replayed consequence, the AUC of
+the prediction for having one, ρ among those, and the ρ ceiling: what a
+predictor right about every consequence would get with the zeros tied.
 
 The same --seed, flags and database give a byte-identical model file.
 Use the model as the policy tracer(model=FILE) in simulate, recommend
@@ -102,8 +115,11 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 			if strings.ContainsAny(o.Model, ",)") {
 				return flagErrorf("-o: a model path cannot hold ',' or ')' (policy specs could not name it)")
 			}
-			if o.Holdout < 0 || o.Holdout >= 1 {
-				return flagErrorf("--holdout must be in [0, 1)")
+			if o.Holdout == 1 {
+				return flagErrorf("--holdout-every 1 would hold out every run (0: train on all)")
+			}
+			if o.Attribution < 0 {
+				return flagErrorf("--attribution must be ≥ 0")
 			}
 			if o.Samples < 2 || o.Epochs < 1 || o.Hidden < 1 {
 				return flagErrorf("--samples must be ≥ 2, --epochs and --hidden ≥ 1")
@@ -136,7 +152,9 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 	f.Float64Var(&o.Trigger, "trigger", 0.5, "compression event when the prompt reaches this share of the window")
 	f.IntVar(&o.Keep, "keep", 1, "newest tool outputs left whole at an event")
 	f.StringVar(&o.Compressor, "compressor", simulate.CompressTruncate, "truncate (head + tail), head or summary")
-	f.Float64Var(&o.Holdout, "holdout", 0.2, "share of each family's runs held out for evaluation (0: train on all, no evaluation)")
+	f.Uint32Var(&o.Holdout, "holdout-every", holdout.DefaultEvery, "hold out runs whose FNV-1a(run id) mod this is 0, as recommend does (0: train on all, no evaluation)")
+	f.StringSliceVar(&o.Ablate, "ablate", nil, "features held at zero (names, or prefixes ending in = or #, e.g. target=); repeatable")
+	f.IntVar(&o.Attribution, "attribution", 200, "(run, output) pairs the attributor check drops one at a time (0: no check)")
 	f.BoolVar(&o.NoSave, "no-save", false, "write no table (opens the database read-only)")
 	c.AddCommand(t)
 	return c
@@ -184,18 +202,18 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		}
 		return fmt.Errorf("train tracer: no runs in the database")
 	}
-	train, held := col.traces, []*simulate.Trace(nil)
-	if o.Holdout > 0 {
-		train, held = tracer.Split(col.traces, o.Holdout, o.Seed)
+	train, held := tracer.Split(col.traces, o.Holdout)
+	if len(train) == 0 {
+		return fmt.Errorf("train tracer: all %d runs are held out (%s): use a larger --holdout-every", len(held), holdout.Rule(o.Holdout))
 	}
 	w := o.Out
-	fmt.Fprintf(w, "training on %d runs, %d held out (split by run, stratified by family, seed %d)\n", len(train), len(held), o.Seed)
+	fmt.Fprintf(w, "training on %d runs, %d held out (%s, recommend's split)\n", len(train), len(held), holdout.Rule(o.Holdout))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "EPOCH\tREWARD\tTOKENS/KEEP-ALL\tREINV/100\tOVERFLOWS\tMEAN RATIO\tMEAN-POLICY REWARD\tMEAN-POLICY TOKENS\tOUTCOME LOGLOSS\t")
 	t0 := time.Now()
 	m, err := tracer.Train(ctx, train, &tracer.Options{Seed: o.Seed, Window: o.Window, Epochs: o.Epochs, Samples: o.Samples,
 		Hidden: o.Hidden, LR: o.LR, Lambda: orNeg(o.Lambda), Credit: orNeg(o.Credit), Trigger: o.Trigger, Keep: orNegInt(o.Keep),
-		Compressor: o.Compressor}, func(e tracer.Epoch) {
+		Compressor: o.Compressor, Ablate: o.Ablate}, func(e tracer.Epoch) {
 		loss := "-"
 		if e.OutcomeLoss >= 0 {
 			loss = fmt.Sprintf("%.4f", e.OutcomeLoss)
@@ -208,6 +226,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	}
 	tw.Flush()
 	elapsed := time.Since(t0)
+	m.Training.Split, m.Training.HoldoutEvery = holdout.Rule(o.Holdout), o.Holdout
 	if err := tracer.WriteModel(o.Model, m); err != nil {
 		return err
 	}
@@ -230,7 +249,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if len(held) == 0 {
 		return nil
 	}
-	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed})
+	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed, Attribution: orNegInt(o.Attribution)})
 	if err != nil {
 		return err
 	}
@@ -292,6 +311,8 @@ func writeTracerReport(w io.Writer, rep *tracer.Report) {
 	a := rep.Attr
 	fmt.Fprintf(w, "\nattributor check: %d (run, output) pairs, Spearman ρ(predicted, replayed consequence) = %s (the seed reports 0.66); top-3 recovery %s over %d runs\n",
 		a.Pairs, fmtNaN(a.Spearman, "%.3f"), fmtNaN(a.Top3, "%.2f"), a.Top3Runs)
+	fmt.Fprintf(w, "  of which %d have a replayed consequence: AUC of the prediction for having one %s; ρ among those %s; ρ ceiling with the other %d tied at zero %s\n",
+		a.Positive, fmtNaN(a.AUC, "%.3f"), fmtNaN(a.SpearmanPositive, "%.3f"), a.Pairs-a.Positive, fmtNaN(a.Ceiling, "%.3f"))
 }
 
 func fmtNaN(v float64, f string) string {

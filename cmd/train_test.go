@@ -6,23 +6,25 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/tracer"
 )
 
 func TestTrainFlagParsing(t *testing.T) {
 	var got *TrainOptions
 	c := NewTrainCmd(testDeps(t, nil), func(o *TrainOptions) error { got = o; return nil })
-	c.SetArgs([]string{"tracer", "--family", "claude", "--window", "64000", "--seed", "7", "-o", "m.json", "--compressor", "summary", "--lambda", "0"})
+	c.SetArgs([]string{"tracer", "--family", "claude", "--window", "64000", "--seed", "7", "-o", "m.json", "--compressor", "summary", "--lambda", "0", "--ablate", "target=,tool#3", "--holdout-every", "5"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	want := &TrainOptions{Family: "claude", Window: 64000, Seed: 7, Model: "m.json", Epochs: 30, Samples: 2, Hidden: 32, LR: 0.02,
-		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 0.2}
+		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 5, Ablate: []string{"target=", "tool#3"}, Attribution: 200}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -36,8 +38,10 @@ func TestTrainUsageErrors(t *testing.T) {
 	}{
 		{[]string{"train", "tracer"}, "-o MODEL is required"},
 		{[]string{"train", "tracer", "-o", "a,b.json"}, "cannot hold ','"},
-		{[]string{"train", "tracer", "-o", "m.json", "--holdout", "1"}, "--holdout must be in [0, 1)"},
+		{[]string{"train", "tracer", "-o", "m.json", "--holdout-every", "1"}, "--holdout-every 1 would hold out every run"},
+		{[]string{"train", "tracer", "-o", "m.json", "--holdout-every", "-1"}, "invalid argument"},
 		{[]string{"train", "tracer", "-o", "m.json", "--samples", "1"}, "--samples must be ≥ 2"},
+		{[]string{"train", "tracer", "-o", "m.json", "--attribution", "-1"}, "--attribution must be ≥ 0"},
 		{[]string{"train", "tracer", "-o", "m.json", "--compressor", "zip"}, "--compressor must be"},
 		{[]string{"train", "tracer", "-o", "m.json", "--trigger", "2"}, "--trigger must be in [0, 1]"},
 	} {
@@ -55,12 +59,12 @@ func TestTrainRun(t *testing.T) {
 	d := simulateDB(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.json")
-	args := []string{"train", "tracer", "--window", "3000", "--epochs", "2", "--hidden", "4", "--holdout", "0.5", "-o", model}
+	args := []string{"train", "tracer", "--window", "3000", "--epochs", "2", "--hidden", "4", "--holdout-every", "2", "--attribution", "3", "-o", model}
 	stdout, stderr, code := run(t, d, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"EPOCH", "wrote " + model, "held-out runs:", "tracer(model)", "tracer-tooltype(trigger=0.5,keep=1)", "attributor check:"} {
+	for _, want := range []string{"EPOCH", "wrote " + model, "held-out runs:", "tracer(model)", "tracer-tooltype(trigger=0.5,keep=1)", "attributor check: 3 (run, output) pairs"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
@@ -148,5 +152,96 @@ func TestTrainPlantedSynth(t *testing.T) {
 	}
 	if len(tokens) != 2 || tokens["tracer"] >= tokens["tracer-tooltype"] {
 		t.Errorf("held-out tokens/keep-all %v: want the learned policy below tracer-tooltype\n%s", tokens, stdout)
+	}
+}
+
+// TestTrainRecommendSplit checks that train tracer and recommend --model
+// split alike: a model trained at recommend's --holdout-every never saw a
+// run recommend holds out (the model file records the rule and its runs),
+// and recommend refuses a model trained on every run, naming the runs it
+// holds out. The held-out runs are computed here from the store's run ids
+// with FNV-1a-32 written out.
+func TestTrainRecommendSplit(t *testing.T) {
+	d := simulateDB(t)
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), store.Config{Path: d.DB, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := st.DB().Query("SELECT run_id FROM runs ORDER BY run_id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids, held []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+		h := uint32(2166136261)
+		for i := 0; i < len(id); i++ {
+			h = (h ^ uint32(id[i])) * 16777619
+		}
+		if h%4 == 0 {
+			held = append(held, id)
+		}
+	}
+	rows.Close()
+	st.Close()
+	if len(held) == 0 || len(held) == len(ids) {
+		t.Fatalf("fixture: %d of %d runs held out at every 4; the test needs some of each", len(held), len(ids))
+	}
+	train := func(name string, every string) *tracer.Model {
+		path := filepath.Join(dir, name)
+		if _, stderr, code := run(t, d, "train", "tracer", "--window", "3000", "--epochs", "1", "--hidden", "2", "--no-save", "--holdout-every", every, "-o", path); code != 0 {
+			t.Fatalf("train --holdout-every %s: exit %d: %s", every, code, stderr)
+		}
+		m, err := tracer.ReadModel(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	t.Logf("%d runs, held out at every 4: %v", len(ids), held)
+	split := train("split.json", "4")
+	if got := split.Training.Split; got != "held out when FNV-1a-32(run id) mod 4 = 0" || split.Training.HoldoutEvery != 4 {
+		t.Errorf("model records split %q every %d", got, split.Training.HoldoutEvery)
+	}
+	var wantTrain []string
+	for _, id := range ids {
+		if !slices.Contains(held, id) {
+			wantTrain = append(wantTrain, id)
+		}
+	}
+	if got := slices.Sorted(slices.Values(split.Training.RunIDs)); !slices.Equal(got, wantTrain) {
+		t.Errorf("trained on %v, want the runs recommend does not hold out %v", got, wantTrain)
+	}
+	if _, stderr, code := run(t, d, "recommend", "--window", "3000", "--model", filepath.Join(dir, "split.json")); code != 0 {
+		t.Errorf("recommend with a model trained on its split: exit %d: %s", code, stderr)
+	}
+	all := train("all.json", "0")
+	if len(all.Training.RunIDs) != len(ids) {
+		t.Errorf("--holdout-every 0 trained on %d runs, want all %d", len(all.Training.RunIDs), len(ids))
+	}
+	_, stderr, code := run(t, d, "recommend", "--window", "3000", "--model", filepath.Join(dir, "all.json"))
+	if code == 0 || !strings.Contains(stderr, fmt.Sprintf("%d held-out run", len(held))) || !strings.Contains(stderr, held[0]) ||
+		!strings.Contains(stderr, "--holdout-every 4") {
+		t.Errorf("recommend with a model trained on its held-out runs %v: exit %d, stderr %q; want a refusal naming them", held, code, stderr)
+	}
+	// recommend at another split: every 2 holds out a superset of every 4's runs, so the every-4 model leaks there
+	if _, stderr, code := run(t, d, "recommend", "--window", "3000", "--holdout-every", "2", "--model", filepath.Join(dir, "split.json")); code == 0 {
+		// only if some run held out at 2 was trained on at 4
+		var leak bool
+		for _, id := range split.Training.RunIDs {
+			h := uint32(2166136261)
+			for i := 0; i < len(id); i++ {
+				h = (h ^ uint32(id[i])) * 16777619
+			}
+			leak = leak || h%2 == 0
+		}
+		if leak {
+			t.Errorf("recommend --holdout-every 2 with an every-4 model that trained on its held-out runs: exit 0 (%s)", stderr)
+		}
 	}
 }

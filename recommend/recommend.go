@@ -48,21 +48,21 @@ package recommend
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
 )
 
 // Evidence thresholds (see the package doc, step 2).
 const (
-	DefaultMinTrain     = 10 // training runs a family needs for a recommendation
-	DefaultMinHeldOut   = 5  // held-out runs a family needs for a recommendation
-	DefaultHoldoutEvery = 4  // every 4th run (by hash) is held out
-	DefaultMaxReinv     = 2  // predicted re-invocations per 100 calls a candidate may cause
+	DefaultMinTrain     = 10                   // training runs a family needs for a recommendation
+	DefaultMinHeldOut   = 5                    // held-out runs a family needs for a recommendation
+	DefaultHoldoutEvery = holdout.DefaultEvery // every 4th run (by hash) is held out
+	DefaultMaxReinv     = 2                    // predicted re-invocations per 100 calls a candidate may cause
 )
 
 // Options configures Recommend. Zero values take the documented defaults.
@@ -82,6 +82,10 @@ type Options struct {
 	// excluded only when it is another harness's own mechanism, not when
 	// no harness of the family's runs can be configured to run it.
 	AnyMechanism bool
+	// TrainedOn, when set, holds the runs a learned candidate (trajmine
+	// recommend --model) was trained on: Decide refuses when one of them is
+	// a held-out run, which then could not measure that candidate.
+	TrainedOn map[string]bool
 }
 
 // DefaultGrid is the candidate set: what ran (as-logged, the baseline),
@@ -322,6 +326,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 	o = withDefaults(o)
 	pols := g.pols
 	var out []Result
+	var leaked []string
 	for _, fam := range fams {
 		label := ""
 		if o.Label != nil {
@@ -336,6 +341,9 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 				return nil, fmt.Errorf("decide: run %s has %d outcomes for %d candidates", r.RunID, len(r.Cands), len(pols))
 			}
 			if heldOut(r.RunID, o.HoldoutEvery) {
+				if o.TrainedOn[r.RunID] {
+					leaked = append(leaked, r.RunID)
+				}
 				held = append(held, r)
 			} else {
 				train = append(train, r)
@@ -387,7 +395,22 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 		res.Why = why(res, res.Candidates[best], simulate.Short(pols[best]), o)
 		out = append(out, res)
 	}
+	if len(leaked) > 0 {
+		return nil, leakError(leaked, o.HoldoutEvery)
+	}
 	return out, nil
+}
+
+// leakError is Decide's refusal when held-out runs were trained on.
+func leakError(ids []string, every uint32) error {
+	slices.Sort(ids)
+	eg := strings.Join(ids[:min(len(ids), 3)], ", ")
+	if len(ids) > 3 {
+		eg += ", …"
+	}
+	return fmt.Errorf("recommend: %d held-out %s (%s) in the model's training set, so they cannot measure it: "+
+		"retrain it with trajmine train tracer --holdout-every %d (recommend's split, %s) or on other runs",
+		len(ids), map[bool]string{true: "run is", false: "runs are"}[len(ids) == 1], eg, every, holdout.Rule(every))
 }
 
 func withDefaults(o Options) Options {
@@ -469,11 +492,10 @@ func better(a, b Candidate) bool {
 	return a.Ratio < b.Ratio-1e-12
 }
 
-func heldOut(id string, every uint32) bool {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return h.Sum32()%every == 0
-}
+// heldOut is the shared split (package internal/holdout): the runs tracer
+// evaluates a model on are the runs held out here, so a model trained by
+// trajmine train tracer at the same --holdout-every never saw them.
+func heldOut(id string, every uint32) bool { return holdout.Held(id, every) }
 
 // evaluate summarises candidate ci's outcomes on runs as a Candidate.
 func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {

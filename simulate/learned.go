@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -24,8 +25,9 @@ import (
 // at t (FeatureNames): its tool name and action class, its size, its age in
 // calls, the uses of it the provenance model (package counterfactual) saw at
 // calls before t, its rank and token share within the event, the prompt's
-// share of the window, and the run's query (the first user message's terms,
-// hashed).
+// share of the window, the run's query (the first user message's terms,
+// hashed), and the kind of its call's target (TargetNames: a file, a
+// directory, a glob, a URL, a command line or query, none).
 
 // Compressors a learned policy applies a ratio with.
 const (
@@ -62,6 +64,9 @@ var FeatureNames = func() []string {
 	for b := range queryBuckets {
 		f = append(f, fmt.Sprintf("query#%d", b))
 	}
+	for _, k := range TargetNames {
+		f = append(f, "target="+k)
+	}
 	return f
 }()
 
@@ -79,6 +84,7 @@ const (
 	fRank       = fTokens + 5
 	fTokenShare = fTokens + 6
 	fQuery      = fTokens + 7
+	fTargetKind = fQuery + queryBuckets
 )
 
 // Candidate is one tool output at a compression event.
@@ -232,6 +238,7 @@ func (p *learned) Before(t int, s *Sim) {
 			x[fTokenShare] = float64(it.Tokens) / total
 		}
 		copy(x[fQuery:], p.query[:])
+		x[fTargetKind+int(min(it.Target, uint8(len(TargetNames)-1)))] = 1
 		p.ev.Cands = append(p.ev.Cands, Candidate{Item: i, X: x, Ratio: 1})
 	}
 	p.r.Retain(tr, &p.ev)
@@ -340,8 +347,47 @@ type RetentionModel struct {
 	Compressor string    `json:"compressor"`
 }
 
-// RetentionFormat names the model file format.
-const RetentionFormat = "trajmine-tracer/1"
+// RetentionFormat names the model file format: /2 added the target-kind
+// features (target=…), /1 had none.
+const RetentionFormat = "trajmine-tracer/2"
+
+// retentionFormats are the formats Upgrade reads.
+var retentionFormats = []string{"trajmine-tracer/1", RetentionFormat}
+
+// Upgrade maps a model read from a file onto this build's features by
+// name: a feature this build has and the file lacks (a /1 file's
+// target=…) gets zero weights, so the model gives the ratios it gave when
+// it was trained. A feature the file has and this build lacks, or a format
+// it does not know, is an error naming what to do.
+func (m *RetentionModel) Upgrade() error {
+	if !slices.Contains(retentionFormats, m.Format) {
+		return fmt.Errorf("format %q, want %q (or an earlier %s): retrain with trajmine train tracer", m.Format, RetentionFormat, strings.Join(retentionFormats[:len(retentionFormats)-1], ", "))
+	}
+	if slices.Equal(m.Features, FeatureNames) {
+		m.Format = RetentionFormat
+		return nil
+	}
+	d, h := len(m.Features), m.Hidden
+	if h < 1 || len(m.W1) != h*d {
+		return fmt.Errorf("weights do not match hidden=%d and %d features", h, d)
+	}
+	col := make(map[string]int, FeatureDim)
+	for k, f := range FeatureNames {
+		col[f] = k
+	}
+	w1 := make([]float64, h*FeatureDim)
+	for k, f := range m.Features {
+		c, ok := col[f]
+		if !ok {
+			return fmt.Errorf("feature %q is not in this build (%s): retrain with trajmine train tracer", f, RetentionFormat)
+		}
+		for j := range h {
+			w1[j*FeatureDim+c] = m.W1[j*d+k]
+		}
+	}
+	m.W1, m.Features, m.Format = w1, slices.Clone(FeatureNames), RetentionFormat
+	return nil
+}
 
 // Validate checks the model's shape against the current features.
 func (m *RetentionModel) Validate() error {
@@ -467,6 +513,9 @@ func LoadRetentionModel(path string) (*RetentionModel, error) {
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
+	if err := m.Upgrade(); err != nil {
+		return nil, fmt.Errorf("load model %s: %w", path, err)
+	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
@@ -495,7 +544,7 @@ func init() {
 	register(Def{Name: "tracer", Mechanism: MechanismTruncation, build: newLearnedRules, Explicit: true,
 		Doc: "TRACER's learned per-tool retention: at each compression event (prompt ≥ the model's trigger × window) every tool result not yet " +
 			"compressed, except the newest keep, gets the ratio a trained model (trajmine train tracer) gives its features — tool, class, size, age, " +
-			"uses so far, rank and share in the event, window share, the run's query — applied by the model's compressor (truncate: head + tail; " +
+			"uses so far, rank and share in the event, window share, the run's query, its call's target kind — applied by the model's compressor (truncate: head + tail; " +
 			"head; summary). Without a model every ratio is 0.5 (the untrained start). Not in the default set: name it with its model file.",
 		Source: "TRACER seed paper (query-conditioned REINFORCE policy, Beta head, deterministic mean at evaluation); features and trigger ours",
 		Params: []Param{{"model", "", "model file written by trajmine train tracer (empty: every ratio 0.5)"}}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -56,12 +57,48 @@ func ClassCode(name string) uint8 {
 	return ClassOther
 }
 
+// Target kinds of a tool call's target (Item.Target): mining.TargetKind of
+// the call's normalised target (schema.Event.Target), coarsened — every
+// file extension is TargetFile, and a command line and a search query are
+// both TargetCommand (mining.TargetKind's "cmd"; the action class tells a
+// search from an execution).
+const (
+	TargetNone uint8 = iota
+	TargetFile
+	TargetDir
+	TargetGlob
+	TargetURL
+	TargetCommand
+)
+
+// TargetNames maps target kind codes to names.
+var TargetNames = [...]string{"none", "file", "dir", "glob", "url", "cmd"}
+
+// TargetCode returns the target kind of a normalised tool call target.
+func TargetCode(target string) uint8 {
+	switch k := mining.TargetKind(target); k {
+	case "":
+		return TargetNone
+	case "url":
+		return TargetURL
+	case "cmd":
+		return TargetCommand
+	case "glob":
+		return TargetGlob
+	case "dir":
+		return TargetDir
+	default: // "file" or an extension
+		return TargetFile
+	}
+}
+
 // Item is one prompt item of a Trace.
 type Item struct {
 	Seq    int64
 	Since  int32 // the first model call whose prompt holds the item
 	Kind   ItemKind
 	Class  uint8  // action class of a tool call, or of the call that produced a tool result
+	Target uint8  // target kind (TargetNames) of a tool call, or of the call that produced a tool result
 	Head   bool   // part of the protected head: system items and the first user item
 	Call   int32  // tool results: index in Items of the tool call that produced it; -1 when unknown
 	Tokens int32  // full rendering, in tokens
@@ -290,6 +327,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 			firstUser = false
 		case ItemToolCall:
 			it.Class = ClassCode(classify(run.Harness, e.ToolName, e.Args))
+			it.Target = TargetCode(e.Target)
 		case ItemToolResult:
 			it.Lines = int32(clamp64(int64(strings.Count(e.Text, "\n")+1), 0, math.MaxInt32))
 			it.Key = e.ToolKey
@@ -311,8 +349,10 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 				c = lastCall
 			}
 			it.Call = c
+			it.Target = TargetCode(e.Target) // its own, when no call produced it
 			if c >= 0 {
 				it.Class = tr.Items[c].Class
+				it.Target = tr.Items[c].Target
 				if it.Tool == "" {
 					it.Tool = tr.Items[c].Tool
 				}

@@ -5,11 +5,15 @@
 //
 // The typical steps:
 //
-//  1. Split the runs by run, stratified by model family (Split).
+//  1. Split the runs by run with recommend's split (Split, package
+//     internal/holdout: held out when FNV-1a-32(run id) mod every is 0), so
+//     a model is never trained on a run recommend holds out to measure it;
+//     the model records the rule and its training runs (Training).
 //
 //  2. Train (Train) a two-layer MLP giving a Beta distribution over each
 //     candidate output's retention ratio at each compression event
-//     (simulate.NewLearned's features). Per epoch, every training run is
+//     (simulate.NewLearned's features, the target kind of the output's
+//     call among them; Options.Ablate holds chosen ones at zero). Per epoch, every training run is
 //     replayed Samples times with ratios drawn from the Beta; a replay's
 //     reward is
 //

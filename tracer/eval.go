@@ -3,46 +3,26 @@ package tracer
 import (
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 
+	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
 )
 
-// Split divides traces by run into training and held-out runs, stratified
-// by model family: within each family the runs are ordered by
-// FNV-1a(seed, run id) and the first round(share × n) are held out, at
-// least one when the family has ≥ 2 runs (a family of one run trains).
+// Split divides traces by run into training and held-out runs by the
+// split trajmine recommend uses (internal/holdout): a run is held out when
+// FNV-1a-32(run id) mod every is 0 (every 0 holds out none), so the runs
+// recommend --model holds out at the same every are never trained on. The
+// hash spreads each model family's runs, about 1/every of each held out in
+// expectation (not exactly: a family of a few runs may have none held out).
 // Both halves keep the input order.
-func Split(traces []*simulate.Trace, share float64, seed uint64) (train, held []*simulate.Trace) {
-	key := func(tr *simulate.Trace) uint64 {
-		h := fnv.New64a()
-		h.Write([]byte(strconv.FormatUint(seed, 10) + "\x00" + tr.RunID))
-		return h.Sum64()
-	}
-	fam := map[string][]int{}
-	for i, tr := range traces {
-		fam[tr.Family] = append(fam[tr.Family], i)
-	}
-	out := make([]bool, len(traces))
-	for _, idx := range fam {
-		slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(key(traces[a]), key(traces[b])) })
-		k := int(math.Round(share * float64(len(idx))))
-		if len(idx) >= 2 {
-			k = min(max(k, 1), len(idx)-1)
-		} else {
-			k = 0
-		}
-		for _, i := range idx[:k] {
-			out[i] = true
-		}
-	}
-	for i, tr := range traces {
-		if out[i] {
+func Split(traces []*simulate.Trace, every uint32) (train, held []*simulate.Trace) {
+	for _, tr := range traces {
+		if holdout.Held(tr.RunID, every) {
 			held = append(held, tr)
 		} else {
 			train = append(train, tr)
@@ -113,6 +93,21 @@ type Attribution struct {
 	// replayed consequence that are among the 3 with the largest predicted one.
 	Top3     float64
 	Top3Runs int
+	// The Spearman ρ split in its two parts, to say where it is lost:
+	// Positive pairs have a replayed consequence (dropping the output
+	// alone causes a re-invocation); AUC is how well the prediction ranks
+	// those above the rest (0.5 chance, NaN without both), and
+	// SpearmanPositive the ρ among the Positive pairs alone (the size of
+	// the consequence; NaN with fewer than 3).
+	Positive         int
+	AUC              float64
+	SpearmanPositive float64
+	// Ceiling is the ρ a predictor right about every Positive pair's
+	// consequence would get, were it as continuous as this one on the
+	// rest: the replayed consequence with the zeros' ties broken in the
+	// prediction's order. Many zeros (outputs whose drop costs nothing)
+	// hold it, and so ρ, below 1 (NaN with fewer than 3 pairs).
+	Ceiling float64
 }
 
 // LearnedName is the learned policy's name in reports.
@@ -307,9 +302,21 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		meas[k] = float64(drop.Reinvocations-keep.Reinvocations) * float64(int64(tr.Items[p.item].Tokens)+p.prompt)
 		pred[k] = m.Outcome.Harm(p.x, 0)
 	}
-	a := Attribution{Pairs: len(pairs), Spearman: math.NaN()}
+	a := Attribution{Pairs: len(pairs), Spearman: math.NaN(), AUC: math.NaN(), SpearmanPositive: math.NaN(), Ceiling: math.NaN()}
 	if len(pairs) >= 3 {
 		a.Spearman = stats.Spearman(pred, meas)
+		a.Ceiling = stats.Spearman(oracle(pred, meas), meas)
+	}
+	var pp, pm []float64
+	for k := range meas {
+		if meas[k] > 0 {
+			pp, pm = append(pp, pred[k]), append(pm, meas[k])
+		}
+	}
+	a.Positive = len(pp)
+	a.AUC = auc(pred, meas)
+	if len(pp) >= 3 {
+		a.SpearmanPositive = stats.Spearman(pp, pm)
 	}
 	// top-3 recovery per run
 	for lo := 0; lo < len(pairs); {
@@ -331,6 +338,41 @@ func attribution(held []*simulate.Trace, m *Model, o *EvalOptions, learned func(
 		a.Top3 = math.NaN()
 	}
 	return a
+}
+
+// oracle is meas with its zeros (and negatives) replaced by values below
+// every positive one, ordered as pred orders them (Attribution.Ceiling).
+func oracle(pred, meas []float64) []float64 {
+	r := stats.Ranks(pred)
+	o := make([]float64, len(meas))
+	for k, m := range meas {
+		if m > 0 {
+			o[k] = m
+		} else {
+			o[k] = -float64(len(meas)) + r[k] // below 0, in pred's order
+		}
+	}
+	return o
+}
+
+// auc is the probability that pred ranks a pair with meas > 0 above one
+// without (ties count a half): the Mann–Whitney U over the pairs' ranks;
+// NaN without both kinds.
+func auc(pred, meas []float64) float64 {
+	r := stats.Ranks(pred)
+	var np, nn, sum float64
+	for k := range meas {
+		if meas[k] > 0 {
+			np++
+			sum += r[k]
+		} else {
+			nn++
+		}
+	}
+	if np == 0 || nn == 0 {
+		return math.NaN()
+	}
+	return (sum - np*(np+1)/2) / (np * nn)
 }
 
 // top3 is |top3(pred) ∩ top3(meas)| / 3 (ties by index); not ok when no

@@ -7,9 +7,10 @@ import (
 	"github.com/trajmine/trajmine/tracer"
 )
 
-// Train on planted traces, hold a fifth out per family, and evaluate.
+// Train on planted traces, hold out every 4th run by hash (recommend's
+// split), and evaluate.
 func Example() {
-	train, held := tracer.Split(tracer.PlantedTraces(40, 1), 0.2, 1)
+	train, held := tracer.Split(tracer.PlantedTraces(40, 1), 4)
 	m, err := tracer.Train(context.Background(), train, &tracer.Options{Seed: 1, Epochs: 2, Hidden: 8}, nil)
 	if err != nil {
 		fmt.Println(err)
@@ -27,7 +28,7 @@ func Example() {
 		}
 	}
 	// Output:
-	// 32 training runs, 8 held out; 2 epochs; trajmine-tracer/1
+	// 30 training runs, 10 held out; 2 epochs; trajmine-tracer/2
 	// keep-all
 	// tracer-uniform(trigger=0.5,keep=1)
 	// tracer-recency(trigger=0.5,keep=1)

@@ -3,6 +3,7 @@ package tracer
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/trajmine/trajmine/internal/stats"
@@ -85,5 +86,44 @@ func TestFitOutcomeRecovers(t *testing.T) {
 	}
 	if got := o.C(x1); math.Abs(math.Log(got)-7) > 0.01 { // the ridge shrinks a little
 		t.Errorf("Ĉ = %v, want e⁷", got)
+	}
+}
+
+func TestAUC(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		pred, meas []float64
+		want       float64
+	}{
+		// positives 0.35, 0.8 against negatives 0.1, 0.4: 0.35 beats 0.1 only, 0.8 both: 3 of 4
+		{"mixed", []float64{0.1, 0.4, 0.35, 0.8}, []float64{0, 0, 5, 2}, 0.75},
+		{"tie counts a half", []float64{1, 1}, []float64{3, 0}, 0.5},
+		{"reversed", []float64{2, 1}, []float64{0, 1}, 0},
+		{"no positives", []float64{1, 2}, []float64{0, 0}, math.NaN()},
+	} {
+		got := auc(tc.pred, tc.meas)
+		if !(got == tc.want || math.IsNaN(got) && math.IsNaN(tc.want)) {
+			t.Errorf("%s: auc = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestOracle checks Attribution.Ceiling's predictor: the positives kept,
+// the rest below them in pred's order; a perfect predictor's ρ with 2
+// positives of 5 is computed by hand.
+func TestOracle(t *testing.T) {
+	pred := []float64{0.3, 0.1, 0.9, 0.2, 0.5}
+	meas := []float64{0, 0, 40, 0, 10}
+	got := oracle(pred, meas)
+	// pred ranks 3, 1, 5, 2, 4: zeros at −5 + rank
+	want := []float64{-2, -4, 40, -3, 10}
+	if !slices.Equal(got, want) {
+		t.Fatalf("oracle = %v, want %v", got, want)
+	}
+	// ranks of got: 3, 1, 5, 2, 4; of meas: 2, 2, 5, 2, 4 (three tied zeros).
+	// means 3 and 3; deviations (0, −2, 2, −1, 1) and (−1, −1, 2, −1, 1):
+	// Σ products 0+2+4+1+1 = 8, Σ squares 10 and 8: ρ = 8/√80
+	if r := stats.Spearman(got, meas); math.Abs(r-8/math.Sqrt(80)) > 1e-12 {
+		t.Errorf("ceiling ρ = %v, want 8/√80 = %v", r, 8/math.Sqrt(80))
 	}
 }

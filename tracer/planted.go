@@ -70,3 +70,50 @@ func PlantedTraces(n int, seed uint64) []*simulate.Trace {
 	}
 	return out
 }
+
+// PlantedTargetTool is the one tool of PlantedTargetTraces.
+const PlantedTargetTool = "fetch"
+
+// PlantedTargetTraces builds n replay traces where only the target kind
+// tells reuse apart: 30 calls each, every one a PlantedTargetTool call
+// (read class, 300–500 tokens) whose target is a file (half the calls;
+// each such output is used twice, at calls from 20 on, evidence anywhere
+// in it) or a URL (never used again), sizes drawn alike; a 12,000-token
+// prefix, so a re-invocation (the output again and one call's prompt)
+// costs more than dropping an output saves; window 40,000 (the first
+// compression event comes near call 16, before any use is seen).
+// Otherwise as PlantedTraces. Deterministic for seed.
+func PlantedTargetTraces(n int, seed uint64) []*simulate.Trace {
+	rng := rand.New(rand.NewPCG(seed, 0x7A49))
+	queries := []string{"which customers churned last quarter", "why does the nightly job fail"}
+	out := make([]*simulate.Trace, n)
+	const calls = 30
+	for r := range n {
+		tr := &simulate.Trace{RunID: fmt.Sprintf("target-%04d", r), Family: []string{"planted-a", "planted-b"}[r%2],
+			Window: 40000, Prefix: 12000, NCalls: calls, Finished: true, Query: queries[rng.IntN(len(queries))]}
+		tr.Items = append(tr.Items, simulate.Item{Seq: 0, Kind: simulate.ItemUser, Head: true, Call: -1, Tokens: 60, Chars: 240})
+		for t := range calls {
+			target := simulate.TargetURL
+			if rng.Float64() < 0.5 {
+				target = simulate.TargetFile
+			}
+			tok := 300 + rng.Int32N(200)
+			call := int32(len(tr.Items))
+			tr.Items = append(tr.Items,
+				simulate.Item{Seq: int64(len(tr.Items)), Since: int32(t + 1), Kind: simulate.ItemToolCall, Class: simulate.ClassRead, Target: target,
+					Call: -1, Tokens: 20, Chars: 80, Tool: PlantedTargetTool},
+				simulate.Item{Seq: int64(len(tr.Items) + 1), Since: int32(t + 1), Kind: simulate.ItemToolResult, Class: simulate.ClassRead, Target: target,
+					Call: call, Tokens: tok, Chars: 4 * tok, Lines: tok / 10, Tool: PlantedTargetTool, Key: fmt.Sprintf("k%d", t)})
+			tr.Output = append(tr.Output, 80)
+			if from := max(t+2, 20); target == simulate.TargetFile && from < calls {
+				for range 2 {
+					tr.Uses = append(tr.Uses, simulate.Use{Item: call + 1, Call: int32(from) + rng.Int32N(int32(calls-from)), Content: true,
+						Offsets: []int32{rng.Int32N(4 * tok)}})
+				}
+			}
+		}
+		tr.Finalize()
+		out[r] = tr
+	}
+	return out
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/trajmine/trajmine/simulate"
@@ -17,7 +19,7 @@ import (
 // never-reused one's (by a margin of 0.5 in mean ratio), and that it
 // spends fewer tokens than tool-type-conditional (paired Wilcoxon p < 0.01).
 func TestPlantedTruth(t *testing.T) {
-	train, held := tracer.Split(tracer.PlantedTraces(200, 1), 0.2, 1)
+	train, held := tracer.Split(tracer.PlantedTraces(200, 1), 4)
 	m, err := tracer.Train(context.Background(), train, &tracer.Options{Seed: 1, Epochs: 15}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -114,42 +116,48 @@ func TestModelFileReplays(t *testing.T) {
 	}
 }
 
-func TestSplit(t *testing.T) {
-	mk := func(fam string, n int) []*simulate.Trace {
-		var out []*simulate.Trace
-		for i := range n {
-			out = append(out, &simulate.Trace{RunID: fam + string(rune('a'+i)), Family: fam})
-		}
-		return out
+// fnv1a32 is FNV-1a, 32 bits, written out (offset basis 2166136261, prime
+// 16777619) so the expected split does not come from the code under test.
+func fnv1a32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
 	}
-	for _, tc := range []struct {
-		name     string
-		families map[string]int
-		share    float64
-		held     map[string]int
-	}{
-		{"stratified", map[string]int{"x": 10, "y": 5}, 0.2, map[string]int{"x": 2, "y": 1}},
-		{"at least one", map[string]int{"x": 3}, 0.1, map[string]int{"x": 1}},
-		{"one run trains", map[string]int{"x": 1, "y": 4}, 0.5, map[string]int{"x": 0, "y": 2}},
-		{"never all", map[string]int{"x": 2}, 0.9, map[string]int{"x": 1}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var trs []*simulate.Trace
-			for _, f := range []string{"x", "y"} {
-				trs = append(trs, mk(f, tc.families[f])...)
-			}
-			train, held := tracer.Split(trs, tc.share, 9)
-			got := map[string]int{}
-			for _, tr := range held {
-				got[tr.Family]++
-			}
-			for f, want := range tc.held {
-				if got[f] != want {
-					t.Errorf("family %s: %d held out, want %d", f, got[f], want)
+	return h
+}
+
+// TestSplit checks that Split holds out exactly the runs recommend's rule
+// does (FNV-1a-32(run id) mod every = 0), whatever the family, and keeps
+// the input order.
+func TestSplit(t *testing.T) {
+	var trs []*simulate.Trace
+	for i := range 40 {
+		trs = append(trs, &simulate.Trace{RunID: fmt.Sprintf("run-%02d", i), Family: []string{"x", "y", "z"}[i%3]})
+	}
+	for _, every := range []uint32{0, 1, 3, 4} {
+		t.Run(fmt.Sprint(every), func(t *testing.T) {
+			var wantTrain, wantHeld []string
+			for _, tr := range trs {
+				if every > 0 && fnv1a32(tr.RunID)%every == 0 {
+					wantHeld = append(wantHeld, tr.RunID)
+				} else {
+					wantTrain = append(wantTrain, tr.RunID)
 				}
 			}
-			if len(train)+len(held) != len(trs) {
-				t.Errorf("%d + %d runs, want %d", len(train), len(held), len(trs))
+			train, held := tracer.Split(trs, every)
+			ids := func(ts []*simulate.Trace) []string {
+				var out []string
+				for _, tr := range ts {
+					out = append(out, tr.RunID)
+				}
+				return out
+			}
+			if got := ids(held); !slices.Equal(got, wantHeld) {
+				t.Errorf("held out %v, want %v", got, wantHeld)
+			}
+			if got := ids(train); !slices.Equal(got, wantTrain) {
+				t.Errorf("train %v, want %v", got, wantTrain)
 			}
 		})
 	}

@@ -9,10 +9,12 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -36,6 +38,32 @@ type Options struct {
 	// OutcomeSamples caps the decisions the outcome model is refitted on
 	// per epoch (an even subsample; default 8000).
 	OutcomeSamples int
+	// Ablate names features (simulate.FeatureNames) held at zero, or
+	// prefixes of them ending in '=' or '#' ("target=" is every target
+	// kind): training never sees them and the model's weights on them are
+	// zero, so it ignores them at evaluation too (an ablation).
+	Ablate []string
+}
+
+// ablated returns the indexes of the features o.Ablate names.
+func (o *Options) ablated() ([]int, error) {
+	var idx []int
+	for _, a := range o.Ablate {
+		n := 0
+		for k, f := range simulate.FeatureNames {
+			if f == a || (strings.HasSuffix(a, "=") || strings.HasSuffix(a, "#")) && strings.HasPrefix(f, a) {
+				if !slices.Contains(idx, k) {
+					idx = append(idx, k)
+				}
+				n++
+			}
+		}
+		if n == 0 || a == "bias" {
+			return nil, fmt.Errorf("train tracer: ablate %q names no feature but the bias (features: %s)", a, strings.Join(simulate.FeatureNames, ", "))
+		}
+	}
+	slices.Sort(idx)
+	return idx, nil
 }
 
 func (o *Options) withDefaults() Options {
@@ -110,9 +138,16 @@ type Training struct {
 	Lambda   float64  `json:"lambda"`
 	Overflow float64  `json:"overflow_penalty"`
 	Credit   float64  `json:"credit"`
+	Ablate   []string `json:"ablate,omitempty"` // Options.Ablate
 	Runs     int      `json:"runs"`
-	RunIDs   []string `json:"run_ids"` // the training runs, in input order
-	Curves   []Epoch  `json:"curves"`
+	RunIDs   []string `json:"run_ids"`     // the training runs, in input order
+	Digest   string   `json:"runs_sha256"` // holdout.Digest(RunIDs): the training set, in any order
+	// Split is the rule that chose the training runs (holdout.Rule) and
+	// HoldoutEvery its parameter, as the caller (trajmine train tracer)
+	// records them; empty when the caller split otherwise.
+	Split        string  `json:"split,omitempty"`
+	HoldoutEvery uint32  `json:"holdout_every,omitempty"`
+	Curves       []Epoch `json:"curves"`
 }
 
 // decision is one sampled ratio with what the outcome model needs.
@@ -133,13 +168,17 @@ type sampler struct {
 	n    *net
 	rng  *rand.Rand
 	decs []decision
-	mean bool // use the mean (evaluation), record nothing
+	mean bool  // use the mean (evaluation), record nothing
+	drop []int // ablated features, zeroed before the net sees them
 }
 
 const ratioEps = 1e-3
 
 func (s *sampler) Retain(_ *simulate.Trace, ev *simulate.Event) {
 	for k := range ev.Cands {
+		for _, j := range s.drop {
+			ev.Cands[k].X[j] = 0
+		}
 		a, b := s.n.beta(ev.Cands[k].X)
 		var r float64
 		if s.mean {
@@ -181,9 +220,10 @@ type rollout struct {
 }
 
 type trainer struct {
-	o   Options
-	n   *net
-	out *Outcome
+	o    Options
+	drop []int // Options.ablated
+	n    *net
+	out  *Outcome
 }
 
 // worker is one goroutine's replay state: a view of the net with its own
@@ -223,7 +263,7 @@ func (tn *trainer) policy(r simulate.Retainer) simulate.Policy {
 
 // run replays tr once on w: sampled (recording decisions and their labels) or at the mean.
 func (tn *trainer) run(w *worker, tr *simulate.Trace, mean bool) rollout {
-	rec := &recorder{sampler: &sampler{n: &w.n, rng: w.rng, mean: mean}}
+	rec := &recorder{sampler: &sampler{n: &w.n, rng: w.rng, mean: mean, drop: tn.drop}}
 	w.calls = w.calls[:0]
 	res := w.rp.Replay(tr, tn.policy(rec), simulate.Options{Window: tn.o.Window, Reserve: tn.o.Reserve, Calls: &w.calls})
 	ro := rollout{res: res, reward: tn.reward(&res)}
@@ -353,8 +393,12 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 	if _, err := simulate.NewLearned(&sampler{}, &simulate.LearnedOptions{Trigger: oo.Trigger, Keep: oo.Keep, Compressor: oo.Compressor}); err != nil {
 		return nil, fmt.Errorf("train tracer: %w", err)
 	}
+	drop, err := oo.ablated()
+	if err != nil {
+		return nil, err
+	}
 	rng := rand.New(rand.NewPCG(oo.Seed, 0x7ACE5))
-	tn := &trainer{o: oo, n: newNet(oo.Hidden)}
+	tn := &trainer{o: oo, n: newNet(oo.Hidden), drop: drop}
 	tn.n.init(rng)
 	ws := make([]*worker, max(1, min(runtime.GOMAXPROCS(0), oo.Batch)))
 	for k := range ws {
@@ -367,10 +411,11 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		order[i] = i
 	}
 	m := &Model{Training: Training{Seed: oo.Seed, Window: oo.Window, Epochs: oo.Epochs, Samples: oo.Samples, Batch: oo.Batch,
-		LR: oo.LR, Lambda: oo.Lambda, Overflow: oo.Overflow, Credit: oo.Credit, Runs: len(traces)}}
+		LR: oo.LR, Lambda: oo.Lambda, Overflow: oo.Overflow, Credit: oo.Credit, Ablate: slices.Clone(oo.Ablate), Runs: len(traces)}}
 	for _, tr := range traces {
 		m.Training.RunIDs = append(m.Training.RunIDs, tr.RunID)
 	}
+	m.Training.Digest = holdout.Digest(m.Training.RunIDs)
 	batch := make([]runResult, oo.Batch)
 	var mem []sample // the outcome model's memory of decisions
 	means := make([]rollout, len(traces))
@@ -460,9 +505,20 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		}
 	}
 	m.RetentionModel = tn.n.m
+	m.Outcome = *tn.out
+	for _, j := range drop { // never seen in training: the model ignores them
+		for h := range m.Hidden {
+			m.W1[h*simulate.FeatureDim+j] = 0
+		}
+		if len(m.Outcome.Risk) > j {
+			m.Outcome.Risk[j] = 0
+		}
+		if len(m.Outcome.Cost) > j {
+			m.Outcome.Cost[j] = 0
+		}
+	}
 	m.RetentionModel.Features = slices.Clone(simulate.FeatureNames)
 	m.RetentionModel.Trigger, m.RetentionModel.Keep, m.RetentionModel.Compressor = oo.Trigger, oo.Keep, oo.Compressor
-	m.Outcome = *tn.out
 	return m, nil
 }
 
@@ -518,8 +574,35 @@ func ReadModel(path string) (*Model, error) {
 	if err := json.Unmarshal(b, m); err != nil {
 		return nil, fmt.Errorf("read model %s: %w", path, err)
 	}
+	if err := m.upgrade(); err != nil {
+		return nil, fmt.Errorf("read model %s: %w", path, err)
+	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("read model %s: %w", path, err)
 	}
 	return m, nil
+}
+
+// upgrade maps an earlier format's model onto this build's features
+// (simulate.RetentionModel.Upgrade), the outcome model's weights too: a
+// feature the file lacks gets weight 0.
+func (m *Model) upgrade() error {
+	old := m.Features
+	if err := m.RetentionModel.Upgrade(); err != nil {
+		return err
+	}
+	for _, v := range []*[]float64{&m.Outcome.Risk, &m.Outcome.Cost} {
+		if len(*v) == 0 {
+			continue
+		}
+		if len(*v) != len(old) {
+			return fmt.Errorf("outcome model has %d weights for %d features", len(*v), len(old))
+		}
+		w := make([]float64, simulate.FeatureDim)
+		for k, f := range old {
+			w[slices.Index(simulate.FeatureNames, f)] = (*v)[k] // Upgrade checked every name
+		}
+		*v = w
+	}
+	return nil
 }

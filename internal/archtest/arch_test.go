@@ -30,19 +30,20 @@ var allowed = map[string][]string{
 	"mining":                 {"schema"},
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
-	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining"},
+	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining", "internal/holdout"},
 	"htmlreport":             {"internal/textfmt"},
 	"htmlreport/browsertest": {},
 	"internal/store":         {"schema", "ingest"},
 	"internal/testutil":      {},
 	"internal/stats":         {},
+	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
 	"redact":                 {},
 	"counterfactual":         {"schema", "internal/stats"},
-	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt"},
-	"tracer":                 {"simulate", "internal/stats"}, // TRACER's learned retention, trained on replay traces
+	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining"}, // mining: TargetKind for the learned policy's target-kind feature
+	"tracer":                 {"simulate", "internal/stats", "internal/holdout"},                                       // TRACER's learned retention, trained on replay traces
 	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact", "tracer"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
 	"cmd/trajmine":           {"cmd"},
 }
 
