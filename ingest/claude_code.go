@@ -117,16 +117,7 @@ type ccUsage struct {
 }
 
 type ccBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-
+	tbBlock
 	resultText string // flattened Content of a tool_result, filled by parseBlocks
 }
 
@@ -506,7 +497,7 @@ func parseBlocks(raw json.RawMessage) ([]ccBlock, string, error) {
 			if err := json.Unmarshal(it, &s); err != nil {
 				return nil, "", err
 			}
-			blk = ccBlock{Type: "text", Text: s}
+			blk = ccBlock{tbBlock: tbBlock{Type: "text", Text: s}}
 		} else if err := json.Unmarshal(it, &blk); err != nil {
 			return nil, "", err
 		}

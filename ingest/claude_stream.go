@@ -498,12 +498,8 @@ func csShort(s string) string {
 // csText renders a result or errors value: a string, a list of strings, or
 // JSON.
 func csText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	s, raw, ok := stringValue(raw)
+	if ok {
 		return s
 	}
 	var list []string

@@ -134,16 +134,8 @@ type clMessage struct {
 }
 
 type clBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Path      string          `json:"path"`
+	tbBlock
+	Path string `json:"path"`
 }
 
 // clSummaryPrefix starts the user message a Cline compaction leaves.
@@ -341,7 +333,7 @@ func clBlocks(raw json.RawMessage) ([]clBlock, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		return []clBlock{{Type: "text", Text: s}}, nil
+		return []clBlock{{tbBlock: tbBlock{Type: "text", Text: s}}}, nil
 	}
 	var blocks []clBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {

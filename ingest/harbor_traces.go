@@ -189,7 +189,7 @@ func (t *harborTrace) message(m harborTraceMsg, line int64) error {
 			if json.Unmarshal([]byte(tc[1]), &c) != nil || c.Name == "" {
 				continue
 			}
-			e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", Line: line, ToolName: c.Name, Args: atifArgs(c.Arguments)}
+			e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", Line: line, ToolName: c.Name, Args: jsonString(c.Arguments)}
 			e.Target = atifTarget(e.Args)
 			if e.Target == "" {
 				e.Target = Target(e.ToolName, []byte(e.Args))

@@ -609,7 +609,7 @@ func (r *inspRun) assistant(m *inspMessage, ev *inspTimeline, line int64) error 
 	}
 	for _, c := range m.ToolCalls {
 		e := out(schema.KindToolCall, "")
-		e.ToolName, e.CallID, e.Args = c.Function, c.ID, atifArgs(c.Arguments)
+		e.ToolName, e.CallID, e.Args = c.Function, c.ID, jsonString(c.Arguments)
 		if err := b.Add(e); err != nil {
 			return err
 		}
@@ -733,7 +733,7 @@ func inspBlocks(raw json.RawMessage) []inspBlock {
 			out = append(out, inspBlock{kind: schema.KindReasoning, text: t})
 		case "tool_use":
 			flush()
-			out = append(out, inspBlock{kind: schema.KindToolCall, id: blk.ID, name: blk.Name, args: atifArgs(blk.Arguments)})
+			out = append(out, inspBlock{kind: schema.KindToolCall, id: blk.ID, name: blk.Name, args: jsonString(blk.Arguments)})
 			if len(blk.Result) > 0 && string(blk.Result) != "null" {
 				out = append(out, inspBlock{kind: schema.KindToolResult, id: blk.ID, name: blk.Name, text: inspText(blk.Result)})
 			}

@@ -722,7 +722,7 @@ func (o *ohRun) output(line int64, ts *time.Time, ev *ohEvent, args map[string]j
 				if e.ToolName == "" {
 					e.ToolName = calls[i].Function.Name
 				}
-				e.Args = ohArgsText(calls[i].Function.Arguments)
+				e.Args = jsonString(calls[i].Function.Arguments)
 				break
 			}
 		}

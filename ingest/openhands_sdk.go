@@ -443,7 +443,7 @@ func (o *ohsRun) action(n int64, ts *time.Time, ev *ohsEvent) error {
 		if e.ToolName == "" {
 			e.ToolName = tc.Name
 		}
-		e.Args = ohArgsText(tc.Arguments)
+		e.Args = jsonString(tc.Arguments)
 	}
 	if e.Args == "" && !ohIsNull(ev.Action) {
 		args := ohObject(ev.Action)

@@ -650,7 +650,7 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 				name, args = c.str("name"), c["arguments"]
 			}
 			e := ev(schema.KindToolCall, "")
-			e.CallID, e.ToolName, e.Args = c.str("id"), name, msgArgs(args)
+			e.CallID, e.ToolName, e.Args = c.str("id"), name, jsonString(args)
 			if _, err := run.add(e); err != nil {
 				return nil, err
 			}

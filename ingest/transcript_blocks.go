@@ -19,7 +19,8 @@ import (
 // (issue 21): a block decoder, a linker for tool calls and results that
 // lack ids, an inferred end reason and a sibling-file reader.
 
-// tbBlock is one Anthropic-style content block: text, thinking, tool_use or
+// tbBlock is one Anthropic-style content block (also the body of claude-code's
+// ccBlock and cline's clBlock): text, thinking, tool_use or
 // tool_result.
 type tbBlock struct {
 	Type      string          `json:"type"`
@@ -209,48 +210,6 @@ func firstLines(head []byte, n int) [][]byte {
 		}
 	}
 	return out
-}
-
-// jsonString returns raw as a string: a JSON string's value, else the JSON
-// text itself ("" for null or nothing).
-func jsonString(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-// jsonArgs returns tool-call arguments as JSON text: an object as is, a
-// string holding JSON as its content, anything else wrapped as
-// {"input": value}.
-func jsonArgs(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "{}"
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			t := strings.TrimSpace(s)
-			if t == "" {
-				return "{}"
-			}
-			if json.Valid([]byte(t)) {
-				return t
-			}
-			b, _ := json.Marshal(map[string]string{"input": s})
-			return string(b)
-		}
-	}
-	if raw[0] == '{' {
-		return string(raw)
-	}
-	return `{"input":` + string(raw) + `}`
 }
 
 // topKeys returns the keys of the top-level JSON object at the start of
