@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -137,42 +136,12 @@ type ccRun struct {
 }
 
 func (claudeCode) Import(f *File, r io.Reader) error {
-	runs := map[string]*ccRun{}
-	var order []string
-	var cur *ccRun
+	runs := newCCRuns(f)
 	type pendingRec struct {
 		line int64
 		rec  ccRecord
 	}
 	var pending []pendingRec
-	getRun := func(rec *ccRecord) (*ccRun, error) {
-		key := rec.SessionID
-		if key == "" {
-			if cur != nil {
-				return cur, nil
-			}
-			key = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
-		}
-		parent := ""
-		if rec.AgentID != "" && rec.IsSidechain {
-			parent = key
-			key += "/agent-" + rec.AgentID
-		}
-		if cr, ok := runs[key]; ok {
-			return cr, nil
-		}
-		key, parent = strings.Clone(key), strings.Clone(parent)
-		b, err := f.NewRun(key)
-		if err != nil {
-			return nil, err
-		}
-		b.Run.Harness = "claude-code"
-		b.Run.ParentRunID = parent
-		cr := &ccRun{b: b}
-		runs[key] = cr
-		order = append(order, key)
-		return cr, nil
-	}
 	err := ParallelLines(f, r, decodeCCLine, func(line int64, raw []byte, d *ccLine) error {
 		if d.reject != "" {
 			return f.Reject(line, d.reject, raw)
@@ -180,18 +149,18 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		if d.skip {
 			return nil
 		}
-		rec, msg := &d.rec, &d.msg
-		if rec.SessionID == "" && cur == nil && rec.Type == "summary" {
+		rec := &d.rec
+		if rec.SessionID == "" && runs.cur == nil && rec.Type == "summary" {
 			// legacy summaries open a file before any session line: they
 			// belong to the session that follows
 			pending = append(pending, pendingRec{line, ccRecord{Summary: strings.Clone(rec.Summary), Timestamp: strings.Clone(rec.Timestamp)}})
 			return nil
 		}
-		cr, err := getRun(rec)
+		cr, err := runs.get(rec)
 		if err != nil {
 			return err
 		}
-		if cur == nil {
+		if runs.cur == nil {
 			for _, p := range pending {
 				if err := cr.summary(p.line, &p.rec); err != nil {
 					return err
@@ -199,49 +168,14 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 			}
 			pending = nil
 		}
-		cur = cr
-		ts := ParseTime(rec.Timestamp)
-		b := cr.b
-		if rec.CostUSD != nil {
-			cr.cost += *rec.CostUSD
-			cr.hasCost = true
-		}
-		switch rec.Type {
-		case "assistant":
-			return cr.assistant(f, line, ts, rec, msg, d, raw)
-		case "user":
-			return cr.user(f, line, ts, rec, msg, d, raw)
-		case "system":
-			switch rec.Subtype {
-			case "compact_boundary":
-				text := ContentText(rec.Content)
-				if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: line, Text: text}); err != nil {
-					return err
-				}
-				op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto", Detail: text}
-				if m := rec.CompactMetadata; m != nil {
-					if m.Trigger != "" {
-						op.Trigger = m.Trigger
-					}
-					op.TokensBefore = m.PreTokens
-				}
-				return b.Op(op)
-			case "api_error":
-				text := ContentText(rec.Content)
-				cr.noteError(text)
-				return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ts, Line: line, IsError: true, Text: text})
-			}
-			return nil // UI-only: turn_duration, stop_hook_summary, local_command, …
-		case "summary":
-			return cr.summary(line, rec)
-		}
-		return nil
+		runs.cur = cr
+		return cr.record(f, line, d, raw)
 	})
 	if err != nil {
 		return err
 	}
 	if len(pending) > 0 { // a file of summaries only
-		cr, err := getRun(&pending[0].rec)
+		cr, err := runs.get(&pending[0].rec)
 		if err != nil {
 			return err
 		}
@@ -251,10 +185,108 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 			}
 		}
 	}
-	for _, k := range order {
-		if err := runs[k].finish(); err != nil {
+	return runs.finish()
+}
+
+// ccRuns are the runs of one Claude Code session file or web export by
+// session key (a sub-agent's is <session>/agent-<id>), in the order first
+// seen.
+type ccRuns struct {
+	f     *File
+	stem  string // the key of records without a sessionId before any run
+	byKey map[string]*ccRun
+	order []string
+	// cur is the run that records without a sessionId belong to, once the
+	// caller has set one
+	cur *ccRun
+}
+
+func newCCRuns(f *File) *ccRuns {
+	return &ccRuns{f: f, stem: fileStem(f.Path()), byKey: map[string]*ccRun{}}
+}
+
+// get returns rec's run, making it on first sight. A sub-agent's run names
+// its parent session's run as parent when the file holds it, else the
+// session id.
+func (rs *ccRuns) get(rec *ccRecord) (*ccRun, error) {
+	key := rec.SessionID
+	if key == "" {
+		if rs.cur != nil {
+			return rs.cur, nil
+		}
+		key = rs.stem
+	}
+	parent := ""
+	if rec.AgentID != "" && rec.IsSidechain {
+		parent = key
+		key += "/agent-" + rec.AgentID
+	}
+	if cr, ok := rs.byKey[key]; ok {
+		return cr, nil
+	}
+	key, parent = strings.Clone(key), strings.Clone(parent)
+	b, err := rs.f.NewRun(key)
+	if err != nil {
+		return nil, err
+	}
+	b.Run.Harness = "claude-code"
+	b.Run.ParentRunID = parent
+	if p, ok := rs.byKey[parent]; ok {
+		b.Run.ParentRunID = p.b.ID()
+	}
+	cr := &ccRun{b: b}
+	rs.byKey[key] = cr
+	rs.order = append(rs.order, key)
+	return cr, nil
+}
+
+// finish finishes the runs in the order first seen.
+func (rs *ccRuns) finish() error {
+	for _, k := range rs.order {
+		if err := rs.byKey[k].finish(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// record imports one decoded line (a web export's logline) into cr.
+func (cr *ccRun) record(f *File, line int64, d *ccLine, raw []byte) error {
+	rec, msg := &d.rec, &d.msg
+	b := cr.b
+	ts := ParseTime(rec.Timestamp)
+	if rec.CostUSD != nil {
+		cr.cost += *rec.CostUSD
+		cr.hasCost = true
+	}
+	switch rec.Type {
+	case "assistant":
+		return cr.assistant(f, line, ts, rec, msg, d, raw)
+	case "user":
+		return cr.user(f, line, ts, rec, msg, d, raw)
+	case "system":
+		switch rec.Subtype {
+		case "compact_boundary":
+			text := ContentText(rec.Content)
+			if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: line, Text: text}); err != nil {
+				return err
+			}
+			op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto", Detail: text}
+			if m := rec.CompactMetadata; m != nil {
+				if m.Trigger != "" {
+					op.Trigger = m.Trigger
+				}
+				op.TokensBefore = m.PreTokens
+			}
+			return b.Op(op)
+		case "api_error":
+			text := ContentText(rec.Content)
+			cr.noteError(text)
+			return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ts, Line: line, IsError: true, Text: text})
+		}
+		return nil // UI-only: turn_duration, stop_hook_summary, local_command, …
+	case "summary":
+		return cr.summary(line, rec)
 	}
 	return nil
 }
