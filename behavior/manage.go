@@ -103,7 +103,7 @@ type Hide struct {
 	ReenabledAfter int64 `json:"reenabled_after"`
 	Thrash         bool  `json:"thrash"`
 	// NeededUses counts the uses of the output (counterfactual.Uses: its
-	// distinctive tokens reappear in a later model output, or a later tool
+	// distinctive words reappear in a later model output, or a later tool
 	// call acts on its target) made by calls that did not carry it
 	// (Turn+1 … Turn+HiddenCalls); Needed is NeededUses > 0.
 	NeededUses int  `json:"needed_uses"`
