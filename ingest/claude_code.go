@@ -462,7 +462,7 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 		return d
 	}
 	if err := json.Unmarshal(raw, rec); err != nil {
-		d.reject = "invalid JSON: " + shortErr(err)
+		d.reject = "invalid JSON: " + clipErr(err)
 		return d
 	}
 	if rec.Message != nil && rec.Message[0] != '{' && string(rec.Message) != "null" {
@@ -471,7 +471,7 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 	}
 	if len(rec.Message) > 0 && rec.Message[0] == '{' {
 		if err := json.Unmarshal(rec.Message, msg); err != nil {
-			d.reject = "invalid message: " + shortErr(err)
+			d.reject = "invalid message: " + clipErr(err)
 			return d
 		}
 	}
@@ -493,13 +493,13 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 		}
 		var err error
 		if d.blocks, d.text, err = parseBlocks(msg.Content); err != nil {
-			d.reject = "invalid message content: " + shortErr(err)
+			d.reject = "invalid message content: " + clipErr(err)
 		}
 	case "system", "summary":
 	case "":
 		d.reject = "record without type"
 	default:
-		d.reject = "unknown record type " + quote(rec.Type)
+		d.reject = "unknown record type " + clipQuote(rec.Type)
 	}
 	return d
 }
@@ -542,19 +542,4 @@ func parseBlocks(raw json.RawMessage) ([]ccBlock, string, error) {
 		}
 	}
 	return out, strings.Join(texts, "\n"), nil
-}
-
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
-}
-
-func quote(s string) string {
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return `"` + s + `"`
 }

@@ -53,10 +53,15 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	fields, ix, ok, err := csDocument(f, data)
-	if !ok || err != nil {
+	doc := newJSONDoc(data)
+	if len(doc.root.raw) == 0 {
+		return nil
+	}
+	fields, ok, err := doc.object(f)
+	if !ok {
 		return err
 	}
+	ix := doc.ix
 	ll, found := fields["loglines"]
 	if !found {
 		return f.Reject(1, "export without a loglines array", data)

@@ -242,7 +242,7 @@ func (c *clRun) message(f *File, line int64, m *clMessage, raw []byte) error {
 	ts := ParseTime(m.TS)
 	blocks, err := clBlocks(m.Content)
 	if err != nil {
-		return f.Reject(line, "invalid message content: "+shortErr(err), raw)
+		return f.Reject(line, "invalid message content: "+clipErr(err), raw)
 	}
 	ev := func(kind schema.EventKind, text string) schema.Event {
 		return schema.Event{Kind: kind, Role: m.Role, TS: ts, Line: line, Text: text}
@@ -362,7 +362,7 @@ func clBlockText(blk *clBlock) string {
 func clResultText(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
-		return ocText(raw), false
+		return valueText(raw), false
 	}
 	var items []map[string]json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
@@ -380,7 +380,7 @@ func clResultText(raw json.RawMessage) (string, bool) {
 	if typed {
 		return ContentText(raw), failed
 	}
-	return ocCompact(raw), failed
+	return compactJSON(raw), failed
 }
 
 func (c *clRun) finishEnd() {
@@ -547,7 +547,7 @@ func (cs *clCassette) exchange(line int64, x *clExchange, raw []byte) error {
 		cs.prev = canon
 	}
 	if x.Status >= 400 {
-		text := strings.TrimSpace(firstNonEmpty(ocText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
+		text := strings.TrimSpace(firstNonEmpty(valueText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
 		cs.lastErr, cs.last = text, nil
 		return b.Add(schema.Event{Kind: schema.KindError, Role: "system", Line: line, IsError: true, Text: text})
 	}
@@ -632,7 +632,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 			Messages []json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			return nil, nil, "invalid request body: " + shortErr(err)
+			return nil, nil, "invalid request body: " + clipErr(err)
 		}
 		inputs = req.Messages
 	}
@@ -644,7 +644,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 	var text string
 	if len(rb) > 0 && rb[0] == '"' {
 		if err := json.Unmarshal(rb, &text); err != nil {
-			return nil, nil, "invalid response: " + shortErr(err)
+			return nil, nil, "invalid response: " + clipErr(err)
 		}
 	}
 	if t := strings.TrimSpace(text); len(rb) > 0 && rb[0] == '{' || strings.HasPrefix(t, "{") {
@@ -654,7 +654,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 		}
 		var c clChunk
 		if err := json.Unmarshal(obj, &c); err != nil {
-			return nil, nil, "invalid completion: " + shortErr(err)
+			return nil, nil, "invalid completion: " + clipErr(err)
 		}
 		resp.add(&c)
 		return resp, inputs, ""
@@ -676,7 +676,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 		n++
 		var c clChunk
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			return nil, nil, fmt.Sprintf("response chunk %d: %s", n, shortErr(err))
+			return nil, nil, fmt.Sprintf("response chunk %d: %s", n, clipErr(err))
 		}
 		resp.add(&c)
 	}

@@ -312,7 +312,7 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		if started == nil {
 			started = ts
 		}
-		b, err := c.run(jsonKey(p.ID), started)
+		b, err := c.run(scalarString(p.ID), started)
 		if err == nil && p.Source.Subagent.ThreadSpawn.ParentThreadID != "" {
 			b.Run.ParentRunID = p.Source.Subagent.ThreadSpawn.ParentThreadID
 		}
@@ -418,7 +418,7 @@ func (c *codexRun) item(n int64, ts *time.Time, it *codexItem, raw []byte) error
 				SessionID json.RawMessage `json:"session_id"`
 			}
 			if json.Unmarshal([]byte(e.Args), &a) == nil {
-				e.Target = c.sessions[jsonKey(a.SessionID)]
+				e.Target = c.sessions[scalarString(a.SessionID)]
 			}
 		}
 		if e.Target == "" && strings.Contains(e.Args, "*** Begin Patch") { // apply_patch through the shell

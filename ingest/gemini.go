@@ -173,7 +173,7 @@ func (g *gmRun) message(f *File, line int64, m *gmMessage, raw []byte) error {
 		return nil
 	case "gemini":
 	default:
-		return f.Reject(line, "unknown message type "+quote(m.Type), raw)
+		return f.Reject(line, "unknown message type "+clipQuote(m.Type), raw)
 	}
 	if g.lastKind == schema.KindError {
 		b.ClearEnd() // the session went on after the error
@@ -304,16 +304,16 @@ func gmResultText(tc *gmToolCall) (text string, failed bool) {
 func gmResponseText(raw json.RawMessage) (string, bool) {
 	var resp map[string]json.RawMessage
 	if json.Unmarshal(raw, &resp) != nil {
-		return ocText(raw), false
+		return valueText(raw), false
 	}
 	if e, ok := resp["error"]; ok && len(resp) == 1 {
-		return ocText(e), true
+		return valueText(e), true
 	}
 	if o, ok := resp["output"]; ok && len(resp) == 1 {
-		return ocText(o), false
+		return valueText(o), false
 	}
 	_, isErr := resp["error"]
-	return ocText(raw), isErr
+	return valueText(raw), isErr
 }
 
 func gmDisplay(raw json.RawMessage) string {
@@ -321,7 +321,7 @@ func gmDisplay(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return ocText(raw)
+	return valueText(raw)
 }
 
 // finishEnd sets the end reason from how the log ends.

@@ -271,8 +271,8 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	if s.Messages == nil && s.Events == nil {
 		return reject("sample without messages or events", raw)
 	}
-	sampleID := jsonKey(s.ID)
-	epoch := jsonKey(s.Epoch)
+	sampleID := scalarString(s.ID)
+	epoch := scalarString(s.Epoch)
 	if epoch == "" {
 		epoch = "1"
 	}
@@ -787,12 +787,12 @@ func (r *inspRun) end(s *inspSample, timeline []*inspTimeline) {
 		Limit json.RawMessage `json:"limit"`
 	}
 	if len(s.Limit) > 0 && json.Unmarshal(s.Limit, &lim) == nil && lim.Type != "" {
-		typ, limit = lim.Type, jsonKey(lim.Limit)
+		typ, limit = lim.Type, scalarString(lim.Limit)
 	}
 	for _, ev := range timeline {
 		if ev.Event == "sample_limit" {
 			if typ == "" {
-				typ, limit = ev.typ, jsonKey(ev.Limit)
+				typ, limit = ev.typ, scalarString(ev.Limit)
 			}
 			if ev.typ == typ {
 				msg = atifString(ev.Message)

@@ -88,7 +88,7 @@ func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
 
 // syntax records the document's syntax error as one reject at its line.
 func (d *jsonDoc) syntax(f *File, err error) error {
-	return f.Reject(d.errLine(err), "invalid JSON: "+shortErr(err), d.data)
+	return f.Reject(d.errLine(err), "invalid JSON: "+clipErr(err), d.data)
 }
 
 // object splits the document's top-level object into fields; ok is false
@@ -126,7 +126,7 @@ func decodeElem(f *File, line int64, what string, i int, el jsonSpan, v any) (ok
 		return false, f.Reject(line, fmt.Sprintf(what+" is not an object", i), el.raw)
 	}
 	if err := json.Unmarshal(el.raw, v); err != nil {
-		return false, f.Reject(line, fmt.Sprintf(what+": %s", i, shortErr(err)), el.raw)
+		return false, f.Reject(line, fmt.Sprintf(what+": %s", i, clipErr(err)), el.raw)
 	}
 	return true, nil
 }
@@ -311,7 +311,7 @@ func docRun(f *File, r io.Reader, v any, what, key string, id func() string) (*j
 		return nil, nil, nil, nil, err
 	}
 	if err := json.Unmarshal(d.root.raw, v); err != nil {
-		return nil, nil, nil, nil, f.Reject(1, what+": "+shortErr(err), d.data)
+		return nil, nil, nil, nil, f.Reject(1, what+": "+clipErr(err), d.data)
 	}
 	elems, ok, err := d.array(f, fields, key)
 	if err != nil || !ok {

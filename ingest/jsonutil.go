@@ -155,3 +155,38 @@ func blockText(b json.RawMessage) string {
 	}
 	return ""
 }
+
+// valueText renders a JSON string as its value and a list as ContentText does, and anything else as compact JSON.
+func valueText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' || raw[0] == '[' {
+		return ContentText(raw)
+	}
+	return compactJSON(raw)
+}
+
+// compactJSON returns raw as compact JSON.
+func compactJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// scalarString returns a JSON string's value or a JSON number's literal, as
+// a key or id (a number id is kept as written); "" for anything else.
+func scalarString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}

@@ -292,7 +292,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 			ID json.RawMessage `json:"id"`
 		}
 		if json.Unmarshal(ev.Value, &st) == nil {
-			if _, err := o.run(jsonKey(st.ID)); err != nil {
+			if _, err := o.run(scalarString(st.ID)); err != nil {
 				return err
 			}
 		}
@@ -320,7 +320,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 			o.resume()
 			return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: text})
 		}
-		o.call(jsonKey(ev.LLMResponseID))
+		o.call(scalarString(ev.LLMResponseID))
 		return o.outputs(n, ts, ohsReasoning(m.ReasoningContent, m.ThinkingBlocks), text)
 	case "ActionEvent":
 		return o.action(n, ts, &ev)
@@ -433,7 +433,7 @@ func (o *ohsRun) outputs(n int64, ts *time.Time, reasoning, text string) error {
 
 func (o *ohsRun) action(n int64, ts *time.Time, ev *ohsEvent) error {
 	b := o.b
-	rid := jsonKey(ev.LLMResponseID)
+	rid := scalarString(ev.LLMResponseID)
 	o.call(rid)
 	if err := o.outputs(n, ts, ohsReasoning(ev.ReasoningContent, ev.ThinkingBlocks), ContentText(ev.Thought)); err != nil {
 		return err
@@ -599,7 +599,7 @@ func (o *ohsRun) condensation(n int64, ts *time.Time, ev *ohsEvent) error {
 	b := o.b
 	detail := fmt.Sprintf("forgot %d events", len(ev.ForgottenEventIDs))
 	if k := len(ev.ForgottenEventIDs); k > 0 {
-		detail += fmt.Sprintf(" (%s…%s)", ohsClip(jsonKey(ev.ForgottenEventIDs[0])), ohsClip(jsonKey(ev.ForgottenEventIDs[k-1])))
+		detail += fmt.Sprintf(" (%s…%s)", ohsClip(scalarString(ev.ForgottenEventIDs[0])), ohsClip(scalarString(ev.ForgottenEventIDs[k-1])))
 	}
 	op := schema.ContextOp{Op: schema.OpSummary, Trigger: "auto", Detail: detail}
 	if o.trigger != "" {
