@@ -81,18 +81,7 @@ var codexLineTypes = map[string]bool{"session_meta": true, "response_item": true
 // (session_meta carries the whole base instructions), so it is read token by
 // token only as far as the two keys.
 func (codex) Detect(_ string, head []byte) bool {
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return codexDetectLine(line)
-		}
-	}
-	return false
+	return headLines(head, 1, func(line []byte) (bool, bool) { return codexDetectLine(line), true })
 }
 
 func codexDetectLine(line []byte) bool {

@@ -95,11 +95,7 @@ type gmToolCall struct {
 }
 
 func (geminiCLI) Import(f *File, r io.Reader) error {
-	doc, err := readJSONDoc(f, r)
-	if doc == nil || err != nil {
-		return err
-	}
-	fields, ok, err := doc.object(f)
+	doc, fields, ok, err := readJSONObject(f, r)
 	if !ok {
 		return err
 	}

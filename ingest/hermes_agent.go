@@ -66,12 +66,8 @@ type hmMessage struct {
 	ToolCallID       string          `json:"tool_call_id"`
 	ToolName         string          `json:"tool_name"`
 	ToolCalls        []struct {
-		ID       string `json:"id"`
-		CallID   string `json:"call_id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
+		oaToolCall
+		CallID string `json:"call_id"`
 	} `json:"tool_calls"`
 }
 

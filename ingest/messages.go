@@ -716,17 +716,12 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		return err
 	}
 	for _, tc := range o.arr("tool_calls") {
-		c := parseJSONObject(tc)
-		if c == nil {
+		id, name, args, ok := toolCallFields(tc)
+		if !ok {
 			continue
 		}
-		fn := c.obj("function")
-		name, args := fn.str("name"), fn["arguments"]
-		if fn == nil {
-			name, args = c.str("name"), c["arguments"]
-		}
 		e := ev(schema.KindToolCall, "")
-		e.CallID, e.ToolName, e.Args = c.str("id"), name, jsonString(args)
+		e.CallID, e.ToolName, e.Args = id, name, args
 		if err := b.Add(e); err != nil {
 			return err
 		}

@@ -52,13 +52,7 @@ type vbMessage struct {
 	MessageID        *string         `json:"message_id"`
 	Name             string          `json:"name"`
 	ToolCallID       string          `json:"tool_call_id"`
-	ToolCalls        []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	ToolCalls        []oaToolCall    `json:"tool_calls"`
 }
 
 var vibeRoles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}

@@ -206,13 +206,7 @@ type ohResponse struct {
 		Message struct {
 			Content          json.RawMessage `json:"content"`
 			ReasoningContent json.RawMessage `json:"reasoning_content"`
-			ToolCalls        []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string          `json:"name"`
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
+			ToolCalls        []oaToolCall    `json:"tool_calls"`
 		} `json:"message"`
 	} `json:"choices"`
 	Usage *ohLiteUsage `json:"usage"`

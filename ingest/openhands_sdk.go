@@ -77,19 +77,9 @@ var ohsKeys = map[string]bool{"system_prompt": true, "llm_message": true, "llm_r
 // event kind (and an id), or — when the head cuts that line before its kind,
 // which pydantic writes last — an id, a source and a key only SDK events have.
 func (openHandsSDK) Detect(_ string, head []byte) bool {
-	head = bytes.TrimPrefix(head, utf8BOM)
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return line[0] == '{' && ohsDetectLine(line)
-		}
-	}
-	return false
+	return headLines(bytes.TrimPrefix(head, utf8BOM), 1, func(line []byte) (bool, bool) {
+		return line[0] == '{' && ohsDetectLine(line), true
+	})
 }
 
 func ohsDetectLine(line []byte) bool {

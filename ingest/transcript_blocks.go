@@ -197,21 +197,6 @@ func readSibling(path string, v any) bool {
 	return json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), v) == nil
 }
 
-// firstLines returns up to n non-blank trimmed lines of head.
-func firstLines(head []byte, n int) [][]byte {
-	var out [][]byte
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if out = append(out, line); len(out) >= n {
-			break
-		}
-	}
-	return out
-}
-
 // topKeys returns the keys of the top-level JSON object at the start of
 // head, in order, up to the first value that cannot be read (head may be
 // cut). It returns nil when head does not start with an object.
