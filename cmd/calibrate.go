@@ -42,12 +42,7 @@ calls; they are stored in the calibration table.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return calibrateRun(c.Context(), st, o)
+			return onStore(c.Context(), d, false, o, calibrateRun)
 		},
 	}
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")

@@ -194,6 +194,18 @@ func (d *Deps) open(ctx context.Context, readOnly bool) (*store.Store, error) {
 	return store.Open(ctx, store.Config{Path: d.dbPath(), ReadOnly: readOnly})
 }
 
+// onStore runs run(ctx, st, o) on the database st, opened read-only or
+// not, and closes it: the RunE body of a command that reads or writes the
+// store and nothing else.
+func onStore[O any](ctx context.Context, d *Deps, readOnly bool, o O, run func(context.Context, *store.Store, O) error) error {
+	st, err := d.open(ctx, readOnly)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return run(ctx, st, o)
+}
+
 // openSandbox opens the database for untrusted queries (store.Config.Sandbox).
 func (d *Deps) openSandbox(ctx context.Context) (*store.Store, error) {
 	return store.Open(ctx, store.Config{Path: d.dbPath(), Sandbox: true})
