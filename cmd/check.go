@@ -62,7 +62,7 @@ func checkRun(ctx context.Context, st *store.Store, o *CheckOptions) error {
 		}
 	}
 	if len(probs) > 0 {
-		return &exitError2{code: exitError, msg: fmt.Sprintf("%d of %d consistency rules broken", len(probs), len(store.CheckRules()))}
+		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%d of %d consistency rules broken", len(probs), len(store.CheckRules()))}
 	}
 	return nil
 }
