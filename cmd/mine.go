@@ -33,7 +33,7 @@ type MineOptions struct {
 	Out       io.Writer
 	JSON      bool
 	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventLog, which reads only the columns
+	// text, and mines through store.EventStream, which reads only the columns
 	// process discovery needs.
 	NoProfiles bool
 
