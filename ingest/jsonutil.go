@@ -190,13 +190,3 @@ func scalarString(raw json.RawMessage) string {
 	}
 	return ""
 }
-
-// oaToolCall is a tool call as OpenAI's chat completions log it (and the
-// harnesses that copy them): {id, function: {name, arguments}}.
-type oaToolCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	} `json:"function"`
-}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"io"
-	"strings"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
@@ -121,23 +120,7 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 		case "system":
 			return add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
 		case "assistant":
-			b.NewCall()
-			if strings.TrimSpace(m.ReasoningContent) != "" {
-				if err := add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: m.ReasoningContent}); err != nil {
-					return err
-				}
-			}
-			if strings.TrimSpace(text) != "" {
-				if err := add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text}); err != nil {
-					return err
-				}
-			}
-			for _, tc := range m.ToolCalls {
-				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Function.Name, CallID: tc.ID, Args: jsonArgs(tc.Function.Arguments)}); err != nil {
-					return err
-				}
-			}
-			return nil
+			return oaAssistant(b, m.ReasoningContent, text, m.ToolCalls, add)
 		case "tool":
 			return add(schema.Event{Kind: schema.KindToolResult, Role: "tool", ToolName: m.Name, CallID: m.ToolCallID, Text: text})
 		default:

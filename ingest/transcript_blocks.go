@@ -254,3 +254,37 @@ func dirRunID(path, anchor string) string {
 	}
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
+
+// oaToolCall is a tool call as OpenAI's chat completions log it (and the
+// harnesses that copy them): {id, function: {name, arguments}}.
+type oaToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// oaAssistant adds the events of an OpenAI-style assistant message as a
+// new model call: its reasoning and its text (each unless blank), then its
+// tool calls (arguments as jsonArgs gives them). add stamps and adds one
+// event.
+func oaAssistant(b *RunBuilder, reasoning, text string, calls []oaToolCall, add func(schema.Event) error) error {
+	b.NewCall()
+	if strings.TrimSpace(reasoning) != "" {
+		if err := add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: reasoning}); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(text) != "" {
+		if err := add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text}); err != nil {
+			return err
+		}
+	}
+	for _, tc := range calls {
+		if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Function.Name, CallID: tc.ID, Args: jsonArgs(tc.Function.Arguments)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
