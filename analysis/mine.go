@@ -30,7 +30,7 @@ type MineOptions struct {
 	Export    string         // xes:FILE, ocel:FILE or dot:FILE; "" none
 	ExportOut io.Writer      // where FILE "-" goes
 	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventLog, which reads only the columns
+	// text, and mines through store.EventStream, which reads only the columns
 	// process discovery needs.
 	NoProfiles bool
 }
@@ -92,9 +92,9 @@ func MineStore(ctx context.Context, st *store.Store, o *MineOptions) (Mined, err
 	if o.NoProfiles {
 		// the event log alone: the columns it needs, runs in run_id order
 		// (the log and what is mined from it do not depend on the order)
-		eo := store.EventLogOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
+		eo := store.EventStreamOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
 			ModelFamilies: o.Models, Harnesses: o.Harnesses}
-		err := st.EventLog(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
+		err := st.EventStream(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
 			if !ma.keep(run) {
 				return nil
 			}

@@ -103,7 +103,7 @@ type Hide struct {
 	ReenabledAfter int64 `json:"reenabled_after"`
 	Thrash         bool  `json:"thrash"`
 	// NeededUses counts the uses of the output (counterfactual.Uses: its
-	// distinctive tokens reappear in a later model output, or a later tool
+	// distinctive words reappear in a later model output, or a later tool
 	// call acts on its target) made by calls that did not carry it
 	// (Turn+1 … Turn+HiddenCalls); Needed is NeededUses > 0.
 	NeededUses int  `json:"needed_uses"`
@@ -249,17 +249,13 @@ func (rc *runCtx) manage() ManageRun {
 	return m
 }
 
+// seqCmp orders an event against a sequence number, for
+// slices.BinarySearchFunc over events in seq order.
+func seqCmp(e schema.Event, seq int64) int { return cmp.Compare(e.Seq, seq) }
+
 // eventAt returns the event with sequence number seq.
 func (rc *runCtx) eventAt(seq int64) (*schema.Event, bool) {
-	i, ok := slices.BinarySearchFunc(rc.events, seq, func(e schema.Event, s int64) int {
-		switch {
-		case e.Seq < s:
-			return -1
-		case e.Seq > s:
-			return 1
-		}
-		return 0
-	})
+	i, ok := slices.BinarySearchFunc(rc.events, seq, seqCmp)
 	if !ok {
 		return nil, false
 	}
@@ -270,15 +266,7 @@ func (rc *runCtx) eventAt(seq int64) (*schema.Event, bool) {
 // later result with its call_id, else (no call_id) the first later result of
 // the same tool.
 func (rc *runCtx) result(call *schema.Event) (*schema.Event, bool) {
-	i, _ := slices.BinarySearchFunc(rc.events, call.Seq+1, func(e schema.Event, s int64) int {
-		switch {
-		case e.Seq < s:
-			return -1
-		case e.Seq > s:
-			return 1
-		}
-		return 0
-	})
+	i, _ := slices.BinarySearchFunc(rc.events, call.Seq+1, seqCmp)
 	for ; i < len(rc.events); i++ {
 		e := &rc.events[i]
 		if e.Kind != schema.KindToolResult {

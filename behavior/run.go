@@ -3,7 +3,6 @@ package behavior
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
@@ -51,7 +50,7 @@ func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []sche
 		rc.prompts[c.Turn] = c
 	}
 	for _, op := range ops {
-		if isCut(op) {
+		if diagnose.IsCut(op) {
 			rc.cuts = append(rc.cuts, op)
 		}
 	}
@@ -127,32 +126,9 @@ func (rc *runCtx) usesOf(key string) []int64 {
 			if u.Kind == counterfactual.UseEnable {
 				continue // a re-enable is measured as such (Reenabled, Thrash), not as a need
 			}
-			k := outputKey(rc.events[u.Output])
+			k := diagnose.OutputKey(rc.events[u.Output])
 			rc.uses[k] = append(rc.uses[k], u.Call)
 		}
 	}
 	return rc.uses[key]
-}
-
-// outputKey is a tool_result's key as diagnose.NewVisibility names it: its
-// tool_key, else its call_id, else "t<seq>".
-func outputKey(e schema.Event) string {
-	switch {
-	case e.ToolKey != "":
-		return e.ToolKey
-	case e.CallID != "":
-		return e.CallID
-	}
-	return "t" + strconv.FormatInt(e.Seq, 10)
-}
-
-// isCut reports whether op removes every older output (diagnose.NewVisibility step 3).
-func isCut(op schema.ContextOp) bool {
-	switch op.Op {
-	case schema.OpCompaction, schema.OpSummary, schema.OpContinuation:
-		return true
-	case schema.OpMasking, schema.OpTruncation:
-		return op.ToolKey == ""
-	}
-	return false
 }

@@ -42,12 +42,7 @@ calls; they are stored in the calibration table.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return calibrateRun(c.Context(), st, o)
+			return onStore(c.Context(), d, false, o, calibrateRun)
 		},
 	}
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
@@ -57,7 +52,7 @@ calls; they are stored in the calibration table.`,
 // minCalibrationCalls is the fewest logged calls a family needs for a fit.
 const minCalibrationCalls = 5
 
-type calibrationJSON struct {
+type calibrationFit struct {
 	SourceFormat string  `json:"source_format"`
 	ModelFamily  string  `json:"model_family"`
 	Estimator    string  `json:"estimator"`
@@ -89,10 +84,10 @@ func calibrateRun(ctx context.Context, st *store.Store, o *CalibrateOptions) err
 	}
 	now := o.Now().UTC().Truncate(time.Second)
 	var cs []store.Calibration
-	var rows []calibrationJSON
+	var rows []calibrationFit
 	for _, k := range keys {
 		fit := ingest.FitCalibration(byKey[k][0], byKey[k][1])
-		row := calibrationJSON{k.format, k.family, k.est, int64(fit.N), fit.Factor, fit.Offset, fit.MdAPERaw, fit.MdAPEFitted, fit.N >= minCalibrationCalls}
+		row := calibrationFit{k.format, k.family, k.est, int64(fit.N), fit.Factor, fit.Offset, fit.MdAPERaw, fit.MdAPEFitted, fit.N >= minCalibrationCalls}
 		if !row.Fitted { // too few calls: shown with the raw error, no fit stored
 			row.Factor, row.Offset, row.MdAPEFitted = 0, 0, fit.MdAPERaw
 		} else {
@@ -105,7 +100,7 @@ func calibrateRun(ctx context.Context, st *store.Store, o *CalibrateOptions) err
 	}
 	if o.JSON {
 		if rows == nil {
-			rows = []calibrationJSON{}
+			rows = []calibrationFit{}
 		}
 		return writeJSON(o.Out, rows)
 	}

@@ -35,12 +35,7 @@ means a bug, or a change made outside trajmine.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return checkRun(c.Context(), st, o)
+			return onStore(c.Context(), d, true, o, checkRun)
 		},
 	}
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
@@ -67,7 +62,7 @@ func checkRun(ctx context.Context, st *store.Store, o *CheckOptions) error {
 		}
 	}
 	if len(probs) > 0 {
-		return &exitError2{code: exitError, msg: fmt.Sprintf("%d of %d consistency rules broken", len(probs), len(store.CheckRules()))}
+		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%d of %d consistency rules broken", len(probs), len(store.CheckRules()))}
 	}
 	return nil
 }

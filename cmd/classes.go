@@ -76,43 +76,43 @@ const (
 	topPerHarness   = 3
 )
 
-type classRuleJSON struct {
+type classRule struct {
 	actions.Rule
 	Calls *int64 `json:"calls,omitempty"`
 }
 
-type classShareJSON struct {
+type classShare struct {
 	Class string  `json:"class"`
 	Calls int64   `json:"calls"`
 	Share float64 `json:"share"`
 }
 
-type toolCountJSON struct {
+type toolCount struct {
 	Harness string `json:"harness"`
 	Tool    string `json:"tool"`
 	Calls   int64  `json:"calls"`
 }
 
-type harnessShareJSON struct {
-	Harness      string          `json:"harness"`
-	Calls        int64           `json:"calls"`
-	Other        int64           `json:"other"`
-	OtherShare   float64         `json:"other_share"`
-	Unclassified []toolCountJSON `json:"top_unclassified"`
+type harnessShare struct {
+	Harness      string      `json:"harness"`
+	Calls        int64       `json:"calls"`
+	Other        int64       `json:"other"`
+	OtherShare   float64     `json:"other_share"`
+	Unclassified []toolCount `json:"top_unclassified"`
 }
 
-type classCallsJSON struct {
-	Total        int64              `json:"total"`
-	Classes      []classShareJSON   `json:"classes"`
-	Other        int64              `json:"other"`
-	OtherShare   float64            `json:"other_share"`
-	Harnesses    []harnessShareJSON `json:"harnesses"`
-	Unclassified []toolCountJSON    `json:"top_unclassified"`
+type classCalls struct {
+	Total        int64          `json:"total"`
+	Classes      []classShare   `json:"classes"`
+	Other        int64          `json:"other"`
+	OtherShare   float64        `json:"other_share"`
+	Harnesses    []harnessShare `json:"harnesses"`
+	Unclassified []toolCount    `json:"top_unclassified"`
 }
 
-type classesJSON struct {
-	Rules []classRuleJSON `json:"rules"`
-	Calls *classCallsJSON `json:"calls"` // null when there is no database
+type classesResult struct {
+	Rules []classRule `json:"rules"`
+	Calls *classCalls `json:"calls"` // null when there is no database
 }
 
 func classesRun(ctx context.Context, d *Deps, o *ClassesOptions) error {
@@ -197,10 +197,10 @@ func share(n, total int64) float64 {
 }
 
 // classesReport assembles what classes prints; tally is nil without a database.
-func classesReport(cl *actions.Classifier, t *classTally) classesJSON {
-	var out classesJSON
+func classesReport(cl *actions.Classifier, t *classTally) classesResult {
+	var out classesResult
 	for _, r := range cl.Rules() {
-		row := classRuleJSON{Rule: r}
+		row := classRule{Rule: r}
 		if t != nil {
 			n := t.byRule[r.Index]
 			row.Calls = &n
@@ -210,22 +210,22 @@ func classesReport(cl *actions.Classifier, t *classTally) classesJSON {
 	if t == nil {
 		return out
 	}
-	calls := &classCallsJSON{Total: t.total, Other: t.byClass[actions.Other], OtherShare: share(t.byClass[actions.Other], t.total), Classes: []classShareJSON{}, Harnesses: []harnessShareJSON{}, Unclassified: []toolCountJSON{}}
+	calls := &classCalls{Total: t.total, Other: t.byClass[actions.Other], OtherShare: share(t.byClass[actions.Other], t.total), Classes: []classShare{}, Harnesses: []harnessShare{}, Unclassified: []toolCount{}}
 	for _, c := range actions.Classes {
-		calls.Classes = append(calls.Classes, classShareJSON{c.String(), t.byClass[c], share(t.byClass[c], t.total)})
+		calls.Classes = append(calls.Classes, classShare{c.String(), t.byClass[c], share(t.byClass[c], t.total)})
 	}
-	var all []toolCountJSON
+	var all []toolCount
 	for name, h := range t.byHarness {
-		var tools []toolCountJSON
+		var tools []toolCount
 		for tool, n := range h.otherTools {
-			tools = append(tools, toolCountJSON{name, tool, n})
+			tools = append(tools, toolCount{name, tool, n})
 		}
 		sortToolCounts(tools)
 		all = append(all, tools...)
 		if tools == nil {
-			tools = []toolCountJSON{}
+			tools = []toolCount{}
 		}
-		calls.Harnesses = append(calls.Harnesses, harnessShareJSON{name, h.calls, h.other, share(h.other, h.calls), tools[:min(len(tools), topPerHarness)]})
+		calls.Harnesses = append(calls.Harnesses, harnessShare{name, h.calls, h.other, share(h.other, h.calls), tools[:min(len(tools), topPerHarness)]})
 	}
 	sort.Slice(calls.Harnesses, func(i, j int) bool {
 		a, b := calls.Harnesses[i], calls.Harnesses[j]
@@ -240,7 +240,7 @@ func classesReport(cl *actions.Classifier, t *classTally) classesJSON {
 	return out
 }
 
-func sortToolCounts(ts []toolCountJSON) {
+func sortToolCounts(ts []toolCount) {
 	sort.Slice(ts, func(i, j int) bool {
 		a, b := ts[i], ts[j]
 		if a.Calls != b.Calls {
@@ -253,7 +253,7 @@ func sortToolCounts(ts []toolCountJSON) {
 	})
 }
 
-func writeClasses(w io.Writer, r classesJSON) error {
+func writeClasses(w io.Writer, r classesResult) error {
 	fmt.Fprintln(w, "Rules, in the order they are tried (the first that matches decides):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if r.Calls != nil {

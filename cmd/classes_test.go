@@ -100,7 +100,7 @@ func TestClassesJSONShares(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	var got classesJSON
+	var got classesResult
 	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
 		t.Fatalf("classes --json is not JSON: %v\n%s", err, stdout)
 	}

@@ -128,7 +128,7 @@ func TestUnknownFormatNamesFormatsTried(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code := run(t, d, "ingest", p)
-	if code != exitError || !strings.Contains(stderr, "unknown format (tried: claude-code, codex-cli") {
+	if code != exitFailed || !strings.Contains(stderr, "unknown format (tried: claude-code, codex-cli") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

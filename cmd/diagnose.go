@@ -130,12 +130,7 @@ documents every column. The figures printed follow from them:
 			if _, err := os.Stat(d.dbPath()); err != nil {
 				readOnly = true
 			}
-			st, err := d.open(c.Context(), readOnly)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return diagnoseRun(c.Context(), st, o)
+			return onStore(c.Context(), d, readOnly, o, diagnoseRun)
 		},
 	}
 	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (overrides the log and the table)")

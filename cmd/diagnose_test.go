@@ -223,7 +223,7 @@ func TestDiagnoseNoDatabase(t *testing.T) {
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(t.TempDir(), "missing.duckdb")
 	_, stderr, code := run(t, d, "diagnose")
-	if code != exitError || !strings.Contains(stderr, "run trajmine ingest first") {
+	if code != exitFailed || !strings.Contains(stderr, "run trajmine ingest first") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(d.DB); err == nil {

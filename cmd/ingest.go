@@ -107,14 +107,14 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 		return err
 	}
 	if o.JSON {
-		if err := writeJSON(o.Out, summaryJSON(sum)); err != nil {
+		if err := writeJSON(o.Out, ingestSummaryOf(sum)); err != nil {
 			return err
 		}
 	} else {
 		printSummary(o.Out, sum)
 	}
 	if sum.Failed > 0 {
-		return &exitError2{code: exitError, msg: fmt.Sprintf("%d file(s) failed to import", sum.Failed)}
+		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%d file(s) failed to import", sum.Failed)}
 	}
 	return nil
 }
@@ -164,7 +164,9 @@ func printSummary(w io.Writer, s *ingest.Summary) {
 	fmt.Fprintln(w)
 }
 
-type ingestSummaryJSON struct {
+// ingestSummary is an import's counts and errors, as ingest --json and
+// report --json print them.
+type ingestSummary struct {
 	Files   int      `json:"files"`
 	Skipped int      `json:"skipped"`
 	Failed  int      `json:"failed"`
@@ -176,8 +178,9 @@ type ingestSummaryJSON struct {
 	Errors  []string `json:"errors"`
 }
 
-func summaryJSON(s *ingest.Summary) ingestSummaryJSON {
-	out := ingestSummaryJSON{Files: s.Files, Skipped: s.Skipped, Failed: s.Failed, Runs: s.Runs, Events: s.Events, Rejects: s.Rejects, Repairs: s.Repairs, Bytes: s.Bytes, Errors: []string{}}
+// ingestSummaryOf is s as printed.
+func ingestSummaryOf(s *ingest.Summary) ingestSummary {
+	out := ingestSummary{Files: s.Files, Skipped: s.Skipped, Failed: s.Failed, Runs: s.Runs, Events: s.Events, Rejects: s.Rejects, Repairs: s.Repairs, Bytes: s.Bytes, Errors: []string{}}
 	for _, e := range s.Errors {
 		out.Errors = append(out.Errors, e.Error())
 	}

@@ -103,8 +103,8 @@ func TestIngestHostileInputs(t *testing.T) {
 			d := testDeps(t, nil)
 			d.DB = filepath.Join(t.TempDir(), "x.duckdb")
 			stdout, stderr, code := run(t, d, tc.args...)
-			if code != exitError {
-				t.Errorf("exit %d, want %d", code, exitError)
+			if code != exitFailed {
+				t.Errorf("exit %d, want %d", code, exitFailed)
 			}
 			if want := tc.stderr + "trajmine: 1 file(s) failed to import\n"; stderr != want {
 				t.Errorf("stderr\n%q\nwant\n%q", stderr, want)

@@ -33,7 +33,7 @@ type MineOptions struct {
 	Out       io.Writer
 	JSON      bool
 	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventLog, which reads only the columns
+	// text, and mines through store.EventStream, which reads only the columns
 	// process discovery needs.
 	NoProfiles bool
 
@@ -143,12 +143,7 @@ faster on a large store (BENCHMARKS.md).`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return mineRun(c.Context(), st, o)
+			return onStore(c.Context(), d, true, o, mineRun)
 		},
 	}
 	c.Flags().StringVar(&o.Activity, "activity", "class", "activity names: class, tool or tool-target")

@@ -62,7 +62,7 @@ func TestMineGolden(t *testing.T) {
 			}
 		}
 	})
-	// --no-profiles mines through store.EventLog: the same log, so the
+	// --no-profiles mines through store.EventStream: the same log, so the
 	// same output, without the behaviour profiles
 	t.Run("no-profiles", func(t *testing.T) {
 		for _, args := range [][]string{

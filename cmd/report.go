@@ -218,15 +218,15 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 			st.Close()
 			return reportDemo(ctx, o, fmt.Sprintf("no runs in the %s found in %s", countOf(sum.Files+sum.Skipped, "file"), where))
 		case o.All:
-			return &exitError2{code: exitError, msg: "report: database " + db + " holds no runs"}
+			return &exitCodeError{code: exitFailed, msg: "report: database " + db + " holds no runs"}
 		case sum.Failed > 0:
-			return &exitError2{code: exitError, msg: fmt.Sprintf("report: no runs from %s: %s failed to import", where, countOf(sum.Failed, "file"))}
+			return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("report: no runs from %s: %s failed to import", where, countOf(sum.Failed, "file"))}
 		}
 		msg := "report: no agent logs in " + where
 		if sum.Skipped > 0 {
 			msg += fmt.Sprintf(" (%s skipped: not a known log format)", countOf(sum.Skipped, "file"))
 		}
-		return &exitError2{code: exitError, msg: msg}
+		return &exitCodeError{code: exitFailed, msg: msg}
 	}
 	if err := reportOn(ctx, st, o, sc, sum, func(w io.Writer) {
 		if len(inputs) > 0 {
@@ -236,7 +236,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 		return err
 	}
 	if sum.Failed > 0 {
-		return &exitError2{code: exitError, msg: fmt.Sprintf("%s failed to import (the report covers the rest)", countOf(sum.Failed, "file"))}
+		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%s failed to import (the report covers the rest)", countOf(sum.Failed, "file"))}
 	}
 	return nil
 }
@@ -356,8 +356,8 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		}
 		if err := writeJSON(o.Out, struct {
 			Source     string                       `json:"source"`
-			Scope      reportScopeJSON              `json:"scope"`
-			Ingest     ingestSummaryJSON            `json:"ingest"`
+			Scope      scopeStatement               `json:"scope"`
+			Ingest     ingestSummary                `json:"ingest"`
 			Formats    []analysis.FormatTotals      `json:"formats"`
 			Simulation []simulate.Agg               `json:"simulation"`
 			Accuracy   []simulate.AccuracyRow       `json:"simulation_accuracy"`
@@ -365,7 +365,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			Runs       []schema.Run                 `json:"runs"`
 			HTML       string                       `json:"html_report"`
 			Headline   []string                     `json:"headline"`
-		}{o.sourceText(), o.scopeJSON(len(runs)), summaryJSON(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res)}); err != nil {
+		}{o.sourceText(), o.scopeStatement(len(runs)), ingestSummaryOf(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res)}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)

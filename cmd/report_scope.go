@@ -201,8 +201,8 @@ func (o *ReportOptions) sourceText() string {
 	return o.scope.source()
 }
 
-// reportScopeJSON is --json's statement of the scope.
-type reportScopeJSON struct {
+// scopeStatement is the statement of the scope (in report --json).
+type scopeStatement struct {
 	Line         string `json:"line"`          // the first line printed
 	Runs         int    `json:"runs"`          // runs reported on
 	Files        int    `json:"files"`         // their source files
@@ -211,12 +211,12 @@ type reportScopeJSON struct {
 	Demo         bool   `json:"demo"`          // a generated demo corpus in a temporary database
 }
 
-func (o *ReportOptions) scopeJSON(runs int) reportScopeJSON {
+func (o *ReportOptions) scopeStatement(runs int) scopeStatement {
 	sc := o.scope
 	if sc == nil {
-		return reportScopeJSON{Runs: runs, DatabaseRuns: runs, All: true}
+		return scopeStatement{Runs: runs, DatabaseRuns: runs, All: true}
 	}
-	return reportScopeJSON{Line: sc.line(), Runs: len(sc.runs), Files: sc.files, DatabaseRuns: sc.dbRuns, All: sc.all, Demo: sc.lead != ""}
+	return scopeStatement{Line: sc.line(), Runs: len(sc.runs), Files: sc.files, DatabaseRuns: sc.dbRuns, All: sc.all, Demo: sc.lead != ""}
 }
 
 // sourceFiles counts the runs' distinct source files.

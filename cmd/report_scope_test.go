@@ -50,8 +50,8 @@ func writeRuns(t *testing.T, path string, ids ...string) {
 
 // reportJSON is what the scope tests read of report --json.
 type reportJSON struct {
-	Source  string          `json:"source"`
-	Scope   reportScopeJSON `json:"scope"`
+	Source  string         `json:"source"`
+	Scope   scopeStatement `json:"scope"`
 	Ingest  struct{ Files, Skipped, Failed int }
 	Formats []struct {
 		Format string `json:"source_format"`
@@ -136,7 +136,7 @@ func TestReportScope(t *testing.T) {
 			if diff := cmp.Diff(want, got.ids()); diff != "" {
 				t.Errorf("runs (-want +got):\n%s", diff)
 			}
-			wantScope := reportScopeJSON{Runs: len(tc.runs), Files: tc.files, DatabaseRuns: tc.dbRuns, All: tc.all}
+			wantScope := scopeStatement{Runs: len(tc.runs), Files: tc.files, DatabaseRuns: tc.dbRuns, All: tc.all}
 			gotScope := got.Scope
 			gotScope.Line = ""
 			if diff := cmp.Diff(wantScope, gotScope); diff != "" {
@@ -332,8 +332,8 @@ func TestReportNoRuns(t *testing.T) {
 			d.DB = filepath.Join(t.TempDir(), "x.duckdb")
 			html := filepath.Join(dir, "r.html")
 			_, stderr, code := run(t, d, slices.Concat([]string{"report", "-o", html}, tc.args)...)
-			if code != exitError {
-				t.Errorf("exit %d, want %d", code, exitError)
+			if code != exitFailed {
+				t.Errorf("exit %d, want %d", code, exitFailed)
 			}
 			lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
 			if got := strings.ReplaceAll(lines[len(lines)-1], dir, "$DIR"); got != tc.stderr {
@@ -356,7 +356,7 @@ func TestReportSomeFailed(t *testing.T) {
 	good := filepath.Join(dir, "good.jsonl")
 	writeRuns(t, good, "g-1", "g-2")
 	stdout, stderr, code := run(t, d, "report", "-o", html, good, "../ingest/testdata/notalog.json")
-	if code != exitError || !strings.HasSuffix(stderr, "trajmine: 1 file failed to import (the report covers the rest)\n") {
+	if code != exitFailed || !strings.HasSuffix(stderr, "trajmine: 1 file failed to import (the report covers the rest)\n") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	if first, _, _ := strings.Cut(stdout, "\n"); first != "trajmine report: 2 runs from 1 of 2 files: "+good+", ../ingest/testdata/notalog.json (database "+d.DB+" holds no other runs)" {

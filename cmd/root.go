@@ -17,9 +17,9 @@ import (
 
 // Exit codes.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
 )
 
 // DefaultDB is the database used when neither --db nor TRAJMINE_DB is set.
@@ -121,7 +121,7 @@ func execute(ctx context.Context, root *cobra.Command, args []string, out, errw 
 			fmt.Fprintf(errw, "trajmine: %v\n\n%s", err, c.UsageString())
 			return exitUsage
 		}
-		var ee *exitError2
+		var ee *exitCodeError
 		if errors.As(err, &ee) {
 			if ee.msg != "" {
 				fmt.Fprintf(errw, "trajmine: %s\n", ee.msg)
@@ -129,18 +129,18 @@ func execute(ctx context.Context, root *cobra.Command, args []string, out, errw 
 			return ee.code
 		}
 		fmt.Fprintf(errw, "trajmine: %v\n", err)
-		return exitError
+		return exitFailed
 	}
 	return exitOK
 }
 
-// exitError2 carries an exit code with an optional message already formatted.
-type exitError2 struct {
+// exitCodeError carries an exit code with an optional message already formatted.
+type exitCodeError struct {
 	code int
 	msg  string
 }
 
-func (e *exitError2) Error() string { return e.msg }
+func (e *exitCodeError) Error() string { return e.msg }
 
 // NewRootCmd builds the command tree.
 func NewRootCmd(d *Deps) *cobra.Command {
@@ -192,6 +192,18 @@ func (d *Deps) dbPath() string {
 
 func (d *Deps) open(ctx context.Context, readOnly bool) (*store.Store, error) {
 	return store.Open(ctx, store.Config{Path: d.dbPath(), ReadOnly: readOnly})
+}
+
+// onStore runs run(ctx, st, o) on the database st, opened read-only or
+// not, and closes it: the RunE body of a command that reads or writes the
+// store and nothing else.
+func onStore[O any](ctx context.Context, d *Deps, readOnly bool, o O, run func(context.Context, *store.Store, O) error) error {
+	st, err := d.open(ctx, readOnly)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return run(ctx, st, o)
 }
 
 // openSandbox opens the database for untrusted queries (store.Config.Sandbox).

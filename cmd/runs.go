@@ -39,12 +39,7 @@ reason with "?" when it was inferred rather than logged.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return runsRun(c.Context(), st, o)
+			return onStore(c.Context(), d, true, o, runsRun)
 		},
 	}
 	c.Flags().StringVar(&o.Format, "format", "", "only runs of this source format")

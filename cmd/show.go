@@ -55,12 +55,7 @@ them either way.`,
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			return showRun(c.Context(), st, o)
+			return onStore(c.Context(), d, true, o, showRun)
 		},
 	}
 	c.Flags().IntVar(&o.Width, "width", 72, "characters of text shown per event")

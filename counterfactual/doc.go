@@ -6,8 +6,8 @@
 //
 // Uses takes one run's events in seq order and returns every Use: an output
 // (a tool_result event) and a later model output (assistant text, reasoning
-// or tool call) that needed it, either because distinctive tokens of the
-// output reappear in it (UseContent, with the tokens and their offsets as
+// or tool call) that needed it, either because distinctive words of the
+// output reappear in it (UseContent, with the words and their offsets as
 // evidence) or because it is a tool call acting on the same target as the
 // call that produced the output (UseTarget). Summarize folds the uses into
 // one row per output.

@@ -101,11 +101,11 @@ func FuzzUses(f *testing.F) {
 		for _, u := range uses {
 			for _, tok := range u.Evidence {
 				k := 0
-				for range counterfactual.Tokens(tok) {
+				for range counterfactual.Words(tok) {
 					k++
 				}
 				if k != 1 {
-					t.Fatalf("evidence %q is not one distinctive token", tok)
+					t.Fatalf("evidence %q is not one distinctive word", tok)
 				}
 			}
 		}

@@ -2,11 +2,11 @@ package counterfactual
 
 import "hash/maphash"
 
-// tokTable maps tokens to their index in walker.states: open addressing
-// with linear probing over 64-bit hashes, the token compared only when the
+// wordTable maps words to their index in walker.states: open addressing
+// with linear probing over 64-bit hashes, the word compared only when the
 // hashes agree. It replaces a map[string]int32, whose lookups were a third
 // of Uses's time; a walker's table is reused for the next run.
-type tokTable struct {
+type wordTable struct {
 	seed  maphash.Seed
 	slots []tokSlot // len is a power of two; at most half full
 	n     int
@@ -17,14 +17,14 @@ type tokSlot struct {
 	idx  int32 // index in states + 1; 0 = empty
 }
 
-func newTokTable(hint int) *tokTable {
-	t := &tokTable{seed: maphash.MakeSeed()}
+func newWordTable(hint int) *wordTable {
+	t := &wordTable{seed: maphash.MakeSeed()}
 	t.reset(hint)
 	return t
 }
 
-// reset empties the table, sized for hint tokens.
-func (t *tokTable) reset(hint int) {
+// reset empties the table, sized for hint words.
+func (t *wordTable) reset(hint int) {
 	size := 64
 	for size < 2*hint {
 		size <<= 1
@@ -38,10 +38,10 @@ func (t *tokTable) reset(hint int) {
 	t.n = 0
 }
 
-func (t *tokTable) hash(tok string) uint64 { return maphash.String(t.seed, tok) }
+func (t *wordTable) hash(tok string) uint64 { return maphash.String(t.seed, tok) }
 
 // find returns the index of tok (with hash h) in states, if present.
-func (t *tokTable) find(tok string, h uint64, states []tokState) (int32, bool) {
+func (t *wordTable) find(tok string, h uint64, states []wordState) (int32, bool) {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
@@ -54,8 +54,8 @@ func (t *tokTable) find(tok string, h uint64, states []tokState) (int32, bool) {
 	}
 }
 
-// insert adds a token, known to be absent, with hash h and index idx.
-func (t *tokTable) insert(h uint64, idx int32) {
+// insert adds a word, known to be absent, with hash h and index idx.
+func (t *wordTable) insert(h uint64, idx int32) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
@@ -63,7 +63,7 @@ func (t *tokTable) insert(h uint64, idx int32) {
 	t.n++
 }
 
-func (t *tokTable) put(h uint64, idx1 int32) {
+func (t *wordTable) put(h uint64, idx1 int32) {
 	mask := uint64(len(t.slots) - 1)
 	i := h & mask
 	for t.slots[i].idx != 0 {
@@ -72,7 +72,7 @@ func (t *tokTable) put(h uint64, idx1 int32) {
 	t.slots[i] = tokSlot{hash: h, idx: idx1}
 }
 
-func (t *tokTable) grow() {
+func (t *wordTable) grow() {
 	old := t.slots
 	t.slots = make([]tokSlot, 2*len(old))
 	for _, s := range old {

@@ -16,7 +16,7 @@ type UseKind uint8
 
 // Use kinds.
 const (
-	// UseContent: distinctive tokens of the output reappear in a later
+	// UseContent: distinctive words of the output reappear in a later
 	// assistant text, reasoning or tool-call args.
 	UseContent UseKind = iota + 1
 	// UseTarget: a later tool call acts on the same target (file path,
@@ -51,45 +51,45 @@ type Use struct {
 	Call   int64   `json:"call"`   // model call that made the use (= events[Event].Turn): its prompt needed the output
 	Kind   UseKind `json:"kind"`
 	// Offsets are, for content uses, the byte offsets in events[Output].Text
-	// of the evidence tokens' first occurrences there, ascending, at most
+	// of the evidence words' first occurrences there, ascending, at most
 	// MaxEvidence.
 	Offsets []int32 `json:"offsets,omitempty"`
-	// Evidence are, for content uses, the evidence tokens, in the order of
+	// Evidence are, for content uses, the evidence words, in the order of
 	// Offsets: events[Output].Text[Offsets[i]:][:len(Evidence[i])] == Evidence[i].
 	Evidence []string `json:"evidence,omitempty"`
 }
 
-// MaxEvidence is the most evidence tokens a content use keeps: those with
+// MaxEvidence is the most evidence words a content use keeps: those with
 // the smallest offsets in the output.
 const MaxEvidence = 8
 
-// MaxScan is how many bytes of a tool output's text are scanned for tokens;
-// the rest of a longer output is ignored (a token crossing the limit is
+// MaxScan is how many bytes of a tool output's text are scanned for words;
+// the rest of a longer output is ignored (a word crossing the limit is
 // dropped too). User, system and model texts are scanned in full.
 const MaxScan = 256 << 10
 
-// common is the state of a token that a user or system event contained.
+// common is the state of a word that a user or system event contained.
 const common = -1
 
-// agent is the state of a token the agent has already used: its own
+// agent is the state of a word the agent has already used: its own
 // message now holds it, so later mentions need no output (until a later
 // output contains it again).
 const agent = -2
 
-// own is the state of a token whose first appearance in the run is the
+// own is the state of a word whose first appearance in the run is the
 // agent's own (an assistant text, reasoning or tool-call arguments): the
 // agent wrote it before any tool output held it, so no output is ever
 // credited with it, even one that echoes it back.
 const own = -3
 
-// tokState is where a token came from so far.
-type tokState struct {
-	tok string // the token (its own copy, never a slice of an event text)
+// wordState is where a word came from so far.
+type wordState struct {
+	tok string // the word (its own copy, never a slice of an event text)
 	out int32  // latest tool_result containing it, or common, agent, own
 	off int32  // byte offset of its first occurrence in events[out].Text
 }
 
-// hit is one evidence token of a content use being built.
+// hit is one evidence word of a content use being built.
 type hit struct {
 	off int32
 	tok int32 // index in walker.states
@@ -98,9 +98,9 @@ type hit struct {
 // walker holds the state of one Uses pass.
 type walker struct {
 	events []schema.Event
-	index  *tokTable // token → index in states
-	states []tokState
-	used   []int32 // tokens the current using event hit
+	index  *wordTable // word → index in states
+	states []wordState
+	used   []int32 // words the current using event hit
 
 	// content uses of the using event being scanned: per output touched,
 	// a sorted buffer of at most MaxEvidence hits
@@ -113,17 +113,17 @@ type walker struct {
 
 	uses []Use
 
-	arena []byte // token copies; a full chunk is left to the strings in it
+	arena []byte // word copies; a full chunk is left to the strings in it
 
 	// outputs whose text is logged more than once in the run (re-reads):
-	// the (token, offset) sequence of their first scan, replayed for the
+	// the (word, offset) sequence of their first scan, replayed for the
 	// later copies instead of scanning them again
-	repeats map[string]*tokSeq
+	repeats map[string]*wordSeq
 }
 
-// tokSeq is the tokens of an output text in order: state indices and byte
+// wordSeq is the words of an output text in order: state indices and byte
 // offsets.
-type tokSeq struct {
+type wordSeq struct {
 	k, off []int32
 	done   bool // recorded (the text was scanned once)
 }
@@ -137,20 +137,20 @@ var (
 )
 
 // walkers holds walkers between runs: their tables and buffers are reused
-// (the token arena and the uses returned are not).
-var walkers = sync.Pool{New: func() any { return &walker{index: newTokTable(0)} }}
+// (the word arena and the uses returned are not).
+var walkers = sync.Pool{New: func() any { return &walker{index: newWordTable(0)} }}
 
 // release clears what w must not keep (the run's events, the returned uses,
 // the arena the uses' evidence points into) and pools it.
 func (w *walker) release() {
-	clear(w.states) // token strings point into the arena
+	clear(w.states) // word strings point into the arena
 	w.events, w.states, w.uses, w.arena, w.repeats = nil, w.states[:0], nil, nil, nil
 	w.used, w.active, w.hits, w.counts = w.used[:0], w.active[:0], w.hits[:0], w.counts[:0]
 	w.cur = 0
 	walkers.Put(w)
 }
 
-// arenaChunk is the size of the walker's token arena chunks.
+// arenaChunk is the size of the walker's word arena chunks.
 const arenaChunk = 64 << 10
 
 // Uses returns every use of every tool output in one run's events (seq
@@ -160,30 +160,30 @@ const arenaChunk = 64 << 10
 // The events are walked once, in order (context_op, compaction and error
 // events are skipped; an output can only be used by events after it):
 //
-//  1. Every token of a user or system event's Text (Tokens) becomes common:
+//  1. Every word of a user or system event's Text (Words) becomes common:
 //     the task gives it, so no output is needed for it, now or later.
-//  2. Every token of a tool_result's Text (its first MaxScan bytes) that is
+//  2. Every word of a tool_result's Text (its first MaxScan bytes) that is
 //     not common gets that output as its state, with the byte offset of its
-//     first occurrence there. A later output containing the token takes
+//     first occurrence there. A later output containing the word takes
 //     over: a re-read logged in the run shifts attribution to the newer
 //     output, so a simulator predicts nothing where the log itself re-read.
 //     The output's target is the Target of the tool_call that produced it:
 //     the preceding tool_call with the same CallID, else with the same
 //     ToolKey, else the nearest preceding tool_call (with no tool_call
 //     before it, the result's own Target).
-//     A token whose first appearance in the run is the agent's own (step 3)
+//     A word whose first appearance in the run is the agent's own (step 3)
 //     is never taken over: an output that echoes what the agent wrote is
 //     not its source.
 //  3. An assistant, reasoning or tool_call event e of call t = e.Turn makes
-//     a content use of output o when its Text (Tokens) or Args (ArgTokens)
-//     holds a token whose state is o and events[o].Turn ≤ t (o was in call
+//     a content use of output o when its Text (Words) or Args (ArgWords)
+//     holds a word whose state is o and events[o].Turn ≤ t (o was in call
 //     t's prompt: an output with turn t is visible to call t). There is one
-//     Use per (o, e); its evidence is the distinct such tokens with the
-//     smallest first offsets in o, at most MaxEvidence, ascending. A token
+//     Use per (o, e); its evidence is the distinct such words with the
+//     smallest first offsets in o, at most MaxEvidence, ascending. A word
 //     so used passes to the agent: the using message holds it from then on,
 //     so later mentions of it are not uses of o (until a later output
-//     contains it again, step 2). A token met here for the first time in
-//     the run is the agent's own (every token is attributed to its first
+//     contains it again, step 2). A word met here for the first time in
+//     the run is the agent's own (every word is attributed to its first
 //     appearance anywhere in the run).
 //  4. A tool_call e of call t with a non-empty Target makes a target use of
 //     o, the latest output so far whose target (step 2) equals e.Target and
@@ -246,7 +246,7 @@ func Uses(events []schema.Event) []Use {
 	return w.uses
 }
 
-// sizeHint guesses the number of distinct tokens of a run: one per 64 bytes
+// sizeHint guesses the number of distinct words of a run: one per 64 bytes
 // of input text, at most 1<<16.
 func sizeHint(events []schema.Event) int {
 	n := 0
@@ -259,7 +259,7 @@ func sizeHint(events []schema.Event) int {
 	return min(n/64, 1<<16)
 }
 
-// common marks every token of s as common.
+// common marks every word of s as common.
 func (w *walker) common(s string) {
 	scan(s, false, func(_ int, tok string) bool {
 		h := w.index.hash(tok)
@@ -293,20 +293,20 @@ func (w *walker) findRepeats() {
 			continue
 		}
 		if w.repeats == nil {
-			w.repeats = map[string]*tokSeq{}
+			w.repeats = map[string]*wordSeq{}
 		}
 		if w.repeats[s] == nil {
-			w.repeats[s] = &tokSeq{}
+			w.repeats[s] = &wordSeq{}
 		}
 	}
 }
 
-// output makes output o the state of every non-common token of s. A text
-// logged before in the run replays the tokens its first scan recorded:
-// the same tokens at the same offsets, under the same rule, so the same
+// output makes output o the state of every non-common word of s. A text
+// logged before in the run replays the words its first scan recorded:
+// the same words at the same offsets, under the same rule, so the same
 // states.
 func (w *walker) output(o int32, s string) {
-	var seq *tokSeq
+	var seq *wordSeq
 	if len(s) >= reuseMin && w.repeats != nil {
 		seq = w.repeats[s]
 	}
@@ -339,14 +339,14 @@ func (w *walker) output(o int32, s string) {
 	}
 }
 
-// overridable reports whether a later output containing a token in state
-// out takes it over: a token of an output or one the agent took from an
-// output, not a common token nor one the agent wrote first.
+// overridable reports whether a later output containing a word in state
+// out takes it over: a word of an output or one the agent took from an
+// output, not a common word nor one the agent wrote first.
 func overridable(out int32) bool { return out >= 0 || out == agent }
 
-// add records a token met for the first time, copying it so that the
+// add records a word met for the first time, copying it so that the
 // state never keeps an event text alive (into the walker's arena: one
-// allocation per 64 KiB of tokens, not one per token).
+// allocation per 64 KiB of words, not one per word).
 func (w *walker) add(tok string, h uint64, out, off int32) {
 	if len(w.arena)+len(tok) > cap(w.arena) {
 		w.arena = make([]byte, 0, max(arenaChunk, len(tok)))
@@ -355,7 +355,7 @@ func (w *walker) add(tok string, h uint64, out, off int32) {
 	w.arena = append(w.arena, tok...)
 	tok = unsafe.String(&w.arena[at], len(tok))
 	w.index.insert(h, int32(len(w.states)))
-	w.states = append(w.states, tokState{tok: tok, out: out, off: off})
+	w.states = append(w.states, wordState{tok: tok, out: out, off: off})
 }
 
 // content appends the content uses made by event i.
@@ -402,7 +402,7 @@ func (w *walker) content(i int32) {
 
 // hit adds h to the evidence of output o for the current using event,
 // keeping the MaxEvidence distinct hits of smallest offset, ascending. Each
-// offset is the start of exactly one token, so equal offsets are duplicates.
+// offset is the start of exactly one word, so equal offsets are duplicates.
 func (w *walker) hit(o int32, h hit) {
 	if w.stamp[o] != w.cur {
 		w.stamp[o] = w.cur
@@ -432,7 +432,7 @@ func (w *walker) hit(o int32, h hit) {
 	w.counts[s] = uint8(n)
 }
 
-// capText returns the first MaxScan bytes of s, less any token run that the
+// capText returns the first MaxScan bytes of s, less any word run that the
 // limit would cut.
 func capText(s string) string {
 	if len(s) <= MaxScan {

@@ -159,7 +159,7 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 	keyOps := map[string][]schema.ContextOp{}
 	for _, op := range sorted {
 		switch {
-		case rentIsCut(op):
+		case IsCut(op):
 			cuts = append(cuts, op)
 		case op.ToolKey != "":
 			keyOps[op.ToolKey] = append(keyOps[op.ToolKey], op)
@@ -189,7 +189,7 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		if e.Kind != schema.KindToolResult {
 			continue
 		}
-		key := rentKey(e)
+		key := OutputKey(e)
 		out := CarriedOutput{ToolKey: key, CallID: e.CallID, ToolName: e.ToolName, Target: e.Target,
 			Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens, Envelope: e.EnvelopeTokens}
 		end := v.LastTurn
@@ -239,8 +239,10 @@ func (v *Visibility) InPrompt(turn int64) []string {
 	return keys
 }
 
-// rentIsCut reports whether op removes every older output.
-func rentIsCut(op schema.ContextOp) bool {
+// IsCut reports whether op removes every older output (NewVisibility
+// step 3): a compaction, summary or continuation, or a masking or
+// truncation without a tool key.
+func IsCut(op schema.ContextOp) bool {
 	switch op.Op {
 	case schema.OpCompaction, schema.OpSummary, schema.OpContinuation:
 		return true
@@ -250,8 +252,9 @@ func rentIsCut(op schema.ContextOp) bool {
 	return false
 }
 
-// rentKey returns the tool key of a tool_result event.
-func rentKey(e schema.Event) string {
+// OutputKey is a tool_result's key as NewVisibility names it: its
+// tool_key, else its call_id, else "t<seq>".
+func OutputKey(e schema.Event) string {
 	switch {
 	case e.ToolKey != "":
 		return e.ToolKey

@@ -528,25 +528,10 @@ func declare(types map[string]map[string]string, typ string, a attrs) {
 func (x *ocelWriter) writeEvent(id []byte, typ string, tm time.Time, a attrs, rels []rel) {
 	a.sort()
 	declare(x.evTypes, typ, a)
-	b := append(x.line[:0], `{"id":`...)
-	b = appendJSONString(b, id)
-	b = append(b, `,"type":`...)
-	b = appendJSONString(b, typ)
+	b := appendIDType(x.line[:0], id, typ)
 	b = append(b, `,"time":"`...)
 	b = append(tm.UTC().AppendFormat(b, ocelTime), '"')
-	b = append(b, `,"attributes":[`...)
-	for i, at := range a {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, at.key)
-		b = append(b, `,"value":`...)
-		b = appendJSONValue(b, &at)
-		b = append(b, '}')
-	}
-	b = appendRels(append(b, `],"relationships":[`...), rels)
-	b = append(b, "]}"...)
+	b = appendAttrsRels(b, a, "", rels)
 	x.line = b
 	x.ev.add(b)
 }
@@ -557,10 +542,24 @@ func (x *ocelWriter) object(id, typ string, a attrs, rels []rel) {
 	x.st.Objects++
 	a.sort()
 	declare(x.objTypes, typ, a)
-	b := append(x.line[:0], `{"id":`...)
+	b := appendIDType(x.line[:0], id, typ)
+	b = appendAttrsRels(b, a, `,"time":"`+staticTime+`"`, rels)
+	x.line = b
+	x.obj.add(b)
+}
+
+// appendIDType opens an event or object line: {"id":…,"type":….
+func appendIDType[T string | []byte](b []byte, id T, typ string) []byte {
+	b = append(b, `{"id":`...)
 	b = appendJSONString(b, id)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, typ)
+	return appendJSONString(b, typ)
+}
+
+// appendAttrsRels closes an event or object line:
+// ,"attributes":[{"name":…,"value":…<attrTail>}…],"relationships":[…]}
+// (attrTail: an object attribute's "time" member, "" for an event's).
+func appendAttrsRels(b []byte, a attrs, attrTail string, rels []rel) []byte {
 	b = append(b, `,"attributes":[`...)
 	for i, at := range a {
 		if i > 0 {
@@ -570,13 +569,11 @@ func (x *ocelWriter) object(id, typ string, a attrs, rels []rel) {
 		b = appendJSONString(b, at.key)
 		b = append(b, `,"value":`...)
 		b = appendJSONValue(b, &at)
-		b = append(b, `,"time":"`+staticTime+`"`...)
+		b = append(b, attrTail...)
 		b = append(b, '}')
 	}
 	b = appendRels(append(b, `],"relationships":[`...), rels)
-	b = append(b, "]}"...)
-	x.line = b
-	x.obj.add(b)
+	return append(b, "]}"...)
 }
 
 func appendRels(b []byte, rels []rel) []byte {

@@ -161,7 +161,7 @@ func (aider) Import(f *File, r io.Reader) error {
 					}
 				}
 			}
-			err = ai.quote(n, strings.TrimRight(strings.Join(parts, "\n"), "\n"))
+			err = ai.clipQuote(n, strings.TrimRight(strings.Join(parts, "\n"), "\n"))
 		default:
 			start := -1
 			var parts []string
@@ -294,7 +294,7 @@ func (ai *adImport) reply(line int64, text string) error {
 	return b.Add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Line: line, Text: text})
 }
 
-func (ai *adImport) quote(line int64, msg string) error {
+func (ai *adImport) clipQuote(line int64, msg string) error {
 	r, err := ai.run()
 	if err != nil {
 		return err

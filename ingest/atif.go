@@ -683,7 +683,7 @@ func (t *atifRun) agentStep(s *atifParsedStep) error {
 	calls2 := make([]callRef, 0, len(s.ToolCalls))
 	for _, c := range s.ToolCalls {
 		e := ev(schema.KindToolCall, "")
-		e.ToolName, e.CallID, e.Args = c.Name, c.ID, atifArgs(c.Arguments)
+		e.ToolName, e.CallID, e.Args = c.Name, c.ID, jsonString(c.Arguments)
 		e.Target = atifTarget(e.Args)
 		if e.Target == "" {
 			e.Target = Target(e.ToolName, []byte(e.Args))
@@ -758,22 +758,6 @@ func (t *atifRun) agentStep(s *atifParsedStep) error {
 	return nil
 }
 
-// atifArgs returns tool-call arguments as JSON text (a JSON string holding
-// JSON is unwrapped).
-func atifArgs(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	}
-	return string(raw)
-}
-
 // atifTarget reads terminus-2's keystrokes argument as a shell command.
 func atifTarget(args string) string {
 	if !strings.Contains(args, `"keystrokes"`) {
@@ -799,7 +783,7 @@ func atifStepText(s *atifStep) string {
 		parts = append(parts, text)
 	}
 	for _, c := range s.ToolCalls {
-		args := atifArgs(c.Arguments)
+		args := jsonString(c.Arguments)
 		if args != "" {
 			args = CanonicalJSON([]byte(args))
 		}

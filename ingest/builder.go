@@ -412,7 +412,7 @@ func manageContextOps(e schema.Event) []schema.ContextOp {
 	var ops []schema.ContextOp
 	add := func(op schema.OpKind, keys []json.RawMessage) {
 		for _, k := range keys {
-			key := jsonKey(k)
+			key := scalarString(k)
 			if key == "" {
 				continue
 			}
@@ -422,19 +422,6 @@ func manageContextOps(e schema.Event) []schema.ContextOp {
 	add(schema.OpDisable, args.Disable)
 	add(schema.OpEnable, args.Enable)
 	return ops
-}
-
-// jsonKey returns a JSON string or number as a key string.
-func jsonKey(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
 }
 
 // dtocEnvelope recognises a DTOC tool result
@@ -452,7 +439,7 @@ func dtocEnvelope(text string) (key, inner string, ok bool) {
 	if json.Unmarshal([]byte(t), &env) != nil || env.ToolKey == nil || env.ToolResult == nil {
 		return "", "", false
 	}
-	key = jsonKey(env.ToolKey)
+	key = scalarString(env.ToolKey)
 	if key == "" {
 		return "", "", false
 	}

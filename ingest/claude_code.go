@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -117,16 +116,7 @@ type ccUsage struct {
 }
 
 type ccBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-
+	tbBlock
 	resultText string // flattened Content of a tool_result, filled by parseBlocks
 }
 
@@ -146,42 +136,12 @@ type ccRun struct {
 }
 
 func (claudeCode) Import(f *File, r io.Reader) error {
-	runs := map[string]*ccRun{}
-	var order []string
-	var cur *ccRun
+	runs := newCCRuns(f)
 	type pendingRec struct {
 		line int64
 		rec  ccRecord
 	}
 	var pending []pendingRec
-	getRun := func(rec *ccRecord) (*ccRun, error) {
-		key := rec.SessionID
-		if key == "" {
-			if cur != nil {
-				return cur, nil
-			}
-			key = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
-		}
-		parent := ""
-		if rec.AgentID != "" && rec.IsSidechain {
-			parent = key
-			key += "/agent-" + rec.AgentID
-		}
-		if cr, ok := runs[key]; ok {
-			return cr, nil
-		}
-		key, parent = strings.Clone(key), strings.Clone(parent)
-		b, err := f.NewRun(key)
-		if err != nil {
-			return nil, err
-		}
-		b.Run.Harness = "claude-code"
-		b.Run.ParentRunID = parent
-		cr := &ccRun{b: b}
-		runs[key] = cr
-		order = append(order, key)
-		return cr, nil
-	}
 	err := ParallelLines(f, r, decodeCCLine, func(line int64, raw []byte, d *ccLine) error {
 		if d.reject != "" {
 			return f.Reject(line, d.reject, raw)
@@ -189,18 +149,18 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		if d.skip {
 			return nil
 		}
-		rec, msg := &d.rec, &d.msg
-		if rec.SessionID == "" && cur == nil && rec.Type == "summary" {
+		rec := &d.rec
+		if rec.SessionID == "" && runs.cur == nil && rec.Type == "summary" {
 			// legacy summaries open a file before any session line: they
 			// belong to the session that follows
 			pending = append(pending, pendingRec{line, ccRecord{Summary: strings.Clone(rec.Summary), Timestamp: strings.Clone(rec.Timestamp)}})
 			return nil
 		}
-		cr, err := getRun(rec)
+		cr, err := runs.get(rec)
 		if err != nil {
 			return err
 		}
-		if cur == nil {
+		if runs.cur == nil {
 			for _, p := range pending {
 				if err := cr.summary(p.line, &p.rec); err != nil {
 					return err
@@ -208,49 +168,14 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 			}
 			pending = nil
 		}
-		cur = cr
-		ts := ParseTime(rec.Timestamp)
-		b := cr.b
-		if rec.CostUSD != nil {
-			cr.cost += *rec.CostUSD
-			cr.hasCost = true
-		}
-		switch rec.Type {
-		case "assistant":
-			return cr.assistant(f, line, ts, rec, msg, d, raw)
-		case "user":
-			return cr.user(f, line, ts, rec, msg, d, raw)
-		case "system":
-			switch rec.Subtype {
-			case "compact_boundary":
-				text := ContentText(rec.Content)
-				if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: line, Text: text}); err != nil {
-					return err
-				}
-				op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto", Detail: text}
-				if m := rec.CompactMetadata; m != nil {
-					if m.Trigger != "" {
-						op.Trigger = m.Trigger
-					}
-					op.TokensBefore = m.PreTokens
-				}
-				return b.Op(op)
-			case "api_error":
-				text := ContentText(rec.Content)
-				cr.noteError(text)
-				return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ts, Line: line, IsError: true, Text: text})
-			}
-			return nil // UI-only: turn_duration, stop_hook_summary, local_command, …
-		case "summary":
-			return cr.summary(line, rec)
-		}
-		return nil
+		runs.cur = cr
+		return cr.record(f, line, d, raw)
 	})
 	if err != nil {
 		return err
 	}
 	if len(pending) > 0 { // a file of summaries only
-		cr, err := getRun(&pending[0].rec)
+		cr, err := runs.get(&pending[0].rec)
 		if err != nil {
 			return err
 		}
@@ -260,10 +185,108 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 			}
 		}
 	}
-	for _, k := range order {
-		if err := runs[k].finish(); err != nil {
+	return runs.finish()
+}
+
+// ccRuns are the runs of one Claude Code session file or web export by
+// session key (a sub-agent's is <session>/agent-<id>), in the order first
+// seen.
+type ccRuns struct {
+	f     *File
+	stem  string // the key of records without a sessionId before any run
+	byKey map[string]*ccRun
+	order []string
+	// cur is the run that records without a sessionId belong to, once the
+	// caller has set one
+	cur *ccRun
+}
+
+func newCCRuns(f *File) *ccRuns {
+	return &ccRuns{f: f, stem: fileStem(f.Path()), byKey: map[string]*ccRun{}}
+}
+
+// get returns rec's run, making it on first sight. A sub-agent's run names
+// its parent session's run as parent when the file holds it, else the
+// session id.
+func (rs *ccRuns) get(rec *ccRecord) (*ccRun, error) {
+	key := rec.SessionID
+	if key == "" {
+		if rs.cur != nil {
+			return rs.cur, nil
+		}
+		key = rs.stem
+	}
+	parent := ""
+	if rec.AgentID != "" && rec.IsSidechain {
+		parent = key
+		key += "/agent-" + rec.AgentID
+	}
+	if cr, ok := rs.byKey[key]; ok {
+		return cr, nil
+	}
+	key, parent = strings.Clone(key), strings.Clone(parent)
+	b, err := rs.f.NewRun(key)
+	if err != nil {
+		return nil, err
+	}
+	b.Run.Harness = "claude-code"
+	b.Run.ParentRunID = parent
+	if p, ok := rs.byKey[parent]; ok {
+		b.Run.ParentRunID = p.b.ID()
+	}
+	cr := &ccRun{b: b}
+	rs.byKey[key] = cr
+	rs.order = append(rs.order, key)
+	return cr, nil
+}
+
+// finish finishes the runs in the order first seen.
+func (rs *ccRuns) finish() error {
+	for _, k := range rs.order {
+		if err := rs.byKey[k].finish(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// record imports one decoded line (a web export's logline) into cr.
+func (cr *ccRun) record(f *File, line int64, d *ccLine, raw []byte) error {
+	rec, msg := &d.rec, &d.msg
+	b := cr.b
+	ts := ParseTime(rec.Timestamp)
+	if rec.CostUSD != nil {
+		cr.cost += *rec.CostUSD
+		cr.hasCost = true
+	}
+	switch rec.Type {
+	case "assistant":
+		return cr.assistant(f, line, ts, rec, msg, d, raw)
+	case "user":
+		return cr.user(f, line, ts, rec, msg, d, raw)
+	case "system":
+		switch rec.Subtype {
+		case "compact_boundary":
+			text := ContentText(rec.Content)
+			if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: line, Text: text}); err != nil {
+				return err
+			}
+			op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto", Detail: text}
+			if m := rec.CompactMetadata; m != nil {
+				if m.Trigger != "" {
+					op.Trigger = m.Trigger
+				}
+				op.TokensBefore = m.PreTokens
+			}
+			return b.Op(op)
+		case "api_error":
+			text := ContentText(rec.Content)
+			cr.noteError(text)
+			return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ts, Line: line, IsError: true, Text: text})
+		}
+		return nil // UI-only: turn_duration, stop_hook_summary, local_command, …
+	case "summary":
+		return cr.summary(line, rec)
 	}
 	return nil
 }
@@ -439,7 +462,7 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 		return d
 	}
 	if err := json.Unmarshal(raw, rec); err != nil {
-		d.reject = "invalid JSON: " + shortErr(err)
+		d.reject = "invalid JSON: " + clipErr(err)
 		return d
 	}
 	if rec.Message != nil && rec.Message[0] != '{' && string(rec.Message) != "null" {
@@ -448,7 +471,7 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 	}
 	if len(rec.Message) > 0 && rec.Message[0] == '{' {
 		if err := json.Unmarshal(rec.Message, msg); err != nil {
-			d.reject = "invalid message: " + shortErr(err)
+			d.reject = "invalid message: " + clipErr(err)
 			return d
 		}
 	}
@@ -470,13 +493,13 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 		}
 		var err error
 		if d.blocks, d.text, err = parseBlocks(msg.Content); err != nil {
-			d.reject = "invalid message content: " + shortErr(err)
+			d.reject = "invalid message content: " + clipErr(err)
 		}
 	case "system", "summary":
 	case "":
 		d.reject = "record without type"
 	default:
-		d.reject = "unknown record type " + quote(rec.Type)
+		d.reject = "unknown record type " + clipQuote(rec.Type)
 	}
 	return d
 }
@@ -506,7 +529,7 @@ func parseBlocks(raw json.RawMessage) ([]ccBlock, string, error) {
 			if err := json.Unmarshal(it, &s); err != nil {
 				return nil, "", err
 			}
-			blk = ccBlock{Type: "text", Text: s}
+			blk = ccBlock{tbBlock: tbBlock{Type: "text", Text: s}}
 		} else if err := json.Unmarshal(it, &blk); err != nil {
 			return nil, "", err
 		}
@@ -519,19 +542,4 @@ func parseBlocks(raw json.RawMessage) ([]ccBlock, string, error) {
 		}
 	}
 	return out, strings.Join(texts, "\n"), nil
-}
-
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
-}
-
-func quote(s string) string {
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return `"` + s + `"`
 }

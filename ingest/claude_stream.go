@@ -198,26 +198,17 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 	return si.finish()
 }
 
-// csDocument splits a whole-file JSON object into its fields. A syntax error
-// is rejected (at its line) and ok is false.
-func csDocument(f *File, data []byte) (fields map[string]jsonSpan, ix lineIndex, ok bool, err error) {
-	doc := newJSONDoc(data)
-	if len(doc.root.raw) == 0 {
-		return nil, doc.ix, false, nil
-	}
-	fields, perr := objectFields(doc.root)
-	if perr != nil {
-		return nil, doc.ix, false, f.Reject(doc.errLine(perr), "invalid JSON: "+perr.Error(), data)
-	}
-	return fields, doc.ix, true, nil
-}
-
 // document imports a cassette.
 func (si *csImport) document(data []byte) error {
-	fields, ix, ok, err := csDocument(si.f, data)
-	if !ok || err != nil {
+	doc := newJSONDoc(data)
+	if len(doc.root.raw) == 0 {
+		return nil
+	}
+	fields, ok, err := doc.object(si.f)
+	if !ok {
 		return err
 	}
+	ix := doc.ix
 	ms, found := fields["messages"]
 	if !found {
 		return si.f.Reject(1, "cassette without a messages array", data)
@@ -333,7 +324,7 @@ func (si *csImport) record(line int64, raw []byte, direction string) error {
 	}
 	var rec csRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		return f.Reject(line, "invalid JSON: "+shortErr(err), raw)
+		return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)
@@ -397,14 +388,14 @@ func (si *csImport) record(line int64, raw []byte, direction string) error {
 func (si *csImport) message(cr *csRun, line int64, ts *time.Time, rec *csRecord, raw []byte) error {
 	d := &ccLine{rec: ccRecord{Type: rec.Type, Timestamp: rec.Timestamp}}
 	if err := json.Unmarshal(rec.Message, &d.msg); err != nil {
-		return si.f.Reject(line, "invalid message: "+shortErr(err), raw)
+		return si.f.Reject(line, "invalid message: "+clipErr(err), raw)
 	}
 	if d.msg.Content == nil && (rec.Type == "user" || d.msg.Usage == nil) {
 		return si.f.Reject(line, rec.Type+" message without content", raw)
 	}
 	var err error
 	if d.blocks, d.text, err = parseBlocks(d.msg.Content); err != nil {
-		return si.f.Reject(line, "invalid message content: "+shortErr(err), raw)
+		return si.f.Reject(line, "invalid message content: "+clipErr(err), raw)
 	}
 	if rec.Type == "assistant" {
 		// API errors come as "<synthetic>" messages (with an error code on
@@ -475,7 +466,7 @@ func csEndReason(rec *csRecord, text string) (schema.EndReason, string) {
 		}
 		detail := sub
 		if text != "" {
-			detail += ": " + csShort(text)
+			detail += ": " + clipText(text)
 		}
 		if IsOverflowText(text) {
 			return schema.EndContextOverflow, detail
@@ -487,23 +478,11 @@ func csEndReason(rec *csRecord, text string) (schema.EndReason, string) {
 	return schema.EndFinished, sub
 }
 
-func csShort(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
-}
-
 // csText renders a result or errors value: a string, a list of strings, or
 // JSON.
 func csText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	s, raw, ok := stringValue(raw)
+	if ok {
 		return s
 	}
 	var list []string

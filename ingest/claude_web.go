@@ -3,11 +3,7 @@ package ingest
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"regexp"
-	"strings"
-
-	"github.com/trajmine/trajmine/schema"
 )
 
 // claudeWeb reads Claude Code web session exports: one JSON object
@@ -57,10 +53,15 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	fields, ix, ok, err := csDocument(f, data)
-	if !ok || err != nil {
+	doc := newJSONDoc(data)
+	if len(doc.root.raw) == 0 {
+		return nil
+	}
+	fields, ok, err := doc.object(f)
+	if !ok {
 		return err
 	}
+	ix := doc.ix
 	ll, found := fields["loglines"]
 	if !found {
 		return f.Reject(1, "export without a loglines array", data)
@@ -69,42 +70,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	if err != nil {
 		return f.Reject(ix.line(ll.off), "loglines is not an array: "+err.Error(), ll.raw)
 	}
-	base := strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
-	runs := map[string]*ccRun{}
-	var order []string
-	var cur *ccRun
-	getRun := func(rec *ccRecord) (*ccRun, error) {
-		key := rec.SessionID
-		if key == "" {
-			if cur != nil {
-				return cur, nil
-			}
-			key = base
-		}
-		parent := ""
-		if rec.AgentID != "" && rec.IsSidechain {
-			parent = key
-			key += "/agent-" + rec.AgentID
-		}
-		if cr, ok := runs[key]; ok {
-			return cr, nil
-		}
-		key, parent = strings.Clone(key), strings.Clone(parent)
-		b, err := f.NewRun(key)
-		if err != nil {
-			return nil, err
-		}
-		b.Run.Harness = "claude-code"
-		if p, ok := runs[parent]; ok {
-			b.Run.ParentRunID = p.b.ID()
-		} else {
-			b.Run.ParentRunID = parent
-		}
-		cr := &ccRun{b: b}
-		runs[key] = cr
-		order = append(order, key)
-		return cr, nil
-	}
+	runs := newCCRuns(f)
 	for i, el := range elems {
 		if i&255 == 255 && f.Ctx != nil {
 			if err := f.Ctx.Err(); err != nil {
@@ -123,60 +89,16 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 			continue
 		}
 		rec := &d.rec
-		cr, err := getRun(rec)
+		cr, err := runs.get(rec)
 		if err != nil {
 			return err
 		}
 		if rec.SessionID == "" || !rec.IsSidechain {
-			cur = cr
+			runs.cur = cr
 		}
-		if err := cwRecord(f, cr, line, d, el.raw); err != nil {
+		if err := cr.record(f, line, d, el.raw); err != nil {
 			return err
 		}
 	}
-	for _, k := range order {
-		if err := runs[k].finish(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// cwRecord imports one decoded logline.
-func cwRecord(f *File, cr *ccRun, line int64, d *ccLine, raw []byte) error {
-	rec, msg := &d.rec, &d.msg
-	b := cr.b
-	ts := ParseTime(rec.Timestamp)
-	if rec.CostUSD != nil {
-		cr.cost += *rec.CostUSD
-		cr.hasCost = true
-	}
-	switch rec.Type {
-	case "assistant":
-		return cr.assistant(f, line, ts, rec, msg, d, raw)
-	case "user":
-		return cr.user(f, line, ts, rec, msg, d, raw)
-	case "system":
-		text := ContentText(rec.Content)
-		switch rec.Subtype {
-		case "compact_boundary":
-			if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: line, Text: text}); err != nil {
-				return err
-			}
-			op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto", Detail: text}
-			if m := rec.CompactMetadata; m != nil {
-				if m.Trigger != "" {
-					op.Trigger = m.Trigger
-				}
-				op.TokensBefore = m.PreTokens
-			}
-			return b.Op(op)
-		case "api_error":
-			cr.noteError(text)
-			return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ts, Line: line, IsError: true, Text: text})
-		}
-	case "summary":
-		return cr.summary(line, rec)
-	}
-	return nil
+	return runs.finish()
 }

@@ -134,27 +134,15 @@ type clMessage struct {
 }
 
 type clBlock struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Path      string          `json:"path"`
+	tbBlock
+	Path string `json:"path"`
 }
 
 // clSummaryPrefix starts the user message a Cline compaction leaves.
 const clSummaryPrefix = "Context summary:"
 
 func (clineSDK) Import(f *File, r io.Reader) error {
-	doc, err := readJSONDoc(f, r)
-	if doc == nil || err != nil {
-		return err
-	}
-	fields, ok, err := doc.object(f)
+	doc, fields, ok, err := readJSONObject(f, r)
 	if !ok {
 		return err
 	}
@@ -250,7 +238,7 @@ func (c *clRun) message(f *File, line int64, m *clMessage, raw []byte) error {
 	ts := ParseTime(m.TS)
 	blocks, err := clBlocks(m.Content)
 	if err != nil {
-		return f.Reject(line, "invalid message content: "+shortErr(err), raw)
+		return f.Reject(line, "invalid message content: "+clipErr(err), raw)
 	}
 	ev := func(kind schema.EventKind, text string) schema.Event {
 		return schema.Event{Kind: kind, Role: m.Role, TS: ts, Line: line, Text: text}
@@ -341,7 +329,7 @@ func clBlocks(raw json.RawMessage) ([]clBlock, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
-		return []clBlock{{Type: "text", Text: s}}, nil
+		return []clBlock{{tbBlock: tbBlock{Type: "text", Text: s}}}, nil
 	}
 	var blocks []clBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
@@ -370,7 +358,7 @@ func clBlockText(blk *clBlock) string {
 func clResultText(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
-		return ocText(raw), false
+		return valueText(raw), false
 	}
 	var items []map[string]json.RawMessage
 	if json.Unmarshal(raw, &items) != nil {
@@ -388,7 +376,7 @@ func clResultText(raw json.RawMessage) (string, bool) {
 	if typed {
 		return ContentText(raw), failed
 	}
-	return ocCompact(raw), failed
+	return compactJSON(raw), failed
 }
 
 func (c *clRun) finishEnd() {
@@ -555,7 +543,7 @@ func (cs *clCassette) exchange(line int64, x *clExchange, raw []byte) error {
 		cs.prev = canon
 	}
 	if x.Status >= 400 {
-		text := strings.TrimSpace(firstNonEmpty(ocText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
+		text := strings.TrimSpace(firstNonEmpty(valueText(x.Response), fmt.Sprintf("HTTP %d", x.Status)))
 		cs.lastErr, cs.last = text, nil
 		return b.Add(schema.Event{Kind: schema.KindError, Role: "system", Line: line, IsError: true, Text: text})
 	}
@@ -640,7 +628,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 			Messages []json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(body, &req); err != nil {
-			return nil, nil, "invalid request body: " + shortErr(err)
+			return nil, nil, "invalid request body: " + clipErr(err)
 		}
 		inputs = req.Messages
 	}
@@ -652,7 +640,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 	var text string
 	if len(rb) > 0 && rb[0] == '"' {
 		if err := json.Unmarshal(rb, &text); err != nil {
-			return nil, nil, "invalid response: " + shortErr(err)
+			return nil, nil, "invalid response: " + clipErr(err)
 		}
 	}
 	if t := strings.TrimSpace(text); len(rb) > 0 && rb[0] == '{' || strings.HasPrefix(t, "{") {
@@ -662,7 +650,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 		}
 		var c clChunk
 		if err := json.Unmarshal(obj, &c); err != nil {
-			return nil, nil, "invalid completion: " + shortErr(err)
+			return nil, nil, "invalid completion: " + clipErr(err)
 		}
 		resp.add(&c)
 		return resp, inputs, ""
@@ -684,7 +672,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 		n++
 		var c clChunk
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			return nil, nil, fmt.Sprintf("response chunk %d: %s", n, shortErr(err))
+			return nil, nil, fmt.Sprintf("response chunk %d: %s", n, clipErr(err))
 		}
 		resp.add(&c)
 	}

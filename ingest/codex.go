@@ -81,18 +81,7 @@ var codexLineTypes = map[string]bool{"session_meta": true, "response_item": true
 // (session_meta carries the whole base instructions), so it is read token by
 // token only as far as the two keys.
 func (codex) Detect(_ string, head []byte) bool {
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return codexDetectLine(line)
-		}
-	}
-	return false
+	return headLines(head, 1, func(line []byte) (bool, bool) { return codexDetectLine(line), true })
 }
 
 func codexDetectLine(line []byte) bool {
@@ -312,7 +301,7 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		if started == nil {
 			started = ts
 		}
-		b, err := c.run(jsonKey(p.ID), started)
+		b, err := c.run(scalarString(p.ID), started)
 		if err == nil && p.Source.Subagent.ThreadSpawn.ParentThreadID != "" {
 			b.Run.ParentRunID = p.Source.Subagent.ThreadSpawn.ParentThreadID
 		}
@@ -412,13 +401,13 @@ func (c *codexRun) item(n int64, ts *time.Time, it *codexItem, raw []byte) error
 		}
 	case "function_call":
 		e.Kind, e.Role, e.CallID = schema.KindToolCall, "assistant", it.CallID
-		e.ToolName, e.Args = codexToolName(it.Namespace, it.Name), codexArgs(it.Arguments)
+		e.ToolName, e.Args = codexToolName(it.Namespace, it.Name), jsonString(it.Arguments)
 		if it.Name == "write_stdin" {
 			var a struct {
 				SessionID json.RawMessage `json:"session_id"`
 			}
 			if json.Unmarshal([]byte(e.Args), &a) == nil {
-				e.Target = c.sessions[jsonKey(a.SessionID)]
+				e.Target = c.sessions[scalarString(a.SessionID)]
 			}
 		}
 		if e.Target == "" && strings.Contains(e.Args, "*** Begin Patch") { // apply_patch through the shell
@@ -438,10 +427,10 @@ func (c *codexRun) item(n int64, ts *time.Time, it *codexItem, raw []byte) error
 		if e.CallID == "" {
 			e.CallID = it.ID
 		}
-		e.Args = codexArgs(it.Action)
+		e.Args = jsonString(it.Action)
 	case "web_search_call":
 		e.Kind, e.Role, e.CallID, e.ToolName = schema.KindToolCall, "assistant", it.CallID, "web_search"
-		e.Args = codexArgs(it.Action)
+		e.Args = jsonString(it.Action)
 	case "function_call_output", "custom_tool_call_output":
 		return c.output(n, ts, it)
 	default:
@@ -457,8 +446,8 @@ func (c *codexRun) item(n int64, ts *time.Time, it *codexItem, raw []byte) error
 			if e.ToolName == "" {
 				e.ToolName = strings.TrimSuffix(it.Type, "_call")
 			}
-			if e.Args = codexArgs(it.Arguments); e.Args == "" {
-				e.Args = codexArgs(it.Action)
+			if e.Args = jsonString(it.Arguments); e.Args == "" {
+				e.Args = jsonString(it.Action)
 			}
 		default:
 			return nil
@@ -526,13 +515,13 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 			b.SetEnd(schema.EndFinished, "task_complete")
 		}
 	case "turn_aborted":
-		reason := codexText(ev.Reason)
+		reason := jsonString(ev.Reason)
 		if reason == "" {
 			reason = "turn_aborted"
 		}
 		b.SetEnd(schema.EndInterrupted, reason)
 	case "error", "stream_error":
-		msg := codexText(ev.Message)
+		msg := jsonString(ev.Message)
 		if err := c.add(schema.Event{Kind: schema.KindError, Role: "system", TS: ts, Line: n, IsError: true, Text: msg}); err != nil {
 			return err
 		}
@@ -543,7 +532,7 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 			b.SetEnd(schema.EndError, strings.TrimSpace(msg))
 		}
 	case "user_message":
-		msg := codexText(ev.Message)
+		msg := jsonString(ev.Message)
 		if c.repeatsUser(msg) {
 			return nil
 		}
@@ -676,23 +665,6 @@ func codexToolName(namespace, name string) string {
 	}
 	return strings.TrimSuffix(namespace, "__") + "__" + name
 }
-
-// codexArgs returns arguments logged as a JSON string (the usual form) as that
-// string, and any other JSON value as its JSON text.
-func codexArgs(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-// codexText returns a JSON string's value, or another value's JSON text.
-func codexText(raw json.RawMessage) string { return codexArgs(raw) }
 
 // codexOutput reads a tool output: a string, possibly the older JSON string
 // {"output": text, "metadata": {"exit_code": n, …}}; a list of content items;

@@ -190,7 +190,7 @@ func (ci *cxeImport) line(line int64, raw []byte) error {
 	}
 	var rec cxeRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		return f.Reject(line, "invalid JSON: "+shortErr(err), raw)
+		return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)
@@ -201,7 +201,7 @@ func (ci *cxeImport) line(line int64, raw []byte) error {
 			return f.Reject(line, rec.Type+" without an item object", raw)
 		}
 		if err := json.Unmarshal(rec.Item, &it); err != nil {
-			return f.Reject(line, "invalid item: "+shortErr(err), raw)
+			return f.Reject(line, "invalid item: "+clipErr(err), raw)
 		}
 		if it.Type == "" {
 			it.Type = it.ItemType
@@ -257,7 +257,7 @@ func (ci *cxeImport) line(line int64, raw []byte) error {
 		}
 		detail := rec.Type
 		if msg != "" {
-			detail += ": " + csShort(msg)
+			detail += ": " + clipText(msg)
 		}
 		b.SetEnd(reason, detail)
 		return nil

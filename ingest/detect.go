@@ -14,7 +14,7 @@ import (
 // false when the lines run out first.
 func headLines(head []byte, n int, fn func(line []byte) (claim, done bool)) bool {
 	seen := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
+	for line := range bytes.Lines(head) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
@@ -27,6 +27,16 @@ func headLines(head []byte, n int, fn func(line []byte) (claim, done bool)) bool
 		}
 	}
 	return false
+}
+
+// firstLines returns up to n non-blank trimmed lines of head.
+func firstLines(head []byte, n int) [][]byte {
+	var out [][]byte
+	headLines(head, n, func(line []byte) (bool, bool) {
+		out = append(out, line)
+		return false, false
+	})
+	return out
 }
 
 // detectJSONL is headLines over lines decoded into a fresh T each; a line

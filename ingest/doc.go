@@ -38,19 +38,23 @@
 // opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
 // several importers share has a file named for what it does:
 //
-//   - detect.go: headLines and detectJSONL, the look at a head's first
-//     records that Detect does for JSONL formats.
+//   - detect.go: headLines, firstLines and detectJSONL, the look at a
+//     head's first records that Detect does for JSONL formats.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
 //     offsets, without decoding.
-//   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc),
+//   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc,
+//     readJSONObject, docRun),
 //     values split off with their offsets (objectFields, arrayElems), the
 //     lineIndex, and decoding errors as a line and a short reason.
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
-//     logs; jsonutil.go: ParseTime and ContentText.
+//     logs, and toolCallFields; jsonutil.go: values read one way for every
+//     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,
+//     scalarString) and oaToolCall.
 //   - genai_values.go, genai_messages.go, genai_emitter.go: the generic GenAI
 //     payloads of the otel-genai-spans, langfuse and opencode importers (gai*).
-//   - textutil.go: small string helpers; lines.go: ParallelLines.
+//   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
+//     errors.go: SyntaxError and clipErr; lines.go: ParallelLines.
 //
 // Package internal/jsonx decodes with goccy/go-json and error messages that
 // name the field and the problem.

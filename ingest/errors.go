@@ -25,3 +25,12 @@ var ErrAmbiguousFormat = errors.New("ambiguous format")
 func unknownFormatError(path string) error {
 	return fmt.Errorf("%s: %w (tried: %s)", path, ErrUnknownFormat, strings.Join(FormatNames(), ", "))
 }
+
+// clipErr is err's text cut to 160 bytes (and "…"), for a reject reason.
+func clipErr(err error) string {
+	s := err.Error()
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}

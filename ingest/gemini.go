@@ -95,11 +95,7 @@ type gmToolCall struct {
 }
 
 func (geminiCLI) Import(f *File, r io.Reader) error {
-	doc, err := readJSONDoc(f, r)
-	if doc == nil || err != nil {
-		return err
-	}
-	fields, ok, err := doc.object(f)
+	doc, fields, ok, err := readJSONObject(f, r)
 	if !ok {
 		return err
 	}
@@ -173,7 +169,7 @@ func (g *gmRun) message(f *File, line int64, m *gmMessage, raw []byte) error {
 		return nil
 	case "gemini":
 	default:
-		return f.Reject(line, "unknown message type "+quote(m.Type), raw)
+		return f.Reject(line, "unknown message type "+clipQuote(m.Type), raw)
 	}
 	if g.lastKind == schema.KindError {
 		b.ClearEnd() // the session went on after the error
@@ -304,16 +300,16 @@ func gmResultText(tc *gmToolCall) (text string, failed bool) {
 func gmResponseText(raw json.RawMessage) (string, bool) {
 	var resp map[string]json.RawMessage
 	if json.Unmarshal(raw, &resp) != nil {
-		return ocText(raw), false
+		return valueText(raw), false
 	}
 	if e, ok := resp["error"]; ok && len(resp) == 1 {
-		return ocText(e), true
+		return valueText(e), true
 	}
 	if o, ok := resp["output"]; ok && len(resp) == 1 {
-		return ocText(o), false
+		return valueText(o), false
 	}
 	_, isErr := resp["error"]
-	return ocText(raw), isErr
+	return valueText(raw), isErr
 }
 
 func gmDisplay(raw json.RawMessage) string {
@@ -321,7 +317,7 @@ func gmDisplay(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	return ocText(raw)
+	return valueText(raw)
 }
 
 // finishEnd sets the end reason from how the log ends.

@@ -75,37 +75,34 @@ func gaiMessagesDepth(v any, role string, depth int) []gaiMsg {
 // gaiIsCallList reports whether a list is a bare list of tool calls
 // (Vercel AI SDK [{toolCallId, toolName, input}], any-agent [{tool.name, tool.args}]).
 func gaiIsCallList(x []any) bool {
-	if len(x) == 0 {
-		return false
-	}
-	for _, e := range x {
-		m, ok := e.(map[string]any)
-		if !ok || m["role"] != nil {
-			return false
-		}
+	return gaiAllRoleless(x, func(m map[string]any) bool {
 		_, vercel := m["toolName"]
 		_, aa := m["tool.name"]
-		if !vercel && !aa {
-			return false
-		}
-	}
-	return true
+		return vercel || aa
+	})
 }
 
 // gaiIsBlockList reports whether a list holds content blocks rather than messages.
 func gaiIsBlockList(x []any) bool {
+	return gaiAllRoleless(x, func(m map[string]any) bool {
+		switch gaiString(m["type"]) {
+		case "text", "input_text", "output_text", "thinking", "redacted_thinking", "tool_use", "tool_result",
+			"tool-call", "tool-result", "tool_call", "tool_call_response", "image", "image_url", "input_image", "file", "uri", "blob":
+			return true
+		}
+		return false
+	})
+}
+
+// gaiAllRoleless reports whether x is a non-empty list of objects without a
+// role (so not messages) that all satisfy is.
+func gaiAllRoleless(x []any, is func(map[string]any) bool) bool {
 	if len(x) == 0 {
 		return false
 	}
 	for _, e := range x {
 		m, ok := e.(map[string]any)
-		if !ok || m["role"] != nil {
-			return false
-		}
-		switch gaiString(m["type"]) {
-		case "text", "input_text", "output_text", "thinking", "redacted_thinking", "tool_use", "tool_result",
-			"tool-call", "tool-result", "tool_call", "tool_call_response", "image", "image_url", "input_image", "file", "uri", "blob":
-		default:
+		if !ok || m["role"] != nil || !is(m) {
 			return false
 		}
 	}

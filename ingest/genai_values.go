@@ -280,12 +280,8 @@ func gaiText(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
-	case string:
-		return x
-	case json.Number:
-		return x.String()
-	case bool:
-		return strconv.FormatBool(x)
+	case string, json.Number, bool:
+		return gaiString(x)
 	case []any:
 		parts := make([]string, 0, len(x))
 		for _, e := range x {

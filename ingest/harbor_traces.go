@@ -90,9 +90,9 @@ func harborTraces(f *File, data []byte, lines lineIndex) error {
 			}
 			continue
 		}
-		key := jsonKey(tr.TrialName)
+		key := scalarString(tr.TrialName)
 		if key == "" {
-			key = strings.Trim(jsonKey(tr.RunID)+"/"+jsonKey(tr.Task), "/")
+			key = strings.Trim(scalarString(tr.RunID)+"/"+scalarString(tr.Task), "/")
 		}
 		if key == "" {
 			key = atifBase(f.Path())
@@ -107,7 +107,7 @@ func harborTraces(f *File, data []byte, lines lineIndex) error {
 			if b.Run.Harness == "" {
 				b.Run.Harness = "harbor"
 			}
-			b.Run.TaskID = jsonKey(tr.Task)
+			b.Run.TaskID = scalarString(tr.Task)
 			b.Run.StartedAt = ParseTime(tr.Date)
 			run = &harborTrace{b: b}
 			runs[key] = run
@@ -132,7 +132,7 @@ func harborTraces(f *File, data []byte, lines lineIndex) error {
 func (t *harborTrace) episode(tr *harborTraceRecord, line int64) error {
 	b := t.b
 	b.NoteModel(tr.Model)
-	if r := jsonKey(tr.Result); r != "" {
+	if r := scalarString(tr.Result); r != "" {
 		t.result = r
 	}
 	conv := tr.Conversations
@@ -145,7 +145,7 @@ func (t *harborTrace) episode(tr *harborTraceRecord, line int64) error {
 			return err
 		}
 		op := schema.ContextOp{Op: schema.OpCompaction, Trigger: "auto",
-			Detail: fmt.Sprintf("%s does not extend the previous episode: %d of its %d messages kept", jsonKey(tr.Episode), common, len(t.prev))}
+			Detail: fmt.Sprintf("%s does not extend the previous episode: %d of its %d messages kept", scalarString(tr.Episode), common, len(t.prev))}
 		if err := b.Op(op); err != nil {
 			return err
 		}
@@ -189,7 +189,7 @@ func (t *harborTrace) message(m harborTraceMsg, line int64) error {
 			if json.Unmarshal([]byte(tc[1]), &c) != nil || c.Name == "" {
 				continue
 			}
-			e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", Line: line, ToolName: c.Name, Args: atifArgs(c.Arguments)}
+			e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", Line: line, ToolName: c.Name, Args: jsonString(c.Arguments)}
 			e.Target = atifTarget(e.Args)
 			if e.Target == "" {
 				e.Target = Target(e.ToolName, []byte(e.Args))

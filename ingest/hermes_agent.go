@@ -1,9 +1,9 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"strings"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
@@ -66,12 +66,8 @@ type hmMessage struct {
 	ToolCallID       string          `json:"tool_call_id"`
 	ToolName         string          `json:"tool_name"`
 	ToolCalls        []struct {
-		ID       string `json:"id"`
-		CallID   string `json:"call_id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
+		oaToolCall
+		CallID string `json:"call_id"`
 	} `json:"tool_calls"`
 }
 
@@ -117,27 +113,12 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 		case "user":
 			err = add(schema.Event{Kind: schema.KindUser, Role: "user", Text: text})
 		case "assistant":
-			b.NewCall()
-			reasoning := m.ReasoningContent
-			if reasoning == "" {
-				reasoning = m.Reasoning
+			calls := make([]oaToolCall, len(m.ToolCalls))
+			for i, tc := range m.ToolCalls {
+				calls[i] = tc.oaToolCall
+				calls[i].ID = cmp.Or(tc.ID, tc.CallID)
 			}
-			if strings.TrimSpace(reasoning) != "" {
-				err = add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: reasoning})
-			}
-			if err == nil && strings.TrimSpace(text) != "" {
-				err = add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text})
-			}
-			for _, tc := range m.ToolCalls {
-				if err != nil {
-					break
-				}
-				cid := tc.ID
-				if cid == "" {
-					cid = tc.CallID
-				}
-				err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Function.Name, CallID: cid, Args: jsonArgs(tc.Function.Arguments)})
-			}
+			err = oaAssistant(b, cmp.Or(m.ReasoningContent, m.Reasoning), text, calls, add)
 		case "tool":
 			err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", ToolName: m.ToolName, CallID: m.ToolCallID, Text: text})
 		case "session_meta":

@@ -271,8 +271,8 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	if s.Messages == nil && s.Events == nil {
 		return reject("sample without messages or events", raw)
 	}
-	sampleID := jsonKey(s.ID)
-	epoch := jsonKey(s.Epoch)
+	sampleID := scalarString(s.ID)
+	epoch := scalarString(s.Epoch)
 	if epoch == "" {
 		epoch = "1"
 	}
@@ -609,7 +609,7 @@ func (r *inspRun) assistant(m *inspMessage, ev *inspTimeline, line int64) error 
 	}
 	for _, c := range m.ToolCalls {
 		e := out(schema.KindToolCall, "")
-		e.ToolName, e.CallID, e.Args = c.Function, c.ID, atifArgs(c.Arguments)
+		e.ToolName, e.CallID, e.Args = c.Function, c.ID, jsonString(c.Arguments)
 		if err := b.Add(e); err != nil {
 			return err
 		}
@@ -733,7 +733,7 @@ func inspBlocks(raw json.RawMessage) []inspBlock {
 			out = append(out, inspBlock{kind: schema.KindReasoning, text: t})
 		case "tool_use":
 			flush()
-			out = append(out, inspBlock{kind: schema.KindToolCall, id: blk.ID, name: blk.Name, args: atifArgs(blk.Arguments)})
+			out = append(out, inspBlock{kind: schema.KindToolCall, id: blk.ID, name: blk.Name, args: jsonString(blk.Arguments)})
 			if len(blk.Result) > 0 && string(blk.Result) != "null" {
 				out = append(out, inspBlock{kind: schema.KindToolResult, id: blk.ID, name: blk.Name, text: inspText(blk.Result)})
 			}
@@ -787,12 +787,12 @@ func (r *inspRun) end(s *inspSample, timeline []*inspTimeline) {
 		Limit json.RawMessage `json:"limit"`
 	}
 	if len(s.Limit) > 0 && json.Unmarshal(s.Limit, &lim) == nil && lim.Type != "" {
-		typ, limit = lim.Type, jsonKey(lim.Limit)
+		typ, limit = lim.Type, scalarString(lim.Limit)
 	}
 	for _, ev := range timeline {
 		if ev.Event == "sample_limit" {
 			if typ == "" {
-				typ, limit = ev.typ, jsonKey(ev.Limit)
+				typ, limit = ev.typ, scalarString(ev.Limit)
 			}
 			if ev.typ == typ {
 				msg = atifString(ev.Message)

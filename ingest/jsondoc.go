@@ -88,7 +88,7 @@ func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
 
 // syntax records the document's syntax error as one reject at its line.
 func (d *jsonDoc) syntax(f *File, err error) error {
-	return f.Reject(d.errLine(err), "invalid JSON: "+shortErr(err), d.data)
+	return f.Reject(d.errLine(err), "invalid JSON: "+clipErr(err), d.data)
 }
 
 // object splits the document's top-level object into fields; ok is false
@@ -126,7 +126,7 @@ func decodeElem(f *File, line int64, what string, i int, el jsonSpan, v any) (ok
 		return false, f.Reject(line, fmt.Sprintf(what+" is not an object", i), el.raw)
 	}
 	if err := json.Unmarshal(el.raw, v); err != nil {
-		return false, f.Reject(line, fmt.Sprintf(what+": %s", i, shortErr(err)), el.raw)
+		return false, f.Reject(line, fmt.Sprintf(what+": %s", i, clipErr(err)), el.raw)
 	}
 	return true, nil
 }
@@ -296,22 +296,30 @@ func decodeErrText(err error) string {
 	return s
 }
 
+// readJSONObject is readJSONDoc for a document that must be one object,
+// split into its fields. ok is false when the import is done: the file
+// holds nothing, or it is not a valid object (rejected at its line), or err.
+func readJSONObject(f *File, r io.Reader) (d *jsonDoc, fields map[string]jsonSpan, ok bool, err error) {
+	d, err = readJSONDoc(f, r)
+	if err != nil || d == nil {
+		return nil, nil, false, err
+	}
+	fields, ok, err = d.object(f)
+	return d, fields, ok && err == nil, err
+}
+
 // docRun reads a whole-document log (hermes-agent, kiro-cli-sqlite-payload):
 // its root object decoded into v (what names it in a reject), the elements
 // of its array field key, and a run started under id(), else the file's
 // stem. A nil builder with a nil error means the file was rejected (or
 // holds nothing) and its import is done.
 func docRun(f *File, r io.Reader, v any, what, key string, id func() string) (*jsonDoc, map[string]jsonSpan, []jsonSpan, *RunBuilder, error) {
-	d, err := readJSONDoc(f, r)
-	if err != nil || d == nil {
-		return nil, nil, nil, nil, err
-	}
-	fields, ok, err := d.object(f)
-	if err != nil || !ok {
+	d, fields, ok, err := readJSONObject(f, r)
+	if !ok {
 		return nil, nil, nil, nil, err
 	}
 	if err := json.Unmarshal(d.root.raw, v); err != nil {
-		return nil, nil, nil, nil, f.Reject(1, what+": "+shortErr(err), d.data)
+		return nil, nil, nil, nil, f.Reject(1, what+": "+clipErr(err), d.data)
 	}
 	elems, ok, err := d.array(f, fields, key)
 	if err != nil || !ok {

@@ -100,3 +100,20 @@ func (o jsonObject) ts(keys ...string) *time.Time {
 	}
 	return nil
 }
+
+// toolCallFields reads an OpenAI tool call {id, function: {name,
+// arguments}}, or a flat {id, name, arguments}: its id, name and arguments
+// (a JSON string's value, else the JSON text). ok is false when tc is not
+// an object.
+func toolCallFields(tc json.RawMessage) (id, name, args string, ok bool) {
+	c := parseJSONObject(tc)
+	if c == nil {
+		return "", "", "", false
+	}
+	fn := c.obj("function")
+	name, rawArgs := fn.str("name"), fn["arguments"]
+	if fn == nil {
+		name, rawArgs = c.str("name"), c["arguments"]
+	}
+	return c.str("id"), name, jsonString(rawArgs), true
+}

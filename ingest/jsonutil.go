@@ -55,16 +55,64 @@ func unixTime(f float64) *time.Time {
 	return &t
 }
 
+// stringValue reads raw, white space trimmed, as a JSON string: ok reports
+// one (s its value; null or nothing is ""). Otherwise rest is the trimmed
+// raw, for the caller's other forms of the value.
+func stringValue(raw json.RawMessage) (s string, rest json.RawMessage, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil, true
+	}
+	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+		return s, nil, true
+	}
+	return "", raw, false
+}
+
+// jsonString returns raw as a string: a JSON string's value, else the JSON
+// text itself ("" for null or nothing).
+func jsonString(raw json.RawMessage) string {
+	s, rest, ok := stringValue(raw)
+	if !ok {
+		s = string(rest)
+	}
+	return s
+}
+
+// jsonArgs returns tool-call arguments as JSON text: an object as is, a
+// string holding JSON as its content, anything else wrapped as
+// {"input": value}.
+func jsonArgs(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "{}"
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			t := strings.TrimSpace(s)
+			if t == "" {
+				return "{}"
+			}
+			if json.Valid([]byte(t)) {
+				return t
+			}
+			b, _ := json.Marshal(map[string]string{"input": s})
+			return string(b)
+		}
+	}
+	if raw[0] == '{' {
+		return string(raw)
+	}
+	return `{"input":` + string(raw) + `}`
+}
+
 // ContentText flattens a message content value: a string, or a list of
 // blocks whose "text" (or nested "content") fields are joined with newlines.
 // Non-text blocks (images …) are rendered as "[<type>]".
 func ContentText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+	s, raw, ok := stringValue(raw)
+	if ok {
 		return s
 	}
 	var blocks []json.RawMessage
@@ -104,6 +152,41 @@ func blockText(b json.RawMessage) string {
 	}
 	if blk.Type != "" {
 		return "[" + blk.Type + "]"
+	}
+	return ""
+}
+
+// valueText renders a JSON string as its value and a list as ContentText does, and anything else as compact JSON.
+func valueText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	if raw[0] == '"' || raw[0] == '[' {
+		return ContentText(raw)
+	}
+	return compactJSON(raw)
+}
+
+// compactJSON returns raw as compact JSON.
+func compactJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// scalarString returns a JSON string's value or a JSON number's literal, as
+// a key or id (a number id is kept as written); "" for anything else.
+func scalarString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
 	}
 	return ""
 }

@@ -133,7 +133,7 @@ func (kimiWire) Import(f *File, r io.Reader) error {
 			return f.Reject(line, "record is not a JSON object", raw)
 		}
 		if err := json.Unmarshal(raw, &rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+shortErr(err), raw)
+			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
 		}
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)

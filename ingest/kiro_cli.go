@@ -277,12 +277,8 @@ func (kiroCLI) Import(f *File, r io.Reader) error {
 // kiSummary returns latest_summary's text: a string, or the first element
 // of a [text, metadata] pair.
 func kiSummary(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	s, raw, ok := stringValue(raw)
+	if ok {
 		return s
 	}
 	var pair []json.RawMessage

@@ -696,7 +696,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 			e = ev(schema.KindReasoning, s)
 		case typ == "tool_use" || typ == "server_tool_use":
 			e = ev(schema.KindToolCall, "")
-			e.CallID, e.ToolName, e.Args = bo.str("id"), bo.str("name"), msgArgs(bo["input"])
+			e.CallID, e.ToolName, e.Args = bo.str("id"), bo.str("name"), jsonString(bo["input"])
 		case strings.HasSuffix(typ, "tool_result"):
 			e = msgToolResult(bo, ev)
 		default:
@@ -716,24 +716,19 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		return err
 	}
 	for _, tc := range o.arr("tool_calls") {
-		c := parseJSONObject(tc)
-		if c == nil {
+		id, name, args, ok := toolCallFields(tc)
+		if !ok {
 			continue
 		}
-		fn := c.obj("function")
-		name, args := fn.str("name"), fn["arguments"]
-		if fn == nil {
-			name, args = c.str("name"), c["arguments"]
-		}
 		e := ev(schema.KindToolCall, "")
-		e.CallID, e.ToolName, e.Args = c.str("id"), name, msgArgs(args)
+		e.CallID, e.ToolName, e.Args = id, name, args
 		if err := b.Add(e); err != nil {
 			return err
 		}
 	}
 	if fc := o.obj("function_call"); fc != nil {
 		e := ev(schema.KindToolCall, "")
-		e.ToolName, e.Args = fc.str("name"), msgArgs(fc["arguments"])
+		e.ToolName, e.Args = fc.str("name"), jsonString(fc["arguments"])
 		if err := b.Add(e); err != nil {
 			return err
 		}
@@ -761,21 +756,6 @@ func msgBlocks(raw json.RawMessage) []json.RawMessage {
 		}
 	}
 	return []json.RawMessage{raw}
-}
-
-// msgArgs returns tool-call arguments as JSON text: OpenAI's arguments
-// string as is, any other JSON value (Anthropic input, τ-bench arguments
-// objects) as its JSON.
-func msgArgs(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || isJSONNull(raw) {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
 }
 
 // msgMaxTokens bounds a logged token count so that sums cannot overflow.

@@ -484,7 +484,7 @@ func (mi *miniImport) assistant(run *sweRun, o jsonObject, ev schema.Event) (*mi
 			fn := c.obj("function")
 			e := ev
 			e.Kind, e.Text = schema.KindToolCall, ""
-			e.CallID, e.ToolName, e.Args = c.str("id"), fn.str("name"), msgArgs(fn["arguments"])
+			e.CallID, e.ToolName, e.Args = c.str("id"), fn.str("name"), jsonString(fn["arguments"])
 			if _, err := run.add(e); err != nil {
 				return nil, 0, err
 			}

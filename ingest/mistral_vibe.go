@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"io"
-	"strings"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
@@ -52,13 +51,7 @@ type vbMessage struct {
 	MessageID        *string         `json:"message_id"`
 	Name             string          `json:"name"`
 	ToolCallID       string          `json:"tool_call_id"`
-	ToolCalls        []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	ToolCalls        []oaToolCall    `json:"tool_calls"`
 }
 
 var vibeRoles = map[string]bool{"system": true, "user": true, "assistant": true, "tool": true}
@@ -127,23 +120,7 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 		case "system":
 			return add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
 		case "assistant":
-			b.NewCall()
-			if strings.TrimSpace(m.ReasoningContent) != "" {
-				if err := add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: m.ReasoningContent}); err != nil {
-					return err
-				}
-			}
-			if strings.TrimSpace(text) != "" {
-				if err := add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text}); err != nil {
-					return err
-				}
-			}
-			for _, tc := range m.ToolCalls {
-				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Function.Name, CallID: tc.ID, Args: jsonArgs(tc.Function.Arguments)}); err != nil {
-					return err
-				}
-			}
-			return nil
+			return oaAssistant(b, m.ReasoningContent, text, m.ToolCalls, add)
 		case "tool":
 			return add(schema.Event{Kind: schema.KindToolResult, Role: "tool", ToolName: m.Name, CallID: m.ToolCallID, Text: text})
 		default:

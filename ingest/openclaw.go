@@ -129,7 +129,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 			return f.Reject(line, "record is not a JSON object", raw)
 		}
 		if err := json.Unmarshal(raw, rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+shortErr(err), raw)
+			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
 		}
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)
@@ -198,7 +198,7 @@ func (openClaw) Import(f *File, r io.Reader) error {
 			}
 			var msgs []json.RawMessage
 			if err := json.Unmarshal(rec.Messages, &msgs); err != nil {
-				if err := f.Reject(rec.line, "invalid agent.start messages: "+shortErr(err), rec.Messages); err != nil {
+				if err := f.Reject(rec.line, "invalid agent.start messages: "+clipErr(err), rec.Messages); err != nil {
 					return err
 				}
 				break
@@ -300,16 +300,16 @@ func (openClaw) Import(f *File, r io.Reader) error {
 				continue
 			}
 			e := schema.Event{Kind: schema.KindToolResult, Role: "tool", Line: rec.line, ToolName: rec.ToolName, CallID: q.id,
-				IsError: rec.Success != nil && !*rec.Success, Text: firstNonEmpty(ocText(rec.Result), ocText(rec.Error))}
+				IsError: rec.Success != nil && !*rec.Success, Text: firstNonEmpty(valueText(rec.Result), valueText(rec.Error))}
 			if err := rs.add(e); err != nil {
 				return err
 			}
 		case "message.out":
-			if err := rs.add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", TS: ParseTime(rec.Timestamp), Line: rec.line, Text: ocText(rec.Content)}); err != nil {
+			if err := rs.add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", TS: ParseTime(rec.Timestamp), Line: rec.line, Text: valueText(rec.Content)}); err != nil {
 				return err
 			}
 		case "agent.end":
-			if t := ocText(rec.Error); t != "" || rec.Success != nil && !*rec.Success {
+			if t := valueText(rec.Error); t != "" || rec.Success != nil && !*rec.Success {
 				t = firstNonEmpty(t, "agent run failed")
 				if err := rs.add(schema.Event{Kind: schema.KindError, Role: "system", Line: rec.line, IsError: true, Text: t}); err != nil {
 					return err
@@ -389,24 +389,3 @@ func ocKey(rec *ocRecord, base string) string {
 }
 
 func ocIsSub(key string) bool { return strings.Contains(key, ":subagent:") }
-
-// ocText renders a JSON string as its value and anything else as compact JSON.
-func ocText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	if raw[0] == '"' || raw[0] == '[' {
-		return ContentText(raw)
-	}
-	return ocCompact(raw)
-}
-
-// ocCompact returns raw as compact JSON.
-func ocCompact(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if json.Compact(&buf, raw) != nil {
-		return string(raw)
-	}
-	return buf.String()
-}

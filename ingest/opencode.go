@@ -933,12 +933,8 @@ func (c *opcConv) tool(p *opcPart, line int64, msgTS *time.Time) (*schema.Event,
 
 // opcRawText is a JSON string's value, or other JSON as it is.
 func opcRawText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	s, raw, ok := stringValue(raw)
+	if ok {
 		return s
 	}
 	return CanonicalJSON(raw)

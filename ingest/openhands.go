@@ -206,13 +206,7 @@ type ohResponse struct {
 		Message struct {
 			Content          json.RawMessage `json:"content"`
 			ReasoningContent json.RawMessage `json:"reasoning_content"`
-			ToolCalls        []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string          `json:"name"`
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
+			ToolCalls        []oaToolCall    `json:"tool_calls"`
 		} `json:"message"`
 	} `json:"choices"`
 	Usage *ohLiteUsage `json:"usage"`
@@ -449,7 +443,7 @@ type ohRun struct {
 // run imports one instance (or event list) as one run.
 func (oh *ohImport) run(inst *ohInstance, defID string, line int64) error {
 	f := oh.f
-	id, task := jsonKey(inst.InstanceID), ""
+	id, task := scalarString(inst.InstanceID), ""
 	if id != "" {
 		task = id
 	} else if key := ohIssueKey(inst.Issue); key != "" {
@@ -538,7 +532,7 @@ func ohIssueKey(raw json.RawMessage) string {
 	if is.Owner != "" {
 		key = is.Owner + "/" + key
 	}
-	if n := jsonKey(is.Number); n != "" {
+	if n := scalarString(is.Number); n != "" {
 		key += "#" + n
 	}
 	return key
@@ -722,7 +716,7 @@ func (o *ohRun) output(line int64, ts *time.Time, ev *ohEvent, args map[string]j
 				if e.ToolName == "" {
 					e.ToolName = calls[i].Function.Name
 				}
-				e.Args = ohArgsText(calls[i].Function.Arguments)
+				e.Args = jsonString(calls[i].Function.Arguments)
 				break
 			}
 		}
@@ -733,7 +727,7 @@ func (o *ohRun) output(line int64, ts *time.Time, ev *ohEvent, args map[string]j
 	if e.Args == "" {
 		e.Args = ohModelArgs(args)
 	}
-	id := jsonKey(ev.ID)
+	id := scalarString(ev.ID)
 	if e.CallID == "" {
 		e.CallID = id
 	}
@@ -820,7 +814,7 @@ func (o *ohRun) observation(line int64, ts *time.Time, ev *ohEvent) error {
 		_ = json.Unmarshal(ev.CallMeta, &meta)
 	}
 	var c *ohCall
-	switch cause := jsonKey(ev.Cause); {
+	switch cause := scalarString(ev.Cause); {
 	case meta.ToolCallID != "":
 		if c = o.byCallID[meta.ToolCallID]; c == nil {
 			c = &ohCall{callID: meta.ToolCallID, name: meta.FunctionName}
@@ -882,7 +876,7 @@ func (o *ohRun) condensation(line int64, ts *time.Time, args map[string]json.Raw
 	n := int64(len(ids))
 	detail := ""
 	if len(ids) > 0 {
-		detail = fmt.Sprintf("forgot %d events (ids %s…%s)", n, jsonKey(ids[0]), jsonKey(ids[len(ids)-1]))
+		detail = fmt.Sprintf("forgot %d events (ids %s…%s)", n, scalarString(ids[0]), scalarString(ids[len(ids)-1]))
 	} else {
 		var from, to ohInt
 		fromRaw, toRaw := args["forgotten_events_start_id"], args["forgotten_events_end_id"]

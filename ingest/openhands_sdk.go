@@ -77,19 +77,9 @@ var ohsKeys = map[string]bool{"system_prompt": true, "llm_message": true, "llm_r
 // event kind (and an id), or — when the head cuts that line before its kind,
 // which pydantic writes last — an id, a source and a key only SDK events have.
 func (openHandsSDK) Detect(_ string, head []byte) bool {
-	head = bytes.TrimPrefix(head, utf8BOM)
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			return line[0] == '{' && ohsDetectLine(line)
-		}
-	}
-	return false
+	return headLines(bytes.TrimPrefix(head, utf8BOM), 1, func(line []byte) (bool, bool) {
+		return line[0] == '{' && ohsDetectLine(line), true
+	})
 }
 
 func ohsDetectLine(line []byte) bool {
@@ -292,7 +282,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 			ID json.RawMessage `json:"id"`
 		}
 		if json.Unmarshal(ev.Value, &st) == nil {
-			if _, err := o.run(jsonKey(st.ID)); err != nil {
+			if _, err := o.run(scalarString(st.ID)); err != nil {
 				return err
 			}
 		}
@@ -320,7 +310,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 			o.resume()
 			return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: text})
 		}
-		o.call(jsonKey(ev.LLMResponseID))
+		o.call(scalarString(ev.LLMResponseID))
 		return o.outputs(n, ts, ohsReasoning(m.ReasoningContent, m.ThinkingBlocks), text)
 	case "ActionEvent":
 		return o.action(n, ts, &ev)
@@ -433,7 +423,7 @@ func (o *ohsRun) outputs(n int64, ts *time.Time, reasoning, text string) error {
 
 func (o *ohsRun) action(n int64, ts *time.Time, ev *ohsEvent) error {
 	b := o.b
-	rid := jsonKey(ev.LLMResponseID)
+	rid := scalarString(ev.LLMResponseID)
 	o.call(rid)
 	if err := o.outputs(n, ts, ohsReasoning(ev.ReasoningContent, ev.ThinkingBlocks), ContentText(ev.Thought)); err != nil {
 		return err
@@ -443,7 +433,7 @@ func (o *ohsRun) action(n int64, ts *time.Time, ev *ohsEvent) error {
 		if e.ToolName == "" {
 			e.ToolName = tc.Name
 		}
-		e.Args = ohArgsText(tc.Arguments)
+		e.Args = jsonString(tc.Arguments)
 	}
 	if e.Args == "" && !ohIsNull(ev.Action) {
 		args := ohObject(ev.Action)
@@ -599,7 +589,7 @@ func (o *ohsRun) condensation(n int64, ts *time.Time, ev *ohsEvent) error {
 	b := o.b
 	detail := fmt.Sprintf("forgot %d events", len(ev.ForgottenEventIDs))
 	if k := len(ev.ForgottenEventIDs); k > 0 {
-		detail += fmt.Sprintf(" (%s…%s)", ohsClip(jsonKey(ev.ForgottenEventIDs[0])), ohsClip(jsonKey(ev.ForgottenEventIDs[k-1])))
+		detail += fmt.Sprintf(" (%s…%s)", ohsClip(scalarString(ev.ForgottenEventIDs[0])), ohsClip(scalarString(ev.ForgottenEventIDs[k-1])))
 	}
 	op := schema.ContextOp{Op: schema.OpSummary, Trigger: "auto", Detail: detail}
 	if o.trigger != "" {

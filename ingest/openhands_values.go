@@ -146,20 +146,6 @@ func ohModelArgs(args map[string]json.RawMessage) string {
 	return buf.String()
 }
 
-// ohArgsText returns tool-call arguments logged as a JSON string as that
-// string, and any other JSON value as its JSON text.
-func ohArgsText(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if ohIsNull(raw) {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
 // ohObject decodes a JSON object into its fields (nil when it is not one).
 func ohObject(raw json.RawMessage) map[string]json.RawMessage {
 	if ohIsNull(raw) {

@@ -171,7 +171,7 @@ func decodePiLine(_ int64, raw []byte) *piLine {
 		return d
 	}
 	if err := json.Unmarshal(raw, &d.e); err != nil {
-		d.reject = "invalid JSON: " + shortErr(err)
+		d.reject = "invalid JSON: " + clipErr(err)
 		return d
 	}
 	switch d.e.Type {
@@ -196,7 +196,7 @@ func decodePiLine(_ int64, raw []byte) *piLine {
 // the message is malformed, or "".
 func piDecodeMessage(raw []byte, m *piMessage, blocks *[]piBlock, text *string) string {
 	if err := json.Unmarshal(raw, m); err != nil {
-		return "invalid message: " + shortErr(err)
+		return "invalid message: " + clipErr(err)
 	}
 	if m.Role == "" {
 		return "message without role"
@@ -205,7 +205,7 @@ func piDecodeMessage(raw []byte, m *piMessage, blocks *[]piBlock, text *string) 
 		c := bytes.TrimSpace(m.Content)
 		if len(c) > 0 && c[0] == '[' {
 			if err := json.Unmarshal(c, blocks); err != nil {
-				return "invalid assistant content: " + shortErr(err)
+				return "invalid assistant content: " + clipErr(err)
 			}
 		} else if t := ContentText(c); t != "" {
 			*blocks = []piBlock{{Type: "text", Text: t}}

@@ -640,17 +640,12 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 			}
 		}
 		for _, tc := range tcs {
-			c := parseJSONObject(tc)
-			if c == nil {
+			id, name, args, ok := toolCallFields(tc)
+			if !ok {
 				continue
 			}
-			fn := c.obj("function")
-			name, args := fn.str("name"), fn["arguments"]
-			if fn == nil {
-				name, args = c.str("name"), c["arguments"]
-			}
 			e := ev(schema.KindToolCall, "")
-			e.CallID, e.ToolName, e.Args = c.str("id"), name, msgArgs(args)
+			e.CallID, e.ToolName, e.Args = id, name, args
 			if _, err := run.add(e); err != nil {
 				return nil, err
 			}

@@ -26,3 +26,22 @@ func firstNonEmpty(ss ...string) string {
 	}
 	return ""
 }
+
+// clipQuote is s cut to 60 bytes (and "…") in double quotes, for a
+// message that names a value.
+func clipQuote(s string) string {
+	if len(s) > 60 {
+		s = s[:60] + "…"
+	}
+	return `"` + s + `"`
+}
+
+// clipText is s, white space trimmed, cut to 300 bytes (and "…"), for an
+// error message or end-reason detail taken from a log.
+func clipText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

@@ -19,7 +19,8 @@ import (
 // (issue 21): a block decoder, a linker for tool calls and results that
 // lack ids, an inferred end reason and a sibling-file reader.
 
-// tbBlock is one Anthropic-style content block: text, thinking, tool_use or
+// tbBlock is one Anthropic-style content block (also the body of claude-code's
+// ccBlock and cline's clBlock): text, thinking, tool_use or
 // tool_result.
 type tbBlock struct {
 	Type      string          `json:"type"`
@@ -196,63 +197,6 @@ func readSibling(path string, v any) bool {
 	return json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), v) == nil
 }
 
-// firstLines returns up to n non-blank trimmed lines of head.
-func firstLines(head []byte, n int) [][]byte {
-	var out [][]byte
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if out = append(out, line); len(out) >= n {
-			break
-		}
-	}
-	return out
-}
-
-// jsonString returns raw as a string: a JSON string's value, else the JSON
-// text itself ("" for null or nothing).
-func jsonString(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(raw)
-}
-
-// jsonArgs returns tool-call arguments as JSON text: an object as is, a
-// string holding JSON as its content, anything else wrapped as
-// {"input": value}.
-func jsonArgs(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return "{}"
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			t := strings.TrimSpace(s)
-			if t == "" {
-				return "{}"
-			}
-			if json.Valid([]byte(t)) {
-				return t
-			}
-			b, _ := json.Marshal(map[string]string{"input": s})
-			return string(b)
-		}
-	}
-	if raw[0] == '{' {
-		return string(raw)
-	}
-	return `{"input":` + string(raw) + `}`
-}
-
 // topKeys returns the keys of the top-level JSON object at the start of
 // head, in order, up to the first value that cannot be read (head may be
 // cut). It returns nil when head does not start with an object.
@@ -309,4 +253,38 @@ func dirRunID(path, anchor string) string {
 		}
 	}
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+// oaToolCall is a tool call as OpenAI's chat completions log it (and the
+// harnesses that copy them): {id, function: {name, arguments}}.
+type oaToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// oaAssistant adds the events of an OpenAI-style assistant message as a
+// new model call: its reasoning and its text (each unless blank), then its
+// tool calls (arguments as jsonArgs gives them). add stamps and adds one
+// event.
+func oaAssistant(b *RunBuilder, reasoning, text string, calls []oaToolCall, add func(schema.Event) error) error {
+	b.NewCall()
+	if strings.TrimSpace(reasoning) != "" {
+		if err := add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: reasoning}); err != nil {
+			return err
+		}
+	}
+	if strings.TrimSpace(text) != "" {
+		if err := add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text}); err != nil {
+			return err
+		}
+	}
+	for _, tc := range calls {
+		if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Function.Name, CallID: tc.ID, Args: jsonArgs(tc.Function.Arguments)}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -249,20 +249,19 @@ func cmpEdge(af, at, bf, bt string) int {
 
 // StartActivities returns the ▶ → a edges: the activities cases start with.
 func (d *DFG) StartActivities() []Edge {
-	var out []Edge
-	for _, e := range d.Edges {
-		if e.From == Start {
-			out = append(out, e)
-		}
-	}
-	return out
+	return d.edgesWhere(func(e Edge) bool { return e.From == Start })
 }
 
 // EndActivities returns the a → ■ edges: the activities cases end with.
 func (d *DFG) EndActivities() []Edge {
+	return d.edgesWhere(func(e Edge) bool { return e.To == End })
+}
+
+// edgesWhere returns the edges that keep says to, in order.
+func (d *DFG) edgesWhere(keep func(Edge) bool) []Edge {
 	var out []Edge
 	for _, e := range d.Edges {
-		if e.To == End {
+		if keep(e) {
 			out = append(out, e)
 		}
 	}

@@ -7,7 +7,7 @@
 //
 //  1. Build a Log: NewBuilder(&Options{Mode: …, Class: …}), then AddRun once
 //     per run with its tool-call, tool-result and context-op records (the
-//     store streams them: internal/store EventLog), then Log(). The activity
+//     store streams them: internal/store EventStream), then Log(). The activity
 //     of a tool call is its action class (ModeClass: the caller supplies the
 //     classifier, e.g. the actions package), its tool name (ModeTool) or its
 //     tool and target kind (ModeToolTarget, e.g. "read_file:.go",

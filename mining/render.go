@@ -216,10 +216,14 @@ type dotWriter struct {
 	ids map[string]string
 }
 
-func newDOT(w io.Writer, name string) *dotWriter {
+func newDOT(w io.Writer, name string, nodes []Node) *dotWriter {
 	d := &dotWriter{bw: bufio.NewWriter(w), ids: map[string]string{}}
 	fmt.Fprintf(d.bw, "digraph %s {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n", name)
 	d.node(Start, Start, "shape=circle")
+	for _, n := range nodes {
+		d.node(n.Name, n.Name+"\n"+strconv.Itoa(n.Count), "")
+	}
+	d.node(End, End, "shape=circle")
 	return d
 }
 
@@ -254,11 +258,7 @@ func penwidth(count, max int) float64 {
 // labelled with its count (and its median time when timed), its width
 // 1 + 4 · count / (largest count). Nodes are numbered in canonical order.
 func (d *DFG) WriteDOT(w io.Writer) error {
-	g := newDOT(w, "dfg")
-	for _, n := range d.Nodes {
-		g.node(n.Name, n.Name+"\n"+strconv.Itoa(n.Count), "")
-	}
-	g.node(End, End, "shape=circle")
+	g := newDOT(w, "dfg", d.Nodes)
 	most := 0
 	for _, e := range d.Edges {
 		most = max(most, e.Count)
@@ -276,11 +276,7 @@ func (d *DFG) WriteDOT(w io.Writer) error {
 // WriteDOT writes the dependency graph in Graphviz DOT, like DFG.WriteDOT,
 // each arc labelled with its dependency measure and count.
 func (h *HeuristicsNet) WriteDOT(w io.Writer) error {
-	g := newDOT(w, "heuristics")
-	for _, n := range h.Nodes {
-		g.node(n.Name, n.Name+"\n"+strconv.Itoa(n.Count), "")
-	}
-	g.node(End, End, "shape=circle")
+	g := newDOT(w, "heuristics", h.Nodes)
 	most := 0
 	for _, a := range h.Arcs {
 		most = max(most, a.Count)

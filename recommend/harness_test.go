@@ -211,3 +211,26 @@ func TestGridFor(t *testing.T) {
 		t.Error("unknown harness accepted")
 	}
 }
+
+// TestHarnessOwner checks which harness owns each policy, as the catalog
+// says: the expected values are the harnesses' own documentation (survey
+// §5.4, §6.3, §2.6, §8.4, §8.1), parameters and spacing aside.
+func TestHarnessOwner(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{"compact-claude-code", "claude-code"},
+		{"compact-claude-code(threshold=0.7)", "claude-code"},
+		{"compact-codex", "codex"},
+		{" compact-openhands (max_size=40)", "openhands"},
+		{"compact-gemini", "gemini-cli"},
+		{"gemini-mask", "gemini-cli"},
+		{"compact-goose", "goose"},
+		{"mask(n=10)", ""},
+		{"keep-all", ""},
+		{"dtoc", ""},
+		{"no-such-policy", ""},
+	} {
+		if got := recommend.Harness(tc.spec); got != tc.want {
+			t.Errorf("Harness(%q) = %q, want %q", tc.spec, got, tc.want)
+		}
+	}
+}

@@ -103,22 +103,13 @@ var DefaultGrid = []string{
 	"compact-claude-code", "compact-openhands",
 }
 
-// harnessOf names the harness whose own mechanism a catalog policy is
-// (prefix of the runs' harness); policies not listed are harness-neutral.
-var harnessOf = map[string]string{
-	"compact-claude-code": "claude-code",
-	"compact-codex":       "codex",
-	"compact-gemini":      "gemini-cli",
-	"gemini-mask":         "gemini-cli",
-	"compact-openhands":   "openhands",
-	"compact-goose":       "goose",
-}
-
-// Harness returns the harness whose own mechanism spec is ("" when the
-// policy is harness-neutral).
+// Harness returns the harness whose own mechanism spec is, as the policy
+// catalog says (simulate.Def.Harness; "" when the policy is
+// harness-neutral or unknown).
 func Harness(spec string) string {
 	name, _, _ := strings.Cut(spec, "(")
-	return harnessOf[strings.TrimSpace(name)]
+	d, _ := simulate.Lookup(strings.TrimSpace(name))
+	return d.Harness
 }
 
 // Family is one model family's runs.
@@ -204,7 +195,7 @@ func PolicyFamily(spec string) string {
 // "selective" families, whose ops the evidence says pay off; every other
 // family is open to all labels.
 func Eligible(policyFamily, label string) bool {
-	if policyFamily == "dtoc" {
+	if policyFamily == simulate.MechanismDtoc {
 		return label == "selective"
 	}
 	return true

@@ -93,7 +93,7 @@ func init() {
 			{"summary_cap", cap, "largest summary"},
 			{"template", "800", "tokens of the summarization prompt added to the summarizer call's input"}}
 	}
-	register(Def{Name: "compact-claude-code", Mechanism: MechanismCompaction, build: newCompact(compactClaudeCode),
+	register(Def{Name: "compact-claude-code", Mechanism: MechanismCompaction, Harness: "claude-code", build: newCompact(compactClaudeCode),
 		Doc: "Claude Code auto-compact: when the previous call's prompt + output reach window − 33,000 (167,000 at 200k; 83.5 % of windows " +
 			"under 100k), the history after the system items and first user message is replaced by a summary, re-attaching up to files of " +
 			"the most recently read files (≤ file_tokens each, ≤ files_tokens in all). A call that overflows compacts reactively.",
@@ -103,30 +103,30 @@ func init() {
 			{"files", "5", "recently read files re-attached"},
 			{"file_tokens", "5000", "tokens per re-attached file"},
 			{"files_tokens", "50000", "tokens of all re-attached files"}}, summaryParams("20000")...)})
-	register(Def{Name: "compact-codex", Mechanism: MechanismCompaction, build: newCompact(compactCodex),
+	register(Def{Name: "compact-codex", Mechanism: MechanismCompaction, Harness: "codex", build: newCompact(compactCodex),
 		Doc: "Codex CLI auto-compaction: when the previous call's usage reaches threshold × window, everything but the initial context and " +
 			"the most recent user messages (≤ user_tokens) is replaced by SUMMARY_PREFIX + summary; tool calls, outputs and assistant messages go.",
 		Source: "openai/codex compact.rs (survey §6.3); summary model fitted to the corpus",
 		Params: append([]Param{
 			{"threshold", "0.9", "share of the window (auto_compact_token_limit is capped at 90 %)"},
 			{"user_tokens", "20000", "tokens of recent user messages kept"}}, summaryParams("20000")...)})
-	register(Def{Name: "compact-openhands", Mechanism: MechanismCompaction, build: newCompact(compactOpenHands),
+	register(Def{Name: "compact-openhands", Mechanism: MechanismCompaction, Harness: "openhands", build: newCompact(compactOpenHands),
 		Doc: "OpenHands LLMSummarizingCondenser: when the view holds more than max_size events, it becomes the head, one summary event and " +
 			"the newest max_size/2 − 2 events (the head stands for keep_first). Counts events, not tokens.",
 		Source: "OpenHands condenser (survey §2.6; SDK V1 max_size 120); summary model fitted to the corpus",
 		Params: append([]Param{{"max_size", "120", "events in the view that trigger a condensation"}}, summaryParams("10000")...)})
-	register(Def{Name: "compact-gemini", Mechanism: MechanismCompaction, build: newCompact(compactGemini),
+	register(Def{Name: "compact-gemini", Mechanism: MechanismCompaction, Harness: "gemini-cli", build: newCompact(compactGemini),
 		Doc: "Gemini CLI chat compression: when the last prompt reaches threshold × window, the history before the first user message " +
 			"after (1 − preserve) of its characters becomes a <state_snapshot> summary.",
 		Source: "gemini-cli chatCompressionService.ts (survey §8.4); summary model fitted to the corpus",
 		Params: append([]Param{
 			{"threshold", "0.5", "share of the window"},
 			{"preserve", "0.3", "share of the history's characters kept verbatim"}}, summaryParams("20000")...)})
-	register(Def{Name: "compact-goose", Mechanism: MechanismCompaction, build: newCompact(compactGoose),
+	register(Def{Name: "compact-goose", Mechanism: MechanismCompaction, Harness: "goose", build: newCompact(compactGoose),
 		Doc:    "Goose auto-compact: when tokens exceed threshold × window the whole history becomes a summary plus the last user message.",
 		Source: "block/goose context_mgmt (survey §8.1); summary model fitted to the corpus",
 		Params: append([]Param{{"threshold", "0.8", "share of the window"}}, summaryParams("20000")...)})
-	register(Def{Name: "gemini-mask", Mechanism: MechanismMasking, build: newGeminiMask,
+	register(Def{Name: "gemini-mask", Mechanism: MechanismMasking, Harness: "gemini-cli", build: newGeminiMask,
 		Doc: "Gemini CLI tool-output masking: every call, newest to oldest (the latest turn's outputs skipped), the newest protect tool tokens " +
 			"stay; if the older unmasked outputs hold ≥ prune tokens, all of them become a preview (head + tail, preview characters) with a file path.",
 		Source: "gemini-cli toolOutputMaskingService.ts (survey §8.4)",

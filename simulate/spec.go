@@ -25,10 +25,13 @@ type Def struct {
 	// Mechanism is what the policy does to the prompt (MechanismNone,
 	// …Dtoc, …Masking, …Truncation, …Compaction): the kind of setting a
 	// harness would need to run it.
-	Mechanism string  `json:"mechanism"`
-	Doc       string  `json:"doc"`
-	Source    string  `json:"source"` // where the semantics and defaults come from
-	Params    []Param `json:"params"`
+	Mechanism string `json:"mechanism"`
+	// Harness names the harness whose own mechanism the policy is (a
+	// prefix of its runs' harness), "" for a harness-neutral policy.
+	Harness string  `json:"harness,omitempty"`
+	Doc     string  `json:"doc"`
+	Source  string  `json:"source"` // where the semantics and defaults come from
+	Params  []Param `json:"params"`
 	// Explicit entries are left out of DefaultSpecs: they need a value
 	// only the user can give (tracer's model file).
 	Explicit bool `json:"explicit,omitempty"`

@@ -307,20 +307,8 @@ func (w *openaiWriter) manage() {
 	if enable == nil {
 		enable = strs{}
 	}
-	args := encode(obj{{"enable", enable}, {"disable", disable}})
-	var content any
-	tok := est("manage_context") + est(args)
-	if chance(r, 0.5) {
-		t := "Dropping old tool outputs I no longer need to keep the context small."
-		if len(on) > 0 {
-			t = "I need the earlier file contents again; re-enabling them and dropping outputs I'm done with."
-		}
-		content, tok = t, tok+est(t)
-	}
-	id := callID(r)
-	w.call(a.outputTokens(tok, a.hiddenTokens("")))
-	w.push(obj{{"role", "assistant"}, {"content", content}, {"tool_calls", arr{obj{{"id", id}, {"type", "function"},
-		{"function", obj{{"name", "manage_context"}, {"arguments", args}}}}}}}, oitem{tok: tok, call: a.n})
+	id := w.manageCall(enable, disable, len(on) > 0, "Dropping old tool outputs I no longer need to keep the context small.",
+		"I need the earlier file contents again; re-enabling them and dropping outputs I'm done with.")
 	freed := 0
 	for _, i := range off {
 		freed += w.items[i].tok - w.items[i].stub
@@ -338,6 +326,28 @@ func (w *openaiWriter) manage() {
 	}
 	w.manages++
 	w.lastManage = a.n
+}
+
+// manageCall writes the assistant's manage_context call enabling and
+// disabling the keys given; half the time its text says why (drop, or again
+// when it re-enables). It returns the call's id.
+func (w *openaiWriter) manageCall(enable, disable strs, reenables bool, drop, again string) string {
+	a, r := w.a, w.r
+	args := encode(obj{{"enable", enable}, {"disable", disable}})
+	var content any
+	tok := est("manage_context") + est(args)
+	if chance(r, 0.5) {
+		t := drop
+		if reenables {
+			t = again
+		}
+		content, tok = t, tok+est(t)
+	}
+	id := callID(r)
+	w.call(a.outputTokens(tok, a.hiddenTokens("")))
+	w.push(obj{{"role", "assistant"}, {"content", content}, {"tool_calls", arr{obj{{"id", id}, {"type", "function"},
+		{"function", obj{{"name", "manage_context"}, {"arguments", args}}}}}}}, oitem{tok: tok, call: a.n})
+	return id
 }
 
 func (w *openaiWriter) setDisabled(i int, off bool) {

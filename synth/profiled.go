@@ -131,20 +131,8 @@ func (w *openaiWriter) manageProfiled(off, on []int) {
 	for _, i := range on {
 		enable = append(enable, w.items[i].key)
 	}
-	args := encode(obj{{"enable", enable}, {"disable", disable}})
-	var content any
-	tok := est("manage_context") + est(args)
-	if chance(r, 0.5) {
-		t := "Dropping tool outputs I no longer need to keep the context small."
-		if len(on) > 0 {
-			t = "I need those outputs again; re-enabling them."
-		}
-		content, tok = t, tok+est(t)
-	}
-	id := callID(r)
-	w.call(a.outputTokens(tok, a.hiddenTokens("")))
-	w.push(obj{{"role", "assistant"}, {"content", content}, {"tool_calls", arr{obj{{"id", id}, {"type", "function"},
-		{"function", obj{{"name", "manage_context"}, {"arguments", args}}}}}}}, oitem{tok: tok, call: a.n})
+	id := w.manageCall(enable, disable, len(on) > 0, "Dropping tool outputs I no longer need to keep the context small.",
+		"I need those outputs again; re-enabling them.")
 	var parts []string
 	if len(off) > 0 {
 		freed := 0

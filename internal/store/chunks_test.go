@@ -180,10 +180,10 @@ func TestStrArena(t *testing.T) {
 	}
 }
 
-// TestEventLogFallsBack: when DuckDB's own handle cannot be had, the
+// TestEventStreamFallsBack: when DuckDB's own handle cannot be had, the
 // default reader is database/sql's; asking for chunks then fails with the
 // reason.
-func TestEventLogFallsBack(t *testing.T) {
+func TestEventStreamFallsBack(t *testing.T) {
 	ctx := context.Background()
 	st, err := Open(ctx, Config{Path: filepath.Join(t.TempDir(), "f.duckdb")})
 	if err != nil {
@@ -212,7 +212,7 @@ func TestEventLogFallsBack(t *testing.T) {
 	}
 	read := func(reader string) (string, error) {
 		var b strings.Builder
-		err := st.EventLog(ctx, EventLogOptions{Reader: reader, Targets: true}, func(r *schema.Run, evs []schema.Event, _ []schema.ContextOp) error {
+		err := st.EventStream(ctx, EventStreamOptions{Reader: reader, Targets: true}, func(r *schema.Run, evs []schema.Event, _ []schema.ContextOp) error {
 			for _, e := range evs {
 				fmt.Fprintf(&b, "%s %d %s %s %s %d|", r.RunID, e.Seq, e.Kind, e.ToolName, e.Target, e.EstTokens)
 			}

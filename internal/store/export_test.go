@@ -1,6 +1,6 @@
 package store
 
-// SetLogRange sets the rowids of EventLog's ranges, for tests; restore
+// SetLogRange sets the rowids of EventStream's ranges, for tests; restore
 // sets it back.
 func SetLogRange(n int64) (restore func()) {
 	old := logRangeRows

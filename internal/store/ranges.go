@@ -9,7 +9,7 @@ import (
 // ranges reads ranges 0 … n−1 of a query (each a rowid range) on
 // several goroutines and hands them over in range order: range w is read
 // by reader w mod readers, each reader at most ahead ranges ahead of the
-// consumer. Scan and EventLog read the events table this way: DuckDB and
+// consumer. Scan and EventStream read the events table this way: DuckDB and
 // the row conversion work on as many threads, and the order, so what the
 // caller does with it, stays that of one sequential read.
 type ranges[T any] struct {

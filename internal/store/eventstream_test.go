@@ -25,7 +25,7 @@ import (
 )
 
 // memLog builds a mining log from records imported into memory, the way
-// EventLog hands them over: runs by id, tool calls and results and the
+// EventStream hands them over: runs by id, tool calls and results and the
 // compaction/context_op events by seq, context ops.
 func memLog(t testing.TB, mem *ingest.MemSink, o *mining.Options) *mining.Log {
 	t.Helper()
@@ -54,14 +54,14 @@ func memLog(t testing.TB, mem *ingest.MemSink, o *mining.Options) *mining.Log {
 	return b.Log()
 }
 
-// storeLog builds a mining log from the store through EventLog.
-func storeLog(t testing.TB, st *store.Store, o store.EventLogOptions, mo *mining.Options) *mining.Log {
+// storeLog builds a mining log from the store through EventStream.
+func storeLog(t testing.TB, st *store.Store, o store.EventStreamOptions, mo *mining.Options) *mining.Log {
 	t.Helper()
 	b, err := mining.NewBuilder(mo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.EventLog(context.Background(), o, b.AddRun); err != nil {
+	if err := st.EventStream(context.Background(), o, b.AddRun); err != nil {
 		t.Fatal(err)
 	}
 	return b.Log()
@@ -90,11 +90,11 @@ func classifier(t testing.TB) mining.ClassFunc {
 	}
 }
 
-// TestEventLogRoundTrip: the log built from EventLog equals the log built
+// TestEventStreamRoundTrip: the log built from EventStream equals the log built
 // from the same records in memory, for every reader, mode and filter; a
 // synthetic corpus brings DTOC manage_context calls, Claude Code
 // compactions and parallel tool calls.
-func TestEventLogRoundTrip(t *testing.T) {
+func TestEventStreamRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	if _, err := synth.Write(dir, &synth.Options{N: 12, Seed: 2}); err != nil {
@@ -113,22 +113,22 @@ func TestEventLogRoundTrip(t *testing.T) {
 		t.Fatal("corpus without context ops")
 	}
 	class := classifier(t)
-	for _, reader := range store.EventLogReaders() {
+	for _, reader := range store.EventStreamReaders() {
 		for _, tc := range []struct {
 			name string
-			o    store.EventLogOptions
+			o    store.EventStreamOptions
 			mo   *mining.Options
 		}{
-			{"tool", store.EventLogOptions{}, nil},
-			{"class", store.EventLogOptions{Args: true}, &mining.Options{Mode: mining.ModeClass, Class: class}},
-			{"tool-target", store.EventLogOptions{Targets: true, Args: true}, &mining.Options{Mode: mining.ModeToolTarget, Class: class}},
+			{"tool", store.EventStreamOptions{}, nil},
+			{"class", store.EventStreamOptions{Args: true}, &mining.Options{Mode: mining.ModeClass, Class: class}},
+			{"tool-target", store.EventStreamOptions{Targets: true, Args: true}, &mining.Options{Mode: mining.ModeToolTarget, Class: class}},
 		} {
 			t.Run(reader+"/"+tc.name, func(t *testing.T) {
 				tc.o.Reader = reader
 				want := mineText(t, memLog(t, &mem, tc.mo))
 				got := mineText(t, storeLog(t, st, tc.o, tc.mo))
 				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("EventLog log differs from the in-memory one (-mem +store):\n%s", diff)
+					t.Errorf("EventStream log differs from the in-memory one (-mem +store):\n%s", diff)
 				}
 				if !strings.Contains(want, "context.disable") || !strings.Contains(want, "compaction") {
 					t.Errorf("no context ops in the log:\n%s", want)
@@ -136,7 +136,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 			})
 		}
 		t.Run(reader+"/filter", func(t *testing.T) {
-			o := store.EventLogOptions{Reader: reader, Formats: []string{"claude-code"}, Harnesses: []string{"claude-code"}}
+			o := store.EventStreamOptions{Reader: reader, Formats: []string{"claude-code"}, Harnesses: []string{"claude-code"}}
 			l := storeLog(t, st, o, nil)
 			want := memLog(t, &mem, nil).Filter(&mining.Filter{Formats: []string{"claude-code"}, Harnesses: []string{"claude-code"}})
 			if len(l.Cases) == 0 || len(l.Cases) != len(want.Cases) {
@@ -147,11 +147,11 @@ func TestEventLogRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	if err := st.EventLog(ctx, store.EventLogOptions{Reader: "csv"}, nil); err == nil {
+	if err := st.EventStream(ctx, store.EventStreamOptions{Reader: "csv"}, nil); err == nil {
 		t.Error("unknown reader: no error")
 	}
 	stop := fmt.Errorf("stop")
-	if err := st.EventLog(ctx, store.EventLogOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return stop }); err != stop {
+	if err := st.EventStream(ctx, store.EventStreamOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return stop }); err != stop {
 		t.Errorf("fn's error not returned: %v", err)
 	}
 }
@@ -341,7 +341,7 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 
 // BenchmarkMine1M times process discovery on a million activities read from
 // DuckDB (mineBenchDB: 23,400 runs, 1,003,878 tool calls and context-op
-// groups, 2.0 M event rows read): EventLog into a mining.Builder, then the
+// groups, 2.0 M event rows read): EventStream into a mining.Builder, then the
 // DFG, the variants, the heuristics net (defaults) and the token-replay
 // fitness of every case against that net. Sub-benchmarks: reader (chunks,
 // the default; sql; arrow with -tags duckdb_arrow) × activity mode (tool-target without a
@@ -373,14 +373,14 @@ func BenchmarkMine1M(b *testing.B) {
 	}
 	defer st.Close()
 	class := classifier(b)
-	for _, reader := range store.EventLogReaders() {
+	for _, reader := range store.EventStreamReaders() {
 		for _, mode := range []struct {
 			name string
-			o    store.EventLogOptions
+			o    store.EventStreamOptions
 			mo   *mining.Options
 		}{
-			{"tool-target", store.EventLogOptions{Targets: true}, &mining.Options{Mode: mining.ModeToolTarget}},
-			{"class", store.EventLogOptions{Args: true}, &mining.Options{Mode: mining.ModeClass, Class: class}},
+			{"tool-target", store.EventStreamOptions{Targets: true}, &mining.Options{Mode: mining.ModeToolTarget}},
+			{"class", store.EventStreamOptions{Args: true}, &mining.Options{Mode: mining.ModeClass, Class: class}},
 		} {
 			b.Run(reader+"/"+mode.name, func(b *testing.B) {
 				mode.o.Reader = reader

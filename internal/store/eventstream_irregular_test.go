@@ -83,10 +83,10 @@ func writeIrregular(t *testing.T, sink ingest.Sink) {
 	}
 }
 
-// TestEventLogAttribution: result tokens reach the same calls through
-// EventLog as through the builder on the records in memory, in the cases
+// TestEventStreamAttribution: result tokens reach the same calls through
+// EventStream as through the builder on the records in memory, in the cases
 // its rules spell out.
-func TestEventLogAttribution(t *testing.T) {
+func TestEventStreamAttribution(t *testing.T) {
 	var mem ingest.MemSink
 	writeIrregular(t, &mem)
 	st := newFileStore(t)
@@ -109,34 +109,34 @@ func TestEventLogAttribution(t *testing.T) {
 	// no chunks reader
 	inMem := newTestStore(t)
 	writeIrregular(t, inMem)
-	if diff := cmp.Diff(want, flat(storeLog(t, inMem, store.EventLogOptions{}, nil))); diff != "" {
+	if diff := cmp.Diff(want, flat(storeLog(t, inMem, store.EventStreamOptions{}, nil))); diff != "" {
 		t.Errorf("in-memory store, default reader (-mem +store):\n%s", diff)
 	}
-	if err := inMem.EventLog(context.Background(), store.EventLogOptions{Reader: "chunks"}, nil); err == nil || !strings.Contains(err.Error(), "in memory") {
+	if err := inMem.EventStream(context.Background(), store.EventStreamOptions{Reader: "chunks"}, nil); err == nil || !strings.Contains(err.Error(), "in memory") {
 		t.Errorf("chunks reader on an in-memory store: %v, want an error saying so", err)
 	}
 	// events of a run the runs table does not have (as when a run is
-	// imported while EventLog reads) are left out
+	// imported while EventStream reads) are left out
 	if _, err := st.DB().Exec(`INSERT INTO events SELECT * REPLACE ('ghost' AS run_id) FROM events WHERE kind = 'tool_call' LIMIT 5`); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := st.EventLog(ctx, store.EventLogOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return nil }); !errors.Is(err, context.Canceled) {
+	if err := st.EventStream(ctx, store.EventStreamOptions{}, func(*schema.Run, []schema.Event, []schema.ContextOp) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: %v", err)
 	}
 	check := func(what string) {
 		t.Helper()
-		for _, reader := range append(store.EventLogReaders(), "") {
+		for _, reader := range append(store.EventStreamReaders(), "") {
 			for _, rng := range []int64{1 << 16, 1, 3, 7} {
 				restore := store.SetLogRange(rng)
-				got := flat(storeLog(t, st, store.EventLogOptions{Reader: reader}, nil))
+				got := flat(storeLog(t, st, store.EventStreamOptions{Reader: reader}, nil))
 				restore()
 				if len(want) < 10 {
 					t.Fatalf("only %d events in the in-memory log", len(want))
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("%s, reader %q, nRanges of %d rows: EventLog's attribution differs from the builder's on the records (-mem +store):\n%s", what, reader, rng, diff)
+					t.Errorf("%s, reader %q, nRanges of %d rows: EventStream's attribution differs from the builder's on the records (-mem +store):\n%s", what, reader, rng, diff)
 				}
 			}
 		}
@@ -155,7 +155,7 @@ func TestEventLogAttribution(t *testing.T) {
 		}
 	}
 	check("interleaved")
-	// the ghost rows stood for a run being imported while EventLog read;
+	// the ghost rows stood for a run being imported while EventStream read;
 	// gone now, the store is as consistent as an import leaves it (mustCheck)
 	if _, err := st.DB().Exec(`DELETE FROM events WHERE run_id = 'ghost'`); err != nil {
 		t.Fatal(err)

@@ -23,12 +23,12 @@ func collect(seq func(func(int, string) bool)) []tok {
 	return got
 }
 
-func TestTokens(t *testing.T) {
+func TestWords(t *testing.T) {
 	long := strings.Repeat("a_", 100) // 200 bytes
 	tests := []struct {
 		name string
 		in   string
-		args bool // scan with ArgTokens
+		args bool // scan with ArgWords
 		want []tok
 	}{
 		{name: "plain words", in: "the quick brown fox returns Hello README"},
@@ -58,9 +58,9 @@ func TestTokens(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			seq := counterfactual.Tokens(tc.in)
+			seq := counterfactual.Words(tc.in)
 			if tc.args {
-				seq = counterfactual.ArgTokens(tc.in)
+				seq = counterfactual.ArgWords(tc.in)
 			}
 			got := collect(seq)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -75,9 +75,9 @@ func TestTokens(t *testing.T) {
 	}
 }
 
-func TestTokensStop(t *testing.T) {
+func TestWordsStop(t *testing.T) {
 	n := 0
-	for range counterfactual.Tokens("a_b1 c_d1 e_f1") {
+	for range counterfactual.Words("a_b1 c_d1 e_f1") {
 		n++
 		if n == 2 {
 			break

@@ -2,19 +2,19 @@ package counterfactual
 
 import "iter"
 
-// Token length bounds (in bytes, after trimming): see Tokens.
+// Word length bounds (in bytes, after trimming): see Words.
 const (
-	MinToken = 4
-	MaxToken = 200
+	MinWord = 4
+	MaxWord = 200
 )
 
-// byte classes of the token scanner
+// byte classes of the word scanner
 const (
-	clTok   = 1 << iota // [A-Za-z0-9_./:-]: part of a token
+	clTok   = 1 << iota // [A-Za-z0-9_./:-]: part of a word
 	clLower             // a-z
 	clUpper             // A-Z
 	clDigit             // 0-9
-	clMark              // '_' or '/': makes a token specific
+	clMark              // '_' or '/': makes a word specific
 	clDot               // '.'
 	clPunct             // ':' or '-'
 )
@@ -34,12 +34,12 @@ var class = func() (t [256]uint8) {
 	return t
 }()
 
-// Tokens yields the byte offset in s and the text of every distinctive token
-// of s, in order. A token is a maximal run of the bytes [A-Za-z0-9_./:-] with
+// Words yields the byte offset in s and the text of every distinctive word
+// of s, in order. A word is a maximal run of the bytes [A-Za-z0-9_./:-] with
 // any trailing '.', ':' and '-' trimmed (so ':' glues positions: "x.py:12",
 // and line-numbered listings: "4:def"). It is distinctive when it contains a
-// letter or a digit, is at most MaxToken bytes long, and either is a number
-// of 3 or more digits ("404", "1142"), or is at least MinToken bytes long
+// letter or a digit, is at most MaxWord bytes long, and either is a number
+// of 3 or more digits ("404", "1142"), or is at least MinWord bytes long
 // and has one of
 //
 //   - a '_' or '/' (snake_case, a/path),
@@ -49,21 +49,21 @@ var class = func() (t [256]uint8) {
 //   - both letters and digits (sha256, utf-8, x86_64).
 //
 // Plain words ("return", "Hello"), short numbers ("42") and punctuation
-// ("----", "____") are not distinctive. Bytes outside ASCII separate tokens.
-// The yielded token is a substring of s.
-func Tokens(s string) iter.Seq2[int, string] {
+// ("----", "____") are not distinctive. Bytes outside ASCII separate words.
+// The yielded word is a substring of s.
+func Words(s string) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) { scan(s, false, yield) }
 }
 
-// ArgTokens is Tokens for JSON text such as a tool call's canonical Args: a
-// backslash escape (\n, \", \\, \uXXXX, …) separates tokens, so that the
-// tokens of an argument string are those of the decoded string (a "\n" in
+// ArgWords is Words for JSON text such as a tool call's canonical Args: a
+// backslash escape (\n, \", \\, \uXXXX, …) separates words, so that the
+// words of an argument string are those of the decoded string (a "\n" in
 // JSON does not glue an "n" to the next word).
-func ArgTokens(s string) iter.Seq2[int, string] {
+func ArgWords(s string) iter.Seq2[int, string] {
 	return func(yield func(int, string) bool) { scan(s, true, yield) }
 }
 
-// scan is the byte scanner behind Tokens and ArgTokens. It reports false when
+// scan is the byte scanner behind Words and ArgWords. It reports false when
 // yield stopped it.
 func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 	n := len(s)
@@ -95,7 +95,7 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 		for end > i && (s[end-1] == '.' || s[end-1] == ':' || s[end-1] == '-') {
 			end--
 		}
-		if end-i > MaxToken {
+		if end-i > MaxWord {
 			i = j
 			continue
 		}
@@ -113,10 +113,10 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 	return true
 }
 
-// specific applies the rules of Tokens to a trimmed run of n bytes whose
+// specific applies the rules of Words to a trimmed run of n bytes whose
 // first byte has class first and whose later bytes have the classes rest.
 func specific(n int, first, rest uint8) bool {
-	if n < 3 || n > MaxToken {
+	if n < 3 || n > MaxWord {
 		return false
 	}
 	all := first | rest
@@ -127,7 +127,7 @@ func specific(n int, first, rest uint8) bool {
 	if isNumber(first, rest) {
 		return true // a number of ≥ 3 digits
 	}
-	if n < MinToken {
+	if n < MinWord {
 		return false
 	}
 	return all&clMark != 0 || rest&clDot != 0 ||

@@ -14,9 +14,9 @@ import (
 	"github.com/trajmine/trajmine/schema"
 )
 
-// EventLogOptions select what EventLog reads. The zero value reads every
+// EventStreamOptions select what EventStream reads. The zero value reads every
 // run, without targets and arguments.
-type EventLogOptions struct {
+type EventStreamOptions struct {
 	// Targets reads events.target (activity names by tool and target kind).
 	Targets bool
 	// Args reads events.args (a classifier needs them). They are the most
@@ -35,11 +35,11 @@ type EventLogOptions struct {
 	Reader string
 }
 
-// EventLogReaders lists the row readers compiled in, the default first:
+// EventStreamReaders lists the row readers compiled in, the default first:
 // "chunks" (DuckDB's C API, file databases only), "sql" (the driver's
 // rows, always) and "arrow" (DuckDB's Arrow interface, in builds with
 // -tags duckdb_arrow).
-func EventLogReaders() []string {
+func EventStreamReaders() []string {
 	if arrowReader != nil {
 		return []string{"chunks", "sql", "arrow"}
 	}
@@ -87,7 +87,7 @@ func (w *logRange) add(run uint64, seq, ts, tokens int64, kind int8, tool string
 	}
 }
 
-// toolTable numbers the tool names of one EventLog call (its readers share
+// toolTable numbers the tool names of one EventStream call (its readers share
 // it): index 0 is "", at most 65,536 names (later new ones read as "").
 // Names are only appended, so a snapshot taken after a row was read names
 // its tool.
@@ -141,7 +141,7 @@ func (c *toolCache) id(s string) uint16 {
 	return id
 }
 
-// logReaders is how many rowid ranges of the events table EventLog reads
+// logReaders is how many rowid ranges of the events table EventStream reads
 // at once, and logAhead how many read ranges each reader may hold before
 // the consumer takes them.
 const (
@@ -184,7 +184,7 @@ func (x *runIndex) lookupHash(h uint64) int32 {
 	return i
 }
 
-// logKinds are the event kinds EventLog reads, by the code the events
+// logKinds are the event kinds EventStream reads, by the code the events
 // query gives them.
 var logKinds = [...]schema.EventKind{schema.KindToolCall, schema.KindToolResult, schema.KindCompaction, schema.KindContextOp}
 
@@ -227,7 +227,7 @@ type rowReader func(ctx context.Context, s *Store, q string, args []any, out *lo
 
 var sqlReader rowReader = readSQL
 
-// EventLog streams what process mining needs of every selected run to fn:
+// EventStream streams what process mining needs of every selected run to fn:
 // the run (run_id, harness, model, model_family, source_format, resolved,
 // started_at), its events of kinds tool_call, tool_result, compaction and
 // context_op in seq order, and its context_ops rows (seq, op, tool_key,
@@ -241,12 +241,12 @@ var sqlReader rowReader = readSQL
 // DuckDB much less than moving the ids (an id whose hash is 0, one in 2⁶⁴,
 // reads as none). Rows are matched to runs by hash(run_id) too; two
 // selected runs with one hash (about one in 10¹¹ for 25,000 runs) make
-// EventLog fail rather than mix them. fn must not keep the slices or the
+// EventStream fail rather than mix them. fn must not keep the slices or the
 // events' strings: they are reused or freed after it returns.
 //
 // Runs are handed over in storage order, as soon as all their rows have
 // arrived (their counts are read first), like Scan: the importer stores a
-// run's rows together, so EventLog holds a few ranges of rows at a time
+// run's rows together, so EventStream holds a few ranges of rows at a time
 // (at most logReaders × (logAhead + 1) + 1, recycled, plus the rows of
 // runs not yet complete), whatever the log's size. Runs with no rows, and any whose rows did
 // not all arrive (rows imported meanwhile), come last, in run_id order. The
@@ -283,7 +283,7 @@ var sqlReader rowReader = readSQL
 // took the read from 1.46 s to 0.77 s (with the mining builder); handing
 // runs over as they complete, instead of after the last row, overlaps the
 // builder with the reading and keeps memory flat.
-func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
+func (s *Store) EventStream(ctx context.Context, o EventStreamOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
 	read := sqlReader
 	switch o.Reader {
 	case "":
@@ -306,7 +306,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	default:
 		return fmt.Errorf("event log: unknown reader %q (want chunks, sql or arrow)", o.Reader)
 	}
-	where, args := eventLogWhere(o)
+	where, args := eventStreamWhere(o)
 
 	// 1. whether the selection hides or re-shows outputs (the events
 	// query reads the results' tool keys only then), and the rowid ranges
@@ -338,7 +338,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 		lo := w * logRangeRows
 		return rg, read(ctx, s, q, append(slices.Clip(args), lo, lo+logRangeRows), rg)
 	})
-	defer rgs.stop() // no reader outlives EventLog
+	defer rgs.stop() // no reader outlives EventStream
 
 	// 3. meanwhile, the runs, their ops and how many rows each has
 	runs, idx, ops, err := s.logRunsOps(ctx, where, args)
@@ -409,7 +409,7 @@ func (s *Store) EventLog(ctx context.Context, o EventLogOptions, fn func(run *sc
 	return nil
 }
 
-// logHandover builds the events of the runs EventLog hands over.
+// logHandover builds the events of the runs EventStream hands over.
 type logHandover struct {
 	runs    []schema.Run
 	ops     [][]schema.ContextOp
@@ -466,9 +466,9 @@ func (h *logHandover) emit(ri int32, rows []logRow, strs []logStrs) error {
 
 func cmpRowSeq(a, b logRow) int { return cmpInt64(a.seq, b.seq) }
 
-// eventsQuery returns the events query (see EventLog) for o, the run filter
+// eventsQuery returns the events query (see EventStream) for o, the run filter
 // where and whether the selection has disable/enable ops.
-func eventsQuery(o EventLogOptions, where string, hasKeyOps bool) string {
+func eventsQuery(o EventStreamOptions, where string, hasKeyOps bool) string {
 	callOnly := func(name string, on bool) string {
 		if on {
 			return "CASE WHEN kind = 'tool_call' THEN " + name + " END"
@@ -496,9 +496,9 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// eventLogWhere is the run filter of o: "run_id IN (SELECT run_id FROM runs
+// eventStreamWhere is the run filter of o: "run_id IN (SELECT run_id FROM runs
 // WHERE …)" with its arguments, or "".
-func eventLogWhere(o EventLogOptions) (string, []any) {
+func eventStreamWhere(o EventStreamOptions) (string, []any) {
 	var conds []string
 	var args []any
 	for _, f := range []struct {
@@ -635,7 +635,7 @@ func (s *Store) logOps(ctx context.Context, where string, args []any, idx *runIn
 		q += " WHERE " + where
 	}
 	out := make([][]schema.ContextOp, len(idx.ids))
-	var h idHashes // never reset: the keys live until EventLog returns
+	var h idHashes // never reset: the keys live until EventStream returns
 	err := s.driverRows(ctx, q+" ORDER BY run_id, seq, op, tool_key", args, 6, func(v []driver.Value) error {
 		id, _ := v[0].(string)
 		seq, ok := v[1].(int64)
