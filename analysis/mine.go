@@ -89,30 +89,89 @@ func MineStore(ctx context.Context, st *store.Store, o *MineOptions) (Mined, err
 	if err != nil {
 		return Mined{}, err
 	}
-	if o.NoProfiles {
-		// the event log alone: the columns it needs, runs in run_id order
-		// (the log and what is mined from it do not depend on the order)
-		eo := store.EventLogOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
-			ModelFamilies: o.Models, Harnesses: o.Harnesses}
-		err := st.EventLog(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
-			if !ma.keep(run) {
-				return nil
-			}
-			ma.noteDTOC(run.RunID, ops)
-			return ma.b.AddRun(run, events, ops)
-		})
-		if err != nil {
-			return Mined{}, err
-		}
-		return ma.Finish(ctx, st, nil)
-	}
-	// one pass over the store: the event log, the behaviour profiles and
-	// which runs use manage_context
-	ba := NewBehaviour(env, ma.keep)
-	if err := Pass(ctx, st, store.ScanOptions{}, env, ma, ba); err != nil {
+	if err := ma.eventLog(ctx, st); err != nil {
 		return Mined{}, err
 	}
-	return ma.Finish(ctx, st, ba.Groups())
+	if o.NoProfiles {
+		return ma.Finish(ctx, st, nil)
+	}
+	groups, err := mineBehaviour(ctx, st, env, ma.keep)
+	if err != nil {
+		return Mined{}, err
+	}
+	return ma.Finish(ctx, st, groups)
+}
+
+// eventLog builds the event log through store.EventLog, which reads only
+// the columns it needs, runs in run_id order (the log and what is mined
+// from it do not depend on the order).
+func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
+	o := ma.o
+	eo := store.EventLogOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
+		ModelFamilies: o.Models, Harnesses: o.Harnesses}
+	return st.EventLog(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
+		if !ma.keep(run) {
+			return nil
+		}
+		ma.noteDTOC(run.RunID, ops)
+		return ma.b.AddRun(run, events, ops)
+	})
+}
+
+// mineBehaviour profiles the runs keep selects (behavior.Run) and pools
+// them per model family, as the shared pass's Behaviour does over every
+// run's records, reading the events of few runs:
+//
+//  1. store.RunShapes gives every run's row counts, last turns, whether it
+//     calls manage_context or has context ops, and whether a DTOC key or
+//     a system prompt naming manage_context says it had the tool (reading
+//     the text of system events only).
+//  2. The runs with context ops or manage_context calls are read whole
+//     (store.Scan of those runs, text included) and profiled by
+//     behavior.Run in the pass.
+//  3. Every other run's profile is behavior.RunBrief of its shape: Run
+//     reads nothing more of such a run.
+//  4. The profiles are pooled in Scan's order (the shapes' order), as the
+//     pass over every run would add them.
+func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
+	shapes, err := st.RunShapes(ctx, "manage_context")
+	if err != nil {
+		return nil, err
+	}
+	full := []string{}
+	for i := range shapes {
+		if sh := &shapes[i]; keep(&sh.Run) && (sh.Ops > 0 || sh.ManageCall) {
+			full = append(full, sh.Run.RunID)
+		}
+	}
+	ba := NewBehaviour(env, keep)
+	if len(full) > 0 {
+		if err := Pass(ctx, st, store.ScanOptions{RunIDs: full}, env, ba); err != nil {
+			return nil, err
+		}
+	}
+	byID := make(map[string]int, len(ba.profiles))
+	for i := range ba.profiles {
+		byID[ba.profiles[i].RunID] = i
+	}
+	profiles := make([]behavior.RunProfile, 0, len(shapes))
+	for i := range shapes {
+		sh := &shapes[i]
+		if !keep(&sh.Run) {
+			continue
+		}
+		if sh.Ops > 0 || sh.ManageCall {
+			j, ok := byID[sh.Run.RunID]
+			if !ok {
+				return nil, fmt.Errorf("mine: run %s not profiled (imported during the read?)", sh.Run.RunID)
+			}
+			profiles = append(profiles, ba.profiles[j])
+			continue
+		}
+		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,
+			HasTool: sh.EnvelopeKey || sh.Mentions}, ba.o))
+	}
+	return behavior.ByFamily(profiles, ba.o), nil
 }
 
 // NewMine prepares mining with o: the builder of the event log and the run
@@ -193,7 +252,7 @@ func (ma *Mine) Finish(ctx context.Context, st *store.Store, behaviour []behavio
 	}
 	out.Behaviour = behaviour
 	if o.Export != "" {
-		if err := mineExport(ctx, st, o, out.DFG, keep, classify); err != nil {
+		if err := mineExport(ctx, st, o, log, out.DFG, keep, classify); err != nil {
 			return out, err
 		}
 	}
@@ -252,8 +311,10 @@ func (a *Mine) noteDTOC(runID string, ops []schema.ContextOp) {
 	}
 }
 
-// mineExport writes --export (o.Export: xes:FILE, ocel:FILE or dot:FILE; FILE "-" is o.ExportOut).
-func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
+// mineExport writes --export (o.Export: xes:FILE, events-xes:FILE,
+// ocel:FILE or dot:FILE; FILE "-" is o.ExportOut): xes the mined log (its
+// DFG is dfg), events-xes and ocel every event of the runs keep selects.
+func mineExport(ctx context.Context, st *store.Store, o *MineOptions, log *mining.Log, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
 	kind, file, _ := strings.Cut(o.Export, ":")
 	var w io.Writer = o.ExportOut
 	if file != "-" {
@@ -264,8 +325,14 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *minin
 		defer fh.Close()
 		w = fh
 	}
-	if kind == "dot" {
+	switch kind {
+	case "dot":
 		return dfg.WriteDOT(w)
+	case "xes":
+		if _, err := eventlog.WriteMinedXES(ctx, w, minedTraces(log), ""); err != nil {
+			return fmt.Errorf("--export xes: %w", err)
+		}
+		return nil
 	}
 	src := func(yield func(*eventlog.RunRecords) error) error {
 		return st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
@@ -285,7 +352,7 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *minin
 		}
 	}
 	var err error
-	if kind == "xes" {
+	if kind == "events-xes" {
 		_, err = eventlog.WriteXES(ctx, w, src, eo)
 	} else {
 		_, err = eventlog.WriteOCEL(ctx, w, src, eo)
@@ -294,4 +361,24 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *minin
 		return fmt.Errorf("--export %s: %w", kind, err)
 	}
 	return nil
+}
+
+// minedTraces hands the cases of log to eventlog.WriteMinedXES, in the
+// log's order (case id).
+func minedTraces(log *mining.Log) func(yield func(*eventlog.MinedTrace) error) error {
+	return func(yield func(*eventlog.MinedTrace) error) error {
+		var t eventlog.MinedTrace
+		for i := range log.Cases {
+			c := &log.Cases[i]
+			t = eventlog.MinedTrace{ID: c.ID, ModelFamily: c.ModelFamily, Harness: c.Harness, Format: c.Format,
+				Resolved: c.Resolved, Start: c.Start, Events: t.Events[:0]}
+			for _, e := range c.Events {
+				t.Events = append(t.Events, eventlog.MinedEvent{Activity: log.Activities[e.Activity], Seq: e.Seq, TS: e.TS, Tokens: e.Tokens})
+			}
+			if err := yield(&t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
