@@ -127,8 +127,9 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //     a system prompt naming manage_context says it had the tool (reading
 //     the text of system events only).
 //  2. The runs with context ops or manage_context calls are read whole
-//     (store.Scan of those runs, text included) and profiled by
-//     behavior.Run in the pass.
+//     (store.Scan of those runs) and profiled by behavior.Run in the pass:
+//     with their text when they disable outputs (behavior.NeedsText), else
+//     without it, which Run does not read then.
 //  3. Every other run's profile is behavior.RunBrief of its shape: Run
 //     reads nothing more of such a run.
 //  4. The profiles are pooled in Scan's order (the shapes' order), as the
@@ -138,15 +139,22 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 	if err != nil {
 		return nil, err
 	}
-	full := []string{}
+	text, noText := []string{}, []string{}
 	for i := range shapes {
-		if sh := &shapes[i]; keep(&sh.Run) && (sh.Ops > 0 || sh.ManageCall) {
-			full = append(full, sh.Run.RunID)
+		switch sh := &shapes[i]; {
+		case !keep(&sh.Run) || sh.Ops == 0 && !sh.ManageCall:
+		case sh.Disables > 0: // behavior.NeedsText
+			text = append(text, sh.Run.RunID)
+		default:
+			noText = append(noText, sh.Run.RunID)
 		}
 	}
 	ba := NewBehaviour(env, keep)
-	if len(full) > 0 {
-		if err := Pass(ctx, st, store.ScanOptions{RunIDs: full}, env, ba); err != nil {
+	for _, so := range []store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
+		if len(so.RunIDs) == 0 {
+			continue
+		}
+		if err := Pass(ctx, st, so, env, ba); err != nil {
 			return nil, err
 		}
 	}
@@ -165,7 +173,13 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 			if !ok {
 				return nil, fmt.Errorf("mine: run %s not profiled (imported during the read?)", sh.Run.RunID)
 			}
-			profiles = append(profiles, ba.profiles[j])
+			p := ba.profiles[j]
+			if sh.Disables == 0 {
+				// read without text: the system prompt's mention (the
+				// one text Run reads then) comes from the shape
+				p.Manage.HasTool = p.Manage.HasTool || sh.Mentions
+			}
+			profiles = append(profiles, p)
 			continue
 		}
 		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,

@@ -157,6 +157,21 @@ func isCut(op schema.ContextOp) bool {
 	return false
 }
 
+// NeedsText reports whether Run reads the text of a run's events other
+// than its system events (kind system), given the run's context ops: it
+// does only through counterfactual.Uses (which later call used a hidden
+// output), and only for a disable op. Without one, Run gives the same
+// profile from events without text, but for ManageRun.HasTool, which is
+// also true when a system event's text mentions manage_context.
+func NeedsText(ops []schema.ContextOp) bool {
+	for _, op := range ops {
+		if op.Op == schema.OpDisable {
+			return true
+		}
+	}
+	return false
+}
+
 // Brief is all that Run reads of a run with no context ops and no
 // manage_context tool call.
 type Brief struct {

@@ -32,8 +32,8 @@ type RunShape struct {
 	// Mentions: the text of one of its system events contains the needle
 	// RunShapes was given.
 	Mentions bool
-	// Ops is the run's context_ops rows.
-	Ops int
+	// Ops is the run's context_ops rows, Disables those with op disable.
+	Ops, Disables int
 }
 
 // shapeRanges is how many rowid ranges one query of RunShapes' system
@@ -50,7 +50,7 @@ const shapeRanges = 64
 //	       bool_or(kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))),
 //	       bool_or(kind = 'tool_result' AND call_id <> '' AND tool_key <> call_id AND NOT starts_with(tool_key, call_id || '#'))
 //	  FROM events GROUP BY run_id
-//	SELECT run_id, count(*) FROM context_ops GROUP BY run_id
+//	SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id
 //	SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid
 //	SELECT DISTINCT run_id FROM events WHERE (rowid BETWEEN a AND b OR …) AND kind = 'system' AND contains(text, needle)
 func (s *Store) RunShapes(ctx context.Context, needle string) ([]RunShape, error) {
@@ -93,14 +93,14 @@ FROM events GROUP BY run_id`
 	}); err != nil {
 		return nil, fmt.Errorf("run shapes events: %w", err)
 	}
-	if err := s.eachRow(ctx, `SELECT run_id, count(*) FROM context_ops GROUP BY run_id`, nil, func(rows rowScanner) error {
+	if err := s.eachRow(ctx, `SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id`, nil, func(rows rowScanner) error {
 		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
+		var n, d int
+		if err := rows.Scan(&id, &n, &d); err != nil {
 			return err
 		}
 		if i, ok := idx[id]; ok {
-			out[i].Ops = n
+			out[i].Ops, out[i].Disables = n, d
 		}
 		return nil
 	}); err != nil {
