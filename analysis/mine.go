@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,15 +90,35 @@ func MineStore(ctx context.Context, st *store.Store, o *MineOptions) (Mined, err
 	if err != nil {
 		return Mined{}, err
 	}
-	if err := ma.eventLog(ctx, st); err != nil {
-		return Mined{}, err
-	}
 	if o.NoProfiles {
+		if err := ma.eventLog(ctx, st); err != nil {
+			return Mined{}, err
+		}
 		return ma.Finish(ctx, st, nil)
 	}
-	groups, err := mineBehaviour(ctx, st, env, ma.keep)
-	if err != nil {
+	// the event log and the profiles share nothing but the store and the
+	// (read-only) classifier: read at once, on their own connections
+	var groups []behavior.Group
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	berr := make(chan error, 1)
+	go func() {
+		var err error
+		groups, err = mineBehaviour(ctx, st, env, ma.keep)
+		if err != nil {
+			cancel()
+		}
+		berr <- err
+	}()
+	lerr := ma.eventLog(ctx, st)
+	if lerr != nil {
+		cancel()
+	}
+	if err := <-berr; err != nil && (lerr == nil || !errors.Is(err, context.Canceled)) {
 		return Mined{}, err
+	}
+	if lerr != nil {
+		return Mined{}, lerr
 	}
 	return ma.Finish(ctx, st, groups)
 }
