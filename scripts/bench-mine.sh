@@ -47,8 +47,10 @@ if [[ -n "${BEFORE:-}" ]] && ! cmp -s "$out/default.1.json" "$out/before-default
 	exit 1
 fi
 echo "uptime: $(uptime)"
-echo "variant  wall(median s)  cpu(median s)  peak RSS(median MB)  wall ratio vs tool  cpu ratio vs tool"
+echo "variant        wall s  cpu s  peak RSS MB  (medians)  wall/tool  cpu/tool (medians of the per-round ratios)"
 awk '
-{ w[$1]=w[$1] " " $3; c[$1]=c[$1] " " $4; m[$1]=m[$1] " " $5; if (!($1 in seen)) { order[++n]=$1; seen[$1]=1 } }
+{ w[$1]=w[$1] " " $3; c[$1]=c[$1] " " $4; m[$1]=m[$1] " " $5; W[$1,$2]=$3; C[$1,$2]=$4; R[$2]=1
+  if (!($1 in seen)) { order[++n]=$1; seen[$1]=1 } }
 function median(s,   a, k, i, j, t) { k=split(s, a, " "); for (i=1;i<=k;i++) for (j=i+1;j<=k;j++) if (a[j]+0<a[i]+0) { t=a[i]; a[i]=a[j]; a[j]=t }; return (k%2) ? a[(k+1)/2] : (a[k/2]+a[k/2+1])/2 }
-END { tw=median(w["tool"]); tc=median(c["tool"]); for (i=1;i<=n;i++) { v=order[i]; printf "%-15s %8.2f %8.2f %8d %8.2fx %8.2fx\n", v, median(w[v]), median(c[v]), median(m[v]), median(w[v])/tw, median(c[v])/tc } }' "$out/all"
+END { for (i=1;i<=n;i++) { v=order[i]; rw=""; rc=""; for (r in R) { rw=rw " " W[v,r]/W["tool",r]; rc=rc " " C[v,r]/C["tool",r] }
+  printf "%-15s %6.2f %6.2f %8d %18.2fx %8.2fx\n", v, median(w[v]), median(c[v]), median(m[v]), median(rw), median(rc) } }' "$out/all"
