@@ -28,11 +28,11 @@ type MineOptions struct {
 	Harnesses []string       // keep runs of these harnesses; nil all
 	From, To  time.Time      // keep runs started in [From, To); zero: unbounded
 	ModelFile string         // conformance against this model instead of the heuristics net's
-	Export    string         // xes:FILE, ocel:FILE or dot:FILE; "" none
+	Export    string         // xes:FILE, events-xes:FILE, ocel:FILE or dot:FILE; "" none
 	ExportOut io.Writer      // where FILE "-" goes
-	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventLog, which reads only the columns
-	// process discovery needs.
+	// NoProfiles skips the behaviour profiles, which read the events of
+	// the runs with context ops or manage_context calls (mineBehaviour);
+	// the event log is read through store.EventLog either way.
 	NoProfiles bool
 }
 

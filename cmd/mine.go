@@ -32,9 +32,7 @@ type MineOptions struct {
 	Export    string
 	Out       io.Writer
 	JSON      bool
-	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventLog, which reads only the columns
-	// process discovery needs.
+	// NoProfiles skips the behaviour profiles (analysis.MineOptions).
 	NoProfiles bool
 
 	mode     mining.Mode
@@ -105,10 +103,12 @@ they carry the tool-call targets as logged (with --activity tool-target,
 the activity names too), like the store; trajmine report and show redact
 what they print (see trajmine report --help).
 
---no-profiles leaves out the behaviour profiles: they read every event's text
-(which later call used which hidden output), while the process discovery
-alone reads a few columns of the tool calls and results, several times
-faster on a large store (BENCHMARKS.md).`,
+--no-profiles leaves out the behaviour profiles: they read the whole events
+of the runs with context ops or manage_context calls (and the text of those
+that disable outputs: which later call used which hidden output) and the
+system prompts' text, while the process discovery alone reads a few columns
+of the tool calls and results, several times faster on a large store
+(BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
