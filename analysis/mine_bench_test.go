@@ -55,8 +55,20 @@ func BenchmarkMine(b *testing.B) {
 var (
 	mineBenchOnce sync.Once
 	mineBenchSt   *store.Store
+	mineBenchDir  string // the store built, removed by TestMain
 	mineBenchErr  error
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if mineBenchSt != nil {
+		mineBenchSt.Close()
+	}
+	if mineBenchDir != "" {
+		os.RemoveAll(mineBenchDir)
+	}
+	os.Exit(code)
+}
 
 func mineBenchStore(b *testing.B) *store.Store {
 	b.Helper()
@@ -71,6 +83,7 @@ func mineBenchStore(b *testing.B) *store.Store {
 			mineBenchErr = err
 			return
 		}
+		mineBenchDir = dir
 		corpus := filepath.Join(dir, "corpus")
 		if _, err := synth.Write(corpus, &synth.Options{N: 300, Seed: 5}); err != nil {
 			mineBenchErr = err
