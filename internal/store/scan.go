@@ -265,12 +265,11 @@ func (s *Store) scanRangesOf(ctx context.Context, where string, args []any) ([]i
 	return only, nil
 }
 
-// scanChunk is how many event rows (by rowid) one Scan query reads, and
-// scanReaders how many such queries run at once.
-const (
-	scanChunk   = 16384
-	scanReaders = 2
-)
+// scanChunk is how many event rows (by rowid) one Scan query reads (a
+// variable for tests), and scanReaders how many such queries run at once.
+var scanChunk int64 = 16384
+
+const scanReaders = 2
 
 // readEvents runs one range's events query.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
