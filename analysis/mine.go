@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,11 +28,11 @@ type MineOptions struct {
 	Harnesses []string       // keep runs of these harnesses; nil all
 	From, To  time.Time      // keep runs started in [From, To); zero: unbounded
 	ModelFile string         // conformance against this model instead of the heuristics net's
-	Export    string         // xes:FILE, ocel:FILE or dot:FILE; "" none
+	Export    string         // xes:FILE, events-xes:FILE, ocel:FILE or dot:FILE; "" none
 	ExportOut io.Writer      // where FILE "-" goes
-	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventStream, which reads only the columns
-	// process discovery needs.
+	// NoProfiles skips the behaviour profiles, which read the events of
+	// the runs with context ops or manage_context calls (mineBehaviour);
+	// the event log is read through store.EventStream either way.
 	NoProfiles bool
 }
 
@@ -90,29 +91,122 @@ func MineStore(ctx context.Context, st *store.Store, o *MineOptions) (Mined, err
 		return Mined{}, err
 	}
 	if o.NoProfiles {
-		// the event log alone: the columns it needs, runs in run_id order
-		// (the log and what is mined from it do not depend on the order)
-		eo := store.EventStreamOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
-			ModelFamilies: o.Models, Harnesses: o.Harnesses}
-		err := st.EventStream(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
-			if !ma.keep(run) {
-				return nil
-			}
-			ma.noteDTOC(run.RunID, ops)
-			return ma.b.AddRun(run, events, ops)
-		})
-		if err != nil {
+		if err := ma.eventLog(ctx, st); err != nil {
 			return Mined{}, err
 		}
 		return ma.Finish(ctx, st, nil)
 	}
-	// one pass over the store: the event log, the behaviour profiles and
-	// which runs use manage_context
-	ba := NewBehaviour(env, ma.keep)
-	if err := Pass(ctx, st, store.ScanOptions{}, env, ma, ba); err != nil {
+	// the event log and the profiles share nothing but the store and the
+	// (read-only) classifier: read at once, on their own connections
+	var groups []behavior.Group
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	berr := make(chan error, 1)
+	go func() {
+		var err error
+		groups, err = mineBehaviour(ctx, st, env, ma.keep)
+		if err != nil {
+			cancel()
+		}
+		berr <- err
+	}()
+	lerr := ma.eventLog(ctx, st)
+	if lerr != nil {
+		cancel()
+	}
+	if err := <-berr; err != nil && (lerr == nil || !errors.Is(err, context.Canceled)) {
 		return Mined{}, err
 	}
-	return ma.Finish(ctx, st, ba.Groups())
+	if lerr != nil {
+		return Mined{}, lerr
+	}
+	return ma.Finish(ctx, st, groups)
+}
+
+// eventLog builds the event log through store.EventStream, which reads only
+// the columns it needs, runs in run_id order (the log and what is mined
+// from it do not depend on the order).
+func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
+	o := ma.o
+	eo := store.EventStreamOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
+		ModelFamilies: o.Models, Harnesses: o.Harnesses}
+	return st.EventStream(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
+		if !ma.keep(run) {
+			return nil
+		}
+		ma.noteDTOC(run.RunID, ops)
+		return ma.b.AddRun(run, events, ops)
+	})
+}
+
+// mineBehaviour profiles the runs keep selects (behavior.Run) and pools
+// them per model family, as the shared pass's Behaviour does over every
+// run's records, reading the events of few runs:
+//
+//  1. store.RunShapes gives every run's row counts, last turns, whether it
+//     calls manage_context or has context ops, and whether a DTOC key or
+//     a system prompt naming manage_context says it had the tool (reading
+//     the text of system events only).
+//  2. The runs with context ops or manage_context calls are read whole
+//     (store.Scan of those runs) and profiled by behavior.Run in the pass:
+//     with their text when they disable outputs (behavior.NeedsText), else
+//     without it, which Run does not read then.
+//  3. Every other run's profile is behavior.RunBrief of its shape: Run
+//     reads nothing more of such a run.
+//  4. The profiles are pooled in Scan's order (the shapes' order), as the
+//     pass over every run would add them.
+func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
+	shapes, err := st.RunShapes(ctx, "manage_context")
+	if err != nil {
+		return nil, err
+	}
+	text, noText := []string{}, []string{}
+	for i := range shapes {
+		switch sh := &shapes[i]; {
+		case !keep(&sh.Run) || sh.Ops == 0 && !sh.ManageCall:
+		case sh.Disables > 0: // behavior.NeedsText
+			text = append(text, sh.Run.RunID)
+		default:
+			noText = append(noText, sh.Run.RunID)
+		}
+	}
+	ba := NewBehaviour(env, keep)
+	for _, so := range []store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
+		if len(so.RunIDs) == 0 {
+			continue
+		}
+		if err := Pass(ctx, st, so, env, ba); err != nil {
+			return nil, err
+		}
+	}
+	byID := make(map[string]int, len(ba.profiles))
+	for i := range ba.profiles {
+		byID[ba.profiles[i].RunID] = i
+	}
+	profiles := make([]behavior.RunProfile, 0, len(shapes))
+	for i := range shapes {
+		sh := &shapes[i]
+		if !keep(&sh.Run) {
+			continue
+		}
+		if sh.Ops > 0 || sh.ManageCall {
+			j, ok := byID[sh.Run.RunID]
+			if !ok {
+				return nil, fmt.Errorf("mine: run %s not profiled (imported during the read?)", sh.Run.RunID)
+			}
+			p := ba.profiles[j]
+			if sh.Disables == 0 {
+				// read without text: the system prompt's mention (the
+				// one text Run reads then) comes from the shape
+				p.Manage.HasTool = p.Manage.HasTool || sh.Mentions
+			}
+			profiles = append(profiles, p)
+			continue
+		}
+		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,
+			HasTool: sh.EnvelopeKey || sh.Mentions}, ba.o))
+	}
+	return behavior.ByFamily(profiles, ba.o), nil
 }
 
 // NewMine prepares mining with o: the builder of the event log and the run
@@ -193,7 +287,7 @@ func (ma *Mine) Finish(ctx context.Context, st *store.Store, behaviour []behavio
 	}
 	out.Behaviour = behaviour
 	if o.Export != "" {
-		if err := mineExport(ctx, st, o, out.DFG, keep, classify); err != nil {
+		if err := mineExport(ctx, st, o, log, out.DFG, keep, classify); err != nil {
 			return out, err
 		}
 	}
@@ -252,8 +346,10 @@ func (a *Mine) noteDTOC(runID string, ops []schema.ContextOp) {
 	}
 }
 
-// mineExport writes --export (o.Export: xes:FILE, ocel:FILE or dot:FILE; FILE "-" is o.ExportOut).
-func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
+// mineExport writes --export (o.Export: xes:FILE, events-xes:FILE,
+// ocel:FILE or dot:FILE; FILE "-" is o.ExportOut): xes the mined log (its
+// DFG is dfg), events-xes and ocel every event of the runs keep selects.
+func mineExport(ctx context.Context, st *store.Store, o *MineOptions, log *mining.Log, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
 	kind, file, _ := strings.Cut(o.Export, ":")
 	var w io.Writer = o.ExportOut
 	if file != "-" {
@@ -264,8 +360,14 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *minin
 		defer fh.Close()
 		w = fh
 	}
-	if kind == "dot" {
+	switch kind {
+	case "dot":
 		return dfg.WriteDOT(w)
+	case "xes":
+		if _, err := eventlog.WriteMinedXES(ctx, w, minedTraces(log), ""); err != nil {
+			return fmt.Errorf("--export xes: %w", err)
+		}
+		return nil
 	}
 	src := func(yield func(*eventlog.RunRecords) error) error {
 		return st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
@@ -285,7 +387,7 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *minin
 		}
 	}
 	var err error
-	if kind == "xes" {
+	if kind == "events-xes" {
 		_, err = eventlog.WriteXES(ctx, w, src, eo)
 	} else {
 		_, err = eventlog.WriteOCEL(ctx, w, src, eo)
@@ -294,4 +396,24 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, dfg *minin
 		return fmt.Errorf("--export %s: %w", kind, err)
 	}
 	return nil
+}
+
+// minedTraces hands the cases of log to eventlog.WriteMinedXES, in the
+// log's order (case id).
+func minedTraces(log *mining.Log) func(yield func(*eventlog.MinedTrace) error) error {
+	return func(yield func(*eventlog.MinedTrace) error) error {
+		var t eventlog.MinedTrace
+		for i := range log.Cases {
+			c := &log.Cases[i]
+			t = eventlog.MinedTrace{ID: c.ID, ModelFamily: c.ModelFamily, Harness: c.Harness, Format: c.Format,
+				Resolved: c.Resolved, Start: c.Start, Events: t.Events[:0]}
+			for _, e := range c.Events {
+				t.Events = append(t.Events, eventlog.MinedEvent{Activity: log.Activities[e.Activity], Seq: e.Seq, TS: e.TS, Tokens: e.Tokens})
+			}
+			if err := yield(&t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }

@@ -132,3 +132,58 @@ func (rc *runCtx) usesOf(key string) []int64 {
 	}
 	return rc.uses[key]
 }
+
+// NeedsText reports whether Run reads the text of a run's events other
+// than its system events (kind system), given the run's context ops: it
+// does only through counterfactual.Uses (which later call used a hidden
+// output), and only for a disable op. Without one, Run gives the same
+// profile from events without text, but for ManageRun.HasTool, which is
+// also true when a system event's text mentions manage_context.
+func NeedsText(ops []schema.ContextOp) bool {
+	for _, op := range ops {
+		if op.Op == schema.OpDisable {
+			return true
+		}
+	}
+	return false
+}
+
+// Brief is all that Run reads of a run with no context ops and no
+// manage_context tool call.
+type Brief struct {
+	// LastTurn is the largest turn of the run's events and LastOutputTurn
+	// that of its assistant, reasoning and tool_call events (−1: none).
+	LastTurn, LastOutputTurn int64
+	// HasTool: a tool result carries a DTOC key (a tool_key that is neither
+	// its call_id nor call_id#…), or a system event's text mentions
+	// manage_context (ManageRun.HasTool's other sources).
+	HasTool bool
+}
+
+// RunBrief is Run of a run with no context ops and no manage_context tool
+// call, from its Brief alone (no events): the same profile, the same
+// code (manage and compactions over no ops), without reading the events.
+// For any other run its result is wrong: use Run.
+func RunBrief(run schema.Run, b Brief, o *Options) RunProfile {
+	opt := o.resolve()
+	window, wsrc := diagnose.Window(run, opt.window)
+	// diagnose.NewVisibility's LastTurn
+	last := b.LastOutputTurn
+	switch {
+	case run.NTurns > 0:
+		last = run.NTurns - 1
+	case last < 0:
+		last = b.LastTurn
+	}
+	rc := &runCtx{run: run, opt: opt, window: window, v: &diagnose.Visibility{LastTurn: last},
+		prompts: map[int64]diagnose.CallOccupancy{}}
+	p := RunProfile{
+		RunID: run.RunID, Model: run.Model, ModelFamily: run.ModelFamily, Harness: run.Harness,
+		SourceFormat: run.SourceFormat, Window: window, WindowSource: wsrc,
+		Calls: max(run.NTurns, last+1),
+	}
+	p.Manage = rc.manage()
+	p.Manage.HasTool = p.Manage.HasTool || b.HasTool
+	p.Compactions = rc.compactions()
+	return p
+}

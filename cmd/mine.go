@@ -32,9 +32,7 @@ type MineOptions struct {
 	Export    string
 	Out       io.Writer
 	JSON      bool
-	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventStream, which reads only the columns
-	// process discovery needs.
+	// NoProfiles skips the behaviour profiles (analysis.MineOptions).
 	NoProfiles bool
 
 	mode     mining.Mode
@@ -89,16 +87,28 @@ set); --outcome selects the runs the maps are drawn from.
 dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
 format=NAME: the edges and variants whose share differs most, with a
 two-proportion z. --by model prints variants and edges per model family.
---export xes|ocel|dot FILE writes the log as XES (IEEE 1849), OCEL 2.0 JSON or
-the DFG as Graphviz DOT ('-' for stdout). The exports are not redacted:
+--export KIND:FILE writes ('-' for stdout): xes, the mined log as XES (IEEE
+1849): one trace per run, one event per mined activity (the activities the
+DFG counts, by --activity), so that a DFG computed from the file (PM4Py's
+discover_dfg, Disco, ProM) is trajmine's; every trace's times strictly
+increase: the logged times to the millisecond, an event logged in the same
+millisecond as the one before it or without a time 1 ms after it, and a run
+that logs no time at all (OpenAI message logs) from 2000-01-01T00:00:00Z on,
+1 ms apart (the trace's time_source says logged, adjusted or synthetic, and
+time_adjusted how many events moved), so that no tool drops or reorders
+them; events-xes, every event and context op of the runs as XES, with their
+logged times only (untimed events have none); ocel, the same as OCEL 2.0
+JSON; dot, the DFG as Graphviz DOT. The exports are not redacted:
 they carry the tool-call targets as logged (with --activity tool-target,
 the activity names too), like the store; trajmine report and show redact
 what they print (see trajmine report --help).
 
---no-profiles leaves out the behaviour profiles: they read every event's text
-(which later call used which hidden output), while the process discovery
-alone reads a few columns of the tool calls and results, several times
-faster on a large store (BENCHMARKS.md).`,
+--no-profiles leaves out the behaviour profiles: they read the whole events
+of the runs with context ops or manage_context calls (and the text of those
+that disable outputs: which later call used which hidden output) and the
+system prompts' text, while the process discovery alone reads a few columns
+of the tool calls and results, several times faster on a large store
+(BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out = c.OutOrStdout()
@@ -133,8 +143,8 @@ faster on a large store (BENCHMARKS.md).`,
 			}
 			if o.Export != "" {
 				kind, file, ok := strings.Cut(o.Export, ":")
-				if !ok || file == "" || (kind != "xes" && kind != "ocel" && kind != "dot") {
-					return flagErrorf("--export must be xes:FILE, ocel:FILE or dot:FILE")
+				if !ok || file == "" || (kind != "xes" && kind != "events-xes" && kind != "ocel" && kind != "dot") {
+					return flagErrorf("--export must be xes:FILE, events-xes:FILE, ocel:FILE or dot:FILE")
 				}
 			}
 			if o.Top <= 0 {
@@ -156,7 +166,7 @@ faster on a large store (BENCHMARKS.md).`,
 	c.Flags().StringVar(&o.From, "from", "", "keep runs started at or after this date (2006-01-02) or RFC 3339 time")
 	c.Flags().StringVar(&o.To, "to", "", "keep runs started before this date or time")
 	c.Flags().StringVar(&o.ModelFile, "model-file", "", "check conformance against this model (lines 'a -> b', 'start a', 'end z')")
-	c.Flags().StringVar(&o.Export, "export", "", "write the log: xes:FILE, ocel:FILE or dot:FILE ('-' = stdout)")
+	c.Flags().StringVar(&o.Export, "export", "", "write the mined log xes:FILE, every event events-xes:FILE or ocel:FILE, or the DFG dot:FILE ('-' = stdout)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads no event text: faster)")
 	return c

@@ -157,7 +157,7 @@ func TestMineGolden(t *testing.T) {
 		}
 	})
 	t.Run("exports", func(t *testing.T) {
-		for _, kind := range []string{"xes", "ocel", "dot"} {
+		for _, kind := range []string{"xes", "events-xes", "ocel", "dot"} {
 			f := filepath.Join(dir, "log."+kind)
 			if _, stderr, code := run(t, d, "mine", "--export", kind+":"+f); code != 0 {
 				t.Fatalf("export %s: %s", kind, stderr)
@@ -166,7 +166,7 @@ func TestMineGolden(t *testing.T) {
 			if err != nil || len(b) == 0 {
 				t.Fatalf("export %s: %v, %d bytes", kind, err, len(b))
 			}
-			want := map[string]string{"xes": "<log xes.version=", "ocel": `"objectTypes"`, "dot": "digraph dfg"}[kind]
+			want := map[string]string{"xes": `<string key="time_source"`, "events-xes": `<string key="kind"`, "ocel": `"objectTypes"`, "dot": "digraph dfg"}[kind]
 			if !strings.Contains(string(b[:min(len(b), 4096)]), want) {
 				t.Errorf("export %s does not start like one: %q", kind, b[:min(len(b), 200)])
 			}

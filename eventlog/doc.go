@@ -15,6 +15,12 @@
 //  3. WriteXES or WriteOCEL writes one log to an io.Writer, holding one run
 //     at a time, and returns Stats.
 //
+// WriteMinedXES writes a mined log instead (MinedTrace: one event per mined
+// activity, as trajmine mine's DFG counts them), with times made strictly
+// increasing and synthetic for runs that log none (its doc states the
+// rule), so that tools which order by time and drop untimed events get the
+// same directly-follows graph; the invariants below are WriteXES's.
+//
 // Invariants:
 //   - one log event per schema event and per context op (XES: per op row;
 //     OCEL: per group of rows sharing seq and op kind), in seq order, each op

@@ -7,3 +7,11 @@ func SetLogRange(n int64) (restore func()) {
 	logRangeRows = n
 	return func() { logRangeRows = old }
 }
+
+// SetScanChunk sets the rowids of Scan's ranges, for tests; restore sets
+// it back.
+func SetScanChunk(n int64) (restore func()) {
+	old := scanChunk
+	scanChunk = n
+	return func() { scanChunk = old }
+}

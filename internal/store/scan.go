@@ -193,7 +193,20 @@ FROM context_ops`+where, args...)
 	if maxRow.Valid {
 		nRanges = maxRow.Int64/scanChunk + 1
 	}
+	// with RunIDs, only the ranges holding those runs' rows are read
+	// (rowid ranges are pushed into DuckDB's scan: the others, their text
+	// above all, are not decompressed)
+	var only []int64
+	if o.RunIDs != nil && nRanges > 0 {
+		if only, err = s.scanRangesOf(ctx, where, args); err != nil {
+			return err
+		}
+		nRanges = int64(len(only))
+	}
 	rgs := readRanges(ctx, nRanges, scanReaders, 1, func(ctx context.Context, w int64, _ []schema.Event) ([]schema.Event, error) {
+		if only != nil {
+			w = only[w]
+		}
 		lo := w * scanChunk
 		return s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
 	})
@@ -230,12 +243,33 @@ FROM context_ops`+where, args...)
 	return nil
 }
 
-// scanChunk is how many event rows (by rowid) one Scan query reads, and
-// scanReaders how many such queries run at once.
-const (
-	scanChunk   = 16384
-	scanReaders = 2
-)
+// scanRangesOf returns, ascending, the scanChunk ranges of rowids holding
+// events of the runs where selects.
+func (s *Store) scanRangesOf(ctx context.Context, where string, args []any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT DISTINCT rowid // %d FROM events%s ORDER BY 1`, scanChunk, where), args...)
+	if err != nil {
+		return nil, fmt.Errorf("scan ranges: %w", err)
+	}
+	defer rows.Close()
+	only := []int64{}
+	for rows.Next() {
+		var w int64
+		if err := rows.Scan(&w); err != nil {
+			return nil, fmt.Errorf("scan ranges: %w", err)
+		}
+		only = append(only, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("scan ranges: %w", err)
+	}
+	return only, nil
+}
+
+// scanChunk is how many event rows (by rowid) one Scan query reads (a
+// variable for tests), and scanReaders how many such queries run at once.
+var scanChunk int64 = 16384
+
+const scanReaders = 2
 
 // readEvents runs one range's events query.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -181,29 +182,35 @@ func TestScanRunIDs(t *testing.T) {
 		{"unknown id ignored", []string{order[2], "no-such-run"}},
 		{"every run", order},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			want := map[string]store.RunData{}
-			for _, id := range tc.ids {
-				if d, ok := all[id]; ok {
-					want[id] = d
+	// ranges of 3 rowids: Scan reads only those holding the runs' rows
+	for _, chunk := range []int64{0, 3} {
+		if chunk > 0 {
+			defer store.SetScanChunk(chunk)()
+		}
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/chunk=%d", tc.name, chunk), func(t *testing.T) {
+				want := map[string]store.RunData{}
+				for _, id := range tc.ids {
+					if d, ok := all[id]; ok {
+						want[id] = d
+					}
 				}
-			}
-			got := map[string]store.RunData{}
-			if err := st.Scan(ctx, store.ScanOptions{RunIDs: tc.ids}, func(d *store.RunData) error {
-				got[d.Run.RunID] = *d
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Scan with RunIDs (-want +got):\n%s", diff)
-			}
-			where, args := store.ScanWhere(store.ScanOptions{RunIDs: tc.ids})
-			if n := scalar[int64](t, st, "SELECT count(*) FROM runs WHERE "+where, args...); n != int64(len(want)) {
-				t.Errorf("ScanWhere selects %d runs, want %d", n, len(want))
-			}
-		})
+				got := map[string]store.RunData{}
+				if err := st.Scan(ctx, store.ScanOptions{RunIDs: tc.ids}, func(d *store.RunData) error {
+					got[d.Run.RunID] = *d
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("Scan with RunIDs (-want +got):\n%s", diff)
+				}
+				where, args := store.ScanWhere(store.ScanOptions{RunIDs: tc.ids})
+				if n := scalar[int64](t, st, "SELECT count(*) FROM runs WHERE "+where, args...); n != int64(len(want)) {
+					t.Errorf("ScanWhere selects %d runs, want %d", n, len(want))
+				}
+			})
+		}
 	}
 	if where, _ := store.ScanWhere(store.ScanOptions{}); where != "" {
 		t.Errorf("ScanWhere of the zero options = %q, want every run", where)

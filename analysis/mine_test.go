@@ -1,0 +1,238 @@
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/trajmine/trajmine/behavior"
+	"github.com/trajmine/trajmine/ingest"
+	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/synth"
+)
+
+// mineTestStore imports a synth corpus of every format (OpenAI message logs
+// carry no timestamps; Claude Code runs compact) with planted
+// manage_context profiles into a database file.
+func mineTestStore(t *testing.T, n int) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	var profiles []synth.Profile
+	for _, name := range []string{"selective", "shallow", "never", "thrasher"} {
+		p, err := synth.DefaultProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		profiles = append(profiles, p)
+	}
+	if _, err := synth.Write(filepath.Join(dir, "corpus"), &synth.Options{N: n, Seed: 5, Profiles: profiles}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, store.Config{Path: filepath.Join(dir, "m.duckdb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := ingest.Files(ctx, st, []string{filepath.Join(dir, "corpus")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestMineBehaviourMatchesPass: the profiles mine computes from run shapes
+// and a scan of the runs with context ops (mineBehaviour) are the shared
+// pass's over every run's records, text included (what mine computed
+// before, and trajmine report still does), byte for byte in JSON, for
+// every run and with a model filter.
+func TestMineBehaviourMatchesPass(t *testing.T) {
+	ctx := context.Background()
+	st := mineTestStore(t, 60)
+	env, err := NewEnv(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		keep func(*schema.Run) bool
+	}{
+		{"all", func(*schema.Run) bool { return true }},
+		{"one family", func(r *schema.Run) bool { return r.ModelFamily == "synth-thrasher" || r.Harness == "codex" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ba := NewBehaviour(env, c.keep)
+			if err := Pass(ctx, st, store.ScanOptions{}, env, ba); err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(ba.Groups())
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups, err := mineBehaviour(ctx, st, env, c.keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.Marshal(groups)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) || len(ba.profiles) < 5 {
+				t.Errorf("%d profiles; groups differ from the pass's:\n got %.600s\nwant %.600s", len(ba.profiles), got, want)
+			}
+		})
+	}
+}
+
+// TestRunBrief: for every run with no context ops and no manage_context
+// call, behavior.RunBrief of its store.RunShape is behavior.Run of its
+// records; the shapes come in Scan's order.
+func TestRunBrief(t *testing.T) {
+	ctx := context.Background()
+	st := mineTestStore(t, 30)
+	shapes, err := st.RunShapes(ctx, "manage_context")
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]store.RunShape{}
+	var order []string
+	for _, sh := range shapes {
+		by[sh.Run.RunID] = sh
+		order = append(order, sh.Run.RunID)
+	}
+	var scanned []string
+	o := &behavior.Options{}
+	briefs, hasTool := 0, 0
+	err = st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
+		scanned = append(scanned, d.Run.RunID)
+		sh := by[d.Run.RunID]
+		if sh.Events != len(d.Events) || sh.Ops != len(d.Ops) {
+			t.Errorf("%s: shape has %d events, %d ops; the scan %d, %d", d.Run.RunID, sh.Events, sh.Ops, len(d.Events), len(d.Ops))
+		}
+		if sh.Ops > 0 || sh.ManageCall {
+			return nil
+		}
+		briefs++
+		want := behavior.Run(d.Run, d.Events, d.Usage, d.Ops, o)
+		got := behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn, HasTool: sh.EnvelopeKey || sh.Mentions}, o)
+		if want.Manage.HasTool {
+			hasTool++
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: RunBrief differs from Run (-run +brief):\n%s", d.Run.RunID, diff)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(scanned, order) {
+		t.Errorf("shapes' order differs from the scan's:\n got %v\nwant %v", order, scanned)
+	}
+	if briefs < 10 || hasTool == 0 {
+		t.Errorf("%d runs profiled briefly, %d with the tool: the corpus does not test the rule", briefs, hasTool)
+	}
+}
+
+// TestMineExportXES: the XES --export xes writes, read back with
+// encoding/xml and its events ordered by time:timestamp as a process
+// mining tool orders them, gives trajmine's DFG (every directly-follows
+// pair, start and end edges included) and every case, untimed runs too,
+// for each activity mode.
+func TestMineExportXES(t *testing.T) {
+	ctx := context.Background()
+	st := mineTestStore(t, 30)
+	for _, mode := range []mining.Mode{mining.ModeClass, mining.ModeTool, mining.ModeToolTarget} {
+		t.Run(mode.String(), func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "log.xes")
+			out, err := MineStore(ctx, st, &MineOptions{Mode: mode, Export: "xes:" + f, NoProfiles: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var l struct {
+				Traces []struct {
+					Attrs  []xesTestAttr `xml:",any"`
+					Events []struct {
+						Attrs []xesTestAttr `xml:",any"`
+					} `xml:"event"`
+				} `xml:"trace"`
+			}
+			if err := xml.Unmarshal(doc, &l); err != nil {
+				t.Fatal(err)
+			}
+			got := map[[2]string]int{}
+			synthetic := 0
+			for _, tr := range l.Traces {
+				if xesTestGet(tr.Attrs, "time_source") == "synthetic" {
+					synthetic++
+				}
+				type ev struct{ ts, name string }
+				var evs []ev
+				for _, e := range tr.Events {
+					ts := xesTestGet(e.Attrs, "time:timestamp")
+					if ts == "" {
+						t.Fatalf("an event without time:timestamp")
+					}
+					evs = append(evs, ev{ts, xesTestGet(e.Attrs, "concept:name")})
+				}
+				slices.SortStableFunc(evs, func(a, b ev) int { return cmpString(a.ts, b.ts) })
+				prev := "▶"
+				for i, e := range evs {
+					if i > 0 && evs[i-1].ts == e.ts {
+						t.Fatalf("two events at %s: a tool's sort could swap them", e.ts)
+					}
+					got[[2]string{prev, e.name}]++
+					prev = e.name
+				}
+				if len(evs) > 0 {
+					got[[2]string{prev, "■"}]++
+				}
+			}
+			want := map[[2]string]int{}
+			for _, e := range out.DFG.Edges {
+				want[[2]string{e.From, e.To}] = e.Count
+			}
+			if diff := cmp.Diff(want, got); diff != "" || len(want) < 5 {
+				t.Errorf("DFG from the XES differs from mine's (-mine +xes), %d edges:\n%s", len(want), diff)
+			}
+			if len(l.Traces) != out.Cases || synthetic == 0 {
+				t.Errorf("%d traces (%d with synthetic times), mine has %d cases", len(l.Traces), synthetic, out.Cases)
+			}
+		})
+	}
+}
+
+type xesTestAttr struct {
+	Key   string `xml:"key,attr"`
+	Value string `xml:"value,attr"`
+}
+
+func xesTestGet(as []xesTestAttr, key string) string {
+	for _, a := range as {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// RunShape is what a behaviour profile reads of a run that has no context
+// ops and calls no manage_context (behavior.Brief), and what says whether
+// the run has either; trajmine mine reads every run's through RunShapes
+// and the events of only the runs that have one.
+type RunShape struct {
+	Run schema.Run
+	// Events is the run's event rows; Order the largest rowid among them
+	// (−1 without events): Scan hands runs over in Order, the runs
+	// without events last, by run_id, and RunShapes returns them so.
+	Events int
+	Order  int64
+	// LastTurn is the largest turn of its events and LastOutputTurn of
+	// its assistant, reasoning and tool_call events (−1 without).
+	LastTurn, LastOutputTurn int64
+	// ManageCall: a tool_call named manage_context or *__manage_context.
+	ManageCall bool
+	// EnvelopeKey: a tool_result with a call_id whose tool_key is neither
+	// that call_id nor call_id#… (a DTOC key).
+	EnvelopeKey bool
+	// Mentions: the text of one of its system events contains the needle
+	// RunShapes was given.
+	Mentions bool
+	// Ops is the run's context_ops rows, Disables those with op disable.
+	Ops, Disables int
+}
+
+// shapeRanges is how many rowid ranges one query of RunShapes' system
+// text reads.
+const shapeRanges = 64
+
+// RunShapes returns every run's RunShape, in Scan's order, reading no
+// event text but that around system events: their rowids are read first,
+// then the text of the rowid ranges holding them (ranges are pushed into
+// DuckDB's scan, so the rest of the text column is not decompressed).
+//
+//	SELECT runColumns FROM runs ORDER BY run_id
+//	SELECT run_id, count(*), max(rowid), max(turn), max(turn) FILTER (kind IN ('assistant', 'reasoning', 'tool_call')),
+//	       bool_or(kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))),
+//	       bool_or(kind = 'tool_result' AND call_id <> '' AND tool_key <> call_id AND NOT starts_with(tool_key, call_id || '#'))
+//	  FROM events GROUP BY run_id
+//	SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id
+//	SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid
+//	SELECT DISTINCT run_id FROM events WHERE (rowid BETWEEN a AND b OR …) AND contains(CASE WHEN kind = 'system' THEN text ELSE '' END, needle)
+func (s *Store) RunShapes(ctx context.Context, needle string) ([]RunShape, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY run_id`)
+	if err != nil {
+		return nil, fmt.Errorf("run shapes: %w", err)
+	}
+	var out []RunShape
+	idx := map[string]int{}
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		idx[r.RunID] = len(out)
+		out = append(out, RunShape{Run: r, Order: -1, LastTurn: -1, LastOutputTurn: -1})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("run shapes: %w", err)
+	}
+
+	q := `SELECT run_id, count(*), max(rowid), max(turn),
+  coalesce(max(turn) FILTER (WHERE kind IN ('` + string(schema.KindAssistant) + `', '` + string(schema.KindReasoning) + `', '` + string(schema.KindToolCall) + `')), -1),
+  coalesce(bool_or(kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))), false),
+  coalesce(bool_or(kind = 'tool_result' AND call_id <> '' AND tool_key <> call_id AND NOT starts_with(tool_key, call_id || '#')), false)
+FROM events GROUP BY run_id`
+	if err := s.eachRow(ctx, q, nil, func(rows rowScanner) error {
+		var id string
+		var sh RunShape
+		if err := rows.Scan(&id, &sh.Events, &sh.Order, &sh.LastTurn, &sh.LastOutputTurn, &sh.ManageCall, &sh.EnvelopeKey); err != nil {
+			return err
+		}
+		if i, ok := idx[id]; ok {
+			o := &out[i]
+			o.Events, o.Order, o.LastTurn, o.LastOutputTurn, o.ManageCall, o.EnvelopeKey = sh.Events, sh.Order, sh.LastTurn, sh.LastOutputTurn, sh.ManageCall, sh.EnvelopeKey
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("run shapes events: %w", err)
+	}
+	if err := s.eachRow(ctx, `SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id`, nil, func(rows rowScanner) error {
+		var id string
+		var n, d int
+		if err := rows.Scan(&id, &n, &d); err != nil {
+			return err
+		}
+		if i, ok := idx[id]; ok {
+			out[i].Ops, out[i].Disables = n, d
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("run shapes context_ops: %w", err)
+	}
+
+	// the system events' text, by rowid ranges
+	var sys []int64
+	if err := s.eachRow(ctx, `SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid`, nil, func(rows rowScanner) error {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			return err
+		}
+		sys = append(sys, r)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("run shapes system events: %w", err)
+	}
+	rgs := rowidRanges(sys, shapeGap)
+	for len(rgs) > 0 {
+		n := min(len(rgs), shapeRanges)
+		var b strings.Builder
+		for i, r := range rgs[:n] {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteString("rowid BETWEEN " + strconv.FormatInt(r[0], 10) + " AND " + strconv.FormatInt(r[1], 10))
+		}
+		rgs = rgs[n:]
+		// no filter on kind in the scan: DuckDB would then fetch the text
+		// of the system rows one by one, decompressing its zstd vector for
+		// each (measured 3× the cost of reading the ranges' text whole)
+		q := `SELECT DISTINCT run_id FROM events WHERE (` + b.String() + `) AND contains(CASE WHEN kind = 'system' THEN text ELSE '' END, ?)`
+		if err := s.eachRow(ctx, q, []any{needle}, func(rows rowScanner) error {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			if i, ok := idx[id]; ok {
+				out[i].Mentions = true
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("run shapes system text: %w", err)
+		}
+	}
+
+	// Scan's order: by the run's last row, runs without rows last by run_id
+	// (out is in run_id order: the sort is stable)
+	slices.SortStableFunc(out, func(a, b RunShape) int {
+		if (a.Order < 0) != (b.Order < 0) {
+			if a.Order < 0 {
+				return 1
+			}
+			return -1
+		}
+		return cmpInt64(a.Order, b.Order)
+	})
+	return out, nil
+}
+
+// shapeGap: RunShapes reads the text of the rows between two system
+// events fewer than this many rowids apart rather than start another range
+// (DuckDB decompresses a text vector of 2,048 rows whole anyway).
+const shapeGap = 2048
+
+// rowidRanges merges ascending rowids into inclusive [lo, hi] ranges, a
+// rowid less than gap after the range's end extending it.
+func rowidRanges(ids []int64, gap int64) [][2]int64 {
+	var out [][2]int64
+	for _, r := range ids {
+		if n := len(out); n > 0 && r-out[n-1][1] <= gap {
+			out[n-1][1] = r
+			continue
+		}
+		out = append(out, [2]int64{r, r})
+	}
+	return out
+}
+
+// rowScanner is what eachRow's fn reads a row with.
+type rowScanner interface{ Scan(dest ...any) error }
+
+// eachRow runs q and calls fn for each row.
+func (s *Store) eachRow(ctx context.Context, q string, args []any, fn func(rowScanner) error) error {
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
