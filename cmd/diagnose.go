@@ -26,9 +26,9 @@ type DiagnoseOptions struct {
 	Shard  string
 
 	shard, shards int
-	Out    io.Writer
-	Width  int  // fit tables to this many columns (0: no limit)
-	Bold   bool // bold table headers
+	Out           io.Writer
+	Width         int  // fit tables to this many columns (0: no limit)
+	Bold          bool // bold table headers
 }
 
 // NewDiagnoseCmd builds `trajmine diagnose`.

@@ -3,8 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"hash/fnv"
+	"io"
 	"math"
 	"os"
 	"path/filepath"

@@ -456,6 +456,7 @@ func (s *Store) CommitLake(ctx context.Context) (map[string]int64, error) {
 		}
 		out[t.Name] = n
 		rec.Tables[t.Name] = lakeTable{File: t.Name + "/" + shard + "/" + name, Rows: n}
+		lakeTestHook("part")
 	}
 	for i, m := range moves {
 		if err := os.Rename(m.tmp, m.final); err != nil {
@@ -465,6 +466,7 @@ func (s *Store) CommitLake(ctx context.Context) (map[string]int64, error) {
 			return fail(fmt.Errorf("commit: %w", err))
 		}
 	}
+	lakeTestHook("renamed")
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return fail(err)
@@ -500,6 +502,15 @@ func (s *Store) pruneLake(gen string) {
 			}
 		}
 	}
+	// commit records a writer of this shard left half-written
+	meta := filepath.Join(c.Dir, LakeMeta, string(c.Write))
+	if tmps, _ := os.ReadDir(meta); len(tmps) > 0 {
+		for _, e := range tmps {
+			if strings.HasPrefix(e.Name(), "."+ShardDir(c.Shard, c.Shards)+".") && strings.HasSuffix(e.Name(), ".tmp") {
+				os.Remove(filepath.Join(meta, e.Name()))
+			}
+		}
+	}
 	keep := "part-" + gen + ".parquet"
 	for _, t := range c.Write.Tables() {
 		tdir := filepath.Join(c.Dir, t.Name)
@@ -527,6 +538,10 @@ func (s *Store) pruneLake(gen string) {
 		}
 	}
 }
+
+// lakeTestHook is called at points of CommitLake (after each part file,
+// after the renames); tests set it to kill the process there.
+var lakeTestHook = func(stage string) {}
 
 // generation names a commit's files: its UTC time, then 8 random hex
 // digits, so names sort by time and two commits never share one.
