@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,11 @@ import (
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/synth"
 )
+
+// lakeCollision are the last lakeCorpus's two files claiming one run id,
+// in path order: one process keeps the id for the first and names the
+// second's run id@sha8.
+var lakeCollision [2]string
 
 // lakeCorpus writes a mixed corpus: distinct synth runs of three formats
 // and the shared corpus's Claude Code and Codex CLI files.
@@ -44,7 +51,35 @@ func lakeCorpus(t *testing.T, n int) string {
 			}
 		}
 	}
-	return dir
+	// a second version of one Claude Code session under another path, in
+	// another shard of 4: two shards claim its run id
+	logs, _ := filepath.Glob(filepath.Join(dir, "synth", "claude-code", "projects", "*", "*.jsonl"))
+	for _, f := range logs {
+		rel, _ := filepath.Rel(dir, f)
+		dup := filepath.Join("copies", filepath.Base(f))
+		if IngestShard([]string{dir}, f, 4) == IngestShard([]string{dir}, filepath.Join(dir, dup), 4) {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"cwd":"`) {
+			continue
+		}
+		b = []byte(strings.Replace(string(b), `"cwd":"`, `"cwd":"/copy`, 1))
+		if err := os.MkdirAll(filepath.Join(dir, "copies"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dup), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s is a second version of %s", dup, rel)
+		lakeCollision = [2]string{filepath.Join(dir, dup), f}
+		return dir
+	}
+	t.Fatal("no Claude Code log to copy into another shard")
+	return ""
 }
 
 // runShards runs `trajmine --lake lake ARGS --shard i/n` for i = 0 … n−1
@@ -155,6 +190,25 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer plain.Close()
+	reader, err := store.OpenLake(context.Background(), store.LakeConfig{Dir: lake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	// the colliding files as the lake's plain files say: the second's
+	// shard, run id and sha256
+	var second struct{ shard, id, sha8 string }
+	runsSrc := fmt.Sprintf("read_parquet('%s/runs/*/*.parquet', hive_partitioning = true)", lake)
+	if err := plain.QueryRow("SELECT shard, run_id, left(source_sha256, 8) FROM "+runsSrc+" WHERE source_path = ?", lakeCollision[1]).Scan(&second.shard, &second.id, &second.sha8); err != nil {
+		t.Fatal(err)
+	}
+	var claims, shardsClaiming int
+	if err := plain.QueryRow("SELECT count(*), count(DISTINCT shard) FROM "+runsSrc+" WHERE run_id = ?", second.id).Scan(&claims, &shardsClaiming); err != nil {
+		t.Fatal(err)
+	}
+	if claims != 2 || shardsClaiming != 2 {
+		t.Fatalf("run id %s: %d rows in %d shards; the test needs two shards claiming it", second.id, claims, shardsClaiming)
+	}
 	for _, tb := range lakeTables() {
 		t.Run(tb.Name, func(t *testing.T) {
 			cols := strings.Join(tb.ColumnNames(), ", ")
@@ -163,12 +217,30 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 			}
 			src := fmt.Sprintf("read_parquet('%s/%s/*/*.parquet', hive_partitioning = true, union_by_name = true)", lake, tb.Name)
 			want := dumpRows(t, one, "SELECT "+cols+" FROM "+tb.Name)
-			got := dumpRows(t, plain, "SELECT "+strings.Replace(cols, "* EXCLUDE (", "* EXCLUDE (shard, ", 1)+" FROM "+src)
 			if len(want) == 0 {
 				t.Fatalf("%s is empty in the single-process database: the comparison proves nothing", tb.Name)
 			}
+			// trajmine's reader: the run id two shards claim resolved
+			got := dumpRows(t, reader.DB(), "SELECT "+cols+" FROM "+tb.Name)
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("%s: lake (+) differs from one process (-):\n%s", tb.Name, diff)
+				t.Errorf("%s: lake through trajmine (+) differs from one process (-):\n%s", tb.Name, diff)
+			}
+			// plain DuckDB over the files: the second file's rows (its shard,
+			// the id) hold the id as logged, renamed here by hand
+			plainSrc := src
+			if slices.Contains(tb.ColumnNames(), schema.ColRunID) && slices.ContainsFunc(schema.Tables, func(x schema.Table) bool { return x.Name == tb.Name }) {
+				rename := func(col string) string {
+					return fmt.Sprintf("CASE WHEN shard = '%s' AND %s = '%s' THEN %s || '@%s' ELSE %s END AS %s", second.shard, col, second.id, col, second.sha8, col, col)
+				}
+				repl := rename("run_id")
+				if slices.Contains(tb.ColumnNames(), "parent_run_id") {
+					repl += ", " + rename("parent_run_id")
+				}
+				plainSrc = "(SELECT * REPLACE (" + repl + ") FROM " + src + ")"
+			}
+			got = dumpRows(t, plain, "SELECT "+strings.Replace(cols, "* EXCLUDE (", "* EXCLUDE (shard, ", 1)+" FROM "+plainSrc)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: lake read by plain DuckDB (+) differs from one process (-):\n%s", tb.Name, diff)
 			}
 			var shards int
 			if err := plain.QueryRow("SELECT count(DISTINCT shard) FROM " + src).Scan(&shards); err != nil {

@@ -10,9 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
@@ -105,6 +107,10 @@ type LakeConfig struct {
 type lakeState struct {
 	cfg LakeConfig
 	tmp string // the temporary directory of the working database
+
+	events     string // the select of the events view, copied by lakeScanReady; "" none
+	eventsOnce sync.Once
+	eventsErr  error
 }
 
 // lakeRecord is a shard's commit record.
@@ -276,7 +282,13 @@ func OpenLake(ctx context.Context, c LakeConfig) (*Store, error) {
 func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) error {
 	c := s.lake.cfg
 	var allowed []string
-	events := "" // the events files' list, when they are copied into a table
+	renames := false
+	if c.Write != LakeIngest {
+		var err error
+		if renames, err = s.lakeRenames(ctx, recs[LakeIngest]); err != nil {
+			return err
+		}
+	}
 	for _, g := range lakeGroups {
 		for _, t := range g.Tables() {
 			if _, err := s.db.ExecContext(ctx, t.CreateTableSQL()); err != nil {
@@ -307,24 +319,14 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 				continue // an importer sees only its own shard's runs
 			}
 			allowed = append(allowed, files...)
+			sel := lakeSelect(t, list, renames && g == LakeIngest)
 			if t.Name == schema.TableEvents && !c.Sandbox {
-				events = list // read by rowid ranges (Scan, EventLog): a table, not a view
-				continue
+				s.lake.events = sel // copied into a table by the first Scan or EventLog (lakeScanReady)
 			}
-			q := fmt.Sprintf("DROP TABLE %s; CREATE VIEW %s AS SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false)", t.Name, t.Name, list)
+			q := fmt.Sprintf("DROP TABLE %s; CREATE VIEW %s AS %s", t.Name, t.Name, sel)
 			if _, err := s.db.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("lake %s: view %s: %w", c.Dir, t.Name, err)
 			}
-		}
-	}
-	if events != "" {
-		// a simulate or diagnose shard copies only its runs' events
-		q := fmt.Sprintf("INSERT INTO %s BY NAME SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false)", schema.TableEvents, events)
-		if c.Write != "" && c.Shards > 1 {
-			q += " WHERE run_id IN (" + shardSelect("SELECT run_id FROM "+schema.TableRuns, c.Shard, c.Shards) + ")"
-		}
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("lake %s: load %s: %w", c.Dir, schema.TableEvents, err)
 		}
 	}
 	if c.Write == "" {
@@ -348,6 +350,90 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 		}
 	}
 	return nil
+}
+
+// lakeScanReady copies the lake's events into a table of the working
+// database the first time a Scan or EventLog needs them: they read events by
+// rowid ranges, which a view over Parquet has not. A simulate or diagnose
+// shard copies only its runs' events. The copy's columns are stored without
+// the schema's zstd (the working database is temporary: writing it fast
+// matters more than its size).
+func (s *Store) lakeScanReady(ctx context.Context) error {
+	if s.lake == nil || s.lake.events == "" {
+		return nil
+	}
+	s.lake.eventsOnce.Do(func() {
+		c := s.lake.cfg
+		t := schema.Events
+		t.Columns = slices.Clone(t.Columns)
+		for i := range t.Columns {
+			t.Columns[i].Compression = ""
+		}
+		q := "DROP VIEW " + t.Name + "; " + t.CreateTableSQL() + fmt.Sprintf(" INSERT INTO %s BY NAME SELECT * FROM (%s)", t.Name, s.lake.events)
+		if c.Write != "" && c.Shards > 1 {
+			q += " WHERE run_id IN (" + shardSelect("SELECT run_id FROM "+schema.TableRuns, c.Shard, c.Shards) + ")"
+		}
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			s.lake.eventsErr = fmt.Errorf("lake %s: copy %s: %w", c.Dir, t.Name, err)
+		}
+	})
+	return s.lake.eventsErr
+}
+
+// lakeRenames makes the table lake_renames (shard, run_id, new_id): the
+// run ids two ingest shards both hold, each shard's file but the first by
+// source_path renamed id@sha8, as one process importing the files in path
+// order (--workers 1) names them. It reports whether there are any (none:
+// the views read the files as they are).
+func (s *Store) lakeRenames(ctx context.Context, recs []lakeRecord) (bool, error) {
+	var files []string
+	for _, r := range recs {
+		if f, ok := r.Tables[schema.TableRuns]; ok {
+			files = append(files, filepath.Join(s.lake.cfg.Dir, filepath.FromSlash(f.File)))
+		}
+	}
+	if len(files) < 2 {
+		return false, nil
+	}
+	q := `CREATE TABLE lake_renames AS
+WITH r AS (SELECT run_id, source_path, source_sha256, ` + lakeShardExpr + ` AS shard
+           FROM read_parquet(` + sqlStringList(files) + `, union_by_name = true, hive_partitioning = false, filename = true)),
+     k AS (SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY source_path, shard) AS k
+           FROM r WHERE run_id IN (SELECT run_id FROM r GROUP BY run_id HAVING count(*) > 1))
+SELECT shard, run_id, run_id || '@' || left(source_sha256, 8) AS new_id FROM k WHERE k > 1`
+	if _, err := s.db.ExecContext(ctx, q); err != nil {
+		return false, fmt.Errorf("lake %s: run ids: %w", s.lake.cfg.Dir, err)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM lake_renames").Scan(&n); err != nil {
+		return false, fmt.Errorf("lake %s: run ids: %w", s.lake.cfg.Dir, err)
+	}
+	return n > 0, nil
+}
+
+// lakeShardExpr is a part file's shard (its directory's name), from
+// read_parquet's filename column.
+const lakeShardExpr = `regexp_extract(filename, '(shard=[0-9]+-of-[0-9]+)[/\\][^/\\]*$', 1)`
+
+// lakeSelect reads t's part files; with renames, a table with run ids takes
+// lake_renames's new ids (run_id and parent_run_id) for its shard's rows.
+func lakeSelect(t schema.Table, list string, renames bool) string {
+	hasRun, hasParent := false, false
+	for _, c := range t.Columns {
+		hasRun = hasRun || c.Name == schema.ColRunID
+		hasParent = hasParent || c.Name == "parent_run_id"
+	}
+	if !renames || !hasRun {
+		return fmt.Sprintf("SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false)", list)
+	}
+	repl := "coalesce(m.new_id, r.run_id) AS run_id"
+	join := " LEFT JOIN lake_renames m ON m.shard = r.lake_shard AND m.run_id = r.run_id"
+	if hasParent {
+		repl += ", coalesce(p.new_id, r.parent_run_id) AS parent_run_id"
+		join += " LEFT JOIN lake_renames p ON p.shard = r.lake_shard AND p.run_id = r.parent_run_id"
+	}
+	return fmt.Sprintf("SELECT r.* EXCLUDE (filename, lake_shard) REPLACE (%s) FROM (SELECT *, %s AS lake_shard FROM read_parquet(%s, union_by_name = true, hive_partitioning = false, filename = true)) r%s",
+		repl, lakeShardExpr, list, join)
 }
 
 // sqlStringList is paths as a DuckDB list of string literals.
