@@ -74,8 +74,10 @@ the same PATHs, on any machines and mount points, split the files without
 coordination, and each writes its own part files (DIR/<table>/shard=i-of-n/)
 with no shared lock; re-running shard i replaces shard i's parts, importing
 what changed as a database file would. A run id is made unique within its
-shard (id@sha8 for a second file claiming it); two shards' files claiming one
-id are reported by trajmine check --lake DIR ("run ids are unique").`,
+shard (id@sha8 for a second file claiming it); a run id two shards claim, or
+one file's bytes imported by two shards under two paths, are resolved by the
+lake's readers as one process importing the files in path order would store
+them (README, Scale-out).`,
 		Example: `  trajmine ingest ~/.claude/projects ~/.codex/sessions
   trajmine ingest --lake lake/ --shard 3/16 /data/runs
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,

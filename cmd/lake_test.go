@@ -24,6 +24,10 @@ import (
 // second's run id@sha8.
 var lakeCollision [2]string
 
+// lakeCopy are the last lakeCorpus's two byte-identical files, in path
+// order: one process imports the first and skips the second.
+var lakeCopy [2]string
+
 // lakeCorpus writes a mixed corpus: distinct synth runs of three formats
 // and the shared corpus's Claude Code and Codex CLI files.
 func lakeCorpus(t *testing.T, n int) string {
@@ -76,9 +80,30 @@ func lakeCorpus(t *testing.T, n int) string {
 		}
 		t.Logf("%s is a second version of %s", dup, rel)
 		lakeCollision = [2]string{filepath.Join(dir, dup), f}
+		break
+	}
+	if lakeCollision[0] == "" {
+		t.Fatal("no Claude Code log to copy into another shard")
+	}
+	// a byte-identical copy of a Codex log under another path, in another
+	// shard: one process imports the first path and skips the second
+	logs, _ = filepath.Glob(filepath.Join(dir, "synth", "codex", "*", "*", "*", "*", "*.jsonl"))
+	for _, f := range logs {
+		cp := filepath.Join(dir, "copies", "same-"+filepath.Base(f))
+		if IngestShard([]string{dir}, f, 4) == IngestShard([]string{dir}, cp, 4) {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cp, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lakeCopy = [2]string{cp, f}
 		return dir
 	}
-	t.Fatal("no Claude Code log to copy into another shard")
+	t.Fatalf("no Codex log to copy into another shard (of %d)", len(logs))
 	return ""
 }
 
@@ -202,6 +227,11 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 	if err := plain.QueryRow("SELECT shard, run_id, left(source_sha256, 8) FROM "+runsSrc+" WHERE source_path = ?", lakeCollision[1]).Scan(&second.shard, &second.id, &second.sha8); err != nil {
 		t.Fatal(err)
 	}
+	// the skipped copy: its shard and run ids
+	var skipped struct{ shard, ids string }
+	if err := plain.QueryRow("SELECT any_value(shard), string_agg('''' || run_id || '''', ',') FROM "+runsSrc+" WHERE source_path = ?", lakeCopy[1]).Scan(&skipped.shard, &skipped.ids); err != nil {
+		t.Fatal(err)
+	}
 	var claims, shardsClaiming int
 	if err := plain.QueryRow("SELECT count(*), count(DISTINCT shard) FROM "+runsSrc+" WHERE run_id = ?", second.id).Scan(&claims, &shardsClaiming); err != nil {
 		t.Fatal(err)
@@ -228,7 +258,15 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 			// plain DuckDB over the files: the second file's rows (its shard,
 			// the id) hold the id as logged, renamed here by hand
 			plainSrc := src
-			if slices.Contains(tb.ColumnNames(), schema.ColRunID) && slices.ContainsFunc(schema.Tables, func(x schema.Table) bool { return x.Name == tb.Name }) {
+			ingestTable := slices.ContainsFunc(schema.Tables, func(x schema.Table) bool { return x.Name == tb.Name })
+			switch {
+			case ingestTable && slices.Contains(tb.ColumnNames(), schema.ColRunID):
+				src = "(SELECT * FROM " + src + " WHERE NOT (shard = '" + skipped.shard + "' AND run_id IN (" + skipped.ids + ")))"
+			case ingestTable:
+				src = "(SELECT * FROM " + src + " WHERE NOT (shard = '" + skipped.shard + "' AND source_path = '" + lakeCopy[1] + "'))"
+			}
+			plainSrc = src
+			if slices.Contains(tb.ColumnNames(), schema.ColRunID) && ingestTable {
 				rename := func(col string) string {
 					return fmt.Sprintf("CASE WHEN shard = '%s' AND %s = '%s' THEN %s || '@%s' ELSE %s END AS %s", second.shard, col, second.id, col, second.sha8, col, col)
 				}

@@ -380,33 +380,55 @@ func (s *Store) lakeScanReady(ctx context.Context) error {
 	return s.lake.eventsErr
 }
 
-// lakeRenames makes the table lake_renames (shard, run_id, new_id): the
-// run ids two ingest shards both hold, each shard's file but the first by
-// source_path renamed id@sha8, as one process importing the files in path
-// order (--workers 1) names them. It reports whether there are any (none:
-// the views read the files as they are).
+// lakeRenames resolves, for readers, what ingest shards cannot see of each
+// other, as one process importing the files in path order (--workers 1)
+// would have stored them:
+//
+//   - a file whose sha256 another shard imported under a path that sorts
+//     first is left out (one process skips it: already imported); its
+//     (shard, source_path) go to lake_drop_sources, its runs' (shard,
+//     run_id) to lake_drop_runs;
+//   - of the runs left, a run id two shards claim keeps its id in the file
+//     whose path sorts first; the others are renamed id@sha8 (lake_renames:
+//     shard, run_id, new_id).
+//
+// It reports whether there is anything to resolve (nothing: the views
+// read the files as they are).
 func (s *Store) lakeRenames(ctx context.Context, recs []lakeRecord) (bool, error) {
-	var files []string
-	for _, r := range recs {
-		if f, ok := r.Tables[schema.TableRuns]; ok {
-			files = append(files, filepath.Join(s.lake.cfg.Dir, filepath.FromSlash(f.File)))
+	list := func(table string) string {
+		var files []string
+		for _, r := range recs {
+			if f, ok := r.Tables[table]; ok {
+				files = append(files, filepath.Join(s.lake.cfg.Dir, filepath.FromSlash(f.File)))
+			}
 		}
+		return sqlStringList(files)
 	}
-	if len(files) < 2 {
+	if len(recs) < 2 {
 		return false, nil
 	}
-	q := `CREATE TABLE lake_renames AS
-WITH r AS (SELECT run_id, source_path, source_sha256, ` + lakeShardExpr + ` AS shard
-           FROM read_parquet(` + sqlStringList(files) + `, union_by_name = true, hive_partitioning = false, filename = true)),
+	read := func(table, cols string) string {
+		return `(SELECT ` + cols + `, ` + lakeShardExpr + ` AS shard FROM read_parquet(` + list(table) +
+			`, union_by_name = true, hive_partitioning = false, filename = true))`
+	}
+	q := `CREATE TABLE lake_drop_sources AS
+SELECT shard, source_path FROM (
+  SELECT *, row_number() OVER (PARTITION BY source_sha256 ORDER BY source_path, shard) AS k
+  FROM ` + read(schema.TableSources, "source_path, source_sha256") + `)
+WHERE k > 1;
+CREATE TABLE lake_drop_runs AS
+SELECT r.shard, r.run_id FROM ` + read(schema.TableRuns, "run_id, source_path") + ` r JOIN lake_drop_sources USING (shard, source_path);
+CREATE TABLE lake_renames AS
+WITH r AS (SELECT * FROM ` + read(schema.TableRuns, "run_id, source_path, source_sha256") + ` ANTI JOIN lake_drop_runs USING (shard, run_id)),
      k AS (SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY source_path, shard) AS k
            FROM r WHERE run_id IN (SELECT run_id FROM r GROUP BY run_id HAVING count(*) > 1))
 SELECT shard, run_id, run_id || '@' || left(source_sha256, 8) AS new_id FROM k WHERE k > 1`
 	if _, err := s.db.ExecContext(ctx, q); err != nil {
-		return false, fmt.Errorf("lake %s: run ids: %w", s.lake.cfg.Dir, err)
+		return false, fmt.Errorf("lake %s: resolve run ids: %w", s.lake.cfg.Dir, err)
 	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM lake_renames").Scan(&n); err != nil {
-		return false, fmt.Errorf("lake %s: run ids: %w", s.lake.cfg.Dir, err)
+	if err := s.db.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM lake_renames) + (SELECT count(*) FROM lake_drop_sources)").Scan(&n); err != nil {
+		return false, fmt.Errorf("lake %s: resolve run ids: %w", s.lake.cfg.Dir, err)
 	}
 	return n > 0, nil
 }
@@ -415,25 +437,37 @@ SELECT shard, run_id, run_id || '@' || left(source_sha256, 8) AS new_id FROM k W
 // read_parquet's filename column.
 const lakeShardExpr = `regexp_extract(filename, '(shard=[0-9]+-of-[0-9]+)[/\\][^/\\]*$', 1)`
 
-// lakeSelect reads t's part files; with renames, a table with run ids takes
-// lake_renames's new ids (run_id and parent_run_id) for its shard's rows.
-func lakeSelect(t schema.Table, list string, renames bool) string {
-	hasRun, hasParent := false, false
+// lakeSelect reads t's part files; with resolve, an ingest table leaves
+// out the rows lake_drop_sources and lake_drop_runs name and takes
+// lake_renames's new ids (run_id, parent_run_id) for its shard's rows.
+func lakeSelect(t schema.Table, list string, resolve bool) string {
+	cols := map[string]bool{}
 	for _, c := range t.Columns {
-		hasRun = hasRun || c.Name == schema.ColRunID
-		hasParent = hasParent || c.Name == "parent_run_id"
+		cols[c.Name] = true
 	}
-	if !renames || !hasRun {
+	hasRun, hasPath := cols[schema.ColRunID], cols[schema.ColSourcePath]
+	if !resolve || !hasRun && !hasPath {
 		return fmt.Sprintf("SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false)", list)
 	}
-	repl := "coalesce(m.new_id, r.run_id) AS run_id"
-	join := " LEFT JOIN lake_renames m ON m.shard = r.lake_shard AND m.run_id = r.run_id"
-	if hasParent {
-		repl += ", coalesce(p.new_id, r.parent_run_id) AS parent_run_id"
-		join += " LEFT JOIN lake_renames p ON p.shard = r.lake_shard AND p.run_id = r.parent_run_id"
+	var repl []string
+	join := ""
+	if hasRun {
+		repl = append(repl, "coalesce(m.new_id, r.run_id) AS run_id")
+		join += " LEFT JOIN lake_renames m ON m.shard = r.lake_shard AND m.run_id = r.run_id" +
+			" ANTI JOIN lake_drop_runs d ON d.shard = r.lake_shard AND d.run_id = r.run_id"
+		if cols["parent_run_id"] {
+			repl = append(repl, "coalesce(p.new_id, r.parent_run_id) AS parent_run_id")
+			join += " LEFT JOIN lake_renames p ON p.shard = r.lake_shard AND p.run_id = r.parent_run_id"
+		}
+	} else {
+		join += " ANTI JOIN lake_drop_sources ds ON ds.shard = r.lake_shard AND ds.source_path = r.source_path"
 	}
-	return fmt.Sprintf("SELECT r.* EXCLUDE (filename, lake_shard) REPLACE (%s) FROM (SELECT *, %s AS lake_shard FROM read_parquet(%s, union_by_name = true, hive_partitioning = false, filename = true)) r%s",
-		repl, lakeShardExpr, list, join)
+	star := "r.* EXCLUDE (filename, lake_shard)"
+	if len(repl) > 0 {
+		star += " REPLACE (" + strings.Join(repl, ", ") + ")"
+	}
+	return fmt.Sprintf("SELECT %s FROM (SELECT *, %s AS lake_shard FROM read_parquet(%s, union_by_name = true, hive_partitioning = false, filename = true)) r%s",
+		star, lakeShardExpr, list, join)
 }
 
 // sqlStringList is paths as a DuckDB list of string literals.
