@@ -459,3 +459,49 @@ func TestIngestShard(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseShardDatabase: on a database file, diagnose --shard i/n
+// replaces only its shard's rows, so the shards run one after another fill
+// diag_* as one diagnose does.
+func TestDiagnoseShardDatabase(t *testing.T) {
+	corpus := filepath.Join(t.TempDir(), "c")
+	if _, err := synth.Write(corpus, &synth.Options{N: 12, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	dump := func(d *Deps) string {
+		out, e, code := run(t, d, "sql", "--format", "csv", "SELECT run_id, n_calls, peak_tokens, end_reason FROM diag_runs ORDER BY run_id")
+		if code != 0 {
+			t.Fatalf("sql: %s", e)
+		}
+		return out
+	}
+	tmp := t.TempDir()
+	whole, sharded := testDeps(t, nil), testDeps(t, nil)
+	whole.DB, sharded.DB = filepath.Join(tmp, "whole.duckdb"), filepath.Join(tmp, "sharded.duckdb")
+	for _, d := range []*Deps{whole, sharded} {
+		if _, e, code := run(t, d, "ingest", corpus); code != 0 {
+			t.Fatal(e)
+		}
+	}
+	if _, e, code := run(t, whole, "diagnose"); code != 0 {
+		t.Fatal(e)
+	}
+	want := dump(whole)
+	if _, e, code := run(t, sharded, "diagnose", "--shard", "0/2"); code != 0 {
+		t.Fatal(e)
+	}
+	half := dump(sharded)
+	if n, all := strings.Count(half, "\n"), strings.Count(want, "\n"); n <= 1 || n >= all {
+		t.Fatalf("shard 0/2 stored %d of %d lines", n, all)
+	}
+	out, e, code := run(t, sharded, "diagnose", "--shard", "1/2")
+	if code != 0 {
+		t.Fatal(e)
+	}
+	if !strings.HasPrefix(out, "diagnose: shard 1/2: the figures are over this shard's ") {
+		t.Errorf("shard output starts %q", out[:min(len(out), 80)])
+	}
+	if got := dump(sharded); got != want {
+		t.Errorf("diag_runs after shards 0/2 and 1/2:\n%s", cmp.Diff(want, got))
+	}
+}

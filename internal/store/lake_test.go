@@ -172,3 +172,37 @@ func TestLakeDerivedReshard(t *testing.T) {
 		t.Errorf("ingest shard 0/2 over shards of 1: %v", err)
 	}
 }
+
+// BenchmarkLakeOpen is a reader's fixed cost: opening a lake of 4 ingest
+// shards (the working database, the views, the run-id resolution) and
+// copying its events for a scan. scripts/bench-lake.sh measures whole
+// commands against one process.
+func BenchmarkLakeOpen(b *testing.B) {
+	ctx := context.Background()
+	dir := filepath.Join(b.TempDir(), "lake")
+	files, _ := filepath.Glob(filepath.Join(lakeFixtures, "*.jsonl"))
+	for i := range 4 {
+		st, err := OpenLake(ctx, LakeConfig{Dir: dir, Write: LakeIngest, Shard: i, Shards: 4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ingest.Files(ctx, st, files, &ingest.Options{Select: func(p string) bool { return len(p)%4 == i }}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := st.CommitLake(ctx); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		st, err := OpenLake(ctx, LakeConfig{Dir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := st.lakeScanReady(ctx); err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+}
