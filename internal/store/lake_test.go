@@ -107,7 +107,7 @@ func TestLakeKilledCommit(t *testing.T) {
 				t.Fatal("no runs imported")
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestLakeKillHelper$")
-			cmd.Env = append(os.Environ(), "LAKE_DIR="+dir, "LAKE_KILL="+tt.stage, "LAKE_PATHS="+one+","+two)
+			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir(), "LAKE_DIR="+dir, "LAKE_KILL="+tt.stage, "LAKE_PATHS="+one+","+two)
 			out, err := cmd.CombinedOutput()
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
 				t.Fatalf("child: %v\n%s", err, out)
