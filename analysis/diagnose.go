@@ -16,6 +16,9 @@ type DiagnoseOptions struct {
 	Window int64  // context window for every run; 0: each run's own
 	By     string // group the peak-occupancy summary by model, harness or format
 	Prices string // a YAML/JSON price file adding to or replacing the embedded prices; "" none
+	// Shard and Shards select every Shards-th run by run_id, starting at
+	// Shard (store.ScanOptions); SaveDiagnosis then replaces only their rows.
+	Shard, Shards int
 }
 
 // LoadPrices is the embedded price table, with the price file at path (if
@@ -57,7 +60,7 @@ func DiagnoseStore(ctx context.Context, st *store.Store, o *DiagnoseOptions) (di
 	if a.conts, err = st.Continuations(ctx); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
-	if err := Pass(ctx, st, store.ScanOptions{}, env, a); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{Shard: o.Shard, Shards: o.Shards}, env, a); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
 	return a.Finish(), nil
@@ -115,7 +118,20 @@ func (a *Diagnose) Finish() diagnose.Summary { return diagnose.Summarize(a.resul
 // SaveDiagnosis replaces diag_runs, diag_calls and diag_rent with out's runs,
 // in one transaction (store.WriteDerived).
 func SaveDiagnosis(ctx context.Context, st *store.Store, out diagnose.Summary) error {
-	if err := st.WriteDerived(ctx, DiagnosisTables(&out)...); err != nil {
+	return SaveDiagnosisShard(ctx, st, out, 0, 1)
+}
+
+// SaveDiagnosisShard is SaveDiagnosis of a diagnosis of shard of shards
+// (DiagnoseOptions.Shard): only those runs' rows are replaced.
+func SaveDiagnosisShard(ctx context.Context, st *store.Store, out diagnose.Summary, shard, shards int) error {
+	tables := DiagnosisTables(&out)
+	if shards > 1 {
+		where, args := store.ScanWhere(store.ScanOptions{Shard: shard, Shards: shards})
+		for i := range tables {
+			tables[i].Where, tables[i].Args = where, args
+		}
+	}
+	if err := st.WriteDerived(ctx, tables...); err != nil {
 		return fmt.Errorf("save diagnose results: %w", err)
 	}
 	return nil

@@ -23,9 +23,12 @@ type DiagnoseOptions struct {
 	Prices string
 	JSON   bool
 	NoSave bool // do not write diag_runs and diag_calls (the database is opened read-only)
-	Out    io.Writer
-	Width  int  // fit tables to this many columns (0: no limit)
-	Bold   bool // bold table headers
+	Shard  string
+
+	shard, shards int
+	Out           io.Writer
+	Width         int  // fit tables to this many columns (0: no limit)
+	Bold          bool // bold table headers
 }
 
 // NewDiagnoseCmd builds `trajmine diagnose`.
@@ -109,6 +112,13 @@ documents every column. The figures printed follow from them:
   spend            sum(cost_usd) (NULL: cost unknown, left out)
   per solved task  sum(cost_usd) over runs with resolved NOT NULL /
                    count(*) FILTER (WHERE resolved)
+
+--shard i/n diagnoses every n-th run (by run_id, as simulate --shard) and
+replaces only those runs' rows; the figures printed are over the shard's
+runs. With --lake DIR each shard writes its own part files
+(DIR/diag_runs/shard=i-of-n/, …) with no shared lock, and the figures of the
+whole lake are the queries above (trajmine sql --lake DIR), or trajmine
+diagnose --lake DIR --no-save.
 `,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -121,8 +131,24 @@ documents every column. The figures printed follow from them:
 			default:
 				return flagErrorf("--by must be model, harness or format")
 			}
+			var err error
+			if o.shard, o.shards, err = parseShard(o.Shard); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
+			}
+			if d.lakeDir() != "" && !o.NoSave {
+				st, err := d.openLakeWriter(c.Context(), store.LakeDiagnose, o.shard, o.shards)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				if err := diagnoseRun(c.Context(), st, o); err != nil {
+					return err
+				}
+				_, err = st.CommitLake(c.Context())
+				return err
 			}
 			// Saving needs the database read-write; a missing database is
 			// opened read-only so that the error says to ingest first.
@@ -137,13 +163,14 @@ documents every column. The figures printed follow from them:
 	c.Flags().StringVar(&o.By, "by", "model", "group the summary by model, harness or format")
 	c.Flags().StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: verdict, groups and every run with its calls and why")
+	c.Flags().StringVar(&o.Shard, "shard", "", "diagnose shard i of n of the runs (i/n, 0-based; as simulate --shard)")
 	c.Flags().BoolVar(&o.NoSave, "no-save", false, "do not store the results in diag_runs and diag_calls (open the database read-only)")
 	return c
 }
 
 // analysis is what the diagnosis depends on.
 func (o *DiagnoseOptions) analysis() *analysis.DiagnoseOptions {
-	return &analysis.DiagnoseOptions{Window: o.Window, By: o.By, Prices: o.Prices}
+	return &analysis.DiagnoseOptions{Window: o.Window, By: o.By, Prices: o.Prices, Shard: o.shard, Shards: o.shards}
 }
 
 func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error {
@@ -152,12 +179,15 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 		return err
 	}
 	if !o.NoSave {
-		if err := analysis.SaveDiagnosis(ctx, st, out); err != nil {
+		if err := analysis.SaveDiagnosisShard(ctx, st, out, o.shard, o.shards); err != nil {
 			return err
 		}
 	}
 	if o.JSON {
 		return writeJSON(o.Out, out)
+	}
+	if o.shards > 1 {
+		fmt.Fprintf(o.Out, "diagnose: shard %d/%d: the figures are over this shard's %d runs\n\n", o.shard, o.shards, len(out.Runs))
 	}
 	return writeDiagnose(o.Out, out, o.Width, o.Bold)
 }

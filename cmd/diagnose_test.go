@@ -198,8 +198,9 @@ func TestDiagnoseFlags(t *testing.T) {
 		args []string
 		want DiagnoseOptions
 	}{
-		{nil, DiagnoseOptions{By: "model"}},
-		{[]string{"--no-save", "--json", "--window", "1000", "--by", "harness"}, DiagnoseOptions{NoSave: true, JSON: true, Window: 1000, By: "harness"}},
+		{nil, DiagnoseOptions{By: "model", shards: 1}},
+		{[]string{"--no-save", "--json", "--window", "1000", "--by", "harness"}, DiagnoseOptions{NoSave: true, JSON: true, Window: 1000, By: "harness", shards: 1}},
+		{[]string{"--shard", "2/3"}, DiagnoseOptions{By: "model", Shard: "2/3", shard: 2, shards: 3}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -209,7 +210,7 @@ func TestDiagnoseFlags(t *testing.T) {
 			if err := c.Execute(); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(&tc.want, got, cmpIgnoreWriters); diff != "" {
+			if diff := cmp.Diff(&tc.want, got, cmpIgnoreWriters, cmp.AllowUnexported(DiagnoseOptions{})); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})

@@ -3,15 +3,18 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/ingest"
+	"github.com/trajmine/trajmine/internal/store"
 )
 
 // IngestOptions are the flags and arguments of trajmine ingest.
@@ -23,6 +26,7 @@ type IngestOptions struct {
 	Workers   int
 	Rehash    bool
 	JSON      bool
+	Shard     string // --shard i/n (with --lake)
 	Out, Err  io.Writer
 	Progress  bool
 
@@ -60,8 +64,22 @@ An Inspect .eval archive may decompress to at most --max-decompressed bytes
 in all (default 1GiB; "none" for no cap). One over the cap is not imported:
 the message names the cap, and the other files import. Archive members are
 decompressed one at a time, so memory stays within about 10× the largest
-member.`,
+member.
+
+With --lake DIR (a Parquet lake, README "Scale-out"), --shard i/n imports
+only the files of shard i: a file's shard is the FNV-1a 64-bit hash of its
+path relative to the PATH argument it was found under (slash-separated; a
+file named as an argument: its base name), modulo n. So n processes given
+the same PATHs, on any machines and mount points, split the files without
+coordination, and each writes its own part files (DIR/<table>/shard=i-of-n/)
+with no shared lock; re-running shard i replaces shard i's parts, importing
+what changed as a database file would. A run id is made unique within its
+shard (id@sha8 for a second file claiming it); a run id two shards claim, or
+one file's bytes imported by two shards under two paths, are resolved by the
+lake's readers as one process importing the files in path order would store
+them (README, Scale-out).`,
 		Example: `  trajmine ingest ~/.claude/projects ~/.codex/sessions
+  trajmine ingest --lake lake/ --shard 3/16 /data/runs
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -79,6 +97,7 @@ member.`,
 	c.Flags().IntVar(&o.Workers, "workers", 0, "files parsed in parallel (default: number of CPUs)")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every file, even those imported unchanged since (same path, size, older modification time)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
+	c.Flags().StringVar(&o.Shard, "shard", "", "with --lake: import shard i of n of the files (i/n, 0-based)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none"`)
 	return c
@@ -94,17 +113,37 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 			return flagErrorf("--format: %v", err)
 		}
 	}
-	st, err := d.open(ctx, false)
+	shard, shards, err := parseShard(o.Shard)
+	if err != nil {
+		return err
+	}
+	opts := &ingest.Options{
+		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),
+		Format: o.Format, Strict: o.Strict, Estimator: est, Workers: o.Workers,
+	}
+	var st *store.Store
+	if d.lakeDir() != "" {
+		st, err = d.openLakeWriter(ctx, store.LakeIngest, shard, shards)
+		opts.Select = func(p string) bool { return IngestShard(o.Inputs, p, shards) == shard }
+	} else {
+		if o.Shard != "" {
+			return flagErrorf("--shard needs --lake: shards of a DuckDB file would contend for its lock; write a Parquet lake")
+		}
+		st, err = d.open(ctx, false)
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	sum, err := runIngest(ctx, st, o.Inputs, &ingest.Options{
-		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),
-		Format: o.Format, Strict: o.Strict, Estimator: est, Workers: o.Workers,
-	}, o.Err, o.Progress)
+	sum, err := runIngest(ctx, st, o.Inputs, opts, o.Err, o.Progress)
 	if err != nil {
 		return err
+	}
+	if st.Lake() != "" {
+		// files that failed are not in the shard, as they are not in a database file
+		if _, err := st.CommitLake(ctx); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		if err := writeJSON(o.Out, ingestSummaryOf(sum)); err != nil {
@@ -240,3 +279,29 @@ func (s *byteSize) Type() string { return "size" }
 
 // cap is the flag as an ingest.Options.MaxDecompressed.
 func (s byteSize) cap() int64 { return int64(s) }
+
+// IngestShard is the shard (of n) of the file at path, found under one of
+// inputs: FNV-1a 64 of the path relative to the longest input it lies under
+// (slash-separated), or of its base name when no input directory holds it,
+// modulo n.
+func IngestShard(inputs []string, path string, n int) int {
+	if n <= 1 {
+		return 0
+	}
+	key := filepath.Base(path)
+	best := -1
+	cp := filepath.Clean(path)
+	for _, in := range inputs {
+		root := filepath.Clean(in)
+		rel, ok := strings.CutPrefix(cp, root+string(filepath.Separator))
+		if root == "." && !filepath.IsAbs(cp) {
+			rel, ok = cp, true
+		}
+		if ok && len(root) > best {
+			best, key = len(root), filepath.ToSlash(rel)
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return int(h.Sum64() % uint64(n))
+}

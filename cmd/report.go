@@ -146,6 +146,9 @@ them. The database is not changed: it keeps the logs as they were.`,
 }
 
 func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
+	if dir := d.lakeDir(); dir != "" {
+		return reportLake(ctx, dir, o)
+	}
 	home, _ := d.HomeDir()
 	inputs := o.Inputs
 	discovered := len(inputs) == 0
@@ -239,6 +242,30 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%s failed to import (the report covers the rest)", countOf(sum.Failed, "file"))}
 	}
 	return nil
+}
+
+// reportLake reports on every run of the lake at dir. The analysis tables
+// the report writes go to the reader's scratch tables, dropped on close: a
+// lake keeps what simulate and diagnose commit.
+func reportLake(ctx context.Context, dir string, o *ReportOptions) error {
+	if len(o.Inputs) > 0 || o.Demo {
+		return flagErrorf("--lake: report reads every run of the lake (as --all) and takes no PATH or --demo; import with trajmine ingest --lake %s --shard i/n PATH", dir)
+	}
+	st, err := store.OpenLake(ctx, store.LakeConfig{Dir: dir, Scratch: true})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	all, err := st.Runs(ctx, store.RunFilter{})
+	if err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		return &exitCodeError{code: exitFailed, msg: "report: lake " + dir + " holds no runs"}
+	}
+	sc := &reportScope{runs: all, all: true, dbRuns: len(all), files: sourceFiles(all), from: "lake " + shownPath(dir), note: "every run of the lake"}
+	o.dbLabel = "lake " + dir
+	return reportOn(ctx, st, o, sc, &ingest.Summary{}, func(io.Writer) {})
 }
 
 // standardPlacesText lists the standard places, ~/ first.

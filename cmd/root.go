@@ -33,6 +33,7 @@ type Deps struct {
 	OutIsTTY func() bool // nil: false
 	OutWidth func() int  // the terminal's width when stdout is one; nil or ≤ 0: unknown
 	DB       string      // resolved by the root's persistent flag
+	Lake     string      // --lake: a Parquet lake directory instead of a database file
 }
 
 // width is how wide tables may be: the terminal's width, else $COLUMNS,
@@ -157,6 +158,13 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{err} })
 	root.PersistentFlags().StringVar(&d.DB, "db", d.DB, "database file (default $TRAJMINE_DB or ./"+DefaultDB+")")
+	root.PersistentFlags().StringVar(&d.Lake, "lake", d.Lake, "a Parquet lake directory instead of a database file (default $TRAJMINE_LAKE; see README, Scale-out)")
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if d.Lake != "" && d.DB != "" {
+			return flagErrorf("--db and --lake: give one (--db names a DuckDB file, --lake a Parquet lake directory)")
+		}
+		return nil
+	}
 	root.AddCommand(
 		NewReportCmd(d, nil),
 		NewIngestCmd(d, nil),
@@ -190,7 +198,28 @@ func (d *Deps) dbPath() string {
 	return DefaultDB
 }
 
+// lakeDir is the lake the command works on: --lake, else $TRAJMINE_LAKE
+// unless --db is given; "" for a database file.
+func (d *Deps) lakeDir() string {
+	if d.Lake != "" {
+		return d.Lake
+	}
+	if d.DB != "" {
+		return ""
+	}
+	return d.Getenv("TRAJMINE_LAKE")
+}
+
+// errLakeWrite refuses a command that writes tables a lake has no writer for.
+var errLakeWrite = errors.New("--lake: this command writes to the database, which a lake does not take: only ingest, simulate and diagnose write a lake (each its own shard's part files); run it with --db on a DuckDB file")
+
 func (d *Deps) open(ctx context.Context, readOnly bool) (*store.Store, error) {
+	if dir := d.lakeDir(); dir != "" {
+		if !readOnly {
+			return nil, errLakeWrite
+		}
+		return store.OpenLake(ctx, store.LakeConfig{Dir: dir})
+	}
 	return store.Open(ctx, store.Config{Path: d.dbPath(), ReadOnly: readOnly})
 }
 
@@ -206,7 +235,16 @@ func onStore[O any](ctx context.Context, d *Deps, readOnly bool, o O, run func(c
 	return run(ctx, st, o)
 }
 
+// openLakeWriter opens the lake to write shard i of n of g's tables
+// (store.OpenLake); the caller commits with CommitLake.
+func (d *Deps) openLakeWriter(ctx context.Context, g store.LakeGroup, i, n int) (*store.Store, error) {
+	return store.OpenLake(ctx, store.LakeConfig{Dir: d.lakeDir(), Write: g, Shard: i, Shards: n})
+}
+
 // openSandbox opens the database for untrusted queries (store.Config.Sandbox).
 func (d *Deps) openSandbox(ctx context.Context) (*store.Store, error) {
+	if dir := d.lakeDir(); dir != "" {
+		return store.OpenLake(ctx, store.LakeConfig{Dir: dir, Sandbox: true})
+	}
 	return store.Open(ctx, store.Config{Path: d.dbPath(), Sandbox: true})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -97,8 +98,12 @@ per row, dropped_context_calls (sim_runs too).
 Results replace sim_runs (one row per run × policy × window) and sim_calls
 (one per replayed call; --calls=false skips it) for the runs simulated;
 --no-save writes nothing. --shard i/n replays every n-th run (by run_id)
-starting at i (0-based), so n processes can split a corpus. Output is
-byte-identical for the same database and flags.`,
+starting at i (0-based), so n processes can split a corpus. With --lake DIR
+each shard writes its own part files (DIR/sim_runs/shard=i-of-n/, …; no
+shared lock), replacing that shard's earlier results and any shards of
+another n; the cross-run table printed covers the shard's runs (the merged
+figures: trajmine sql --lake DIR over sim_runs, or simulate --no-save over
+the whole lake). Output is byte-identical for the same database and flags.`,
 		Example: `  trajmine simulate
   trajmine simulate --policy keep-all --policy 'halflife(activate=0.5,keep=4,cap=8000)' --window 20480,131072
   trajmine simulate --policy-file policies.yaml --by model --json`,
@@ -127,7 +132,12 @@ byte-identical for the same database and flags.`,
 			if err != nil {
 				return err
 			}
-			st, err := d.open(c.Context(), o.NoSave)
+			var st *store.Store
+			if d.lakeDir() != "" && !o.NoSave {
+				st, err = d.openLakeWriter(c.Context(), store.LakeSimulate, o.shard, o.shards)
+			} else {
+				st, err = d.open(c.Context(), o.NoSave)
+			}
 			if err != nil {
 				return err
 			}
@@ -135,6 +145,11 @@ byte-identical for the same database and flags.`,
 			out, err := analysis.SimulateStore(c.Context(), st, o.analysis(), pols)
 			if err != nil {
 				return err
+			}
+			if st.Lake() != "" && !o.NoSave {
+				if _, err := st.CommitLake(c.Context()); err != nil {
+					return err
+				}
 			}
 			if o.JSON {
 				return writeJSON(o.Out, out)

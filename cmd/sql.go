@@ -36,7 +36,11 @@ opened read-only, external access is off (no file, URL or other database can
 be read or written: COPY ... TO, EXPORT DATABASE, ATTACH, read_csv('...') and
 httpfs all fail), no extension is installed or loaded, and the configuration
 is locked (SET, RESET and configuration PRAGMAs fail). Exactly one statement
-is run: text with several ';'-separated statements is refused.`,
+is run: text with several ';'-separated statements is refused.
+
+With --lake DIR the tables are views over the lake's committed Parquet
+files; DuckDB may read those files and no other, and the one statement must
+be a SELECT (COPY … TO could otherwise write over them).`,
 		Example: `  trajmine sql "SELECT model_family, count(*), sum(output_tokens) FROM runs GROUP BY ALL"
   trajmine sql --format csv "SELECT * FROM tool_outputs ORDER BY est_tokens DESC LIMIT 20"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -61,6 +65,9 @@ is run: text with several ';'-separated statements is refused.`,
 			}
 			if n != 1 {
 				return fmt.Errorf("query: %d statements; trajmine sql runs exactly one", n)
+			}
+			if err := st.LakeQueryAllowed(o.Query); err != nil {
+				return fmt.Errorf("query: %w", err)
 			}
 			return sqlRun(c.Context(), st.DB(), o)
 		},

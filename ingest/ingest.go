@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -156,6 +157,10 @@ type Options struct {
 	// negative: no cap). An archive over the cap fails as a whole, with a
 	// message naming the cap, and the other files import.
 	MaxDecompressed int64
+	// Select, when set, keeps only the files it returns true for (given
+	// each path as the walk found it); the others are neither read nor
+	// counted. trajmine ingest --shard uses it to split the files.
+	Select func(path string) bool
 
 	walk         walkFunc          // for tests: filepath.WalkDir when nil
 	afterPrepare func(path string) // for tests: called between hashing and import
@@ -383,6 +388,9 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		return nil, err
 	}
 	sort.Strings(files)
+	if o.Select != nil {
+		files = slices.DeleteFunc(files, func(p string) bool { return !o.Select(p) })
+	}
 	var forced Importer
 	if o.Format != "" && o.Format != "auto" {
 		if forced, err = Lookup(o.Format); err != nil {

@@ -284,6 +284,9 @@ var sqlReader rowReader = readSQL
 // runs over as they complete, instead of after the last row, overlaps the
 // builder with the reading and keeps memory flat.
 func (s *Store) EventStream(ctx context.Context, o EventStreamOptions, fn func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error) error {
+	if err := s.lakeScanReady(ctx); err != nil { // a lake's events: a table for rowid ranges (lake.go)
+		return err
+	}
 	read := sqlReader
 	switch o.Reader {
 	case "":

@@ -60,6 +60,9 @@ func (o ScanOptions) selects() bool {
 // are the run's own: fn may keep them. A non-nil error from fn
 // stops the scan and is returned.
 func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error) error {
+	if err := s.lakeScanReady(ctx); err != nil { // a lake's events: a table for rowid ranges (lake.go)
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if o.Shards > 1 && (o.Shard < 0 || o.Shard >= o.Shards) {

@@ -32,6 +32,8 @@ type Store struct {
 	quick   map[string][]quickEntry // sources by path, for Unchanged (loaded on first use)
 
 	raw rawHandle // DuckDB's own handle, for chunk reads (chunks.go)
+
+	lake *lakeState // set by OpenLake (lake.go)
 }
 
 var _ ingest.Sink = (*Store)(nil)
@@ -127,7 +129,9 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 // Close closes the database.
 func (s *Store) Close() error {
 	s.closeRaw()
-	return s.db.Close()
+	err := s.db.Close()
+	s.closeLake()
+	return err
 }
 
 // Path returns the database file ("" for in-memory).
