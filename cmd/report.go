@@ -41,8 +41,11 @@ type ReportOptions struct {
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
 	NoRedact  bool
-	scope     *reportScope // the runs reported on (reportRun); nil: every run
-	dbLabel   string       // the page's database line; "" is the store's path
+	// CPUProfile and MemProfile (hidden flags) write pprof profiles of the
+	// whole command: where its time and allocations go (BENCHMARKS.md)
+	CPUProfile, MemProfile string
+	scope                  *reportScope // the runs reported on (reportRun); nil: every run
+	dbLabel                string       // the page's database line; "" is the store's path
 
 	// MaxDecompressed caps what one archive may decompress to (see ingest).
 	MaxDecompressed byteSize
@@ -125,7 +128,15 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return reportRun(c.Context(), d, o)
+			stop, err := startProfiles(o.CPUProfile, o.MemProfile)
+			if err != nil {
+				return err
+			}
+			err = reportRun(c.Context(), d, o)
+			if perr := stop(); err == nil {
+				err = perr
+			}
+			return err
 		},
 	}
 	c.Flags().BoolVar(&o.Demo, "demo", false, "report on a generated demo corpus (in a temporary database) even if local logs exist")
@@ -141,6 +152,10 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
+	c.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
+	c.Flags().StringVar(&o.MemProfile, "memprofile", "", "write a heap profile (pprof, allocations) at the end to this file")
+	_ = c.Flags().MarkHidden("cpuprofile")
+	_ = c.Flags().MarkHidden("memprofile")
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
 	return c
 }
