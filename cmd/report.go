@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -340,6 +341,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if err != nil {
 		return err
 	}
+	defer reportMemoryLimit(len(runs))()
 	var bars *stageBars
 	if o.Progress {
 		bars = &stageBars{w: rawWriter(o.Err)}
@@ -456,6 +458,32 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	}
 	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
+}
+
+// reportHeapBase and reportHeapPerRun are the Go heap report aims to stay
+// within (reportMemoryLimit): the shared pass holds a few windows of event
+// text read ahead (≈ 260 MB at 16,384 events a window) and keeps about
+// 25 KB of results a run (sim_runs rows, diagnoses, recommend outcomes,
+// the event log mined), about 510 MB live at 10,000 runs.
+const (
+	reportHeapBase   = 384 << 20
+	reportHeapPerRun = 40 << 10
+)
+
+// reportMemoryLimit sets the Go runtime's soft memory limit for a report
+// on runs runs (unless $GOMEMLIMIT sets one) and returns the function that
+// restores the previous limit. The garbage collector otherwise lets the
+// heap grow to twice what is live (GOGC=100), which at 10,000 runs put the
+// process's peak RSS, DuckDB's memory included, at 1.8 GB; with the limit
+// the heap is collected at about 1.5× what is live near the end of the pass
+// instead (BENCHMARKS.md, issue 18), and below that the collector runs as
+// before. It is a soft limit: a larger live heap is never refused.
+func reportMemoryLimit(runs int) func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(reportHeapBase + int64(runs)*reportHeapPerRun)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // reportTop is how many variants and edges the report prints (trajmine
