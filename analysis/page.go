@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/trajmine/trajmine/diagnose"
@@ -222,13 +225,55 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 		return out, err
 	}
 	o.progress(StageSample, 0, len(picks))
-	for i, p := range picks {
-		r := &diag.Runs[p.Index]
-		rd, err := reportRunDetail(ctx, st, r, p.Why, sim, byRun[r.RunID], pols, o.Window, o.Redact, add)
-		if err != nil {
-			return out, err
+	// the sampled runs are read and replayed on every CPU; their details
+	// and sim_calls rows are taken here in the sample's order
+	type detail struct {
+		rd   htmlreport.RunDetail
+		rows [][]any // sim_calls rows
+		err  error
+	}
+	done := make([]chan detail, len(picks))
+	for i := range done {
+		done[i] = make(chan detail, 1)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait() // after cancel: no worker outlives the call
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range min(max(runtime.GOMAXPROCS(0), 1), len(picks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(picks) || ctx.Err() != nil {
+					return
+				}
+				r := &diag.Runs[picks[i].Index]
+				var d detail
+				d.rd, d.err = reportRunDetail(ctx, st, r, picks[i].Why, sim, byRun[r.RunID], pols, o.Window, o.Redact, func(vals ...any) error {
+					d.rows = append(d.rows, vals)
+					return nil
+				})
+				done[i] <- d
+			}
+		}()
+	}
+	for i := range picks {
+		d := <-done[i]
+		if d.err != nil {
+			return out, d.err
 		}
-		out.Runs = append(out.Runs, rd)
+		for _, vals := range d.rows {
+			if add == nil {
+				break
+			}
+			if err := add(vals...); err != nil {
+				return out, err
+			}
+		}
+		out.Runs = append(out.Runs, d.rd)
 		o.progress(StageSample, i+1, len(picks))
 	}
 	return out, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -41,8 +42,11 @@ type ReportOptions struct {
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
 	NoRedact  bool
-	scope     *reportScope // the runs reported on (reportRun); nil: every run
-	dbLabel   string       // the page's database line; "" is the store's path
+	// CPUProfile and MemProfile (hidden flags) write pprof profiles of the
+	// whole command: where its time and allocations go (BENCHMARKS.md)
+	CPUProfile, MemProfile string
+	scope                  *reportScope // the runs reported on (reportRun); nil: every run
+	dbLabel                string       // the page's database line; "" is the store's path
 
 	// MaxDecompressed caps what one archive may decompress to (see ingest).
 	MaxDecompressed byteSize
@@ -125,7 +129,15 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if runF != nil {
 				return runF(o)
 			}
-			return reportRun(c.Context(), d, o)
+			stop, err := startProfiles(o.CPUProfile, o.MemProfile)
+			if err != nil {
+				return err
+			}
+			err = reportRun(c.Context(), d, o)
+			if perr := stop(); err == nil {
+				err = perr
+			}
+			return err
 		},
 	}
 	c.Flags().BoolVar(&o.Demo, "demo", false, "report on a generated demo corpus (in a temporary database) even if local logs exist")
@@ -141,6 +153,10 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
+	c.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
+	c.Flags().StringVar(&o.MemProfile, "memprofile", "", "write a heap profile (pprof, allocations) at the end to this file")
+	_ = c.Flags().MarkHidden("cpuprofile")
+	_ = c.Flags().MarkHidden("memprofile")
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
 	return c
 }
@@ -352,6 +368,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if err != nil {
 		return err
 	}
+	defer reportMemoryLimit(len(runs))()
 	var bars *stageBars
 	if o.Progress {
 		bars = &stageBars{w: rawWriter(o.Err)}
@@ -468,6 +485,32 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	}
 	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
+}
+
+// reportHeapBase and reportHeapPerRun are the Go heap report aims to stay
+// within (reportMemoryLimit): the shared pass holds a few windows of event
+// text read ahead (≈ 260 MB at 16,384 events a window) and keeps about
+// 25 KB of results a run (sim_runs rows, diagnoses, recommend outcomes,
+// the event log mined), about 510 MB live at 10,000 runs.
+const (
+	reportHeapBase   = 384 << 20
+	reportHeapPerRun = 40 << 10
+)
+
+// reportMemoryLimit sets the Go runtime's soft memory limit for a report
+// on runs runs (unless $GOMEMLIMIT sets one) and returns the function that
+// restores the previous limit. The garbage collector otherwise lets the
+// heap grow to twice what is live (GOGC=100), which at 10,000 runs put the
+// process's peak RSS, DuckDB's memory included, at 1.8 GB; with the limit
+// the heap is collected at about 1.5× what is live near the end of the pass
+// instead (BENCHMARKS.md, issue 18), and below that the collector runs as
+// before. It is a soft limit: a larger live heap is never refused.
+func reportMemoryLimit(runs int) func() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(reportHeapBase + int64(runs)*reportHeapPerRun)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // reportTop is how many variants and edges the report prints (trajmine

@@ -3,7 +3,10 @@ package simulate
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/stats"
@@ -203,105 +206,125 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 	slices.SortStableFunc(keys, func(a, b key) int {
 		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.window, b.window), cmp.Compare(policyOrder[a.policy], policyOrder[b.policy]))
 	})
-	out := make([]Agg, 0, len(keys))
-	for _, k := range keys {
-		ix := idx[k]
-		a := Agg{Group: k.group, Policy: k.policy, Window: k.window, Runs: len(ix)}
-		ratios := make([]float64, 0, len(ix))
-		eff := make([]float64, 0, len(ix))
-		x := make([]float64, 0, len(ix))
-		y := make([]float64, 0, len(ix))
-		var prompts int64
-		var act, removed []float64
-		var br []diagnose.BoundaryRun
-		var cf, cr float64
-		for _, i := range ix {
-			r := &rows[i]
-			ratios = append(ratios, r.Ratio())
-			e := 1.0
-			if b := r.BaselineEffective(); b > 0 {
-				e = float64(r.EffectiveTokens()) / float64(b)
-			}
-			eff = append(eff, e)
-			x = append(x, float64(r.EffectiveTokens()))
-			y = append(y, float64(r.BaselineEffective()))
-			a.Tokens += r.EffectiveTokens()
-			a.AsLoggedTokens += r.BaselineEffective()
-			a.KeepAllTokens += r.KeepAllTokens
-			prompts += r.PromptTokens
-			a.Calls += r.Calls
-			switch r.Status {
-			case Overflow:
-				a.Overflow++
-			case Survived:
-				a.Survived++
-			case Censored:
-				a.Censored++
-			}
-			if r.KeepAllOverflowAt >= 0 {
-				a.KeepAllOverflow++
-			}
-			if r.BaselineOverflow {
-				a.BaselineOverflow++
-			}
-			if r.Saved {
-				a.Saved++
-			}
-			if r.Lost {
-				a.Lost++
-			}
-			if r.FirstActivation >= 0 {
-				a.Activated++
-				act = append(act, float64(r.FirstActivation))
-				removed = append(removed, r.CharsRemovedShare())
-			}
-			cf += float64(r.CharsFull)
-			cr += float64(r.CharsRemoved)
-			a.Reinvocations += int64(r.Reinvocations)
-			a.ReinvocationTok += r.ReinvocationTok
-			a.SummarizerCalls += int64(r.SummarizerCalls)
-			if r.CostUSD != nil {
-				a.Priced++
-				a.CostUSD += *r.CostUSD
-				a.CostCachedUSD += *r.CostCachedUSD
-				a.KeepAllCostUSD += *r.KeepAllCostUSD
-				a.KeepAllCostCachedUSD += *r.KeepAllCostCachedUSD
-				if r.AsLoggedCostUSD != nil {
-					a.AsLoggedCostUSD += *r.AsLoggedCostUSD
-					a.AsLoggedCostCachedUSD += *r.AsLoggedCostCachedUSD
+	// each group × policy × window is summarised on its own (its bootstrap
+	// seeded alike), so they are computed on every CPU, each into its slot
+	out := make([]Agg, len(keys))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(max(runtime.GOMAXPROCS(0), 1), len(keys)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(keys) {
+					return
 				}
+				k := keys[i]
+				out[i] = aggregateOne(rows, idx[k], k.group, k.policy, k.window, o)
 			}
-			br = append(br, r.BoundaryInput())
-			a.StallMessages += int64(r.StallMessages)
-		}
-		a.TokensSaved = a.AsLoggedTokens - a.Tokens
-		a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
-		if math.IsNaN(a.TotalRatio) { // no as-logged tokens: nothing to compare
-			a.TotalRatio, a.TotalLo, a.TotalHi = 1, 1, 1
-		}
-		if a.KeepAllTokens > 0 {
-			a.KeepAllRatio = float64(prompts) / float64(a.KeepAllTokens)
-		}
-		if a.Calls > 0 {
-			a.ReinvPer100 = 100 * float64(a.Reinvocations) / float64(a.Calls)
-		}
-		a.RatioMedian = stats.Median(ratios)
-		a.RatioLo, a.RatioHi = stats.BootstrapMedianCI(ratios, o.Bootstrap, 0.95, o.Seed)
-		a.EffRatioMedian = stats.Median(eff)
-		if w, err := stats.WilcoxonSignedRank(x, y); err == nil {
-			a.Wilcoxon = w
-		}
-		a.FirstActivationMedian = finite(stats.Median(act))
-		a.CharsRemovedMedian = finite(stats.Median(removed))
-		if cf > 0 {
-			a.CharsRemovedAll = cr / cf
-		}
-		b := diagnose.Boundary(br)
-		a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns, a.BoundaryKMTurn = b.Found, b.Turn, b.Events, b.KMTurn
-		out = append(out, a)
+		}()
 	}
+	wg.Wait()
 	rank(out)
 	return out
+}
+
+// aggregateOne summarises the rows ix of rows, one group × policy × window.
+func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o AggOptions) Agg {
+	a := Agg{Group: group, Policy: policy, Window: window, Runs: len(ix)}
+	ratios := make([]float64, 0, len(ix))
+	eff := make([]float64, 0, len(ix))
+	x := make([]float64, 0, len(ix))
+	y := make([]float64, 0, len(ix))
+	var prompts int64
+	var act, removed []float64
+	var br []diagnose.BoundaryRun
+	var cf, cr float64
+	for _, i := range ix {
+		r := &rows[i]
+		ratios = append(ratios, r.Ratio())
+		e := 1.0
+		if b := r.BaselineEffective(); b > 0 {
+			e = float64(r.EffectiveTokens()) / float64(b)
+		}
+		eff = append(eff, e)
+		x = append(x, float64(r.EffectiveTokens()))
+		y = append(y, float64(r.BaselineEffective()))
+		a.Tokens += r.EffectiveTokens()
+		a.AsLoggedTokens += r.BaselineEffective()
+		a.KeepAllTokens += r.KeepAllTokens
+		prompts += r.PromptTokens
+		a.Calls += r.Calls
+		switch r.Status {
+		case Overflow:
+			a.Overflow++
+		case Survived:
+			a.Survived++
+		case Censored:
+			a.Censored++
+		}
+		if r.KeepAllOverflowAt >= 0 {
+			a.KeepAllOverflow++
+		}
+		if r.BaselineOverflow {
+			a.BaselineOverflow++
+		}
+		if r.Saved {
+			a.Saved++
+		}
+		if r.Lost {
+			a.Lost++
+		}
+		if r.FirstActivation >= 0 {
+			a.Activated++
+			act = append(act, float64(r.FirstActivation))
+			removed = append(removed, r.CharsRemovedShare())
+		}
+		cf += float64(r.CharsFull)
+		cr += float64(r.CharsRemoved)
+		a.Reinvocations += int64(r.Reinvocations)
+		a.ReinvocationTok += r.ReinvocationTok
+		a.SummarizerCalls += int64(r.SummarizerCalls)
+		if r.CostUSD != nil {
+			a.Priced++
+			a.CostUSD += *r.CostUSD
+			a.CostCachedUSD += *r.CostCachedUSD
+			a.KeepAllCostUSD += *r.KeepAllCostUSD
+			a.KeepAllCostCachedUSD += *r.KeepAllCostCachedUSD
+			if r.AsLoggedCostUSD != nil {
+				a.AsLoggedCostUSD += *r.AsLoggedCostUSD
+				a.AsLoggedCostCachedUSD += *r.AsLoggedCostCachedUSD
+			}
+		}
+		br = append(br, r.BoundaryInput())
+		a.StallMessages += int64(r.StallMessages)
+	}
+	a.TokensSaved = a.AsLoggedTokens - a.Tokens
+	a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
+	if math.IsNaN(a.TotalRatio) { // no as-logged tokens: nothing to compare
+		a.TotalRatio, a.TotalLo, a.TotalHi = 1, 1, 1
+	}
+	if a.KeepAllTokens > 0 {
+		a.KeepAllRatio = float64(prompts) / float64(a.KeepAllTokens)
+	}
+	if a.Calls > 0 {
+		a.ReinvPer100 = 100 * float64(a.Reinvocations) / float64(a.Calls)
+	}
+	a.RatioMedian = stats.Median(ratios)
+	a.RatioLo, a.RatioHi = stats.BootstrapMedianCI(ratios, o.Bootstrap, 0.95, o.Seed)
+	a.EffRatioMedian = stats.Median(eff)
+	if w, err := stats.WilcoxonSignedRank(x, y); err == nil {
+		a.Wilcoxon = w
+	}
+	a.FirstActivationMedian = finite(stats.Median(act))
+	a.CharsRemovedMedian = finite(stats.Median(removed))
+	if cf > 0 {
+		a.CharsRemovedAll = cr / cf
+	}
+	b := diagnose.Boundary(br)
+	a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns, a.BoundaryKMTurn = b.Found, b.Turn, b.Events, b.KMTurn
+	return a
 }
 
 // rank sets Agg.Rank within each group × window: most tokens saved first,

@@ -1,7 +1,10 @@
 package simulate
 
 import (
+	"fmt"
 	"math"
+	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/trajmine/trajmine/diagnose"
@@ -91,5 +94,32 @@ func TestCost(t *testing.T) {
 	p.CacheWrite = 0 // no write premium: the input price
 	if _, c := Cost(&r, p); math.Abs(c-(0.24+0.6+0.21+0.165)) > 1e-9 {
 		t.Errorf("cached without write price = %v", c)
+	}
+}
+
+// TestAggregateParallel: Aggregate summarises its groups on every CPU; the
+// result is the one a single CPU computes (each group's bootstrap is seeded
+// alike), in the same order, with the same ranks.
+func TestAggregateParallel(t *testing.T) {
+	var rows []Row
+	for i := range 400 {
+		r := Row{RunResult: RunResult{RunID: fmt.Sprint("r", i/8), Policy: fmt.Sprint("p", i%8), Window: 1000, Calls: 10 + i%7, Status: Survived,
+			OverflowCall: -1, FirstActivation: i % 5, PromptTokens: int64(500 + 37*i%900), KeepAllTokens: 1000, AsLoggedTokens: 1000,
+			KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1, BoundaryTurn: int64(i % 9)}, Family: fmt.Sprint("f", i%3)}
+		rows = append(rows, r)
+	}
+	o := AggOptions{Bootstrap: 300, Group: func(r *Row) string { return r.Family }}
+	prev := runtime.GOMAXPROCS(1)
+	one := Aggregate(rows, o)
+	runtime.GOMAXPROCS(4)
+	many := Aggregate(rows, o)
+	runtime.GOMAXPROCS(prev)
+	if len(one) != 24 {
+		t.Fatalf("%d aggregates, want 3 families × 8 policies", len(one))
+	}
+	for i := range one {
+		if !reflect.DeepEqual(one[i], many[i]) {
+			t.Errorf("aggregate %d (%s, %s) differs on 4 CPUs from 1", i, one[i].Group, one[i].Policy)
+		}
 	}
 }
