@@ -23,6 +23,9 @@ type SimulateOptions struct {
 	Prices        string   // price file (LoadPrices)
 	Calls         bool     // write sim_calls rows too
 	NoSave        bool     // write no table
+	// Prompts keeps every replay's prompt tokens per call (compact, in
+	// memory: Simulation.CallPrompts), for the page's per-run timeline.
+	Prompts bool
 }
 
 // WithKeepAll is pols with the references first: keep-all, then
@@ -75,6 +78,23 @@ type Simulation struct {
 	// against those the logs show (counterfactual.ReReadValidation)
 	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
 	Results []simulate.Row                  `json:"results"`
+	// prompts are, when SimulateOptions.Prompts, each run's replays'
+	// prompt tokens per call (packPrompts), in Windows × Policies order
+	prompts map[string][][]byte
+}
+
+// CallPrompts is run runID's prompt tokens per replayed call (sim_calls.
+// prompt_tokens by call) under the policy spec at the first window; nil
+// when the replays were not kept (SimulateOptions.Prompts) or the run or
+// policy was not replayed.
+func (s *Simulation) CallPrompts(runID, spec string) []int64 {
+	rs := s.prompts[runID]
+	for i, p := range s.Policies {
+		if p.Spec == spec && i < len(rs) {
+			return unpackPrompts(rs[i])
+		}
+	}
+	return nil
 }
 
 // SimPolicy is one replayed policy: its spec and short name.
@@ -94,6 +114,7 @@ type simDone struct {
 	format     string
 	family     string
 	rereads    []counterfactual.ToolReReads
+	prompts    [][]byte // per row, when SimulateOptions.Prompts
 }
 
 // SimulateStore replays every selected run (see the command's help) in
@@ -213,6 +234,7 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	}
 	var rp simulate.Replayer
 	keepCalls := o.Calls && !o.NoSave
+	var buf []simulate.CallResult // the calls when only their prompts are kept
 	return func(w *RunWork) any {
 		tr := w.Trace()
 		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
@@ -231,6 +253,9 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 				opt := simulate.Options{Window: win, Reserve: o.Reserve}
 				if keepCalls {
 					opt.Calls = &calls
+				} else if o.Prompts {
+					buf = buf[:0]
+					opt.Calls = &buf
 				}
 				if win == 0 {
 					opt.Window = -1 // unbounded, not "the trace's own"
@@ -249,6 +274,17 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 				}
 				res.rows = append(res.rows, row)
 				res.calls = append(res.calls, calls)
+				if o.Prompts {
+					cs := buf
+					if keepCalls {
+						cs = calls
+					}
+					ps := make([]int64, len(cs))
+					for i := range cs {
+						ps[i] = cs[i].PromptTokens
+					}
+					res.prompts = append(res.prompts, packPrompts(ps))
+				}
 			}
 		}
 		return res
@@ -265,6 +301,12 @@ func (a *Simulate) Add(v any) error {
 	a.lacc.Add(r.format, r.family, r.logged)
 	if r.calibrated {
 		a.out.Calibrated++
+	}
+	if r.prompts != nil && len(r.rows) > 0 {
+		if a.out.prompts == nil {
+			a.out.prompts = map[string][][]byte{}
+		}
+		a.out.prompts[r.rows[0].RunID] = r.prompts
 	}
 	for i, row := range r.rows {
 		if n := len(a.chunks); n == 0 || len(a.chunks[n-1]) == cap(a.chunks[n-1]) {

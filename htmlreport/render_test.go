@@ -201,7 +201,14 @@ func TestBrowser(t *testing.T) {
 		// a run-list row opens the run's timeline, with its compaction and logged overflow
 		{`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { if (rows[i].cells[0].textContent === 'overflowed') { rows[i].click(); } } return ''; })()`, ""},
 		{`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption(); var m = o.series[0].markLine.data.map(function (d) { return d.name; });
-			return o.title[0].text + ' | ' + o.series.map(function (x) { return x.name; }).join(',') + ' | ' + m.join(','); })()`, "overflowed | as logged | compaction,overflow (logged),overflow (mask(n=5))"},
+			return o.title[0].text + ' | ' + o.series.map(function (x) { return x.name; }).join(',') + ' | ' + m.join(','); })()`, "overflowed | as logged,mask(n=5) (replay),keep-all (replay) | compaction,overflow (logged),overflow (mask(n=5))"},
+		// a run outside the sample draws its replays call by call (the
+		// record's delta-coded Rep decoded back), and the chart is not blank:
+		// the policy's orange line is on the canvas
+		{`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption();
+			return o.series.slice(1).map(function (x) { return x.name + '=' + x.data.map(function (p) { return p[0] + ':' + p[1]; }).join(' '); }).join(' | '); })()`,
+			"mask(n=5) (replay)=0:90000 1:120000 2:50000 3:200000 | keep-all (replay)=0:90000 1:150000 2:150000 3:210000"},
+		{timelineInk, "inked"},
 		// another policy: its outcome (no family recommendation: the first policy after keep-all was the default)
 		{`(function () { var s = document.getElementById('timeline-policy'); s.value = 'halflife'; s.dispatchEvent(new Event('change')); var f = document.getElementById('drill-facts').textContent;
 			return f.indexOf('under halflifesurvived, 0.550 × what ran\'s tokens') >= 0 ? 'facts' : f; })()`, "facts"},
@@ -256,6 +263,14 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", shots)
 }
+
+// timelineInk is a browser step: "inked" when the run timeline's canvas
+// holds pixels of the policy line's colour (#f28e2b), else what it holds.
+const timelineInk = `(function () { var c = document.querySelector('#chart-run-timeline canvas'); if (!c) { return 'no canvas'; }
+	var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, n = 0, any = 0;
+	for (var i = 0; i < d.length; i += 4) { if (d[i + 3] > 0 && (d[i] < 250 || d[i + 1] < 250 || d[i + 2] < 250)) { any++; }
+		if (Math.abs(d[i] - 242) < 12 && Math.abs(d[i + 1] - 142) < 12 && Math.abs(d[i + 2] - 43) < 12) { n++; } }
+	return n > 20 ? 'inked' : 'blank: ' + n + ' policy pixels, ' + any + ' inked'; })()`
 
 // withoutLibrary cuts the inlined ECharts out of a page.
 func withoutLibrary(page string) string {
