@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,6 +25,44 @@ func TestRepDelta(t *testing.T) {
 			if diff := cmp.Diff(c.want, repDelta(c.xs, c.ref)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
+		})
+	}
+}
+
+// BenchmarkEncodeRuns encodes 10,000 run records of 150 calls each, with
+// and without their three replays (as-logged, keep-all and a policy that
+// trims from call 60 on), and reports the page bytes per run: what the
+// per-run timeline adds to the page.
+func BenchmarkEncodeRuns(b *testing.B) {
+	for _, replays := range []bool{false, true} {
+		d := &Data{TimelinePolicies: []string{"as-logged", "keep-all", "mask"}}
+		for i := range 10000 {
+			r := RunRecord{RunID: fmt.Sprintf("run-%05d", i), Model: "m", Family: "f", Format: "x", Window: 200000}
+			var al, ka, pol []int64
+			for t := range 150 {
+				p := int64(2000 + 1100*t + (i*7+t*13)%400)
+				r.Calls = append(r.Calls, Call{Turn: int64(t), Prompt: p})
+				al, ka = append(al, p), append(ka, p)
+				if t >= 60 {
+					p -= int64(300 * (t - 59))
+				}
+				pol = append(pol, p)
+			}
+			if replays {
+				r.Replays = [][]int64{al, ka, pol}
+			}
+			d.Runs = append(d.Runs, r)
+		}
+		b.Run(fmt.Sprintf("replays=%v", replays), func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				s, _, err := encodeRuns(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = len(s)
+			}
+			b.ReportMetric(float64(n)/10000, "B/run")
 		})
 	}
 }
