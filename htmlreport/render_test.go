@@ -354,9 +354,22 @@ func TestBrowserFile(t *testing.T) {
 	if file == "" {
 		t.Skip("set TRAJMINE_REPORT_FILE to a report to check")
 	}
-	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}})
+	// a run outside the sample, opened from the run list: its replays are
+	// drawn (series with data, and their colours on the canvas)
+	steps := []string{
+		`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { var c = rows[i].cells; if (c[c.length - 1].textContent === '') { rows[i].click(); return c[0].textContent; } } return 'no run outside the sample'; })()`,
+		`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption();
+			var rs = o.series.filter(function (x) { return / \(replay\)$/.test(x.name) && x.data.length > 0; });
+			var c = document.querySelector('#chart-run-timeline canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, n = 0;
+			for (var i = 0; i < d.length; i += 4) { if ((Math.abs(d[i] - 242) < 12 && Math.abs(d[i + 1] - 142) < 12 && Math.abs(d[i + 2] - 43) < 12) || (Math.abs(d[i] - 78) < 12 && Math.abs(d[i + 1] - 121) < 12 && Math.abs(d[i + 2] - 167) < 12)) { n++; } }
+			return rs.length >= 2 && n > 20 ? 'replays drawn' : rs.length + ' replay series, ' + n + ' pixels of theirs'; })()`,
+	}
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}, Steps: steps})
 	browsertest.Check(t, file, r, 0)
-	t.Logf("%d charts; opened (navigation to every chart initialised) in %v", len(r.Charts), r.Opened)
+	if len(r.Steps) != 2 || r.Steps[1] != "replays drawn" {
+		t.Errorf("a run outside the sample (%q): timeline %q", r.Steps[0], r.Steps[1:])
+	}
+	t.Logf("%d charts; opened (navigation to every chart initialised) in %v; run %s outside the sample: %s", len(r.Charts), r.Opened, r.Steps[0], r.Steps[1])
 }
 
 // TestEveryRunInPage: the page's compressed run records decode (gzip,
