@@ -4,7 +4,8 @@
 # binary (BASE, a checkout of main) and this one alternated REPS times on the
 # same imported database, each run's wall time, CPU time (user + system) and
 # peak RSS from GNU time, and the page's size; prints the medians and the
-# ratios (ours / baseline), and the page's run-records block size.
+# ratios (ours / baseline), and the page's run-records block size. BASE must
+# share this checkout's store schema (both binaries write the same store).
 #
 #   BASE=/path/to/main-checkout scripts/bench-page-timeline.sh [N]   # N default 10000
 #
