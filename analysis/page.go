@@ -142,15 +142,15 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	}
 
 	d.SampleRule, d.Sample = sample.Rule, sample.Runs
-	d.Runs = runRecords(diag.Runs, sim)
 	d.Headline = Headline(rep)
-	if best := BestPolicy(rep); best != "" {
-		for _, p := range sim.Policies {
-			if p.Spec == best {
-				d.BestPolicy = p.Short
-			}
+	best := BestPolicy(rep)
+	for _, p := range sim.Policies {
+		if p.Spec == best && best != "" {
+			d.BestPolicy = p.Short
 		}
 	}
+	d.Runs = runRecords(diag.Runs, sim)
+	d.TimelinePolicies = timelineReplays(d.Runs, sim, best)
 	redactPage(d, rep.Redactor)
 	return d
 }
@@ -196,6 +196,36 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRe
 		out[i] = rec
 	}
 	return out
+}
+
+// timelineReplays fills each run record's Replays: its prompt tokens per
+// replayed call (sim_calls.prompt_tokens) under as-logged, keep-all and
+// best (the best-policy card's policy, a spec; "" none), the policies
+// whose short names it returns, in that order; none when the simulation
+// kept no prompts (SimulateOptions.Prompts).
+func timelineReplays(recs []htmlreport.RunRecord, sim Simulation, best string) []string {
+	if sim.prompts == nil {
+		return nil
+	}
+	var specs, names []string
+	for _, spec := range []string{simulate.AsLoggedName, "keep-all", best} {
+		for _, p := range sim.Policies {
+			if spec != "" && p.Spec == spec && !slices.Contains(specs, spec) {
+				specs, names = append(specs, spec), append(names, p.Short)
+			}
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if _, ok := sim.prompts[r.RunID]; !ok {
+			continue
+		}
+		r.Replays = make([][]int64, len(specs))
+		for k, spec := range specs {
+			r.Replays[k] = sim.CallPrompts(r.RunID, spec)
+		}
+	}
+	return names
 }
 
 // Sample is the report's drill-down: the sampling rule and the

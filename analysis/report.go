@@ -163,7 +163,8 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	}
 	// no per-call rows kept (the sample's come from reportSample); groups by
 	// model family, as trajmine simulate --by model
-	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model"}
+	// every replay's prompts per call are kept for the page's timeline
+	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model", Prompts: true}
 	if o.Window > 0 {
 		simO.Windows = []int64{o.Window}
 	}

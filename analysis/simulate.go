@@ -23,6 +23,9 @@ type SimulateOptions struct {
 	Prices        string   // price file (LoadPrices)
 	Calls         bool     // write sim_calls rows too
 	NoSave        bool     // write no table
+	// Prompts keeps every replay's prompt tokens per call (compact, in
+	// memory: Simulation.CallPrompts), for the page's per-run timeline.
+	Prompts bool
 }
 
 // WithKeepAll is pols with the references first: keep-all, then
@@ -82,6 +85,25 @@ type Simulation struct {
 	// against those the logs show (counterfactual.ReReadValidation)
 	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
 	Results []simulate.Row                  `json:"results"`
+	// prompts are, when SimulateOptions.Prompts, each run's replays'
+	// prompt tokens per call (packPrompts), in Windows × Policies order
+	prompts map[string][][]byte
+}
+
+// CallPrompts is run runID's prompt tokens per logged call (sim_calls.
+// prompt_tokens by call; -1 for a logged call the replay did not send, a
+// manage_context-only call a replacing policy drops) under the policy spec
+// at the first window; nil
+// when the replays were not kept (SimulateOptions.Prompts) or the run or
+// policy was not replayed.
+func (s *Simulation) CallPrompts(runID, spec string) []int64 {
+	rs := s.prompts[runID]
+	for i, p := range s.Policies {
+		if p.Spec == spec && i < len(rs) {
+			return unpackPrompts(rs[i])
+		}
+	}
+	return nil
 }
 
 // SimPolicy is one replayed policy: its spec and short name.
@@ -103,6 +125,7 @@ type simDone struct {
 	format     string
 	family     string
 	rereads    []counterfactual.ToolReReads
+	prompts    [][]byte // per row, when SimulateOptions.Prompts
 }
 
 // SimulateStore replays every selected run (see the command's help) in
@@ -222,6 +245,7 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	}
 	var rp simulate.Replayer
 	keepCalls := o.Calls && !o.NoSave
+	var buf []simulate.CallResult // the calls when only their prompts are kept
 	return func(w *RunWork) any {
 		tr := w.Trace()
 		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
@@ -241,6 +265,9 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 				opt := simulate.Options{Window: win, Reserve: o.Reserve}
 				if keepCalls {
 					opt.Calls = &calls
+				} else if o.Prompts {
+					buf = buf[:0]
+					opt.Calls = &buf
 				}
 				if win == 0 {
 					opt.Window = -1 // unbounded, not "the trace's own"
@@ -259,6 +286,23 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 				}
 				res.rows = append(res.rows, row)
 				res.calls = append(res.calls, calls)
+				if o.Prompts {
+					cs := buf
+					if keepCalls {
+						cs = calls
+					}
+					// by logged call (CallResult.Call): a logged call this
+					// replay did not send (a dropped manage_context-only
+					// call, simulate.Trace.WithoutContextCalls) is -1
+					ps := make([]int64, 0, len(cs))
+					for i := range cs {
+						for len(ps) < cs[i].Call {
+							ps = append(ps, -1)
+						}
+						ps = append(ps, cs[i].PromptTokens)
+					}
+					res.prompts = append(res.prompts, packPrompts(ps))
+				}
 			}
 		}
 		return res
@@ -279,6 +323,12 @@ func (a *Simulate) Add(v any) error {
 	if r.ctxRun {
 		a.out.ContextRuns++
 		a.out.ContextCalls += r.ctxCalls
+	}
+	if r.prompts != nil && len(r.rows) > 0 {
+		if a.out.prompts == nil {
+			a.out.prompts = map[string][][]byte{}
+		}
+		a.out.prompts[r.rows[0].RunID] = r.prompts
 	}
 	for i, row := range r.rows {
 		if n := len(a.chunks); n == 0 || len(a.chunks[n-1]) == cap(a.chunks[n-1]) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,9 +14,11 @@ import (
 
 // CalibrateOptions are the flags of trajmine calibrate.
 type CalibrateOptions struct {
-	JSON bool
-	Out  io.Writer
-	Now  func() time.Time
+	JSON  bool
+	Out   io.Writer
+	Now   func() time.Time
+	Width int  // fit the table to this many columns (0: no limit)
+	Bold  bool // bold header (a terminal that wants it)
 }
 
 // NewCalibrateCmd builds `trajmine calibrate`.
@@ -38,7 +39,7 @@ not show, typically the system prompt and tool schemas. Fits need at least 5
 calls; they are stored in the calibration table.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			if runF != nil {
 				return runF(o)
 			}
@@ -108,18 +109,36 @@ func calibrateRun(ctx context.Context, st *store.Store, o *CalibrateOptions) err
 		fmt.Fprintln(o.Out, "no model calls with logged usage to calibrate against")
 		return nil
 	}
-	tw := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "FORMAT\tMODEL FAMILY\tESTIMATOR\tCALLS\tFACTOR\tOFFSET\tMdAPE RAW\tMdAPE FITTED\t")
+	return writeCalibration(o.Out, rows, o.Width, o.Bold)
+}
+
+// writeCalibration is calibrate's table: one row per format, model family
+// and estimator, the calls summed under a rule; an estimator every row
+// shares is said once in the footer instead of in a column.
+func writeCalibration(w io.Writer, rows []calibrationFit, width int, bold bool) error {
+	t := &table{header: []string{"FORMAT", "MODEL FAMILY", "ESTIMATOR", "CALLS", "FACTOR", "OFFSET", "RAW", "FITTED"}, min: []int{8, 8, 6}}
+	var calls int64
+	unfitted, oneEstimator := false, true
 	for _, r := range rows {
+		calls += r.NCalls
+		oneEstimator = oneEstimator && r.Estimator == rows[0].Estimator
 		if !r.Fitted {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t-\t-\t%.1f%%\t-\t\n", r.SourceFormat, r.ModelFamily, r.Estimator, r.NCalls, 100*r.MdAPERaw)
+			unfitted = true
+			t.add(r.SourceFormat, r.ModelFamily, r.Estimator, thousands(r.NCalls), "-", "-", fmt.Sprintf("%.1f%%", 100*r.MdAPERaw), "-")
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.3f\t%s\t%.1f%%\t%.1f%%\t\n", r.SourceFormat, r.ModelFamily, r.Estimator, r.NCalls, r.Factor, thousands(int64(r.Offset+0.5)), 100*r.MdAPERaw, 100*r.MdAPEFitted)
+		t.add(r.SourceFormat, r.ModelFamily, r.Estimator, thousands(r.NCalls), fmt.Sprintf("%.3f", r.Factor), thousands(int64(r.Offset+0.5)),
+			fmt.Sprintf("%.1f%%", 100*r.MdAPERaw), fmt.Sprintf("%.1f%%", 100*r.MdAPEFitted))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	t.totals = []string{"total", "", "", thousands(calls)}
+	t.footer = []string{"logged ≈ OFFSET + FACTOR × estimated prompt (the least-squares fit with the lowest MdAPE); " +
+		"RAW and FITTED: MdAPE, the median |estimate − logged| / logged, before and after the fit."}
+	if unfitted {
+		t.footer = append(t.footer, fmt.Sprintf("\"-\": fewer than %d calls, no fit.", minCalibrationCalls))
 	}
-	fmt.Fprintf(o.Out, "logged ≈ offset + factor × estimated prompt (the least-squares fit with the lowest MdAPE); \"-\": fewer than %d calls, no fit\n", minCalibrationCalls)
-	return nil
+	if oneEstimator && len(rows) > 0 {
+		t.dropColumn(2)
+		t.footer = append(t.footer, "Estimator: "+rows[0].Estimator+" for every row.")
+	}
+	return t.write(w, width, bold)
 }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"sort"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -20,8 +19,11 @@ import (
 type ClassesOptions struct {
 	Rules string // user mapping file, tried before the defaults
 	JSON  bool
+	Wide  bool // MATCHES whole, not fitted to the terminal
 	Out   io.Writer
 	Err   io.Writer
+	Width int  // fit the tables to this many columns (0: no limit)
+	Bold  bool // bold headers (a terminal that wants it)
 }
 
 // NewClassesCmd builds `trajmine classes`.
@@ -45,8 +47,9 @@ test, edit, execute, context, search, read).
 When the database exists, the rules are applied to every tool call in it:
 CALLS is how many calls each rule decided, then the share of calls per class,
 the unclassified (other) share overall and per harness, and the tool names
-most often left unclassified, so you know what to add. A rules file is YAML
-or JSON, a list of rules:
+most often left unclassified, so you know what to add. The MATCHES column
+takes the width the terminal leaves and is cut with "…"; --wide prints it
+whole, --json has every field. A rules file is YAML or JSON, a list of rules:
 
   - {tool: deploy_service, harness: my-agent, class: execute}
   - tool: "*"
@@ -57,7 +60,10 @@ or JSON, a list of rules:
   trajmine classes --rules my-tools.yaml --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Err = c.OutOrStdout(), c.ErrOrStderr()
+			o.Out, o.Err, o.Width, o.Bold = c.OutOrStdout(), c.ErrOrStderr(), d.width(), d.bold()
+			if o.Wide {
+				o.Width = 0
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -66,6 +72,7 @@ or JSON, a list of rules:
 	}
 	c.Flags().StringVar(&o.Rules, "rules", "", "YAML or JSON `FILE` of rules tried before the defaults")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.Wide, "wide", false, "print MATCHES whole, not cut to the terminal's width")
 	return c
 }
 
@@ -151,7 +158,7 @@ func classesRun(ctx context.Context, d *Deps, o *ClassesOptions) error {
 	if o.JSON {
 		return writeJSON(o.Out, out)
 	}
-	return writeClasses(o.Out, out)
+	return writeClasses(o.Out, out, o.Width, o.Bold)
 }
 
 // classTally counts tool calls by the rule and class that classified them.
@@ -253,14 +260,19 @@ func sortToolCounts(ts []toolCount) {
 	})
 }
 
-func writeClasses(w io.Writer, r classesResult) error {
-	fmt.Fprintln(w, "Rules, in the order they are tried (the first that matches decides):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if r.Calls != nil {
-		fmt.Fprintln(tw, "#\tCLASS\tSOURCE\tCALLS\tMATCHES")
-	} else {
-		fmt.Fprintln(tw, "#\tCLASS\tSOURCE\tMATCHES")
+func writeClasses(w io.Writer, r classesResult, width int, bold bool) error {
+	say := func(line string) { // a heading, wrapped to the terminal
+		for _, l := range wrap(line, width) {
+			fmt.Fprintln(w, l)
+		}
 	}
+	say("Rules, in the order they are tried (the first that matches decides):")
+	rules := &table{header: []string{"#", "CLASS", "SOURCE", "MATCHES"}, min: []int{1, 7, 10, max(20, 2*width/5)}, prose: 4}
+	if r.Calls != nil {
+		rules.header = []string{"#", "CLASS", "SOURCE", "CALLS", "MATCHES"}
+		rules.min, rules.prose = []int{1, 7, 10, 5, max(20, 2*width/5)}, 5
+	}
+	var matched int64
 	for _, row := range r.Rules {
 		src := row.Source
 		if row.Line > 0 {
@@ -271,15 +283,23 @@ func writeClasses(w io.Writer, r classesResult) error {
 			desc += "  — " + snippet(row.Note, 200)
 		}
 		if r.Calls != nil {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", row.Index, row.Class, src, thousands(*row.Calls), desc)
+			matched += *row.Calls
+			rules.add(fmt.Sprint(row.Index), row.Class.String(), snippet(src, 80), thousands(*row.Calls), desc)
 		} else {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", row.Index, row.Class, src, desc)
+			rules.add(fmt.Sprint(row.Index), row.Class.String(), snippet(src, 80), desc)
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	c := r.Calls
+	if c != nil {
+		rules.totals = []string{"", "all", "", thousands(matched)}
+		rules.footer = []string{fmt.Sprintf("CALLS: tool calls each rule decided; %s matched no rule (other).", thousands(c.Total-matched))}
+	}
+	if rules.cuts(width) {
+		rules.footer = append(rules.footer, "MATCHES is cut to the terminal's width: --wide prints it whole.")
+	}
+	if err := rules.write(w, width, bold); err != nil {
 		return err
 	}
-	c := r.Calls
 	if c == nil {
 		return nil
 	}
@@ -288,19 +308,22 @@ func writeClasses(w io.Writer, r classesResult) error {
 		fmt.Fprintln(w, "The database holds no tool calls.")
 		return nil
 	}
-	fmt.Fprintf(w, "Tool calls in the database: %s, %s (%s) unclassified (other).\n\n", thousands(c.Total), thousands(c.Other), pct(c.OtherShare))
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLASS\tCALLS\tSHARE")
+	say(fmt.Sprintf("Tool calls in the database: %s, %s (%s) unclassified (other).", thousands(c.Total), thousands(c.Other), pct(c.OtherShare)))
+	fmt.Fprintln(w)
+	shares := &table{header: []string{"CLASS", "CALLS", "SHARE"}}
+	var sum int64
 	for _, s := range c.Classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Class, thousands(s.Calls), pct(s.Share))
+		sum += s.Calls
+		shares.add(s.Class, thousands(s.Calls), pct(s.Share))
 	}
-	if err := tw.Flush(); err != nil {
+	shares.totals = []string{"total", thousands(sum), pct(share(sum, c.Total))}
+	if err := shares.write(w, width, bold); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Unclassified (other) per harness:")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "HARNESS\tCALLS\tOTHER\tSHARE\tMOST UNCLASSIFIED")
+	say("Unclassified (other) per harness:")
+	hs := &table{header: []string{"HARNESS", "CALLS", "OTHER", "SHARE", "MOST UNCLASSIFIED"}, min: []int{8, 5, 5, 5, 20}, prose: 5,
+		right: []bool{false, true, true, true, false}}
 	for _, h := range c.Harnesses {
 		top := "-"
 		for i, t := range h.Unclassified {
@@ -311,20 +334,21 @@ func writeClasses(w io.Writer, r classesResult) error {
 			}
 			top += fmt.Sprintf("%s (%s)", snippet(t.Tool, 40), thousands(t.Calls))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", snippet(orDash(h.Harness), 40), thousands(h.Calls), thousands(h.Other), pct(h.OtherShare), top)
+		hs.add(snippet(orDash(h.Harness), 40), thousands(h.Calls), thousands(h.Other), pct(h.OtherShare), top)
 	}
-	if err := tw.Flush(); err != nil {
+	hs.totals = []string{"total", thousands(c.Total), thousands(c.Other), pct(c.OtherShare)}
+	hs.footer = []string{fmt.Sprintf("MOST UNCLASSIFIED: up to %d tool names per harness that no rule classified, with their calls.", topPerHarness)}
+	if err := hs.write(w, width, bold); err != nil {
 		return err
 	}
 	if len(c.Unclassified) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Tool names most often unclassified (add rules for them with --rules FILE):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CALLS\tHARNESS\tTOOL")
+	say("Tool names most often unclassified (add rules for them with --rules FILE):")
+	un := &table{header: []string{"CALLS", "HARNESS", "TOOL"}, min: []int{5, 8, 12}}
 	for _, t := range c.Unclassified {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", thousands(t.Calls), snippet(orDash(t.Harness), 40), snippet(orDash(t.Tool), 60))
+		un.add(thousands(t.Calls), snippet(orDash(t.Harness), 40), snippet(orDash(t.Tool), 60))
 	}
-	return tw.Flush()
+	return un.write(w, width, bold)
 }

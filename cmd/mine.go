@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/trajmine/trajmine/analysis"
@@ -32,7 +31,11 @@ type MineOptions struct {
 	Export    string
 	Out       io.Writer
 	JSON      bool
-	// NoProfiles skips the behaviour profiles (analysis.MineOptions).
+	Width     int  // fit the tables to this many columns (0: no limit)
+	Bold      bool // bold headers (a terminal that wants it)
+	// NoProfiles skips the behaviour profiles, which read every event's
+	// text, and mines through store.EventStream, which reads only the columns
+	// process discovery needs.
 	NoProfiles bool
 
 	mode     mining.Mode
@@ -111,7 +114,7 @@ of the tool calls and results, several times faster on a large store
 (BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			var err error
 			if o.mode, err = mining.ParseMode(o.Activity); err != nil {
 				return flagErrorf("--activity: %v", err)
@@ -200,7 +203,9 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 		return err
 	}
 	fmt.Fprintln(w, "\nBusiest edges (directly-follows):")
-	writeEdges(w, out.DFG, o.Top)
+	if err := edgesTable(out.DFG, o.Top).write(w, o.Width, o.Bold); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "\nConformance against the %s: ", map[bool]string{true: "model file", false: "heuristics net"}[o.ModelFile != ""])
 	if err := out.Conformance.WriteText(w, o.Top); err != nil {
 		return err
@@ -222,31 +227,64 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nmanage_context behaviour per model family:")
-	writeBehaviour(w, out.Behaviour)
-	return nil
+	return behaviourTable(out.Behaviour).write(w, o.Width, o.Bold)
 }
 
+// writeEdges prints the top busiest edges of d (edgesTable) at their
+// natural widths.
 func writeEdges(w io.Writer, d *mining.DFG, top int) {
+	_ = edgesTable(d, top).write(w, 0, false)
+}
+
+// edgesTable is the top busiest edges of d by count, with the share of
+// every transition they hold in a footer.
+func edgesTable(d *mining.DFG, top int) *table {
 	edges := slices.Clone(d.Edges)
 	slices.SortStableFunc(edges, func(a, b mining.Edge) int { return b.Count - a.Count })
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  FROM\tTO\tCOUNT\t")
+	t := &table{header: []string{"FROM", "TO", "COUNT"}, min: []int{8, 8, 5}, indent: "  "}
+	all, shown := 0, 0
 	for i, e := range edges {
-		if i == top {
-			break
+		all += e.Count
+		if i < top {
+			shown += e.Count
+			t.add(snippet(e.From, 40), snippet(e.To, 40), thousands(int64(e.Count)))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t\n", snippet(e.From, 40), snippet(e.To, 40), e.Count)
 	}
-	tw.Flush()
+	if len(edges) > top {
+		t.footer = []string{fmt.Sprintf("the %d busiest of %s edges: %s of %s transitions (%s)", top, thousands(int64(len(edges))),
+			thousands(int64(shown)), thousands(int64(all)), pct(float64(shown)/float64(max(all, 1))))}
+	}
+	return t
 }
 
+// writeBehaviour prints behaviourTable(gs) at its natural widths.
 func writeBehaviour(w io.Writer, gs []behavior.Group) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  FAMILY\tRUNS\tOPS/100\tFREED/OP (MEDIAN)\tSHALLOW\tRE-ENABLE\tTHRASH\tCOMPACTIONS\tLABEL\t")
+	_ = behaviourTable(gs).write(w, 0, false)
+}
+
+// behaviourTable is the manage_context and compaction profile per model
+// family: columns of zeros in every family become a footer line, runs and
+// compactions are summed under a rule.
+func behaviourTable(gs []behavior.Group) *table {
+	t := &table{header: []string{"FAMILY", "RUNS", "OPS/100", "FREED/OP", "SHALLOW", "RE-ENABLE", "THRASH", "COMPACTIONS", "LABEL"},
+		min: []int{8, 4, 7, 8, 7, 9, 6, 11, 8}, indent: "  "}
+	var runs int
+	var comps int64
 	for _, g := range gs {
 		m := g.Manage
-		fmt.Fprintf(tw, "  %s\t%d\t%.1f\t%.0f\t%.0f%%\t%.0f%%\t%.0f%%\t%d\t%s\t\n", orDash(g.Key), g.Runs, m.OpsPer100, m.FreedPerOp.Median,
-			100*m.ShallowShare, 100*m.ReEnableRate, 100*m.ThrashShare, g.Compaction.Compactions, g.Class.Label)
+		runs += g.Runs
+		comps += g.Compaction.Compactions
+		t.add(snippet(orDash(g.Key), 40), thousands(int64(g.Runs)), fmt.Sprintf("%.1f", m.OpsPer100), thousands(int64(m.FreedPerOp.Median+0.5)),
+			fmt.Sprintf("%.0f%%", 100*m.ShallowShare), fmt.Sprintf("%.0f%%", 100*m.ReEnableRate), fmt.Sprintf("%.0f%%", 100*m.ThrashShare),
+			thousands(g.Compaction.Compactions), string(g.Class.Label))
 	}
-	tw.Flush()
+	if len(gs) > 1 {
+		t.totals = []string{"all", thousands(int64(runs)), "", "", "", "", "", thousands(comps), ""}
+	}
+	t.footer = []string{"OPS/100: manage_context calls per 100 model calls; FREED/OP: median tokens a disabling call freed; SHALLOW: share of disabling calls freeing few tokens; " +
+		"RE-ENABLE: enables per disable; THRASH: share of disables re-enabled soon after; COMPACTIONS: logged compactions (trajmine mine --help)."}
+	if zero := t.collapse(2, 3, 4, 5, 6, 7); len(zero) > 0 {
+		t.footer = append(t.footer, "0 in every family (column left out): "+strings.Join(zero, ", ")+".")
+	}
+	return t
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -13,8 +12,11 @@ import (
 
 // PoliciesOptions are the flags of trajmine policies.
 type PoliciesOptions struct {
-	JSON bool
-	Out  io.Writer
+	JSON  bool
+	Wide  bool // each policy's whole rule, parameters and source
+	Out   io.Writer
+	Width int  // fit the table to this many columns (0: no limit)
+	Bold  bool // bold header (a terminal that wants it)
 }
 
 // NewPoliciesCmd builds `trajmine policies`.
@@ -34,10 +36,16 @@ without the agent's manage_context calls, as a harness that does not offer
 the tool would run: a model call whose tool calls are all manage_context is
 dropped (its prompt, output and result), a manage_context call inside another
 call loses just that tool call and result. The agent's other actions are held
-fixed; what it would have done instead the log cannot say.`,
+fixed; what it would have done instead the log cannot say.
+
+
+The table gives each policy's parameters with their defaults and its rule,
+which takes the width the terminal leaves and is cut with "…"; --wide prints
+each policy's whole rule, every parameter with what it does, and the source,
+wrapped to the terminal; --json has all of it.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			if runF != nil {
 				return runF(o)
 			}
@@ -45,21 +53,57 @@ fixed; what it would have done instead the log cannot say.`,
 			if o.JSON {
 				return writeJSON(o.Out, defs)
 			}
-			return writePolicies(o.Out, defs)
+			if o.Wide {
+				return writePoliciesWide(o.Out, defs, o.Width)
+			}
+			return writePolicies(o.Out, defs, o.Width, o.Bold)
 		},
 	}
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.Wide, "wide", false, "print each policy's whole rule, parameters and source")
 	return c
 }
 
-func writePolicies(w io.Writer, defs []simulate.Def) error {
+// writePolicies is the catalog as a table: name, parameters with their
+// defaults, and the rule (prose: cut to the width left).
+func writePolicies(w io.Writer, defs []simulate.Def, width int, bold bool) error {
+	// the rule keeps at least two fifths of the width; the parameters
+	// give way after it
+	t := &table{header: []string{"POLICY", "PARAMETERS", "RULE"}, min: []int{8, 10, max(20, 2*width/5)}, prose: 3,
+		right: []bool{false, false, false}}
+	for _, d := range defs {
+		var ps []string
+		for _, p := range d.Params {
+			ps = append(ps, p.Name+"="+paramDefault(p.Default))
+		}
+		t.add(d.Name, orDash(strings.Join(ps, " ")), d.Doc)
+	}
+	if t.cuts(width) {
+		t.footer = []string{"Cut to the terminal's width: trajmine policies --wide prints each policy's whole rule, what each parameter does and the source; --json has all of it."}
+	}
+	return t.write(w, width, bold)
+}
+
+func paramDefault(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return v
+}
+
+// writePoliciesWide is each policy's whole rule, its parameters with what
+// they do, and its source, wrapped to width (0: 78 columns).
+func writePoliciesWide(w io.Writer, defs []simulate.Def, width int) error {
+	if width <= 0 {
+		width = 78
+	}
 	for i, d := range defs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s\n", d.Name)
-		fmt.Fprintf(w, "  %s\n", wrapText(d.Doc, 76, "  "))
-		fmt.Fprintf(w, "  source: %s\n", wrapText(d.Source, 68, "          "))
+		fmt.Fprintf(w, "  %s\n", wrapText(d.Doc, max(width-2, 20), "  "))
+		fmt.Fprintf(w, "  source: %s\n", wrapText(d.Source, max(width-10, 20), "          "))
 		if d.ReplacesContext {
 			fmt.Fprintf(w, "  mechanism: %s; replaces manage_context: replayed without the agent's manage_context calls\n", d.Mechanism)
 		} else {
@@ -68,15 +112,13 @@ func writePolicies(w io.Writer, defs []simulate.Def) error {
 		if len(d.Params) == 0 {
 			continue
 		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		t := &table{header: []string{"PARAM", "WHAT"}, right: []bool{false, false}, noHeader: true, indent: "  "}
 		for _, p := range d.Params {
-			def := p.Default
-			if def == "" {
-				def = `""`
-			}
-			fmt.Fprintf(tw, "  %s=%s\t%s\n", p.Name, def, p.Doc)
+			t.add(p.Name+"="+paramDefault(p.Default), p.Doc)
 		}
-		tw.Flush()
+		if err := t.write(w, 0, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }

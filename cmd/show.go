@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -23,10 +22,13 @@ import (
 // ShowOptions are the flags of trajmine show.
 type ShowOptions struct {
 	RunID    string
-	Width    int
+	Width    int // characters of text shown per event
 	JSON     bool
 	NoRedact bool
+	Wide     bool // the event lines not fitted to the terminal
 	Out      io.Writer
+	Columns  int  // the terminal's width, which the event lines fit (0: no limit)
+	Bold     bool // bold turn lines (a terminal that wants it)
 }
 
 // NewShowCmd builds `trajmine show RUN`.
@@ -45,13 +47,23 @@ estimate tracks the log. After trajmine calibrate, each turn also shows the
 calibrated estimate, offset + factor × estimated prompt, with the fit of the
 run's model family.
 
+Each event line gives its seq, kind (and tool), estimated tokens and text
+(for a tool call its target), "!" after a tool result the log marks as an
+error; a context operation logged at the event follows it on a "↳ op" line.
+The text takes the width the terminal leaves and is cut with "…" (and at
+--width characters); --wide does not fit the lines to the terminal, and
+--json has every event's whole text.
+
 Secrets in the log text (API keys, tokens, passwords, private keys, found
 by gitleaks' default rules) are printed as [REDACTED:<rule>], in the text
 and in --json; --no-redact prints them as logged. The database keeps
 them either way.`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.RunID, o.Out = args[0], c.OutOrStdout()
+			o.RunID, o.Out, o.Columns, o.Bold = args[0], c.OutOrStdout(), d.width(), d.bold()
+			if o.Wide {
+				o.Columns = 0
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -60,6 +72,7 @@ them either way.`,
 	}
 	c.Flags().IntVar(&o.Width, "width", 72, "characters of text shown per event")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (run, usage, events, context_ops)")
+	c.Flags().BoolVar(&o.Wide, "wide", false, "do not fit the event lines to the terminal (text up to --width characters)")
 	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "print secrets found in log text as logged (default: [REDACTED:<rule>])")
 	return c
 }
@@ -165,7 +178,10 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	for _, op := range ops {
 		opsBySeq[op.Seq] = append(opsBySeq[op.Seq], op)
 	}
-	for _, t := range turns {
+	errs, withOps, cut := false, false, false
+	heads := make([]string, len(turns))
+	tables := make([]*table, len(turns))
+	for k, t := range turns {
 		logged := "-"
 		ratio := ""
 		if t.LoggedInput != nil {
@@ -178,8 +194,14 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if t.Calibrated != nil {
 			calibrated = "  calibrated " + thousands(*t.Calibrated)
 		}
-		fmt.Fprintf(w, "\nturn %d  logged input %s  estimated prompt %s%s%s\n", t.Turn, logged, thousands(t.EstimatedInput), calibrated, ratio)
-		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+		head := fmt.Sprintf("turn %d  logged input %s  estimated prompt %s%s%s", t.Turn, logged, thousands(t.EstimatedInput), calibrated, ratio)
+		if o.Bold {
+			head = "\x1b[1m" + head + "\x1b[0m"
+		}
+		heads[k] = head
+		// seq, event, tokens, text: the text (prose) takes what is left
+		tb := &table{header: []string{"SEQ", "EVENT", "TOKENS", "TEXT"}, right: []bool{true, false, true, false}, min: []int{1, 10, 6, 16},
+			prose: 4, noHeader: true, indent: "  "}
 		for _, e := range t.Events {
 			label := string(e.Kind)
 			if e.ToolName != "" {
@@ -189,16 +211,41 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 			if e.Kind == schema.KindToolCall && e.Target != "" {
 				text = e.Target
 			}
-			flag := ""
+			label = snippet(label, 28)
 			if e.IsError {
-				flag = " !"
+				label += " !"
+				errs = true
 			}
-			fmt.Fprintf(tw, "  %d\t%s%s\t%s tok\t%s\n", e.Seq, snippet(label, 28), flag, thousands(e.EstTokens), snippet(text, o.Width))
+			tb.add(fmt.Sprint(e.Seq), label, thousands(e.EstTokens)+" tok", snippet(text, o.Width))
 			for _, op := range opsBySeq[e.Seq] {
-				fmt.Fprintf(tw, "  \t↳ op %s\t%s\t%s\n", op.Op, termSafe(opKey(op)), opTokens(op))
+				withOps = true
+				tb.add("", "↳ op "+string(op.Op), "", strings.TrimSpace(opKey(op)+"  "+opTokens(op)))
 			}
 		}
-		tw.Flush()
+		tables[k] = tb
+		cut = cut || tb.cuts(o.Columns)
+	}
+	for k := range turns {
+		fmt.Fprintf(rawWriter(w), "\n%s\n", heads[k])
+		if err := tables[k].write(w, o.Columns, false); err != nil {
+			return err
+		}
+	}
+	var notes []string
+	if errs {
+		notes = append(notes, "! a tool result the log marks as an error")
+	}
+	if withOps {
+		notes = append(notes, "↳ op: a context operation logged at the event above (trigger or tool key, tokens before and after)")
+	}
+	if cut {
+		notes = append(notes, "text cut to the terminal's width: --wide for longer lines, --json for the whole text")
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range wrap(strings.Join(notes, "; "), o.Columns) {
+			fmt.Fprintln(w, l)
+		}
 	}
 	return nil
 }
@@ -240,11 +287,11 @@ func ambiguousRun(prefix string, runs []schema.Run) error {
 	slices.SortFunc(runs, func(a, b schema.Run) int { return strings.Compare(a.RunID, b.RunID) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "run prefix %q is ambiguous: %d runs start with it; the candidates are:\n", prefix, len(runs))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS"}, right: []bool{false, false, false, false}, noHeader: true, indent: "  "}
 	for _, r := range runs[:min(len(runs), maxCandidates)] {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.RunID, r.SourceFormat, orDash(r.Model), countOf(int(r.NTurns), "turn"))
+		t.add(r.RunID, r.SourceFormat, orDash(r.Model), countOf(int(r.NTurns), "turn"))
 	}
-	tw.Flush()
+	_ = t.write(&b, 0, false)
 	if n := len(runs) - maxCandidates; n > 0 {
 		fmt.Fprintf(&b, "  and %d more\n", n)
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
@@ -23,6 +24,16 @@ type table struct {
 	// min is each column's narrowest width when fitting (default: its
 	// header's width, at least 6).
 	min []int
+	// prose is 1 + the index of a column of running text (a rule's
+	// description, an event's text; 0: none): it takes the width the
+	// others leave, so fitting shortens it first, to its min, before any
+	// other text column; --wide (width 0) shows it whole.
+	prose int
+	// noHeader leaves the header line out (the lines before the table
+	// name its columns).
+	noHeader bool
+	// indent starts every line but the footer's (counted in the width).
+	indent string
 }
 
 // gap is the space between columns.
@@ -53,7 +64,11 @@ func isNumber(s string) bool {
 // widths is each column's natural width.
 func (t *table) widths() []int {
 	w := make([]int, len(t.header))
-	for _, r := range append(append([][]string{t.header}, t.rows...), t.totals) {
+	lines := append([][]string{t.header}, t.rows...)
+	if t.noHeader {
+		lines = lines[1:]
+	}
+	for _, r := range append(lines, t.totals) {
 		for i, c := range r {
 			if i < len(w) {
 				w[i] = max(w[i], runewidth.StringWidth(c))
@@ -106,7 +121,11 @@ func (t *table) fit(w []int, right []bool, width int) {
 		}
 		return max(6, runewidth.StringWidth(t.header[i]))
 	}
-	// one column at a time, the widest first, so that the text columns
+	// the prose column first, down to its min
+	if p := t.prose - 1; p >= 0 && p < len(w) && !right[p] {
+		w[p] = max(min(w[p], w[p]-(total()-width)), min(w[p], minOf(p)))
+	}
+	// then one column at a time, the widest first, so that the text columns
 	// shrink alike (a water level) rather than one of them to nothing
 	for over := total() - width; over > 0; over-- {
 		widest := -1
@@ -127,7 +146,11 @@ func (t *table) fit(w []int, right []bool, width int) {
 func (t *table) write(out io.Writer, width int, bold bool) error {
 	w := t.widths()
 	right := t.alignment()
-	t.fit(w, right, width)
+	fitTo := width
+	if width > 0 {
+		fitTo = max(width-runewidth.StringWidth(t.indent), 1)
+	}
+	t.fit(w, right, fitTo)
 	var b strings.Builder
 	line := func(cells []string, header bool) {
 		var l strings.Builder
@@ -149,13 +172,15 @@ func (t *table) write(out io.Writer, width int, bold bool) error {
 				l.WriteString(c + pad)
 			}
 		}
-		s := strings.TrimRight(l.String(), " ")
+		s := t.indent + strings.TrimRight(l.String(), " ")
 		if header && bold {
 			s = "\x1b[1m" + s + "\x1b[0m"
 		}
 		b.WriteString(s + "\n")
 	}
-	line(t.header, true)
+	if !t.noHeader {
+		line(t.header, true)
+	}
 	for _, r := range t.rows {
 		line(r, false)
 	}
@@ -164,7 +189,7 @@ func (t *table) write(out io.Writer, width int, bold bool) error {
 		for _, x := range w {
 			n += x
 		}
-		b.WriteString(strings.Repeat("─", n+gap*(len(w)-1)) + "\n")
+		b.WriteString(t.indent + strings.Repeat("─", n+gap*(len(w)-1)) + "\n")
 		line(t.totals, false)
 	}
 	for _, f := range t.footer {
@@ -174,6 +199,19 @@ func (t *table) write(out io.Writer, width int, bold bool) error {
 	}
 	_, err := io.WriteString(rawWriter(out), b.String())
 	return err
+}
+
+// cuts reports whether write(…, width, …) would shorten a cell: the
+// table is wider than width (less its indent) at its natural widths and
+// has a text column to shorten.
+func (t *table) cuts(width int) bool {
+	if width <= 0 {
+		return false
+	}
+	w := t.widths()
+	nat := slices.Clone(w)
+	t.fit(w, t.alignment(), max(width-runewidth.StringWidth(t.indent), 1))
+	return !slices.Equal(w, nat)
 }
 
 // allZero reports whether every cell of column i is zero, blank or "-"
@@ -223,8 +261,18 @@ func (t *table) collapse(cols ...int) []string {
 			names = append(names, t.header[c])
 		}
 	}
+	t.drop(drop)
+	return names
+}
+
+// dropColumn removes column c (a footer says what it held).
+func (t *table) dropColumn(c int) { t.drop(map[int]bool{c: true}) }
+
+// drop removes the columns in drop from every row, the header, the totals
+// and the per-column settings.
+func (t *table) drop(drop map[int]bool) {
 	if len(drop) == 0 {
-		return nil
+		return
 	}
 	keep := func(r []string) []string {
 		if r == nil {
@@ -237,6 +285,17 @@ func (t *table) collapse(cols ...int) []string {
 			}
 		}
 		return out
+	}
+	if p := t.prose - 1; p >= 0 {
+		if drop[p] {
+			t.prose = 0
+		} else {
+			for c := range drop {
+				if c < p {
+					t.prose--
+				}
+			}
+		}
 	}
 	t.header, t.totals = keep(t.header), keep(t.totals)
 	for i, r := range t.rows {
@@ -260,5 +319,4 @@ func (t *table) collapse(cols ...int) []string {
 		}
 		t.min = m
 	}
-	return names
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,4 +87,55 @@ func TestRunsTableAt100Columns(t *testing.T) {
 		}
 	}
 	testutil.Golden(t, b.String(), filepath.Join("testdata", "runs-100-columns.stdout"))
+}
+
+// TestTableProse: the prose column gives way first, to its min, then the
+// other text columns; an indent counts in the width; noHeader drops the
+// header line only. Hand-laid.
+func TestTableProse(t *testing.T) {
+	mk := func() *table {
+		tb := &table{header: []string{"NAME", "N", "TEXT"}, min: []int{6, 1, 8}, prose: 3}
+		tb.add("alpha-beta-gamma", "12", "a long running text that goes on")
+		tb.add("b", "3", "short")
+		return tb
+	}
+	for _, c := range []struct {
+		name  string
+		width int
+		edit  func(*table)
+		want  []string
+	}{
+		// natural 16 + 2 + 32 + 2 gaps of 2 = 54; at 30 TEXT alone gives
+		// the 24 over: 32 → 8 (7 characters and "…")
+		{"prose first", 30, nil, []string{
+			"NAME               N  TEXT",
+			"alpha-beta-gamma  12  a long …",
+			"b                  3  short"}},
+		// at 24 TEXT is at its min 8, NAME gives the other 6: 16 → 10
+		{"then the rest", 24, nil, []string{
+			"NAME         N  TEXT",
+			"alpha-bet…  12  a long …",
+			"b            3  short"}},
+		// the same with an indent of 2 in 26 columns, no header
+		{"indent, no header", 26, func(tb *table) { tb.indent, tb.noHeader = "  ", true }, []string{
+			"  alpha-bet…  12  a long …",
+			"  b            3  short"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := mk()
+			if c.edit != nil {
+				c.edit(tb)
+			}
+			if !tb.cuts(c.width) || tb.cuts(0) || tb.cuts(80) {
+				t.Errorf("cuts(%d) = %v, cuts(0) = %v, cuts(80) = %v", c.width, tb.cuts(c.width), tb.cuts(0), tb.cuts(80))
+			}
+			var b strings.Builder
+			if err := tb.write(&b, c.width, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); !slices.Equal(got, c.want) {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
 }

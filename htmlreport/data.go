@@ -52,6 +52,10 @@ type Data struct {
 	// page carries it gzip-compressed (see RunPoints) and the script
 	// decodes it on demand; nil when not computed.
 	Runs []RunRecord
+	// TimelinePolicies are the short names of the policies whose per-call
+	// prompts every run record carries (RunRecord.Replays): as-logged,
+	// keep-all and BestPolicy, when replayed.
+	TimelinePolicies []string
 
 	// Optional sections filled by other analyses; nil means not computed.
 	ProcessMap *ProcessMap
@@ -245,6 +249,10 @@ type RunRecord struct {
 	// Policies are the run's sim_runs rows at its own window, in
 	// Data.Policies order; nil when not simulated.
 	Policies []PolicyOutcome
+	// Replays are the run's prompt tokens per replayed call (sim_calls.
+	// prompt_tokens by call, 0-based) under each of Data.TimelinePolicies,
+	// in that order; nil when not simulated.
+	Replays [][]int64
 }
 
 // PolicyOutcome is what one policy did to a whole run (a sim_runs row).

@@ -109,7 +109,11 @@ func fixture(full bool) *htmlreport.Data {
 			PeakShare: 9000.0 / 128000, EndReason: "finished", EndSource: "explicit", Calls: []htmlreport.Call{{Turn: 0, Prompt: 9000}}},
 		htmlreport.RunRecord{RunID: "overflowed", Model: "local-" + xssScript, Family: "local", Format: "codex", PeakTokens: 210000,
 			EndReason: "context_overflow", EndSource: "inferred", Calls: []htmlreport.Call{{Turn: 0, Prompt: 90000}, {Turn: 1, Prompt: 150000, Estimated: true}, {Turn: 2, Prompt: 60000, Compaction: true}, {Turn: 3, Prompt: 210000}},
-			Policies: []htmlreport.PolicyOutcome{{Status: "overflow", OverflowCall: 3, TokenRatio: 1}, {Status: "overflow", OverflowCall: 3, TokenRatio: 0.9}, {Status: "survived", OverflowCall: -1, TokenRatio: 0.55, Saved: true}}})
+			Policies: []htmlreport.PolicyOutcome{{Status: "overflow", OverflowCall: 3, TokenRatio: 1}, {Status: "overflow", OverflowCall: 3, TokenRatio: 0.9}, {Status: "survived", OverflowCall: -1, TokenRatio: 0.55, Saved: true}},
+			// not sampled: its replays under the timeline's policies
+			// (keep-all, and mask(n=5), which overflows at call 3 too)
+			Replays: [][]int64{{90000, 150000, 150000, 210000}, {90000, 120000, 50000, 200000}}})
+	d.TimelinePolicies = []string{"keep-all", "mask(n=5)"}
 	if !full {
 		return d
 	}

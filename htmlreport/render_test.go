@@ -201,7 +201,14 @@ func TestBrowser(t *testing.T) {
 		// a run-list row opens the run's timeline, with its compaction and logged overflow
 		{`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { if (rows[i].cells[0].textContent === 'overflowed') { rows[i].click(); } } return ''; })()`, ""},
 		{`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption(); var m = o.series[0].markLine.data.map(function (d) { return d.name; });
-			return o.title[0].text + ' | ' + o.series.map(function (x) { return x.name; }).join(',') + ' | ' + m.join(','); })()`, "overflowed | as logged | compaction,overflow (logged),overflow (mask(n=5))"},
+			return o.title[0].text + ' | ' + o.series.map(function (x) { return x.name; }).join(',') + ' | ' + m.join(','); })()`, "overflowed | as logged,mask(n=5) (replay),keep-all (replay) | compaction,overflow (logged),overflow (mask(n=5))"},
+		// a run outside the sample draws its replays call by call (the
+		// record's delta-coded Rep decoded back), and the chart is not blank:
+		// the policy's orange line is on the canvas
+		{`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption();
+			return o.series.slice(1).map(function (x) { return x.name + '=' + x.data.map(function (p) { return p[0] + ':' + p[1]; }).join(' '); }).join(' | '); })()`,
+			"mask(n=5) (replay)=0:90000 1:120000 2:50000 3:200000 | keep-all (replay)=0:90000 1:150000 2:150000 3:210000"},
+		{timelineInk, "inked"},
 		// another policy: its outcome (no family recommendation: the first policy after keep-all was the default)
 		{`(function () { var s = document.getElementById('timeline-policy'); s.value = 'halflife'; s.dispatchEvent(new Event('change')); var f = document.getElementById('drill-facts').textContent;
 			return f.indexOf('under halflifesurvived, 0.550 × what ran\'s tokens') >= 0 ? 'facts' : f; })()`, "facts"},
@@ -256,6 +263,14 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", shots)
 }
+
+// timelineInk is a browser step: "inked" when the run timeline's canvas
+// holds pixels of the policy line's colour (#f28e2b), else what it holds.
+const timelineInk = `(function () { var c = document.querySelector('#chart-run-timeline canvas'); if (!c) { return 'no canvas'; }
+	var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, n = 0, any = 0;
+	for (var i = 0; i < d.length; i += 4) { if (d[i + 3] > 0 && (d[i] < 250 || d[i + 1] < 250 || d[i + 2] < 250)) { any++; }
+		if (Math.abs(d[i] - 242) < 12 && Math.abs(d[i + 1] - 142) < 12 && Math.abs(d[i + 2] - 43) < 12) { n++; } }
+	return n > 20 ? 'inked' : 'blank: ' + n + ' policy pixels, ' + any + ' inked'; })()`
 
 // withoutLibrary cuts the inlined ECharts out of a page.
 func withoutLibrary(page string) string {
@@ -339,9 +354,22 @@ func TestBrowserFile(t *testing.T) {
 	if file == "" {
 		t.Skip("set TRAJMINE_REPORT_FILE to a report to check")
 	}
-	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}})
+	// a run outside the sample, opened from the run list: its replays are
+	// drawn (series with data, and their colours on the canvas)
+	steps := []string{
+		`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { var c = rows[i].cells; if (c[c.length - 1].textContent === '') { rows[i].click(); return c[0].textContent; } } return 'no run outside the sample'; })()`,
+		`(function () { var o = echarts.getInstanceByDom(document.getElementById('chart-run-timeline')).getOption();
+			var rs = o.series.filter(function (x) { return / \(replay\)$/.test(x.name) && x.data.length > 0; });
+			var c = document.querySelector('#chart-run-timeline canvas'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, n = 0;
+			for (var i = 0; i < d.length; i += 4) { if ((Math.abs(d[i] - 242) < 12 && Math.abs(d[i + 1] - 142) < 12 && Math.abs(d[i + 2] - 43) < 12) || (Math.abs(d[i] - 78) < 12 && Math.abs(d[i + 1] - 121) < 12 && Math.abs(d[i + 2] - 167) < 12)) { n++; } }
+			return rs.length >= 2 && n > 20 ? 'replays drawn' : rs.length + ' replay series, ' + n + ' pixels of theirs'; })()`,
+	}
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}, Steps: steps})
 	browsertest.Check(t, file, r, 0)
-	t.Logf("%d charts; opened (navigation to every chart initialised) in %v", len(r.Charts), r.Opened)
+	if len(r.Steps) != 2 || r.Steps[1] != "replays drawn" {
+		t.Errorf("a run outside the sample (%q): timeline %q", r.Steps[0], r.Steps[1:])
+	}
+	t.Logf("%d charts; opened (navigation to every chart initialised) in %v; run %s outside the sample: %s", len(r.Charts), r.Opened, r.Steps[0], r.Steps[1])
 }
 
 // TestEveryRunInPage: the page's compressed run records decode (gzip,

@@ -69,6 +69,31 @@ type allRunsJSON struct {
 	// run was not simulated.
 	Pol     [][]int64 `json:"pol"`
 	Sampled int       `json:"points_max"`
+	// TL names Data.TimelinePolicies; Rep is per run, per TL entry, the
+	// run's prompt tokens per logged call (RunRecord.Replays; -1 where the
+	// policy's replay did not send it: a dropped manage_context-only call), every call
+	// (not downsampled), delta-coded: the first entry's change from the call
+	// before, each other entry's difference from the first at the same call
+	// (0 past the first's end) as its change from the call before, so
+	// that calls where a policy and as-logged agree are zeros, which gzip
+	// all but removes (repDelta). Empty for a run not simulated.
+	TL   []string    `json:"tl"`
+	Rep  [][][]int64 `json:"rep"`
+	Best string      `json:"best"` // Data.BestPolicy
+}
+
+// repDelta is xs delta-coded against ref (see allRunsJSON.Rep): entry j is
+// (xs[j] − ref[j]) − (xs[j−1] − ref[j−1]), ref taken as 0 past its end.
+func repDelta(xs, ref []int64) []int64 {
+	out := make([]int64, len(xs))
+	var prev int64
+	for j, x := range xs {
+		if j < len(ref) {
+			x -= ref[j]
+		}
+		out[j], prev = x-prev, x
+	}
+	return out
 }
 
 // encodeRuns is d.Runs as gzip-compressed, base64-encoded JSON
@@ -82,7 +107,10 @@ func encodeRuns(d *Data) (string, int, error) {
 	for i, r := range d.Sample {
 		sample[r.RunID] = i
 	}
-	a := allRunsJSON{Sampled: RunPoints}
+	a := allRunsJSON{Sampled: RunPoints, TL: d.TimelinePolicies, Best: d.BestPolicy}
+	if a.TL == nil {
+		a.TL = []string{}
+	}
 	dict := map[string]int{}
 	code := func(s string) int {
 		if i, ok := dict[s]; ok {
@@ -154,6 +182,15 @@ func encodeRuns(d *Data) (string, int, error) {
 			pol = append(pol, int64(code(p.Status)), int64(p.OverflowCall), int64(math.Round(ratio*1000)), flags)
 		}
 		a.Pol = append(a.Pol, pol)
+		rep := make([][]int64, len(r.Replays))
+		for k, xs := range r.Replays {
+			if k == 0 {
+				rep[k] = repDelta(xs, nil)
+			} else {
+				rep[k] = repDelta(xs, r.Replays[0])
+			}
+		}
+		a.Rep = append(a.Rep, rep)
 	}
 	raw, err := json.Marshal(a)
 	if err != nil {

@@ -213,6 +213,26 @@
     return out;
   }
 
+  // replays is run i's prompt per logged call under each of all.tl
+  // (allRunsJSON.Rep decoded): name → [[call, prompt], …]; {} when the run
+  // was not simulated
+  function replays(i) {
+    var out = {}, rep = all.rep ? all.rep[i] : null, first = [];
+    if (!rep) { return out; }
+    rep.forEach(function (d, k) {
+      var xs = [], v = 0;
+      for (var j = 0; j < d.length; j++) {
+        v += d[j];
+        xs.push(k > 0 && j < first.length ? v + first[j] : v);
+      }
+      if (k === 0) { first = xs; }
+      // -1: a logged call this policy's replay did not send (a dropped
+      // manage_context-only call): a gap in its line
+      out[all.tl[k]] = xs.map(function (p, j) { return [j, p < 0 ? null : p]; });
+    });
+    return out;
+  }
+
   var columns = [
     ['run', 'id'], ['model', 'model'], ['family', 'family'], ['format', 'format'], ['calls', 'calls'],
     ['peak tokens', 'peak'], ['peak share', 'share'], ['window', 'window'], ['end', 'end'], ['end source', 'endSrc'], ['cost', 'cost'],
@@ -424,9 +444,20 @@
       if (out && out.overflow >= 0) {
         marks.push({ name: 'overflow (' + policy + ')', xAxis: out.overflow, label: { formatter: 'overflow (' + policy + ')', position: 'insideEndBottom' }, lineStyle: { color: '#e15759', width: 2 } });
       }
+      // the replays every run carries: as-logged and keep-all as references,
+      // the chosen policy when it is one of them (all.tl)
+      var rp = replays(r.i), drawn = [];
+      [[policy, '#f28e2b', 'solid', 2], ['as-logged', '#4e79a7', 'solid', 1.5], ['keep-all', '#999', 'dashed', 1.5]].forEach(function (x) {
+        var pts = rp[x[0]];
+        if (!pts || drawn.indexOf(x[0]) >= 0) { return; }
+        drawn.push(x[0]);
+        series.push({ name: x[0] + ' (replay)', type: 'line', data: pts, showSymbol: pts.length < 2, symbolSize: 7, z: 2,
+          lineStyle: { width: x[3], color: x[1], type: x[2] }, itemStyle: { color: x[1] } });
+      });
+      var stored = all.tl.filter(function (n) { return rp[n]; });
       note = (out ? 'Under ' + policy + ': ' + out.status + (out.overflow >= 0 ? ' at call ' + out.overflow : '') + ', ' + out.ratio.toFixed(3) + ' × what ran\'s tokens (sim_runs.as_logged_ratio). ' : '') +
         'Not in the sample: its logged prompts' + (r.calls > all.points_max ? ' (downsampled to ' + all.points_max + ' of ' + fmt(r.calls) + ' calls, keeping each slice\'s largest prompt)' : '') +
-        ', compactions and overflow; the replay per policy is stored for the ' + runs.runs.length + ' sampled runs only.';
+        ', compactions and overflow' + (stored.length ? ', and its replay call by call (sim_calls) under ' + stored.join(', ') + (rp[policy] ? '' : ' (' + policy + '\'s is kept for the ' + runs.runs.length + ' sampled runs only)') : '') + '.';
     }
     var names = series.map(function (x) { return x.name; });
     var ymax = r.window > 0 && r.window >= r.peak ? r.window : null;
@@ -492,7 +523,13 @@
     if (!all || i < 0 || i >= all.id.length) { return; }
     openIndex = i;
     var r = rec(i);
-    if (policySel) { policySel.value = defaultPolicy(r.family); }
+    if (policySel) {
+      var dp = defaultPolicy(r.family);
+      // a run outside the sample carries the best-policy card's replay, not
+      // every policy's: open it under that one when its family's is not kept
+      if (r.sample < 0 && !replays(i)[dp] && all.best && replays(i)[all.best] && policyIndex(all.best) >= 0) { dp = all.best; }
+      policySel.value = dp;
+    }
     drawTimeline();
     renderFacts(r);
     if (r.sample >= 0) { selectRun('r' + r.sample, true); }

@@ -1,0 +1,170 @@
+package cmd
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/trajmine/trajmine/internal/testutil"
+)
+
+// TestFittedTables: classes, mine, calibrate, policies and show at a
+// 100-column and a 60-column terminal ($COLUMNS), golden; every line the
+// commands' tables print fits, the lines other packages print whole (mine's
+// variants and conformance, show's run header) excepted; and one row of
+// each width checked by hand, apart from table.go.
+func TestFittedTables(t *testing.T) {
+	dir := t.TempDir()
+	// the claude-code fixtures and the classes fixtures: show, classes
+	fixtures := filepath.Join(dir, "fixtures.duckdb")
+	d := testDeps(t, nil)
+	d.DB = fixtures
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", fixtureDir, filepath.Join("testdata", "classes")); code != 0 {
+		t.Fatal(stderr)
+	}
+	// the planted mine corpus (TestMineGolden's) and calibrate's (TestCalibrateCommand's)
+	mineDB, calDB := filepath.Join(dir, "mine.duckdb"), filepath.Join(dir, "cal.duckdb")
+	for _, c := range []struct {
+		db   string
+		args []string
+	}{
+		{mineDB, []string{"synth", "-n", "24", "--seed", "3", "--formats", "openai-messages", "--profiles", "selective,shallow,never,thrasher"}},
+		{calDB, []string{"synth", "-n", "12", "--seed", "7"}},
+	} {
+		corpus := c.db + ".corpus"
+		d := testDeps(t, nil)
+		d.DB = c.db
+		if _, stderr, code := run(t, d, append(c.args, corpus)...); code != 0 {
+			t.Fatal(stderr)
+		}
+		if _, stderr, code := run(t, d, "ingest", "--workers", "1", corpus); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	whole := regexp.MustCompile(`^(#\d|… |variants:|deviation |case |Conformance |mine: |run |model |end |turn )`)
+	steps := []struct {
+		name string
+		db   string
+		args []string
+		// lines that may stay wider than the terminal: their numbers alone
+		// do not fit (numbers are never cut)
+		wider *regexp.Regexp
+	}{
+		{"classes", fixtures, []string{"classes", "--rules", "testdata/classes-rules.yaml"}, nil},
+		// the behaviour profile's seven figures and their headers need
+		// 2 + 4 + 7 + 8 + 7 + 9 + 6 + 7 × 2 = 57 columns before FAMILY
+		// and LABEL (8 each at their narrowest): 73 in all
+		{"mine", mineDB, []string{"mine", "--top", "5"}, regexp.MustCompile(`^  (FAMILY|synth-|─)`)},
+		{"calibrate", calDB, []string{"calibrate"}, nil},
+		{"policies", "", []string{"policies"}, nil},
+		{"show", fixtures, []string{"show", "s-split"}, nil},
+	}
+	for _, width := range []int{100, 60} {
+		cols := map[string]string{"COLUMNS": map[int]string{100: "100", 60: "60"}[width]}
+		for _, s := range steps {
+			name := s.name + "-" + cols["COLUMNS"] + "-columns"
+			t.Run(name, func(t *testing.T) {
+				d := testDeps(t, cols)
+				d.DB = s.db
+				if d.DB == "" {
+					d.DB = filepath.Join(t.TempDir(), "none.duckdb")
+				}
+				stdout, stderr, code := run(t, d, s.args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				for i, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+					if w := runewidth.StringWidth(l); w > width && !whole.MatchString(l) && (width == 100 || s.wider == nil || !s.wider.MatchString(l)) {
+						t.Errorf("line %d is %d columns wide: %q", i+1, w, l)
+					}
+				}
+				testutil.Golden(t, stdout, filepath.Join("testdata", name+".stdout"))
+			})
+		}
+	}
+	// by hand: at 60 columns calibrate's text columns (FORMAT and MODEL
+	// FAMILY, 15 each) lose the 10 columns over, alternately, to 10 each
+	// (9 characters and "…"); the estimator, chars4 on every row, is a
+	// footer line; numbers right-aligned under CALLS (5), FACTOR (6),
+	// OFFSET (6), RAW (5), FITTED (6)
+	d60 := testDeps(t, map[string]string{"COLUMNS": "60"})
+	d60.DB = calDB
+	out, _, _ := run(t, d60, "calibrate")
+	if want := "openai-me…  gpt-4.1-m…     20   1.111     945  13.1%    0.0%"; !strings.Contains(out, want+"\n") {
+		t.Errorf("calibrate at 60 columns lacks the line\n%q\n%s", want, out)
+	}
+	// show at 60: indent 2, SEQ 2, EVENT 16 (tool_result Read), TOKENS 6
+	// ("25 tok") and three gaps of 2 leave TEXT 60 − 32 = 28: 27
+	// characters and "…"
+	d60.DB = fixtures
+	out, _, _ = run(t, d60, "show", "s-split")
+	if want := "   9  compaction        25 tok  This session is being conti…"; !strings.Contains(out, want+"\n") {
+		t.Errorf("show at 60 columns lacks the line\n%q\n%s", want, out)
+	}
+}
+
+// TestWideAndBold: --wide prints the prose column whole whatever the
+// terminal's width (policies: the long form, golden at natural width);
+// headers are bold only on a terminal, and not under NO_COLOR or TERM=dumb.
+func TestWideAndBold(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.duckdb")
+	d := testDeps(t, nil)
+	d.DB = db
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", fixtureDir, filepath.Join("testdata", "classes")); code != 0 {
+		t.Fatal(stderr)
+	}
+	narrow := testDeps(t, map[string]string{"COLUMNS": "60"})
+	narrow.DB = db
+	for _, c := range []struct {
+		args []string
+		want string // a whole cell a 60-column table would cut
+	}{
+		{[]string{"classes", "--wide"}, "tool=think|sequentialthinking|sequential_thinking  — thinking scratchpad"},
+		{[]string{"show", "--wide", "s-split"}, "This session is being continued from a previous conversation. Summary: …"},
+		{[]string{"policies", "--wide"}, "placeholder=40  tokens of a hidden output's placeholder (tool key, timestamp, token estimate)"},
+	} {
+		out, stderr, code := run(t, narrow, c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%v at 60 columns lacks %q:\n%s", c.args, c.want, out)
+		}
+		if cut, _, _ := run(t, narrow, c.args[:len(c.args)-1]...); c.args[0] != "show" && strings.Contains(cut, c.want) {
+			t.Errorf("%v without --wide shows %q whole at 60 columns", c.args[:1], c.want)
+		}
+	}
+	wide, _, _ := run(t, testDeps(t, nil), "policies", "--wide")
+	testutil.Golden(t, wide, filepath.Join("testdata", "policies-wide.stdout"))
+
+	tty := func(env map[string]string) *Deps {
+		d := testDeps(t, env)
+		d.DB = db
+		d.OutIsTTY = func() bool { return true }
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		d    *Deps
+		bold bool
+	}{
+		{"terminal", tty(nil), true},
+		{"NO_COLOR", tty(map[string]string{"NO_COLOR": "1"}), false},
+		{"TERM=dumb", tty(map[string]string{"TERM": "dumb"}), false},
+		{"pipe", func() *Deps { d := testDeps(t, nil); d.DB = db; return d }(), false},
+	} {
+		for _, args := range [][]string{{"classes"}, {"calibrate"}, {"policies"}, {"mine", "--top", "2"}, {"show", "s-split"}} {
+			out, stderr, code := run(t, c.d, args...)
+			if code != 0 {
+				t.Fatalf("%s %v: exit %d: %s", c.name, args, code, stderr)
+			}
+			if got := strings.Contains(out, "\x1b[1m"); got != c.bold {
+				t.Errorf("%s %v: bold %v, want %v:\n%q", c.name, args, got, c.bold, out[:min(len(out), 300)])
+			}
+		}
+	}
+}
