@@ -26,8 +26,9 @@ import (
 // Memory is bounded: at most window files are between being handed to a
 // worker and being taken by the committer (parsed in memory and waiting, or
 // being parsed), each at most Options.SmallFile bytes when read into
-// memory; the committer holds one batch of at most batchFiles files and
-// about batchMemory bytes of records. A larger file is never held: it is
+// memory; the committer fills one batch of at most batchFiles files and
+// about batchMemory bytes of records while the writer commits the one
+// before. A larger file is never held: it is
 // hashed ahead, then streamed into its own transaction when its turn
 // comes, after the batch before it is committed.
 
@@ -38,7 +39,7 @@ import (
 // file (BENCHMARKS.md, issue 18).
 const (
 	batchFiles  = 4096
-	batchMemory = 256 << 20
+	batchMemory = 64 << 20
 )
 
 // windowPerWorker is how many files per worker may be in flight between
@@ -237,14 +238,33 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 // content (sha256) met a second time is skipped here, so the first file in
 // path order is the one kept.
 func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
+	// A full batch goes to the writer, which commits it while the next
+	// one fills: parsing goes on during DuckDB's commit. At most one batch
+	// is being written and one filling.
+	batches := make(chan []*Buffered)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for b := range batches {
+			if b == nil { // drain's marker: the batches before it are committed
+				continue
+			}
+			commitBatch(p.ctx, p.batch, b, p.committed)
+		}
+	}()
 	claimed := map[string]bool{}
 	var batch []*Buffered
 	var size int64
 	flush := func() {
 		if len(batch) > 0 {
-			commitBatch(p.ctx, p.batch, batch, p.committed)
+			batches <- batch
 		}
 		batch, size = nil, 0
+	}
+	// drain waits until every batch handed to the writer is committed.
+	drain := func() {
+		flush()
+		batches <- nil
 	}
 	for i := range slots {
 		out := <-slots[i]
@@ -280,11 +300,13 @@ func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
 			}
 			continue
 		}
-		flush()
+		drain()
 		out.turn <- true
 		<-out.done
 	}
 	flush()
+	close(batches)
+	<-written
 }
 
 // committed records a batched file's outcome.
