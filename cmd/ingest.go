@@ -42,8 +42,10 @@ func NewIngestCmd(d *Deps, runF func(*IngestOptions) error) *cobra.Command {
 		Short: "Import agent logs (files or directories) into the database",
 		Long: `Import agent logs into the database. Directories are walked recursively;
 each file's format is detected (see trajmine formats) unless --format names
-one. Files are parsed in parallel; each file's import is all-or-nothing, and a
-file already imported (same sha256) is skipped. A file whose content changed
+one. Files are parsed in parallel and stored in path order (the same rows and
+run ids as importing them one by one); each file's import is all-or-nothing,
+and a file already imported (same sha256) is skipped: of two files with the
+same content, the first in path order is kept. A file whose content changed
 since it was imported replaces its earlier runs. A file recorded with the same
 path and size, and not modified since its import, is skipped without being
 read (the quick check make and rsync use); --rehash reads and hashes it.

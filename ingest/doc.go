@@ -16,8 +16,11 @@
 //     as read; of a larger one, the number of bytes hashed is noted.
 //  3. Begin a transaction on the Sink, run the format's Importer, which feeds a
 //     run builder per run; Commit on success, Rollback on a fatal error, so one
-//     file's import is all-or-nothing. Files are parsed in parallel. The
-//     importer reads exactly the bytes hashed (the copy in memory, or the
+//     file's import is all-or-nothing. Files are parsed in parallel and
+//     stored in the order of their sorted paths (pipeline.go: a small file
+//     parsed into memory joins a batch committed with many others, a large
+//     one streams into its own transaction in its turn), so the tables are
+//     those of an ingest of the files one by one. The importer reads exactly the bytes hashed (the copy in memory, or the
 //     file's first bytes, hashed again and checked before the commit), so a
 //     source row covers what was imported even when the file grows or
 //     changes meanwhile.

@@ -6,18 +6,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/trajmine/trajmine/schema"
@@ -164,6 +158,7 @@ type Options struct {
 
 	walk         walkFunc          // for tests: filepath.WalkDir when nil
 	afterPrepare func(path string) // for tests: called between hashing and import
+	noRepair     bool              // for the benchmark of repairTx: records reach the sink unrepaired
 }
 
 // DefaultMaxDecompressed is Options.MaxDecompressed's default: 1 GiB.
@@ -178,14 +173,6 @@ func (o *Options) maxDecompressed() int64 {
 
 // DefaultSmallFile is Options.SmallFile's default.
 const DefaultSmallFile = 4 << 20
-
-// Batches of small files are committed when they reach batchFiles files or
-// batchBytes bytes, or when no file arrived for batchLinger.
-const (
-	batchFiles  = 128
-	batchMemory = 32 << 20
-	batchLinger = 25 * time.Millisecond
-)
 
 func (o *Options) est() Estimator {
 	if o == nil || o.Estimator == nil {
@@ -317,7 +304,9 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 		return fmt.Errorf("begin import of %s: %w", src.Path, err)
 	}
 	var repairs int64
-	tx = repairTx{Tx: tx, n: &repairs}
+	if o == nil || !o.noRepair {
+		tx = repairTx{Tx: tx, n: &repairs}
+	}
 	f := &File{Ctx: ctx, path: src.Path, sha: src.SHA256, format: im.Name(), est: o.est(), tx: tx}
 	if o != nil {
 		f.strict, f.warn = o.Strict, o.Warn
@@ -361,281 +350,6 @@ func Expand(paths []string, warn func(error)) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// Files imports files and directories into sink: see the package doc for the
-// steps. Files named explicitly whose format is unknown are errors; files
-// found by walking a directory that no importer recognises are skipped with a
-// warning. The returned error is non-nil only when the sink itself fails or
-// the context ends; per-file failures are in Summary.Errors.
-func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary, error) {
-	if o == nil {
-		o = &Options{}
-	}
-	explicit := map[string]bool{}
-	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			explicit[p] = true
-		}
-	}
-	walk := o.walk
-	if walk == nil {
-		walk = filepath.WalkDir
-	}
-	var unread []error // directories the walk could not read
-	files, err := expand(paths, func(err error) { unread = append(unread, err) }, walk)
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
-	if o.Select != nil {
-		files = slices.DeleteFunc(files, func(p string) bool { return !o.Select(p) })
-	}
-	var forced Importer
-	if o.Format != "" && o.Format != "auto" {
-		if forced, err = Lookup(o.Format); err != nil {
-			return nil, err
-		}
-	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var (
-		mu      sync.Mutex
-		sum     = Summary{Failed: len(unread), Errors: unread}
-		claimed = map[string]bool{}
-		fatal   atomic.Pointer[error]
-		jobs    = make(chan string)
-		wg      sync.WaitGroup
-	)
-	warn := func(err error) {
-		if o.Warn != nil {
-			mu.Lock()
-			o.Warn(err)
-			mu.Unlock()
-		}
-	}
-	oo := *o
-	oo.Warn = warn
-	small := o.SmallFile
-	if small == 0 {
-		small = DefaultSmallFile
-	}
-	bs, batching := sink.(BatchSink)
-	batching = batching && small > 0
-	var pending chan *Buffered
-	var committed chan struct{}
-	if batching {
-		pending = make(chan *Buffered, 4*workers)
-		committed = make(chan struct{})
-		go func() {
-			defer close(committed)
-			commitBatches(ctx, bs, pending, func(b *Buffered, err error) {
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					sum.Failed++
-					sum.Errors = append(sum.Errors, fmt.Errorf("commit %s: %w", b.Src.Path, err))
-					return
-				}
-				sum.Files++
-				sum.Runs += b.Src.Runs
-				sum.Events += b.Src.Events
-				sum.Rejects += b.Src.Rejects
-				sum.Repairs += b.Src.Repairs
-				sum.Bytes += b.Src.Bytes
-			})
-		}()
-	}
-	quick, _ := sink.(QuickSink)
-	if o.Rehash {
-		quick = nil
-	}
-	work := func(path string) {
-		if quick != nil {
-			if fi, err := os.Stat(path); err == nil {
-				if same, err := quick.Unchanged(ctx, path, fi.Size(), fi.ModTime()); err == nil && same {
-					mu.Lock()
-					sum.Skipped++
-					mu.Unlock()
-					if o.Skipped != nil {
-						o.Skipped(fi.Size())
-					} else if o.Progress != nil {
-						o.Progress(fi.Size())
-					}
-					return
-				}
-			}
-		}
-		src, im, data, err := prepare(path, forced, small)
-		if err != nil {
-			mu.Lock()
-			defer mu.Unlock()
-			if (errors.Is(err, ErrUnknownFormat) || errors.Is(err, ErrNotRegular)) && !explicit[path] {
-				sum.Skipped++
-				if o.Warn != nil {
-					o.Warn(err)
-				}
-				return
-			}
-			sum.Failed++
-			sum.Errors = append(sum.Errors, err)
-			return
-		}
-		mu.Lock()
-		dup := claimed[src.SHA256]
-		claimed[src.SHA256] = true
-		mu.Unlock()
-		if !dup {
-			seen, err := sink.Seen(ctx, src.SHA256)
-			if err != nil {
-				e := fmt.Errorf("check %s: %w", path, err)
-				fatal.CompareAndSwap(nil, &e)
-				return
-			}
-			dup = seen
-		}
-		if dup {
-			mu.Lock()
-			sum.Skipped++
-			mu.Unlock()
-			if o.Progress != nil {
-				o.Progress(src.Bytes)
-			}
-			return
-		}
-		if o.afterPrepare != nil {
-			o.afterPrepare(path)
-		}
-		// The importer reads exactly the bytes prepare hashed: the copy it
-		// kept of a small file, else the file's first src.Bytes bytes,
-		// checked against the hash before the commit.
-		var r io.Reader
-		isink := sink
-		if data != nil {
-			if o.Progress != nil {
-				o.Progress(src.Bytes)
-			}
-			r = bytes.NewReader(trimBOM(data))
-		} else {
-			fh, _, err := openRegular(path)
-			if err != nil {
-				mu.Lock()
-				sum.Failed++
-				sum.Errors = append(sum.Errors, err)
-				mu.Unlock()
-				return
-			}
-			defer fh.Close()
-			sr := newSourceReader(fh, src.Bytes, o.Progress)
-			if err := sr.skipBOM(); err != nil {
-				mu.Lock()
-				sum.Failed++
-				sum.Errors = append(sum.Errors, fmt.Errorf("read %s: %w", path, err))
-				mu.Unlock()
-				return
-			}
-			r, isink = sr, &verifySink{Sink: sink, check: sr.verify}
-		}
-		if batching && data != nil {
-			buf := &bufferSink{Sink: sink}
-			if err := importOne(ctx, buf, im, src, r, &oo); err != nil {
-				mu.Lock()
-				sum.Failed++
-				sum.Errors = append(sum.Errors, err)
-				mu.Unlock()
-				return
-			}
-			pending <- buf.last.b
-			return
-		}
-		err = importOne(ctx, isink, im, src, r, &oo)
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			sum.Failed++
-			sum.Errors = append(sum.Errors, err)
-			return
-		}
-		sum.Files++
-		sum.Runs += src.Runs
-		sum.Events += src.Events
-		sum.Rejects += src.Rejects
-		sum.Repairs += src.Repairs
-		sum.Bytes += src.Bytes
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range jobs {
-				if fatal.Load() == nil && ctx.Err() == nil {
-					work(p)
-				}
-			}
-		}()
-	}
-	for _, p := range files {
-		jobs <- p
-	}
-	close(jobs)
-	wg.Wait()
-	if batching {
-		close(pending)
-		<-committed
-	}
-	if e := fatal.Load(); e != nil {
-		return &sum, *e
-	}
-	if err := ctx.Err(); err != nil {
-		return &sum, err
-	}
-	sort.Slice(sum.Errors, func(i, j int) bool { return sum.Errors[i].Error() < sum.Errors[j].Error() })
-	return &sum, nil
-}
-
-// commitBatches commits buffered files in batches (see BatchSink) and
-// reports each file's outcome. A failed batch is retried file by file, so one
-// file that cannot be stored does not take the others with it.
-func commitBatches(ctx context.Context, bs BatchSink, pending <-chan *Buffered, done func(*Buffered, error)) {
-	var batch []*Buffered
-	var size int64
-	flush := func() {
-		if len(batch) == 0 {
-			return
-		}
-		if err := bs.CommitBatch(ctx, batch); err != nil {
-			for _, b := range batch {
-				done(b, bs.CommitBatch(ctx, []*Buffered{b}))
-			}
-		} else {
-			for _, b := range batch {
-				done(b, nil)
-			}
-		}
-		batch, size = nil, 0
-	}
-	linger := time.NewTimer(time.Hour)
-	defer linger.Stop()
-	for {
-		select {
-		case b, ok := <-pending:
-			if !ok {
-				flush()
-				return
-			}
-			batch = append(batch, b)
-			size += b.bytes
-			if len(batch) >= batchFiles || size >= batchMemory {
-				flush()
-			} else if len(batch) == 1 {
-				linger.Reset(batchLinger)
-			}
-		case <-linger.C:
-			flush()
-		}
-	}
 }
 
 // prepare opens a regular file (see openRegular), reads its head, detects

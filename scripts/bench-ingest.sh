@@ -6,8 +6,13 @@
 # the medians and their ratio are printed.
 #
 #   scripts/bench-ingest.sh [N]      # default N=3; TRAJMINE_BENCH_MB sets the size (default 520)
+#   scripts/bench-ingest.sh many [N] [DIR]   # issue 18: many files against one big file (bench-ingest-many.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = many ]; then
+  shift
+  exec scripts/bench-ingest-many.sh "$@"
+fi
 n=${1:-3}
 bin=$(mktemp -d)/store.test
 go test -c -o "$bin" ./internal/store

@@ -29,7 +29,8 @@ type Store struct {
 	inflight map[string]string // run id → sha of the file claiming it, not yet committed
 
 	quickMu sync.Mutex
-	quick   map[string][]quickEntry // sources by path, for Unchanged (loaded on first use)
+	quick   map[string][]quickEntry // sources by path, for Unchanged and replaceOlder (loaded on first use)
+	shas    map[string]int          // sources rows per sha256, for Seen (loaded with quick)
 
 	raw rawHandle // DuckDB's own handle, for chunk reads (chunks.go)
 
@@ -205,42 +206,27 @@ var extraDDL = []string{
 );`,
 }
 
-// Seen reports whether a file with this sha256 was imported.
+// Seen reports whether a file with this sha256 was imported. The sources
+// table is read once, on the first call (or Unchanged's), and kept in step
+// with the imports this Store commits (noteSource), so that an ingest of
+// many files asks DuckDB nothing per file.
 func (s *Store) Seen(ctx context.Context, sha string) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM "+schema.TableSources+" WHERE "+schema.ColSourceSHA256+" = ?", sha).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("look up source: %w", err)
+	s.quickMu.Lock()
+	defer s.quickMu.Unlock()
+	if err := s.loadSources(ctx); err != nil {
+		return false, err
 	}
-	return n > 0, nil
+	return s.shas[sha] > 0, nil
 }
 
 // Unchanged reports whether path was imported with size bytes more than
-// ingest.QuickMargin after modified (ingest.QuickSink). The sources table
-// is read once, on the first call, and kept in step with the imports this
-// Store commits (noteSource).
+// ingest.QuickMargin after modified (ingest.QuickSink), from the copy of
+// the sources table that Seen reads.
 func (s *Store) Unchanged(ctx context.Context, path string, size int64, modified time.Time) (bool, error) {
 	s.quickMu.Lock()
 	defer s.quickMu.Unlock()
-	if s.quick == nil {
-		rows, err := s.db.QueryContext(ctx, "SELECT "+schema.ColSourcePath+", bytes, ingested_at FROM "+schema.TableSources)
-		if err != nil {
-			return false, fmt.Errorf("look up sources: %w", err)
-		}
-		defer rows.Close()
-		q := map[string][]quickEntry{}
-		for rows.Next() {
-			var p string
-			var e quickEntry
-			if err := rows.Scan(&p, &e.size, &e.at); err != nil {
-				return false, fmt.Errorf("look up sources: %w", err)
-			}
-			q[p] = append(q[p], e)
-		}
-		if err := rows.Err(); err != nil {
-			return false, fmt.Errorf("look up sources: %w", err)
-		}
-		s.quick = q
+	if err := s.loadSources(ctx); err != nil {
+		return false, err
 	}
 	limit := modified.Add(ingest.QuickMargin)
 	for _, e := range s.quick[path] {
@@ -251,19 +237,82 @@ func (s *Store) Unchanged(ctx context.Context, path string, size int64, modified
 	return false, nil
 }
 
-// noteSource keeps Unchanged's copy of the sources table (when loaded) in
-// step with a committed import: src replaces the path's earlier rows, as
+// loadSources reads the sources table into s.quick and s.shas unless it
+// was read already. quickMu must be held.
+func (s *Store) loadSources(ctx context.Context) error {
+	if s.quick != nil {
+		return nil
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT "+schema.ColSourcePath+", "+schema.ColSourceSHA256+", bytes, ingested_at FROM "+schema.TableSources)
+	if err != nil {
+		return fmt.Errorf("look up sources: %w", err)
+	}
+	defer rows.Close()
+	q := map[string][]quickEntry{}
+	shas := map[string]int{}
+	for rows.Next() {
+		var p string
+		var e quickEntry
+		if err := rows.Scan(&p, &e.sha, &e.size, &e.at); err != nil {
+			return fmt.Errorf("look up sources: %w", err)
+		}
+		q[p] = append(q[p], e)
+		shas[e.sha]++
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("look up sources: %w", err)
+	}
+	s.quick, s.shas = q, shas
+	return nil
+}
+
+// earlierImport reports whether path was imported with content other than
+// sha (so replaceOlder has rows to delete), from the copy of the sources
+// table; when the copy cannot be read it says yes, and replaceOlder asks
+// the table.
+func (s *Store) earlierImport(ctx context.Context, path, sha string) bool {
+	s.quickMu.Lock()
+	defer s.quickMu.Unlock()
+	if s.loadSources(ctx) != nil {
+		return true
+	}
+	for _, e := range s.quick[path] {
+		if e.sha != sha {
+			return true
+		}
+	}
+	return false
+}
+
+// noteSource keeps the copy of the sources table (when loaded) in step
+// with a committed import: src replaces the path's earlier rows, as
 // replaceOlder does in the table.
 func (s *Store) noteSource(src *schema.Source) {
 	s.quickMu.Lock()
 	defer s.quickMu.Unlock()
-	if s.quick != nil {
-		s.quick[src.Path] = []quickEntry{{size: src.Bytes, at: src.IngestedAt}}
+	if s.quick == nil {
+		return
 	}
+	for _, e := range s.quick[src.Path] {
+		if e.sha != src.SHA256 {
+			if s.shas[e.sha]--; s.shas[e.sha] <= 0 {
+				delete(s.shas, e.sha)
+			}
+		}
+	}
+	kept := []quickEntry{{sha: src.SHA256, size: src.Bytes, at: src.IngestedAt}}
+	for _, e := range s.quick[src.Path] {
+		if e.sha == src.SHA256 {
+			kept = append(kept, e) // the same content imported before: its row stays
+		}
+	}
+	s.quick[src.Path] = kept
+	s.shas[src.SHA256]++
 }
 
 // quickEntry is one sources row as Unchanged compares it.
 type quickEntry struct {
+	sha  string
 	size int64
 	at   time.Time
 }
@@ -280,7 +329,7 @@ func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error
 		conn.Close()
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	if err := replaceOlder(ctx, conn, src); err != nil {
+	if err := s.replaceOlder(ctx, conn, src); err != nil {
 		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		conn.Close()
 		return nil, err
@@ -297,7 +346,13 @@ func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error
 //	DELETE FROM runs    WHERE source_path = ? AND source_sha256 <> ?;
 //	DELETE FROM rejects WHERE source_path = ?;
 //	DELETE FROM sources WHERE source_path = ? AND source_sha256 <> ?;
-func replaceOlder(ctx context.Context, conn *sql.Conn, src *schema.Source) error {
+//
+// A path the sources table (as Store's copy holds it) does not have under
+// other content is not looked up.
+func (s *Store) replaceOlder(ctx context.Context, conn *sql.Conn, src *schema.Source) error {
+	if !s.earlierImport(ctx, src.Path, src.SHA256) {
+		return nil
+	}
 	var n int
 	q := "SELECT count(*) FROM " + schema.TableSources + " WHERE source_path = ? AND source_sha256 <> ?"
 	if err := conn.QueryRowContext(ctx, q, src.Path, src.SHA256).Scan(&n); err != nil {
@@ -508,7 +563,7 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 		return err
 	}
 	for _, f := range files {
-		if err := replaceOlder(ctx, conn, f.Src); err != nil {
+		if err := s.replaceOlder(ctx, conn, f.Src); err != nil {
 			return fail(err)
 		}
 		t.sha = f.Src.SHA256

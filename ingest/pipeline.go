@@ -1,0 +1,449 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// This file holds Files' pipeline (issue 18): files are read, hashed and
+// parsed on every core, while one committer takes their results in the
+// order of the sorted file list, so that an ingest stores the same rows in
+// the same order, under the same run ids, whatever the number of workers
+// and however their work interleaves; it is the ingest of the files one by
+// one, in path order, with many small files per commit.
+//
+// Memory is bounded: at most window files are between being handed to a
+// worker and being taken by the committer (parsed in memory and waiting, or
+// being parsed), each at most Options.SmallFile bytes when read into
+// memory; the committer fills one batch of at most batchFiles files and
+// about batchMemory bytes of records while the writer commits the one
+// before. A larger file is never held: it is
+// hashed ahead, then streamed into its own transaction when its turn
+// comes, after the batch before it is committed.
+
+// Batches of small files are committed when they reach batchFiles files or
+// about batchMemory bytes of records (Buffered.bytes). A commit costs
+// DuckDB a WAL write and, past its checkpoint threshold, a checkpoint, so
+// few large batches import many small files at close to the rate of one big
+// file (BENCHMARKS.md, issue 18).
+const (
+	batchFiles  = 4096
+	batchMemory = 64 << 20
+)
+
+// windowPerWorker is how many files per worker may be in flight between
+// the dispatch and the committer.
+const windowPerWorker = 4
+
+// outcome is what a worker hands the committer for one file: nothing (the
+// file was skipped or failed, already counted), a small file parsed in
+// memory, or a large file waiting for its turn to stream its import.
+type outcome struct {
+	buf *Buffered
+	// A file imported in its own transaction (large, or without a
+	// BatchSink): its source, importer and, for a small one, its bytes.
+	src  *schema.Source
+	im   Importer
+	data []byte
+	// turn is answered by the committer when such a file's turn comes:
+	// true to import it, false when an earlier file had the same content.
+	turn chan bool
+	done chan struct{} // closed by the worker when the large file's import ended
+}
+
+// pipeline is one Files call's shared state.
+type pipeline struct {
+	ctx      context.Context
+	sink     Sink
+	o        *Options
+	oo       Options // o with Warn serialised
+	forced   Importer
+	small    int64
+	explicit map[string]bool
+	quick    QuickSink
+	batch    BatchSink // nil: every file in its own transaction
+
+	mu    sync.Mutex // guards sum and o.Warn
+	sum   Summary
+	fatal atomic.Pointer[error]
+}
+
+func (p *pipeline) fail(err error) {
+	p.mu.Lock()
+	p.sum.Failed++
+	p.sum.Errors = append(p.sum.Errors, err)
+	p.mu.Unlock()
+}
+
+func (p *pipeline) skip() {
+	p.mu.Lock()
+	p.sum.Skipped++
+	p.mu.Unlock()
+}
+
+func (p *pipeline) imported(src *schema.Source) {
+	p.mu.Lock()
+	p.sum.Files++
+	p.sum.Runs += src.Runs
+	p.sum.Events += src.Events
+	p.sum.Rejects += src.Rejects
+	p.sum.Repairs += src.Repairs
+	p.sum.Bytes += src.Bytes
+	p.mu.Unlock()
+}
+
+func (p *pipeline) progress(n int64) {
+	if p.o.Progress != nil {
+		p.o.Progress(n)
+	}
+}
+
+// Files imports files and directories into sink: see the package doc for the
+// steps. Files named explicitly whose format is unknown are errors; files
+// found by walking a directory that no importer recognises are skipped with a
+// warning. The returned error is non-nil only when the sink itself fails or
+// the context ends; per-file failures are in Summary.Errors.
+//
+// Files are parsed in parallel (Options.Workers) and stored in the order of
+// their sorted paths: the tables hold the same rows, in the same order and
+// under the same run ids, as an ingest of the files one at a time.
+func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	p := &pipeline{ctx: ctx, sink: sink, o: o, explicit: map[string]bool{}}
+	for _, path := range paths {
+		if st, err := os.Stat(path); err == nil && !st.IsDir() {
+			p.explicit[path] = true
+		}
+	}
+	walk := o.walk
+	if walk == nil {
+		walk = filepath.WalkDir
+	}
+	var unread []error // directories the walk could not read
+	files, err := expand(paths, func(err error) { unread = append(unread, err) }, walk)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	if o.Select != nil {
+		files = slices.DeleteFunc(files, func(p string) bool { return !o.Select(p) })
+	}
+	p.sum = Summary{Failed: len(unread), Errors: unread}
+	if o.Format != "" && o.Format != "auto" {
+		if p.forced, err = Lookup(o.Format); err != nil {
+			return nil, err
+		}
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	p.oo = *o
+	p.oo.Warn = func(err error) {
+		if o.Warn != nil {
+			p.mu.Lock()
+			o.Warn(err)
+			p.mu.Unlock()
+		}
+	}
+	p.small = o.SmallFile
+	if p.small == 0 {
+		p.small = DefaultSmallFile
+	}
+	if bs, ok := sink.(BatchSink); ok && p.small > 0 {
+		p.batch = bs
+	}
+	p.quick, _ = sink.(QuickSink)
+	if o.Rehash {
+		p.quick = nil
+	}
+
+	// Each file's outcome has its own slot; window bounds how far the
+	// dispatch runs ahead of the committer.
+	slots := make([]chan *outcome, len(files))
+	for i := range slots {
+		slots[i] = make(chan *outcome, 1)
+	}
+	window := make(chan struct{}, windowPerWorker*workers)
+	type job struct {
+		i    int
+		path string
+	}
+	jobs := make(chan job)
+	stop := make(chan struct{}) // closed when the committer gives up
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				var out *outcome
+				if p.fatal.Load() == nil && ctx.Err() == nil {
+					out = p.work(j.path)
+				}
+				slots[j.i] <- out
+				if out != nil && out.turn != nil {
+					select {
+					case ok := <-out.turn:
+						if ok {
+							p.stream(j.path, out)
+						}
+					case <-stop:
+					}
+					close(out.done)
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i, path := range files {
+			select {
+			case window <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- job{i, path}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	p.commit(slots, window)
+	close(stop)
+	wg.Wait()
+	if e := p.fatal.Load(); e != nil {
+		return &p.sum, *e
+	}
+	if err := ctx.Err(); err != nil {
+		return &p.sum, err
+	}
+	sort.Slice(p.sum.Errors, func(i, j int) bool { return p.sum.Errors[i].Error() < p.sum.Errors[j].Error() })
+	return &p.sum, nil
+}
+
+// commit takes the outcomes in file order: small files join the batch, a
+// large file gets its turn after the batch before it is committed. A
+// content (sha256) met a second time is skipped here, so the first file in
+// path order is the one kept.
+func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
+	// A full batch goes to the writer, which commits it while the next
+	// one fills: parsing goes on during DuckDB's commit. At most one batch
+	// is being written and one filling.
+	batches := make(chan []*Buffered)
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		for b := range batches {
+			if b == nil { // drain's marker: the batches before it are committed
+				continue
+			}
+			commitBatch(p.ctx, p.batch, b, p.committed)
+		}
+	}()
+	claimed := map[string]bool{}
+	var batch []*Buffered
+	var size int64
+	flush := func() {
+		if len(batch) > 0 {
+			batches <- batch
+		}
+		batch, size = nil, 0
+	}
+	// drain waits until every batch handed to the writer is committed.
+	drain := func() {
+		flush()
+		batches <- nil
+	}
+	for i := range slots {
+		out := <-slots[i]
+		<-window
+		if out == nil {
+			continue
+		}
+		if p.fatal.Load() != nil || p.ctx.Err() != nil {
+			if out.turn != nil {
+				out.turn <- false
+				<-out.done
+			}
+			continue
+		}
+		src := out.src
+		if out.buf != nil {
+			src = out.buf.Src
+		}
+		if claimed[src.SHA256] {
+			p.skip()
+			if out.turn != nil {
+				out.turn <- false
+				<-out.done
+			}
+			continue
+		}
+		claimed[src.SHA256] = true
+		if out.buf != nil {
+			batch = append(batch, out.buf)
+			size += out.buf.bytes
+			if len(batch) >= batchFiles || size >= batchMemory {
+				flush()
+			}
+			continue
+		}
+		drain()
+		out.turn <- true
+		<-out.done
+	}
+	flush()
+	close(batches)
+	<-written
+}
+
+// committed records a batched file's outcome.
+func (p *pipeline) committed(b *Buffered, err error) {
+	if err != nil {
+		p.fail(fmt.Errorf("commit %s: %w", b.Src.Path, err))
+		return
+	}
+	p.imported(b.Src)
+}
+
+// commitBatch commits buffered files in one transaction (see BatchSink) and
+// reports each file's outcome. A failed batch is retried file by file, so one
+// file that cannot be stored does not take the others with it.
+func commitBatch(ctx context.Context, bs BatchSink, batch []*Buffered, done func(*Buffered, error)) {
+	if err := bs.CommitBatch(ctx, batch); err != nil {
+		for _, b := range batch {
+			done(b, bs.CommitBatch(ctx, []*Buffered{b}))
+		}
+		return
+	}
+	for _, b := range batch {
+		done(b, nil)
+	}
+}
+
+// commitBatches commits the buffered files read from pending in batches of
+// at most batchFiles files or about batchMemory bytes (see commitBatch).
+func commitBatches(ctx context.Context, bs BatchSink, pending <-chan *Buffered, done func(*Buffered, error)) {
+	var batch []*Buffered
+	var size int64
+	for b := range pending {
+		batch = append(batch, b)
+		size += b.bytes
+		if len(batch) >= batchFiles || size >= batchMemory {
+			commitBatch(ctx, bs, batch, done)
+			batch, size = nil, 0
+		}
+	}
+	if len(batch) > 0 {
+		commitBatch(ctx, bs, batch, done)
+	}
+}
+
+// work does what can be done for one file before its turn: the quick
+// check, reading, detecting and hashing it, the check that the sink has
+// not seen its content, and, for a small file, parsing it into memory
+// (with a BatchSink) or importing it (without one: in its own transaction,
+// when its turn comes). It returns nil when the file is done with (skipped
+// or failed, counted).
+func (p *pipeline) work(path string) *outcome {
+	o := p.o
+	if p.quick != nil {
+		if fi, err := os.Stat(path); err == nil {
+			if same, err := p.quick.Unchanged(p.ctx, path, fi.Size(), fi.ModTime()); err == nil && same {
+				p.skip()
+				if o.Skipped != nil {
+					o.Skipped(fi.Size())
+				} else {
+					p.progress(fi.Size())
+				}
+				return nil
+			}
+		}
+	}
+	src, im, data, err := prepare(path, p.forced, p.small)
+	if err != nil {
+		if (errors.Is(err, ErrUnknownFormat) || errors.Is(err, ErrNotRegular)) && !p.explicit[path] {
+			p.skip()
+			p.oo.Warn(err)
+			return nil
+		}
+		p.fail(err)
+		return nil
+	}
+	seen, err := p.sink.Seen(p.ctx, src.SHA256)
+	if err != nil {
+		e := fmt.Errorf("check %s: %w", path, err)
+		p.fatal.CompareAndSwap(nil, &e)
+		return nil
+	}
+	if seen {
+		p.skip()
+		p.progress(src.Bytes)
+		return nil
+	}
+	if o.afterPrepare != nil {
+		o.afterPrepare(path)
+	}
+	if data == nil || p.batch == nil {
+		// streamed (or, without a BatchSink, imported in its own
+		// transaction) when its turn comes
+		return &outcome{src: src, im: im, data: data, turn: make(chan bool, 1), done: make(chan struct{})}
+	}
+	// The importer reads exactly the bytes prepare hashed: the copy it
+	// kept of the file.
+	p.progress(src.Bytes)
+	buf := &bufferSink{Sink: p.sink}
+	if err := importOne(p.ctx, buf, im, src, bytes.NewReader(trimBOM(data)), &p.oo); err != nil {
+		p.fail(err)
+		return nil
+	}
+	return &outcome{buf: buf.last.b}
+}
+
+// stream imports a file in its own transaction, in its turn: from the copy
+// in memory, or from the file's first src.Bytes bytes, checked against the
+// hash before the commit.
+func (p *pipeline) stream(path string, out *outcome) {
+	src, im, data := out.src, out.im, out.data
+	out.data = nil
+	var r io.Reader
+	isink := p.sink
+	if data != nil {
+		p.progress(src.Bytes)
+		r = bytes.NewReader(trimBOM(data))
+	} else {
+		fh, _, err := openRegular(path)
+		if err != nil {
+			p.fail(err)
+			return
+		}
+		defer fh.Close()
+		sr := newSourceReader(fh, src.Bytes, p.o.Progress)
+		if err := sr.skipBOM(); err != nil {
+			p.fail(fmt.Errorf("read %s: %w", path, err))
+			return
+		}
+		r, isink = sr, &verifySink{Sink: p.sink, check: sr.verify}
+	}
+	if err := importOne(p.ctx, isink, im, src, r, &p.oo); err != nil {
+		p.fail(err)
+		return
+	}
+	p.imported(src)
+}
