@@ -183,31 +183,14 @@ func msOf(us int64) int64 {
 // minedHeader is header's log preamble for a mined log: its global
 // attributes are the ones every mined trace and event has.
 func (x *xesWriter) minedHeader(logName string) {
-	b := x.bw
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	b.WriteString(`<log xes.version="` + XESVersion + `" xes.features="" xmlns="` + XESNamespace + `">` + "\n")
-	for _, e := range xesExtensions {
-		b.WriteString("\t<extension name=\"" + e.name + "\" prefix=\"" + e.prefix + "\" uri=\"" + e.uri + "\"/>\n")
-	}
-	b.WriteString("\t<global scope=\"trace\">\n")
-	var g attrs
-	g.str("concept:name", "__INVALID__")
-	g.str("format", "__INVALID__")
-	g.str("harness", "__INVALID__")
-	g.str("time_source", TimeLogged)
-	x.attrs("\t\t", g)
-	b.WriteString("\t</global>\n")
-	b.WriteString("\t<global scope=\"event\">\n")
-	g = g[:0]
-	g.str("concept:name", "__INVALID__")
-	g.str("lifecycle:transition", "complete")
-	g.int("seq", -1)
-	g.date("time:timestamp", SyntheticEpoch)
-	x.attrs("\t\t", g)
-	b.WriteString("\t</global>\n")
-	b.WriteString("\t<classifier name=\"Activity\" keys=\"concept:name\"/>\n")
-	g = g[:0]
-	g.str("concept:name", logName)
-	g.str("lifecycle:model", "standard")
-	x.attrs("\t", g)
+	var trace, event attrs
+	trace.str("concept:name", "__INVALID__")
+	trace.str("format", "__INVALID__")
+	trace.str("harness", "__INVALID__")
+	trace.str("time_source", TimeLogged)
+	event.str("concept:name", "__INVALID__")
+	event.str("lifecycle:transition", "complete")
+	event.int("seq", -1)
+	event.date("time:timestamp", SyntheticEpoch)
+	x.preamble(logName, trace, event, []classifier{{"Activity", "concept:name"}})
 }

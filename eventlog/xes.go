@@ -254,6 +254,29 @@ func (x *xesWriter) esc(s string) {
 }
 
 func (x *xesWriter) header(logName string) {
+	var trace, event attrs
+	trace.str("concept:name", "__INVALID__")
+	trace.str("format", "__INVALID__")
+	trace.str("harness", "__INVALID__")
+	trace.str("model", "__INVALID__")
+	event.str("concept:name", "__INVALID__")
+	event.str("kind", "__INVALID__")
+	event.str("lifecycle:transition", "complete")
+	event.str("org:resource", "__INVALID__")
+	event.int("seq", -1)
+	event.int("turn", -1)
+	x.preamble(logName, trace, event, []classifier{
+		{"Activity", "concept:name"}, {"Activity_kind", "concept:name kind"}, {"Resource", "org:resource"}})
+}
+
+// classifier is one XES event classifier: a name and its attribute keys.
+type classifier struct{ name, keys string }
+
+// preamble writes a log's opening: the XML declaration, the log element,
+// the extensions, the trace and event globals (the attributes every trace
+// and event has, with their defaults), the classifiers and the log's own
+// name and lifecycle model.
+func (x *xesWriter) preamble(logName string, trace, event attrs, cls []classifier) {
 	b := x.bw
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<log xes.version="` + XESVersion + `" xes.features="" xmlns="` + XESNamespace + `">` + "\n")
@@ -261,27 +284,15 @@ func (x *xesWriter) header(logName string) {
 		b.WriteString("\t<extension name=\"" + e.name + "\" prefix=\"" + e.prefix + "\" uri=\"" + e.uri + "\"/>\n")
 	}
 	b.WriteString("\t<global scope=\"trace\">\n")
-	var g attrs
-	g.str("concept:name", "__INVALID__")
-	g.str("format", "__INVALID__")
-	g.str("harness", "__INVALID__")
-	g.str("model", "__INVALID__")
-	x.attrs("\t\t", g)
+	x.attrs("\t\t", trace)
 	b.WriteString("\t</global>\n")
 	b.WriteString("\t<global scope=\"event\">\n")
-	g = g[:0]
-	g.str("concept:name", "__INVALID__")
-	g.str("kind", "__INVALID__")
-	g.str("lifecycle:transition", "complete")
-	g.str("org:resource", "__INVALID__")
-	g.int("seq", -1)
-	g.int("turn", -1)
-	x.attrs("\t\t", g)
+	x.attrs("\t\t", event)
 	b.WriteString("\t</global>\n")
-	b.WriteString("\t<classifier name=\"Activity\" keys=\"concept:name\"/>\n")
-	b.WriteString("\t<classifier name=\"Activity_kind\" keys=\"concept:name kind\"/>\n")
-	b.WriteString("\t<classifier name=\"Resource\" keys=\"org:resource\"/>\n")
-	g = g[:0]
+	for _, c := range cls {
+		b.WriteString("\t<classifier name=\"" + c.name + "\" keys=\"" + c.keys + "\"/>\n")
+	}
+	var g attrs
 	g.str("concept:name", logName)
 	g.str("lifecycle:model", "standard")
 	x.attrs("\t", g)
