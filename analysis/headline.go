@@ -32,7 +32,7 @@ func Headline(rep *Report) []string {
 	case v.WindowEnds == 0:
 		out = append(out, fmt.Sprintf("None of the %s ended on window length.", runsOf(v.Runs)))
 	default:
-		how := fmt.Sprintf("%d said so in the log, %d inferred from the last turn", v.Explicit, v.Inferred)
+		how := fmt.Sprintf("%s said so in the log, %s inferred from the last turn", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
 		switch {
 		case v.Inferred == 0:
 			how = "each said so in the log"
@@ -77,14 +77,14 @@ func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
 	if windowEnds > 0 || lostUnderLog > 0 {
 		best := bestIndex(rows, true)
 		if best < 0 {
-			return fmt.Sprintf("Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (%d run(s) lost under what ran at this window).", lostUnderLog)
+			return fmt.Sprintf("Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (%s lost under what ran at this window).", runsOf(lostUnderLog))
 		}
 		a := rows[best]
 		lost := ""
 		if a.Lost > 0 {
 			lost = fmt.Sprintf(", losing %s what ran got through", runsOf(a.Lost))
 		}
-		return fmt.Sprintf("Replayed on the same calls, %s would have carried %d of the %s lost under what ran through%s, at %s.", short(a), a.Saved, runsOf(lostUnderLog), lost, fewer(a))
+		return fmt.Sprintf("Replayed on the same calls, %s would have carried %s of the %s lost under what ran through%s, at %s.", short(a), textfmt.Thousands(int64(a.Saved)), runsOf(lostUnderLog), lost, fewer(a))
 	}
 	best := bestIndex(rows, false)
 	if best < 0 {

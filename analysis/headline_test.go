@@ -52,7 +52,7 @@ func TestHeadline(t *testing.T) {
 				Simulation: Simulation{Comparison: []simulate.Agg{{Policy: simulate.AsLoggedName, BaselineOverflow: 4}, quiet}},
 				Recs:       []recommend.Result{{Family: "claude", Policy: simulate.AsLoggedName}}},
 			[]string{"4 of 4 runs (100.0%) ended on window length: each said so in the log.",
-				"Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (4 run(s) lost under what ran at this window).",
+				"Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (4 runs lost under what ran at this window).",
 				"Next: keep your current settings: no policy beat what ran on held-out runs (trajmine recommend shows the candidates)."}},
 	} {
 		got := Headline(&tc.rep)

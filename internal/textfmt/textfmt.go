@@ -65,12 +65,13 @@ func Cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// CountOf is n with its noun, plural unless n is 1: "1 run", "3 runs".
+// CountOf is n with its noun, plural unless n is 1, thousands separated:
+// "1 run", "3 runs", "10,000 runs".
 func CountOf(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return Thousands(int64(n)) + " " + noun + "s"
 }
 
 // Bytes formats a size in bytes: 1536 → 1.5 kB.
