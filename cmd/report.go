@@ -428,7 +428,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	} else {
 		fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
 	}
-	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy)
+	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy, o.Width)
 	short := map[string]string{}
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short
@@ -437,7 +437,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out)
 	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
 	for _, r := range recs {
-		fmt.Fprintf(o.Out, "  %s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
+		printIndented(o.Out, o.Width, "  ", "    ", fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
 	}
 	fmt.Fprintf(o.Out, "\nAgent behaviour (trajmine mine): %s runs, %s events by action class; top variants:\n", thousands(int64(mined.Cases)), thousands(int64(mined.Events)))
 	if err := mining.WriteVariants(o.Out, mined.Variants, reportTop); err != nil {

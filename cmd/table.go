@@ -403,3 +403,41 @@ func (t *table) clone() *table {
 	c.key, c.optional = nil, nil
 	return &c
 }
+
+// columns is the indices of the columns headed names, in that order
+// (names no column has are skipped).
+func (t *table) columns(names ...string) []int {
+	var out []int
+	for _, n := range names {
+		if i := slices.Index(t.header, n); i >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// printWrapped prints each paragraph on its own lines, wrapped to width
+// (≤ 0: one line each).
+func printWrapped(w io.Writer, width int, paragraphs ...string) {
+	for _, p := range paragraphs {
+		for _, l := range wrap(p, width) {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
+
+// printIndented prints s wrapped to width (≤ 0: one line), its first line
+// after first, the rest after rest (both counted in the width).
+func printIndented(w io.Writer, width int, first, rest, s string) {
+	inner := 0
+	if width > 0 {
+		inner = max(width-max(runewidth.StringWidth(first), runewidth.StringWidth(rest)), 1)
+	}
+	for i, l := range wrap(s, inner) {
+		if i == 0 {
+			fmt.Fprintln(w, first+l)
+		} else {
+			fmt.Fprintln(w, rest+l)
+		}
+	}
+}
