@@ -199,7 +199,7 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 		fmt.Fprintln(w)
 		printWrapped(w, width, fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
 		t := &table{header: []string{"", "CANDIDATE", "TOKENS SAVED", "RATIO", "RUNS SAVED", "LOST", "REINV/100 CALLS", "EXCLUDED BY"},
-			right: []bool{false, false, true, true, true, true, true, false}, indent: "  ", key: []int{1}}
+			right: []bool{false, false, true, true, true, true, true, false}, indent: "  ", optionalHint: "--json has every candidate's figures; widen the terminal"}
 		for _, c := range recommend.Top(r, recommendTop) {
 			mark := ""
 			switch {
@@ -214,6 +214,9 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 			}
 			t.add(mark, shortSpec(c.Spec), signedThousands(c.TokensSaved), fmt.Sprintf("%.3f", c.Ratio), strconv.Itoa(c.Saved), strconv.Itoa(c.Lost), fmt.Sprintf("%.1f", c.ReinvPer100), rule)
 		}
+		t.collapse(0) // no mark: no mark column
+		t.key = t.columns("CANDIDATE")
+		t.optional = t.columns("REINV/100 CALLS", "LOST", "RUNS SAVED", "RATIO")
 		if err := t.write(w, width, bold); err != nil {
 			return err
 		}

@@ -420,8 +420,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		fmt.Fprintln(o.Out, l)
 	}
 	fmt.Fprintln(o.Out)
-	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
-	writeVerdict(o.Out, diag)
+	printFitted(o.Out, o.Width, "Verdict (trajmine diagnose has the tables): "+diag.VerdictText())
 	fmt.Fprintln(o.Out)
 	if o.Window > 0 {
 		fmt.Fprintf(o.Out, "Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):\n", thousands(o.Window))

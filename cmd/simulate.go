@@ -258,8 +258,8 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	if out.Shard != "" {
 		shard = " (shard " + out.Shard + ")"
 	}
-	fmt.Fprintf(w, "simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated\n",
-		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", "))
+	printWrapped(w, width, fmt.Sprintf("simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated",
+		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", ")))
 	if out.Runs == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -342,7 +342,12 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 	// the policy (and group) names each row: kept whole; at a narrow
 	// terminal the reference figures go first, lowest priority first
 	t.key = t.columns("GROUP", "POLICY")
-	t.optional = t.columns("VS KEEP-ALL", "COST ×", "$ SAVED", "ACTED", "OVERFLOW", "REINV/100 CALLS", "BOUNDARY", "RUNS")
+	// (a WINDOW the same on every row, which the lines above name, first)
+	var optional []string
+	if w := t.columns("WINDOW"); len(w) == 1 && len(t.rows) > 0 && !slices.ContainsFunc(t.rows, func(r []string) bool { return r[w[0]] != t.rows[0][w[0]] }) {
+		optional = append(optional, "WINDOW")
+	}
+	t.optional = t.columns(append(optional, "VS KEEP-ALL", "COST ×", "$ SAVED", "ACTED", "OVERFLOW", "REINV/100 CALLS", "BOUNDARY", "RUNS", "#", "TOTAL × [95% CI]")...)
 	t.optionalHint = "--json has every column; widen the terminal"
 	_ = t.write(w, width, bold)
 }

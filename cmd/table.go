@@ -441,3 +441,28 @@ func printIndented(w io.Writer, width int, first, rest, s string) {
 		}
 	}
 }
+
+// printFitted prints text's lines fitted to width (≤ 0: as they are): a
+// line too wide is wrapped at spaces, its continuation lines indented two
+// more than its own indent, and a word still too wide is cut with "…".
+func printFitted(w io.Writer, width int, text string) {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if width <= 0 || runewidth.StringWidth(l) <= width {
+			fmt.Fprintln(w, l)
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		var b strings.Builder
+		printIndented(&b, width, lead, lead+"  ", strings.TrimLeft(l, " "))
+		for _, x := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			if runewidth.StringWidth(x) > width {
+				x = runewidth.Truncate(x, width, "…")
+			}
+			fmt.Fprintln(w, x)
+		}
+	}
+}
