@@ -235,12 +235,6 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 	return behaviourTable(out.Behaviour).write(w, o.Width, o.Bold)
 }
 
-// writeEdges prints the top busiest edges of d (edgesTable) at their
-// natural widths.
-func writeEdges(w io.Writer, d *mining.DFG, top int) {
-	_ = edgesTable(d, top).write(w, 0, false)
-}
-
 // edgesTable is the top busiest edges of d by count, with the share of
 // every transition they hold in a footer.
 func edgesTable(d *mining.DFG, top int) *table {
@@ -260,11 +254,6 @@ func edgesTable(d *mining.DFG, top int) *table {
 			thousands(int64(shown)), thousands(int64(all)), pct(float64(shown)/float64(max(all, 1))))}
 	}
 	return t
-}
-
-// writeBehaviour prints behaviourTable(gs) at its natural widths.
-func writeBehaviour(w io.Writer, gs []behavior.Group) {
-	_ = behaviourTable(gs).write(w, 0, false)
 }
 
 // behaviourTable is the manage_context and compaction profile per model
