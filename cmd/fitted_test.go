@@ -186,7 +186,7 @@ func TestWideAndBold(t *testing.T) {
 		{"TERM=dumb", tty(map[string]string{"TERM": "dumb"}), false},
 		{"pipe", func() *Deps { d := testDeps(t, nil); d.DB = db; return d }(), false},
 	} {
-		for _, args := range [][]string{{"classes"}, {"calibrate"}, {"policies"}, {"mine", "--top", "2"}, {"show", "s-split"}} {
+		for _, args := range [][]string{{"classes"}, {"calibrate"}, {"policies"}, {"mine", "--top", "2"}, {"show", "s-split"}, {"recommend"}, {"simulate", "--no-save", "--policy", "mask"}, {"sql", "SELECT 1 AS n"}} {
 			out, stderr, code := run(t, c.d, args...)
 			if code != 0 {
 				t.Fatalf("%s %v: exit %d: %s", c.name, args, code, stderr)

@@ -197,3 +197,28 @@ func TestTableLeavesOut(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintFitted: a line that fits is left as it is; a wider one wraps at
+// spaces, its continuation indented two more than its own indent; a word
+// still too wide is cut with "…"; width 0 leaves every line whole.
+// Hand-laid.
+func TestPrintFitted(t *testing.T) {
+	text := "short line\n  case abc fitness=0.5 deviations=1:a->b,2:b->c,3:c->d\n"
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{0, text},
+		// 20: the text after the indents may be 20 − 4 = 16 wide, so
+		// "case abc fitness=0.5" (20) breaks after "case abc"; the
+		// deviations word (33) stands alone under an indent of 4 and is cut
+		// to 20 columns: 15 characters and "…"
+		{20, "short line\n  case abc\n    fitness=0.5\n    deviations=1:a-…\n"},
+	} {
+		var b strings.Builder
+		printFitted(&b, c.width, text)
+		if b.String() != c.want {
+			t.Errorf("width %d: got\n%q\nwant\n%q", c.width, b.String(), c.want)
+		}
+	}
+}
