@@ -193,8 +193,9 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 }
 
 func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error {
-	writeVerdict(w, d)
-	fmt.Fprintf(w, "\nPeak occupancy by %s (the largest single request per run, as a share of its window):\n", d.By)
+	writeVerdict(w, d, width)
+	fmt.Fprintln(w)
+	printWrapped(w, width, fmt.Sprintf("Peak occupancy by %s (the largest single request per run, as a share of its window):", d.By))
 	g := &table{header: []string{diagnoseByHeader(d.By), "RUNS", "WINDOW-ENDS", "MEDIAN PEAK", "MAX PEAK", "RUNS PEAK≥80%", "MAX PEAK TOKENS"}}
 	for _, x := range d.Groups {
 		med, mx := "-", "-"
@@ -203,6 +204,9 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 		}
 		g.add(snippet(x.Key, 32), thousands(int64(x.Runs)), thousands(int64(x.WindowEnds)), med, mx, thousands(int64(x.RunsPeakGE80)), thousands(x.MaxPeakTokens))
 	}
+	g.key = []int{0}
+	g.optional = g.columns("MAX PEAK TOKENS", "RUNS PEAK≥80%", "WINDOW-ENDS", "MAX PEAK")
+	g.optionalHint = "--json has every column; widen the terminal"
 	if err := g.write(w, width, bold); err != nil {
 		return err
 	}
@@ -239,6 +243,9 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 	if len(marks) > 0 {
 		t.footer = []string{strings.Join(marks, "; ")}
 	}
+	// only where the table cannot fit even with every text column at its min
+	t.optional = t.columns("COMPACT", "≥80%", "WINDOW", "WHY")
+	t.optionalHint = "--json has every column; widen the terminal"
 	return t.write(w, width, bold)
 }
 
@@ -255,7 +262,8 @@ func diagnoseByHeader(by string) string {
 // writeDiagnoseExtras prints the token-rent table, the reading-boundary
 // curve's event points, and the re-read and stall totals.
 func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) error {
-	fmt.Fprintln(w, "\nToken rent by tool (tokens × the calls that carried them; top 10):")
+	fmt.Fprintln(w)
+	printWrapped(w, width, "Token rent by tool (tokens × the calls that carried them; top 10):")
 	if len(d.RentByTool) == 0 {
 		fmt.Fprintln(w, "  no tool outputs")
 	} else {
@@ -271,8 +279,9 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 		}
 	}
 	b := d.ReadingBoundary
-	fmt.Fprintf(w, "\nReading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):\n",
-		b.Runs, b.Events, b.Finished, b.Censored)
+	fmt.Fprintln(w)
+	printWrapped(w, width, fmt.Sprintf("Reading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):",
+		b.Runs, b.Events, b.Finished, b.Censored))
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
 	} else {
@@ -283,23 +292,31 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 			}
 			bt.add(thousands(p.Turn), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
 		}
+		bt.optional = bt.columns("FINISHED INCIDENCE", "CENSORED", "FINISHED")
+		bt.optionalHint = "--json has every column; widen the terminal"
 		if err := bt.write(w, width, bold); err != nil {
 			return err
 		}
 	}
 	t := d.Totals
-	fmt.Fprintf(w, "\nRe-reads: %s while the earlier output was visible, %s after it was hidden, %s before it reached a prompt\n",
-		thousands(t.ReReadsVisible), thousands(t.ReReadsHidden), thousands(t.ReReadsPending))
-	fmt.Fprintf(w, "Stalls: %s repeats of a command with an identical failing output, in %s runs; %s repeats with an identical output that did not fail, in %s runs\n",
-		thousands(t.Stalls), thousands(t.StallRuns), thousands(t.Repeats), thousands(t.RepeatRuns))
-	fmt.Fprintf(w, "Cost: $%.2f over %d runs (logged %d, priced from usage %d, unknown %d)", t.SpendUSD, t.CostLogged+t.CostPriced, t.CostLogged, t.CostPriced, t.CostUnknown)
+	fmt.Fprintln(w)
+	cost := fmt.Sprintf("Cost: $%.2f over %d runs (logged %d, priced from usage %d, unknown %d)", t.SpendUSD, t.CostLogged+t.CostPriced, t.CostLogged, t.CostPriced, t.CostUnknown)
 	if ps := t.PerSolved; ps.USD != nil {
-		fmt.Fprintf(w, "; per solved task $%.2f (%d resolved, %d failed; %d runs with unknown outcome left out)\n", *ps.USD, ps.Resolved, ps.Failed, ps.Excluded)
+		cost += fmt.Sprintf("; per solved task $%.2f (%d resolved, %d failed; %d runs with unknown outcome left out)", *ps.USD, ps.Resolved, ps.Failed, ps.Excluded)
 	} else {
-		fmt.Fprintf(w, "; per solved task: no run with a known resolved outcome\n")
+		cost += "; per solved task: no run with a known resolved outcome"
 	}
+	printWrapped(w, width,
+		fmt.Sprintf("Re-reads: %s while the earlier output was visible, %s after it was hidden, %s before it reached a prompt",
+			thousands(t.ReReadsVisible), thousands(t.ReReadsHidden), thousands(t.ReReadsPending)),
+		fmt.Sprintf("Stalls: %s repeats of a command with an identical failing output, in %s runs; %s repeats with an identical output that did not fail, in %s runs",
+			thousands(t.Stalls), thousands(t.StallRuns), thousands(t.Repeats), thousands(t.RepeatRuns)),
+		cost)
 	return nil
 }
 
-// writeVerdict prints the verdict lines (also printed by trajmine report).
-func writeVerdict(w io.Writer, d diagnose.Summary) { fmt.Fprint(w, d.VerdictText()) }
+// writeVerdict prints the verdict lines (also printed by trajmine report),
+// each fitted to width (≤ 0: whole).
+func writeVerdict(w io.Writer, d diagnose.Summary, width int) {
+	printFitted(w, width, d.VerdictText())
+}

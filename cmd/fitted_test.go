@@ -11,11 +11,11 @@ import (
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
-// TestFittedTables: classes, mine, calibrate, policies and show at a
-// 100-column and a 60-column terminal ($COLUMNS), golden; every line the
-// commands' tables print fits, the lines other packages print whole (mine's
-// variants and conformance, show's run header) excepted; and one row of
-// each width checked by hand, apart from table.go.
+// TestFittedTables: classes, mine, calibrate, policies, show, recommend,
+// simulate and diagnose at a 100-column and a 60-column terminal
+// ($COLUMNS), golden; every line the commands print fits (tables, prose and
+// mine's variants and conformance), show's run header excepted; and rows
+// checked by hand, apart from table.go.
 func TestFittedTables(t *testing.T) {
 	dir := t.TempDir()
 	// the claude-code fixtures and the classes fixtures: show, classes
@@ -44,7 +44,11 @@ func TestFittedTables(t *testing.T) {
 			t.Fatal(stderr)
 		}
 	}
-	whole := regexp.MustCompile(`^(#\d|… |variants:|deviation |case |Conformance |mine: |run |model |end |turn )`)
+	// the claude-code fixtures and the DTOC message lists: simulate, recommend
+	simDB := simulateDB(t).DB
+	// show's run header (run, model, end, turn lines) prints whole; every
+	// other command's every line fits
+	whole := regexp.MustCompile(`^(run |model |end |turn )`)
 	steps := []struct {
 		name string
 		db   string
@@ -61,6 +65,10 @@ func TestFittedTables(t *testing.T) {
 		{"calibrate", calDB, []string{"calibrate"}, nil},
 		{"policies", "", []string{"policies"}, nil},
 		{"show", fixtures, []string{"show", "s-split"}, nil},
+		{"recommend", simDB, []string{"recommend"}, nil},
+		{"simulate", simDB, []string{"simulate", "--no-save"}, nil},
+		{"simulate-by-format", simDB, []string{"simulate", "--no-save", "--by", "format", "--policy", "halflife(keep=1,cap=400)", "--policy", "mask(n=1)"}, nil},
+		{"diagnose", calDB, []string{"diagnose", "--no-save"}, nil},
 	}
 	for _, width := range []int{100, 60} {
 		cols := map[string]string{"COLUMNS": map[int]string{100: "100", 60: "60"}[width]}
@@ -95,6 +103,27 @@ func TestFittedTables(t *testing.T) {
 	out, _, _ := run(t, d60, "calibrate")
 	if want := "openai-me…  gpt-4.1-m…     20   1.111     945  13.1%    0.0%"; !strings.Contains(out, want+"\n") {
 		t.Errorf("calibrate at 60 columns lacks the line\n%q\n%s", want, out)
+	}
+	// simulate at 60: the window ("own" on every row, named above) and the
+	// reference columns are left out, lowest priority first, so that POLICY
+	// stays whole: # 2, POLICY 19 (compact-claude-code), TOKENS SAVED 12,
+	// TOTAL × [95% CI] 20 and three gaps of 2 are 59 columns
+	d60.DB = simDB
+	out, _, _ = run(t, d60, "simulate", "--no-save")
+	for _, want := range []string{
+		" 6  compact-claude-code        34,353  0.893 [0.675, 0.979]",
+		"left out at 60 columns: WINDOW, VS KEEP-ALL, COST ×, $",
+	} {
+		if !strings.Contains(out, "\n"+want+"\n") {
+			t.Errorf("simulate at 60 columns lacks the line\n%q\n%s", want, out)
+		}
+	}
+	// recommend at 60: indent 2, CANDIDATE 17 (dtoc-disable-only) left,
+	// TOKENS SAVED 12 and RATIO 5 right, EXCLUDED BY 11 left: 2 + 45 + 3
+	// gaps of 2 = 53; RUNS SAVED (10) would make it 65
+	out, _, _ = run(t, d60, "recommend")
+	if want := "  dtoc-disable-only             0  1.000  behaviour"; !strings.Contains(out, "\n"+want+"\n") {
+		t.Errorf("recommend at 60 columns lacks the line\n%q\n%s", want, out)
 	}
 	// show at 60: indent 2, SEQ 2, EVENT 16 (tool_result Read), TOKENS 6
 	// ("25 tok") and three gaps of 2 leave TEXT 60 − 32 = 28: 27
@@ -157,7 +186,7 @@ func TestWideAndBold(t *testing.T) {
 		{"TERM=dumb", tty(map[string]string{"TERM": "dumb"}), false},
 		{"pipe", func() *Deps { d := testDeps(t, nil); d.DB = db; return d }(), false},
 	} {
-		for _, args := range [][]string{{"classes"}, {"calibrate"}, {"policies"}, {"mine", "--top", "2"}, {"show", "s-split"}} {
+		for _, args := range [][]string{{"classes"}, {"calibrate"}, {"policies"}, {"mine", "--top", "2"}, {"show", "s-split"}, {"recommend"}, {"simulate", "--no-save", "--policy", "mask"}, {"sql", "SELECT 1 AS n"}} {
 			out, stderr, code := run(t, c.d, args...)
 			if code != 0 {
 				t.Fatalf("%s %v: exit %d: %s", c.name, args, code, stderr)

@@ -199,41 +199,40 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 		return nil
 	}
 	fmt.Fprintln(w, "Top variants:")
-	if err := mining.WriteVariants(w, out.Variants, o.Top); err != nil {
+	// mining renders its variants and conformance at natural width: fitted here
+	var b strings.Builder
+	if err := mining.WriteVariants(&b, out.Variants, o.Top); err != nil {
 		return err
 	}
+	printFitted(w, o.Width, b.String())
 	fmt.Fprintln(w, "\nBusiest edges (directly-follows):")
 	if err := edgesTable(out.DFG, o.Top).write(w, o.Width, o.Bold); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nConformance against the %s: ", map[bool]string{true: "model file", false: "heuristics net"}[o.ModelFile != ""])
-	if err := out.Conformance.WriteText(w, o.Top); err != nil {
+	b.Reset()
+	fmt.Fprintf(&b, "\nConformance against the %s: ", map[bool]string{true: "model file", false: "heuristics net"}[o.ModelFile != ""])
+	if err := out.Conformance.WriteText(&b, o.Top); err != nil {
 		return err
 	}
 	if out.Comparison != nil {
-		fmt.Fprintln(w)
-		if err := out.Comparison.WriteText(w, o.Top); err != nil {
+		fmt.Fprintln(&b)
+		if err := out.Comparison.WriteText(&b, o.Top); err != nil {
 			return err
 		}
 	}
 	for _, g := range out.ByModel {
-		fmt.Fprintf(w, "\n%s (%s): top variants\n", g.ModelFamily, countOf(g.Cases, "run"))
-		if err := mining.WriteVariants(w, g.Variants, min(o.Top, 5)); err != nil {
+		fmt.Fprintf(&b, "\n%s (%s): top variants\n", g.ModelFamily, countOf(g.Cases, "run"))
+		if err := mining.WriteVariants(&b, g.Variants, min(o.Top, 5)); err != nil {
 			return err
 		}
 	}
+	printFitted(w, o.Width, b.String())
 	if o.NoProfiles {
 		fmt.Fprintln(w, "\nmanage_context behaviour: not computed (--no-profiles)")
 		return nil
 	}
 	fmt.Fprintln(w, "\nmanage_context behaviour per model family:")
 	return behaviourTable(out.Behaviour).write(w, o.Width, o.Bold)
-}
-
-// writeEdges prints the top busiest edges of d (edgesTable) at their
-// natural widths.
-func writeEdges(w io.Writer, d *mining.DFG, top int) {
-	_ = edgesTable(d, top).write(w, 0, false)
 }
 
 // edgesTable is the top busiest edges of d by count, with the share of
@@ -255,11 +254,6 @@ func edgesTable(d *mining.DFG, top int) *table {
 			thousands(int64(shown)), thousands(int64(all)), pct(float64(shown)/float64(max(all, 1))))}
 	}
 	return t
-}
-
-// writeBehaviour prints behaviourTable(gs) at its natural widths.
-func writeBehaviour(w io.Writer, gs []behavior.Group) {
-	_ = behaviourTable(gs).write(w, 0, false)
 }
 
 // behaviourTable is the manage_context and compaction profile per model

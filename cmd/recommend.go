@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/tracer"
@@ -30,6 +29,8 @@ type RecommendOptions struct {
 	AnyMechanism bool   // with --config: choose among every candidate, not only what HARNESS can run
 	Model        string // --model FILE: also consider tracer(model=FILE), a trajmine train tracer model
 	Out          io.Writer
+	Width        int  // fit the text to this many columns (0: no limit)
+	Bold         bool // bold table headers
 }
 
 // NewRecommendCmd builds `trajmine recommend`.
@@ -88,7 +89,7 @@ approximates the replayed rule, or is documented but unconfirmed, a note says
 so.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			if o.JSON && o.YAML {
 				return flagErrorf("--json and --yaml exclude each other")
 			}
@@ -144,7 +145,7 @@ so.`,
 				_, err = o.Out.Write(b)
 				return err
 			}
-			return writeRecommend(o.Out, rs)
+			return writeRecommend(o.Out, rs, o.Width, o.Bold)
 		},
 	}
 	c.Flags().StringArrayVar(&o.Grid, "grid", nil, "candidate policy spec (repeatable; default: the built-in grid, see --help)")
@@ -179,7 +180,9 @@ func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
 // recommendTop is how many candidates the text shows per family.
 const recommendTop = 5
 
-func writeRecommend(w io.Writer, rs []recommend.Result) error {
+// writeRecommend prints each family's verdict and its top candidates,
+// the prose wrapped and the tables fitted to width (≤ 0: natural widths).
+func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) error {
 	if len(rs) == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -190,12 +193,13 @@ func writeRecommend(w io.Writer, rs []recommend.Result) error {
 			n++
 		}
 	}
-	fmt.Fprintf(w, "recommend: %d model families, %d with enough runs (≥ %d training, ≥ %d held out); each candidate compared with what ran (as-logged) on the same calls (--json for every candidate)\n",
-		len(rs), n, recommend.DefaultMinTrain, recommend.DefaultMinHeldOut)
+	printWrapped(w, width, fmt.Sprintf("recommend: %d model families, %d with enough runs (≥ %d training, ≥ %d held out); each candidate compared with what ran (as-logged) on the same calls (--json for every candidate)",
+		len(rs), n, recommend.DefaultMinTrain, recommend.DefaultMinHeldOut))
 	for _, r := range rs {
-		fmt.Fprintf(w, "\n%s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "  \tCANDIDATE\tTOKENS SAVED\tRATIO\tRUNS SAVED\tLOST\tREINV/100 CALLS\tEXCLUDED BY\t")
+		fmt.Fprintln(w)
+		printWrapped(w, width, fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
+		t := &table{header: []string{"", "CANDIDATE", "TOKENS SAVED", "RATIO", "RUNS SAVED", "LOST", "REINV/100 CALLS", "EXCLUDED BY"},
+			right: []bool{false, false, true, true, true, true, true, false}, indent: "  ", optionalHint: "--json has every candidate's figures; widen the terminal"}
 		for _, c := range recommend.Top(r, recommendTop) {
 			mark := ""
 			switch {
@@ -208,11 +212,17 @@ func writeRecommend(w io.Writer, rs []recommend.Result) error {
 			if c.Rule != "" {
 				rule = c.Rule
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%.3f\t%d\t%d\t%.1f\t%s\t\n", mark, shortSpec(c.Spec), signedThousands(c.TokensSaved), c.Ratio, c.Saved, c.Lost, c.ReinvPer100, rule)
+			t.add(mark, shortSpec(c.Spec), signedThousands(c.TokensSaved), fmt.Sprintf("%.3f", c.Ratio), strconv.Itoa(c.Saved), strconv.Itoa(c.Lost), fmt.Sprintf("%.1f", c.ReinvPer100), rule)
 		}
-		tw.Flush()
+		t.collapse(0) // no mark: no mark column
+		t.key = t.columns("CANDIDATE")
+		t.optional = t.columns("REINV/100 CALLS", "LOST", "RUNS SAVED", "RATIO")
+		if err := t.write(w, width, bold); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintln(w, "\n(training figures against as-logged; → recommended, · the training choice the held-out runs did not confirm)")
+	fmt.Fprintln(w)
+	printWrapped(w, width, "(training figures against as-logged; → recommended, · the training choice the held-out runs did not confirm)")
 	return nil
 }
 

@@ -342,7 +342,7 @@ func reportOn(ctx context.Context, st *store.Store, o *ReportOptions, sc *report
 	if o.JSON {
 		fmt.Fprintln(o.Err, sc.line())
 	} else {
-		fmt.Fprintln(o.Out, sc.line())
+		printWrapped(o.Out, o.Width, sc.line())
 		intro(o.Out)
 	}
 	o.scope = sc
@@ -416,19 +416,16 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return nil
 	}
 	fmt.Fprintln(o.Out)
-	for _, l := range analysis.Headline(res) {
-		fmt.Fprintln(o.Out, l)
-	}
+	printWrapped(o.Out, o.Width, analysis.Headline(res)...)
 	fmt.Fprintln(o.Out)
-	fmt.Fprint(o.Out, "Verdict (trajmine diagnose has the tables): ")
-	writeVerdict(o.Out, diag)
+	printFitted(o.Out, o.Width, "Verdict (trajmine diagnose has the tables): "+diag.VerdictText())
 	fmt.Fprintln(o.Out)
 	if o.Window > 0 {
-		fmt.Fprintf(o.Out, "Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):\n", thousands(o.Window))
+		printWrapped(o.Out, o.Width, fmt.Sprintf("Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):", thousands(o.Window)))
 	} else {
-		fmt.Fprintln(o.Out, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
+		printWrapped(o.Out, o.Width, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
 	}
-	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy)
+	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy, o.Width)
 	short := map[string]string{}
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short
@@ -437,16 +434,19 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out)
 	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
 	for _, r := range recs {
-		fmt.Fprintf(o.Out, "  %s (%s): %s\n", r.Family, countOf(r.Runs, "run"), r.Why)
+		printIndented(o.Out, o.Width, "  ", "    ", fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
 	}
-	fmt.Fprintf(o.Out, "\nAgent behaviour (trajmine mine): %s runs, %s events by action class; top variants:\n", thousands(int64(mined.Cases)), thousands(int64(mined.Events)))
-	if err := mining.WriteVariants(o.Out, mined.Variants, reportTop); err != nil {
+	fmt.Fprintln(o.Out)
+	printWrapped(o.Out, o.Width, fmt.Sprintf("Agent behaviour (trajmine mine): %s runs, %s events by action class; top variants:", thousands(int64(mined.Cases)), thousands(int64(mined.Events))))
+	var vb strings.Builder
+	if err := mining.WriteVariants(&vb, mined.Variants, reportTop); err != nil {
 		return err
 	}
+	printFitted(o.Out, o.Width, vb.String())
 	fmt.Fprintln(o.Out, "busiest edges:")
-	writeEdges(o.Out, mined.DFG, reportTop)
+	_ = edgesTable(mined.DFG, reportTop).write(o.Out, o.Width, o.Bold)
 	fmt.Fprintln(o.Out, "manage_context behaviour per model family:")
-	writeBehaviour(o.Out, mined.Behaviour)
+	_ = behaviourTable(mined.Behaviour).write(o.Out, o.Width, o.Bold)
 	fmt.Fprintln(o.Out)
 	ft := &table{header: []string{"FORMAT", "RUNS", "TURNS", "LOGGED IN", "LOGGED OUT", "CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "OVERFLOW"},
 		footer: []string{"LOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of est_tokens of all events;",
@@ -466,6 +466,9 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if tot.CopiedCalls > 0 {
 		ft.footer = append(ft.footer, fmt.Sprintf("Each API response is counted once: %s calls that resumed sessions copied from earlier runs are left out of LOGGED IN/OUT here and counted in the run they came from (store.CopiesSQL).", thousands(tot.CopiedCalls)))
 	}
+	ft.key = []int{0}
+	ft.optional = ft.columns("CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "LOGGED OUT")
+	ft.optionalHint = "--json has every column; widen the terminal"
 	if err := ft.write(o.Out, o.Width, o.Bold); err != nil {
 		return err
 	}

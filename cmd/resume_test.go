@@ -153,7 +153,7 @@ func TestDiagnoseResumedPair(t *testing.T) {
 		t.Errorf("verdict runs %d, copies %d, listed %d; want 2, 1, 3", pair.Verdict.Runs, pair.Verdict.Copies, len(pair.Runs))
 	}
 	var w strings.Builder
-	writeVerdict(&w, pair)
+	writeVerdict(&w, pair, 0)
 	if !strings.Contains(w.String(), "1 runs are copies of another run") {
 		t.Errorf("verdict does not say the copy is counted once:\n%s", w.String())
 	}

@@ -258,13 +258,13 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	if out.Shard != "" {
 		shard = " (shard " + out.Shard + ")"
 	}
-	fmt.Fprintf(w, "simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated\n",
-		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", "))
+	printWrapped(w, width, fmt.Sprintf("simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated",
+		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", ")))
 	if out.Runs == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
 	}
-	writeAccuracyLine(w, out.Accuracy, out.LoggedAccuracy)
+	writeAccuracyLine(w, out.Accuracy, out.LoggedAccuracy, width)
 	fmt.Fprintln(w)
 	writeComparison(w, out.Comparison, short, false, width, bold)
 	if len(out.Groups) > 0 {
@@ -273,7 +273,7 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	}
 	if out.ContextRuns > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, contextCallsText(out.ContextRuns, out.ContextCalls))
+		printWrapped(w, width, contextCallsText(out.ContextRuns, out.ContextCalls))
 	}
 	return nil
 }
@@ -292,17 +292,22 @@ func contextCallsText(runs, calls int) string {
 
 // writeAccuracyLine prints how keep-all and the as-logged baseline track
 // the logged input.
-func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulate.LoggedAccuracyRow) {
-	fmt.Fprintln(w, simulate.AccuracyText(acc))
-	fmt.Fprintln(w, simulate.LoggedAccuracyText(logged))
+// the logged input, wrapped to width (≤ 0: one line each).
+func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulate.LoggedAccuracyRow, width int) {
+	printWrapped(w, width, simulate.AccuracyText(acc), simulate.LoggedAccuracyText(logged))
 }
 
 // writeComparison prints the headline table, ranked per window (and
 // group): totals against the as-logged baseline, keep-all as a reference.
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool, width int, bold bool) {
-	fmt.Fprintln(w, "against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),")
-	fmt.Fprintln(w, "TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy gets through (never a finished log), LOST = the reverse;")
-	fmt.Fprintln(w, "ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json")
+	legend := []string{
+		"against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),",
+		"TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy gets through (never a finished log), LOST = the reverse;",
+		"ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json"}
+	if width > 0 { // one paragraph, wrapped; at natural width its three lines
+		legend = []string{strings.Join(legend, " ")}
+	}
+	printWrapped(w, width, legend...)
 	t := &table{header: []string{"WINDOW", "#", "POLICY", "RUNS", "ACTED", "TOKENS SAVED", "TOTAL × [95% CI]", "SAVED", "LOST", "REINV/100 CALLS", "$ SAVED", "COST ×", "OVERFLOW", "VS KEEP-ALL", "BOUNDARY"}}
 	if grouped {
 		t.header = append([]string{"GROUP"}, t.header...)
@@ -334,6 +339,16 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 	if gone := t.collapse(off+7, off+8, off+12, off+14); len(gone) > 0 {
 		t.footer = []string{strings.Join(gone, ", ") + ": 0 (or none) for every policy, columns left out"}
 	}
+	// the policy (and group) names each row: kept whole; at a narrow
+	// terminal the reference figures go first, lowest priority first
+	t.key = t.columns("GROUP", "POLICY")
+	// (a WINDOW the same on every row, which the lines above name, first)
+	var optional []string
+	if w := t.columns("WINDOW"); len(w) == 1 && len(t.rows) > 0 && !slices.ContainsFunc(t.rows, func(r []string) bool { return r[w[0]] != t.rows[0][w[0]] }) {
+		optional = append(optional, "WINDOW")
+	}
+	t.optional = t.columns(append(optional, "VS KEEP-ALL", "COST ×", "$ SAVED", "ACTED", "OVERFLOW", "REINV/100 CALLS", "BOUNDARY", "RUNS", "#", "TOTAL × [95% CI]")...)
+	t.optionalHint = "--json has every column; widen the terminal"
 	_ = t.write(w, width, bold)
 }
 

@@ -6,8 +6,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math/big"
+	"reflect"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,8 @@ type SQLOptions struct {
 	Query  string
 	Format string
 	Out    io.Writer
+	Width  int  // --format table: fit to this many columns (0: no limit)
+	Bold   bool // --format table: bold header
 }
 
 // NewSQLCmd builds `trajmine sql`.
@@ -45,7 +48,7 @@ be a SELECT (COPY … TO could otherwise write over them).`,
   trajmine sql --format csv "SELECT * FROM tool_outputs ORDER BY est_tokens DESC LIMIT 20"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Query, o.Out = args[0], c.OutOrStdout()
+			o.Query, o.Out, o.Width, o.Bold = args[0], c.OutOrStdout(), d.width(), d.bold()
 			switch o.Format {
 			case "table", "csv", "json":
 			default:
@@ -97,15 +100,15 @@ func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
 		ptrs[i] = &vals[i]
 	}
 	var (
-		tw  *tabwriter.Writer
+		tb  *table
+		num []int // per column: 1 numeric values seen, -1 another value (table)
 		cw  *csv.Writer
 		n   int
 		enc = func(v any) string { return cellString(v) }
 	)
 	switch o.Format {
 	case "table":
-		tw = tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(cols, "\t"))
+		tb, num = &table{header: cols}, make([]int, len(cols))
 	case "csv":
 		cw = csv.NewWriter(o.Out)
 		if err := cw.Write(cols); err != nil {
@@ -123,8 +126,15 @@ func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
 			cells := make([]string, len(vals))
 			for i, v := range vals {
 				cells[i] = snippet(enc(v), 60)
+				switch {
+				case v == nil:
+				case isNumeric(v):
+					num[i] = max(num[i], 1)
+				default:
+					num[i] = -1
+				}
 			}
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+			tb.add(cells...)
 		case "csv":
 			cells := make([]string, len(vals))
 			for i, v := range vals {
@@ -153,7 +163,12 @@ func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
 	}
 	switch o.Format {
 	case "table":
-		return tw.Flush()
+		// numbers (by their SQL type) right-aligned; a column of NULLs or text left
+		tb.right = make([]bool, len(cols))
+		for i, x := range num {
+			tb.right[i] = x == 1
+		}
+		return tb.write(o.Out, o.Width, o.Bold)
 	case "csv":
 		cw.Flush()
 		return cw.Error()
@@ -164,6 +179,20 @@ func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
 		fmt.Fprintln(o.Out, "]")
 	}
 	return nil
+}
+
+// isNumeric reports whether a scanned value is a number: Go's integer and
+// float kinds, and DuckDB's HUGEINT (*big.Int) and DECIMAL.
+func isNumeric(v any) bool {
+	if _, ok := v.(*big.Int); ok {
+		return true
+	}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return strings.HasSuffix(fmt.Sprintf("%T", v), ".Decimal")
 }
 
 func cellString(v any) string {

@@ -108,3 +108,27 @@ func dirSums(t *testing.T, dir string) map[string][32]byte {
 	}
 	return out
 }
+
+// TestSQLTable: --format table right-aligns numbers (by their SQL type:
+// NULL and text columns stay left) and cuts text cells with "…" at the
+// width; numbers are never cut. Hand-laid.
+func TestSQLTable(t *testing.T) {
+	d := testDeps(t, map[string]string{"COLUMNS": "20"})
+	d.DB = filepath.Join(t.TempDir(), "x.duckdb")
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", fixtureDir); code != 0 {
+		t.Fatal(stderr)
+	}
+	q := "SELECT * FROM (VALUES ('a-long-text-value-that-goes-on', 7, NULL), ('b', 1234, NULL)) v(name, n, x) ORDER BY n"
+	stdout, stderr, code := run(t, d, "sql", q)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	// 20 columns: n 4 and x 4 (NULL) and two gaps of 2 leave name 8:
+	// 7 characters and "…"
+	want := "name         n  x\n" +
+		"a-long-…     7  NULL\n" +
+		"b         1234  NULL\n"
+	if stdout != want {
+		t.Errorf("got\n%s\nwant\n%s", stdout, want)
+	}
+}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -34,7 +35,22 @@ type table struct {
 	noHeader bool
 	// indent starts every line but the footer's (counted in the width).
 	indent string
+	// key marks the columns (indices) that fitting keeps whole, or at
+	// least keyWidth wide: the column that names each row.
+	key []int
+	// optional are columns (indices) that may be left out, the first
+	// first: at a width, the table leaves them out one by one only while
+	// it cannot otherwise fit with its key columns whole, and a footer
+	// line names them (leaveOut).
+	optional []int
+	// optionalHint ends the "left out" footer line (default: "widen the
+	// terminal").
+	optionalHint string
 }
+
+// keyWidth is how narrow fitting may make a key column whose natural
+// width is wider.
+const keyWidth = 24
 
 // gap is the space between columns.
 const gap = 2
@@ -144,6 +160,7 @@ func (t *table) fit(w []int, right []bool, width int) {
 // write prints the table fitted to width (≤ 0: natural widths); bold makes
 // the header bold (a terminal that wants it: see styled).
 func (t *table) write(out io.Writer, width int, bold bool) error {
+	t = t.leaveOut(width)
 	w := t.widths()
 	right := t.alignment()
 	fitTo := width
@@ -208,6 +225,7 @@ func (t *table) cuts(width int) bool {
 	if width <= 0 {
 		return false
 	}
+	t = t.leaveOut(width)
 	w := t.widths()
 	nat := slices.Clone(w)
 	t.fit(w, t.alignment(), max(width-runewidth.StringWidth(t.indent), 1))
@@ -318,5 +336,133 @@ func (t *table) drop(drop map[int]bool) {
 			}
 		}
 		t.min = m
+	}
+}
+
+// leaveOut is t as write prints it at width: its key columns' mins raised
+// to keep them whole (or keyWidth wide), and its optional columns left out,
+// the first first, only while the table cannot otherwise fit; a footer
+// line names those left out. t itself is not changed.
+func (t *table) leaveOut(width int) *table {
+	if width <= 0 || len(t.key) == 0 && len(t.optional) == 0 {
+		return t
+	}
+	nat := t.widths()
+	mins := make([]int, len(t.header))
+	for i := range mins {
+		if t.min != nil && i < len(t.min) && t.min[i] > 0 {
+			mins[i] = t.min[i]
+		} else {
+			mins[i] = max(6, runewidth.StringWidth(t.header[i]))
+		}
+	}
+	for _, k := range t.key {
+		if k < len(mins) {
+			mins[k] = max(mins[k], min(nat[k], keyWidth))
+		}
+	}
+	fitTo := max(width-runewidth.StringWidth(t.indent), 1)
+	var left []string
+	gone := map[int]bool{}
+	for n := 0; ; n++ {
+		c := t.clone()
+		c.min = slices.Clone(mins)
+		c.drop(gone)
+		w := c.widths()
+		c.fit(w, c.alignment(), fitTo)
+		total := gap * (len(w) - 1)
+		for _, x := range w {
+			total += x
+		}
+		if total <= fitTo || n == len(t.optional) {
+			if len(left) > 0 {
+				hint := t.optionalHint
+				if hint == "" {
+					hint = "widen the terminal"
+				}
+				c.footer = append(slices.Clone(c.footer), fmt.Sprintf("left out at %d columns: %s (%s)", width, strings.Join(left, ", "), hint))
+			}
+			return c
+		}
+		if o := t.optional[n]; o < len(t.header) && !gone[o] {
+			gone[o] = true
+			left = append(left, t.header[o])
+		}
+	}
+}
+
+// clone is a copy of t whose slices drop may change.
+func (t *table) clone() *table {
+	c := *t
+	c.header, c.totals, c.footer = slices.Clone(t.header), slices.Clone(t.totals), slices.Clone(t.footer)
+	c.rows = make([][]string, len(t.rows))
+	for i, r := range t.rows {
+		c.rows[i] = slices.Clone(r)
+	}
+	c.right, c.min = slices.Clone(t.right), slices.Clone(t.min)
+	c.key, c.optional = nil, nil
+	return &c
+}
+
+// columns is the indices of the columns headed names, in that order
+// (names no column has are skipped).
+func (t *table) columns(names ...string) []int {
+	var out []int
+	for _, n := range names {
+		if i := slices.Index(t.header, n); i >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// printWrapped prints each paragraph on its own lines, wrapped to width
+// (≤ 0: one line each).
+func printWrapped(w io.Writer, width int, paragraphs ...string) {
+	for _, p := range paragraphs {
+		for _, l := range wrap(p, width) {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
+
+// printIndented prints s wrapped to width (≤ 0: one line), its first line
+// after first, the rest after rest (both counted in the width).
+func printIndented(w io.Writer, width int, first, rest, s string) {
+	inner := 0
+	if width > 0 {
+		inner = max(width-max(runewidth.StringWidth(first), runewidth.StringWidth(rest)), 1)
+	}
+	for i, l := range wrap(s, inner) {
+		if i == 0 {
+			fmt.Fprintln(w, first+l)
+		} else {
+			fmt.Fprintln(w, rest+l)
+		}
+	}
+}
+
+// printFitted prints text's lines fitted to width (≤ 0: as they are): a
+// line too wide is wrapped at spaces, its continuation lines indented two
+// more than its own indent, and a word still too wide is cut with "…".
+func printFitted(w io.Writer, width int, text string) {
+	text = strings.TrimSuffix(text, "\n")
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if width <= 0 || runewidth.StringWidth(l) <= width {
+			fmt.Fprintln(w, l)
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		var b strings.Builder
+		printIndented(&b, width, lead, lead+"  ", strings.TrimLeft(l, " "))
+		for _, x := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			if runewidth.StringWidth(x) > width {
+				x = runewidth.Truncate(x, width, "…")
+			}
+			fmt.Fprintln(w, x)
+		}
 	}
 }

@@ -139,3 +139,86 @@ func TestTableProse(t *testing.T) {
 		})
 	}
 }
+
+// TestTableLeavesOut: optional columns go, the first first, only while the
+// table cannot fit with its key column whole (or keyWidth wide), and a
+// footer names them. Hand-laid: NAME 27, N 2, SAVED 6, COST × 6,
+// VS KEEP-ALL 11 and four gaps of 2 are 60 columns.
+func TestTableLeavesOut(t *testing.T) {
+	mk := func() *table {
+		tb := &table{header: []string{"NAME", "N", "SAVED", "COST ×", "VS KEEP-ALL"}, key: []int{0}, optional: []int{4, 3}}
+		tb.add("compact-claude-code(at=0.8)", "12", "53,295", "0.853", "0.216")
+		tb.add("keep-all", "3", "0", "1.000", "1.000")
+		return tb
+	}
+	for _, c := range []struct {
+		name  string
+		width int
+		want  []string
+	}{
+		// it fits: nothing left out
+		{"fits", 60, []string{
+			"NAME                          N   SAVED  COST ×  VS KEEP-ALL",
+			"compact-claude-code(at=0.8)  12  53,295   0.853        0.216",
+			"keep-all                      3       0   1.000        1.000"}},
+		// 57: NAME at 24 (23 characters and "…") fits: nothing left out
+		{"key nearly whole", 57, []string{
+			"NAME                       N   SAVED  COST ×  VS KEEP-ALL",
+			"compact-claude-code(at=…  12  53,295   0.853        0.216",
+			"keep-all                   3       0   1.000        1.000"}},
+		// 50: NAME at 24 is still 57 wide; without VS KEEP-ALL it is 47,
+		// NAME whole (cutting NAME to 17 instead breaks the rule)
+		{"one out", 50, []string{
+			"NAME                          N   SAVED  COST ×",
+			"compact-claude-code(at=0.8)  12  53,295   0.853",
+			"keep-all                      3       0   1.000",
+			"left out at 50 columns: VS KEEP-ALL (widen the",
+			"terminal)"}},
+		// 40: 47, or 44 with NAME at 24, is too wide: COST × goes too (39)
+		{"two out", 40, []string{
+			"NAME                          N   SAVED",
+			"compact-claude-code(at=0.8)  12  53,295",
+			"keep-all                      3       0",
+			"left out at 40 columns: VS KEEP-ALL,",
+			"COST × (widen the terminal)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := mk()
+			var b strings.Builder
+			if err := tb.write(&b, c.width, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n"); !slices.Equal(got, c.want) {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+			if len(tb.header) != 5 || len(tb.rows[0]) != 5 {
+				t.Error("write changed the table")
+			}
+		})
+	}
+}
+
+// TestPrintFitted: a line that fits is left as it is; a wider one wraps at
+// spaces, its continuation indented two more than its own indent; a word
+// still too wide is cut with "…"; width 0 leaves every line whole.
+// Hand-laid.
+func TestPrintFitted(t *testing.T) {
+	text := "short line\n  case abc fitness=0.5 deviations=1:a->b,2:b->c,3:c->d\n"
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{0, text},
+		// 20: the text after the indents may be 20 − 4 = 16 wide, so
+		// "case abc fitness=0.5" (20) breaks after "case abc"; the
+		// deviations word (33) stands alone under an indent of 4 and is cut
+		// to 20 columns: 15 characters and "…"
+		{20, "short line\n  case abc\n    fitness=0.5\n    deviations=1:a-…\n"},
+	} {
+		var b strings.Builder
+		printFitted(&b, c.width, text)
+		if b.String() != c.want {
+			t.Errorf("width %d: got\n%q\nwant\n%q", c.width, b.String(), c.want)
+		}
+	}
+}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,6 +39,8 @@ type TrainOptions struct {
 	Attribution int // --attribution: (run, output) pairs of the attributor check
 	NoSave      bool
 	Out         io.Writer
+	Width       int  // fit the tables to this many columns (0: no limit)
+	Bold        bool // bold table headers
 }
 
 // NewTrainCmd builds `trajmine train` with its one subcommand, tracer.
@@ -108,7 +110,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
   trajmine simulate --policy 'tracer(model=tracer.json)' --policy tracer-tooltype`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out = c.OutOrStdout()
+			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
 			if o.Model == "" {
 				return flagErrorf("-o MODEL is required")
 			}
@@ -208,8 +210,9 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	}
 	w := o.Out
 	fmt.Fprintf(w, "training on %d runs, %d held out (%s, recommend's split)\n", len(train), len(held), holdout.Rule(o.Holdout))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "EPOCH\tREWARD\tTOKENS/KEEP-ALL\tREINV/100\tOVERFLOWS\tMEAN RATIO\tMEAN-POLICY REWARD\tMEAN-POLICY TOKENS\tOUTCOME LOGLOSS\t")
+	et := &table{header: []string{"EPOCH", "REWARD", "TOKENS/KEEP-ALL", "REINV/100", "OVERFLOWS", "MEAN RATIO", "MEAN-POLICY REWARD", "MEAN-POLICY TOKENS", "OUTCOME LOGLOSS"},
+		right: []bool{true, true, true, true, true, true, true, true, true}, optionalHint: "the model file has every figure; widen the terminal"}
+	et.optional = []int{8, 7, 6, 5}
 	t0 := time.Now()
 	m, err := tracer.Train(ctx, train, &tracer.Options{Seed: o.Seed, Window: o.Window, Epochs: o.Epochs, Samples: o.Samples,
 		Hidden: o.Hidden, LR: o.LR, Lambda: orNeg(o.Lambda), Credit: orNeg(o.Credit), Trigger: o.Trigger, Keep: orNegInt(o.Keep),
@@ -218,13 +221,15 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		if e.OutcomeLoss >= 0 {
 			loss = fmt.Sprintf("%.4f", e.OutcomeLoss)
 		}
-		fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t%.2f\t%d\t%.3f\t%.4f\t%.4f\t%s\t\n", e.Epoch, e.Reward, e.TokenRatio, e.ReinvPer100,
-			e.Overflows, e.MeanRatio, e.MeanReward, e.MeanTokens, loss)
+		et.add(strconv.Itoa(e.Epoch), fmt.Sprintf("%.4f", e.Reward), fmt.Sprintf("%.4f", e.TokenRatio), fmt.Sprintf("%.2f", e.ReinvPer100),
+			strconv.Itoa(e.Overflows), fmt.Sprintf("%.3f", e.MeanRatio), fmt.Sprintf("%.4f", e.MeanReward), fmt.Sprintf("%.4f", e.MeanTokens), loss)
 	})
 	if err != nil {
 		return err
 	}
-	tw.Flush()
+	if err := et.write(w, o.Width, o.Bold); err != nil {
+		return err
+	}
 	elapsed := time.Since(t0)
 	m.Training.Split, m.Training.HoldoutEvery = holdout.Rule(o.Holdout), o.Holdout
 	if err := tracer.WriteModel(o.Model, m); err != nil {
@@ -253,7 +258,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if err != nil {
 		return err
 	}
-	writeTracerReport(w, rep)
+	writeTracerReport(w, rep, o.Width, o.Bold)
 	return nil
 }
 
@@ -275,13 +280,13 @@ func orNegInt(v int) int {
 
 // writeTracerReport prints the held-out table, the learned retention per
 // tool and the attributor check.
-func writeTracerReport(w io.Writer, rep *tracer.Report) {
+func writeTracerReport(w io.Writer, rep *tracer.Report, width int, bold bool) {
 	fmt.Fprintf(w, "\nheld-out runs: %d\n", rep.Runs)
 	if rep.Note != "" {
-		fmt.Fprintf(w, "note: %s\n", rep.Note)
+		printWrapped(w, width, "note: "+rep.Note)
 	}
 	if rep.Runs < 20 {
-		fmt.Fprintf(w, "note: %d held-out runs are too few to conclude; the CIs and p-values below are descriptive only\n", rep.Runs)
+		printWrapped(w, width, fmt.Sprintf("note: %d held-out runs are too few to conclude; the CIs and p-values below are descriptive only", rep.Runs))
 	}
 	ci := func(v, lo, hi float64, f string) string {
 		if math.IsNaN(v) {
@@ -289,30 +294,32 @@ func writeTracerReport(w io.Writer, rep *tracer.Report) {
 		}
 		return fmt.Sprintf(f+" ["+f+", "+f+"]", v, lo, hi)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "POLICY\tTOKENS/KEEP-ALL [95%% CI]\tTOKENS/%s [95%% CI] (RUNS)\tREINV/100 CALLS [95%% CI]\tOVERFLOWS\tLEARNED − POLICY (median where they differ; runs)\tWILCOXON p\n", strings.ToUpper(rep.Logged))
+	ht := &table{header: []string{"POLICY", "TOKENS/KEEP-ALL [95% CI]", "TOKENS/" + strings.ToUpper(rep.Logged) + " [95% CI] (RUNS)", "REINV/100 CALLS [95% CI]", "OVERFLOWS",
+		"LEARNED − POLICY (median where they differ; runs)", "WILCOXON p"}, key: []int{0},
+		right: []bool{false, true, true, true, true, true, true}, optionalHint: "widen the terminal"}
+	ht.optional = []int{6, 5, 3}
 	for _, r := range rep.Rows {
 		p, med := "-", "-"
 		if !math.IsNaN(r.P) {
 			p = fmt.Sprintf("%.3g", r.P)
 			med = fmt.Sprintf("%s (%d)", fmtNaN(r.Median, "%+.4f"), r.Differ)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s (%d)\t%s\t%d\t%s\t%s\n", r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"),
-			ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns, ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), r.Overflows, med, p)
+		ht.add(r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"), fmt.Sprintf("%s (%d)", ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns),
+			ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), strconv.Itoa(r.Overflows), med, p)
 	}
-	tw.Flush()
+	_ = ht.write(w, width, bold)
 	fmt.Fprintln(w, "\nlearned retention on held-out runs (mean ratio per tool):")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tOUTPUTS\tMEAN RATIO")
+	rt := &table{header: []string{"TOOL", "OUTPUTS", "MEAN RATIO"}, right: []bool{false, true, true}}
 	for _, t := range rep.Retention {
-		fmt.Fprintf(tw, "%s\t%d\t%.3f\n", t.Tool, t.N, t.Ratio)
+		rt.add(t.Tool, strconv.Itoa(t.N), fmt.Sprintf("%.3f", t.Ratio))
 	}
-	tw.Flush()
+	_ = rt.write(w, width, bold)
 	a := rep.Attr
-	fmt.Fprintf(w, "\nattributor check: %d (run, output) pairs, Spearman ρ(predicted, replayed consequence) = %s (the seed reports 0.66); top-3 recovery %s over %d runs\n",
-		a.Pairs, fmtNaN(a.Spearman, "%.3f"), fmtNaN(a.Top3, "%.2f"), a.Top3Runs)
-	fmt.Fprintf(w, "  of which %d have a replayed consequence: AUC of the prediction for having one %s; ρ among those %s; ρ ceiling with the other %d tied at zero %s\n",
-		a.Positive, fmtNaN(a.AUC, "%.3f"), fmtNaN(a.SpearmanPositive, "%.3f"), a.Pairs-a.Positive, fmtNaN(a.Ceiling, "%.3f"))
+	fmt.Fprintln(w)
+	printFitted(w, width, fmt.Sprintf("attributor check: %d (run, output) pairs, Spearman ρ(predicted, replayed consequence) = %s (the seed reports 0.66); top-3 recovery %s over %d runs\n",
+		a.Pairs, fmtNaN(a.Spearman, "%.3f"), fmtNaN(a.Top3, "%.2f"), a.Top3Runs)+
+		fmt.Sprintf("  of which %d have a replayed consequence: AUC of the prediction for having one %s; ρ among those %s; ρ ceiling with the other %d tied at zero %s",
+			a.Positive, fmtNaN(a.AUC, "%.3f"), fmtNaN(a.SpearmanPositive, "%.3f"), a.Pairs-a.Positive, fmtNaN(a.Ceiling, "%.3f")))
 }
 
 func fmtNaN(v float64, f string) string {
