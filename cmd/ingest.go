@@ -15,6 +15,7 @@ import (
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
 // IngestOptions are the flags and arguments of trajmine ingest.
@@ -191,8 +192,8 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 }
 
 func printSummary(w io.Writer, s *ingest.Summary) {
-	fmt.Fprintf(w, "imported %d file(s) (%s): %d runs, %d events, %d rejects",
-		s.Files, humanBytes(s.Bytes), s.Runs, s.Events, s.Rejects)
+	fmt.Fprintf(w, "imported %s file(s) (%s): %s runs, %s events, %s rejects",
+		textfmt.Thousands(int64(s.Files)), humanBytes(s.Bytes), textfmt.Thousands(s.Runs), textfmt.Thousands(s.Events), textfmt.Thousands(int64(s.Rejects)))
 	if s.Repairs > 0 {
 		fmt.Fprintf(w, "; %d text field(s) with invalid UTF-8 repaired (U+FFFD, sources.n_repairs)", s.Repairs)
 	}
