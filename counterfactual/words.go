@@ -81,8 +81,13 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 			i++
 			continue
 		}
-		// the run [i, j) and the classes of its bytes after the first
-		j, rest := i+1, uint8(0)
+		// the run [i, j), its end less trailing '.', ':' and '-' and the
+		// classes of its kept bytes after the first, in one pass
+		const trail = clDot | clPunct // '.', ':', '-'
+		j, end, rest, kept := i+1, i, uint8(0), uint8(0)
+		if class[c]&trail == 0 {
+			end = i + 1
+		}
 		for j < n {
 			c := class[s[j]]
 			if c&clTok == 0 {
@@ -90,20 +95,14 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 			}
 			rest |= c
 			j++
+			if c&trail == 0 {
+				end, kept = j, rest
+			}
 		}
-		end := j
-		for end > i && (s[end-1] == '.' || s[end-1] == ':' || s[end-1] == '-') {
-			end--
-		}
+		rest = kept
 		if end-i > MaxWord {
 			i = j
 			continue
-		}
-		if end < j { // trimmed: the classes of the kept bytes only
-			rest = 0
-			for k := i + 1; k < end; k++ {
-				rest |= class[s[k]]
-			}
 		}
 		if specific(end-i, class[c], rest) && !yield(i, s[i:end]) {
 			return false
