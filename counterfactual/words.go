@@ -81,13 +81,9 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 			i++
 			continue
 		}
-		// the run [i, j), its end less trailing '.', ':' and '-' and the
-		// classes of its kept bytes after the first, in one pass
+		// the run [i, j) and the classes of its bytes after the first
 		const trail = clDot | clPunct // '.', ':', '-'
-		j, end, rest, kept := i+1, i, uint8(0), uint8(0)
-		if class[c]&trail == 0 {
-			end = i + 1
-		}
+		j, rest := i+1, uint8(0)
 		for j < n {
 			c := class[s[j]]
 			if c&clTok == 0 {
@@ -95,11 +91,17 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 			}
 			rest |= c
 			j++
-			if c&trail == 0 {
-				end, kept = j, rest
+		}
+		end := j
+		if class[s[j-1]]&trail != 0 { // rare: trim, and the classes of the kept bytes only
+			for end > i && class[s[end-1]]&trail != 0 {
+				end--
+			}
+			rest = 0
+			for k := i + 1; k < end; k++ {
+				rest |= class[s[k]]
 			}
 		}
-		rest = kept
 		if end-i > MaxWord {
 			i = j
 			continue
