@@ -1,12 +1,18 @@
 package counterfactual_test
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/ingest"
+	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/synth"
 )
 
 // synthRun is a run of calls model calls: each reads a Go file (every tenth
@@ -85,4 +91,54 @@ func TestUsesLinear(t *testing.T) {
 	if ratio > 100 { // 16 when linear, 256 when quadratic
 		t.Errorf("16× the calls took %.1f× the time", ratio)
 	}
+}
+
+// synthRuns generates n distinct synthetic runs (trajmine synth, seed 11:
+// every run generated, none repeated), imports them in memory and returns
+// each run's events in seq order.
+func synthRuns(tb testing.TB, n int) [][]schema.Event {
+	tb.Helper()
+	dir := tb.TempDir()
+	if _, err := synth.Write(dir, &synth.Options{N: n, Seed: 11}); err != nil {
+		tb.Fatal(err)
+	}
+	sink := &ingest.MemSink{}
+	if _, err := ingest.Files(context.Background(), sink, []string{dir}, nil); err != nil {
+		tb.Fatal(err)
+	}
+	byRun := map[string][]schema.Event{}
+	for _, e := range sink.Events {
+		byRun[e.RunID] = append(byRun[e.RunID], e)
+	}
+	var runs [][]schema.Event
+	for _, r := range sink.Runs {
+		events := byRun[r.RunID]
+		slices.SortStableFunc(events, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+		runs = append(runs, events)
+	}
+	return runs
+}
+
+// BenchmarkUsesSynth measures Uses over 60 distinct synthetic runs (no
+// text repeated across runs, so no run's words are already warm); one op
+// is all 60 runs, MB/s counts every Text and Args byte.
+func BenchmarkUsesSynth(b *testing.B) {
+	runs := synthRuns(b, 60)
+	var size int64
+	for _, events := range runs {
+		for _, e := range events {
+			size += int64(len(e.Text) + len(e.Args))
+		}
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		for _, events := range runs {
+			counterfactual.Uses(events)
+		}
+	}
+	// the process's CPU time per op: steadier than wall time on a machine
+	// other work shares
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }

@@ -3,6 +3,7 @@ package counterfactual
 import (
 	"cmp"
 	"encoding/json"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -118,7 +119,7 @@ type walker struct {
 	// outputs whose text is logged more than once in the run (re-reads):
 	// the (word, offset) sequence of their first scan, replayed for the
 	// later copies instead of scanning them again
-	repeats map[string]*wordSeq
+	repeats map[int32]*wordSeq // by event index
 }
 
 // wordSeq is the words of an output text in order: state indices and byte
@@ -204,13 +205,23 @@ func Uses(events []schema.Event) []Use {
 	w.findRepeats()
 	byTarget := map[string][]int32{} // target → outputs with that target, in order
 	byKey := map[string]int32{}      // tool key → latest output with it
+	// words only matter to a later assistant, reasoning or tool_call
+	// event: after the last one, texts are not scanned
+	last := len(events) - 1
+	for last >= 0 && !usesWords(events[last].Kind) {
+		last--
+	}
 	for i := range events {
 		e := &events[i]
 		switch e.Kind {
 		case schema.KindSystem, schema.KindUser:
-			w.common(e.Text)
+			if i < last {
+				w.common(e.Text)
+			}
 		case schema.KindToolResult:
-			w.output(int32(i), capText(e.Text))
+			if i < last {
+				w.output(int32(i), capText(e.Text))
+			}
 			if t := outputTarget(events, prod, i); t != "" {
 				byTarget[t] = append(byTarget[t], int32(i))
 			}
@@ -246,6 +257,11 @@ func Uses(events []schema.Event) []Use {
 	return w.uses
 }
 
+// usesWords reports whether events of kind k can make content uses.
+func usesWords(k schema.EventKind) bool {
+	return k == schema.KindAssistant || k == schema.KindReasoning || k == schema.KindToolCall
+}
+
 // sizeHint guesses the number of distinct words of a run: one per 64 bytes
 // of input text, at most 1<<16.
 func sizeHint(events []schema.Event) int {
@@ -273,32 +289,69 @@ func (w *walker) common(s string) {
 }
 
 // findRepeats notes the tool-result texts (of at least reuseMin bytes, as
-// scanned) that the run logs more than once.
+// scanned) that the run logs more than once: w.repeats[i] is, for every
+// copy i of such a text, the sequence its first scan records and later
+// copies replay. Only texts whose length another such text shares are
+// hashed (a text of a length met once cannot repeat), each once, and a
+// repeat is confirmed by comparing the texts, so a hash collision never
+// merges two texts.
 func (w *walker) findRepeats() {
 	if !reuse {
 		return
 	}
-	var seen map[string]bool
+	var lens map[int]int32 // scanned length → texts with it
 	for i := range w.events {
-		e := &w.events[i]
-		if e.Kind != schema.KindToolResult || len(e.Text) < reuseMin {
+		if s, ok := w.reusable(i); ok {
+			if lens == nil {
+				lens = map[int]int32{}
+			}
+			lens[len(s)]++
+		}
+	}
+	var first map[uint64][]int32 // hash → first copy of each text with it
+	for i := range w.events {
+		s, ok := w.reusable(i)
+		if !ok || lens[len(s)] < 2 {
 			continue
 		}
-		s := capText(e.Text)
-		if seen == nil {
-			seen = map[string]bool{}
+		if first == nil {
+			first = map[uint64][]int32{}
 		}
-		if !seen[s] {
-			seen[s] = true
+		h := maphash.String(textSeed, s)
+		var of int32 = -1
+		for _, f := range first[h] {
+			if capText(w.events[f].Text) == s {
+				of = f
+				break
+			}
+		}
+		if of < 0 {
+			first[h] = append(first[h], int32(i))
 			continue
 		}
 		if w.repeats == nil {
-			w.repeats = map[string]*wordSeq{}
+			w.repeats = map[int32]*wordSeq{}
 		}
-		if w.repeats[s] == nil {
-			w.repeats[s] = &wordSeq{}
+		seq := w.repeats[of]
+		if seq == nil {
+			seq = &wordSeq{}
+			w.repeats[of] = seq
 		}
+		w.repeats[int32(i)] = seq
 	}
+}
+
+// textSeed seeds the hash of findRepeats.
+var textSeed = maphash.MakeSeed()
+
+// reusable returns event i's text as scanned when it is a tool result whose
+// repeats findRepeats looks for (at least reuseMin bytes).
+func (w *walker) reusable(i int) (string, bool) {
+	e := &w.events[i]
+	if e.Kind != schema.KindToolResult || len(e.Text) < reuseMin {
+		return "", false
+	}
+	return capText(e.Text), true
 }
 
 // output makes output o the state of every non-common word of s. A text
@@ -307,8 +360,8 @@ func (w *walker) findRepeats() {
 // states.
 func (w *walker) output(o int32, s string) {
 	var seq *wordSeq
-	if len(s) >= reuseMin && w.repeats != nil {
-		seq = w.repeats[s]
+	if w.repeats != nil {
+		seq = w.repeats[o]
 	}
 	if seq != nil && seq.done {
 		for i, k := range seq.k {

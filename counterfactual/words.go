@@ -82,6 +82,7 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 			continue
 		}
 		// the run [i, j) and the classes of its bytes after the first
+		const trail = clDot | clPunct // '.', ':', '-'
 		j, rest := i+1, uint8(0)
 		for j < n {
 			c := class[s[j]]
@@ -92,18 +93,18 @@ func scan(s string, jsonEscapes bool, yield func(int, string) bool) bool {
 			j++
 		}
 		end := j
-		for end > i && (s[end-1] == '.' || s[end-1] == ':' || s[end-1] == '-') {
-			end--
-		}
-		if end-i > MaxWord {
-			i = j
-			continue
-		}
-		if end < j { // trimmed: the classes of the kept bytes only
+		if class[s[j-1]]&trail != 0 { // rare: trim, and the classes of the kept bytes only
+			for end > i && class[s[end-1]]&trail != 0 {
+				end--
+			}
 			rest = 0
 			for k := i + 1; k < end; k++ {
 				rest |= class[s[k]]
 			}
+		}
+		if end-i > MaxWord {
+			i = j
+			continue
 		}
 		if specific(end-i, class[c], rest) && !yield(i, s[i:end]) {
 			return false
