@@ -127,7 +127,7 @@ func (a *Behaviour) Worker() (func(*RunWork) any, error) {
 			return nil
 		}
 		o := *a.o
-		o.Classify = w.Classify
+		o.Classify, o.Uses = w.Classify, w.Uses
 		p := behavior.Run(w.Run, w.Events, w.Usage, w.Ops, &o)
 		return &p
 	}, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/trajmine/trajmine/behavior"
+	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/schema"
 )
@@ -71,6 +72,19 @@ func TestRunManage(t *testing.T) {
 	h := got.Manage.Hides[0]
 	if h.Freed != 1040 || h.Thrash || !got.Manage.Ops[0].Shallow || got.Manage.Ops[0].Freed != 1280 {
 		t.Errorf("with options: hide %+v, op %+v", h, got.Manage.Ops[0])
+	}
+
+	// Options.Uses: the caller's uses are the ones counted. k2's one need
+	// (the target use at call 5) is the run's own Uses; given none, it has
+	// none; given them, the same as computing them.
+	got = behavior.Run(b.run, b.events, b.usage, b.ops, &behavior.Options{Uses: func() []counterfactual.Use { return nil }})
+	if h := got.Manage.Hides[1]; h.Key != "k2" || h.NeededUses != 0 || h.Needed {
+		t.Errorf("no uses given: hide %+v, want k2 with no need", h)
+	}
+	own := counterfactual.Uses(b.events)
+	got = behavior.Run(b.run, b.events, b.usage, b.ops, &behavior.Options{Uses: func() []counterfactual.Use { return own }})
+	if diff := cmp.Diff(want, got.Manage, approx); diff != "" {
+		t.Errorf("uses given (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,6 +1,9 @@
 package behavior
 
-import "github.com/trajmine/trajmine/diagnose"
+import (
+	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/diagnose"
+)
 
 // Defaults of Options.
 const (
@@ -49,12 +52,17 @@ type Options struct {
 	IsRead func(tool, args string) bool
 	// Thresholds are the classifier's (ByFamily). Nil means DefaultThresholds.
 	Thresholds *Thresholds
+	// Uses, when set, returns counterfactual.Uses of the run's events, which
+	// a caller that has computed them already passes (analysis: RunWork.Uses)
+	// so they are not computed twice. Nil means Run computes them.
+	Uses func() []counterfactual.Use
 }
 
 // resolved is Options with defaults applied.
 type resolved struct {
 	window, placeholder, shallow, thrash, reread int64
 	classify                                     func(harness, tool, args string) string
+	uses                                         func() []counterfactual.Use
 	isRead                                       func(tool, args string) bool
 	th                                           Thresholds
 }
@@ -84,6 +92,7 @@ func (o *Options) resolve() resolved {
 	if o.IsRead != nil {
 		r.isRead = o.IsRead
 	}
+	r.uses = o.Uses
 	r.classify = o.Classify
 	if r.classify == nil {
 		isRead := r.isRead

@@ -122,7 +122,11 @@ func (rc *runCtx) usesOf(key string) []int64 {
 	if !rc.usesOK {
 		rc.usesOK = true
 		rc.uses = map[string][]int64{}
-		for _, u := range counterfactual.Uses(rc.events) {
+		uses := rc.opt.uses
+		if uses == nil {
+			uses = func() []counterfactual.Use { return counterfactual.Uses(rc.events) }
+		}
+		for _, u := range uses() {
 			if u.Kind == counterfactual.UseEnable {
 				continue // a re-enable is measured as such (Reenabled, Thrash), not as a need
 			}
