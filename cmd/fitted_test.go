@@ -69,6 +69,7 @@ func TestFittedTables(t *testing.T) {
 		{"simulate", simDB, []string{"simulate", "--no-save"}, nil},
 		{"simulate-by-format", simDB, []string{"simulate", "--no-save", "--by", "format", "--policy", "halflife(keep=1,cap=400)", "--policy", "mask(n=1)"}, nil},
 		{"diagnose", calDB, []string{"diagnose", "--no-save"}, nil},
+		{"runs-list", calDB, []string{"runs"}, nil},
 	}
 	for _, width := range []int{100, 60} {
 		cols := map[string]string{"COLUMNS": map[int]string{100: "100", 60: "60"}[width]}

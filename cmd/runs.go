@@ -97,5 +97,9 @@ func writeRunsTable(w io.Writer, runs []schema.Run, width int, bold bool) error 
 	if len(says) > 0 {
 		t.footer = []string{strings.Join(says, "; ")}
 	}
+	// on a narrow terminal, OUT, then FORMAT, then TURNS give way before
+	// the run ids are cut below their minimum (--json has every field)
+	t.optional = t.columns("OUT", "FORMAT", "TURNS")
+	t.optionalHint = "trajmine runs --json has every field"
 	return t.write(w, width, bold)
 }
