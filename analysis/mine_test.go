@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -186,7 +187,7 @@ func TestMineExportXES(t *testing.T) {
 					}
 					evs = append(evs, ev{ts, xesTestGet(e.Attrs, "concept:name")})
 				}
-				slices.SortStableFunc(evs, func(a, b ev) int { return cmpString(a.ts, b.ts) })
+				slices.SortStableFunc(evs, func(a, b ev) int { return strings.Compare(a.ts, b.ts) })
 				prev := "▶"
 				for i, e := range evs {
 					if i > 0 && evs[i-1].ts == e.ts {
@@ -225,14 +226,4 @@ func xesTestGet(as []xesTestAttr, key string) string {
 		}
 	}
 	return ""
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

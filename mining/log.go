@@ -1,6 +1,7 @@
 package mining
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -250,7 +251,7 @@ func (b *Builder) AddRun(run *schema.Run, events []schema.Event, ops []schema.Co
 
 	if !sort.SliceIsSorted(events, func(i, j int) bool { return events[i].Seq < events[j].Seq }) {
 		events = slices.Clone(events)
-		slices.SortStableFunc(events, func(a, b schema.Event) int { return cmpInt(a.Seq, b.Seq) })
+		slices.SortStableFunc(events, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	}
 	// 1. results to calls
 	b.calls, b.tokens, b.queue = b.calls[:0], b.tokens[:0], b.queue[:0]
@@ -291,10 +292,10 @@ func (b *Builder) AddRun(run *schema.Run, events []schema.Event, ops []schema.Co
 	if len(ops) > 0 {
 		ops = slices.Clone(ops)
 		slices.SortStableFunc(ops, func(x, y schema.ContextOp) int {
-			if c := cmpInt(x.Seq, y.Seq); c != 0 {
+			if c := cmp.Compare(x.Seq, y.Seq); c != 0 {
 				return c
 			}
-			return cmpInt(opRank(x.Op), opRank(y.Op))
+			return cmp.Compare(opRank(x.Op), opRank(y.Op))
 		})
 		for i := 0; i < len(ops); {
 			j := i
@@ -386,24 +387,14 @@ func orderEvents(evs []Event) {
 		ks[i] = keyed{cur, e}
 	}
 	slices.SortStableFunc(ks, func(a, b keyed) int {
-		if c := cmpInt(a.key, b.key); c != 0 {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
 			return c
 		}
-		return cmpInt(a.ev.Seq, b.ev.Seq)
+		return cmp.Compare(a.ev.Seq, b.ev.Seq)
 	})
 	for i := range ks {
 		evs[i] = ks[i].ev
 	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func opRank(op schema.OpKind) int64 {

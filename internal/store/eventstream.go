@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"encoding/binary"
@@ -442,7 +443,7 @@ func (h *logHandover) emit(ri int32, rows []logRow, strs []logStrs) error {
 		h.order = append(h.order, int32(i))
 	}
 	if !slices.IsSortedFunc(rows, cmpRowSeq) {
-		slices.SortStableFunc(h.order, func(a, b int32) int { return cmpInt64(rows[a].seq, rows[b].seq) })
+		slices.SortStableFunc(h.order, func(a, b int32) int { return cmp.Compare(rows[a].seq, rows[b].seq) })
 	}
 	h.evs = h.evs[:0]
 	if cap(h.tsBuf) < len(rows) {
@@ -467,7 +468,7 @@ func (h *logHandover) emit(ri int32, rows []logRow, strs []logStrs) error {
 	return h.fn(&h.runs[ri], h.evs, h.ops[ri])
 }
 
-func cmpRowSeq(a, b logRow) int { return cmpInt64(a.seq, b.seq) }
+func cmpRowSeq(a, b logRow) int { return cmp.Compare(a.seq, b.seq) }
 
 // eventsQuery returns the events query (see EventStream) for o, the run filter
 // where and whether the selection has disable/enable ops.
@@ -487,16 +488,6 @@ func eventsQuery(o EventStreamOptions, where string, hasKeyOps bool) string {
   CASE WHEN call_id <> '' THEN hash(call_id) END, ` + keys + `,
   ` + callOnly("tool_name", true) + `, ` + callOnly("target", o.Targets) + `, ` + callOnly("args", o.Args) + `
 FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co'))` + andWhere(where)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // eventStreamWhere is the run filter of o: "run_id IN (SELECT run_id FROM runs

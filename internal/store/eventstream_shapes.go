@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -157,7 +158,7 @@ FROM events GROUP BY run_id`
 			}
 			return -1
 		}
-		return cmpInt64(a.Order, b.Order)
+		return cmp.Compare(a.Order, b.Order)
 	})
 	return out, nil
 }
