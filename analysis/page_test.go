@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"testing"
@@ -15,9 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trajmine/trajmine/htmlreport"
-	"github.com/trajmine/trajmine/ingest"
-	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/synth"
 )
 
 // pageRuns is the part of the page's run records (htmlreport's
@@ -91,18 +87,7 @@ func undelta(rep [][]int64) [][]int64 {
 // sim_calls rows trajmine simulate writes, read back by SQL.
 func TestPageTimelineMatchesSimCalls(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if _, err := synth.Write(dir, &synth.Options{N: 16, Seed: 9}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, store.Config{Path: filepath.Join(dir, "x.duckdb")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := ingest.Files(ctx, st, []string{dir}, nil); err != nil {
-		t.Fatal(err)
-	}
+	st := synthStore(t, 16, 9)
 	pols, err := reportPolicies(&ReportOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -44,18 +44,7 @@ var errPassTest = errors.New("stop here")
 // pass and is returned.
 func TestPassOrderAndErrors(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if _, err := synth.Write(dir, &synth.Options{N: 30, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, store.Config{Path: filepath.Join(dir, "x.duckdb")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := ingest.Files(ctx, st, []string{dir}, nil); err != nil {
-		t.Fatal(err)
-	}
+	st := synthStore(t, 30, 3)
 	var want []string
 	if err := st.Scan(ctx, store.ScanOptions{NoText: true}, func(d *store.RunData) error {
 		want = append(want, d.Run.RunID)
@@ -78,4 +67,24 @@ func TestPassOrderAndErrors(t *testing.T) {
 	if err := Pass(ctx, st, store.ScanOptions{}, env, c); !errors.Is(err, errPassTest) || len(c.got) != 5 {
 		t.Fatalf("Pass = %v after %d runs, want the add error after 5", err, len(c.got))
 	}
+}
+
+// synthStore is a store in a temporary directory holding `trajmine synth
+// -n n --seed seed`, imported; it is closed when the test ends.
+func synthStore(t *testing.T, n int, seed uint64) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := synth.Write(dir, &synth.Options{N: n, Seed: seed}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, store.Config{Path: filepath.Join(dir, "x.duckdb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := ingest.Files(ctx, st, []string{dir}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

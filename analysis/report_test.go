@@ -2,14 +2,11 @@ package analysis
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/synth"
 )
 
 // TestReportProgress: AnalyseReport reports each stage in order, done
@@ -17,18 +14,7 @@ import (
 // sample (2 top + 3 by hash = 5 runs), then finish's 0 and 1 of 1.
 func TestReportProgress(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if _, err := synth.Write(dir, &synth.Options{N: 12, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, store.Config{Path: filepath.Join(dir, "x.duckdb")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := ingest.Files(ctx, st, []string{dir}, nil); err != nil {
-		t.Fatal(err)
-	}
+	st := synthStore(t, 12, 5)
 	runs, err := st.Runs(ctx, store.RunFilter{})
 	if err != nil {
 		t.Fatal(err)
