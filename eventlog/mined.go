@@ -3,7 +3,6 @@ package eventlog
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"time"
 )
@@ -118,15 +117,7 @@ func WriteMinedXES(ctx context.Context, w io.Writer, traces func(yield func(*Min
 		x.bw.WriteString("\t</trace>\n")
 		return nil
 	})
-	if err == nil {
-		x.bw.WriteString("</log>\n")
-		err = x.bw.Flush()
-	}
-	x.st.Bytes = cw.n
-	if err != nil {
-		return &x.st, fmt.Errorf("write xes: %w", err)
-	}
-	return &x.st, nil
+	return x.finish(err, cw)
 }
 
 // MinedTimes returns the written times (ms since the epoch) of a trace's

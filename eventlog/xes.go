@@ -218,6 +218,13 @@ func WriteXES(ctx context.Context, w io.Writer, src Source, o *Options) (*Stats,
 		}
 		return x.trace(r)
 	})
+	return x.finish(err, cw)
+}
+
+// finish ends a log whose traces were written with err (nil: all of
+// them): it closes the log element, flushes and returns the stats with
+// the bytes cw counted once flushed.
+func (x *xesWriter) finish(err error, cw *countWriter) (*Stats, error) {
 	if err == nil {
 		x.bw.WriteString("</log>\n")
 		err = x.bw.Flush()
