@@ -1,21 +1,15 @@
 package analysis
 
 import (
-	"sync"
-
 	"github.com/trajmine/trajmine/actions"
 )
-
-// defaultClassifier is the default rules compiled once per process: every
-// pass and every sampled run's trace (reportTrace) classifies with it.
-var defaultClassifier = sync.OnceValues(func() (*actions.Classifier, error) { return actions.New(nil) })
 
 // DefaultClassify returns the default action classifier (trajmine classes)
 // as a function of (harness, tool, args) giving the class name. A
 // Classifier is read-only once built, so the function may be called from
 // several goroutines.
 func DefaultClassify() (func(harness, tool, args string) string, error) {
-	cl, err := defaultClassifier()
+	cl, err := actions.Default()
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/eventlog"
 	"github.com/trajmine/trajmine/internal/store"
@@ -126,10 +127,22 @@ func MineStore(ctx context.Context, st *store.Store, o *MineOptions) (Mined, err
 // eventLog builds the event log through store.EventStream, which reads only
 // the columns it needs, runs in run_id order (the log and what is mined
 // from it do not depend on the order).
+//
+// Tool calls take the class ingest stored (events.action_class) when their
+// run was classified by this version's default classifier; only when some
+// run was not (imported by an older version, or before the classes were
+// stored) are the arguments read, to classify that run's calls again.
 func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 	o := ma.o
 	eo := store.EventStreamOptions{Targets: o.Mode == mining.ModeToolTarget, Args: o.Mode != mining.ModeTool,
-		ModelFamilies: o.Models, Harnesses: o.Harnesses}
+		Classes: o.Mode != mining.ModeTool, ModelFamilies: o.Models, Harnesses: o.Harnesses}
+	if o.Mode == mining.ModeClass {
+		stale, err := st.RunsNotClassified(ctx, actions.DefaultFingerprint())
+		if err != nil {
+			return err
+		}
+		eo.Args = stale > 0
+	}
 	return st.EventStream(ctx, eo, func(run *schema.Run, events []schema.Event, ops []schema.ContextOp) error {
 		if !ma.keep(run) {
 			return nil
@@ -221,7 +234,7 @@ func NewMine(o *MineOptions, env *Env) (*Mine, error) {
 		}
 		return env.classify(harness, tool, args)
 	}
-	b, err := mining.NewBuilder(&mining.Options{Mode: o.Mode, Class: class})
+	b, err := mining.NewBuilder(&mining.Options{Mode: o.Mode, Class: class, StoredClasses: true})
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +326,7 @@ func (a *Mine) Worker() (func(*RunWork) any, error) {
 		}
 		if a.o.Mode == mining.ModeClass {
 			for i := range w.Events {
-				if e := &w.Events[i]; e.Kind == schema.KindToolCall {
+				if e := &w.Events[i]; e.Kind == schema.KindToolCall && e.ActionClass == "" {
 					w.Classify(w.Run.Harness, e.ToolName, e.Args)
 				}
 			}

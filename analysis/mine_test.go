@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
@@ -226,4 +227,51 @@ func xesTestGet(as []xesTestAttr, key string) string {
 		}
 	}
 	return ""
+}
+
+// TestMineStoredMatchesRecomputed: mining with the classes and system
+// prompt flags ingest stored (events.action_class,
+// runs.system_mentions_manage_context) gives the same result, byte for
+// byte in JSON, as classifying every call again from its arguments and
+// reading the system prompts' text, which is what mine does for runs an
+// older version imported (classified_by and the flag NULL).
+func TestMineStoredMatchesRecomputed(t *testing.T) {
+	ctx := context.Background()
+	st := mineTestStore(t, 60)
+	modes := []mining.Mode{mining.ModeClass, mining.ModeToolTarget}
+	mine := func() [][]byte {
+		var out [][]byte
+		for _, m := range modes {
+			got, err := MineStore(ctx, st, &MineOptions{Mode: m, By: "model", Compare: []string{"dtoc", "no-dtoc"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+		return out
+	}
+	var n int
+	if err := st.DB().QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE classified_by = ? AND system_mentions_manage_context IS NOT NULL`, actions.DefaultFingerprint()).Scan(&n); err != nil || n < 60 {
+		t.Fatalf("%d runs imported with stored classes and flags (%v), want all", n, err)
+	}
+	stored := mine()
+	if _, err := st.DB().ExecContext(ctx, `UPDATE runs SET classified_by = NULL, system_mentions_manage_context = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if stale, err := st.RunsNotClassified(ctx, actions.DefaultFingerprint()); err != nil || stale < 60 {
+		t.Fatalf("RunsNotClassified = %d, %v after clearing classified_by", stale, err)
+	}
+	again := mine()
+	for i := range modes {
+		if string(stored[i]) != string(again[i]) {
+			t.Errorf("%v: stored classes and flags give\n%.800s\nrecomputed\n%.800s", modes[i], stored[i], again[i])
+		}
+	}
+	if !strings.Contains(string(stored[0]), `"activity":"class"`) || !strings.Contains(string(stored[0]), `"tool_runs":`) {
+		t.Errorf("class-mode result lacks what it is about: %.300s", stored[0])
+	}
 }

@@ -37,6 +37,8 @@ type MineOptions struct {
 	// text, and mines through store.EventStream, which reads only the columns
 	// process discovery needs.
 	NoProfiles bool
+	// CPUProfile (a hidden flag) writes a pprof CPU profile of the command.
+	CPUProfile string
 
 	mode     mining.Mode
 	outcome  mining.Outcome
@@ -106,12 +108,17 @@ they carry the tool-call targets as logged (with --activity tool-target,
 the activity names too), like the store; trajmine report and show redact
 what they print (see trajmine report --help).
 
+Action classes are those ingest stored with each tool call
+(events.action_class); the calls of runs an older trajmine imported (their
+classified_by is not this version's classifier) are classified again from
+their arguments, which costs reading them.
+
 --no-profiles leaves out the behaviour profiles: they read the whole events
 of the runs with context ops or manage_context calls (and the text of those
-that disable outputs: which later call used which hidden output) and the
-system prompts' text, while the process discovery alone reads a few columns
-of the tool calls and results, several times faster on a large store
-(BENCHMARKS.md).`,
+that disable outputs: which later call used which hidden output), and the
+system prompts' text for runs imported before ingest recorded whether they
+name manage_context, while the process discovery alone reads a few columns
+of the tool calls and results (BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
@@ -156,7 +163,15 @@ of the tool calls and results, several times faster on a large store
 			if runF != nil {
 				return runF(o)
 			}
-			return onStore(c.Context(), d, true, o, mineRun)
+			stop, err := startProfiles(o.CPUProfile, "")
+			if err != nil {
+				return err
+			}
+			err = onStore(c.Context(), d, true, o, mineRun)
+			if perr := stop(); err == nil {
+				err = perr
+			}
+			return err
 		},
 	}
 	c.Flags().StringVar(&o.Activity, "activity", "class", "activity names: class, tool or tool-target")
@@ -172,6 +187,8 @@ of the tool calls and results, several times faster on a large store
 	c.Flags().StringVar(&o.Export, "export", "", "write the mined log xes:FILE, every event events-xes:FILE or ocel:FILE, or the DFG dot:FILE ('-' = stdout)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads no event text: faster)")
+	c.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
+	_ = c.Flags().MarkHidden("cpuprofile")
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
+	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -42,6 +43,13 @@ type RunBuilder struct {
 	stated   *schema.Usage // run totals as the log itself states them
 	lastLine int64         // line of the latest event, where usage problems are reported
 	err      error         // a strict-mode reject, returned by Finish
+
+	// the tool calls' action classes (classify): the harness they were
+	// classified with, and whether it changed between two calls
+	classified   bool
+	classHarness string
+	classMixed   bool
+	mentions     bool // a system event's text contains manage_context
 }
 
 type callInfo struct {
@@ -172,12 +180,16 @@ func (b *RunBuilder) Add(e schema.Event) error {
 	if !utf8.ValidString(e.Text) {
 		e.Text = strings.ToValidUTF8(e.Text, "\uFFFD")
 	}
+	if e.Kind == schema.KindSystem && !b.mentions && strings.Contains(e.Text, "manage_context") {
+		b.mentions = true
+	}
 	var ops []schema.ContextOp
 	switch e.Kind {
 	case schema.KindToolCall:
 		if e.Args != "" {
 			e.Args = CanonicalJSON([]byte(e.Args))
 		}
+		b.classify(&e)
 		if e.Target == "" {
 			e.Target = Target(e.ToolName, []byte(e.Args))
 		}
@@ -392,7 +404,44 @@ func (b *RunBuilder) Finish() error {
 	if r.EndReason == "" {
 		r.EndReason, r.EndReasonSource = schema.EndUnknown, schema.SourceInferred
 	}
+	r.ClassifiedBy = ""
+	if !b.classMixed && (!b.classified || validUTF8(r.Harness) == b.classHarness) {
+		r.ClassifiedBy = actions.DefaultFingerprint()
+	}
+	mentions := b.mentions
+	r.SystemMentionsManageContext = &mentions
 	return b.f.tx.Run(r)
+}
+
+// classify sets a tool call's ActionClass by the default classifier
+// (actions.Default), from the fields as the sink stores them (invalid
+// UTF-8 repaired: repairTx runs after the builder), with the run's harness
+// as the importer has set it so far. Finish keeps the classes (sets
+// ClassifiedBy) only when every call was classified with the run's final
+// harness: a reader classifies the calls of any other run again.
+func (b *RunBuilder) classify(e *schema.Event) {
+	cl, err := actions.Default()
+	if err != nil || b.classMixed {
+		return
+	}
+	h := validUTF8(b.Run.Harness)
+	switch {
+	case !b.classified:
+		b.classified, b.classHarness = true, h
+	case h != b.classHarness:
+		b.classMixed = true
+		return
+	}
+	c, _ := cl.Classify(h, validUTF8(e.ToolName), validUTF8(e.Args))
+	e.ActionClass = c.String()
+}
+
+// validUTF8 is s as repairTx stores it.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 func isManageContext(name string) bool {

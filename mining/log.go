@@ -58,6 +58,11 @@ type Options struct {
 	// Class classifies tool calls. ModeClass requires it; ModeToolTarget uses
 	// it for targets that are command lines or queries (see TargetKind).
 	Class ClassFunc
+	// StoredClasses: a tool call whose Event.ActionClass is set has that
+	// class, and Class is asked only for the others. Set it when Class is
+	// the classifier that gave the stored classes (the default rules:
+	// trajmine's store reads ActionClass back only from runs it classified).
+	StoredClasses bool
 }
 
 // Names of the artificial start and end nodes of graphs and models.
@@ -424,11 +429,11 @@ func (b *Builder) activity(harness string, e *schema.Event) int32 {
 	l := b.log
 	switch b.o.Mode {
 	case ModeClass:
-		return l.intern(b.class(harness, e.ToolName, e.Args))
+		return l.intern(b.class(harness, e))
 	case ModeToolTarget:
 		kind := TargetKind(e.Target)
 		if kind == kindCommand && b.o.Class != nil {
-			return b.intern2(tool, ":", b.class(harness, e.ToolName, e.Args))
+			return b.intern2(tool, ":", b.class(harness, e))
 		}
 		if kind == "" {
 			return l.intern(tool)
@@ -451,7 +456,11 @@ func (b *Builder) intern2(a, sep, c string) int32 {
 	return b.log.intern(a + sep + c)
 }
 
-func (b *Builder) class(harness, tool, args string) string {
+func (b *Builder) class(harness string, e *schema.Event) string {
+	if b.o.StoredClasses && e.ActionClass != "" {
+		return e.ActionClass
+	}
+	tool, args := e.ToolName, e.Args
 	k := classKey{harness, tool, args}
 	if len(args) <= memoMaxArgs {
 		if name, ok := b.memo[k]; ok {

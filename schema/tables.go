@@ -143,6 +143,8 @@ var Runs = Table{Name: TableRuns, Doc: "one row per agent session, trajectory or
 	nul("cost_usd", Double, "logged cost"),
 	col("est_tokens", BigInt, "sum of est_tokens over the run's events"),
 	col("estimator", Varchar, "token estimator used for est_tokens"),
+	nul("classified_by", Varchar, "fingerprint of the default action classifier (actions.DefaultFingerprint) that set its tool calls' action_class at import; NULL when none was set (databases imported before the column existed, or the run's harness changed after its first call)"),
+	nul("system_mentions_manage_context", Boolean, "whether the text of one of its system events contains manage_context (DTOC's tool offered in the prompt), set at import; NULL in databases imported before the column existed"),
 }}
 
 // Events describes the events table.
@@ -165,6 +167,7 @@ var Events = Table{Name: TableEvents, Doc: "ordered items of each run as the mod
 	col("line", BigInt, "line or record number in the source file"),
 	zstd(col("text", Varchar, "the text (tool results: the output as the model saw it)")),
 	col("envelope_tokens", BigInt, "estimated tokens of the DTOC envelope {tool_key, tool_result, estimated_tokens} around a tool result, as logged (text holds the inner result); 0 when none, NULL in databases imported before the column existed"),
+	nul("action_class", Varchar, "action class of a tool_call by the default rules (trajmine classes), set at import by the classifier its run's classified_by names; NULL for other events and when classified_by is NULL"),
 }}
 
 // UsageTable describes the usage table.
@@ -321,13 +324,14 @@ func (r *Run) Values() []any {
 	return []any{r.RunID, strOrNil(r.ParentRunID), r.SourceFormat, r.SourcePath, r.SourceSHA256, r.Harness,
 		r.Model, r.ModelFamily, r.TaskID, ptrB(r.Resolved), ptrI(r.WindowTokens), ptrT(r.StartedAt), ptrT(r.EndedAt),
 		string(r.EndReason), string(r.EndReasonSource), r.EndReasonDetail, r.NTurns, r.InputTokens, r.OutputTokens,
-		r.CacheReadTokens, r.CacheWriteTokens, r.ReasoningTokens, r.UsageEstimated, r.UsageCalls, ptrF(r.CostUSD), r.EstTokens, r.Estimator}
+		r.CacheReadTokens, r.CacheWriteTokens, r.ReasoningTokens, r.UsageEstimated, r.UsageCalls, ptrF(r.CostUSD), r.EstTokens, r.Estimator,
+		strOrNil(r.ClassifiedBy), ptrB(r.SystemMentionsManageContext)}
 }
 
 // Values returns e's fields in Events column order.
 func (e *Event) Values() []any {
 	return []any{e.RunID, e.Seq, e.Turn, ptrT(e.TS), string(e.Kind), e.Role, e.ToolName, e.CallID, e.ToolKey,
-		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens}
+		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens, strOrNil(e.ActionClass)}
 }
 
 // Values returns u's fields in UsageTable column order.

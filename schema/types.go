@@ -118,6 +118,13 @@ type Run struct {
 	CostUSD          *float64     `json:"cost_usd,omitempty"`
 	EstTokens        int64        `json:"est_tokens"` // sum of est_tokens over the run's events
 	Estimator        string       `json:"estimator"`
+	// ClassifiedBy is the fingerprint of the default classifier
+	// (actions.DefaultFingerprint) that set its tool calls' ActionClass at
+	// import; "" when they carry none.
+	ClassifiedBy string `json:"classified_by,omitempty"`
+	// SystemMentionsManageContext: the text of one of its system events
+	// contains manage_context (set at import; nil when not known).
+	SystemMentionsManageContext *bool `json:"system_mentions_manage_context,omitempty"`
 }
 
 // Event is one item of a run as the model saw it.
@@ -144,6 +151,10 @@ type Event struct {
 	// result in: Text holds the inner result, the model saw the envelope
 	// too. 0 when the log shows none.
 	EnvelopeTokens int64 `json:"envelope_tokens,omitempty"`
+	// ActionClass is a tool call's action class by the classifier its run's
+	// ClassifiedBy names, set at import; "" for other events and when the
+	// run's ClassifiedBy is "".
+	ActionClass string `json:"action_class,omitempty"`
 }
 
 // SeenTokens is the event's estimated tokens as the model saw them: its

@@ -23,7 +23,7 @@ const mod = "github.com/trajmine/trajmine/"
 var allowed = map[string][]string{
 	"schema":                 {},
 	"actions":                {"schema"},
-	"ingest":                 {"schema", "ingest/internal/jsonx"},
+	"ingest":                 {"schema", "ingest/internal/jsonx", "actions"}, // actions: each tool call's class, set at import
 	"ingest/internal/jsonx":  {},
 	"diagnose":               {"schema", "internal/textfmt"},
 	"synth":                  {"schema"},
@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining", "internal/holdout"},
 	"htmlreport":             {"internal/textfmt"},
 	"htmlreport/browsertest": {},
-	"internal/store":         {"schema", "ingest"},
+	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)

@@ -12,6 +12,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/trajmine/trajmine/actions"
+
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -23,6 +25,11 @@ type EventStreamOptions struct {
 	// Args reads events.args (a classifier needs them). They are the most
 	// expensive column to read: leave them out when not needed.
 	Args bool
+	// Classes reads events.action_class, the class ingest gave each tool
+	// call: Event.ActionClass is set for the runs classified by the current
+	// default classifier (classified_by = actions.DefaultFingerprint()) and
+	// "" for the others, whose calls need Args to be classified again.
+	Classes bool
 	// ModelFamilies, Harnesses and Formats keep only runs whose
 	// model_family, harness and source_format are among these (empty: all).
 	ModelFamilies, Harnesses, Formats []string
@@ -55,6 +62,7 @@ type logRow struct {
 	seq, ts, tokens int64  // ts: µs since the epoch, 0 = NULL
 	call, key       uint64 // hash(call_id), hash(tool_key); 0 = none
 	tool            uint16 // index in the log's toolTable
+	class           uint16 // index in the log's class table (action_class; 0: none)
 	kind            int8   // index into logKinds
 }
 
@@ -71,11 +79,12 @@ type logRange struct {
 	withTarget bool
 	withArgs   bool
 	tools      *toolCache
+	classes    *toolCache // action_class names (a small table of their own)
 }
 
 // add appends one row; target and args are dropped unless asked for.
-func (w *logRange) add(run uint64, seq, ts, tokens int64, kind int8, tool string, call, key uint64, target, args string) {
-	w.rows = append(w.rows, logRow{run: run, seq: seq, ts: ts, tokens: tokens, call: call, key: key, tool: w.tools.id(tool), kind: kind})
+func (w *logRange) add(run uint64, seq, ts, tokens int64, kind int8, tool string, call, key uint64, target, args, class string) {
+	w.rows = append(w.rows, logRow{run: run, seq: seq, ts: ts, tokens: tokens, call: call, key: key, tool: w.tools.id(tool), class: w.classes.id(class), kind: kind})
 	if w.withTarget || w.withArgs {
 		var st logStrs
 		if w.withTarget {
@@ -233,8 +242,8 @@ var sqlReader rowReader = readSQL
 // started_at), its events of kinds tool_call, tool_result, compaction and
 // context_op in seq order, and its context_ops rows (seq, op, tool_key,
 // tokens_before, tokens_after). Of each event it reads seq, ts, kind,
-// est_tokens and call_id; tool_name (and target and args when asked) of
-// tool calls only; tool_key of tool results only, and only when the
+// est_tokens and call_id; tool_name (and target, args and action_class
+// when asked) of tool calls only; tool_key of tool results only, and only when the
 // selection has disable or enable ops (their tokens are the hidden
 // outputs'). CallID and ToolKey (of events and ops) are not the logged ids
 // but 8-byte strings holding DuckDB's 64-bit hash() of them: equal ids give
@@ -259,7 +268,7 @@ var sqlReader rowReader = readSQL
 //
 //	SELECT EXISTS (SELECT 1 FROM context_ops WHERE op = 'disable' OR op = 'enable'), max(rowid) of events
 //	SELECT hash(run_id), seq, epoch_us(ts), est_tokens, <kind as 0..3>, hash(call_id), hash(tool_key) | NULL,
-//	       tool_name, target | NULL, args | NULL    -- of tool calls, else NULL
+//	       tool_name, target | NULL, args | NULL, action_class | NULL    -- of tool calls, else NULL
 //	  FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co')) AND rowid >= ? AND rowid < ?
 //	SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs ORDER BY run_id
 //	SELECT run_id, seq, op, hash(tool_key), tokens_before, tokens_after FROM context_ops ORDER BY run_id, seq, op, tool_key
@@ -322,10 +331,12 @@ func (s *Store) EventStream(ctx context.Context, o EventStreamOptions, fn func(r
 
 	// 2. the readers start on the ranges
 	q := eventsQuery(o, where, hasKeyOps) + " AND rowid >= ? AND rowid < ?"
-	tools := newToolTable()
+	tools, classes := newToolTable(), newToolTable()
 	caches := make([]*toolCache, logReaders) // range w's reader's: w mod logReaders
+	classCaches := make([]*toolCache, logReaders)
 	for k := range caches {
 		caches[k] = &toolCache{t: tools, m: map[string]uint16{}}
+		classCaches[k] = &toolCache{t: classes, m: map[string]uint16{}}
 	}
 	rgs := readRanges(ctx, nRanges, logReaders, logAhead, func(ctx context.Context, w int64, rg *logRange) (*logRange, error) {
 		if rg != nil {
@@ -334,7 +345,7 @@ func (s *Store) EventStream(ctx context.Context, o EventStreamOptions, fn func(r
 		} else {
 			// room for every rowid of a range: no regrowing
 			n := min(logRangeRows, maxRow+1)
-			rg = &logRange{rows: make([]logRow, 0, n), withTarget: o.Targets, withArgs: o.Args, tools: caches[w%logReaders]}
+			rg = &logRange{rows: make([]logRow, 0, n), withTarget: o.Targets, withArgs: o.Args, tools: caches[w%logReaders], classes: classCaches[w%logReaders]}
 			if o.Targets || o.Args {
 				rg.strs = make([]logStrs, 0, n)
 			}
@@ -361,7 +372,7 @@ func (s *Store) EventStream(ctx context.Context, o EventStreamOptions, fn func(r
 		if err != nil {
 			return fmt.Errorf("event log: %w", err)
 		}
-		h.tools = tools.snapshot()
+		h.tools, h.classes = tools.snapshot(), classes.snapshot()
 		rows, strs := rg.rows, rg.strs
 		for i := 0; i < len(rows); {
 			ri := idx.lookupHash(rows[i].run)
@@ -400,7 +411,7 @@ func (s *Store) EventStream(ctx context.Context, o EventStreamOptions, fn func(r
 		rgs.recycle(w, rg)
 	}
 	// 5. runs without rows, or not complete, in run_id order
-	h.tools = tools.snapshot()
+	h.tools, h.classes = tools.snapshot(), classes.snapshot()
 	for ri := range runs {
 		if !h.done[ri] {
 			p := &h.pending[ri]
@@ -421,6 +432,7 @@ type logHandover struct {
 	pending []logRun // per run: rows read before the rest of the run's
 	done    []bool   // per run: handed over
 	tools   []string // the tool table's names so far
+	classes []string // the class table's
 
 	order []int32
 	evs   []schema.Event
@@ -452,12 +464,16 @@ func (h *logHandover) emit(ri int32, rows []logRow, strs []logStrs) error {
 	h.tsBuf = h.tsBuf[:0]
 	h.ids.reset(2 * len(rows))
 	id := h.runs[ri].RunID
+	current := h.runs[ri].ClassifiedBy == actions.DefaultFingerprint() // its action_class can be read back
 	for _, i := range h.order {
 		r := &rows[i]
 		e := schema.Event{RunID: id, Seq: r.seq, Kind: logKinds[r.kind], ToolName: h.tools[r.tool],
 			CallID: h.ids.str(r.call), ToolKey: h.ids.str(r.key), EstTokens: r.tokens}
 		if strs != nil {
 			e.Target, e.Args = strs[i].target, strs[i].args
+		}
+		if current {
+			e.ActionClass = h.classes[r.class]
 		}
 		if r.ts != 0 {
 			h.tsBuf = append(h.tsBuf, time.UnixMicro(r.ts).UTC())
@@ -486,7 +502,7 @@ func eventsQuery(o EventStreamOptions, where string, hasKeyOps bool) string {
 	return `SELECT hash(run_id), seq, epoch_us(ts), est_tokens,
   (CASE kind WHEN 'tool_call' THEN 0 WHEN 'tool_result' THEN 1 WHEN 'compaction' THEN 2 ELSE 3 END)::TINYINT,
   CASE WHEN call_id <> '' THEN hash(call_id) END, ` + keys + `,
-  ` + callOnly("tool_name", true) + `, ` + callOnly("target", o.Targets) + `, ` + callOnly("args", o.Args) + `
+  ` + callOnly("tool_name", true) + `, ` + callOnly("target", o.Targets) + `, ` + callOnly("args", o.Args) + `, ` + callOnly("action_class", o.Classes) + `
 FROM events WHERE (starts_with(kind, 'tool_') OR starts_with(kind, 'co'))` + andWhere(where)
 }
 
@@ -583,7 +599,7 @@ func (s *Store) logRunsOps(ctx context.Context, where string, args []any) ([]sch
 // (Store.driverRows): database/sql's Scan took 0.13–0.28 s for 23,400 runs,
 // the driver's rows 0.03–0.06 s.
 func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema.Run, []uint64, error) {
-	q := "SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at FROM runs"
+	q := "SELECT run_id, hash(run_id), harness, model, model_family, source_format, resolved, started_at, coalesce(classified_by, '') FROM runs"
 	if where != "" {
 		q += " WHERE " + where
 	}
@@ -598,13 +614,13 @@ func (s *Store) logRuns(ctx context.Context, where string, args []any) ([]schema
 		intern[s] = s
 		return s
 	}
-	err := s.driverRows(ctx, q+" ORDER BY run_id", args, 8, func(v []driver.Value) error {
+	err := s.driverRows(ctx, q+" ORDER BY run_id", args, 9, func(v []driver.Value) error {
 		id, ok0 := v[0].(string)
 		h, ok1 := v[1].(uint64)
 		if !ok0 || !ok1 {
 			return fmt.Errorf("run id %T, hash %T", v[0], v[1])
 		}
-		r := schema.Run{RunID: id, Harness: str(v[2]), Model: str(v[3]), ModelFamily: str(v[4]), SourceFormat: str(v[5])}
+		r := schema.Run{RunID: id, Harness: str(v[2]), Model: str(v[3]), ModelFamily: str(v[4]), SourceFormat: str(v[5]), ClassifiedBy: str(v[8])}
 		if b, ok := v[6].(bool); ok {
 			r.Resolved = &b
 		}
@@ -694,14 +710,14 @@ func readChunks(ctx context.Context, s *Store, q string, args []any, out *logRan
 			if out.withArgs {
 				argv = arena.clone(c.str(9, i))
 			}
-			out.add(runs[i], seqs[i], ts, toks[i], kind, c.str(7, i), call, key, target, argv)
+			out.add(runs[i], seqs[i], ts, toks[i], kind, c.str(7, i), call, key, target, argv, c.str(10, i))
 		}
 		return nil
 	})
 }
 
 // eventsTypes are the events query's column types.
-var eventsTypes = [...]colType{colUBigInt, colBigInt, colBigInt, colBigInt, colTinyInt, colUBigInt, colUBigInt, colVarchar, colVarchar, colVarchar}
+var eventsTypes = [...]colType{colUBigInt, colBigInt, colBigInt, colBigInt, colTinyInt, colUBigInt, colUBigInt, colVarchar, colVarchar, colVarchar, colVarchar}
 
 // strArena copies strings into large blocks (one allocation per block, not
 // per string); the copies live as long as any of them is referenced.
@@ -729,7 +745,7 @@ const arenaBlock = 1 << 20
 // read): run and id hashes arrive as uint64, seq, ts and tokens as int64,
 // the kind code as int8, strings as string, NULL as nil.
 func readSQL(ctx context.Context, s *Store, q string, args []any, out *logRange) error {
-	return s.driverRows(ctx, q, args, 10, func(vals []driver.Value) error {
+	return s.driverRows(ctx, q, args, 11, func(vals []driver.Value) error {
 		runID, ok0 := vals[0].(uint64)
 		seq, ok1 := vals[1].(int64)
 		tok, ok3 := vals[3].(int64)
@@ -749,7 +765,8 @@ func readSQL(ctx context.Context, s *Store, q string, args []any, out *logRange)
 		tool, _ := vals[7].(string)
 		target, _ := vals[8].(string)
 		argv, _ := vals[9].(string)
-		out.add(runID, seq, ts, tok, kindCode(kind), tool, call, key, target, argv)
+		class, _ := vals[10].(string)
+		out.add(runID, seq, ts, tok, kindCode(kind), tool, call, key, target, argv, class)
 		return nil
 	})
 }

@@ -59,11 +59,11 @@ func readArrow(ctx context.Context, s *Store, q string, args []any, out *logRang
 }
 
 // appendBatch appends one batch of (run_id hash, seq, ts_us, est_tokens, kind
-// code, call_id hash, tool_key hash, tool_name, target, args), copying
-// target and args into arena.
+// code, call_id hash, tool_key hash, tool_name, target, args, action_class),
+// copying target and args into arena.
 func appendBatch(rec arrow.RecordBatch, out *logRange, arena *strArena) error {
-	if rec.NumCols() != 10 {
-		return fmt.Errorf("events batch has %d columns, want 10", rec.NumCols())
+	if rec.NumCols() != 11 {
+		return fmt.Errorf("events batch has %d columns, want 11", rec.NumCols())
 	}
 	col := rec.Column
 	runIDs, ok0 := col(0).(*array.Uint64)
@@ -76,7 +76,8 @@ func appendBatch(rec arrow.RecordBatch, out *logRange, arena *strArena) error {
 	tools, ok7 := col(7).(stringColumn)
 	targets, ok8 := col(8).(stringColumn)
 	argv, ok9 := col(9).(stringColumn)
-	for i, ok := range []bool{ok0, ok1, ok2, ok3, ok4, ok5, ok6, ok7, ok8, ok9} {
+	classes, ok10 := col(10).(stringColumn)
+	for i, ok := range []bool{ok0, ok1, ok2, ok3, ok4, ok5, ok6, ok7, ok8, ok9, ok10} {
 		if !ok {
 			return fmt.Errorf("events column %d has type %s", i, col(i).DataType())
 		}
@@ -101,7 +102,7 @@ func appendBatch(rec arrow.RecordBatch, out *logRange, arena *strArena) error {
 		if out.withArgs {
 			arg = arena.clone(argv.Value(i))
 		}
-		out.add(runIDs.Value(i), seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), tools.Value(i), call, key, target, arg)
+		out.add(runIDs.Value(i), seqs.Value(i), ts, toks.Value(i), kindCode(int64(kinds.Value(i))), tools.Value(i), call, key, target, arg, classes.Value(i))
 	}
 	return nil
 }

@@ -42,9 +42,13 @@ type RunShape struct {
 const shapeRanges = 64
 
 // RunShapes returns every run's RunShape, in Scan's order, reading no
-// event text but that around system events: their rowids are read first,
-// then the text of the rowid ranges holding them (ranges are pushed into
-// DuckDB's scan, so the rest of the text column is not decompressed).
+// event text when the needle is manage_context and every run has its
+// system_mentions_manage_context flag (set at import); else Mentions come
+// from the text around system events: their rowids are read first, then
+// the text of the rowid ranges holding them (ranges are pushed into
+// DuckDB's scan, so the rest of the text column is not decompressed; the
+// 23,000-run store of BENCHMARKS.md still decompresses most of it: its
+// system events are one row in 250).
 //
 //	SELECT runColumns FROM runs ORDER BY run_id
 //	SELECT run_id, count(*), max(rowid), max(turn), max(turn) FILTER (kind IN ('assistant', 'reasoning', 'tool_call')),
@@ -52,6 +56,7 @@ const shapeRanges = 64
 //	       bool_or(kind = 'tool_result' AND call_id <> '' AND tool_key <> call_id AND NOT starts_with(tool_key, call_id || '#'))
 //	  FROM events GROUP BY run_id
 //	SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id
+//	-- only when some run lacks the flag, or for another needle:
 //	SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid
 //	SELECT DISTINCT run_id FROM events WHERE (rowid BETWEEN a AND b OR …) AND contains(CASE WHEN kind = 'system' THEN text ELSE '' END, needle)
 func (s *Store) RunShapes(ctx context.Context, needle string) ([]RunShape, error) {
@@ -108,7 +113,44 @@ FROM events GROUP BY run_id`
 		return nil, fmt.Errorf("run shapes context_ops: %w", err)
 	}
 
-	// the system events' text, by rowid ranges
+	// whether a system event names the needle: stored at import for
+	// manage_context (runs.system_mentions_manage_context); read from the
+	// system events' text only when some run lacks the flag
+	missing := needle != "manage_context"
+	for i := range out {
+		if m := out[i].Run.SystemMentionsManageContext; m != nil && !missing {
+			out[i].Mentions = *m
+		} else {
+			missing = true
+		}
+	}
+	if missing {
+		if err := s.shapeMentions(ctx, needle, idx, out); err != nil {
+			return nil, err
+		}
+	}
+
+	// Scan's order: by the run's last row, runs without rows last by run_id
+	// (out is in run_id order: the sort is stable)
+	slices.SortStableFunc(out, func(a, b RunShape) int {
+		if (a.Order < 0) != (b.Order < 0) {
+			if a.Order < 0 {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.Order, b.Order)
+	})
+	return out, nil
+}
+
+// shapeMentions sets the Mentions of the runs (out, idx their index by
+// run_id) from the text of their system events, by rowid ranges: their
+// rowids are read first, then the text of the ranges holding them.
+func (s *Store) shapeMentions(ctx context.Context, needle string, idx map[string]int, out []RunShape) error {
+	for i := range out {
+		out[i].Mentions = false
+	}
 	var sys []int64
 	if err := s.eachRow(ctx, `SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid`, nil, func(rows rowScanner) error {
 		var r int64
@@ -118,7 +160,7 @@ FROM events GROUP BY run_id`
 		sys = append(sys, r)
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("run shapes system events: %w", err)
+		return fmt.Errorf("run shapes system events: %w", err)
 	}
 	rgs := rowidRanges(sys, shapeGap)
 	for len(rgs) > 0 {
@@ -145,22 +187,10 @@ FROM events GROUP BY run_id`
 			}
 			return nil
 		}); err != nil {
-			return nil, fmt.Errorf("run shapes system text: %w", err)
+			return fmt.Errorf("run shapes system text: %w", err)
 		}
 	}
-
-	// Scan's order: by the run's last row, runs without rows last by run_id
-	// (out is in run_id order: the sort is stable)
-	slices.SortStableFunc(out, func(a, b RunShape) int {
-		if (a.Order < 0) != (b.Order < 0) {
-			if a.Order < 0 {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Compare(a.Order, b.Order)
-	})
-	return out, nil
+	return nil
 }
 
 // shapeGap: RunShapes reads the text of the rows between two system
@@ -198,4 +228,15 @@ func (s *Store) eachRow(ctx context.Context, q string, args []any, fn func(rowSc
 		}
 	}
 	return rows.Err()
+}
+
+// RunsNotClassified counts the runs whose tool calls' action_class was not
+// set by the classifier with this fingerprint (actions.DefaultFingerprint):
+// their calls must be classified from their arguments again.
+func (s *Store) RunsNotClassified(ctx context.Context, fingerprint string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE classified_by IS DISTINCT FROM ?`, fingerprint).Scan(&n); err != nil {
+		return 0, fmt.Errorf("runs not classified: %w", err)
+	}
+	return n, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/trajmine/trajmine/actions"
+
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -73,8 +75,11 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]schema.Run, error) {
 
 // Events returns a run's events in seq order.
 func (s *Store) Events(ctx context.Context, runID string) ([]schema.Event, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text, coalesce(envelope_tokens, 0)
-FROM events WHERE run_id = ? ORDER BY seq`, runID)
+	// action_class only when the run was classified by the current
+	// default classifier (see EventStreamOptions.Classes)
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text, coalesce(envelope_tokens, 0),
+  CASE WHEN (SELECT classified_by FROM runs WHERE run_id = ?) = ? THEN coalesce(action_class, '') ELSE '' END
+FROM events WHERE run_id = ? ORDER BY seq`, runID, actions.DefaultFingerprint(), runID)
 	if err != nil {
 		return nil, fmt.Errorf("query events: %w", err)
 	}
@@ -85,7 +90,7 @@ FROM events WHERE run_id = ? ORDER BY seq`, runID)
 		var ts sql.NullTime
 		var exit sql.NullInt64
 		var kind string
-		if err := rows.Scan(&e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens); err != nil {
+		if err := rows.Scan(&e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens, &e.ActionClass); err != nil {
 			return nil, fmt.Errorf("scan event: %w", err)
 		}
 		e.Kind = schema.EventKind(kind)

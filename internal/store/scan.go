@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trajmine/trajmine/actions"
+
 	"github.com/trajmine/trajmine/schema"
 )
 
@@ -136,7 +138,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	if where != "" {
 		evWhere = where + " AND rowid >= ? AND rowid < ?"
 	}
-	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0)
+	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0), coalesce(action_class, '')
 FROM events` + evWhere
 	usRows, err := s.db.QueryContext(ctx, `SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
 FROM usage`+where, args...)
@@ -183,6 +185,13 @@ FROM context_ops`+where, args...)
 		slices.SortStableFunc(st.ops, func(a, b schema.ContextOp) int {
 			return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Op, b.Op), cmp.Compare(a.ToolKey, b.ToolKey))
 		})
+		if st.run.ClassifiedBy != actions.DefaultFingerprint() {
+			// action_class is read back only from runs the current
+			// default classifier classified (EventStreamOptions.Classes)
+			for i := range st.events {
+				st.events[i].ActionClass = ""
+			}
+		}
 		d.Run, d.Events, d.Usage, d.Ops = st.run, st.events, st.usage, st.ops
 		st.done = true
 		st.events, st.usage, st.ops = nil, nil, nil
@@ -277,7 +286,7 @@ const scanReaders = 2
 // readEvents runs one range's events query.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
 	evs := make([]schema.Event, 0, scanChunk)
-	err := s.driverRows(ctx, q, args, 18, func(v []driver.Value) error {
+	err := s.driverRows(ctx, q, args, 19, func(v []driver.Value) error {
 		e, err := eventOf(v)
 		if err != nil {
 			return err
@@ -364,6 +373,7 @@ func eventOf(v []driver.Value) (schema.Event, error) {
 	e.Line, ok[6] = v[15].(int64)
 	e.Text, ok[7] = v[16].(string)
 	e.EnvelopeTokens, _ = v[17].(int64)
+	e.ActionClass, _ = v[18].(string)
 	for i, good := range ok {
 		if !good {
 			col := [...]int{0, 1, 2, 11, 12, 13, 15, 16}[i]
@@ -423,7 +433,7 @@ func ScanWhere(o ScanOptions) (string, []any) {
 	return "run_id IN (" + sel + ")", args
 }
 
-const runColumns = "run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator"
+const runColumns = "run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator, classified_by, system_mentions_manage_context"
 
 func scanRun(rows *sql.Rows) (schema.Run, error) {
 	var r schema.Run
@@ -433,12 +443,18 @@ func scanRun(rows *sql.Rows) (schema.Run, error) {
 	var start, end sql.NullTime
 	var cost sql.NullFloat64
 	var reason, source string
+	var classifiedBy sql.NullString
+	var mentions sql.NullBool
 	if err := rows.Scan(&r.RunID, &parent, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness, &r.Model, &r.ModelFamily, &r.TaskID,
 		&resolved, &window, &start, &end, &reason, &source, &r.EndReasonDetail, &r.NTurns, &r.InputTokens, &r.OutputTokens,
-		&r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.UsageEstimated, &r.UsageCalls, &cost, &r.EstTokens, &r.Estimator); err != nil {
+		&r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.UsageEstimated, &r.UsageCalls, &cost, &r.EstTokens, &r.Estimator,
+		&classifiedBy, &mentions); err != nil {
 		return r, fmt.Errorf("scan run: %w", err)
 	}
-	r.ParentRunID = parent.String
+	r.ParentRunID, r.ClassifiedBy = parent.String, classifiedBy.String
+	if mentions.Valid {
+		r.SystemMentionsManageContext = &mentions.Bool
+	}
 	r.EndReason, r.EndReasonSource = schema.EndReason(reason), schema.ReasonSource(source)
 	if resolved.Valid {
 		r.Resolved = &resolved.Bool
