@@ -39,15 +39,7 @@ import (
 //  4. The run is the file (its name); there is no usage. A last step with
 //     status CANCELED ends the run interrupted (explicit); otherwise the
 //     end reason is inferred from the last event.
-type antigravity struct{}
-
-func init() { register(65, antigravity{}) }
-
-func (antigravity) Name() string { return "antigravity-cli" }
-
-func (antigravity) Describe() string {
-	return "Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"
-}
+type antigravity struct{ formatInfo }
 
 // Detect claims JSONL whose first step has step_index, an upper-case type
 // and a source.

@@ -60,15 +60,7 @@ import (
 //     user prompt clears the end again (multi-turn sessions).
 //  6. In a cassette, recv user messages marked isReplay echo a sent one and
 //     are skipped.
-type claudeStream struct{}
-
-func init() { register(35, claudeStream{}) }
-
-func (claudeStream) Name() string { return "claude-agent-sdk-stream-json" }
-
-func (claudeStream) Describe() string {
-	return "Claude Code stream-json (claude -p --output-format stream-json JSONL, or Agent SDK stdio cassettes {metadata, messages:[{direction, message}]}): per-call usage de-duplicated by message.id, tool_use ids, compact_boundary ops with tokens, end reason and cost from the result message; timestamps only on some messages"
-}
+type claudeStream struct{ formatInfo }
 
 var (
 	csDirection = regexp.MustCompile(`"direction"\s*:\s*"(?:send|recv)"`)

@@ -64,15 +64,7 @@ import (
 //     Without
 //     assistant.usage the run stays usage_estimated: no call has its own
 //     usage row.
-type copilotCLI struct{}
-
-func init() { register(24, copilotCLI{}) }
-
-func (copilotCLI) Name() string { return "copilot-cli-events" }
-
-func (copilotCLI) Describe() string {
-	return "GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): per-call usage from assistant.usage when logged, else shutdown/checkpoint token totals (or summed outputTokens), timestamps, toolCallId links, truncations and compactions (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"
-}
+type copilotCLI struct{ formatInfo }
 
 var copilotTypes = map[string]bool{"session.start": true, "session.resume": true, "user.message": true, "assistant.message": true,
 	"assistant.turn_start": true, "tool.execution_start": true, "tool.execution_complete": true, "session.shutdown": true, "session.model_change": true}

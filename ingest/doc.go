@@ -41,6 +41,9 @@
 // opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
 // several importers share has a file named for what it does:
 //
+//   - formats.go: the registration of every importer in detection order,
+//     with its name and description (formatInfo), and the corpus folders
+//     it is tested on.
 //   - detect.go: headLines, firstLines and detectJSONL, the look at a
 //     head's first records that Detect does for JSONL formats.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,

@@ -40,15 +40,7 @@ import (
 //     reasoning count, not added to output (whether outputTokens includes
 //     it is not documented).
 //  6. The end reason is inferred from the last event.
-type factoryDroid struct{}
-
-func init() { register(28, factoryDroid{}) }
-
-func (factoryDroid) Name() string { return "factory-droid" }
-
-func (factoryDroid) Describe() string {
-	return "Factory Droid session store (~/.factory/sessions/*/<uuid>.jsonl: session_start + Anthropic-style message lines): no per-call usage (model and token totals from the sibling <uuid>.settings.json), timestamps, tool_use ids, no compaction records in the sample, end reason inferred"
-}
+type factoryDroid struct{ formatInfo }
 
 // Detect claims JSONL that opens with Droid's session_start header
 // {"type":"session_start","id":…} carrying cwd, title or version, followed

@@ -30,15 +30,7 @@ import (
 //     (usage {input_tokens, output_tokens, cache_read_input_tokens,
 //     cache_creation_input_tokens}, as in Claude's stream-json); the
 //     sample has none.
-type factoryDroidExec struct{}
-
-func init() { register(29, factoryDroidExec{}) }
-
-func (factoryDroidExec) Name() string { return "factory-droid-exec-stream-json" }
-
-func (factoryDroidExec) Describe() string {
-	return "Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion): usage only where an event has one, timestamps, toolCallId links, no compaction events, completion/error as explicit end"
-}
+type factoryDroidExec struct{ formatInfo }
 
 // Detect claims JSONL of events with a session_id and a Droid exec type:
 // message {role, text}, tool_call / tool_result {toolCallId} or completion

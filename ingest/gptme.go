@@ -42,15 +42,7 @@ import (
 //     it;
 //   - the run is the log directory (its name; else the file name);
 //   - the end reason is inferred from the last event.
-type gptme struct{}
-
-func init() { register(63, gptme{}) }
-
-func (gptme) Name() string { return "gptme" }
-
-func (gptme) Describe() string {
-	return "gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (```shell, ```ipython, ```save <path>, ```patch <path> …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"
-}
+type gptme struct{ formatInfo }
 
 const gptmeAnchor = "conversation.jsonl"
 

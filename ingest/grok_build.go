@@ -43,15 +43,7 @@ import (
 //     n_turns). compactionCount and totalTokensBeforeCompaction say that
 //     compactions happened but not where, so they are not context ops.
 //  5. The end reason is inferred from the last event.
-type grokBuild struct{}
-
-func init() { register(62, grokBuild{}) }
-
-func (grokBuild) Name() string { return "grok-build" }
-
-func (grokBuild) Describe() string {
-	return "Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, reading summary.json and signals.json next to it): no per-call usage (the final context tokens as the last call's input; window from signals.json), times from summary.json, tool_call ids, compactions counted but not placed (no context_ops), parent session link, end reason inferred"
-}
+type grokBuild struct{ formatInfo }
 
 const grokAnchor = "chat_history.jsonl"
 

@@ -31,15 +31,7 @@ import (
 //     session_start / last_updated the run's start and end (messages carry
 //     no timestamps). There is no usage in the JSON form.
 //  5. The end reason is inferred from the last event.
-type hermesAgent struct{}
-
-func init() { register(64, hermesAgent{}) }
-
-func (hermesAgent) Name() string { return "hermes-agent" }
-
-func (hermesAgent) Describe() string {
-	return "Hermes Agent sessions (~/.hermes/sessions/*.json, one object with platform, system_prompt, tools and OpenAI-shaped messages): no usage, session start/end only, tool_call ids, no compaction events, end reason inferred"
-}
+type hermesAgent struct{ formatInfo }
 
 // Detect claims a JSON object with session_id and messages plus one of
 // Hermes' session keys (platform, session_start, last_updated).

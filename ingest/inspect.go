@@ -62,15 +62,7 @@ import (
 // Event.Line is the line of the message in a .json log and its 1-based
 // index in sample.messages in a .eval archive (whose members are not lines
 // of the file); rejects in an archive carry the member's 1-based index.
-type inspectAI struct{}
-
-func init() { register(30, inspectAI{}) }
-
-func (inspectAI) Name() string { return "inspect-ai" }
-
-func (inspectAI) Describe() string {
-	return "Inspect AI eval logs (.eval ZIP and .json), one run per sample/epoch: per-call usage from ModelEvents, tool_call_id links, event timestamps, compaction events as context_ops, sample limits/errors as end reasons, scores as outcome"
-}
+type inspectAI struct{ formatInfo }
 
 // inspEntryNames are the members an Inspect .eval archive starts with.
 var inspEntryNames = []string{"_journal/", "header.json", "samples/", "summaries.json", "reductions.json"}

@@ -40,15 +40,7 @@ import (
 // the main agent's run as parent for other agents) when the path has the
 // …/<session>/agents/<agent>/wire.jsonl layout, else the file's base name:
 // the records carry no session id.
-type kimiWire struct{}
-
-func init() { register(40, kimiWire{}) }
-
-func (kimiWire) Name() string { return "kimi-cli-wire" }
-
-func (kimiWire) Describe() string {
-	return "Kimi Code CLI wire.jsonl (turn.prompt, context.append_loop_event steps/tool calls/results, usage.record): tool-call ids, ms timestamps, per-step usage when recorded per step (turn-scoped usage only as run totals); no compaction records; end reason from turn.cancel / step.end"
-}
+type kimiWire struct{ formatInfo }
 
 // kimiTypes are the record types of a Kimi wire log.
 var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "turn.steer": true, "turn.ended": true,

@@ -41,15 +41,7 @@ import (
 //     error (context_overflow when the message says so); else the last
 //     call's finish reason (stop → finished); else inferred from the last
 //     event.
-type langfuse struct{}
-
-func init() { register(45, langfuse{}) }
-
-func (langfuse) Name() string { return "langfuse-trace-export" }
-
-func (langfuse) Describe() string {
-	return "Langfuse public-API trace + observations JSON: GENERATIONs as model calls with per-call usage (usageDetails incl. cache), TOOL/linked SPAN observations as tool results, timestamps, message-level tool-call ids, no compaction events, end from level/finish reason"
-}
+type langfuse struct{ formatInfo }
 
 // Detect accepts a JSON object (or a list of them) that is a Langfuse trace
 // ({trace:{id, projectId, timestamp …}} or the trace itself) or an

@@ -57,7 +57,7 @@ import (
 //  4. Finish the run; the builder links results to calls, unwraps DTOC
 //     envelopes and turns manage_context calls into context_ops.
 type messagesImporter struct {
-	name      string
+	formatInfo
 	anthropic bool
 }
 
@@ -66,20 +66,6 @@ const (
 	formatOpenAIMessages    = "openai-messages"
 	formatAnthropicMessages = "anthropic-messages"
 )
-
-func init() {
-	register(90, messagesImporter{name: formatOpenAIMessages})
-	register(90, messagesImporter{name: formatAnthropicMessages, anthropic: true})
-}
-
-func (m messagesImporter) Name() string { return m.name }
-
-func (m messagesImporter) Describe() string {
-	if m.anthropic {
-		return "Anthropic Messages lists (JSON array, {system, messages} object, or JSONL of {run_id, messages, usage, outcome}); OpenHands-SDK LiteLLM call logs of one conversation beside each other joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"
-	}
-	return "OpenAI chat-completions message lists (JSON array, {messages} object incl. OpenHands-SDK LiteLLM logs and τ-bench results, or JSONL of {run_id, messages, usage, outcome}); the LiteLLM call logs of one conversation beside each other (<model>-<ts>.json) are joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"
-}
 
 // Detect claims a JSON array whose first element is a message (an object with
 // a known "role"), or an object (a whole file or the first JSONL line) whose

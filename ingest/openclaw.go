@@ -50,15 +50,7 @@ import (
 // Steps 2 and 3 need the whole file, so its records are held in memory
 // (without the snapshots other than each run's largest): telemetry files are
 // small, one per agent process.
-type openClaw struct{}
-
-func init() { register(45, openClaw{}) }
-
-func (openClaw) Name() string { return "openclaw-telemetry" }
-
-func (openClaw) Describe() string {
-	return "OpenClaw telemetry JSONL (message.in, agent.start, tool.start/end, message.out): no call ids (tool.start/end paired by order, toolName and sessionKey), no usage or tool output text in the records; agent.start history snapshots, when present, supply call ids, outputs and per-call usage for what they cover; end reason inferred"
-}
+type openClaw struct{ formatInfo }
 
 // ocTypes are OpenClaw telemetry record types.
 var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "message.out": true, "agent.start": true,

@@ -75,15 +75,7 @@ import (
 //     step_limit, budget → cost_limit, context window → context_overflow,
 //     else error) overrides. Outcome: test_result.report.resolved (or
 //     test_result.resolved, resolved, the resolver's success).
-type openHands struct{}
-
-func init() { register(40, openHands{}) }
-
-func (openHands) Name() string { return "openhands" }
-
-func (openHands) Describe() string {
-	return "OpenHands V0 event streams (evaluation output.jsonl, one run per instance; tests/runtime/trajs event lists): per-call usage from tool_call_metadata (else llm_metrics deltas), timestamps, tool_call_id/cause links, condensation as context_ops, finish/agent_state/eval error as end reasons, test_result outcome"
-}
+type openHands struct{ formatInfo }
 
 // Detect accepts a JSON list whose first element is a V0 event (an object
 // with an action or observation string and an id or source), or an object

@@ -53,15 +53,7 @@ import (
 //     ConversationErrorEvent → an error event and error (context_overflow for
 //     context-window errors); ConversationIterationLimitEvent → step_limit;
 //     PauseEvent → interrupted.
-type openHandsSDK struct{}
-
-func init() { register(38, openHandsSDK{}) }
-
-func (openHandsSDK) Name() string { return "openhands-sdk-v1-events" }
-
-func (openHandsSDK) Describe() string {
-	return "OpenHands Software-Agent-SDK events.jsonl (V1): per-call usage from cumulative stats updates, timestamps, tool_call_id links, Condensation events as context_ops, execution_status/ConversationErrorEvent/iteration limit as end reasons"
-}
+type openHandsSDK struct{ formatInfo }
 
 // ohsKinds are the SDK's event kinds.
 var ohsKinds = map[string]bool{"SystemPromptEvent": true, "MessageEvent": true, "ActionEvent": true, "ObservationEvent": true,

@@ -50,15 +50,7 @@ import (
 //     any-agent's final_output → finished. Otherwise inferred from the last
 //     event (an assistant text → finished, an unanswered tool call →
 //     interrupted).
-type otel struct{}
-
-func init() { register(40, otel{}) }
-
-func (otel) Name() string { return "otel-genai-spans" }
-
-func (otel) Describe() string {
-	return "OpenTelemetry GenAI spans (any-agent AgentTrace JSON, OTLP/JSON resourceSpans, JSON lines): per-call usage from gen_ai.usage.*, span timestamps, tool-call ids when logged (else linked by order), no compaction events, end from finish reasons/status"
-}
+type otel struct{ formatInfo }
 
 // Detect accepts a JSON object whose leading keys include resourceSpans, or
 // spans next to gen_ai.* attributes; JSON lines whose first line is such an

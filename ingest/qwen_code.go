@@ -47,15 +47,7 @@ import (
 //     api_response token counts are per response, but name no record of
 //     the chain, so they are not read: usage is usageMetadata's).
 //  4. The end reason is inferred from the last event.
-type qwenCode struct{}
-
-func init() { register(22, qwenCode{}) }
-
-func (qwenCode) Name() string { return "qwen-code" }
-
-func (qwenCode) Describe() string {
-	return "Qwen Code chat recordings (~/.qwen/projects/*/chats/*.jsonl, Gemini-style parts in a Claude-Code-like envelope; the active parentUuid chain after rewinds): per-call usage from usageMetadata, timestamps, functionCall ids, chat compressions (tokens before/after) as context_ops, end reason inferred"
-}
+type qwenCode struct{ formatInfo }
 
 var qwenTypes = map[string]bool{"user": true, "assistant": true, "tool_result": true, "system": true}
 

@@ -51,17 +51,9 @@ import (
 //     Observations clipped by max_observation_length ("N characters were
 //     elided") get a truncation op.
 //  4. Finish the run; steps carry no timestamps.
-type sweAgent struct{}
+type sweAgent struct{ formatInfo }
 
 const formatSWEAgent = "swe-agent-traj"
-
-func init() { register(40, sweAgent{}) }
-
-func (sweAgent) Name() string { return formatSWEAgent }
-
-func (sweAgent) Describe() string {
-	return "SWE-agent trajectories (*.traj, 0.x/1.x, function-calling and text/XML actions, RetryAgent attempts): events from history; tool-call ids only in function-calling configs; no per-call usage (run totals from info.model_stats), no timestamps; history-processor elisions as masking ops; end reason from info.exit_status"
-}
 
 // Detect claims a JSON object with a "trajectory" array of steps ({action,
 // observation|response|thought}), or a "history" array of messages carrying
