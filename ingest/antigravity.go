@@ -44,12 +44,9 @@ type antigravity struct{ formatInfo }
 // Detect claims JSONL whose first step has step_index, an upper-case type
 // and a source.
 func (antigravity) Detect(name string, head []byte) bool {
-	lines := firstLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	var s agStep
-	return json.Unmarshal(lines[0], &s) == nil && s.StepIndex != nil && s.Source != "" && s.Type != "" && strings.ToUpper(s.Type) == s.Type
+	return anyJSONL(head, 1, func(s *agStep) bool {
+		return s.StepIndex != nil && s.Source != "" && s.Type != "" && strings.ToUpper(s.Type) == s.Type
+	})
 }
 
 type agStep struct {

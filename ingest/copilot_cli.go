@@ -72,12 +72,11 @@ var copilotTypes = map[string]bool{"session.start": true, "session.resume": true
 // Detect claims JSONL of envelopes {type, data:{…}} whose type is a Copilot
 // CLI event (session.start, user.message, assistant.message, tool.execution_*, …).
 func (copilotCLI) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type string          `json:"type"`
 		Data json.RawMessage `json:"data"`
-	}) (bool, bool) {
-		ok := copilotTypes[r.Type] && len(r.Data) > 0 && r.Data[0] == '{'
-		return ok, ok
+	}) bool {
+		return copilotTypes[r.Type] && len(r.Data) > 0 && r.Data[0] == '{'
 	})
 }
 

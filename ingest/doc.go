@@ -44,8 +44,8 @@
 //   - formats.go: the registration of every importer in detection order,
 //     with its name and description (formatInfo), and the corpus folders
 //     it is tested on.
-//   - detect.go: headLines, firstLines and detectJSONL, the look at a
-//     head's first records that Detect does for JSONL formats.
+//   - detect.go: headLines, firstLines, detectJSONL and anyJSONL, the look
+//     at a head's first records that Detect does for JSONL formats.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
 //     offsets, without decoding.

@@ -46,21 +46,15 @@ type factoryDroid struct{ formatInfo }
 // {"type":"session_start","id":…} carrying cwd, title or version, followed
 // (if anything follows) by message lines.
 func (factoryDroid) Detect(name string, head []byte) bool {
-	lines := firstLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	var r struct {
+	return anyJSONL(head, 1, func(r *struct {
 		Type    string          `json:"type"`
 		ID      string          `json:"id"`
 		Cwd     *string         `json:"cwd"`
 		Title   *string         `json:"title"`
 		Version json.RawMessage `json:"version"`
-	}
-	if json.Unmarshal(lines[0], &r) != nil {
-		return false
-	}
-	return r.Type == "session_start" && r.ID != "" && (r.Cwd != nil || r.Title != nil || r.Version != nil)
+	}) bool {
+		return r.Type == "session_start" && r.ID != "" && (r.Cwd != nil || r.Title != nil || r.Version != nil)
+	})
 }
 
 type fdRecord struct {

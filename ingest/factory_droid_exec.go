@@ -36,25 +36,25 @@ type factoryDroidExec struct{ formatInfo }
 // message {role, text}, tool_call / tool_result {toolCallId} or completion
 // {finalText}.
 func (factoryDroidExec) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(e *struct {
+	return anyJSONL(head, 30, func(e *struct {
 		Type       string  `json:"type"`
 		SessionID  string  `json:"session_id"`
 		Role       string  `json:"role"`
 		Text       *string `json:"text"`
 		ToolCallID *string `json:"toolCallId"`
 		FinalText  *string `json:"finalText"`
-	}) (bool, bool) {
-		var ok bool
+	}) bool {
 		switch {
 		case e.SessionID == "":
+			return false
 		case e.Type == "message":
-			ok = e.Role != "" && e.Text != nil
+			return e.Role != "" && e.Text != nil
 		case e.Type == "tool_call", e.Type == "tool_result":
-			ok = e.ToolCallID != nil
+			return e.ToolCallID != nil
 		case e.Type == "completion":
-			ok = e.FinalText != nil
+			return e.FinalText != nil
 		}
-		return ok, ok
+		return false
 	})
 }
 

@@ -55,15 +55,12 @@ func (grokBuild) Detect(name string, head []byte) bool {
 	if !strings.HasSuffix(filepath.Base(name), grokAnchor) {
 		return false
 	}
-	lines := firstLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	var r struct {
+	return anyJSONL(head, 1, func(r *struct {
 		Type string `json:"type"`
 		Role string `json:"role"`
-	}
-	return json.Unmarshal(lines[0], &r) == nil && grokTypes[r.Type] && r.Role == ""
+	}) bool {
+		return grokTypes[r.Type] && r.Role == ""
+	})
 }
 
 type grRow struct {

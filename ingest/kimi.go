@@ -50,12 +50,11 @@ var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "tur
 // Detect claims JSONL whose first records are Kimi wire records (a known
 // type, or the metadata record with a protocol_version).
 func (kimiWire) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type            string          `json:"type"`
 		ProtocolVersion json.RawMessage `json:"protocol_version"`
-	}) (bool, bool) {
-		ok := kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil
-		return ok, ok
+	}) bool {
+		return kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil
 	})
 }
 

@@ -59,14 +59,13 @@ var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "mess
 // Detect claims JSONL whose first records are OpenClaw telemetry records (a
 // known type with a sessionKey, agentId or channel).
 func (openClaw) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type       string  `json:"type"`
 		SessionKey *string `json:"sessionKey"`
 		AgentID    *string `json:"agentId"`
 		Channel    *string `json:"channel"`
-	}) (bool, bool) {
-		ok := ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil)
-		return ok, ok
+	}) bool {
+		return ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil)
 	})
 }
 

@@ -54,17 +54,16 @@ var qwenTypes = map[string]bool{"user": true, "assistant": true, "tool_result": 
 // Detect claims JSONL whose records have a sessionId, a Qwen record type
 // and either a Gemini-style message (parts) or a systemPayload.
 func (qwenCode) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type          string          `json:"type"`
 		SessionID     string          `json:"sessionId"`
 		SystemPayload json.RawMessage `json:"systemPayload"`
 		Message       *struct {
 			Parts json.RawMessage `json:"parts"`
 		} `json:"message"`
-	}) (bool, bool) {
-		ok := r.SessionID != "" && qwenTypes[r.Type] &&
+	}) bool {
+		return r.SessionID != "" && qwenTypes[r.Type] &&
 			(r.Message != nil && len(r.Message.Parts) > 0 && r.Message.Parts[0] == '[' || len(r.SystemPayload) > 0 && r.SystemPayload[0] == '{')
-		return ok, ok
 	})
 }
 
