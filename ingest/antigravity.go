@@ -86,11 +86,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 	var q callLinker
 	var last schema.EventKind
 	lastStatus := ""
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var s agStep
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, s *agStep) error {
 		if s.Type == "" {
 			return f.Reject(line, "step without a type", raw)
 		}

@@ -449,12 +449,7 @@ type ccLine struct {
 func decodeCCLine(_ int64, raw []byte) *ccLine {
 	d := &ccLine{}
 	rec, msg := &d.rec, &d.msg
-	if raw[0] != '{' {
-		d.reject = "record is not a JSON object"
-		return d
-	}
-	if err := json.Unmarshal(raw, rec); err != nil {
-		d.reject = "invalid JSON: " + clipErr(err)
+	if d.reject = decodeRecord(raw, rec); d.reject != "" {
 		return d
 	}
 	if rec.Message != nil && rec.Message[0] != '{' && string(rec.Message) != "null" {

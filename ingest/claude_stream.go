@@ -311,12 +311,9 @@ func (si *csImport) newRun(key, parent string) (*csRun, error) {
 // record imports one message (step 1 onwards).
 func (si *csImport) record(line int64, raw []byte, direction string) error {
 	f := si.f
-	if len(raw) == 0 || raw[0] != '{' {
-		return f.Reject(line, "record is not a JSON object", raw)
-	}
 	var rec csRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+	if why := decodeRecord(raw, &rec); why != "" {
+		return f.Reject(line, why, raw)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)

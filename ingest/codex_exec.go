@@ -177,12 +177,9 @@ func (ci *cxeImport) line(line int64, raw []byte) error {
 	if line == 1 {
 		raw = bytes.TrimPrefix(raw, utf8BOM)
 	}
-	if len(raw) == 0 || raw[0] != '{' {
-		return f.Reject(line, "record is not a JSON object", raw)
-	}
 	var rec cxeRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+	if why := decodeRecord(raw, &rec); why != "" {
+		return f.Reject(line, why, raw)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)

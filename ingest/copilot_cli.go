@@ -189,11 +189,7 @@ func (copilotCLI) Import(f *File, r io.Reader) error {
 		order = append(order, id)
 		return cr, nil
 	}
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var env cpEnvelope
-		if err := json.Unmarshal(raw, &env); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, env *cpEnvelope) error {
 		if env.Type == "" {
 			return f.Reject(line, "event without a type", raw)
 		}

@@ -71,11 +71,7 @@ func (cursorAgent) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var q callLinker
 	var last schema.EventKind
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var l cuLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, l *cuLine) error {
 		if l.Role == "" || l.Message == nil {
 			return f.Reject(line, "line without a role and a message", raw)
 		}

@@ -46,6 +46,8 @@
 //     it is tested on.
 //   - detect.go: headLines, firstLines, detectJSONL and anyJSONL, the look
 //     at a head's first records that Detect does for JSONL formats.
+//   - jsonl.go: a JSONL file's records decoded line by line (jsonLines,
+//     decodeRecord), with the rejection of a line that is not one.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
 //     offsets, without decoding.

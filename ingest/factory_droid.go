@@ -96,11 +96,7 @@ func (factoryDroid) Import(f *File, r io.Reader) error {
 		b.Run.Harness = "factory-droid"
 		return nil
 	}
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var rec fdRecord
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, rec *fdRecord) error {
 		switch rec.Type {
 		case "":
 			return f.Reject(line, "record without a type", raw)

@@ -84,11 +84,7 @@ type fxEvent struct {
 func (factoryDroidExec) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var last schema.EventKind
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var e fxEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, e *fxEvent) error {
 		if e.Type == "" {
 			return f.Reject(line, "event without a type", raw)
 		}

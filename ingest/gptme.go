@@ -151,11 +151,7 @@ func (gptme) Import(f *File, r io.Reader) error {
 	var last schema.EventKind
 	var cost float64
 	hasCost := false
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var m gmeMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, m *gmeMessage) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}

@@ -115,11 +115,7 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "grok-build"
 	var last schema.EventKind
-	err = f.Lines(r, func(line int64, raw []byte) error {
-		var row grRow
-		if err := json.Unmarshal(raw, &row); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err = jsonLines(f, r, func(line int64, raw []byte, row *grRow) error {
 		if !grokTypes[row.Type] {
 			if row.Type == "" {
 				return f.Reject(line, "row without a type", raw)

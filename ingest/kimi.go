@@ -120,11 +120,8 @@ func (kimiWire) Import(f *File, r io.Reader) error {
 	k := &kimiState{b: b}
 	err = f.Lines(r, func(line int64, raw []byte) error {
 		var rec kimiRecord
-		if raw[0] != '{' {
-			return f.Reject(line, "record is not a JSON object", raw)
-		}
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+		if why := decodeRecord(raw, &rec); why != "" {
+			return f.Reject(line, why, raw)
 		}
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)

@@ -94,11 +94,7 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "mistral-vibe"
 	var last schema.EventKind
-	err = f.Lines(r, func(line int64, raw []byte) error {
-		var m vbMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err = jsonLines(f, r, func(line int64, raw []byte, m *vbMessage) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}

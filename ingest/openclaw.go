@@ -116,11 +116,8 @@ func (openClaw) Import(f *File, r io.Reader) error {
 	started := map[string]bool{} // session keys that start an agent
 	err := f.Lines(r, func(line int64, raw []byte) error {
 		rec := &ocRecord{line: line}
-		if raw[0] != '{' {
-			return f.Reject(line, "record is not a JSON object", raw)
-		}
-		if err := json.Unmarshal(raw, rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+		if why := decodeRecord(raw, rec); why != "" {
+			return f.Reject(line, why, raw)
 		}
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)

@@ -158,12 +158,7 @@ type piLine struct {
 
 func decodePiLine(_ int64, raw []byte) *piLine {
 	d := &piLine{}
-	if raw[0] != '{' {
-		d.reject = "record is not a JSON object"
-		return d
-	}
-	if err := json.Unmarshal(raw, &d.e); err != nil {
-		d.reject = "invalid JSON: " + clipErr(err)
+	if d.reject = decodeRecord(raw, &d.e); d.reject != "" {
 		return d
 	}
 	switch d.e.Type {
