@@ -99,11 +99,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 		}
 		lastStatus = s.Status
 		ts := ParseTime(s.CreatedAt)
-		add := func(e schema.Event) error {
-			e.TS, e.Line = ts, line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, ts, line, &last)
 		text := jsonString(s.Content)
 		isErr := s.Status == "ERROR" || s.Status == "FAILED"
 		switch s.Type {

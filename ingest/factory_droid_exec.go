@@ -101,11 +101,7 @@ func (factoryDroidExec) Import(f *File, r io.Reader) error {
 		}
 		var ts any
 		_ = json.Unmarshal(e.Timestamp, &ts)
-		add := func(ev schema.Event) error {
-			ev.TS, ev.Line = ParseTime(ts), line
-			last = ev.Kind
-			return b.Add(ev)
-		}
+		add := eventAdder(b, ParseTime(ts), line, &last)
 		var err error
 		switch e.Type {
 		case "system":

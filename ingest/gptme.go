@@ -167,11 +167,7 @@ func (gptme) Import(f *File, r io.Reader) error {
 			text = *m.Content
 		}
 		ts := ParseTime(m.Timestamp)
-		add := func(e schema.Event) error {
-			e.TS, e.Line = ts, line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, ts, line, &last)
 		switch m.Role {
 		case "assistant":
 			q.drop() // results follow the reply that made the calls

@@ -122,11 +122,7 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 			}
 			return f.Reject(line, "unknown row type "+row.Type, raw)
 		}
-		add := func(e schema.Event) error {
-			e.Line = line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, nil, line, &last)
 		b.NoteModel(row.ModelID)
 		switch row.Type {
 		case "system":

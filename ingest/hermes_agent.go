@@ -93,11 +93,7 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 		if !ok {
 			continue
 		}
-		add := func(e schema.Event) error {
-			e.Line = line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, nil, line, &last)
 		text := ContentText(m.Content)
 		switch m.Role {
 		case "system":

@@ -151,11 +151,7 @@ func (kimiWire) Import(f *File, r io.Reader) error {
 func (k *kimiState) record(line int64, rec *kimiRecord) (string, error) {
 	b := k.b
 	ts := ParseTime(rec.Time)
-	add := func(e schema.Event) error {
-		e.TS, e.Line = ts, line
-		k.lastKind = e.Kind
-		return b.Add(e)
-	}
+	add := eventAdder(b, ts, line, &k.lastKind)
 	switch rec.Type {
 	case "metadata":
 		if t := ParseTime(rec.CreatedAt); t != nil && b.Run.StartedAt == nil {

@@ -98,11 +98,7 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}
-		add := func(e schema.Event) error {
-			e.Line = line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, nil, line, &last)
 		text := ContentText(m.Content)
 		switch m.Role {
 		case "system":
