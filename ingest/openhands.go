@@ -634,7 +634,7 @@ func (o *ohRun) action(line int64, ts *time.Time, ev *ohEvent) error {
 		if text == "" {
 			text = ohText(ev.Message)
 		}
-		o.resume()
+		ohResume(o.b)
 		return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: line, Text: text})
 	case ev.Action == "condensation":
 		return o.condensation(line, ts, args)
@@ -926,15 +926,7 @@ func (o *ohRun) agentState(state, reason string) {
 		}
 		b.SetEnd(schema.EndInterrupted, detail)
 	case "running":
-		o.resume()
-	}
-}
-
-// resume forgets an end the run went on after (a context overflow stays).
-func (o *ohRun) resume() {
-	r := &o.b.Run
-	if r.EndReasonSource == schema.SourceExplicit && r.EndReason != schema.EndContextOverflow {
-		o.b.ClearEnd()
+		ohResume(o.b)
 	}
 }
 

@@ -299,7 +299,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 			text += "\n" + ext
 		}
 		if ev.Source != "agent" && m.Role != "assistant" {
-			o.resume()
+			ohResume(o.b)
 			return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: text})
 		}
 		o.call(scalarString(ev.LLMResponseID))
@@ -565,15 +565,7 @@ func (o *ohsRun) status(s string) {
 	case "paused":
 		b.SetEnd(schema.EndInterrupted, "execution_status paused")
 	case "running":
-		o.resume()
-	}
-}
-
-// resume forgets an end the conversation went on after (an overflow stays).
-func (o *ohsRun) resume() {
-	r := &o.b.Run
-	if r.EndReasonSource == schema.SourceExplicit && r.EndReason != schema.EndContextOverflow {
-		o.b.ClearEnd()
+		ohResume(o.b)
 	}
 }
 
