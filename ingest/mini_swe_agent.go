@@ -258,14 +258,11 @@ func miniSniffList(dec *stdjson.Decoder, named bool) bool {
 
 // Import reads one trajectory file.
 func (miniSWEAgent) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	doc, ix, ok, err := sweDocument(f, data, true)
-	if !ok {
+	d, err := sweDocument(f, r, true)
+	if d == nil {
 		return err
 	}
+	doc, ix, data := d.root, d.ix, d.data
 	mi := &miniImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj.json")}
 	if doc.raw[0] == '[' {
 		elems, err := arrayElems(doc)
