@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -286,10 +288,7 @@ func otelFromSDK(m map[string]any) *otelSpan {
 	s.start, s.startNS = otelTime(m["start_time"])
 	s.end, _ = otelTime(m["end_time"])
 	s.attrs, _ = m["attributes"].(map[string]any)
-	if st, ok := m["status"].(map[string]any); ok {
-		s.status = otelStatus(st["status_code"])
-		s.statusMsg = gaiString(st["description"])
-	}
+	s.setStatus(m["status"], "status_code", "description")
 	evs, _ := m["events"].([]any)
 	for _, e := range evs {
 		if em, ok := e.(map[string]any); ok {
@@ -315,10 +314,7 @@ func otelFromOTLP(m map[string]any) *otelSpan {
 	}
 	s.start, s.startNS = otelTime(m["startTimeUnixNano"])
 	s.end, _ = otelTime(m["endTimeUnixNano"])
-	if st, ok := m["status"].(map[string]any); ok {
-		s.status = otelStatus(st["code"])
-		s.statusMsg = gaiString(st["message"])
-	}
+	s.setStatus(m["status"], "code", "message")
 	evs, _ := m["events"].([]any)
 	for _, e := range evs {
 		if em, ok := e.(map[string]any); ok {
@@ -328,6 +324,15 @@ func otelFromOTLP(m map[string]any) *otelSpan {
 		}
 	}
 	return s
+}
+
+// setStatus reads a span's status object, whose code and message are under
+// codeKey and msgKey (the SDK's and OTLP's names differ).
+func (s *otelSpan) setStatus(v any, codeKey, msgKey string) {
+	if st, ok := v.(map[string]any); ok {
+		s.status = otelStatus(st[codeKey])
+		s.statusMsg = gaiString(st[msgKey])
+	}
 }
 
 // otelKVs turns an OTLP attribute list [{key, value:{stringValue|…}}] into a
@@ -777,22 +782,12 @@ func otelFlat(a map[string]any, prefix string) []any {
 	if len(msgs) == 0 {
 		return nil
 	}
-	idx := make([]int, 0, len(msgs))
-	for i := range msgs {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	out := make([]any, 0, len(idx))
-	for _, i := range idx {
+	out := make([]any, 0, len(msgs))
+	for _, i := range slices.Sorted(maps.Keys(msgs)) {
 		m := msgs[i]
 		if cs := calls[i]; len(cs) > 0 {
-			js := make([]int, 0, len(cs))
-			for j := range cs {
-				js = append(js, j)
-			}
-			sort.Ints(js)
-			list := make([]any, 0, len(js))
-			for _, j := range js {
+			list := make([]any, 0, len(cs))
+			for _, j := range slices.Sorted(maps.Keys(cs)) {
 				list = append(list, cs[j])
 			}
 			m["tool_calls"] = list
