@@ -613,19 +613,11 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 	}
 	// user and any other role: text blocks → one user event per stretch of
 	// text, tool_result blocks → tool_result events.
-	var text []string
-	flush := func() error {
-		if len(text) == 0 {
-			return nil
-		}
-		e := ev(schema.KindUser, strings.Join(text, "\n"))
-		text = text[:0]
-		return b.Add(e)
-	}
+	text := msgText{b: b, kind: schema.KindUser, ev: ev}
 	for _, blk := range msgBlocks(o["content"]) {
 		bo := parseJSONObject(blk)
 		if strings.HasSuffix(bo.str("type"), "tool_result") {
-			if err := flush(); err != nil {
+			if err := text.flush(); err != nil {
 				return err
 			}
 			if err := b.Add(msgToolResult(bo, ev)); err != nil {
@@ -633,11 +625,34 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 			}
 			continue
 		}
-		if t := ContentText(blk); t != "" {
-			text = append(text, t)
-		}
+		text.add(ContentText(blk))
 	}
-	return flush()
+	return text.flush()
+}
+
+// msgText gathers the text blocks of a message up to its next other block;
+// flush adds them as one event of kind, joined by newlines.
+type msgText struct {
+	b    *RunBuilder
+	kind schema.EventKind
+	ev   func(schema.EventKind, string) schema.Event
+	text []string
+}
+
+// add gathers one block's text (nothing when it is empty).
+func (t *msgText) add(s string) {
+	if s != "" {
+		t.text = append(t.text, s)
+	}
+}
+
+func (t *msgText) flush() error {
+	if len(t.text) == 0 {
+		return nil
+	}
+	e := t.ev(t.kind, strings.Join(t.text, "\n"))
+	t.text = t.text[:0]
+	return t.b.Add(e)
 }
 
 // assistant emits the outputs of one model call.
@@ -660,15 +675,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 			return err
 		}
 	}
-	var text []string
-	flush := func() error {
-		if len(text) == 0 {
-			return nil
-		}
-		e := ev(schema.KindAssistant, strings.Join(text, "\n"))
-		text = text[:0]
-		return b.Add(e)
-	}
+	text := msgText{b: b, kind: schema.KindAssistant, ev: ev}
 	for _, blk := range msgBlocks(o["content"]) {
 		bo := parseJSONObject(blk)
 		typ := bo.str("type")
@@ -686,19 +693,17 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		case strings.HasSuffix(typ, "tool_result"):
 			e = msgToolResult(bo, ev)
 		default:
-			if t := ContentText(blk); t != "" {
-				text = append(text, t)
-			}
+			text.add(ContentText(blk))
 			continue
 		}
-		if err := flush(); err != nil {
+		if err := text.flush(); err != nil {
 			return err
 		}
 		if err := b.Add(e); err != nil {
 			return err
 		}
 	}
-	if err := flush(); err != nil {
+	if err := text.flush(); err != nil {
 		return err
 	}
 	for _, tc := range o.arr("tool_calls") {
