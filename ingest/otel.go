@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"maps"
 	"math"
@@ -120,24 +119,9 @@ type otelEvent struct {
 }
 
 func (otel) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	recs, err := gaiRecords(f, data)
-	if err != nil {
-		return err
-	}
 	var spans []*otelSpan
 	finished := map[string]bool{} // trace ids whose AgentTrace has a final_output
-	for _, rec := range recs {
-		v, err := gaiDecodeAny(rec.raw)
-		if err != nil {
-			if err := f.Reject(rec.line, "invalid JSON: "+err.Error(), rec.raw); err != nil {
-				return err
-			}
-			continue
-		}
+	err := gaiEachValue(f, r, func(rec gaiRecord, v any) error {
 		c := &otelCollector{f: f, line: rec.line, whole: rec.whole}
 		if err := c.doc(v); err != nil {
 			return err
@@ -149,6 +133,10 @@ func (otel) Import(f *File, r io.Reader) error {
 				finished[s.trace] = true
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var order []string
 	byTrace := map[string][]*otelSpan{}
@@ -452,14 +440,10 @@ var otelModelOps = map[string]bool{"chat": true, "text_completion": true, "gener
 
 // otelRunState is the state of one trace's import.
 type otelRunState struct {
+	gaiOutcome
 	f         *File
 	b         *RunBuilder
 	e         *gaiEmitter
-	cost      float64
-	hasCost   bool
-	finish    string // finish reason of the last model call
-	callErr   string // error of the last model call ("" if none)
-	callErred bool
 	agentErr  string
 	agentBad  bool
 	agentErrs []*otelSpan // failed agent spans, in start order
@@ -493,19 +477,13 @@ func otelRun(f *File, trace string, spans []*otelSpan, final bool) error {
 	switch {
 	case st.agentBad:
 		gaiErrorEnd(b, st.agentErr)
-	case st.callErred:
-		gaiErrorEnd(b, st.callErr)
-	case gaiFinishEnd(b, st.finish):
+	case st.endOnLastCall(b):
 	case final:
 		b.SetEnd(schema.EndFinished, "final_output")
 	default:
 		st.e.inferEnd()
 	}
-	if st.hasCost {
-		c := st.cost
-		b.Run.CostUSD = &c
-	}
-	return b.Finish()
+	return st.finishRun(b)
 }
 
 func otelHarness(spans []*otelSpan) string {
@@ -623,8 +601,7 @@ func (st *otelRunState) call(s *otelSpan) error {
 	}
 	for _, k := range []string{"gen_ai.usage.input_cost", "gen_ai.usage.output_cost", "gen_ai.usage.cost"} {
 		if c, ok := gaiFloat(a[k]); ok && c >= 0 && c < 1e9 {
-			st.cost += c
-			st.hasCost = true
+			st.addCost(c)
 		}
 	}
 	st.finish = ""
