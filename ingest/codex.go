@@ -795,15 +795,7 @@ func codexPatchArgs(args string) string {
 // the window ("Codex ran out of room in the model's context window…").
 var codexOverflowTexts = []string{"context_length_exceeded", "context window", "exceeds the context", "context length", "maximum context"}
 
-func codexOverflow(msg string) bool {
-	l := strings.ToLower(msg)
-	for _, t := range codexOverflowTexts {
-		if strings.Contains(l, t) {
-			return true
-		}
-	}
-	return false
-}
+func codexOverflow(msg string) bool { return containsAnyFold(msg, codexOverflowTexts) }
 
 // codexErr shortens a decoding error for a reject reason.
 func codexErr(err error) string {

@@ -838,13 +838,7 @@ func (r *inspRun) end(s *inspSample, timeline []*inspTimeline) {
 // inspOverflow reports whether an error says the prompt exceeded the
 // model's context window.
 func inspOverflow(msg string) bool {
-	l := strings.ToLower(msg)
-	for _, t := range []string{"context_length_exceeded", "context window", "context length", "maximum context", "prompt is too long", "too many tokens"} {
-		if strings.Contains(l, t) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFold(msg, []string{"context_length_exceeded", "context window", "context length", "maximum context", "prompt is too long", "too many tokens"})
 }
 
 // inspResolved reads the scores: resolved when every scorer gives a clear

@@ -126,8 +126,7 @@ func ohResume(b *RunBuilder) {
 
 // ohOverflow matches OpenHands' own context-window error names.
 func ohOverflow(s string) bool {
-	l := strings.ToLower(s)
-	return strings.Contains(l, "contextwindowexceed") || strings.Contains(l, "context window exceeded")
+	return containsAnyFold(s, []string{"contextwindowexceed", "context window exceeded"})
 }
 
 // ohModelArgs returns an action's args without the keys OpenHands adds, as JSON.
