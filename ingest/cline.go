@@ -144,15 +144,12 @@ func (clineSDK) Import(f *File, r io.Reader) error {
 		return err
 	}
 	msgs := make([]*clMessage, len(elems))
-	for i, el := range elems {
-		var m clMessage
-		if ok, err := decodeElem(f, doc.line(el.off), "messages[%d]", i, el, &m); !ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		msgs[i] = &m
+	err = decodeElems(f, doc, elems, "messages[%d]", func(i int, _ int64, _ jsonSpan, m *clMessage) error {
+		msgs[i] = m
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	id := firstNonEmpty(sessionID, strings.TrimSuffix(filepath.Base(f.Path()), ".json"))
 	parent := ""
@@ -450,21 +447,14 @@ func (clineCassette) Import(f *File, r io.Reader) error {
 		return doc.syntax(f, err)
 	}
 	cs := &clCassette{f: f}
-	for i, el := range elems {
-		line := doc.line(el.off)
-		var x clExchange
-		if ok, err := decodeElem(f, line, "exchange %d", i, el, &x); !ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
+	err = decodeElems(f, doc, elems, "exchange %d", func(_ int, line int64, el jsonSpan, x *clExchange) error {
 		if !strings.Contains(x.Path, "/chat/completions") || !strings.EqualFold(firstNonEmpty(x.Method, "POST"), "POST") {
-			continue
+			return nil
 		}
-		if err := cs.exchange(line, &x, el.raw); err != nil {
-			return err
-		}
+		return cs.exchange(line, x, el.raw)
+	})
+	if err != nil {
+		return err
 	}
 	if cs.b == nil {
 		return nil

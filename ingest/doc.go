@@ -52,9 +52,10 @@
 //     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
 //     offsets, without decoding.
 //   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc,
-//     readJSONObject, docRun),
-//     values split off with their offsets (objectFields, arrayElems), the
-//     lineIndex, and decoding errors as a line and a short reason.
+//     readJSONObject, docRun), values split off with their offsets
+//     (objectFields, arrayElems), array elements decoded one by one
+//     (decodeElems), the lineIndex, and decoding errors as a line and a
+//     short reason.
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
 //     logs, and toolCallFields; jsonutil.go: values read one way for every
 //     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,

@@ -83,18 +83,10 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 			return err
 		}
 	}
-	for i, el := range msgs {
-		line := d.line(el.off)
-		var m hmMessage
-		ok, err := decodeElem(f, line, "messages[%d]", i, el, &m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
+	err = decodeElems(f, d, msgs, "messages[%d]", func(i int, line int64, el jsonSpan, m *hmMessage) error {
 		add := eventAdder(b, nil, line, &last)
 		text := ContentText(m.Content)
+		var err error
 		switch m.Role {
 		case "system":
 			err = add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
@@ -113,9 +105,10 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 		default:
 			err = f.Reject(line, fmt.Sprintf("messages[%d]: unknown role %q", i, m.Role), el.raw)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	inferEnd(b, last)
 	return b.Finish()

@@ -131,6 +131,27 @@ func decodeElem(f *File, line int64, what string, i int, el jsonSpan, v any) (ok
 	return true, nil
 }
 
+// decodeElems decodes each of the elements elems of document d into a fresh
+// T and calls fn with its index, line and span and the value; an element
+// that is not an object or does not decode is rejected (decodeElem, what
+// naming it) and fn does not see it.
+func decodeElems[T any](f *File, d *jsonDoc, elems []jsonSpan, what string, fn func(i int, line int64, el jsonSpan, v *T) error) error {
+	for i, el := range elems {
+		line := d.line(el.off)
+		var v T
+		if ok, err := decodeElem(f, line, what, i, el, &v); !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(i, line, el, &v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // objectFields splits a JSON object into its fields (last duplicate wins).
 func objectFields(s jsonSpan) (map[string]jsonSpan, error) {
 	out := map[string]jsonSpan{}
