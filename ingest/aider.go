@@ -58,15 +58,7 @@ import (
 //     window" and "exceeds the … token limit" → context_overflow; "Only N
 //     reflections allowed, stopping." → step_limit; "^C …" → interrupted.
 //     Otherwise a session that ends after a reply is finished (inferred).
-type aider struct{}
-
-func init() { register(45, aider{}) }
-
-func (aider) Name() string { return "aider-chat-history" }
-
-func (aider) Describe() string {
-	return "aider chat history Markdown (.aider.chat.history.md): a run per \"# aider chat started at\" (start time only), #### user turns, replies as model calls with per-call usage and session cost from \"> Tokens: … Cost: …\" lines, \"Applied edit to\" as edit calls, /clear as truncation ops, end reason from token-limit, reflection-limit and ^C messages; no tool-call ids"
-}
+type aider struct{ formatInfo }
 
 const adHeaderPrefix = "# aider chat started at"
 

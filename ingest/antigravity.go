@@ -39,25 +39,14 @@ import (
 //  4. The run is the file (its name); there is no usage. A last step with
 //     status CANCELED ends the run interrupted (explicit); otherwise the
 //     end reason is inferred from the last event.
-type antigravity struct{}
-
-func init() { register(65, antigravity{}) }
-
-func (antigravity) Name() string { return "antigravity-cli" }
-
-func (antigravity) Describe() string {
-	return "Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"
-}
+type antigravity struct{ formatInfo }
 
 // Detect claims JSONL whose first step has step_index, an upper-case type
 // and a source.
 func (antigravity) Detect(name string, head []byte) bool {
-	lines := firstLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	var s agStep
-	return json.Unmarshal(lines[0], &s) == nil && s.StepIndex != nil && s.Source != "" && s.Type != "" && strings.ToUpper(s.Type) == s.Type
+	return anyJSONL(head, 1, func(s *agStep) bool {
+		return s.StepIndex != nil && s.Source != "" && s.Type != "" && strings.ToUpper(s.Type) == s.Type
+	})
 }
 
 type agStep struct {
@@ -97,11 +86,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 	var q callLinker
 	var last schema.EventKind
 	lastStatus := ""
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var s agStep
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, s *agStep) error {
 		if s.Type == "" {
 			return f.Reject(line, "step without a type", raw)
 		}
@@ -114,11 +99,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 		}
 		lastStatus = s.Status
 		ts := ParseTime(s.CreatedAt)
-		add := func(e schema.Event) error {
-			e.TS, e.Line = ts, line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, ts, line, &last)
 		text := jsonString(s.Content)
 		isErr := s.Status == "ERROR" || s.Status == "FAILED"
 		switch s.Type {

@@ -108,15 +108,7 @@ import (
 // and text; the user message after calls is their tool_result (linked by
 // position: no ids). result is the trial's reward (→ resolved when 0 or 1)
 // or its exception (→ explicit end reason). Traces have no usage.
-type atif struct{}
-
-func init() { register(30, atif{}) }
-
-func (atif) Name() string { return "atif" }
-
-func (atif) Describe() string {
-	return "Harbor ATIF-v1.x trajectories (*.trajectory.json; .cont-N continuations joined into the root's run when they sit beside it; .summarization-N-* sub-trajectories as child runs) and Harbor traces exports: per-step usage (prompt_tokens incl. cached), ISO timestamps, tool_call_id links, summarization and continuation hand-offs as context_ops, completion and exceptions as end reasons"
-}
+type atif struct{ formatInfo }
 
 var (
 	atifVersionRe = regexp.MustCompile(`"schema_version"\s*:\s*"ATIF-v\d`)

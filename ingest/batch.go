@@ -19,6 +19,39 @@ type Buffered struct {
 	bytes       int64 // approximate memory held, for batch sizing
 }
 
+// The add methods keep one record each (the Tx methods of bufferTx and
+// memTx) and count the memory it holds.
+
+func (b *Buffered) addRun(r *schema.Run) {
+	b.Runs = append(b.Runs, *r)
+	b.bytes += 256
+}
+
+func (b *Buffered) addEvent(e *schema.Event) {
+	b.Events = append(b.Events, *e)
+	b.bytes += int64(len(e.Text)+len(e.Args)) + 200
+}
+
+func (b *Buffered) addUsage(u *schema.Usage) {
+	b.Usage = append(b.Usage, *u)
+	b.bytes += 128
+}
+
+func (b *Buffered) addToolOutput(o *schema.ToolOutput) {
+	b.ToolOutputs = append(b.ToolOutputs, *o)
+	b.bytes += 128
+}
+
+func (b *Buffered) addContextOp(c *schema.ContextOp) {
+	b.ContextOps = append(b.ContextOps, *c)
+	b.bytes += int64(len(c.Detail)) + 128
+}
+
+func (b *Buffered) addReject(r *schema.Reject) {
+	b.Rejects = append(b.Rejects, *r)
+	b.bytes += int64(len(r.Raw)) + 64
+}
+
 // BatchSink is a Sink that can also commit several buffered files in one
 // transaction: all of them or none. A sink whose commits are expensive
 // (DuckDB's is a durable write) implements it so that directories of many
@@ -53,38 +86,14 @@ func (t *bufferTx) ClaimRunID(id string) (string, error) {
 	return cand, nil
 }
 
-func (t *bufferTx) Run(r *schema.Run) error {
-	t.b.Runs = append(t.b.Runs, *r)
-	t.b.bytes += 256
-	return nil
-}
-func (t *bufferTx) Event(e *schema.Event) error {
-	t.b.Events = append(t.b.Events, *e)
-	t.b.bytes += int64(len(e.Text)+len(e.Args)) + 200
-	return nil
-}
-func (t *bufferTx) Usage(u *schema.Usage) error {
-	t.b.Usage = append(t.b.Usage, *u)
-	t.b.bytes += 128
-	return nil
-}
-func (t *bufferTx) ToolOutput(o *schema.ToolOutput) error {
-	t.b.ToolOutputs = append(t.b.ToolOutputs, *o)
-	t.b.bytes += 128
-	return nil
-}
-func (t *bufferTx) ContextOp(c *schema.ContextOp) error {
-	t.b.ContextOps = append(t.b.ContextOps, *c)
-	t.b.bytes += int64(len(c.Detail)) + 128
-	return nil
-}
-func (t *bufferTx) Reject(r *schema.Reject) error {
-	t.b.Rejects = append(t.b.Rejects, *r)
-	t.b.bytes += int64(len(r.Raw)) + 64
-	return nil
-}
-func (t *bufferTx) Commit(src *schema.Source) error { t.b.Src = src; return nil }
-func (t *bufferTx) Rollback() error                 { t.b = &Buffered{Src: t.b.Src}; return nil }
+func (t *bufferTx) Run(r *schema.Run) error               { t.b.addRun(r); return nil }
+func (t *bufferTx) Event(e *schema.Event) error           { t.b.addEvent(e); return nil }
+func (t *bufferTx) Usage(u *schema.Usage) error           { t.b.addUsage(u); return nil }
+func (t *bufferTx) ToolOutput(o *schema.ToolOutput) error { t.b.addToolOutput(o); return nil }
+func (t *bufferTx) ContextOp(c *schema.ContextOp) error   { t.b.addContextOp(c); return nil }
+func (t *bufferTx) Reject(r *schema.Reject) error         { t.b.addReject(r); return nil }
+func (t *bufferTx) Commit(src *schema.Source) error       { t.b.Src = src; return nil }
+func (t *bufferTx) Rollback() error                       { t.b = &Buffered{Src: t.b.Src}; return nil }
 
 // bufferSink hands out bufferTx transactions; used by Files for small files.
 type bufferSink struct {

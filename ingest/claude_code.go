@@ -33,15 +33,7 @@ import (
 //     a context_op event with a summary op.
 //  6. progress, file-history-snapshot, queue-operation and UI-only system
 //     records are not part of what the model saw and are skipped.
-type claudeCode struct{}
-
-func init() { register(10, claudeCode{}) }
-
-func (claudeCode) Name() string { return "claude-code" }
-
-func (claudeCode) Describe() string {
-	return "Claude Code session JSONL (~/.claude/projects/*/*.jsonl, subagents/agent-*.jsonl): split responses de-duplicated by message.id, compact boundaries and summaries as context_ops"
-}
+type claudeCode struct{ formatInfo }
 
 var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "summary": true, "progress": true, "file-history-snapshot": true, "queue-operation": true}
 
@@ -457,12 +449,7 @@ type ccLine struct {
 func decodeCCLine(_ int64, raw []byte) *ccLine {
 	d := &ccLine{}
 	rec, msg := &d.rec, &d.msg
-	if raw[0] != '{' {
-		d.reject = "record is not a JSON object"
-		return d
-	}
-	if err := json.Unmarshal(raw, rec); err != nil {
-		d.reject = "invalid JSON: " + clipErr(err)
+	if d.reject = decodeRecord(raw, rec); d.reject != "" {
 		return d
 	}
 	if rec.Message != nil && rec.Message[0] != '{' && string(rec.Message) != "null" {

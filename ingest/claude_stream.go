@@ -60,15 +60,7 @@ import (
 //     user prompt clears the end again (multi-turn sessions).
 //  6. In a cassette, recv user messages marked isReplay echo a sent one and
 //     are skipped.
-type claudeStream struct{}
-
-func init() { register(35, claudeStream{}) }
-
-func (claudeStream) Name() string { return "claude-agent-sdk-stream-json" }
-
-func (claudeStream) Describe() string {
-	return "Claude Code stream-json (claude -p --output-format stream-json JSONL, or Agent SDK stdio cassettes {metadata, messages:[{direction, message}]}): per-call usage de-duplicated by message.id, tool_use ids, compact_boundary ops with tokens, end reason and cost from the result message; timestamps only on some messages"
-}
+type claudeStream struct{ formatInfo }
 
 var (
 	csDirection = regexp.MustCompile(`"direction"\s*:\s*"(?:send|recv)"`)
@@ -319,12 +311,9 @@ func (si *csImport) newRun(key, parent string) (*csRun, error) {
 // record imports one message (step 1 onwards).
 func (si *csImport) record(line int64, raw []byte, direction string) error {
 	f := si.f
-	if len(raw) == 0 || raw[0] != '{' {
-		return f.Reject(line, "record is not a JSON object", raw)
-	}
 	var rec csRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+	if why := decodeRecord(raw, &rec); why != "" {
+		return f.Reject(line, why, raw)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)

@@ -30,15 +30,7 @@ import (
 //     "[Request interrupted by user" → interrupted.
 //  4. Without an explicit end, the run is finished when it ends on an
 //     assistant reply without a tool call (inferred).
-type claudeWeb struct{}
-
-func init() { register(36, claudeWeb{}) }
-
-func (claudeWeb) Name() string { return "claude-code-web-export" }
-
-func (claudeWeb) Describe() string {
-	return "Claude Code web session exports {loglines:[{type, timestamp, message}]} with Anthropic content blocks: timestamps, tool_use ids, compact summaries as context_ops; no per-call usage unless records carry it; end reason inferred"
-}
+type claudeWeb struct{ formatInfo }
 
 var cwLoglines = regexp.MustCompile(`"loglines"\s*:\s*\[`)
 

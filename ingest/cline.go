@@ -42,7 +42,7 @@ import (
 //     conversation itself to that suffix when imported first.
 //
 // End reasons are inferred from how the log ends.
-type clineSDK struct{}
+type clineSDK struct{ formatInfo }
 
 // clineCassette reads a nock HTTP recording of the Cline CLI
 // [{scope, method, path, status, body, response}]: one run per file (named
@@ -57,23 +57,7 @@ type clineSDK struct{}
 // the call. A failed exchange (status ≥ 400) is an error event. The other
 // traffic (feature flags, telemetry, uploads) is not part of the run.
 // End reason: the last call's attempt_completion → finished (explicit).
-type clineCassette struct{}
-
-func init() {
-	register(40, clineSDK{})
-	register(45, clineCassette{})
-}
-
-func (clineSDK) Name() string      { return "cline-sdk-session" }
-func (clineCassette) Name() string { return "cline-http-cassette" }
-
-func (clineSDK) Describe() string {
-	return "Cline SDK sessions (<id>.messages.json; post-compaction histories as child runs with a summary op and tokens_before; session.json metadata is recognised but makes no run): per-call usage (metrics), ms timestamps, tool_use ids; end reason inferred"
-}
-
-func (clineCassette) Describe() string {
-	return "Cline CLI nock HTTP recordings of /chat/completions (SSE): one model call per exchange with streamed text, reasoning, tool calls and per-call usage; request bodies, when recorded, supply the inputs; no tool results or timestamps beyond the response's created; attempt_completion → finished"
-}
+type clineCassette struct{ formatInfo }
 
 var (
 	clSessionID    = regexp.MustCompile(`"sessionId"\s*:`)
@@ -160,15 +144,12 @@ func (clineSDK) Import(f *File, r io.Reader) error {
 		return err
 	}
 	msgs := make([]*clMessage, len(elems))
-	for i, el := range elems {
-		var m clMessage
-		if ok, err := decodeElem(f, doc.line(el.off), "messages[%d]", i, el, &m); !ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		msgs[i] = &m
+	err = decodeElems(f, doc, elems, "messages[%d]", func(i int, _ int64, _ jsonSpan, m *clMessage) error {
+		msgs[i] = m
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	id := firstNonEmpty(sessionID, strings.TrimSuffix(filepath.Base(f.Path()), ".json"))
 	parent := ""
@@ -466,21 +447,14 @@ func (clineCassette) Import(f *File, r io.Reader) error {
 		return doc.syntax(f, err)
 	}
 	cs := &clCassette{f: f}
-	for i, el := range elems {
-		line := doc.line(el.off)
-		var x clExchange
-		if ok, err := decodeElem(f, line, "exchange %d", i, el, &x); !ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
+	err = decodeElems(f, doc, elems, "exchange %d", func(_ int, line int64, el jsonSpan, x *clExchange) error {
 		if !strings.Contains(x.Path, "/chat/completions") || !strings.EqualFold(firstNonEmpty(x.Method, "POST"), "POST") {
-			continue
+			return nil
 		}
-		if err := cs.exchange(line, &x, el.raw); err != nil {
-			return err
-		}
+		return cs.exchange(line, x, el.raw)
+	})
+	if err != nil {
+		return err
 	}
 	if cs.b == nil {
 		return nil

@@ -63,15 +63,7 @@ import (
 // its own. That call is added with SetUsageAt at a new index rather than
 // NewCall, which would switch the builder to explicit calls for the rest of
 // the run and merge every later call into one.
-type codex struct{}
-
-func init() { register(20, codex{}) }
-
-func (codex) Name() string { return "codex-cli" }
-
-func (codex) Describe() string {
-	return "Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl): token_count lines as per-call usage, write_stdin polls attached to their command, compacted as context_ops"
-}
+type codex struct{ formatInfo }
 
 // codexLineTypes are the line types a rollout can start with.
 var codexLineTypes = map[string]bool{"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true}
@@ -803,15 +795,7 @@ func codexPatchArgs(args string) string {
 // the window ("Codex ran out of room in the model's context window…").
 var codexOverflowTexts = []string{"context_length_exceeded", "context window", "exceeds the context", "context length", "maximum context"}
 
-func codexOverflow(msg string) bool {
-	l := strings.ToLower(msg)
-	for _, t := range codexOverflowTexts {
-		if strings.Contains(l, t) {
-			return true
-		}
-	}
-	return false
-}
+func codexOverflow(msg string) bool { return containsAnyFold(msg, codexOverflowTexts) }
 
 // codexErr shortens a decoding error for a reject reason.
 func codexErr(err error) string {

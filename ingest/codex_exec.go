@@ -46,15 +46,7 @@ import (
 //  6. End: turn.completed → finished, turn.failed and error → error (or
 //     context_overflow when the message says so), explicit; the latest wins.
 //     A log that stops inside a turn is interrupted (inferred).
-type codexExec struct{}
-
-func init() { register(40, codexExec{}) }
-
-func (codexExec) Name() string { return "codex-exec-json" }
-
-func (codexExec) Describe() string {
-	return "codex exec --json JSONL (thread/turn/item events): item ids as call ids, exit codes, usage per turn (on the turn's last model call, marked estimated when the turn made several calls), end reason from turn.completed/turn.failed; no timestamps, no compaction events"
-}
+type codexExec struct{ formatInfo }
 
 // Detect claims JSONL whose first lines are codex exec events: objects whose
 // type starts with "thread.", "turn." or "item.".
@@ -185,12 +177,9 @@ func (ci *cxeImport) line(line int64, raw []byte) error {
 	if line == 1 {
 		raw = bytes.TrimPrefix(raw, utf8BOM)
 	}
-	if len(raw) == 0 || raw[0] != '{' {
-		return f.Reject(line, "record is not a JSON object", raw)
-	}
 	var rec cxeRecord
-	if err := json.Unmarshal(raw, &rec); err != nil {
-		return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+	if why := decodeRecord(raw, &rec); why != "" {
+		return f.Reject(line, why, raw)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)

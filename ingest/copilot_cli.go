@@ -64,15 +64,7 @@ import (
 //     Without
 //     assistant.usage the run stays usage_estimated: no call has its own
 //     usage row.
-type copilotCLI struct{}
-
-func init() { register(24, copilotCLI{}) }
-
-func (copilotCLI) Name() string { return "copilot-cli-events" }
-
-func (copilotCLI) Describe() string {
-	return "GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): per-call usage from assistant.usage when logged, else shutdown/checkpoint token totals (or summed outputTokens), timestamps, toolCallId links, truncations and compactions (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"
-}
+type copilotCLI struct{ formatInfo }
 
 var copilotTypes = map[string]bool{"session.start": true, "session.resume": true, "user.message": true, "assistant.message": true,
 	"assistant.turn_start": true, "tool.execution_start": true, "tool.execution_complete": true, "session.shutdown": true, "session.model_change": true}
@@ -80,12 +72,11 @@ var copilotTypes = map[string]bool{"session.start": true, "session.resume": true
 // Detect claims JSONL of envelopes {type, data:{…}} whose type is a Copilot
 // CLI event (session.start, user.message, assistant.message, tool.execution_*, …).
 func (copilotCLI) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type string          `json:"type"`
 		Data json.RawMessage `json:"data"`
-	}) (bool, bool) {
-		ok := copilotTypes[r.Type] && len(r.Data) > 0 && r.Data[0] == '{'
-		return ok, ok
+	}) bool {
+		return copilotTypes[r.Type] && len(r.Data) > 0 && r.Data[0] == '{'
 	})
 }
 
@@ -198,11 +189,7 @@ func (copilotCLI) Import(f *File, r io.Reader) error {
 		order = append(order, id)
 		return cr, nil
 	}
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var env cpEnvelope
-		if err := json.Unmarshal(raw, &env); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, env *cpEnvelope) error {
 		if env.Type == "" {
 			return f.Reject(line, "event without a type", raw)
 		}

@@ -30,15 +30,7 @@ import (
 //  4. There are no timestamps, model or usage in the transcript (Cursor
 //     keeps them in its SQLite store, not read): usage stays estimated.
 //  5. The end reason is inferred from the last event.
-type cursorAgent struct{}
-
-func init() { register(60, cursorAgent{}) }
-
-func (cursorAgent) Name() string { return "cursor-agent-transcripts" }
-
-func (cursorAgent) Describe() string {
-	return "Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl as child runs): no usage, timestamps, model or call ids (tool calls linked to results in order), no compaction events, end reason inferred"
-}
+type cursorAgent struct{ formatInfo }
 
 type cuLine struct {
 	Role    string `json:"role"`
@@ -79,11 +71,7 @@ func (cursorAgent) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var q callLinker
 	var last schema.EventKind
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var l cuLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, l *cuLine) error {
 		if l.Role == "" || l.Message == nil {
 			return f.Reject(line, "line without a role and a message", raw)
 		}

@@ -39,6 +39,16 @@ func firstLines(head []byte, n int) [][]byte {
 	return out
 }
 
+// anyJSONL claims a head when one of its first n lines decodes into a T that
+// ok accepts; a line that does not decode is passed over (with n = 1: the
+// first line decodes and ok accepts it).
+func anyJSONL[T any](head []byte, n int, ok func(r *T) bool) bool {
+	return detectJSONL(head, n, func(r *T) (bool, bool) {
+		claim := ok(r)
+		return claim, claim
+	})
+}
+
 // detectJSONL is headLines over lines decoded into a fresh T each; a line
 // that does not decode (the last one may be cut off by the head) is passed
 // over.

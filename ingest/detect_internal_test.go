@@ -103,3 +103,27 @@ func TestCommitBatchesRetriesFileByFile(t *testing.T) {
 		t.Errorf("batches = %v", fs.batches)
 	}
 }
+
+// TestAnyJSONL checks that anyJSONL claims a head when one of its first n
+// records is accepted, passing over lines that do not decode.
+func TestAnyJSONL(t *testing.T) {
+	type rec struct {
+		Type string `json:"type"`
+	}
+	isB := func(r *rec) bool { return r.Type == "b" }
+	tests := []struct {
+		head string
+		n    int
+		want bool
+	}{
+		{"{\"type\":\"a\"}\n{\"type\":\"b\"}\n", 2, true},
+		{"{\"type\":\"a\"}\n{\"type\":\"b\"}\n", 1, false},
+		{"not json\n\n{\"type\":\"b\"}\n", 2, true},
+		{"{\"type\":\"a\"}\n{\"ty", 30, false},
+	}
+	for _, tc := range tests {
+		if got := anyJSONL([]byte(tc.head), tc.n, isB); got != tc.want {
+			t.Errorf("anyJSONL(%q, %d) = %v, want %v", tc.head, tc.n, got, tc.want)
+		}
+	}
+}

@@ -41,15 +41,21 @@
 // opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
 // several importers share has a file named for what it does:
 //
-//   - detect.go: headLines, firstLines and detectJSONL, the look at a
-//     head's first records that Detect does for JSONL formats.
+//   - formats.go: the registration of every importer in detection order,
+//     with its name and description (formatInfo), and the corpus folders
+//     it is tested on.
+//   - detect.go: headLines, firstLines, detectJSONL and anyJSONL, the look
+//     at a head's first records that Detect does for JSONL formats.
+//   - jsonl.go: a JSONL file's records decoded line by line (jsonLines,
+//     decodeRecord), with the rejection of a line that is not one.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
 //     offsets, without decoding.
 //   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc,
-//     readJSONObject, docRun),
-//     values split off with their offsets (objectFields, arrayElems), the
-//     lineIndex, and decoding errors as a line and a short reason.
+//     readJSONObject, docRun), values split off with their offsets
+//     (objectFields, arrayElems), array elements decoded one by one
+//     (decodeElems), the lineIndex, and decoding errors as a line and a
+//     short reason.
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
 //     logs, and toolCallFields; jsonutil.go: values read one way for every
 //     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,

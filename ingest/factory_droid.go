@@ -40,35 +40,21 @@ import (
 //     reasoning count, not added to output (whether outputTokens includes
 //     it is not documented).
 //  6. The end reason is inferred from the last event.
-type factoryDroid struct{}
-
-func init() { register(28, factoryDroid{}) }
-
-func (factoryDroid) Name() string { return "factory-droid" }
-
-func (factoryDroid) Describe() string {
-	return "Factory Droid session store (~/.factory/sessions/*/<uuid>.jsonl: session_start + Anthropic-style message lines): no per-call usage (model and token totals from the sibling <uuid>.settings.json), timestamps, tool_use ids, no compaction records in the sample, end reason inferred"
-}
+type factoryDroid struct{ formatInfo }
 
 // Detect claims JSONL that opens with Droid's session_start header
 // {"type":"session_start","id":…} carrying cwd, title or version, followed
 // (if anything follows) by message lines.
 func (factoryDroid) Detect(name string, head []byte) bool {
-	lines := firstLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	var r struct {
+	return anyJSONL(head, 1, func(r *struct {
 		Type    string          `json:"type"`
 		ID      string          `json:"id"`
 		Cwd     *string         `json:"cwd"`
 		Title   *string         `json:"title"`
 		Version json.RawMessage `json:"version"`
-	}
-	if json.Unmarshal(lines[0], &r) != nil {
-		return false
-	}
-	return r.Type == "session_start" && r.ID != "" && (r.Cwd != nil || r.Title != nil || r.Version != nil)
+	}) bool {
+		return r.Type == "session_start" && r.ID != "" && (r.Cwd != nil || r.Title != nil || r.Version != nil)
+	})
 }
 
 type fdRecord struct {
@@ -110,11 +96,7 @@ func (factoryDroid) Import(f *File, r io.Reader) error {
 		b.Run.Harness = "factory-droid"
 		return nil
 	}
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var rec fdRecord
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, rec *fdRecord) error {
 		switch rec.Type {
 		case "":
 			return f.Reject(line, "record without a type", raw)

@@ -30,39 +30,31 @@ import (
 //     (usage {input_tokens, output_tokens, cache_read_input_tokens,
 //     cache_creation_input_tokens}, as in Claude's stream-json); the
 //     sample has none.
-type factoryDroidExec struct{}
-
-func init() { register(29, factoryDroidExec{}) }
-
-func (factoryDroidExec) Name() string { return "factory-droid-exec-stream-json" }
-
-func (factoryDroidExec) Describe() string {
-	return "Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion): usage only where an event has one, timestamps, toolCallId links, no compaction events, completion/error as explicit end"
-}
+type factoryDroidExec struct{ formatInfo }
 
 // Detect claims JSONL of events with a session_id and a Droid exec type:
 // message {role, text}, tool_call / tool_result {toolCallId} or completion
 // {finalText}.
 func (factoryDroidExec) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(e *struct {
+	return anyJSONL(head, 30, func(e *struct {
 		Type       string  `json:"type"`
 		SessionID  string  `json:"session_id"`
 		Role       string  `json:"role"`
 		Text       *string `json:"text"`
 		ToolCallID *string `json:"toolCallId"`
 		FinalText  *string `json:"finalText"`
-	}) (bool, bool) {
-		var ok bool
+	}) bool {
 		switch {
 		case e.SessionID == "":
+			return false
 		case e.Type == "message":
-			ok = e.Role != "" && e.Text != nil
+			return e.Role != "" && e.Text != nil
 		case e.Type == "tool_call", e.Type == "tool_result":
-			ok = e.ToolCallID != nil
+			return e.ToolCallID != nil
 		case e.Type == "completion":
-			ok = e.FinalText != nil
+			return e.FinalText != nil
 		}
-		return ok, ok
+		return false
 	})
 }
 
@@ -92,11 +84,7 @@ type fxEvent struct {
 func (factoryDroidExec) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var last schema.EventKind
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var e fxEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, e *fxEvent) error {
 		if e.Type == "" {
 			return f.Reject(line, "event without a type", raw)
 		}
@@ -113,11 +101,7 @@ func (factoryDroidExec) Import(f *File, r io.Reader) error {
 		}
 		var ts any
 		_ = json.Unmarshal(e.Timestamp, &ts)
-		add := func(ev schema.Event) error {
-			ev.TS, ev.Line = ParseTime(ts), line
-			last = ev.Kind
-			return b.Add(ev)
-		}
+		add := eventAdder(b, ParseTime(ts), line, &last)
 		var err error
 		switch e.Type {
 		case "system":

@@ -1,5 +1,81 @@
 package ingest
 
+// The importers, in the order Detect tries them: by priority, lowest first
+// (specific formats before the generic ones from genericPriority on), and in
+// this order within one priority. Each has the name --format takes and a line
+// saying what it reads.
+func init() {
+	register(10, claudeCode{formatInfo{"claude-code",
+		"Claude Code session JSONL (~/.claude/projects/*/*.jsonl, subagents/agent-*.jsonl): split responses de-duplicated by message.id, compact boundaries and summaries as context_ops"}})
+	register(20, codex{formatInfo{"codex-cli",
+		"Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl): token_count lines as per-call usage, write_stdin polls attached to their command, compacted as context_ops"}})
+	register(22, qwenCode{formatInfo{"qwen-code",
+		"Qwen Code chat recordings (~/.qwen/projects/*/chats/*.jsonl, Gemini-style parts in a Claude-Code-like envelope; the active parentUuid chain after rewinds): per-call usage from usageMetadata, timestamps, functionCall ids, chat compressions (tokens before/after) as context_ops, end reason inferred"}})
+	register(24, copilotCLI{formatInfo{"copilot-cli-events",
+		"GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): per-call usage from assistant.usage when logged, else shutdown/checkpoint token totals (or summed outputTokens), timestamps, toolCallId links, truncations and compactions (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"}})
+	register(28, factoryDroid{formatInfo{"factory-droid",
+		"Factory Droid session store (~/.factory/sessions/*/<uuid>.jsonl: session_start + Anthropic-style message lines): no per-call usage (model and token totals from the sibling <uuid>.settings.json), timestamps, tool_use ids, no compaction records in the sample, end reason inferred"}})
+	register(29, factoryDroidExec{formatInfo{"factory-droid-exec-stream-json",
+		"Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion): usage only where an event has one, timestamps, toolCallId links, no compaction events, completion/error as explicit end"}})
+	register(30, atif{formatInfo{"atif",
+		"Harbor ATIF-v1.x trajectories (*.trajectory.json; .cont-N continuations joined into the root's run when they sit beside it; .summarization-N-* sub-trajectories as child runs) and Harbor traces exports: per-step usage (prompt_tokens incl. cached), ISO timestamps, tool_call_id links, summarization and continuation hand-offs as context_ops, completion and exceptions as end reasons"}})
+	register(30, inspectAI{formatInfo{"inspect-ai",
+		"Inspect AI eval logs (.eval ZIP and .json), one run per sample/epoch: per-call usage from ModelEvents, tool_call_id links, event timestamps, compaction events as context_ops, sample limits/errors as end reasons, scores as outcome"}})
+	register(30, opencode{formatInfo{"opencode-sse-events",
+		"OpenCode server-sent events (message.updated / message.part.updated, final state per part) and storage/session/*/<id>.json trees: per-call usage from step-finish tokens, timestamps, tool callIDs, compaction parts as context_ops, end from finish/error"}})
+	register(35, claudeStream{formatInfo{"claude-agent-sdk-stream-json",
+		"Claude Code stream-json (claude -p --output-format stream-json JSONL, or Agent SDK stdio cassettes {metadata, messages:[{direction, message}]}): per-call usage de-duplicated by message.id, tool_use ids, compact_boundary ops with tokens, end reason and cost from the result message; timestamps only on some messages"}})
+	register(36, claudeWeb{formatInfo{"claude-code-web-export",
+		"Claude Code web session exports {loglines:[{type, timestamp, message}]} with Anthropic content blocks: timestamps, tool_use ids, compact summaries as context_ops; no per-call usage unless records carry it; end reason inferred"}})
+	register(38, openHandsSDK{formatInfo{"openhands-sdk-v1-events",
+		"OpenHands Software-Agent-SDK events.jsonl (V1): per-call usage from cumulative stats updates, timestamps, tool_call_id links, Condensation events as context_ops, execution_status/ConversationErrorEvent/iteration limit as end reasons"}})
+	register(40, clineSDK{formatInfo{"cline-sdk-session",
+		"Cline SDK sessions (<id>.messages.json; post-compaction histories as child runs with a summary op and tokens_before; session.json metadata is recognised but makes no run): per-call usage (metrics), ms timestamps, tool_use ids; end reason inferred"}})
+	register(40, codexExec{formatInfo{"codex-exec-json",
+		"codex exec --json JSONL (thread/turn/item events): item ids as call ids, exit codes, usage per turn (on the turn's last model call, marked estimated when the turn made several calls), end reason from turn.completed/turn.failed; no timestamps, no compaction events"}})
+	register(40, geminiCLI{formatInfo{"gemini-cli",
+		"Gemini CLI chat recordings (~/.gemini/tmp/<hash>/chats/session-*.json): per-call usage (tokens), timestamps, tool-call ids with results in the call object; no compaction records; end reason inferred (explicit for errors and cancelled tools)"}})
+	register(40, kimiWire{formatInfo{"kimi-cli-wire",
+		"Kimi Code CLI wire.jsonl (turn.prompt, context.append_loop_event steps/tool calls/results, usage.record): tool-call ids, ms timestamps, per-step usage when recorded per step (turn-scoped usage only as run totals); no compaction records; end reason from turn.cancel / step.end"}})
+	register(40, miniSWEAgent{formatInfo{formatMiniSWEAgent,
+		"mini-swe-agent trajectories (*.traj.json full files and bare message lists; actions in ```bash/```mswea_bash_command blocks, v2 tool calls): per-call usage and timestamps from messages[k].extra.response where logged, no tool-call ids for text actions (results linked by position), <elided_chars> output truncation as ops, end reason from info.exit_status"}})
+	register(40, openHands{formatInfo{"openhands",
+		"OpenHands V0 event streams (evaluation output.jsonl, one run per instance; tests/runtime/trajs event lists): per-call usage from tool_call_metadata (else llm_metrics deltas), timestamps, tool_call_id/cause links, condensation as context_ops, finish/agent_state/eval error as end reasons, test_result outcome"}})
+	register(40, otel{formatInfo{"otel-genai-spans",
+		"OpenTelemetry GenAI spans (any-agent AgentTrace JSON, OTLP/JSON resourceSpans, JSON lines): per-call usage from gen_ai.usage.*, span timestamps, tool-call ids when logged (else linked by order), no compaction events, end from finish reasons/status"}})
+	register(40, piCodingAgent{formatInfo{"pi-coding-agent",
+		"pi coding-agent session JSONL (~/.pi/agent/sessions/*/*.jsonl): per-call usage (cache reads/writes), timestamps, tool-call ids, compaction entries with tokensBefore as context_ops, end reason from the last stopReason (aborted/error)"}})
+	register(40, sweAgent{formatInfo{formatSWEAgent,
+		"SWE-agent trajectories (*.traj, 0.x/1.x, function-calling and text/XML actions, RetryAgent attempts): events from history; tool-call ids only in function-calling configs; no per-call usage (run totals from info.model_stats), no timestamps; history-processor elisions as masking ops; end reason from info.exit_status"}})
+	register(45, aider{formatInfo{"aider-chat-history",
+		"aider chat history Markdown (.aider.chat.history.md): a run per \"# aider chat started at\" (start time only), #### user turns, replies as model calls with per-call usage and session cost from \"> Tokens: … Cost: …\" lines, \"Applied edit to\" as edit calls, /clear as truncation ops, end reason from token-limit, reflection-limit and ^C messages; no tool-call ids"}})
+	register(45, clineCassette{formatInfo{"cline-http-cassette",
+		"Cline CLI nock HTTP recordings of /chat/completions (SSE): one model call per exchange with streamed text, reasoning, tool calls and per-call usage; request bodies, when recorded, supply the inputs; no tool results or timestamps beyond the response's created; attempt_completion → finished"}})
+	register(45, langfuse{formatInfo{"langfuse-trace-export",
+		"Langfuse public-API trace + observations JSON: GENERATIONs as model calls with per-call usage (usageDetails incl. cache), TOOL/linked SPAN observations as tool results, timestamps, message-level tool-call ids, no compaction events, end from level/finish reason"}})
+	register(45, openClaw{formatInfo{"openclaw-telemetry",
+		"OpenClaw telemetry JSONL (message.in, agent.start, tool.start/end, message.out): no call ids (tool.start/end paired by order, toolName and sessionKey), no usage or tool output text in the records; agent.start history snapshots, when present, supply call ids, outputs and per-call usage for what they cover; end reason inferred"}})
+	register(60, cursorAgent{formatInfo{"cursor-agent-transcripts",
+		"Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl as child runs): no usage, timestamps, model or call ids (tool calls linked to results in order), no compaction events, end reason inferred"}})
+	register(61, mistralVibe{formatInfo{"mistral-vibe",
+		"Mistral Vibe sessions (~/.vibe/logs/session/<id>/messages.jsonl, reading meta.json next to it): no per-call usage (session token totals from meta.json stats), start/end from meta.json only, tool_call ids, no compaction events, parent session link, end reason inferred"}})
+	register(62, grokBuild{formatInfo{"grok-build",
+		"Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, reading summary.json and signals.json next to it): no per-call usage (the final context tokens as the last call's input; window from signals.json), times from summary.json, tool_call ids, compactions counted but not placed (no context_ops), parent session link, end reason inferred"}})
+	register(63, gptme{formatInfo{"gptme",
+		"gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (```shell, ```ipython, ```save <path>, ```patch <path> …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"}})
+	register(64, hermesAgent{formatInfo{"hermes-agent",
+		"Hermes Agent sessions (~/.hermes/sessions/*.json, one object with platform, system_prompt, tools and OpenAI-shaped messages): no usage, session start/end only, tool_call ids, no compaction events, end reason inferred"}})
+	register(65, antigravity{formatInfo{"antigravity-cli",
+		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
+	register(66, kiroCLI{formatInfo{"kiro-cli-sqlite-payload",
+		"Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	register(90, messagesImporter{formatInfo: formatInfo{formatOpenAIMessages,
+		"OpenAI chat-completions message lists (JSON array, {messages} object incl. OpenHands-SDK LiteLLM logs and τ-bench results, or JSONL of {run_id, messages, usage, outcome}); the LiteLLM call logs of one conversation beside each other (<model>-<ts>.json) are joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"}})
+	register(90, messagesImporter{formatInfo: formatInfo{formatAnthropicMessages,
+		"Anthropic Messages lists (JSON array, {system, messages} object, or JSONL of {run_id, messages, usage, outcome}); OpenHands-SDK LiteLLM call logs of one conversation beside each other joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"},
+		anthropic: true})
+}
+
 // corpusFolders names, per importer, the folders of the shared corpus
 // (../shared/corpus) its tests import, and those of ../shared/corpus-more
 // as "corpus-more/<folder>"; importers without one are tested on

@@ -39,15 +39,7 @@ import (
 //     says so), a last tool call cancelled by the user → interrupted (both
 //     explicit); else inferred from how the log ends. Gemini CLI does not
 //     persist its chat compression in this file, so there are no context ops.
-type geminiCLI struct{}
-
-func init() { register(40, geminiCLI{}) }
-
-func (geminiCLI) Name() string { return "gemini-cli" }
-
-func (geminiCLI) Describe() string {
-	return "Gemini CLI chat recordings (~/.gemini/tmp/<hash>/chats/session-*.json): per-call usage (tokens), timestamps, tool-call ids with results in the call object; no compaction records; end reason inferred (explicit for errors and cancelled tools)"
-}
+type geminiCLI struct{ formatInfo }
 
 var (
 	gmSessionKey = regexp.MustCompile(`"sessionId"\s*:`)

@@ -254,6 +254,43 @@ func (e *gaiEmitter) inferEnd() {
 	}
 }
 
+// gaiOutcome is what the model calls of a GenAI trace say about the run's
+// cost and end: the sum of their costs, and the last call's finish reason
+// and error.
+type gaiOutcome struct {
+	cost      float64
+	hasCost   bool
+	finish    string // finish reason of the last model call
+	callErr   string // error of the last model call ("" if none)
+	callErred bool
+}
+
+// addCost adds one call's cost.
+func (o *gaiOutcome) addCost(c float64) {
+	o.cost += c
+	o.hasCost = true
+}
+
+// endOnLastCall ends the run as the last model call did: with its error, else
+// by its finish reason (gaiFinishEnd). It reports whether it set an end.
+func (o *gaiOutcome) endOnLastCall(b *RunBuilder) bool {
+	if o.callErred {
+		gaiErrorEnd(b, o.callErr)
+		return true
+	}
+	return gaiFinishEnd(b, o.finish)
+}
+
+// finishRun sets the run's cost, when a call logged one, and finishes the
+// run.
+func (o *gaiOutcome) finishRun(b *RunBuilder) error {
+	if o.hasCost {
+		c := o.cost
+		b.Run.CostUSD = &c
+	}
+	return b.Finish()
+}
+
 // gaiErrorEnd records an error end, context_overflow when the text says so.
 func gaiErrorEnd(b *RunBuilder, text string) {
 	if IsOverflowText(text) {

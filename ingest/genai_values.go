@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/big"
 	"strconv"
 	"strings"
@@ -82,6 +83,33 @@ func gaiRecords(f *File, data []byte) ([]gaiRecord, error) {
 		out = append(out, gaiRecord{raw: l.raw, line: l.line})
 	}
 	return out, nil
+}
+
+// gaiEachValue reads a file's JSON records (gaiRecords) and calls fn with
+// each, decoded into plain values (gaiDecodeAny); a record that does not
+// decode is rejected and fn does not see it.
+func gaiEachValue(f *File, r io.Reader, fn func(rec gaiRecord, v any) error) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", f.Path(), err)
+	}
+	recs, err := gaiRecords(f, data)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		v, err := gaiDecodeAny(rec.raw)
+		if err != nil {
+			if err := f.Reject(rec.line, "invalid JSON: "+err.Error(), rec.raw); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(rec, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gaiSyntaxLine is the 1-based line of a JSON syntax error in data (1 when

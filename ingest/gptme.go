@@ -42,15 +42,7 @@ import (
 //     it;
 //   - the run is the log directory (its name; else the file name);
 //   - the end reason is inferred from the last event.
-type gptme struct{}
-
-func init() { register(63, gptme{}) }
-
-func (gptme) Name() string { return "gptme" }
-
-func (gptme) Describe() string {
-	return "gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (```shell, ```ipython, ```save <path>, ```patch <path> …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"
-}
+type gptme struct{ formatInfo }
 
 const gptmeAnchor = "conversation.jsonl"
 
@@ -159,11 +151,7 @@ func (gptme) Import(f *File, r io.Reader) error {
 	var last schema.EventKind
 	var cost float64
 	hasCost := false
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		var m gmeMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err := jsonLines(f, r, func(line int64, raw []byte, m *gmeMessage) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}
@@ -179,11 +167,7 @@ func (gptme) Import(f *File, r io.Reader) error {
 			text = *m.Content
 		}
 		ts := ParseTime(m.Timestamp)
-		add := func(e schema.Event) error {
-			e.TS, e.Line = ts, line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, ts, line, &last)
 		switch m.Role {
 		case "assistant":
 			q.drop() // results follow the reply that made the calls

@@ -43,15 +43,7 @@ import (
 //     n_turns). compactionCount and totalTokensBeforeCompaction say that
 //     compactions happened but not where, so they are not context ops.
 //  5. The end reason is inferred from the last event.
-type grokBuild struct{}
-
-func init() { register(62, grokBuild{}) }
-
-func (grokBuild) Name() string { return "grok-build" }
-
-func (grokBuild) Describe() string {
-	return "Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, reading summary.json and signals.json next to it): no per-call usage (the final context tokens as the last call's input; window from signals.json), times from summary.json, tool_call ids, compactions counted but not placed (no context_ops), parent session link, end reason inferred"
-}
+type grokBuild struct{ formatInfo }
 
 const grokAnchor = "chat_history.jsonl"
 
@@ -63,15 +55,12 @@ func (grokBuild) Detect(name string, head []byte) bool {
 	if !strings.HasSuffix(filepath.Base(name), grokAnchor) {
 		return false
 	}
-	lines := firstLines(head, 1)
-	if len(lines) == 0 {
-		return false
-	}
-	var r struct {
+	return anyJSONL(head, 1, func(r *struct {
 		Type string `json:"type"`
 		Role string `json:"role"`
-	}
-	return json.Unmarshal(lines[0], &r) == nil && grokTypes[r.Type] && r.Role == ""
+	}) bool {
+		return grokTypes[r.Type] && r.Role == ""
+	})
 }
 
 type grRow struct {
@@ -126,22 +115,14 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "grok-build"
 	var last schema.EventKind
-	err = f.Lines(r, func(line int64, raw []byte) error {
-		var row grRow
-		if err := json.Unmarshal(raw, &row); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err = jsonLines(f, r, func(line int64, raw []byte, row *grRow) error {
 		if !grokTypes[row.Type] {
 			if row.Type == "" {
 				return f.Reject(line, "row without a type", raw)
 			}
 			return f.Reject(line, "unknown row type "+row.Type, raw)
 		}
-		add := func(e schema.Event) error {
-			e.Line = line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, nil, line, &last)
 		b.NoteModel(row.ModelID)
 		switch row.Type {
 		case "system":

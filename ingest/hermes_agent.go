@@ -31,15 +31,7 @@ import (
 //     session_start / last_updated the run's start and end (messages carry
 //     no timestamps). There is no usage in the JSON form.
 //  5. The end reason is inferred from the last event.
-type hermesAgent struct{}
-
-func init() { register(64, hermesAgent{}) }
-
-func (hermesAgent) Name() string { return "hermes-agent" }
-
-func (hermesAgent) Describe() string {
-	return "Hermes Agent sessions (~/.hermes/sessions/*.json, one object with platform, system_prompt, tools and OpenAI-shaped messages): no usage, session start/end only, tool_call ids, no compaction events, end reason inferred"
-}
+type hermesAgent struct{ formatInfo }
 
 // Detect claims a JSON object with session_id and messages plus one of
 // Hermes' session keys (platform, session_start, last_updated).
@@ -91,22 +83,10 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 			return err
 		}
 	}
-	for i, el := range msgs {
-		line := d.line(el.off)
-		var m hmMessage
-		ok, err := decodeElem(f, line, "messages[%d]", i, el, &m)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		add := func(e schema.Event) error {
-			e.Line = line
-			last = e.Kind
-			return b.Add(e)
-		}
+	err = decodeElems(f, d, msgs, "messages[%d]", func(i int, line int64, el jsonSpan, m *hmMessage) error {
+		add := eventAdder(b, nil, line, &last)
 		text := ContentText(m.Content)
+		var err error
 		switch m.Role {
 		case "system":
 			err = add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
@@ -125,9 +105,10 @@ func (hermesAgent) Import(f *File, r io.Reader) error {
 		default:
 			err = f.Reject(line, fmt.Sprintf("messages[%d]: unknown role %q", i, m.Role), el.raw)
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	inferEnd(b, last)
 	return b.Finish()

@@ -34,6 +34,14 @@ type Importer interface {
 	Import(f *File, r io.Reader) error
 }
 
+// formatInfo is the part of an Importer that is data: the name --format
+// takes and the one-line description. Importers embed it; formats.go sets
+// it where it registers them.
+type formatInfo struct{ name, describe string }
+
+func (fi formatInfo) Name() string     { return fi.name }
+func (fi formatInfo) Describe() string { return fi.describe }
+
 // HeadSize is how much of a file Detect sees.
 const HeadSize = 64 << 10
 

@@ -62,15 +62,7 @@ import (
 // Event.Line is the line of the message in a .json log and its 1-based
 // index in sample.messages in a .eval archive (whose members are not lines
 // of the file); rejects in an archive carry the member's 1-based index.
-type inspectAI struct{}
-
-func init() { register(30, inspectAI{}) }
-
-func (inspectAI) Name() string { return "inspect-ai" }
-
-func (inspectAI) Describe() string {
-	return "Inspect AI eval logs (.eval ZIP and .json), one run per sample/epoch: per-call usage from ModelEvents, tool_call_id links, event timestamps, compaction events as context_ops, sample limits/errors as end reasons, scores as outcome"
-}
+type inspectAI struct{ formatInfo }
 
 // inspEntryNames are the members an Inspect .eval archive starts with.
 var inspEntryNames = []string{"_journal/", "header.json", "samples/", "summaries.json", "reductions.json"}
@@ -846,13 +838,7 @@ func (r *inspRun) end(s *inspSample, timeline []*inspTimeline) {
 // inspOverflow reports whether an error says the prompt exceeded the
 // model's context window.
 func inspOverflow(msg string) bool {
-	l := strings.ToLower(msg)
-	for _, t := range []string{"context_length_exceeded", "context window", "context length", "maximum context", "prompt is too long", "too many tokens"} {
-		if strings.Contains(l, t) {
-			return true
-		}
-	}
-	return false
+	return containsAnyFold(msg, []string{"context_length_exceeded", "context window", "context length", "maximum context", "prompt is too long", "too many tokens"})
 }
 
 // inspResolved reads the scores: resolved when every scorer gives a clear

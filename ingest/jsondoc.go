@@ -131,65 +131,101 @@ func decodeElem(f *File, line int64, what string, i int, el jsonSpan, v any) (ok
 	return true, nil
 }
 
+// decodeElems decodes each of the elements elems of document d into a fresh
+// T and calls fn with its index, line and span and the value; an element
+// that is not an object or does not decode is rejected (decodeElem, what
+// naming it) and fn does not see it.
+func decodeElems[T any](f *File, d *jsonDoc, elems []jsonSpan, what string, fn func(i int, line int64, el jsonSpan, v *T) error) error {
+	for i, el := range elems {
+		line := d.line(el.off)
+		var v T
+		if ok, err := decodeElem(f, line, what, i, el, &v); !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fn(i, line, el, &v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // objectFields splits a JSON object into its fields (last duplicate wins).
 func objectFields(s jsonSpan) (map[string]jsonSpan, error) {
-	dec := stdjson.NewDecoder(bytes.NewReader(s.raw))
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != stdjson.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
 	out := map[string]jsonSpan{}
-	for dec.More() {
+	err := eachMember(s, '{', "object", func(dec *stdjson.Decoder) error {
 		kt, err := dec.Token()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		key, _ := kt.(string)
-		var v stdjson.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+		v, err := nextSpan(dec, s.off)
+		if err != nil {
+			return err
 		}
-		end := int(dec.InputOffset())
-		out[key] = jsonSpan{raw: v, off: s.off + end - len(v)}
-	}
-	if _, err := dec.Token(); err != nil {
+		out[key] = v
+		return nil
+	})
+	if err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON object")
 	}
 	return out, nil
 }
 
 // arrayElems splits a JSON array into its elements.
 func arrayElems(s jsonSpan) ([]jsonSpan, error) {
-	dec := stdjson.NewDecoder(bytes.NewReader(s.raw))
-	t, err := dec.Token()
+	var out []jsonSpan
+	err := eachMember(s, '[', "array", func(dec *stdjson.Decoder) error {
+		v, err := nextSpan(dec, s.off)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if t != stdjson.Delim('[') {
-		return nil, errors.New("not a JSON array")
+	return out, nil
+}
+
+// eachMember reads the object or array s (open is its delimiter, kind its
+// name in errors), calling member with the decoder at each of its members,
+// and checks that nothing follows it.
+func eachMember(s jsonSpan, open stdjson.Delim, kind string, member func(dec *stdjson.Decoder) error) error {
+	dec := stdjson.NewDecoder(bytes.NewReader(s.raw))
+	t, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	var out []jsonSpan
+	if t != open {
+		return errors.New("not a JSON " + kind)
+	}
 	for dec.More() {
-		var v stdjson.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+		if err := member(dec); err != nil {
+			return err
 		}
-		end := int(dec.InputOffset())
-		out = append(out, jsonSpan{raw: v, off: s.off + end - len(v)})
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("data after the JSON array")
+		return errors.New("data after the JSON " + kind)
 	}
-	return out, nil
+	return nil
+}
+
+// nextSpan decodes the value at the decoder into a span; base is the offset
+// of the value being split.
+func nextSpan(dec *stdjson.Decoder, base int) (jsonSpan, error) {
+	var v stdjson.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return jsonSpan{}, err
+	}
+	end := int(dec.InputOffset())
+	return jsonSpan{raw: v, off: base + end - len(v)}, nil
 }
 
 // skipValue consumes one JSON value and returns its first token.

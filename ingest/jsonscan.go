@@ -79,13 +79,9 @@ func jsonSkipValue(b []byte, i int) int {
 // at or after i and the offset of its value, until fn returns false. It
 // returns false when the object is malformed or cut off before fn stopped.
 func jsonEachField(b []byte, i int, fn func(key []byte, val int) bool) bool {
-	i = jsonWS(b, i)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = jsonWS(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
+	i, more, ok := jsonFirstMember(b, i, '{', '}')
+	if !more {
+		return ok
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
@@ -104,51 +100,63 @@ func jsonEachField(b []byte, i int, fn func(key []byte, val int) bool) bool {
 		if !fn(key, val) {
 			return true
 		}
-		if i = jsonSkipValue(b, val); i < 0 {
-			return false
+		if i, more, ok = jsonNextMember(b, val, '}'); !more {
+			return ok
 		}
-		if i = jsonWS(b, i); i >= len(b) {
-			return false
-		}
-		if b[i] == '}' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = jsonWS(b, i+1)
 	}
 }
 
 // jsonEachElem calls fn with the offset of each element of the array at or
 // after i, until fn returns false.
 func jsonEachElem(b []byte, i int, fn func(val int) bool) bool {
-	i = jsonWS(b, i)
-	if i >= len(b) || b[i] != '[' {
-		return false
-	}
-	i = jsonWS(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return true
+	i, more, ok := jsonFirstMember(b, i, '[', ']')
+	if !more {
+		return ok
 	}
 	for {
 		if !fn(i) {
 			return true
 		}
-		if i = jsonSkipValue(b, i); i < 0 {
-			return false
+		if i, more, ok = jsonNextMember(b, i, ']'); !more {
+			return ok
 		}
-		if i = jsonWS(b, i); i >= len(b) {
-			return false
-		}
-		if b[i] == ']' {
-			return true
-		}
-		if b[i] != ',' {
-			return false
-		}
-		i = jsonWS(b, i+1)
 	}
+}
+
+// jsonFirstMember returns the offset of the first member of the object or
+// array at or after i that open starts and close ends (more). An empty one
+// has none (ok); when i is not at one, ok is false.
+func jsonFirstMember(b []byte, i int, open, close byte) (first int, more, ok bool) {
+	i = jsonWS(b, i)
+	if i >= len(b) || b[i] != open {
+		return 0, false, false
+	}
+	i = jsonWS(b, i+1)
+	if i < len(b) && b[i] == close {
+		return 0, false, true
+	}
+	return i, true, true
+}
+
+// jsonNextMember skips the value at val, a member of the object or array
+// that close ends, and the comma after it: next is the offset of the next
+// member when there is one (more). At close, ok is true; when the value or
+// what follows it is malformed or cut off, false.
+func jsonNextMember(b []byte, val int, close byte) (next int, more, ok bool) {
+	i := jsonSkipValue(b, val)
+	if i < 0 {
+		return 0, false, false
+	}
+	if i = jsonWS(b, i); i >= len(b) {
+		return 0, false, false
+	}
+	switch b[i] {
+	case close:
+		return 0, false, true
+	case ',':
+		return jsonWS(b, i+1), true, true
+	}
+	return 0, false, false
 }
 
 // jsonFieldAt returns the offset of key's value in the object at or after

@@ -40,15 +40,7 @@ import (
 // the main agent's run as parent for other agents) when the path has the
 // …/<session>/agents/<agent>/wire.jsonl layout, else the file's base name:
 // the records carry no session id.
-type kimiWire struct{}
-
-func init() { register(40, kimiWire{}) }
-
-func (kimiWire) Name() string { return "kimi-cli-wire" }
-
-func (kimiWire) Describe() string {
-	return "Kimi Code CLI wire.jsonl (turn.prompt, context.append_loop_event steps/tool calls/results, usage.record): tool-call ids, ms timestamps, per-step usage when recorded per step (turn-scoped usage only as run totals); no compaction records; end reason from turn.cancel / step.end"
-}
+type kimiWire struct{ formatInfo }
 
 // kimiTypes are the record types of a Kimi wire log.
 var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "turn.steer": true, "turn.ended": true,
@@ -58,12 +50,11 @@ var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "tur
 // Detect claims JSONL whose first records are Kimi wire records (a known
 // type, or the metadata record with a protocol_version).
 func (kimiWire) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type            string          `json:"type"`
 		ProtocolVersion json.RawMessage `json:"protocol_version"`
-	}) (bool, bool) {
-		ok := kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil
-		return ok, ok
+	}) bool {
+		return kimiTypes[r.Type] || r.Type == "metadata" && r.ProtocolVersion != nil
 	})
 }
 
@@ -129,11 +120,8 @@ func (kimiWire) Import(f *File, r io.Reader) error {
 	k := &kimiState{b: b}
 	err = f.Lines(r, func(line int64, raw []byte) error {
 		var rec kimiRecord
-		if raw[0] != '{' {
-			return f.Reject(line, "record is not a JSON object", raw)
-		}
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+		if why := decodeRecord(raw, &rec); why != "" {
+			return f.Reject(line, why, raw)
 		}
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)
@@ -163,11 +151,7 @@ func (kimiWire) Import(f *File, r io.Reader) error {
 func (k *kimiState) record(line int64, rec *kimiRecord) (string, error) {
 	b := k.b
 	ts := ParseTime(rec.Time)
-	add := func(e schema.Event) error {
-		e.TS, e.Line = ts, line
-		k.lastKind = e.Kind
-		return b.Add(e)
-	}
+	add := eventAdder(b, ts, line, &k.lastKind)
 	switch rec.Type {
 	case "metadata":
 		if t := ParseTime(rec.CreatedAt); t != nil && b.Run.StartedAt == nil {

@@ -40,15 +40,7 @@ import (
 //     → a compaction event with a summary op before the history.
 //  5. There are no token counts; the end reason is inferred from the last
 //     event. transcript[] is the UI's rendering and is not read.
-type kiroCLI struct{}
-
-func init() { register(66, kiroCLI{}) }
-
-func (kiroCLI) Name() string { return "kiro-cli-sqlite-payload" }
-
-func (kiroCLI) Describe() string {
-	return "Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"
-}
+type kiroCLI struct{ formatInfo }
 
 // Detect claims a JSON object with conversation_id and history.
 func (kiroCLI) Detect(name string, head []byte) bool {

@@ -41,15 +41,7 @@ import (
 //     error (context_overflow when the message says so); else the last
 //     call's finish reason (stop → finished); else inferred from the last
 //     event.
-type langfuse struct{}
-
-func init() { register(45, langfuse{}) }
-
-func (langfuse) Name() string { return "langfuse-trace-export" }
-
-func (langfuse) Describe() string {
-	return "Langfuse public-API trace + observations JSON: GENERATIONs as model calls with per-call usage (usageDetails incl. cache), TOOL/linked SPAN observations as tool results, timestamps, message-level tool-call ids, no compaction events, end from level/finish reason"
-}
+type langfuse struct{ formatInfo }
 
 // Detect accepts a JSON object (or a list of them) that is a Langfuse trace
 // ({trace:{id, projectId, timestamp …}} or the trace itself) or an
@@ -108,26 +100,12 @@ type lfTrace struct {
 }
 
 func (langfuse) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	recs, err := gaiRecords(f, data)
+	c := &lfCollector{f: f, byID: map[string]*lfTrace{}}
+	err := gaiEachValue(f, r, func(rec gaiRecord, v any) error {
+		return c.doc(v, rec.line, 0)
+	})
 	if err != nil {
 		return err
-	}
-	c := &lfCollector{f: f, byID: map[string]*lfTrace{}}
-	for _, rec := range recs {
-		v, err := gaiDecodeAny(rec.raw)
-		if err != nil {
-			if err := f.Reject(rec.line, "invalid JSON: "+err.Error(), rec.raw); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := c.doc(v, rec.line, 0); err != nil {
-			return err
-		}
 	}
 	for _, tr := range c.traces {
 		if err := lfRun(f, tr); err != nil {
@@ -286,17 +264,11 @@ func lfRun(f *File, tr *lfTrace) error {
 	switch {
 	case st.rootErr != "":
 		gaiErrorEnd(b, st.rootErr)
-	case st.callErred:
-		gaiErrorEnd(b, st.callErr)
-	case gaiFinishEnd(b, st.finish):
+	case st.endOnLastCall(b):
 	default:
 		st.e.inferEnd()
 	}
-	if st.hasCost {
-		c := st.cost
-		b.Run.CostUSD = &c
-	}
-	return b.Finish()
+	return st.finishRun(b)
 }
 
 // lfHarness names the instrumentation that sent the trace (the scope of its
@@ -316,14 +288,10 @@ func lfHarness(obs []*lfObs) string {
 
 // lfState is the state of one trace's import.
 type lfState struct {
-	b         *RunBuilder
-	e         *gaiEmitter
-	cost      float64
-	hasCost   bool
-	finish    string
-	callErr   string
-	callErred bool
-	rootErr   string
+	gaiOutcome
+	b       *RunBuilder
+	e       *gaiEmitter
+	rootErr string
 }
 
 func (st *lfState) observation(o *lfObs) error {
@@ -376,8 +344,7 @@ func (st *lfState) generation(o *lfObs) error {
 		b.SetUsage(u)
 	}
 	if c, ok := lfCost(m); ok {
-		st.cost += c
-		st.hasCost = true
+		st.addCost(c)
 	}
 	st.finish = ""
 	for _, msg := range outs {

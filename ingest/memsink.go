@@ -46,7 +46,7 @@ func (m *MemSink) Begin(_ context.Context, src *schema.Source) (Tx, error) {
 type memTx struct {
 	m     *MemSink
 	sha   string
-	buf   MemSink
+	buf   Buffered // the records until Commit
 	ids   map[string]bool
 	probe RunIDProbe
 }
@@ -95,30 +95,12 @@ func check(rec any) error {
 	return nil
 }
 
-func (t *memTx) Run(r *schema.Run) error {
-	t.buf.Runs = append(t.buf.Runs, *r)
-	return check(r)
-}
-func (t *memTx) Event(e *schema.Event) error {
-	t.buf.Events = append(t.buf.Events, *e)
-	return check(e)
-}
-func (t *memTx) Usage(u *schema.Usage) error {
-	t.buf.Usage = append(t.buf.Usage, *u)
-	return check(u)
-}
-func (t *memTx) ToolOutput(o *schema.ToolOutput) error {
-	t.buf.ToolOutputs = append(t.buf.ToolOutputs, *o)
-	return check(o)
-}
-func (t *memTx) ContextOp(c *schema.ContextOp) error {
-	t.buf.ContextOps = append(t.buf.ContextOps, *c)
-	return check(c)
-}
-func (t *memTx) Reject(r *schema.Reject) error {
-	t.buf.Rejects = append(t.buf.Rejects, *r)
-	return check(r)
-}
+func (t *memTx) Run(r *schema.Run) error               { t.buf.addRun(r); return check(r) }
+func (t *memTx) Event(e *schema.Event) error           { t.buf.addEvent(e); return check(e) }
+func (t *memTx) Usage(u *schema.Usage) error           { t.buf.addUsage(u); return check(u) }
+func (t *memTx) ToolOutput(o *schema.ToolOutput) error { t.buf.addToolOutput(o); return check(o) }
+func (t *memTx) ContextOp(c *schema.ContextOp) error   { t.buf.addContextOp(c); return check(c) }
+func (t *memTx) Reject(r *schema.Reject) error         { t.buf.addReject(r); return check(r) }
 func (t *memTx) Commit(src *schema.Source) error {
 	t.m.mu.Lock()
 	defer t.m.mu.Unlock()
@@ -142,7 +124,7 @@ func (t *memTx) Rollback() error {
 	t.m.mu.Lock()
 	t.release()
 	t.m.mu.Unlock()
-	t.buf = MemSink{}
+	t.buf = Buffered{}
 	return nil
 }
 
@@ -151,25 +133,20 @@ func (t *memTx) Rollback() error {
 // with schema.Validate.
 func (m *MemSink) Records() []any {
 	recs := make([]any, 0, len(m.Runs)+len(m.Events)+len(m.Usage)+len(m.ToolOutputs)+len(m.ContextOps)+len(m.Rejects))
-	for i := range m.Runs {
-		recs = append(recs, &m.Runs[i])
+	recs = appendAddrs(recs, m.Runs)
+	recs = appendAddrs(recs, m.Events)
+	recs = appendAddrs(recs, m.Usage)
+	recs = appendAddrs(recs, m.ToolOutputs)
+	recs = appendAddrs(recs, m.ContextOps)
+	return appendAddrs(recs, m.Rejects)
+}
+
+// appendAddrs appends to out a pointer to each element of s.
+func appendAddrs[T any](out []any, s []T) []any {
+	for i := range s {
+		out = append(out, &s[i])
 	}
-	for i := range m.Events {
-		recs = append(recs, &m.Events[i])
-	}
-	for i := range m.Usage {
-		recs = append(recs, &m.Usage[i])
-	}
-	for i := range m.ToolOutputs {
-		recs = append(recs, &m.ToolOutputs[i])
-	}
-	for i := range m.ContextOps {
-		recs = append(recs, &m.ContextOps[i])
-	}
-	for i := range m.Rejects {
-		recs = append(recs, &m.Rejects[i])
-	}
-	return recs
+	return out
 }
 
 // Check tests the rules trajmine check tests on a store (internal/store

@@ -57,7 +57,7 @@ import (
 //  4. Finish the run; the builder links results to calls, unwraps DTOC
 //     envelopes and turns manage_context calls into context_ops.
 type messagesImporter struct {
-	name      string
+	formatInfo
 	anthropic bool
 }
 
@@ -66,20 +66,6 @@ const (
 	formatOpenAIMessages    = "openai-messages"
 	formatAnthropicMessages = "anthropic-messages"
 )
-
-func init() {
-	register(90, messagesImporter{name: formatOpenAIMessages})
-	register(90, messagesImporter{name: formatAnthropicMessages, anthropic: true})
-}
-
-func (m messagesImporter) Name() string { return m.name }
-
-func (m messagesImporter) Describe() string {
-	if m.anthropic {
-		return "Anthropic Messages lists (JSON array, {system, messages} object, or JSONL of {run_id, messages, usage, outcome}); OpenHands-SDK LiteLLM call logs of one conversation beside each other joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"
-	}
-	return "OpenAI chat-completions message lists (JSON array, {messages} object incl. OpenHands-SDK LiteLLM logs and τ-bench results, or JSONL of {run_id, messages, usage, outcome}); the LiteLLM call logs of one conversation beside each other (<model>-<ts>.json) are joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"
-}
 
 // Detect claims a JSON array whose first element is a message (an object with
 // a known "role"), or an object (a whole file or the first JSONL line) whose
@@ -627,19 +613,11 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 	}
 	// user and any other role: text blocks → one user event per stretch of
 	// text, tool_result blocks → tool_result events.
-	var text []string
-	flush := func() error {
-		if len(text) == 0 {
-			return nil
-		}
-		e := ev(schema.KindUser, strings.Join(text, "\n"))
-		text = text[:0]
-		return b.Add(e)
-	}
+	text := msgText{b: b, kind: schema.KindUser, ev: ev}
 	for _, blk := range msgBlocks(o["content"]) {
 		bo := parseJSONObject(blk)
 		if strings.HasSuffix(bo.str("type"), "tool_result") {
-			if err := flush(); err != nil {
+			if err := text.flush(); err != nil {
 				return err
 			}
 			if err := b.Add(msgToolResult(bo, ev)); err != nil {
@@ -647,11 +625,34 @@ func (mi *msgImport) add(b *RunBuilder, m *msgItem, usage json.RawMessage) error
 			}
 			continue
 		}
-		if t := ContentText(blk); t != "" {
-			text = append(text, t)
-		}
+		text.add(ContentText(blk))
 	}
-	return flush()
+	return text.flush()
+}
+
+// msgText gathers the text blocks of a message up to its next other block;
+// flush adds them as one event of kind, joined by newlines.
+type msgText struct {
+	b    *RunBuilder
+	kind schema.EventKind
+	ev   func(schema.EventKind, string) schema.Event
+	text []string
+}
+
+// add gathers one block's text (nothing when it is empty).
+func (t *msgText) add(s string) {
+	if s != "" {
+		t.text = append(t.text, s)
+	}
+}
+
+func (t *msgText) flush() error {
+	if len(t.text) == 0 {
+		return nil
+	}
+	e := t.ev(t.kind, strings.Join(t.text, "\n"))
+	t.text = t.text[:0]
+	return t.b.Add(e)
 }
 
 // assistant emits the outputs of one model call.
@@ -674,15 +675,7 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 			return err
 		}
 	}
-	var text []string
-	flush := func() error {
-		if len(text) == 0 {
-			return nil
-		}
-		e := ev(schema.KindAssistant, strings.Join(text, "\n"))
-		text = text[:0]
-		return b.Add(e)
-	}
+	text := msgText{b: b, kind: schema.KindAssistant, ev: ev}
 	for _, blk := range msgBlocks(o["content"]) {
 		bo := parseJSONObject(blk)
 		typ := bo.str("type")
@@ -700,19 +693,17 @@ func (mi *msgImport) assistant(b *RunBuilder, m *msgItem, ev func(schema.EventKi
 		case strings.HasSuffix(typ, "tool_result"):
 			e = msgToolResult(bo, ev)
 		default:
-			if t := ContentText(blk); t != "" {
-				text = append(text, t)
-			}
+			text.add(ContentText(blk))
 			continue
 		}
-		if err := flush(); err != nil {
+		if err := text.flush(); err != nil {
 			return err
 		}
 		if err := b.Add(e); err != nil {
 			return err
 		}
 	}
-	if err := flush(); err != nil {
+	if err := text.flush(); err != nil {
 		return err
 	}
 	for _, tc := range o.arr("tool_calls") {

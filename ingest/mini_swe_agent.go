@@ -45,17 +45,9 @@ import (
 //     elided</elided_chars>) gets a context_op event with a truncation op
 //     (trigger "output-limit", tokens_after = the shown output's estimate,
 //     tokens_before adds the N elided characters).
-type miniSWEAgent struct{}
+type miniSWEAgent struct{ formatInfo }
 
 const formatMiniSWEAgent = "mini-swe-agent"
-
-func init() { register(40, miniSWEAgent{}) }
-
-func (miniSWEAgent) Name() string { return formatMiniSWEAgent }
-
-func (miniSWEAgent) Describe() string {
-	return "mini-swe-agent trajectories (*.traj.json full files and bare message lists; actions in ```bash/```mswea_bash_command blocks, v2 tool calls): per-call usage and timestamps from messages[k].extra.response where logged, no tool-call ids for text actions (results linked by position), <elided_chars> output truncation as ops, end reason from info.exit_status"
-}
 
 // miniSubmitMarkers are the first output lines by which an action submits.
 var miniSubmitMarkers = []string{"COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT"}
@@ -266,14 +258,11 @@ func miniSniffList(dec *stdjson.Decoder, named bool) bool {
 
 // Import reads one trajectory file.
 func (miniSWEAgent) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	doc, ix, ok, err := sweDocument(f, data, true)
-	if !ok {
+	d, err := sweDocument(f, r, true)
+	if d == nil {
 		return err
 	}
+	doc, ix, data := d.root, d.ix, d.data
 	mi := &miniImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj.json")}
 	if doc.raw[0] == '[' {
 		elems, err := arrayElems(doc)

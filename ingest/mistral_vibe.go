@@ -32,15 +32,7 @@ import (
 //     session_completion_tokens are the run's logged totals (no message has
 //     its own usage, so the run stays usage_estimated).
 //  4. The end reason is inferred from the last event.
-type mistralVibe struct{}
-
-func init() { register(61, mistralVibe{}) }
-
-func (mistralVibe) Name() string { return "mistral-vibe" }
-
-func (mistralVibe) Describe() string {
-	return "Mistral Vibe sessions (~/.vibe/logs/session/<id>/messages.jsonl, reading meta.json next to it): no per-call usage (session token totals from meta.json stats), start/end from meta.json only, tool_call ids, no compaction events, parent session link, end reason inferred"
-}
+type mistralVibe struct{ formatInfo }
 
 const vibeAnchor = "messages.jsonl"
 
@@ -102,19 +94,11 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "mistral-vibe"
 	var last schema.EventKind
-	err = f.Lines(r, func(line int64, raw []byte) error {
-		var m vbMessage
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
-		}
+	err = jsonLines(f, r, func(line int64, raw []byte, m *vbMessage) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}
-		add := func(e schema.Event) error {
-			e.Line = line
-			last = e.Kind
-			return b.Add(e)
-		}
+		add := eventAdder(b, nil, line, &last)
 		text := ContentText(m.Content)
 		switch m.Role {
 		case "system":

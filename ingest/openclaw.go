@@ -50,15 +50,7 @@ import (
 // Steps 2 and 3 need the whole file, so its records are held in memory
 // (without the snapshots other than each run's largest): telemetry files are
 // small, one per agent process.
-type openClaw struct{}
-
-func init() { register(45, openClaw{}) }
-
-func (openClaw) Name() string { return "openclaw-telemetry" }
-
-func (openClaw) Describe() string {
-	return "OpenClaw telemetry JSONL (message.in, agent.start, tool.start/end, message.out): no call ids (tool.start/end paired by order, toolName and sessionKey), no usage or tool output text in the records; agent.start history snapshots, when present, supply call ids, outputs and per-call usage for what they cover; end reason inferred"
-}
+type openClaw struct{ formatInfo }
 
 // ocTypes are OpenClaw telemetry record types.
 var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "message.out": true, "agent.start": true,
@@ -67,14 +59,13 @@ var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "mess
 // Detect claims JSONL whose first records are OpenClaw telemetry records (a
 // known type with a sessionKey, agentId or channel).
 func (openClaw) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type       string  `json:"type"`
 		SessionKey *string `json:"sessionKey"`
 		AgentID    *string `json:"agentId"`
 		Channel    *string `json:"channel"`
-	}) (bool, bool) {
-		ok := ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil)
-		return ok, ok
+	}) bool {
+		return ocTypes[r.Type] && (r.SessionKey != nil || r.AgentID != nil || r.Channel != nil)
 	})
 }
 
@@ -125,11 +116,8 @@ func (openClaw) Import(f *File, r io.Reader) error {
 	started := map[string]bool{} // session keys that start an agent
 	err := f.Lines(r, func(line int64, raw []byte) error {
 		rec := &ocRecord{line: line}
-		if raw[0] != '{' {
-			return f.Reject(line, "record is not a JSON object", raw)
-		}
-		if err := json.Unmarshal(raw, rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
+		if why := decodeRecord(raw, rec); why != "" {
+			return f.Reject(line, why, raw)
 		}
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)

@@ -61,15 +61,7 @@ import (
 //     overflow → context_overflow, others → error) unless an assistant
 //     message followed it; else the last assistant message's finish (stop →
 //     finished, length → error); else inferred from the last event.
-type opencode struct{}
-
-func init() { register(30, opencode{}) }
-
-func (opencode) Name() string { return "opencode-sse-events" }
-
-func (opencode) Describe() string {
-	return "OpenCode server-sent events (message.updated / message.part.updated, final state per part) and storage/session/*/<id>.json trees: per-call usage from step-finish tokens, timestamps, tool callIDs, compaction parts as context_ops, end from finish/error"
-}
+type opencode struct{ formatInfo }
 
 // opcEventType matches the event types that mark an OpenCode event stream.
 var opcEventType = regexp.MustCompile(`"type"\s*:\s*"(message\.updated|message\.part\.updated|message\.part\.delta|message\.removed|session\.(created|updated|idle|status|compacted|error|diff|deleted))"`)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,10 +62,7 @@ func opcImportStorage(f *File, data []byte) error {
 	if err := json.Unmarshal(data, &info); err != nil {
 		return f.Reject(gaiSyntaxLine(data, err), "invalid session file: "+err.Error(), data)
 	}
-	id := info.ID
-	if id == "" {
-		id = strings.TrimSuffix(filepath.Base(f.Path()), ".json")
-	}
+	id := cmp.Or(info.ID, opcFileID(f.Path()))
 	s := &opcSession{id: id, parentID: info.ParentID, msgs: map[string]*opcMsg{}}
 	msgDir, partDir := opcStorageRoot(f.Path(), id)
 	var rec int64 // record index over the files read
@@ -75,40 +73,46 @@ func opcImportStorage(f *File, data []byte) error {
 			}
 		}
 		rec++
-		raw, err := os.ReadFile(mp)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", mp, err)
-		}
 		var mi opcInfo
-		if err := json.Unmarshal(raw, &mi); err != nil {
-			if err := f.Reject(rec, "invalid message file "+filepath.Base(mp)+": "+err.Error(), raw); err != nil {
+		if ok, err := opcReadFile(f, mp, "message", rec, &mi); !ok {
+			if err != nil {
 				return err
 			}
 			continue
 		}
-		if mi.ID == "" {
-			mi.ID = strings.TrimSuffix(filepath.Base(mp), ".json")
-		}
+		mi.ID = cmp.Or(mi.ID, opcFileID(mp))
 		m := s.msg(mi.ID)
 		m.info, m.line = &mi, rec
 		for _, pp := range opcJSONFiles(partDir(mi.ID)) {
 			rec++
-			raw, err := os.ReadFile(pp)
-			if err != nil {
-				return fmt.Errorf("read %s: %w", pp, err)
-			}
 			var part opcPart
-			if err := json.Unmarshal(raw, &part); err != nil {
-				if err := f.Reject(rec, "invalid part file "+filepath.Base(pp)+": "+err.Error(), raw); err != nil {
+			if ok, err := opcReadFile(f, pp, "part", rec, &part); !ok {
+				if err != nil {
 					return err
 				}
 				continue
 			}
-			if part.ID == "" {
-				part.ID = strings.TrimSuffix(filepath.Base(pp), ".json")
-			}
+			part.ID = cmp.Or(part.ID, opcFileID(pp))
 			m.part(part, rec)
 		}
 	}
 	return opcConvert(f, s)
 }
+
+// opcReadFile decodes the storage file path (a message or part file, as what
+// says) into v, as record rec. ok is false when it does not decode: it has
+// then been rejected ("invalid <what> file <name>: <error>").
+func opcReadFile(f *File, path, what string, rec int64, v any) (ok bool, err error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return false, f.Reject(rec, "invalid "+what+" file "+filepath.Base(path)+": "+err.Error(), raw)
+	}
+	return true, nil
+}
+
+// opcFileID is the id of a storage file's record that has none: the file's
+// name without .json.
+func opcFileID(path string) string { return strings.TrimSuffix(filepath.Base(path), ".json") }

@@ -75,15 +75,7 @@ import (
 //     step_limit, budget → cost_limit, context window → context_overflow,
 //     else error) overrides. Outcome: test_result.report.resolved (or
 //     test_result.resolved, resolved, the resolver's success).
-type openHands struct{}
-
-func init() { register(40, openHands{}) }
-
-func (openHands) Name() string { return "openhands" }
-
-func (openHands) Describe() string {
-	return "OpenHands V0 event streams (evaluation output.jsonl, one run per instance; tests/runtime/trajs event lists): per-call usage from tool_call_metadata (else llm_metrics deltas), timestamps, tool_call_id/cause links, condensation as context_ops, finish/agent_state/eval error as end reasons, test_result outcome"
-}
+type openHands struct{ formatInfo }
 
 // Detect accepts a JSON list whose first element is a V0 event (an object
 // with an action or observation string and an id or source), or an object
@@ -642,7 +634,7 @@ func (o *ohRun) action(line int64, ts *time.Time, ev *ohEvent) error {
 		if text == "" {
 			text = ohText(ev.Message)
 		}
-		o.resume()
+		ohResume(o.b)
 		return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: line, Text: text})
 	case ev.Action == "condensation":
 		return o.condensation(line, ts, args)
@@ -934,15 +926,7 @@ func (o *ohRun) agentState(state, reason string) {
 		}
 		b.SetEnd(schema.EndInterrupted, detail)
 	case "running":
-		o.resume()
-	}
-}
-
-// resume forgets an end the run went on after (a context overflow stays).
-func (o *ohRun) resume() {
-	r := &o.b.Run
-	if r.EndReasonSource == schema.SourceExplicit && r.EndReason != schema.EndContextOverflow {
-		o.b.ClearEnd()
+		ohResume(o.b)
 	}
 }
 

@@ -53,15 +53,7 @@ import (
 //     ConversationErrorEvent → an error event and error (context_overflow for
 //     context-window errors); ConversationIterationLimitEvent → step_limit;
 //     PauseEvent → interrupted.
-type openHandsSDK struct{}
-
-func init() { register(38, openHandsSDK{}) }
-
-func (openHandsSDK) Name() string { return "openhands-sdk-v1-events" }
-
-func (openHandsSDK) Describe() string {
-	return "OpenHands Software-Agent-SDK events.jsonl (V1): per-call usage from cumulative stats updates, timestamps, tool_call_id links, Condensation events as context_ops, execution_status/ConversationErrorEvent/iteration limit as end reasons"
-}
+type openHandsSDK struct{ formatInfo }
 
 // ohsKinds are the SDK's event kinds.
 var ohsKinds = map[string]bool{"SystemPromptEvent": true, "MessageEvent": true, "ActionEvent": true, "ObservationEvent": true,
@@ -307,7 +299,7 @@ func (o *ohsRun) line(n int64, raw []byte) error {
 			text += "\n" + ext
 		}
 		if ev.Source != "agent" && m.Role != "assistant" {
-			o.resume()
+			ohResume(o.b)
 			return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: text})
 		}
 		o.call(scalarString(ev.LLMResponseID))
@@ -573,15 +565,7 @@ func (o *ohsRun) status(s string) {
 	case "paused":
 		b.SetEnd(schema.EndInterrupted, "execution_status paused")
 	case "running":
-		o.resume()
-	}
-}
-
-// resume forgets an end the conversation went on after (an overflow stays).
-func (o *ohsRun) resume() {
-	r := &o.b.Run
-	if r.EndReasonSource == schema.SourceExplicit && r.EndReason != schema.EndContextOverflow {
-		o.b.ClearEnd()
+		ohResume(o.b)
 	}
 }
 

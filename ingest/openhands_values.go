@@ -116,10 +116,17 @@ func ohEndFromText(s string, def schema.EndReason) schema.EndReason {
 	return def
 }
 
+// ohResume forgets an explicit end the run went on after (the agent is
+// running again); a context overflow stays.
+func ohResume(b *RunBuilder) {
+	if b.Run.EndReasonSource == schema.SourceExplicit && b.Run.EndReason != schema.EndContextOverflow {
+		b.ClearEnd()
+	}
+}
+
 // ohOverflow matches OpenHands' own context-window error names.
 func ohOverflow(s string) bool {
-	l := strings.ToLower(s)
-	return strings.Contains(l, "contextwindowexceed") || strings.Contains(l, "context window exceeded")
+	return containsAnyFold(s, []string{"contextwindowexceed", "context window exceeded"})
 }
 
 // ohModelArgs returns an action's args without the keys OpenHands adds, as JSON.

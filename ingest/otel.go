@@ -2,9 +2,10 @@ package ingest
 
 import (
 	"bytes"
-	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,15 +51,7 @@ import (
 //     any-agent's final_output → finished. Otherwise inferred from the last
 //     event (an assistant text → finished, an unanswered tool call →
 //     interrupted).
-type otel struct{}
-
-func init() { register(40, otel{}) }
-
-func (otel) Name() string { return "otel-genai-spans" }
-
-func (otel) Describe() string {
-	return "OpenTelemetry GenAI spans (any-agent AgentTrace JSON, OTLP/JSON resourceSpans, JSON lines): per-call usage from gen_ai.usage.*, span timestamps, tool-call ids when logged (else linked by order), no compaction events, end from finish reasons/status"
-}
+type otel struct{ formatInfo }
 
 // Detect accepts a JSON object whose leading keys include resourceSpans, or
 // spans next to gen_ai.* attributes; JSON lines whose first line is such an
@@ -126,24 +119,9 @@ type otelEvent struct {
 }
 
 func (otel) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	recs, err := gaiRecords(f, data)
-	if err != nil {
-		return err
-	}
 	var spans []*otelSpan
 	finished := map[string]bool{} // trace ids whose AgentTrace has a final_output
-	for _, rec := range recs {
-		v, err := gaiDecodeAny(rec.raw)
-		if err != nil {
-			if err := f.Reject(rec.line, "invalid JSON: "+err.Error(), rec.raw); err != nil {
-				return err
-			}
-			continue
-		}
+	err := gaiEachValue(f, r, func(rec gaiRecord, v any) error {
 		c := &otelCollector{f: f, line: rec.line, whole: rec.whole}
 		if err := c.doc(v); err != nil {
 			return err
@@ -155,6 +133,10 @@ func (otel) Import(f *File, r io.Reader) error {
 				finished[s.trace] = true
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	var order []string
 	byTrace := map[string][]*otelSpan{}
@@ -294,10 +276,7 @@ func otelFromSDK(m map[string]any) *otelSpan {
 	s.start, s.startNS = otelTime(m["start_time"])
 	s.end, _ = otelTime(m["end_time"])
 	s.attrs, _ = m["attributes"].(map[string]any)
-	if st, ok := m["status"].(map[string]any); ok {
-		s.status = otelStatus(st["status_code"])
-		s.statusMsg = gaiString(st["description"])
-	}
+	s.setStatus(m["status"], "status_code", "description")
 	evs, _ := m["events"].([]any)
 	for _, e := range evs {
 		if em, ok := e.(map[string]any); ok {
@@ -323,10 +302,7 @@ func otelFromOTLP(m map[string]any) *otelSpan {
 	}
 	s.start, s.startNS = otelTime(m["startTimeUnixNano"])
 	s.end, _ = otelTime(m["endTimeUnixNano"])
-	if st, ok := m["status"].(map[string]any); ok {
-		s.status = otelStatus(st["code"])
-		s.statusMsg = gaiString(st["message"])
-	}
+	s.setStatus(m["status"], "code", "message")
 	evs, _ := m["events"].([]any)
 	for _, e := range evs {
 		if em, ok := e.(map[string]any); ok {
@@ -336,6 +312,15 @@ func otelFromOTLP(m map[string]any) *otelSpan {
 		}
 	}
 	return s
+}
+
+// setStatus reads a span's status object, whose code and message are under
+// codeKey and msgKey (the SDK's and OTLP's names differ).
+func (s *otelSpan) setStatus(v any, codeKey, msgKey string) {
+	if st, ok := v.(map[string]any); ok {
+		s.status = otelStatus(st[codeKey])
+		s.statusMsg = gaiString(st[msgKey])
+	}
 }
 
 // otelKVs turns an OTLP attribute list [{key, value:{stringValue|…}}] into a
@@ -455,14 +440,10 @@ var otelModelOps = map[string]bool{"chat": true, "text_completion": true, "gener
 
 // otelRunState is the state of one trace's import.
 type otelRunState struct {
+	gaiOutcome
 	f         *File
 	b         *RunBuilder
 	e         *gaiEmitter
-	cost      float64
-	hasCost   bool
-	finish    string // finish reason of the last model call
-	callErr   string // error of the last model call ("" if none)
-	callErred bool
 	agentErr  string
 	agentBad  bool
 	agentErrs []*otelSpan // failed agent spans, in start order
@@ -496,19 +477,13 @@ func otelRun(f *File, trace string, spans []*otelSpan, final bool) error {
 	switch {
 	case st.agentBad:
 		gaiErrorEnd(b, st.agentErr)
-	case st.callErred:
-		gaiErrorEnd(b, st.callErr)
-	case gaiFinishEnd(b, st.finish):
+	case st.endOnLastCall(b):
 	case final:
 		b.SetEnd(schema.EndFinished, "final_output")
 	default:
 		st.e.inferEnd()
 	}
-	if st.hasCost {
-		c := st.cost
-		b.Run.CostUSD = &c
-	}
-	return b.Finish()
+	return st.finishRun(b)
 }
 
 func otelHarness(spans []*otelSpan) string {
@@ -626,8 +601,7 @@ func (st *otelRunState) call(s *otelSpan) error {
 	}
 	for _, k := range []string{"gen_ai.usage.input_cost", "gen_ai.usage.output_cost", "gen_ai.usage.cost"} {
 		if c, ok := gaiFloat(a[k]); ok && c >= 0 && c < 1e9 {
-			st.cost += c
-			st.hasCost = true
+			st.addCost(c)
 		}
 	}
 	st.finish = ""
@@ -785,22 +759,12 @@ func otelFlat(a map[string]any, prefix string) []any {
 	if len(msgs) == 0 {
 		return nil
 	}
-	idx := make([]int, 0, len(msgs))
-	for i := range msgs {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
-	out := make([]any, 0, len(idx))
-	for _, i := range idx {
+	out := make([]any, 0, len(msgs))
+	for _, i := range slices.Sorted(maps.Keys(msgs)) {
 		m := msgs[i]
 		if cs := calls[i]; len(cs) > 0 {
-			js := make([]int, 0, len(cs))
-			for j := range cs {
-				js = append(js, j)
-			}
-			sort.Ints(js)
-			list := make([]any, 0, len(js))
-			for _, j := range js {
+			list := make([]any, 0, len(cs))
+			for _, j := range slices.Sorted(maps.Keys(cs)) {
 				list = append(list, cs[j])
 			}
 			m["tool_calls"] = list

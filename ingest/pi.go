@@ -40,15 +40,7 @@ import (
 // → interrupted, error → error (context_overflow when the message says so),
 // both explicit; otherwise it is inferred from how the log ends. Entries of v3
 // files form a tree (id/parentId); they are imported in file order.
-type piCodingAgent struct{}
-
-func init() { register(40, piCodingAgent{}) }
-
-func (piCodingAgent) Name() string { return "pi-coding-agent" }
-
-func (piCodingAgent) Describe() string {
-	return "pi coding-agent session JSONL (~/.pi/agent/sessions/*/*.jsonl): per-call usage (cache reads/writes), timestamps, tool-call ids, compaction entries with tokensBefore as context_ops, end reason from the last stopReason (aborted/error)"
-}
+type piCodingAgent struct{ formatInfo }
 
 // piEntryTypes are the entry types of a pi session file.
 var piEntryTypes = map[string]bool{"session": true, "message": true, "compaction": true, "model_change": true,
@@ -166,12 +158,7 @@ type piLine struct {
 
 func decodePiLine(_ int64, raw []byte) *piLine {
 	d := &piLine{}
-	if raw[0] != '{' {
-		d.reject = "record is not a JSON object"
-		return d
-	}
-	if err := json.Unmarshal(raw, &d.e); err != nil {
-		d.reject = "invalid JSON: " + clipErr(err)
+	if d.reject = decodeRecord(raw, &d.e); d.reject != "" {
 		return d
 	}
 	switch d.e.Type {

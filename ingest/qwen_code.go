@@ -47,32 +47,23 @@ import (
 //     api_response token counts are per response, but name no record of
 //     the chain, so they are not read: usage is usageMetadata's).
 //  4. The end reason is inferred from the last event.
-type qwenCode struct{}
-
-func init() { register(22, qwenCode{}) }
-
-func (qwenCode) Name() string { return "qwen-code" }
-
-func (qwenCode) Describe() string {
-	return "Qwen Code chat recordings (~/.qwen/projects/*/chats/*.jsonl, Gemini-style parts in a Claude-Code-like envelope; the active parentUuid chain after rewinds): per-call usage from usageMetadata, timestamps, functionCall ids, chat compressions (tokens before/after) as context_ops, end reason inferred"
-}
+type qwenCode struct{ formatInfo }
 
 var qwenTypes = map[string]bool{"user": true, "assistant": true, "tool_result": true, "system": true}
 
 // Detect claims JSONL whose records have a sessionId, a Qwen record type
 // and either a Gemini-style message (parts) or a systemPayload.
 func (qwenCode) Detect(name string, head []byte) bool {
-	return detectJSONL(head, 30, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type          string          `json:"type"`
 		SessionID     string          `json:"sessionId"`
 		SystemPayload json.RawMessage `json:"systemPayload"`
 		Message       *struct {
 			Parts json.RawMessage `json:"parts"`
 		} `json:"message"`
-	}) (bool, bool) {
-		ok := r.SessionID != "" && qwenTypes[r.Type] &&
+	}) bool {
+		return r.SessionID != "" && qwenTypes[r.Type] &&
 			(r.Message != nil && len(r.Message.Parts) > 0 && r.Message.Parts[0] == '[' || len(r.SystemPayload) > 0 && r.SystemPayload[0] == '{')
-		return ok, ok
 	})
 }
 

@@ -51,17 +51,9 @@ import (
 //     Observations clipped by max_observation_length ("N characters were
 //     elided") get a truncation op.
 //  4. Finish the run; steps carry no timestamps.
-type sweAgent struct{}
+type sweAgent struct{ formatInfo }
 
 const formatSWEAgent = "swe-agent-traj"
-
-func init() { register(40, sweAgent{}) }
-
-func (sweAgent) Name() string { return formatSWEAgent }
-
-func (sweAgent) Describe() string {
-	return "SWE-agent trajectories (*.traj, 0.x/1.x, function-calling and text/XML actions, RetryAgent attempts): events from history; tool-call ids only in function-calling configs; no per-call usage (run totals from info.model_stats), no timestamps; history-processor elisions as masking ops; end reason from info.exit_status"
-}
 
 // Detect claims a JSON object with a "trajectory" array of steps ({action,
 // observation|response|thought}), or a "history" array of messages carrying
@@ -192,14 +184,11 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 
 // Import reads one trajectory file.
 func (sweAgent) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
-	}
-	doc, ix, ok, err := sweDocument(f, data, false)
-	if !ok {
+	d, err := sweDocument(f, r, false)
+	if d == nil {
 		return err
 	}
+	doc, ix, data := d.root, d.ix, d.data
 	fields, err := objectFields(doc)
 	if err != nil {
 		return sweSyntax(f, ix, doc, data, err)
@@ -229,24 +218,28 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 	return si.run(fields, 0)
 }
 
-// sweDocument trims a whole-file JSON document. ok is false when there is
-// nothing to import: the file is empty, or it is not a JSON object (nor,
+// sweDocument reads a whole-file JSON document. It returns nil when there
+// is nothing to import: the file is empty, or it is not a JSON object (nor,
 // when arrays is set, an array) and has been rejected; err is then the
 // Reject's result.
-func sweDocument(f *File, data []byte, arrays bool) (doc jsonSpan, ix lineIndex, ok bool, err error) {
+func sweDocument(f *File, r io.Reader, arrays bool) (*jsonDoc, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
+	}
 	d := newJSONDoc(data)
-	doc, ix = d.root, d.ix
+	doc := d.root
 	switch {
 	case len(doc.raw) == 0:
-		return doc, ix, false, nil
+		return nil, nil
 	case doc.raw[0] == '{' || arrays && doc.raw[0] == '[':
-		return doc, ix, true, nil
+		return d, nil
 	case !json.Valid(doc.raw):
-		return doc, ix, false, sweSyntax(f, ix, doc, data, errors.New("invalid JSON"))
+		return nil, sweSyntax(f, d.ix, doc, data, errors.New("invalid JSON"))
 	case arrays:
-		return doc, ix, false, f.Reject(1, "expected a JSON array or object", data)
+		return nil, f.Reject(1, "expected a JSON array or object", data)
 	}
-	return doc, ix, false, f.Reject(1, "expected a JSON object", data)
+	return nil, f.Reject(1, "expected a JSON object", data)
 }
 
 // sweSyntax rejects a whole document at the line of its syntax error; the

@@ -27,6 +27,19 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
+// containsAnyFold reports whether s, lower-cased, contains one of words
+// (which are lower case): an error text's mention of one of a format's
+// phrases.
+func containsAnyFold(s string, words []string) bool {
+	l := strings.ToLower(s)
+	for _, w := range words {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // clipQuote is s cut to 60 bytes (and "…") in double quotes, for a
 // message that names a value.
 func clipQuote(s string) string {

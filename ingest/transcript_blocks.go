@@ -61,11 +61,7 @@ func tbBlocks(raw json.RawMessage) (blocks []tbBlock, ok bool) {
 // the last event added ("" when none).
 func tbEmit(b *RunBuilder, q *callLinker, role string, blocks []tbBlock, ts *time.Time, line int64) (schema.EventKind, error) {
 	var last schema.EventKind
-	add := func(e schema.Event) error {
-		e.TS, e.Line = ts, line
-		last = e.Kind
-		return b.Add(e)
-	}
+	add := eventAdder(b, ts, line, &last)
 	for _, blk := range blocks {
 		var err error
 		switch blk.Type {
@@ -146,6 +142,17 @@ func (q *callLinker) drop() { q.open = q.open[:0] }
 
 // hasOpen reports whether some call has no result yet.
 func (q *callLinker) hasOpen() bool { return len(q.open) > 0 }
+
+// eventAdder returns the add of one record's events: it stamps each event
+// with ts and line, notes its kind in *last (what inferEnd is given once the
+// log has been read) and adds it to b.
+func eventAdder(b *RunBuilder, ts *time.Time, line int64, last *schema.EventKind) func(schema.Event) error {
+	return func(e schema.Event) error {
+		e.TS, e.Line = ts, line
+		*last = e.Kind
+		return b.Add(e)
+	}
+}
 
 // inferEnd sets an inferred end reason from the last event's kind, unless
 // the log stated one.
