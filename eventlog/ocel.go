@@ -697,6 +697,10 @@ func appendJSONValue(b []byte, a *attr) []byte {
 	return append(a.appendValue(b, ocelTime), '"')
 }
 
+// jsonShortEscape is the letter of an ASCII character's two-character
+// escape in appendJSONString (\n for a newline), 0 for one without.
+var jsonShortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // appendJSONString appends s as a JSON string: quote and backslash escaped,
 // control characters as \uXXXX (tab, newline, carriage return as \t \n \r),
 // invalid UTF-8 as \ufffd.
@@ -712,16 +716,9 @@ func appendJSONString[T string | []byte](b []byte, s T) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
+			if e := jsonShortEscape[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
 			i++
