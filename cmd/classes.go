@@ -18,10 +18,10 @@ import (
 // ClassesOptions are the flags of trajmine classes.
 type ClassesOptions struct {
 	Terminal
+	Err   io.Writer
 	Rules string // user mapping file, tried before the defaults
 	JSON  bool
 	Wide  bool // MATCHES whole, not fitted to the terminal
-	Err   io.Writer
 }
 
 // NewClassesCmd builds `trajmine classes`.
