@@ -141,36 +141,30 @@ func SaveDiagnosisShard(ctx context.Context, st *store.Store, out diagnose.Summa
 // with out's runs for store.WriteDerived; out is read when the rows are
 // written, so it may be filled by an earlier table's rows in the same call.
 func DiagnosisTables(out *diagnose.Summary) []store.Derived {
-	runs := store.Derived{Table: schema.DiagRuns, Rows: func(add func(vals ...any) error) error {
+	return []store.Derived{
+		{Table: schema.DiagRuns, Rows: eachRunRows(out, func(r *diagnose.RunDiagnosis) []schema.DiagRun { return []schema.DiagRun{DiagRunRow(r)} })},
+		{Table: schema.DiagCalls, Rows: eachRunRows(out, DiagCallRows)},
+		{Table: schema.DiagRent, Rows: eachRunRows(out, DiagRentRows)},
+	}
+}
+
+// eachRunRows is a store.Derived's Rows: the rows rows gives of each of
+// out's runs, run by run. R is a table's row type (its pointer has Values).
+func eachRunRows[R any, P interface {
+	*R
+	Values() []any
+}](out *diagnose.Summary, rows func(*diagnose.RunDiagnosis) []R) func(add func(vals ...any) error) error {
+	return func(add func(vals ...any) error) error {
 		for i := range out.Runs {
-			row := DiagRunRow(&out.Runs[i])
-			if err := add(row.Values()...); err != nil {
-				return err
-			}
-		}
-		return nil
-	}}
-	calls := store.Derived{Table: schema.DiagCalls, Rows: func(add func(vals ...any) error) error {
-		for i := range out.Runs {
-			for _, c := range DiagCallRows(&out.Runs[i]) {
-				if err := add(c.Values()...); err != nil {
+			rs := rows(&out.Runs[i])
+			for j := range rs {
+				if err := add(P(&rs[j]).Values()...); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
-	}}
-	rent := store.Derived{Table: schema.DiagRent, Rows: func(add func(vals ...any) error) error {
-		for i := range out.Runs {
-			for _, t := range DiagRentRows(&out.Runs[i]) {
-				if err := add(t.Values()...); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}}
-	return []store.Derived{runs, calls, rent}
+	}
 }
 
 // DiagRunRow is r as a diag_runs row.

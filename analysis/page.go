@@ -4,15 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/internal/parallel"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/redact"
@@ -266,30 +264,17 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	for i := range done {
 		done[i] = make(chan detail, 1)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	defer wg.Wait() // after cancel: no worker outlives the call
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for range min(max(runtime.GOMAXPROCS(0), 1), len(picks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(picks) || ctx.Err() != nil {
-					return
-				}
-				r := &diag.Runs[picks[i].Index]
-				var d detail
-				d.rd, d.err = reportRunDetail(ctx, st, r, picks[i].Why, sim, byRun[r.RunID], pols, o.Window, o.Redact, func(vals ...any) error {
-					d.rows = append(d.rows, vals)
-					return nil
-				})
-				done[i] <- d
-			}
-		}()
-	}
+	wait := parallel.Start(ctx, len(picks), func(i int) {
+		r := &diag.Runs[picks[i].Index]
+		var d detail
+		d.rd, d.err = reportRunDetail(ctx, st, r, picks[i].Why, sim, byRun[r.RunID], pols, o.Window, o.Redact, func(vals ...any) error {
+			d.rows = append(d.rows, vals)
+			return nil
+		})
+		done[i] <- d
+	})
+	defer func() { cancel(); wait() }() // no worker outlives the call
 	for i := range picks {
 		d := <-done[i]
 		if d.err != nil {

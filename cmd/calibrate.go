@@ -14,11 +14,9 @@ import (
 
 // CalibrateOptions are the flags of trajmine calibrate.
 type CalibrateOptions struct {
-	JSON  bool
-	Out   io.Writer
-	Now   func() time.Time
-	Width int  // fit the table to this many columns (0: no limit)
-	Bold  bool // bold header (a terminal that wants it)
+	Terminal
+	JSON bool
+	Now  func() time.Time
 }
 
 // NewCalibrateCmd builds `trajmine calibrate`.
@@ -39,7 +37,7 @@ not show, typically the system prompt and tool schemas. Fits need at least 5
 calls; they are stored in the calibration table.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			if runF != nil {
 				return runF(o)
 			}

@@ -17,13 +17,11 @@ import (
 
 // ClassesOptions are the flags of trajmine classes.
 type ClassesOptions struct {
+	Terminal
+	Err   io.Writer
 	Rules string // user mapping file, tried before the defaults
 	JSON  bool
 	Wide  bool // MATCHES whole, not fitted to the terminal
-	Out   io.Writer
-	Err   io.Writer
-	Width int  // fit the tables to this many columns (0: no limit)
-	Bold  bool // bold headers (a terminal that wants it)
 }
 
 // NewClassesCmd builds `trajmine classes`.
@@ -60,7 +58,8 @@ whole, --json has every field. A rules file is YAML or JSON, a list of rules:
   trajmine classes --rules my-tools.yaml --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Err, o.Width, o.Bold = c.OutOrStdout(), c.ErrOrStderr(), d.width(), d.bold()
+			o.setTerminal(c, d)
+			o.Err = c.ErrOrStderr()
 			if o.Wide {
 				o.Width = 0
 			}

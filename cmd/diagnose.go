@@ -18,6 +18,7 @@ import (
 
 // DiagnoseOptions are the flags of trajmine diagnose.
 type DiagnoseOptions struct {
+	Terminal
 	Window int64
 	By     string
 	Prices string
@@ -26,9 +27,6 @@ type DiagnoseOptions struct {
 	Shard  string
 
 	shard, shards int
-	Out           io.Writer
-	Width         int  // fit tables to this many columns (0: no limit)
-	Bold          bool // bold table headers
 }
 
 // NewDiagnoseCmd builds `trajmine diagnose`.
@@ -122,7 +120,7 @@ diagnose --lake DIR --no-save.
 `,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			if o.Window < 0 {
 				return flagErrorf("--window must be a positive number of tokens")
 			}

@@ -19,6 +19,7 @@ import (
 
 // MineOptions are the flags of trajmine mine.
 type MineOptions struct {
+	Terminal
 	Activity  string
 	By        string
 	Top       int
@@ -29,10 +30,7 @@ type MineOptions struct {
 	From, To  string // --from, --to: run start bounds
 	ModelFile string
 	Export    string
-	Out       io.Writer
 	JSON      bool
-	Width     int  // fit the tables to this many columns (0: no limit)
-	Bold      bool // bold headers (a terminal that wants it)
 	// NoProfiles skips the behaviour profiles, which read every event's
 	// text, and mines through store.EventStream, which reads only the columns
 	// process discovery needs.
@@ -121,7 +119,7 @@ name manage_context, while the process discovery alone reads a few columns
 of the tool calls and results (BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			var err error
 			if o.mode, err = mining.ParseMode(o.Activity); err != nil {
 				return flagErrorf("--activity: %v", err)

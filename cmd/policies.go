@@ -12,11 +12,9 @@ import (
 
 // PoliciesOptions are the flags of trajmine policies.
 type PoliciesOptions struct {
-	JSON  bool
-	Wide  bool // each policy's whole rule, parameters and source
-	Out   io.Writer
-	Width int  // fit the table to this many columns (0: no limit)
-	Bold  bool // bold header (a terminal that wants it)
+	Terminal
+	JSON bool
+	Wide bool // each policy's whole rule, parameters and source
 }
 
 // NewPoliciesCmd builds `trajmine policies`.
@@ -45,7 +43,7 @@ each policy's whole rule, every parameter with what it does, and the source,
 wrapped to the terminal; --json has all of it.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			if runF != nil {
 				return runF(o)
 			}

@@ -19,6 +19,7 @@ import (
 
 // RecommendOptions are the flags of trajmine recommend.
 type RecommendOptions struct {
+	Terminal
 	Grid         []string
 	Window       int64
 	HoldoutEvery uint32
@@ -28,9 +29,6 @@ type RecommendOptions struct {
 	Config       string // --config HARNESS: print each family's policy in that harness's own settings
 	AnyMechanism bool   // with --config: choose among every candidate, not only what HARNESS can run
 	Model        string // --model FILE: also consider tracer(model=FILE), a trajmine train tracer model
-	Out          io.Writer
-	Width        int  // fit the text to this many columns (0: no limit)
-	Bold         bool // bold table headers
 }
 
 // NewRecommendCmd builds `trajmine recommend`.
@@ -89,7 +87,7 @@ approximates the replayed rule, or is documented but unconfirmed, a note says
 so.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			if o.JSON && o.YAML {
 				return flagErrorf("--json and --yaml exclude each other")
 			}

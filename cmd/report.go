@@ -25,6 +25,7 @@ import (
 
 // ReportOptions are the flags of trajmine report.
 type ReportOptions struct {
+	Terminal
 	Inputs    []string
 	Demo      bool
 	DemoN     int
@@ -33,11 +34,9 @@ type ReportOptions struct {
 	Output    string // the HTML file
 	SampleTop int    // runs drawn call by call: the top ones by peak share …
 	SampleN   int    // … and this many more by run-id hash
-	Out, Err  io.Writer
+	Err       io.Writer
 	Progress  bool
 	Window    int64 // --window: every run's context window; 0 = each run's own
-	Width     int   // fit tables to this many columns (0: no limit)
-	Bold      bool  // bold table headers
 	Rehash    bool
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
@@ -111,8 +110,8 @@ private keys, found by gitleaks' default rules) are replaced with
 them. The database is not changed: it keeps the logs as they were.`,
 		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
-			o.Width, o.Bold = d.width(), d.bold()
+			o.Inputs, o.Err = args, c.ErrOrStderr()
+			o.setTerminal(c, d)
 			o.Progress = d.ErrIsTTY()
 			if o.Output == "" {
 				return flagErrorf("--output must name a file")

@@ -13,12 +13,10 @@ import (
 
 // RunsOptions are the flags of trajmine runs.
 type RunsOptions struct {
+	Terminal
 	Format string
 	Limit  int
 	JSON   bool
-	Out    io.Writer
-	Width  int  // fit the table to this many columns (0: no limit)
-	Bold   bool // bold header (a terminal that wants it)
 }
 
 // NewRunsCmd builds `trajmine runs`.
@@ -35,7 +33,7 @@ whose log has usage for only some calls: the totals cover those calls only). END
 reason with "?" when it was inferred rather than logged.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			if runF != nil {
 				return runF(o)
 			}

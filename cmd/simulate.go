@@ -17,6 +17,7 @@ import (
 
 // SimulateOptions are the flags of trajmine simulate.
 type SimulateOptions struct {
+	Terminal
 	Policies   []string
 	PolicyFile string
 	Windows    string
@@ -28,9 +29,6 @@ type SimulateOptions struct {
 	Calls      bool
 	NoSave     bool
 	JSON       bool
-	Out        io.Writer
-	Width      int  // fit tables to this many columns (0: no limit)
-	Bold       bool // bold table headers
 
 	shard, shards int
 	windows       []int64
@@ -109,7 +107,7 @@ the whole lake). Output is byte-identical for the same database and flags.`,
   trajmine simulate --policy-file policies.yaml --by model --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			switch o.By {
 			case "", "model", "harness", "format":
 			default:

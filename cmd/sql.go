@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"fmt"
-	"io"
 	"math/big"
 	"reflect"
 	"strings"
@@ -16,11 +15,9 @@ import (
 
 // SQLOptions are the flags of trajmine sql.
 type SQLOptions struct {
+	Terminal
 	Query  string
 	Format string
-	Out    io.Writer
-	Width  int  // --format table: fit to this many columns (0: no limit)
-	Bold   bool // --format table: bold header
 }
 
 // NewSQLCmd builds `trajmine sql`.
@@ -48,7 +45,8 @@ be a SELECT (COPY … TO could otherwise write over them).`,
   trajmine sql --format csv "SELECT * FROM tool_outputs ORDER BY est_tokens DESC LIMIT 20"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Query, o.Out, o.Width, o.Bold = args[0], c.OutOrStdout(), d.width(), d.bold()
+			o.Query = args[0]
+			o.setTerminal(c, d)
 			switch o.Format {
 			case "table", "csv", "json":
 			default:

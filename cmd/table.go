@@ -292,18 +292,6 @@ func (t *table) drop(drop map[int]bool) {
 	if len(drop) == 0 {
 		return
 	}
-	keep := func(r []string) []string {
-		if r == nil {
-			return nil
-		}
-		out := make([]string, 0, len(r))
-		for i, c := range r {
-			if !drop[i] {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
 	if p := t.prose - 1; p >= 0 {
 		if drop[p] {
 			t.prose = 0
@@ -315,28 +303,26 @@ func (t *table) drop(drop map[int]bool) {
 			}
 		}
 	}
-	t.header, t.totals = keep(t.header), keep(t.totals)
+	t.header, t.totals = keepColumns(t.header, drop), keepColumns(t.totals, drop)
 	for i, r := range t.rows {
-		t.rows[i] = keep(r)
+		t.rows[i] = keepColumns(r, drop)
 	}
-	if t.right != nil {
-		var r []bool
-		for i, x := range t.right {
-			if !drop[i] {
-				r = append(r, x)
-			}
+	t.right, t.min = keepColumns(t.right, drop), keepColumns(t.min, drop)
+}
+
+// keepColumns returns the entries of s, one per column, whose column is
+// not in drop; nil stays nil.
+func keepColumns[T any](s []T, drop map[int]bool) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, 0, len(s))
+	for i, x := range s {
+		if !drop[i] {
+			out = append(out, x)
 		}
-		t.right = r
 	}
-	if t.min != nil {
-		var m []int
-		for i, x := range t.min {
-			if !drop[i] {
-				m = append(m, x)
-			}
-		}
-		t.min = m
-	}
+	return out
 }
 
 // leaveOut is t as write prints it at width: its key columns' mins raised

@@ -21,6 +21,7 @@ import (
 
 // TrainOptions are the flags of trajmine train tracer.
 type TrainOptions struct {
+	Terminal
 	Family      string
 	Window      int64
 	Seed        uint64
@@ -38,9 +39,6 @@ type TrainOptions struct {
 	Ablate      []string
 	Attribution int // --attribution: (run, output) pairs of the attributor check
 	NoSave      bool
-	Out         io.Writer
-	Width       int  // fit the tables to this many columns (0: no limit)
-	Bold        bool // bold table headers
 }
 
 // NewTrainCmd builds `trajmine train` with its one subcommand, tracer.
@@ -110,7 +108,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
   trajmine simulate --policy 'tracer(model=tracer.json)' --policy tracer-tooltype`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Out, o.Width, o.Bold = c.OutOrStdout(), d.width(), d.bold()
+			o.setTerminal(c, d)
 			if o.Model == "" {
 				return flagErrorf("-o MODEL is required")
 			}

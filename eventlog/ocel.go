@@ -560,32 +560,26 @@ func appendIDType[T string | []byte](b []byte, id T, typ string) []byte {
 // ,"attributes":[{"name":…,"value":…<attrTail>}…],"relationships":[…]}
 // (attrTail: an object attribute's "time" member, "" for an event's).
 func appendAttrsRels(b []byte, a attrs, attrTail string, rels []rel) []byte {
-	b = append(b, `,"attributes":[`...)
-	for i, at := range a {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"name":`...)
-		b = appendJSONString(b, at.key)
-		b = append(b, `,"value":`...)
-		b = appendJSONValue(b, &at)
-		b = append(b, attrTail...)
-		b = append(b, '}')
-	}
-	b = appendRels(append(b, `],"relationships":[`...), rels)
+	b = appendJoined(append(b, `,"attributes":[`...), a, ",", func(b []byte, at attr) []byte {
+		b = appendJSONString(append(b, `{"name":`...), at.key)
+		b = appendJSONValue(append(b, `,"value":`...), &at)
+		return append(append(b, attrTail...), '}')
+	})
+	b = appendJoined(append(b, `],"relationships":[`...), rels, ",", func(b []byte, r rel) []byte {
+		b = appendJSONString(append(b, `{"objectId":`...), r.id)
+		b = appendJSONString(append(b, `,"qualifier":`...), r.qualifier)
+		return append(b, '}')
+	})
 	return append(b, "]}"...)
 }
 
-func appendRels(b []byte, rels []rel) []byte {
-	for i, r := range rels {
+// appendJoined appends elem's encoding of each of xs, sep between them.
+func appendJoined[T any](b []byte, xs []T, sep string, elem func(b []byte, x T) []byte) []byte {
+	for i, x := range xs {
 		if i > 0 {
-			b = append(b, ',')
+			b = append(b, sep...)
 		}
-		b = append(b, `{"objectId":`...)
-		b = appendJSONString(b, r.id)
-		b = append(b, `,"qualifier":`...)
-		b = appendJSONString(b, r.qualifier)
-		b = append(b, '}')
+		b = elem(b, x)
 	}
 	return b
 }
@@ -632,31 +626,20 @@ func typeDecls(types map[string]map[string]string) []byte {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	b := []byte("[")
-	for i, n := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n  {\"name\": "...)
-		b = appendJSONString(b, n)
-		b = append(b, ", \"attributes\": ["...)
+	b := appendJoined([]byte("["), names, ",", func(b []byte, n string) []byte {
+		b = appendJSONString(append(b, "\n  {\"name\": "...), n)
 		attrNames := make([]string, 0, len(types[n]))
 		for a := range types[n] {
 			attrNames = append(attrNames, a)
 		}
 		slices.Sort(attrNames)
-		for k, a := range attrNames {
-			if k > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, `{"name": `...)
-			b = appendJSONString(b, a)
-			b = append(b, `, "type": `...)
-			b = appendJSONString(b, types[n][a])
-			b = append(b, '}')
-		}
-		b = append(b, "]}"...)
-	}
+		b = appendJoined(append(b, ", \"attributes\": ["...), attrNames, ", ", func(b []byte, a string) []byte {
+			b = appendJSONString(append(b, `{"name": `...), a)
+			b = appendJSONString(append(b, `, "type": `...), types[n][a])
+			return append(b, '}')
+		})
+		return append(b, "]}"...)
+	})
 	if len(names) > 0 {
 		b = append(b, '\n')
 	}
@@ -697,6 +680,10 @@ func appendJSONValue(b []byte, a *attr) []byte {
 	return append(a.appendValue(b, ocelTime), '"')
 }
 
+// jsonShortEscape is the letter of an ASCII character's two-character
+// escape in appendJSONString (\n for a newline), 0 for one without.
+var jsonShortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // appendJSONString appends s as a JSON string: quote and backslash escaped,
 // control characters as \uXXXX (tab, newline, carriage return as \t \n \r),
 // invalid UTF-8 as \ufffd.
@@ -712,16 +699,9 @@ func appendJSONString[T string | []byte](b []byte, s T) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
+			if e := jsonShortEscape[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
 			i++

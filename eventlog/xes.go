@@ -335,25 +335,24 @@ func (x *xesWriter) trace(r *RunRecords) error {
 	x.attrs("\t\t", x.a)
 	err := walk(r, func(s step) error {
 		x.a = x.a[:0]
+		var act string
+		if s.ev != nil {
+			act = x.activity(&r.Run, s.ev)
+		} else {
+			act = x.opAct(&r.Run, s.op)
+		}
+		if act == "" {
+			x.st.Dropped++
+			return nil
+		}
+		x.a.str("concept:name", clean(act, 0))
 		var ts *time.Time
 		if s.ev != nil {
-			act := x.activity(&r.Run, s.ev)
-			if act == "" {
-				x.st.Dropped++
-				return nil
-			}
 			x.st.Events++
-			x.a.str("concept:name", clean(act, 0))
 			eventAttrs(&x.a, s.ev, x.text)
 			ts = s.ev.TS
 		} else {
-			act := x.opAct(&r.Run, s.op)
-			if act == "" {
-				x.st.Dropped++
-				return nil
-			}
 			x.st.Ops++
-			x.a.str("concept:name", clean(act, 0))
 			x.a.str("kind", "op")
 			x.a.str("op", clean(string(s.op.Op), 0))
 			x.a.int("seq", s.op.Seq)

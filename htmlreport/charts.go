@@ -306,7 +306,7 @@ func runOption(d *Data, r *RunDetail) Option {
 	sel["logged"] = true
 	o.Series = series
 	withLegend(&o, 58, fullWidth, 12, sel)
-	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = zeroAxis("model call")
 	var ymax any
 	if r.Window > 0 {
 		ymax = "dataMax"
@@ -369,7 +369,7 @@ func survivalChart(d *Data) Chart {
 	}
 	o.Series = series
 	withLegend(&o, 62, fullWidth, 16, sel)
-	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = zeroAxis("model call")
 	o.YAxis = &Axis{Type: "value", Name: "not yet stopped while reading (%)", Min: 0, Max: 100, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
 	return Chart{ID: "survival", Section: SecSurvival, Height: 460, Option: o}
 }
@@ -452,6 +452,26 @@ func policyAxis(aggs []PolicyAgg) *Axis {
 	return &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "policy", AxisLabel: &AxisLabel{Interval: 0, Width: 220, Overflow: "truncate"}}
 }
 
+// policyBars is a horizontal bar chart with one row per policy of aggs,
+// in their order, against the value axis x.
+func policyBars(title, sub string, aggs []PolicyAgg, x *Axis) Option {
+	o := hbarOption(title, sub)
+	o.YAxis, o.XAxis = policyAxis(aggs), x
+	return o
+}
+
+// valueAxis is a value axis named name, the name centred along it.
+func valueAxis(name string) *Axis {
+	return &Axis{Type: "value", Name: name, NameLocation: "middle", NameGap: 28}
+}
+
+// zeroAxis is a valueAxis that starts at 0.
+func zeroAxis(name string) *Axis {
+	a := valueAxis(name)
+	a.Min = 0
+	return a
+}
+
 func hbarOption(title, sub string) Option {
 	o := baseOption()
 	o.Title = &Title{Text: title, Subtext: sub, Left: "center"}
@@ -460,9 +480,7 @@ func hbarOption(title, sub string) Option {
 }
 
 func ratioOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Tokens against what ran (as-logged): total and 95 % CI", label+" · Σ policy / Σ as-logged effective tokens (prompts + re-invocations + summarizer input) on the same calls, run-level bootstrap (sim_runs.as_logged_tokens)")
-	o.YAxis = policyAxis(aggs)
-	o.XAxis = &Axis{Type: "value", Name: "token ratio (× as-logged)", NameLocation: "middle", NameGap: 28, Min: 0}
+	o := policyBars("Tokens against what ran (as-logged): total and 95 % CI", label+" · Σ policy / Σ as-logged effective tokens (prompts + re-invocations + summarizer input) on the same calls, run-level bootstrap (sim_runs.as_logged_tokens)", aggs, zeroAxis("token ratio (× as-logged)"))
 	box := make([]any, len(aggs))
 	med := make([]any, len(aggs))
 	for i, a := range aggs {
@@ -480,9 +498,7 @@ func ratioOption(aggs []PolicyAgg, label string) Option {
 }
 
 func outcomesOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Runs saved from overflow", label+" · SAVED: lost under what ran (as-logged overflows, or the log ended on window length), the policy gets through; LOST: the policy overflows where what ran fits (sim_runs.saved, lost)")
-	o.YAxis = policyAxis(aggs)
-	o.XAxis = &Axis{Type: "value", Name: "runs", NameLocation: "middle", NameGap: 28}
+	o := policyBars("Runs saved from overflow", label+" · SAVED: lost under what ran (as-logged overflows, or the log ended on window length), the policy gets through; LOST: the policy overflows where what ran fits (sim_runs.saved, lost)", aggs, valueAxis("runs"))
 	saved, lost, over := make([]any, len(aggs)), make([]any, len(aggs)), make([]any, len(aggs))
 	for i, a := range aggs {
 		saved[i], lost[i], over[i] = a.Saved, a.Lost, a.Overflow
@@ -497,9 +513,7 @@ func outcomesOption(aggs []PolicyAgg, label string) Option {
 }
 
 func reinvOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Predicted re-invocations", label+" · uses of an output that was hidden or cut at the using call (sim_runs.reinvocations)")
-	o.YAxis = policyAxis(aggs)
-	o.XAxis = &Axis{Type: "value", Name: "re-invocations", NameLocation: "middle", NameGap: 28}
+	o := policyBars("Predicted re-invocations", label+" · uses of an output that was hidden or cut at the using call (sim_runs.reinvocations)", aggs, valueAxis("re-invocations"))
 	v := make([]any, len(aggs))
 	for i, a := range aggs {
 		v[i] = a.Reinvocations
@@ -512,9 +526,7 @@ func reinvOption(aggs []PolicyAgg, label string) Option {
 }
 
 func costOption(aggs []PolicyAgg, label string) Option {
-	o := hbarOption("Cost against what ran (as-logged), without and with prompt caching", label+" · Σ cost_usd / Σ as_logged_cost_usd and the same with prompt caching; priced runs only")
-	o.YAxis = policyAxis(aggs)
-	o.XAxis = &Axis{Type: "value", Name: "cost ratio (× as-logged)", NameLocation: "middle", NameGap: 28, Min: 0}
+	o := policyBars("Cost against what ran (as-logged), without and with prompt caching", label+" · Σ cost_usd / Σ as_logged_cost_usd and the same with prompt caching; priced runs only", aggs, zeroAxis("cost ratio (× as-logged)"))
 	plain, cached := make([]any, len(aggs)), make([]any, len(aggs))
 	priced := false
 	for i, a := range aggs {
@@ -552,7 +564,7 @@ func rentChart(d *Data) Chart {
 		v[i] = round3(100 * t.Share)
 	}
 	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "tool", AxisLabel: &AxisLabel{Interval: 0, Width: 200, Overflow: "truncate"}}
-	o.XAxis = &Axis{Type: "value", Name: "% of token rent", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = zeroAxis("% of token rent")
 	o.Series = []Series{{Name: "share of rent (%)", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#b07aa1"}, Label: &Label{Show: true, Position: "right", Formatter: "{c} %"}}}
 	if len(rows) == 0 {
 		o = noData(o, "no tool output was carried by a later call")

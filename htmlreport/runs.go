@@ -244,7 +244,7 @@ func runsScatter(d *Data) Chart {
 			ItemStyle: &ItemStyle{Color: endColour(reason, i)}})
 	}
 	withLegend(&o, 56, fullWidth, 10, nil)
-	o.XAxis = &Axis{Type: "value", Name: "model calls", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = zeroAxis("model calls")
 	o.YAxis = &Axis{Type: "value", Name: "peak prompt tokens", Min: 0}
 	if len(d.Runs) == 0 {
 		o = noData(o, "no run records")
@@ -261,7 +261,7 @@ func timelineChart(d *Data) Chart {
 	o := baseOption()
 	o.Title = &Title{Text: "Run timeline", Subtext: "prompt tokens per model call, as logged and under the chosen policy; tool outputs, compactions and overflow on the same calls", Left: "center"}
 	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "100", Bottom: "60", ContainLabel: true}
-	o.XAxis = &Axis{Type: "value", Name: "model call", NameLocation: "middle", NameGap: 28, Min: 0}
+	o.XAxis = zeroAxis("model call")
 	o.YAxis = &Axis{Type: "value", Name: "prompt tokens", Min: 0}
 	o.Series = []Series{}
 	if len(d.Runs) == 0 {

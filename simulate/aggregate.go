@@ -2,13 +2,12 @@ package simulate
 
 import (
 	"cmp"
+	"context"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/internal/parallel"
 	"github.com/trajmine/trajmine/internal/stats"
 )
 
@@ -209,23 +208,10 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 	// each group × policy × window is summarised on its own (its bootstrap
 	// seeded alike), so they are computed on every CPU, each into its slot
 	out := make([]Agg, len(keys))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(max(runtime.GOMAXPROCS(0), 1), len(keys)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(keys) {
-					return
-				}
-				k := keys[i]
-				out[i] = aggregateOne(rows, idx[k], k.group, k.policy, k.window, o)
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Start(context.Background(), len(keys), func(i int) {
+		k := keys[i]
+		out[i] = aggregateOne(rows, idx[k], k.group, k.policy, k.window, o)
+	})()
 	rank(out)
 	return out
 }

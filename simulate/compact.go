@@ -38,7 +38,7 @@ type compact struct {
 	filesTok  int64
 	userTok   int64 // codex: recent user messages kept
 
-	next        int
+	next        arrivals
 	live        []int32 // admitted, not head, not summarized; position order
 	prevPrompt  int64
 	prevOutput  int64
@@ -64,11 +64,7 @@ func (p *compact) limit(w int64) float64 {
 }
 
 func (p *compact) Before(t int, s *Sim) {
-	for ; p.next < len(s.Tr.Admit); p.next++ {
-		i := s.Tr.Admit[p.next]
-		if int(s.Tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(s.Tr, t) {
 		if !s.Tr.Items[i].Head {
 			p.live = append(p.live, i)
 		}

@@ -168,7 +168,8 @@ type learned struct {
 	comp    string
 
 	results         []int32
-	next, done, use int
+	next            arrivals
+	done, use       int
 	content, target []int32 // per item: uses seen at calls before the current one
 	query           [queryBuckets]float64
 	ev              Event
@@ -184,11 +185,7 @@ func (p *learned) Reset(s *Sim) {
 
 func (p *learned) Before(t int, s *Sim) {
 	tr := s.Tr
-	for ; p.next < len(tr.Admit); p.next++ {
-		i := tr.Admit[p.next]
-		if int(tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(tr, t) {
 		if tr.Items[i].Kind == ItemToolResult {
 			p.results = append(p.results, i)
 		}

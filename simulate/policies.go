@@ -204,7 +204,7 @@ type halflife struct {
 
 	active  bool
 	results []int32 // tool results in admission order
-	next    int
+	next    arrivals
 	stallI  int
 }
 
@@ -239,11 +239,7 @@ func (p *halflife) apply(s *Sim, j int) {
 
 func (p *halflife) Before(t int, s *Sim) {
 	l0 := len(p.results)
-	for ; p.next < len(s.Tr.Admit); p.next++ {
-		i := s.Tr.Admit[p.next]
-		if int(s.Tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(s.Tr, t) {
 		if s.Tr.Items[i].Kind == ItemToolResult {
 			p.results = append(p.results, i)
 		}
@@ -297,7 +293,7 @@ type mask struct {
 	events bool
 
 	results []int32
-	next    int
+	next    arrivals
 	masked  int // results[:masked] are masked
 	items   int // admitted items (unit=events)
 }
@@ -315,11 +311,7 @@ func (p *mask) placeholder(s *Sim, i int32) (int32, int32) {
 }
 
 func (p *mask) Before(t int, s *Sim) {
-	for ; p.next < len(s.Tr.Admit); p.next++ {
-		i := s.Tr.Admit[p.next]
-		if int(s.Tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(s.Tr, t) {
 		p.items++
 		if s.Tr.Items[i].Kind == ItemToolResult {
 			p.results = append(p.results, i)
@@ -362,7 +354,7 @@ type clearToolUses struct {
 	placeholder int32
 
 	results []int32
-	next    int
+	next    arrivals
 	cleared int   // results[:cleared] decided
 	cand    int   // results[:cand] are candidates (all but the newest keep)
 	candTok int64 // Σ full tokens of results[:cand]
@@ -373,11 +365,7 @@ func (p *clearToolUses) Reset(*Sim) {
 }
 
 func (p *clearToolUses) Before(t int, s *Sim) {
-	for ; p.next < len(s.Tr.Admit); p.next++ {
-		i := s.Tr.Admit[p.next]
-		if int(s.Tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(s.Tr, t) {
 		if it := &s.Tr.Items[i]; it.Kind == ItemToolResult && !p.exclude[it.Tool] {
 			p.results = append(p.results, i)
 		}
@@ -428,17 +416,13 @@ type geminiMask struct {
 	placeChars     int32
 
 	results []int32
-	next    int
+	next    arrivals
 }
 
 func (p *geminiMask) Reset(*Sim) { p.results, p.next = p.results[:0], 0 }
 
 func (p *geminiMask) Before(t int, s *Sim) {
-	for ; p.next < len(s.Tr.Admit); p.next++ {
-		i := s.Tr.Admit[p.next]
-		if int(s.Tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(s.Tr, t) {
 		if s.Tr.Items[i].Kind == ItemToolResult {
 			p.results = append(p.results, i)
 		}
@@ -517,7 +501,7 @@ type tracer struct {
 	ratios  [len(ClassNames)]float64
 
 	results []int32
-	next    int
+	next    arrivals
 	done    int // results[:done] compressed
 	batch   []int32
 	ratio   []float64
@@ -528,11 +512,7 @@ const tracerMarker = "\n[... truncated ...]"
 func (p *tracer) Reset(*Sim) { p.results, p.next, p.done = p.results[:0], 0, 0 }
 
 func (p *tracer) Before(t int, s *Sim) {
-	for ; p.next < len(s.Tr.Admit); p.next++ {
-		i := s.Tr.Admit[p.next]
-		if int(s.Tr.Items[i].Since) > t {
-			break
-		}
+	for _, i := range p.next.upTo(s.Tr, t) {
 		if s.Tr.Items[i].Kind == ItemToolResult {
 			p.results = append(p.results, i)
 		}

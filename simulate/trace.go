@@ -622,6 +622,21 @@ func expiryOrder(items []Item) []int32 {
 	return ex
 }
 
+// arrivals is a policy's position in its trace's admission order
+// (Trace.Admit): the items it has seen arrive.
+type arrivals int
+
+// upTo moves past the items that arrive by call t (Since ≤ t) and returns
+// them, in admission order.
+func (a *arrivals) upTo(tr *Trace, t int) []int32 {
+	from, n := int(*a), int(*a)
+	for n < len(tr.Admit) && int(tr.Items[tr.Admit[n]].Since) <= t {
+		n++
+	}
+	*a = arrivals(n)
+	return tr.Admit[from:n]
+}
+
 func admissionOrder(items []Item) []int32 {
 	ad := make([]int32, len(items))
 	for i := range ad {

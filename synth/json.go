@@ -42,38 +42,35 @@ func appendJSON(b []byte, v any) []byte {
 	case rawJSON:
 		return append(b, x...)
 	case obj:
-		b = append(b, '{')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, e.k)
-			b = append(b, ':')
-			b = appendJSON(b, e.v)
-		}
-		return append(b, '}')
+		return appendList(b, '{', x, '}', func(b []byte, e kv) []byte {
+			b = append(appendString(b, e.k), ':')
+			return appendJSON(b, e.v)
+		})
 	case arr:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, '[', x, ']', appendJSON)
 	case strs:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, e)
-		}
-		return append(b, ']')
+		return appendList(b, '[', x, ']', appendString)
 	default:
 		panic(fmt.Sprintf("synth: appendJSON: unsupported type %T", v))
 	}
 }
+
+// appendList appends the elements of xs, comma-separated, between open and
+// close, each by elem.
+func appendList[T any](b []byte, open byte, xs []T, close byte, elem func([]byte, T) []byte) []byte {
+	b = append(b, open)
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = elem(b, x)
+	}
+	return append(b, close)
+}
+
+// shortEscape is the letter of a character's two-character escape (\n for
+// a newline), 0 for a character without one.
+var shortEscape = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
 
 // appendString escapes s the way JSON.stringify and serde_json do: only the
 // quote, the backslash and control characters.
@@ -86,22 +83,9 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
+		if e := shortEscape[c]; e != 0 {
+			b = append(b, '\\', e)
+		} else {
 			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 		start = i + 1

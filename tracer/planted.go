@@ -29,9 +29,7 @@ func PlantedTraces(n int, seed uint64) []*simulate.Trace {
 	out := make([]*simulate.Trace, n)
 	const calls = 30
 	for r := range n {
-		tr := &simulate.Trace{RunID: fmt.Sprintf("planted-%04d", r), Family: []string{"planted-a", "planted-b"}[r%2],
-			Window: 32000, Prefix: 400, NCalls: calls, Finished: true, Query: queries[rng.IntN(len(queries))]}
-		tr.Items = append(tr.Items, simulate.Item{Seq: 0, Kind: simulate.ItemUser, Head: true, Call: -1, Tokens: 60, Chars: 240})
+		tr := plantedTrace(fmt.Sprintf("planted-%04d", r), r, 32000, 400, calls, queries[rng.IntN(len(queries))])
 		for t := range calls {
 			var tool string
 			var class uint8
@@ -44,13 +42,7 @@ func PlantedTraces(n int, seed uint64) []*simulate.Trace {
 			default:
 				tool, class, tok = PlantedSome, simulate.ClassRead, 300+rng.Int32N(600)
 			}
-			call := int32(len(tr.Items))
-			tr.Items = append(tr.Items,
-				simulate.Item{Seq: int64(len(tr.Items)), Since: int32(t + 1), Kind: simulate.ItemToolCall, Class: class, Call: -1, Tokens: 20, Chars: 80, Tool: tool},
-				simulate.Item{Seq: int64(len(tr.Items) + 1), Since: int32(t + 1), Kind: simulate.ItemToolResult, Class: class, Call: call,
-					Tokens: tok, Chars: 4 * tok, Lines: tok / 10, Tool: tool, Key: fmt.Sprintf("k%d", t)})
-			tr.Output = append(tr.Output, 80)
-			res := call + 1
+			res := addPlantedCall(tr, t, tool, class, simulate.TargetNone, tok)
 			later := func() int32 { return int32(t+2) + rng.Int32N(int32(max(calls-t-2, 1))) }
 			switch tool {
 			case PlantedReused:
@@ -89,25 +81,17 @@ func PlantedTargetTraces(n int, seed uint64) []*simulate.Trace {
 	out := make([]*simulate.Trace, n)
 	const calls = 30
 	for r := range n {
-		tr := &simulate.Trace{RunID: fmt.Sprintf("target-%04d", r), Family: []string{"planted-a", "planted-b"}[r%2],
-			Window: 40000, Prefix: 12000, NCalls: calls, Finished: true, Query: queries[rng.IntN(len(queries))]}
-		tr.Items = append(tr.Items, simulate.Item{Seq: 0, Kind: simulate.ItemUser, Head: true, Call: -1, Tokens: 60, Chars: 240})
+		tr := plantedTrace(fmt.Sprintf("target-%04d", r), r, 40000, 12000, calls, queries[rng.IntN(len(queries))])
 		for t := range calls {
 			target := simulate.TargetURL
 			if rng.Float64() < 0.5 {
 				target = simulate.TargetFile
 			}
 			tok := 300 + rng.Int32N(200)
-			call := int32(len(tr.Items))
-			tr.Items = append(tr.Items,
-				simulate.Item{Seq: int64(len(tr.Items)), Since: int32(t + 1), Kind: simulate.ItemToolCall, Class: simulate.ClassRead, Target: target,
-					Call: -1, Tokens: 20, Chars: 80, Tool: PlantedTargetTool},
-				simulate.Item{Seq: int64(len(tr.Items) + 1), Since: int32(t + 1), Kind: simulate.ItemToolResult, Class: simulate.ClassRead, Target: target,
-					Call: call, Tokens: tok, Chars: 4 * tok, Lines: tok / 10, Tool: PlantedTargetTool, Key: fmt.Sprintf("k%d", t)})
-			tr.Output = append(tr.Output, 80)
+			res := addPlantedCall(tr, t, PlantedTargetTool, simulate.ClassRead, target, tok)
 			if from := max(t+2, 20); target == simulate.TargetFile && from < calls {
 				for range 2 {
-					tr.Uses = append(tr.Uses, simulate.Use{Item: call + 1, Call: int32(from) + rng.Int32N(int32(calls-from)), Content: true,
+					tr.Uses = append(tr.Uses, simulate.Use{Item: res, Call: int32(from) + rng.Int32N(int32(calls-from)), Content: true,
 						Offsets: []int32{rng.Int32N(4 * tok)}})
 				}
 			}
@@ -116,4 +100,29 @@ func PlantedTargetTraces(n int, seed uint64) []*simulate.Trace {
 		out[r] = tr
 	}
 	return out
+}
+
+// plantedTrace starts planted run number r: family planted-a or planted-b
+// by r's parity, finished, with the 60-token task (240 characters) as its
+// one head item.
+func plantedTrace(id string, r int, window, prefix int64, calls int, query string) *simulate.Trace {
+	tr := &simulate.Trace{RunID: id, Family: []string{"planted-a", "planted-b"}[r%2],
+		Window: window, Prefix: prefix, NCalls: calls, Finished: true, Query: query}
+	tr.Items = append(tr.Items, simulate.Item{Seq: 0, Kind: simulate.ItemUser, Head: true, Call: -1, Tokens: 60, Chars: 240})
+	return tr
+}
+
+// addPlantedCall appends model call t's one tool call (20 tokens) and its
+// result of tok tokens (4 characters a token, 10 tokens a line, tool key
+// k<t>), first seen by call t+1, and the call's 80 output tokens. It
+// returns the result's item index.
+func addPlantedCall(tr *simulate.Trace, t int, tool string, class, target uint8, tok int32) int32 {
+	call := int32(len(tr.Items))
+	tr.Items = append(tr.Items,
+		simulate.Item{Seq: int64(call), Since: int32(t + 1), Kind: simulate.ItemToolCall, Class: class, Target: target,
+			Call: -1, Tokens: 20, Chars: 80, Tool: tool},
+		simulate.Item{Seq: int64(call) + 1, Since: int32(t + 1), Kind: simulate.ItemToolResult, Class: class, Target: target,
+			Call: call, Tokens: tok, Chars: 4 * tok, Lines: tok / 10, Tool: tool, Key: fmt.Sprintf("k%d", t)})
+	tr.Output = append(tr.Output, 80)
+	return call + 1
 }

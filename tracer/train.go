@@ -1,6 +1,7 @@
 package tracer
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -71,34 +72,20 @@ func (o *Options) withDefaults() Options {
 	if o != nil {
 		r = *o
 	}
-	def := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&r.Epochs, 30)
-	def(&r.Samples, 2)
-	def(&r.Batch, 16)
-	def(&r.Hidden, 32)
-	def(&r.OutcomeSamples, 8000)
-	if r.Keep == 0 {
-		r.Keep = 1
-	}
-	r.Keep = max(r.Keep, 0)
-	fdef := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-		*v = max(*v, 0)
-	}
-	fdef(&r.LR, 0.02)
-	fdef(&r.Lambda, 0.02)
-	fdef(&r.Overflow, 1)
-	fdef(&r.Credit, 10)
-	fdef(&r.Trigger, 0.5)
-	if r.Compressor == "" {
-		r.Compressor = simulate.CompressTruncate
-	}
+	// a zero field takes its default (cmp.Or); Keep and the rates are
+	// also held at ≥ 0
+	r.Epochs = cmp.Or(r.Epochs, 30)
+	r.Samples = cmp.Or(r.Samples, 2)
+	r.Batch = cmp.Or(r.Batch, 16)
+	r.Hidden = cmp.Or(r.Hidden, 32)
+	r.OutcomeSamples = cmp.Or(r.OutcomeSamples, 8000)
+	r.Keep = max(cmp.Or(r.Keep, 1), 0)
+	r.LR = max(cmp.Or(r.LR, 0.02), 0)
+	r.Lambda = max(cmp.Or(r.Lambda, 0.02), 0)
+	r.Overflow = max(cmp.Or(r.Overflow, 1), 0)
+	r.Credit = max(cmp.Or(r.Credit, 10), 0)
+	r.Trigger = max(cmp.Or(r.Trigger, 0.5), 0)
+	r.Compressor = cmp.Or(r.Compressor, simulate.CompressTruncate)
 	return r
 }
 

@@ -38,11 +38,12 @@ var allowed = map[string][]string{
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
+	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
 	"redact":                 {},
 	"counterfactual":         {"schema", "internal/stats"},
-	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining"}, // mining: TargetKind for the learned policy's target-kind feature
-	"tracer":                 {"simulate", "internal/stats", "internal/holdout"},                                       // TRACER's learned retention, trained on replay traces
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact"},
+	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
+	"tracer":                 {"simulate", "internal/stats", "internal/holdout"},                                                            // TRACER's learned retention, trained on replay traces
+	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact", "internal/parallel"},
 	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
 	"cmd/trajmine":           {"cmd"},
 }

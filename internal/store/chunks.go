@@ -102,6 +102,21 @@ func (s *Store) rawDB() (mapping.Database, error) {
 	return s.raw.db, s.raw.err
 }
 
+// rawConn connects to DuckDB's handle of the store's database (rawDB);
+// op names the caller in the error when it cannot. The caller
+// disconnects (mapping.Disconnect).
+func (s *Store) rawConn(op string) (mapping.Connection, error) {
+	db, err := s.rawDB()
+	if err != nil {
+		return mapping.Connection{}, err
+	}
+	var conn mapping.Connection
+	if mapping.Connect(db, &conn) == mapping.StateError {
+		return conn, errors.New(op + ": cannot connect")
+	}
+	return conn, nil
+}
+
 // closeRaw closes the raw handle if it was opened.
 func (s *Store) closeRaw() {
 	s.raw.once.Do(func() {}) // a later rawDB must not open it again
@@ -166,13 +181,9 @@ func (c *chunk) str(col, row int) string {
 // have the column types types. Cancelling ctx interrupts the query.
 // errNoRaw: the store has no raw handle.
 func (s *Store) streamChunks(ctx context.Context, q string, args []any, types []colType, fn func(*chunk) error) (err error) {
-	db, err := s.rawDB()
+	conn, err := s.rawConn("raw handle")
 	if err != nil {
 		return err
-	}
-	var conn mapping.Connection
-	if mapping.Connect(db, &conn) == mapping.StateError {
-		return errors.New("raw handle: cannot connect")
 	}
 	defer mapping.Disconnect(&conn)
 	// cancelling ctx interrupts the query; the interrupt must be over

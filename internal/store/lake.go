@@ -504,13 +504,9 @@ func (s *Store) LakeQueryAllowed(query string) error {
 	if s.lake == nil {
 		return nil
 	}
-	db, err := s.rawDB()
+	conn, err := s.rawConn("check statement")
 	if err != nil {
 		return err
-	}
-	var conn mapping.Connection
-	if mapping.Connect(db, &conn) == mapping.StateError {
-		return errors.New("check statement: cannot connect")
 	}
 	defer mapping.Disconnect(&conn)
 	var stmts mapping.ExtractedStatements

@@ -57,123 +57,74 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]schema.Run, error) {
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("query runs: %w", err)
-	}
-	defer rows.Close()
-	var out []schema.Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, "runs", q, args, scanRun)
 }
 
 // Events returns a run's events in seq order.
 func (s *Store) Events(ctx context.Context, runID string) ([]schema.Event, error) {
 	// action_class only when the run was classified by the current
 	// default classifier (see EventStreamOptions.Classes)
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text, coalesce(envelope_tokens, 0),
+	return queryRows(ctx, s.db, "events", `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text, coalesce(envelope_tokens, 0),
   CASE WHEN (SELECT classified_by FROM runs WHERE run_id = ?) = ? THEN coalesce(action_class, '') ELSE '' END
-FROM events WHERE run_id = ? ORDER BY seq`, runID, actions.DefaultFingerprint(), runID)
-	if err != nil {
-		return nil, fmt.Errorf("query events: %w", err)
-	}
-	defer rows.Close()
-	var out []schema.Event
-	for rows.Next() {
-		e := schema.Event{RunID: runID}
-		var ts sql.NullTime
-		var exit sql.NullInt64
-		var kind string
-		if err := rows.Scan(&e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens, &e.ActionClass); err != nil {
-			return nil, fmt.Errorf("scan event: %w", err)
-		}
-		e.Kind = schema.EventKind(kind)
-		if ts.Valid {
-			t := ts.Time.UTC()
-			e.TS = &t
-		}
-		if exit.Valid {
-			e.ExitCode = &exit.Int64
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+FROM events WHERE run_id = ? ORDER BY seq`, []any{runID, actions.DefaultFingerprint(), runID}, scanEvent)
 }
 
 // Usage returns a run's usage rows in turn order.
 func (s *Store) Usage(ctx context.Context, runID string) ([]schema.Usage, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
-FROM usage WHERE run_id = ? ORDER BY turn`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("query usage: %w", err)
-	}
-	defer rows.Close()
-	var out []schema.Usage
-	for rows.Next() {
-		u := schema.Usage{RunID: runID}
-		var ts sql.NullTime
-		if err := rows.Scan(&u.Turn, &ts, &u.Model, &u.RequestID, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ReasoningTokens, &u.Estimated); err != nil {
-			return nil, fmt.Errorf("scan usage: %w", err)
-		}
-		if ts.Valid {
-			t := ts.Time.UTC()
-			u.TS = &t
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, "usage", `SELECT `+usageColumns+` FROM usage WHERE run_id = ? ORDER BY turn`, []any{runID}, scanUsage)
 }
 
 // ContextOps returns a run's context ops in seq order.
 func (s *Store) ContextOps(ctx context.Context, runID string) ([]schema.ContextOp, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, turn, op, tool_key, tokens_before, tokens_after, trigger, detail FROM context_ops WHERE run_id = ? ORDER BY seq, op, tool_key`, runID)
+	return queryRows(ctx, s.db, "context_ops", `SELECT `+opColumns+` FROM context_ops WHERE run_id = ? ORDER BY seq, op, tool_key`, []any{runID}, scanOp)
+}
+
+// queryRows runs q with args and returns its rows, each read by scan;
+// what names the rows in the error of a failed query ("query <what>: …").
+func queryRows[T any](ctx context.Context, db *sql.DB, what, q string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("query context_ops: %w", err)
+		return nil, fmt.Errorf("query %s: %w", what, err)
 	}
 	defer rows.Close()
-	var out []schema.ContextOp
+	var out []T
 	for rows.Next() {
-		c := schema.ContextOp{RunID: runID}
-		var op string
-		var key sql.NullString
-		var before, after sql.NullInt64
-		if err := rows.Scan(&c.Seq, &c.Turn, &op, &key, &before, &after, &c.Trigger, &c.Detail); err != nil {
-			return nil, fmt.Errorf("scan context_op: %w", err)
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
 		}
-		c.Op, c.ToolKey = schema.OpKind(op), key.String
-		if before.Valid {
-			c.TokensBefore = &before.Int64
-		}
-		if after.Valid {
-			c.TokensAfter = &after.Int64
-		}
-		out = append(out, c)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
 
+// scanEvent reads an events row as Events selects it.
+func scanEvent(rows *sql.Rows) (schema.Event, error) {
+	var e schema.Event
+	var ts sql.NullTime
+	var exit sql.NullInt64
+	var kind string
+	if err := rows.Scan(&e.RunID, &e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens, &e.ActionClass); err != nil {
+		return e, fmt.Errorf("scan event: %w", err)
+	}
+	e.Kind = schema.EventKind(kind)
+	e.TS = utcTime(ts)
+	if exit.Valid {
+		e.ExitCode = &exit.Int64
+	}
+	return e, nil
+}
+
 // Rejects returns rejected records ordered by path and line.
 func (s *Store) Rejects(ctx context.Context) ([]schema.Reject, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT source_path, line, reason, raw FROM rejects ORDER BY source_path, line`)
-	if err != nil {
-		return nil, fmt.Errorf("query rejects: %w", err)
-	}
-	defer rows.Close()
-	var out []schema.Reject
-	for rows.Next() {
-		var r schema.Reject
-		if err := rows.Scan(&r.SourcePath, &r.Line, &r.Reason, &r.Raw); err != nil {
-			return nil, fmt.Errorf("scan reject: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, "rejects", `SELECT source_path, line, reason, raw FROM rejects ORDER BY source_path, line`, nil,
+		func(rows *sql.Rows) (schema.Reject, error) {
+			var r schema.Reject
+			if err := rows.Scan(&r.SourcePath, &r.Line, &r.Reason, &r.Raw); err != nil {
+				return r, fmt.Errorf("scan reject: %w", err)
+			}
+			return r, nil
+		})
 }
 
 // Calibration is the fitted estimate-to-logged relation of one source format
@@ -281,20 +232,14 @@ func (s *Store) CalibrationFor(ctx context.Context, format, family, estimator st
 //
 //	SELECT source_path, source_sha256, source_format, bytes, ingested_at, n_runs, n_events, n_rejects FROM sources ORDER BY source_path, ingested_at
 func (s *Store) Sources(ctx context.Context) ([]schema.Source, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+schema.ColSourcePath+`, `+schema.ColSourceSHA256+`, `+schema.ColSourceFormat+`, bytes, ingested_at, n_runs, n_events, n_rejects
-FROM `+schema.TableSources+` ORDER BY `+schema.ColSourcePath+`, ingested_at`)
-	if err != nil {
-		return nil, fmt.Errorf("query sources: %w", err)
-	}
-	defer rows.Close()
-	var out []schema.Source
-	for rows.Next() {
-		var src schema.Source
-		if err := rows.Scan(&src.Path, &src.SHA256, &src.Format, &src.Bytes, &src.IngestedAt, &src.Runs, &src.Events, &src.Rejects); err != nil {
-			return nil, fmt.Errorf("scan source: %w", err)
-		}
-		src.IngestedAt = src.IngestedAt.UTC()
-		out = append(out, src)
-	}
-	return out, rows.Err()
+	return queryRows(ctx, s.db, "sources", `SELECT `+schema.ColSourcePath+`, `+schema.ColSourceSHA256+`, `+schema.ColSourceFormat+`, bytes, ingested_at, n_runs, n_events, n_rejects
+FROM `+schema.TableSources+` ORDER BY `+schema.ColSourcePath+`, ingested_at`, nil,
+		func(rows *sql.Rows) (schema.Source, error) {
+			var src schema.Source
+			if err := rows.Scan(&src.Path, &src.SHA256, &src.Format, &src.Bytes, &src.IngestedAt, &src.Runs, &src.Events, &src.Rejects); err != nil {
+				return src, fmt.Errorf("scan source: %w", err)
+			}
+			src.IngestedAt = src.IngestedAt.UTC()
+			return src, nil
+		})
 }

@@ -140,14 +140,12 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	}
 	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0), coalesce(action_class, '')
 FROM events` + evWhere
-	usRows, err := s.db.QueryContext(ctx, `SELECT run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated
-FROM usage`+where, args...)
+	usRows, err := s.db.QueryContext(ctx, `SELECT `+usageColumns+` FROM usage`+where, args...)
 	if err != nil {
 		return fmt.Errorf("scan usage: %w", err)
 	}
 	defer usRows.Close()
-	opRows, err := s.db.QueryContext(ctx, `SELECT run_id, seq, turn, op, tool_key, tokens_before, tokens_after, trigger, detail
-FROM context_ops`+where, args...)
+	opRows, err := s.db.QueryContext(ctx, `SELECT `+opColumns+` FROM context_ops`+where, args...)
 	if err != nil {
 		return fmt.Errorf("scan context_ops: %w", err)
 	}
@@ -160,11 +158,11 @@ FROM context_ops`+where, args...)
 			if !usRows.Next() {
 				return fmt.Errorf("scan usage: run %s: %d of %d rows (%v)", st.run.RunID, len(st.usage), st.want[1], usRows.Err())
 			}
-			id, u, err := scanUsage(usRows)
+			u, err := scanUsage(usRows)
 			if err != nil {
 				return err
 			}
-			if r := runs[id]; r != nil {
+			if r := runs[u.RunID]; r != nil {
 				r.usage = append(r.usage, u)
 			}
 		}
@@ -172,11 +170,11 @@ FROM context_ops`+where, args...)
 			if !opRows.Next() {
 				return fmt.Errorf("scan context_ops: run %s: %d of %d rows (%v)", st.run.RunID, len(st.ops), st.want[2], opRows.Err())
 			}
-			id, c, err := scanOp(opRows)
+			c, err := scanOp(opRows)
 			if err != nil {
 				return err
 			}
-			if r := runs[id]; r != nil {
+			if r := runs[c.RunID]; r != nil {
 				r.ops = append(r.ops, c)
 			}
 		}
@@ -462,40 +460,47 @@ func scanRun(rows *sql.Rows) (schema.Run, error) {
 	if window.Valid {
 		r.WindowTokens = &window.Int64
 	}
-	if start.Valid {
-		t := start.Time.UTC()
-		r.StartedAt = &t
-	}
-	if end.Valid {
-		t := end.Time.UTC()
-		r.EndedAt = &t
-	}
+	r.StartedAt, r.EndedAt = utcTime(start), utcTime(end)
 	if cost.Valid {
 		r.CostUSD = &cost.Float64
 	}
 	return r, nil
 }
 
-func scanUsage(rows *sql.Rows) (string, schema.Usage, error) {
+// utcTime is a timestamp column's value in UTC, nil when it is NULL.
+func utcTime(ts sql.NullTime) *time.Time {
+	if !ts.Valid {
+		return nil
+	}
+	t := ts.Time.UTC()
+	return &t
+}
+
+// usageColumns are the usage columns scanUsage reads, in its order.
+const usageColumns = "run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated"
+
+// scanUsage reads a row of usageColumns.
+func scanUsage(rows *sql.Rows) (schema.Usage, error) {
 	var u schema.Usage
 	var ts sql.NullTime
 	if err := rows.Scan(&u.RunID, &u.Turn, &ts, &u.Model, &u.RequestID, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ReasoningTokens, &u.Estimated); err != nil {
-		return "", u, fmt.Errorf("scan usage: %w", err)
+		return u, fmt.Errorf("scan usage: %w", err)
 	}
-	if ts.Valid {
-		t := ts.Time.UTC()
-		u.TS = &t
-	}
-	return u.RunID, u, nil
+	u.TS = utcTime(ts)
+	return u, nil
 }
 
-func scanOp(rows *sql.Rows) (string, schema.ContextOp, error) {
+// opColumns are the context_ops columns scanOp reads, in its order.
+const opColumns = "run_id, seq, turn, op, tool_key, tokens_before, tokens_after, trigger, detail"
+
+// scanOp reads a row of opColumns.
+func scanOp(rows *sql.Rows) (schema.ContextOp, error) {
 	var c schema.ContextOp
 	var op string
 	var key sql.NullString
 	var before, after sql.NullInt64
 	if err := rows.Scan(&c.RunID, &c.Seq, &c.Turn, &op, &key, &before, &after, &c.Trigger, &c.Detail); err != nil {
-		return "", c, fmt.Errorf("scan context_op: %w", err)
+		return c, fmt.Errorf("scan context_op: %w", err)
 	}
 	c.Op, c.ToolKey = schema.OpKind(op), key.String
 	if before.Valid {
@@ -504,5 +509,5 @@ func scanOp(rows *sql.Rows) (string, schema.ContextOp, error) {
 	if after.Valid {
 		c.TokensAfter = &after.Int64
 	}
-	return c.RunID, c, nil
+	return c, nil
 }

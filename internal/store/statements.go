@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
@@ -12,13 +11,9 @@ import (
 // the last, so a caller that must run exactly one counts them first). A
 // query DuckDB cannot parse returns its parser error; an empty one, 0.
 func (s *Store) Statements(query string) (int, error) {
-	db, err := s.rawDB()
+	conn, err := s.rawConn("count statements")
 	if err != nil {
 		return 0, err
-	}
-	var conn mapping.Connection
-	if mapping.Connect(db, &conn) == mapping.StateError {
-		return 0, errors.New("count statements: cannot connect")
 	}
 	defer mapping.Disconnect(&conn)
 	var stmts mapping.ExtractedStatements
