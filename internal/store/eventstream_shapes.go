@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -231,4 +233,19 @@ func (s *Store) RunsNotClassified(ctx context.Context, fingerprint string) (int,
 		return 0, fmt.Errorf("runs not classified: %w", err)
 	}
 	return n, nil
+}
+
+// rowidSpans is the SQL condition "(rowid BETWEEN a AND b OR …)" of
+// inclusive rowid ranges.
+func rowidSpans(spans [][2]int64) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, r := range spans {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString("rowid BETWEEN " + strconv.FormatInt(r[0], 10) + " AND " + strconv.FormatInt(r[1], 10))
+	}
+	b.WriteByte(')')
+	return b.String()
 }

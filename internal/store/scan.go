@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,9 +138,8 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	if where != "" {
 		evWhere = where + " AND rowid >= ? AND rowid < ?"
 	}
-	evSelect := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0), coalesce(action_class, '')
-FROM events`
-	evQuery := evSelect + evWhere
+	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0), coalesce(action_class, '')
+FROM events` + evWhere
 	usRows, err := s.db.QueryContext(ctx, `SELECT `+usageColumns+` FROM usage`+where, args...)
 	if err != nil {
 		return fmt.Errorf("scan usage: %w", err)
@@ -205,21 +203,19 @@ FROM events`
 	if maxRow.Valid {
 		nRanges = maxRow.Int64/scanChunk + 1
 	}
-	// with RunIDs, only the rowid spans of those runs' rows are read, as
-	// rowid ranges with no run filter: DuckDB pushes them into its scan and
-	// decompresses only the vectors they touch, where a run_id filter
-	// would read every range's text whole (rows of other runs inside a
-	// span are dropped below)
-	var pieces [][][2]int64
+	// with RunIDs, only the ranges holding those runs' rows are read
+	// (rowid ranges are pushed into DuckDB's scan: the others, their text
+	// above all, are not decompressed)
+	var only []int64
 	if o.RunIDs != nil && nRanges > 0 {
-		if pieces, err = s.scanPiecesOf(ctx, where, args); err != nil {
+		if only, err = s.scanRangesOf(ctx, where, args); err != nil {
 			return err
 		}
-		nRanges = int64(len(pieces))
+		nRanges = int64(len(only))
 	}
 	rgs := readRanges(ctx, nRanges, scanReaders, 1, func(ctx context.Context, w int64, _ []schema.Event) ([]schema.Event, error) {
-		if pieces != nil {
-			return s.readEvents(ctx, evSelect+" WHERE "+rowidSpans(pieces[w]), nil)
+		if only != nil {
+			w = only[w]
 		}
 		lo := w * scanChunk
 		return s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
@@ -257,66 +253,26 @@ FROM events`
 	return nil
 }
 
-// scanPiecesOf returns the rowid spans holding the events of the runs
-// where selects (each run's [min, max] rowid; the importer stores a run's
-// rows together), ascending, merged when they touch, and cut into pieces
-// of at most scanChunk rowids and scanSpans spans: one query each.
-func (s *Store) scanPiecesOf(ctx context.Context, where string, args []any) ([][][2]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT min(rowid), max(rowid) FROM events`+where+` GROUP BY run_id ORDER BY 1`, args...)
+// scanRangesOf returns, ascending, the scanChunk ranges of rowids holding
+// events of the runs where selects.
+func (s *Store) scanRangesOf(ctx context.Context, where string, args []any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT DISTINCT rowid // %d FROM events%s ORDER BY 1`, scanChunk, where), args...)
 	if err != nil {
-		return nil, fmt.Errorf("scan spans: %w", err)
+		return nil, fmt.Errorf("scan ranges: %w", err)
 	}
 	defer rows.Close()
-	var spans [][2]int64
+	only := []int64{}
 	for rows.Next() {
-		var lo, hi int64
-		if err := rows.Scan(&lo, &hi); err != nil {
-			return nil, fmt.Errorf("scan spans: %w", err)
+		var w int64
+		if err := rows.Scan(&w); err != nil {
+			return nil, fmt.Errorf("scan ranges: %w", err)
 		}
-		if n := len(spans); n > 0 && lo <= spans[n-1][1]+1 {
-			spans[n-1][1] = max(spans[n-1][1], hi)
-			continue
-		}
-		spans = append(spans, [2]int64{lo, hi})
+		only = append(only, w)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("scan spans: %w", err)
+		return nil, fmt.Errorf("scan ranges: %w", err)
 	}
-	pieces := [][][2]int64{}
-	var cur [][2]int64
-	var size int64
-	for _, sp := range spans {
-		for lo := sp[0]; lo <= sp[1]; {
-			hi := min(sp[1], lo+scanChunk-1-size)
-			cur = append(cur, [2]int64{lo, hi})
-			size += hi - lo + 1
-			if size >= scanChunk || len(cur) == scanSpans {
-				pieces, cur, size = append(pieces, cur), nil, 0
-			}
-			lo = hi + 1
-		}
-	}
-	if len(cur) > 0 {
-		pieces = append(pieces, cur)
-	}
-	return pieces, nil
-}
-
-// scanSpans is the most rowid spans one Scan query of selected runs reads.
-const scanSpans = 64
-
-// rowidSpans is the SQL condition "(rowid BETWEEN a AND b OR …)".
-func rowidSpans(spans [][2]int64) string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, r := range spans {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		b.WriteString("rowid BETWEEN " + strconv.FormatInt(r[0], 10) + " AND " + strconv.FormatInt(r[1], 10))
-	}
-	b.WriteByte(')')
-	return b.String()
+	return only, nil
 }
 
 // scanChunk is how many event rows (by rowid) one Scan query reads (a
