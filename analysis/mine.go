@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/trajmine/trajmine/actions"
@@ -163,7 +164,7 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //  2. The runs with context ops or manage_context calls are read whole
 //     (store.Scan of those runs) and profiled by behavior.Run in the pass:
 //     with their text when they disable outputs (behavior.NeedsText), else
-//     without it, which Run does not read then.
+//     without it, which Run does not read then (the two scans at once).
 //  3. Every other run's profile is behavior.RunBrief of its shape: Run
 //     reads nothing more of such a run.
 //  4. The profiles are pooled in Scan's order (the shapes' order), as the
@@ -183,15 +184,22 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 			noText = append(noText, sh.Run.RunID)
 		}
 	}
-	ba := NewBehaviour(env, keep)
-	for _, so := range []store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
+	// the two reads share nothing: at once, each into its own Behaviour
+	bas := [2]*Behaviour{NewBehaviour(env, keep), NewBehaviour(env, keep)}
+	errs := [2]error{}
+	var wg sync.WaitGroup
+	for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
 		if len(so.RunIDs) == 0 {
 			continue
 		}
-		if err := Pass(ctx, st, so, env, ba); err != nil {
-			return nil, err
-		}
+		wg.Go(func() { errs[k] = Pass(ctx, st, so, env, bas[k]) })
 	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
+	}
+	ba := bas[0]
+	ba.profiles = append(ba.profiles, bas[1].profiles...)
 	byID := make(map[string]int, len(ba.profiles))
 	for i := range ba.profiles {
 		byID[ba.profiles[i].RunID] = i

@@ -199,16 +199,23 @@ FROM events` + evWhere
 	// w mod scanReaders, each on its own connection) and taken in range
 	// order here: DuckDB and the driver's row conversion then use two
 	// threads, and the order (so the scan) stays the same
+	// a selection of runs reads ranges subsetChunks × longer: the run
+	// filter keeps the rows each query returns (and holds) few, and fewer
+	// queries cost DuckDB less (BENCHMARKS.md, default mine)
+	chunk := scanChunk
+	if o.RunIDs != nil {
+		chunk *= subsetChunks
+	}
 	var nRanges int64
 	if maxRow.Valid {
-		nRanges = maxRow.Int64/scanChunk + 1
+		nRanges = maxRow.Int64/chunk + 1
 	}
 	// with RunIDs, only the ranges holding those runs' rows are read
 	// (rowid ranges are pushed into DuckDB's scan: the others, their text
 	// above all, are not decompressed)
 	var only []int64
 	if o.RunIDs != nil && nRanges > 0 {
-		if only, err = s.scanRangesOf(ctx, where, args); err != nil {
+		if only, err = s.scanRangesOf(ctx, chunk, where, args); err != nil {
 			return err
 		}
 		nRanges = int64(len(only))
@@ -217,8 +224,8 @@ FROM events` + evWhere
 		if only != nil {
 			w = only[w]
 		}
-		lo := w * scanChunk
-		return s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+scanChunk))
+		lo := w * chunk
+		return s.readEvents(ctx, evQuery, append(slices.Clip(args), lo, lo+chunk))
 	})
 	defer rgs.stop() // no reader outlives Scan
 	for w := int64(0); w < nRanges; w++ {
@@ -253,10 +260,10 @@ FROM events` + evWhere
 	return nil
 }
 
-// scanRangesOf returns, ascending, the scanChunk ranges of rowids holding
+// scanRangesOf returns, ascending, the ranges of chunk rowids holding
 // events of the runs where selects.
-func (s *Store) scanRangesOf(ctx context.Context, where string, args []any) ([]int64, error) {
-	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT DISTINCT rowid // %d FROM events%s ORDER BY 1`, scanChunk, where), args...)
+func (s *Store) scanRangesOf(ctx context.Context, chunk int64, where string, args []any) ([]int64, error) {
+	rows, err := s.db.QueryContext(ctx, fmt.Sprintf(`SELECT DISTINCT rowid // %d FROM events%s ORDER BY 1`, chunk, where), args...)
 	if err != nil {
 		return nil, fmt.Errorf("scan ranges: %w", err)
 	}
@@ -278,6 +285,13 @@ func (s *Store) scanRangesOf(ctx context.Context, where string, args []any) ([]i
 // scanChunk is how many event rows (by rowid) one Scan query reads (a
 // variable for tests), and scanReaders how many such queries run at once.
 var scanChunk int64 = 16384
+
+// subsetChunks: a Scan of RunIDs reads ranges of subsetChunks × scanChunk
+// rowids. On the 23,000-run store (BENCHMARKS.md) reading the 2,542 runs
+// that disable outputs took 7.8 s in ranges of 16,384, 4.7 s of 65,536 and
+// 6.3 s of 262,144; the 1,270 others with context ops, without text, 4.3,
+// 2.0 and 2.6 s.
+const subsetChunks = 4
 
 const scanReaders = 2
 
