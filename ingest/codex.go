@@ -102,7 +102,7 @@ func codexDetectLine(line []byte) bool {
 				return false
 			}
 			payloadOK = true
-			if !typeOK && !codexSkipObject(dec) {
+			if !typeOK && skipRest(dec) != nil {
 				return false
 			}
 		default:
@@ -116,24 +116,6 @@ func codexDetectLine(line []byte) bool {
 		}
 	}
 	return false
-}
-
-// codexSkipObject reads tokens up to the end of an object whose opening brace
-// was just read.
-func codexSkipObject(dec *json.Decoder) bool {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return true
 }
 
 type codexLine struct {
