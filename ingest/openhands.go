@@ -123,14 +123,11 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 			}
 			continue
 		}
-		v, err := dec.Token()
+		isArray, err := enter(dec, stdjson.Delim('['))
 		if err != nil {
 			return false
 		}
-		if v != stdjson.Delim('[') {
-			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
-				return false
-			}
+		if !isArray {
 			continue
 		}
 		el, err := dec.Token()
@@ -166,16 +163,12 @@ func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 		key, _ := t.(string)
 		switch key {
 		case "action", "observation":
-			v, err := dec.Token()
+			v, err := skipValue(dec)
 			if err != nil {
 				return actObs && (idSrc || !strict) && !foreign
 			}
 			if s, ok := v.(string); ok && s != "" {
 				actObs = true
-			} else if _, isDelim := v.(stdjson.Delim); isDelim {
-				if skipRest(dec) != nil {
-					break
-				}
 			}
 			continue
 		case "id", "source":

@@ -106,14 +106,11 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 				return s
 			}
 		case "attempts":
-			v, err := dec.Token()
+			isArray, err := enter(dec, stdjson.Delim('['))
 			if err != nil {
 				return s
 			}
-			if v != stdjson.Delim('[') {
-				if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
-					return s
-				}
+			if !isArray {
 				continue
 			}
 			if el, err := dec.Token(); err != nil || el != stdjson.Delim('{') {
@@ -141,15 +138,8 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 // whole array; a non-array value is skipped.
 func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 	keys := map[string]bool{}
-	v, err := dec.Token()
-	if err != nil {
+	if isArray, err := enter(dec, stdjson.Delim('[')); !isArray {
 		return keys, err
-	}
-	if v != stdjson.Delim('[') {
-		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return keys, skipRest(dec)
-		}
-		return keys, nil
 	}
 	el, err := dec.Token()
 	if err != nil {
