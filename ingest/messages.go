@@ -129,11 +129,10 @@ func sniffMessages(name string, head []byte) (ok, anthropic bool) {
 // ends the scan with what was seen so far.
 func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 	for {
-		t, err := dec.Token()
-		if err != nil || t == json.Delim('}') {
+		key, more, _ := nextKey(dec)
+		if !more {
 			return ok, system
 		}
-		key, _ := t.(string)
 		switch {
 		case msgForeignKeys[key]:
 			return false, false

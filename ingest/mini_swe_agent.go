@@ -103,11 +103,11 @@ var miniExitStatuses = map[string]bool{
 func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 	exitMini := false
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			return exitMini && msgs, msgs
 		}
-		switch key, _ := t.(string); key {
+		switch key {
 		case "trajectory_format":
 			v, err := skipValue(dec)
 			if err != nil {
@@ -149,14 +149,11 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 		return false, false, err
 	}
 	for {
-		t, err := dec.Token()
-		if err != nil {
+		key, ok, err := nextKey(dec)
+		if !ok {
 			return false, exit, err
 		}
-		if t == stdjson.Delim('}') {
-			return false, exit, nil
-		}
-		switch key, _ := t.(string); key {
+		switch key {
 		case "mini_version":
 			return true, exit, nil
 		case "exit_status":
@@ -178,14 +175,13 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 				continue
 			}
 			for {
-				t, err := dec.Token()
+				k, ok, err := nextKey(dec)
 				if err != nil {
 					return false, exit, err
 				}
-				if t == stdjson.Delim('}') {
+				if !ok {
 					break
 				}
-				k, _ := t.(string)
 				if k == "agent_type" || k == "model_type" || k == "environment_type" {
 					v, err := skipValue(dec)
 					if err != nil {

@@ -111,11 +111,10 @@ func (openHands) Detect(_ string, head []byte) bool {
 func ohDetectRecord(dec *stdjson.Decoder) bool {
 	instance := false
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			return false
 		}
-		key, _ := t.(string)
 		instance = instance || key == "instance_id"
 		if key != "history" && key != "trajectory" {
 			if _, err := skipValue(dec); err != nil {
@@ -156,11 +155,10 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 	var actObs, idSrc, foreign bool
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			break
 		}
-		key, _ := t.(string)
 		switch key {
 		case "action", "observation":
 			v, err := skipValue(dec)

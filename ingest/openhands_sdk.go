@@ -81,11 +81,10 @@ func ohsDetectLine(line []byte) bool {
 	}
 	var id, source, sdkKey bool
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			break
 		}
-		key, _ := t.(string)
 		v, err := skipValue(dec)
 		if err != nil {
 			break

@@ -80,11 +80,10 @@ type sweSniff struct{ steps, history, roles, config bool }
 func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 	var s sweSniff
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			return s
 		}
-		key, _ := t.(string)
 		switch key {
 		case "trajectory":
 			keys, err := sweFirstKeys(dec)
@@ -150,16 +149,14 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 		return keys, nil
 	case stdjson.Delim('{'):
 		for {
-			t, err := dec.Token()
+			k, ok, err := nextKey(dec)
 			if err != nil {
 				return keys, err
 			}
-			if t == stdjson.Delim('}') {
+			if !ok {
 				break
 			}
-			if k, ok := t.(string); ok {
-				keys[k] = true
-			}
+			keys[k] = true
 			if _, err := skipValue(dec); err != nil {
 				return keys, err
 			}
