@@ -901,9 +901,7 @@ func (o *ohRun) agentState(state, reason string) {
 	b := o.b
 	switch state {
 	case "finished":
-		if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason != schema.EndFinished {
-			b.SetEnd(schema.EndFinished, "agent_state finished")
-		}
+		ohFinished(b, "agent_state finished")
 	case "error":
 		detail := strings.TrimSpace(reason)
 		if detail == "" {

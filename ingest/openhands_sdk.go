@@ -552,9 +552,7 @@ func (o *ohsRun) status(s string) {
 	b := o.b
 	switch s {
 	case "finished":
-		if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason != schema.EndFinished {
-			b.SetEnd(schema.EndFinished, "execution_status finished")
-		}
+		ohFinished(b, "execution_status finished")
 	case "error":
 		if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason == schema.EndFinished {
 			b.SetEnd(schema.EndError, "execution_status error")
