@@ -229,6 +229,20 @@ func (c *codexRun) run(id string, started *time.Time) (*RunBuilder, error) {
 	return b, nil
 }
 
+// payload decodes the payload of line n, record l, into v and makes sure the
+// run has begun (named after the file when no session_meta came first), as
+// every record after session_meta needs. ok is false when the payload does
+// not decode, the line then rejected ("invalid <type>: …"), or on err.
+func (c *codexRun) payload(n int64, l *codexLine, raw []byte, v any) (ok bool, err error) {
+	if err := json.Unmarshal(l.Payload, v); err != nil {
+		return false, c.f.Reject(n, "invalid "+l.Type+": "+codexErr(err), raw)
+	}
+	if _, err := c.run("", nil); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 func (c *codexRun) line(n int64, raw []byte) error {
 	f := c.f
 	if raw[0] != '{' {
@@ -284,33 +298,23 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		var p struct {
 			Model string `json:"model"`
 		}
-		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return f.Reject(n, "invalid turn_context: "+codexErr(err), raw)
-		}
-		b, err := c.run("", nil)
-		if err != nil {
+		if ok, err := c.payload(n, &l, raw, &p); !ok {
 			return err
 		}
 		if p.Model != "" {
 			c.model = p.Model
-			b.NoteModel(p.Model)
+			c.b.NoteModel(p.Model)
 		}
 		return nil
 	case "response_item":
 		var it codexItem
-		if err := json.Unmarshal(l.Payload, &it); err != nil {
-			return f.Reject(n, "invalid response_item: "+codexErr(err), raw)
-		}
-		if _, err := c.run("", nil); err != nil {
+		if ok, err := c.payload(n, &l, raw, &it); !ok {
 			return err
 		}
 		return c.item(n, ts, &it, raw)
 	case "event_msg":
 		var ev codexEvent
-		if err := json.Unmarshal(l.Payload, &ev); err != nil {
-			return f.Reject(n, "invalid event_msg: "+codexErr(err), raw)
-		}
-		if _, err := c.run("", nil); err != nil {
+		if ok, err := c.payload(n, &l, raw, &ev); !ok {
 			return err
 		}
 		return c.event(n, ts, &ev, raw)
@@ -319,11 +323,7 @@ func (c *codexRun) line(n int64, raw []byte) error {
 			Message            string            `json:"message"`
 			ReplacementHistory []json.RawMessage `json:"replacement_history"`
 		}
-		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return f.Reject(n, "invalid compacted: "+codexErr(err), raw)
-		}
-		b, err := c.run("", nil)
-		if err != nil {
+		if ok, err := c.payload(n, &l, raw, &p); !ok {
 			return err
 		}
 		if err := c.add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: n, Text: p.Message}); err != nil {
@@ -338,7 +338,7 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		if p.ReplacementHistory != nil {
 			op.Detail = fmt.Sprintf("replacement_history: %d items", len(p.ReplacementHistory))
 		}
-		return b.Op(op)
+		return c.b.Op(op)
 	}
 	return nil // line types of newer versions
 }
