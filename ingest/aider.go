@@ -254,9 +254,7 @@ func (ai *adImport) user(line int64, text string) error {
 	case strings.HasPrefix(cmd, "/") && !adMessageCommands[cmd], strings.HasPrefix(cmd, "!"):
 		return nil
 	}
-	if b.Run.EndReasonSource == schema.SourceExplicit {
-		b.ClearEnd() // the session went on
-	}
+	resumeRun(b)
 	r.lastKind = schema.KindUser
 	return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", Line: line, Text: text})
 }
@@ -276,9 +274,7 @@ func (ai *adImport) reply(line int64, text string) error {
 		}
 		r.pending = nil
 	}
-	if b.Run.EndReasonSource == schema.SourceExplicit {
-		b.ClearEnd()
-	}
+	resumeRun(b)
 	b.NewCall()
 	b.NoteModel(r.model)
 	r.usageSet = false

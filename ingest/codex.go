@@ -364,7 +364,7 @@ func (c *codexRun) item(n int64, ts *time.Time, it *codexItem, raw []byte) error
 				return nil
 			}
 			if !codexSessionPrefix(text) {
-				c.resume()
+				resumeRun(c.b)
 			}
 			c.users = append(c.users, strings.TrimSpace(text))
 		}
@@ -478,7 +478,7 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 		c.usage(schema.Usage{TS: ts, Model: model, InputTokens: last.InputTokens, CacheReadTokens: last.CachedInputTokens,
 			OutputTokens: last.OutputTokens, ReasoningTokens: last.ReasoningOutputTokens})
 	case "task_started":
-		c.resume()
+		resumeRun(c.b)
 		c.users = c.users[:0]
 		var w int64
 		if json.Unmarshal(ev.Window, &w) == nil && w > 0 {
@@ -510,7 +510,7 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 		if c.repeatsUser(msg) {
 			return nil
 		}
-		c.resume()
+		resumeRun(c.b)
 		c.users = append(c.users, strings.TrimSpace(msg))
 		return c.add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: msg})
 	}
@@ -622,14 +622,6 @@ func codexSessionPrefix(text string) bool {
 		}
 	}
 	return false
-}
-
-// resume clears an explicit end when the session goes on: the user started
-// another turn, so that end was not the run's.
-func (c *codexRun) resume() {
-	if c.b.Run.EndReasonSource == schema.SourceExplicit {
-		c.b.ClearEnd()
-	}
 }
 
 // codexToolName joins an MCP namespace ("mcp__node_repl__") and a tool name.

@@ -126,8 +126,8 @@ func ohFinished(b *RunBuilder, detail string) {
 // ohResume forgets an explicit end the run went on after (the agent is
 // running again); a context overflow stays.
 func ohResume(b *RunBuilder) {
-	if b.Run.EndReasonSource == schema.SourceExplicit && b.Run.EndReason != schema.EndContextOverflow {
-		b.ClearEnd()
+	if b.Run.EndReason != schema.EndContextOverflow {
+		resumeRun(b)
 	}
 }
 
