@@ -185,7 +185,7 @@ type codexRun struct {
 	inOutput bool              // the last event added was a model output (the builder's turn rule)
 	open     bool              // the current call began with outputs and has no usage yet
 	order    codexOrder        // where token_count lines sit
-	pending  *schema.Usage     // usage waiting for its call (codexUsageBefore)
+	pending  heldUsage         // usage waiting for its call (codexUsageBefore)
 	total    int64             // total_token_usage.total_tokens of the last token_count
 	lastIn   *int64            // prompt tokens of the last measured call
 	users    []string          // user texts added in this task since the last output
@@ -201,9 +201,7 @@ func (codex) Import(f *File, r io.Reader) error {
 	if c.b == nil {
 		return nil
 	}
-	if c.pending != nil {
-		c.b.SetUsageAt(c.b.Turns(), *c.pending)
-	}
+	c.pending.flush(c.b)
 	return c.b.Finish()
 }
 
@@ -541,9 +539,9 @@ func (c *codexRun) add(e schema.Event) error {
 	c.inOutput, c.users = true, c.users[:0]
 	if start {
 		c.open = true
-		if c.pending != nil {
-			b.SetUsageAt(b.Turns()-1, *c.pending)
-			c.pending, c.open = nil, false
+		if u, ok := c.pending.take(); ok {
+			b.SetUsageAt(b.Turns()-1, u)
+			c.open = false
 		}
 	}
 	return nil
@@ -567,10 +565,7 @@ func (c *codexRun) usage(u schema.Usage) {
 	case c.order == codexUsageAfter:
 		b.SetUsageAt(b.Turns(), u) // a call that logged no items
 	default:
-		if c.pending != nil {
-			b.SetUsageAt(b.Turns(), *c.pending)
-		}
-		c.pending = &u
+		c.pending.hold(b, u)
 	}
 }
 

@@ -183,7 +183,7 @@ type ohsRun struct {
 	b          *RunBuilder
 	prev       map[string]ohTokens // last cumulative usage per usage id
 	cost       map[string]float64  // last accumulated cost per usage id
-	pending    *schema.Usage       // agent usage waiting for its call's output
+	pending    heldUsage           // agent usage waiting for its call's output
 	lastResp   string              // llm_response_id of the current call
 	lastPrompt *int64              // prompt tokens of the last measured agent call
 	trigger    string              // trigger of the next condensation
@@ -199,9 +199,7 @@ func (openHandsSDK) Import(f *File, r io.Reader) error {
 	if o.b == nil {
 		return nil
 	}
-	if o.pending != nil {
-		o.b.SetUsageAt(o.b.Turns(), *o.pending)
-	}
+	o.pending.flush(o.b)
 	var total float64
 	for _, c := range o.cost {
 		total += c
@@ -389,11 +387,9 @@ func (o *ohsRun) call(rid string) {
 		b.NewCall()
 	}
 	o.lastResp = rid
-	if o.pending != nil {
-		u := *o.pending
+	if u, ok := o.pending.take(); ok {
 		u.RequestID = rid
 		b.SetUsage(u)
-		o.pending = nil
 	}
 }
 
@@ -538,12 +534,9 @@ func (o *ohsRun) stats(st *ohsStats, ts *time.Time) {
 			b.SetUsageAt(b.Turns(), u)
 			continue
 		}
-		if o.pending != nil { // the previous call logged no output
-			b.SetUsageAt(b.Turns(), *o.pending)
-		}
 		in := u.InputTokens
 		o.lastPrompt = &in
-		o.pending = &u
+		o.pending.hold(b, u) // a usage held before had no output: a call of its own
 	}
 }
 
