@@ -243,22 +243,19 @@ func (ai *adImport) user(line int64, text string) error {
 	r.started = true
 	r.pending = nil // aider's output before a user input was not sent to the model
 	b := r.b
+	add := eventAdder(b, nil, line, &r.lastKind)
 	cmd, _, _ := strings.Cut(strings.TrimSpace(text), " ")
 	switch {
 	case cmd == "/clear" || cmd == "/reset":
-		if err := b.Add(schema.Event{Kind: schema.KindContextOp, Role: "user", Line: line, Text: text}); err != nil {
+		if err := add(schema.Event{Kind: schema.KindContextOp, Role: "user", Text: text}); err != nil {
 			return err
 		}
-		r.lastKind = schema.KindContextOp
 		return b.Op(schema.ContextOp{Op: schema.OpTruncation, Trigger: "manual", Detail: cmd + ": chat history dropped"})
 	case strings.HasPrefix(cmd, "/") && !adMessageCommands[cmd], strings.HasPrefix(cmd, "!"):
 		return nil
 	}
-	if b.Run.EndReasonSource == schema.SourceExplicit {
-		b.ClearEnd() // the session went on
-	}
-	r.lastKind = schema.KindUser
-	return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", Line: line, Text: text})
+	resumeRun(b)
+	return add(schema.Event{Kind: schema.KindUser, Role: "user", Text: text})
 }
 
 func (ai *adImport) reply(line int64, text string) error {
@@ -270,20 +267,18 @@ func (ai *adImport) reply(line int64, text string) error {
 		return nil // unquoted lines of the launch banner (a multi-line --message)
 	}
 	b := r.b
+	add := eventAdder(b, nil, line, &r.lastKind)
 	if len(r.pending) > 0 {
 		if err := b.Add(schema.Event{Kind: schema.KindUser, Role: "aider", Line: r.pendLine, Text: strings.Join(r.pending, "\n")}); err != nil {
 			return err
 		}
 		r.pending = nil
 	}
-	if b.Run.EndReasonSource == schema.SourceExplicit {
-		b.ClearEnd()
-	}
+	resumeRun(b)
 	b.NewCall()
 	b.NoteModel(r.model)
 	r.usageSet = false
-	r.lastKind = schema.KindAssistant
-	return b.Add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Line: line, Text: text})
+	return add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text})
 }
 
 func (ai *adImport) clipQuote(line int64, msg string) error {
@@ -299,6 +294,7 @@ func (ai *adImport) clipQuote(line int64, msg string) error {
 		return nil // the launch banner
 	}
 	b := r.b
+	add := eventAdder(b, nil, line, &r.lastKind)
 	if m := adTokens.FindStringSubmatch(msg); m != nil {
 		u := schema.Usage{Model: r.model, InputTokens: adCount(m[1]), CacheWriteTokens: adCount(m[2]), CacheReadTokens: adCount(m[3]), OutputTokens: adCount(m[4])}
 		if b.Turns() > 0 && !r.usageSet {
@@ -317,11 +313,10 @@ func (ai *adImport) clipQuote(line int64, msg string) error {
 	if m := adApplied.FindStringSubmatch(msg); m != nil {
 		path := strings.TrimSpace(m[1])
 		args, _ := json.Marshal(map[string]string{"path": path})
-		if err := b.Add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: "edit", Args: string(args), Line: line}); err != nil {
+		if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: "edit", Args: string(args)}); err != nil {
 			return err
 		}
-		r.lastKind = schema.KindToolResult
-		return b.Add(schema.Event{Kind: schema.KindToolResult, Role: "aider", ToolName: "edit", Target: cleanPath(path), Line: line, Text: msg})
+		return add(schema.Event{Kind: schema.KindToolResult, Role: "aider", ToolName: "edit", Target: cleanPath(path), Text: msg})
 	}
 	if adCommit.MatchString(msg) {
 		return nil
@@ -339,8 +334,7 @@ func (ai *adImport) clipQuote(line int64, msg string) error {
 		if !strings.Contains(msg, "has hit a token limit") || strings.Contains(msg, "exhausted context window") {
 			reason = schema.EndContextOverflow
 		}
-		r.lastKind = schema.KindError
-		if err := b.Add(schema.Event{Kind: schema.KindError, Role: "aider", Line: line, IsError: true, Text: msg}); err != nil {
+		if err := add(schema.Event{Kind: schema.KindError, Role: "aider", IsError: true, Text: msg}); err != nil {
 			return err
 		}
 		b.SetEnd(reason, first)

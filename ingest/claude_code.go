@@ -100,11 +100,20 @@ type ccMessage struct {
 	Blocks     []json.RawMessage `json:"-"`
 }
 
+// ccUsage is an Anthropic Messages usage object (Claude Code, its
+// stream-json, droid exec).
 type ccUsage struct {
 	InputTokens   int64 `json:"input_tokens"`
 	OutputTokens  int64 `json:"output_tokens"`
 	CacheCreation int64 `json:"cache_creation_input_tokens"`
 	CacheRead     int64 `json:"cache_read_input_tokens"`
+}
+
+// usage is u as schema.Usage counts it: Anthropic's input_tokens leave out
+// the prompt's cache reads and writes, schema's input includes them.
+func (u *ccUsage) usage() schema.Usage {
+	return schema.Usage{InputTokens: u.InputTokens + u.CacheRead + u.CacheCreation, OutputTokens: u.OutputTokens,
+		CacheReadTokens: u.CacheRead, CacheWriteTokens: u.CacheCreation}
 }
 
 type ccBlock struct {
@@ -296,18 +305,13 @@ func (cr *ccRun) assistant(f *File, line int64, ts *time.Time, rec *ccRecord, ms
 	}
 	b.Call(msg.ID)
 	b.NoteModel(msg.Model)
-	if u := msg.Usage; u != nil {
-		out := u.OutputTokens
-		if prev := b.Usage(b.callIdx); prev != nil && prev.RequestID == msg.ID && prev.OutputTokens > out {
-			out = prev.OutputTokens
+	if msg.Usage != nil {
+		u := msg.Usage.usage()
+		u.TS, u.Model, u.RequestID = ts, msg.Model, msg.ID
+		if prev := b.Usage(b.callIdx); prev != nil && prev.RequestID == msg.ID && prev.OutputTokens > u.OutputTokens {
+			u.OutputTokens = prev.OutputTokens
 		}
-		b.SetUsage(schema.Usage{
-			TS: ts, Model: msg.Model, RequestID: msg.ID,
-			InputTokens:      u.InputTokens + u.CacheRead + u.CacheCreation,
-			OutputTokens:     out,
-			CacheReadTokens:  u.CacheRead,
-			CacheWriteTokens: u.CacheCreation,
-		})
+		b.SetUsage(u)
 	}
 	if msg.StopReason != "" {
 		cr.lastStop = strings.Clone(msg.StopReason)

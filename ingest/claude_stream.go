@@ -421,11 +421,12 @@ func (si *csImport) result(cr *csRun, rec *csRecord) error {
 	// The result's usage is the query's total; per-call output tokens in the
 	// stream are start-of-response placeholders. The total also counts the
 	// query's sub-agents, so it is the run's own only when there are none.
-	if u := rec.Usage; u != nil && len(si.runs) == 1 {
-		cr.stated.InputTokens += u.InputTokens + u.CacheRead + u.CacheCreation
+	if rec.Usage != nil && len(si.runs) == 1 {
+		u := rec.Usage.usage()
+		cr.stated.InputTokens += u.InputTokens
 		cr.stated.OutputTokens += u.OutputTokens
-		cr.stated.CacheReadTokens += u.CacheRead
-		cr.stated.CacheWriteTokens += u.CacheCreation
+		cr.stated.CacheReadTokens += u.CacheReadTokens
+		cr.stated.CacheWriteTokens += u.CacheWriteTokens
 		b.SetLoggedTotals(cr.stated)
 	}
 	text := csText(rec.Result)

@@ -102,7 +102,7 @@ func codexDetectLine(line []byte) bool {
 				return false
 			}
 			payloadOK = true
-			if !typeOK && !codexSkipObject(dec) {
+			if !typeOK && skipRest(dec) != nil {
 				return false
 			}
 		default:
@@ -116,24 +116,6 @@ func codexDetectLine(line []byte) bool {
 		}
 	}
 	return false
-}
-
-// codexSkipObject reads tokens up to the end of an object whose opening brace
-// was just read.
-func codexSkipObject(dec *json.Decoder) bool {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
-	return true
 }
 
 type codexLine struct {
@@ -203,7 +185,7 @@ type codexRun struct {
 	inOutput bool              // the last event added was a model output (the builder's turn rule)
 	open     bool              // the current call began with outputs and has no usage yet
 	order    codexOrder        // where token_count lines sit
-	pending  *schema.Usage     // usage waiting for its call (codexUsageBefore)
+	pending  heldUsage         // usage waiting for its call (codexUsageBefore)
 	total    int64             // total_token_usage.total_tokens of the last token_count
 	lastIn   *int64            // prompt tokens of the last measured call
 	users    []string          // user texts added in this task since the last output
@@ -219,9 +201,7 @@ func (codex) Import(f *File, r io.Reader) error {
 	if c.b == nil {
 		return nil
 	}
-	if c.pending != nil {
-		c.b.SetUsageAt(c.b.Turns(), *c.pending)
-	}
+	c.pending.flush(c.b)
 	return c.b.Finish()
 }
 
@@ -245,6 +225,20 @@ func (c *codexRun) run(id string, started *time.Time) (*RunBuilder, error) {
 	b.Run.StartedAt = started
 	c.b = b
 	return b, nil
+}
+
+// payload decodes the payload of line n, record l, into v and makes sure the
+// run has begun (named after the file when no session_meta came first), as
+// every record after session_meta needs. ok is false when the payload does
+// not decode, the line then rejected ("invalid <type>: …"), or on err.
+func (c *codexRun) payload(n int64, l *codexLine, raw []byte, v any) (ok bool, err error) {
+	if err := json.Unmarshal(l.Payload, v); err != nil {
+		return false, c.f.Reject(n, "invalid "+l.Type+": "+codexErr(err), raw)
+	}
+	if _, err := c.run("", nil); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 func (c *codexRun) line(n int64, raw []byte) error {
@@ -302,33 +296,23 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		var p struct {
 			Model string `json:"model"`
 		}
-		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return f.Reject(n, "invalid turn_context: "+codexErr(err), raw)
-		}
-		b, err := c.run("", nil)
-		if err != nil {
+		if ok, err := c.payload(n, &l, raw, &p); !ok {
 			return err
 		}
 		if p.Model != "" {
 			c.model = p.Model
-			b.NoteModel(p.Model)
+			c.b.NoteModel(p.Model)
 		}
 		return nil
 	case "response_item":
 		var it codexItem
-		if err := json.Unmarshal(l.Payload, &it); err != nil {
-			return f.Reject(n, "invalid response_item: "+codexErr(err), raw)
-		}
-		if _, err := c.run("", nil); err != nil {
+		if ok, err := c.payload(n, &l, raw, &it); !ok {
 			return err
 		}
 		return c.item(n, ts, &it, raw)
 	case "event_msg":
 		var ev codexEvent
-		if err := json.Unmarshal(l.Payload, &ev); err != nil {
-			return f.Reject(n, "invalid event_msg: "+codexErr(err), raw)
-		}
-		if _, err := c.run("", nil); err != nil {
+		if ok, err := c.payload(n, &l, raw, &ev); !ok {
 			return err
 		}
 		return c.event(n, ts, &ev, raw)
@@ -337,11 +321,7 @@ func (c *codexRun) line(n int64, raw []byte) error {
 			Message            string            `json:"message"`
 			ReplacementHistory []json.RawMessage `json:"replacement_history"`
 		}
-		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return f.Reject(n, "invalid compacted: "+codexErr(err), raw)
-		}
-		b, err := c.run("", nil)
-		if err != nil {
+		if ok, err := c.payload(n, &l, raw, &p); !ok {
 			return err
 		}
 		if err := c.add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ts, Line: n, Text: p.Message}); err != nil {
@@ -356,7 +336,7 @@ func (c *codexRun) line(n int64, raw []byte) error {
 		if p.ReplacementHistory != nil {
 			op.Detail = fmt.Sprintf("replacement_history: %d items", len(p.ReplacementHistory))
 		}
-		return b.Op(op)
+		return c.b.Op(op)
 	}
 	return nil // line types of newer versions
 }
@@ -382,7 +362,7 @@ func (c *codexRun) item(n int64, ts *time.Time, it *codexItem, raw []byte) error
 				return nil
 			}
 			if !codexSessionPrefix(text) {
-				c.resume()
+				resumeRun(c.b)
 			}
 			c.users = append(c.users, strings.TrimSpace(text))
 		}
@@ -496,7 +476,7 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 		c.usage(schema.Usage{TS: ts, Model: model, InputTokens: last.InputTokens, CacheReadTokens: last.CachedInputTokens,
 			OutputTokens: last.OutputTokens, ReasoningTokens: last.ReasoningOutputTokens})
 	case "task_started":
-		c.resume()
+		resumeRun(c.b)
 		c.users = c.users[:0]
 		var w int64
 		if json.Unmarshal(ev.Window, &w) == nil && w > 0 {
@@ -528,7 +508,7 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 		if c.repeatsUser(msg) {
 			return nil
 		}
-		c.resume()
+		resumeRun(c.b)
 		c.users = append(c.users, strings.TrimSpace(msg))
 		return c.add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: msg})
 	}
@@ -559,9 +539,9 @@ func (c *codexRun) add(e schema.Event) error {
 	c.inOutput, c.users = true, c.users[:0]
 	if start {
 		c.open = true
-		if c.pending != nil {
-			b.SetUsageAt(b.Turns()-1, *c.pending)
-			c.pending, c.open = nil, false
+		if u, ok := c.pending.take(); ok {
+			b.SetUsageAt(b.Turns()-1, u)
+			c.open = false
 		}
 	}
 	return nil
@@ -585,10 +565,7 @@ func (c *codexRun) usage(u schema.Usage) {
 	case c.order == codexUsageAfter:
 		b.SetUsageAt(b.Turns(), u) // a call that logged no items
 	default:
-		if c.pending != nil {
-			b.SetUsageAt(b.Turns(), *c.pending)
-		}
-		c.pending = &u
+		c.pending.hold(b, u)
 	}
 }
 
@@ -640,14 +617,6 @@ func codexSessionPrefix(text string) bool {
 		}
 	}
 	return false
-}
-
-// resume clears an explicit end when the session goes on: the user started
-// another turn, so that end was not the run's.
-func (c *codexRun) resume() {
-	if c.b.Run.EndReasonSource == schema.SourceExplicit {
-		c.b.ClearEnd()
-	}
 }
 
 // codexToolName joins an MCP namespace ("mcp__node_repl__") and a tool name.

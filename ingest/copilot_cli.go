@@ -253,9 +253,7 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 			b.NoteModel(d.SelectedModel)
 		}
 	case "user.message":
-		if b.Run.EndReasonSource == schema.SourceExplicit {
-			b.ClearEnd()
-		}
+		resumeRun(b)
 		text := ContentText(d.Content)
 		if d.TransformedContent != nil && *d.TransformedContent != "" {
 			text = *d.TransformedContent
@@ -266,9 +264,7 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 			return add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
 		}
 	case "assistant.message":
-		if b.Run.EndReasonSource == schema.SourceExplicit {
-			b.ClearEnd()
-		}
+		resumeRun(b)
 		id := d.APICallID
 		if id == "" {
 			id = d.MessageID

@@ -54,14 +54,17 @@
 //   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc,
 //     readJSONObject, docRun), values split off with their offsets
 //     (objectFields, arrayElems), array elements decoded one by one
-//     (decodeElems), the lineIndex, and decoding errors as a line and a
-//     short reason.
+//     (decodeElems), the lineIndex, decoding errors as a line and a short
+//     reason, and the token steps of Detect's scanners (skipValue,
+//     skipRest, enter, nextKey).
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
 //     logs, and toolCallFields; jsonutil.go: values read one way for every
 //     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,
 //     scalarString) and oaToolCall.
 //   - genai_values.go, genai_messages.go, genai_emitter.go: the generic GenAI
 //     payloads of the otel-genai-spans, langfuse and opencode importers (gai*).
+//   - heldusage.go: heldUsage, a call's usage logged before its outputs
+//     (codex, openhands-sdk).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr; lines.go: ParallelLines.
 //

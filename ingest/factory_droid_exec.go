@@ -73,12 +73,7 @@ type fxEvent struct {
 	Error      json.RawMessage `json:"error"`
 	FinalText  *string         `json:"finalText"`
 	Message    string          `json:"message"`
-	Usage      *struct {
-		Input      int64 `json:"input_tokens"`
-		Output     int64 `json:"output_tokens"`
-		CacheRead  int64 `json:"cache_read_input_tokens"`
-		CacheWrite int64 `json:"cache_creation_input_tokens"`
-	} `json:"usage"`
+	Usage      *ccUsage        `json:"usage"` // as in Claude's stream-json
 }
 
 func (factoryDroidExec) Import(f *File, r io.Reader) error {
@@ -143,8 +138,9 @@ func (factoryDroidExec) Import(f *File, r io.Reader) error {
 			b.SetEnd(schema.EndError, e.Message)
 		}
 		if err == nil && e.Usage != nil {
-			b.SetUsage(schema.Usage{Model: e.Model, InputTokens: e.Usage.Input + e.Usage.CacheRead + e.Usage.CacheWrite, OutputTokens: e.Usage.Output,
-				CacheReadTokens: e.Usage.CacheRead, CacheWriteTokens: e.Usage.CacheWrite})
+			u := e.Usage.usage()
+			u.Model = e.Model
+			b.SetUsage(u)
 		}
 		return err
 	})

@@ -18,7 +18,8 @@ import (
 // objectFields, arrayElems), offsets turned into lines (lineIndex), and
 // decoding errors turned into a line and a short reason. Values are split with
 // encoding/json's Decoder, whose syntax errors carry the offset; skipValue and
-// skipRest pass over a value token by token (Detect, on a head cut short).
+// skipRest pass over a value token by token, enter steps into an object or
+// array and nextKey reads an object's keys (Detect, on a head cut short).
 
 // jsonSpan is a JSON value and the byte offset where it starts in the file.
 type jsonSpan struct {
@@ -256,6 +257,35 @@ func skipRest(dec *stdjson.Decoder) error {
 		}
 	}
 	return nil
+}
+
+// nextKey reads the next key of an object being read token by token, the
+// decoder then at the key's value; ok is false at the object's '}' and on an
+// error (err).
+func nextKey(dec *stdjson.Decoder) (key string, ok bool, err error) {
+	t, err := dec.Token()
+	if err != nil || t == stdjson.Delim('}') {
+		return "", false, err
+	}
+	key, _ = t.(string)
+	return key, true, nil
+}
+
+// enter reads the first token of the next value and reports whether it is
+// open ('{' or '['): the value is then entered, its first member next. Any
+// other value is passed over whole.
+func enter(dec *stdjson.Decoder, open stdjson.Delim) (bool, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return false, err
+	}
+	if t == open {
+		return true, nil
+	}
+	if _, isDelim := t.(stdjson.Delim); isDelim {
+		return false, skipRest(dec)
+	}
+	return false, nil
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.

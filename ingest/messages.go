@@ -129,33 +129,27 @@ func sniffMessages(name string, head []byte) (ok, anthropic bool) {
 // ends the scan with what was seen so far.
 func msgSniffObject(dec *json.Decoder, msgOK bool) (ok, system bool) {
 	for {
-		t, err := dec.Token()
-		if err != nil || t == json.Delim('}') {
+		key, more, _ := nextKey(dec)
+		if !more {
 			return ok, system
 		}
-		key, _ := t.(string)
 		switch {
 		case msgForeignKeys[key]:
 			return false, false
 		case key == "role" && msgOK:
-			v, err := dec.Token()
+			v, err := skipValue(dec)
 			if err != nil {
 				return ok, system
 			}
 			if s, isStr := v.(string); isStr && msgRoles[strings.ToLower(s)] {
 				ok = true
-			} else if _, isDelim := v.(json.Delim); isDelim && skipRest(dec) != nil {
-				return ok, system
 			}
 		case key == "messages" || key == "traj":
-			v, err := dec.Token()
+			isArray, err := enter(dec, json.Delim('['))
 			if err != nil {
 				return ok, system
 			}
-			if v != json.Delim('[') {
-				if _, isDelim := v.(json.Delim); isDelim && skipRest(dec) != nil {
-					return ok, system
-				}
+			if !isArray {
 				continue
 			}
 			el, err := dec.Token()

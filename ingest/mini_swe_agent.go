@@ -103,21 +103,18 @@ var miniExitStatuses = map[string]bool{
 func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 	exitMini := false
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			return exitMini && msgs, msgs
 		}
-		switch key, _ := t.(string); key {
+		switch key {
 		case "trajectory_format":
-			v, err := dec.Token()
+			v, err := skipValue(dec)
 			if err != nil {
 				return false, msgs
 			}
 			if s, ok := v.(string); ok && strings.HasPrefix(s, "mini-swe-agent") {
 				return true, msgs
-			}
-			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
-				return false, msgs
 			}
 		case "info":
 			found, exit, err := miniSniffInfo(dec)
@@ -148,25 +145,15 @@ func miniSniffObject(dec *stdjson.Decoder) (mini, msgs bool) {
 // mini-swe-agent (mini_version, or config.*_type "minisweagent.…"), and
 // whether its exit_status is one of mini-swe-agent's.
 func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
-	v, err := dec.Token()
-	if err != nil {
+	if isObject, err := enter(dec, stdjson.Delim('{')); !isObject {
 		return false, false, err
 	}
-	if v != stdjson.Delim('{') {
-		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return false, false, skipRest(dec)
-		}
-		return false, false, nil
-	}
 	for {
-		t, err := dec.Token()
-		if err != nil {
+		key, ok, err := nextKey(dec)
+		if !ok {
 			return false, exit, err
 		}
-		if t == stdjson.Delim('}') {
-			return false, exit, nil
-		}
-		switch key, _ := t.(string); key {
+		switch key {
 		case "mini_version":
 			return true, exit, nil
 		case "exit_status":
@@ -180,39 +167,28 @@ func miniSniffInfo(dec *stdjson.Decoder) (found, exit bool, err error) {
 				return false, exit, err
 			}
 		case "config":
-			v, err := dec.Token()
+			isObject, err := enter(dec, stdjson.Delim('{'))
 			if err != nil {
 				return false, exit, err
 			}
-			if v != stdjson.Delim('{') {
-				if _, isDelim := v.(stdjson.Delim); isDelim {
-					if err := skipRest(dec); err != nil {
-						return false, exit, err
-					}
-				}
+			if !isObject {
 				continue
 			}
 			for {
-				t, err := dec.Token()
+				k, ok, err := nextKey(dec)
 				if err != nil {
 					return false, exit, err
 				}
-				if t == stdjson.Delim('}') {
+				if !ok {
 					break
 				}
-				k, _ := t.(string)
 				if k == "agent_type" || k == "model_type" || k == "environment_type" {
-					v, err := dec.Token()
+					v, err := skipValue(dec)
 					if err != nil {
 						return false, exit, err
 					}
 					if s, ok := v.(string); ok && strings.HasPrefix(s, "minisweagent.") {
 						return true, exit, nil
-					}
-					if _, isDelim := v.(stdjson.Delim); isDelim {
-						if err := skipRest(dec); err != nil {
-							return false, exit, err
-						}
 					}
 					continue
 				}

@@ -66,37 +66,46 @@ func opcImportStorage(f *File, data []byte) error {
 	s := &opcSession{id: id, parentID: info.ParentID, msgs: map[string]*opcMsg{}}
 	msgDir, partDir := opcStorageRoot(f.Path(), id)
 	var rec int64 // record index over the files read
-	for _, mp := range opcJSONFiles(msgDir) {
+	err := opcEachFile(f, msgDir, "message", &rec, func(mp string, mi *opcInfo) error {
+		mi.ID = cmp.Or(mi.ID, opcFileID(mp))
+		m := s.msg(mi.ID)
+		m.info, m.line = mi, rec
+		return opcEachFile(f, partDir(mi.ID), "part", &rec, func(pp string, part *opcPart) error {
+			part.ID = cmp.Or(part.ID, opcFileID(pp))
+			m.part(*part, rec)
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return opcConvert(f, s)
+}
+
+// opcEachFile decodes each storage file of dir (opcJSONFiles; what names
+// their kind) into a fresh T as the next record, *rec counting the files
+// read, and calls fn with the file's path and value. A file that does not
+// decode has been rejected (opcReadFile) and fn does not see it.
+func opcEachFile[T any](f *File, dir, what string, rec *int64, fn func(path string, v *T) error) error {
+	for _, p := range opcJSONFiles(dir) {
 		if f.Ctx != nil {
 			if err := f.Ctx.Err(); err != nil {
 				return err
 			}
 		}
-		rec++
-		var mi opcInfo
-		if ok, err := opcReadFile(f, mp, "message", rec, &mi); !ok {
+		*rec++
+		var v T
+		if ok, err := opcReadFile(f, p, what, *rec, &v); !ok {
 			if err != nil {
 				return err
 			}
 			continue
 		}
-		mi.ID = cmp.Or(mi.ID, opcFileID(mp))
-		m := s.msg(mi.ID)
-		m.info, m.line = &mi, rec
-		for _, pp := range opcJSONFiles(partDir(mi.ID)) {
-			rec++
-			var part opcPart
-			if ok, err := opcReadFile(f, pp, "part", rec, &part); !ok {
-				if err != nil {
-					return err
-				}
-				continue
-			}
-			part.ID = cmp.Or(part.ID, opcFileID(pp))
-			m.part(part, rec)
+		if err := fn(p, &v); err != nil {
+			return err
 		}
 	}
-	return opcConvert(f, s)
+	return nil
 }
 
 // opcReadFile decodes the storage file path (a message or part file, as what

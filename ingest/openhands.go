@@ -111,11 +111,10 @@ func (openHands) Detect(_ string, head []byte) bool {
 func ohDetectRecord(dec *stdjson.Decoder) bool {
 	instance := false
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			return false
 		}
-		key, _ := t.(string)
 		instance = instance || key == "instance_id"
 		if key != "history" && key != "trajectory" {
 			if _, err := skipValue(dec); err != nil {
@@ -123,14 +122,11 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 			}
 			continue
 		}
-		v, err := dec.Token()
+		isArray, err := enter(dec, stdjson.Delim('['))
 		if err != nil {
 			return false
 		}
-		if v != stdjson.Delim('[') {
-			if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
-				return false
-			}
+		if !isArray {
 			continue
 		}
 		el, err := dec.Token()
@@ -159,23 +155,18 @@ func ohDetectRecord(dec *stdjson.Decoder) bool {
 func ohDetectEvent(dec *stdjson.Decoder, strict bool) bool {
 	var actObs, idSrc, foreign bool
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			break
 		}
-		key, _ := t.(string)
 		switch key {
 		case "action", "observation":
-			v, err := dec.Token()
+			v, err := skipValue(dec)
 			if err != nil {
 				return actObs && (idSrc || !strict) && !foreign
 			}
 			if s, ok := v.(string); ok && s != "" {
 				actObs = true
-			} else if _, isDelim := v.(stdjson.Delim); isDelim {
-				if skipRest(dec) != nil {
-					break
-				}
 			}
 			continue
 		case "id", "source":
@@ -910,9 +901,7 @@ func (o *ohRun) agentState(state, reason string) {
 	b := o.b
 	switch state {
 	case "finished":
-		if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason != schema.EndFinished {
-			b.SetEnd(schema.EndFinished, "agent_state finished")
-		}
+		ohFinished(b, "agent_state finished")
 	case "error":
 		detail := strings.TrimSpace(reason)
 		if detail == "" {

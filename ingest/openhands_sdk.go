@@ -81,11 +81,10 @@ func ohsDetectLine(line []byte) bool {
 	}
 	var id, source, sdkKey bool
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			break
 		}
-		key, _ := t.(string)
 		v, err := skipValue(dec)
 		if err != nil {
 			break
@@ -184,7 +183,7 @@ type ohsRun struct {
 	b          *RunBuilder
 	prev       map[string]ohTokens // last cumulative usage per usage id
 	cost       map[string]float64  // last accumulated cost per usage id
-	pending    *schema.Usage       // agent usage waiting for its call's output
+	pending    heldUsage           // agent usage waiting for its call's output
 	lastResp   string              // llm_response_id of the current call
 	lastPrompt *int64              // prompt tokens of the last measured agent call
 	trigger    string              // trigger of the next condensation
@@ -200,9 +199,7 @@ func (openHandsSDK) Import(f *File, r io.Reader) error {
 	if o.b == nil {
 		return nil
 	}
-	if o.pending != nil {
-		o.b.SetUsageAt(o.b.Turns(), *o.pending)
-	}
+	o.pending.flush(o.b)
 	var total float64
 	for _, c := range o.cost {
 		total += c
@@ -390,11 +387,9 @@ func (o *ohsRun) call(rid string) {
 		b.NewCall()
 	}
 	o.lastResp = rid
-	if o.pending != nil {
-		u := *o.pending
+	if u, ok := o.pending.take(); ok {
 		u.RequestID = rid
 		b.SetUsage(u)
-		o.pending = nil
 	}
 }
 
@@ -539,12 +534,9 @@ func (o *ohsRun) stats(st *ohsStats, ts *time.Time) {
 			b.SetUsageAt(b.Turns(), u)
 			continue
 		}
-		if o.pending != nil { // the previous call logged no output
-			b.SetUsageAt(b.Turns(), *o.pending)
-		}
 		in := u.InputTokens
 		o.lastPrompt = &in
-		o.pending = &u
+		o.pending.hold(b, u) // a usage held before had no output: a call of its own
 	}
 }
 
@@ -553,9 +545,7 @@ func (o *ohsRun) status(s string) {
 	b := o.b
 	switch s {
 	case "finished":
-		if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason != schema.EndFinished {
-			b.SetEnd(schema.EndFinished, "execution_status finished")
-		}
+		ohFinished(b, "execution_status finished")
 	case "error":
 		if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason == schema.EndFinished {
 			b.SetEnd(schema.EndError, "execution_status error")

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 
 // Values shared by the openhands and openhands-sdk importers: logged token
 // counts, the calls results link to, the run's time span, end reasons
-// from text, and lenient readers of raw JSON values.
+// from text and from states, and lenient readers of raw JSON values.
 
 // ohInt is a logged count: a JSON number (integer or float), anything else 0.
 type ohInt int64
@@ -116,11 +115,19 @@ func ohEndFromText(s string, def schema.EndReason) schema.EndReason {
 	return def
 }
 
+// ohFinished sets the run's end to finished, a state reported again (each
+// agent step may log it) keeping the first report's detail.
+func ohFinished(b *RunBuilder, detail string) {
+	if b.Run.EndReasonSource != schema.SourceExplicit || b.Run.EndReason != schema.EndFinished {
+		b.SetEnd(schema.EndFinished, detail)
+	}
+}
+
 // ohResume forgets an explicit end the run went on after (the agent is
 // running again); a context overflow stays.
 func ohResume(b *RunBuilder) {
-	if b.Run.EndReasonSource == schema.SourceExplicit && b.Run.EndReason != schema.EndContextOverflow {
-		b.ClearEnd()
+	if b.Run.EndReason != schema.EndContextOverflow {
+		resumeRun(b)
 	}
 }
 
@@ -129,28 +136,17 @@ func ohOverflow(s string) bool {
 	return containsAnyFold(s, []string{"contextwindowexceed", "context window exceeded"})
 }
 
-// ohModelArgs returns an action's args without the keys OpenHands adds, as JSON.
+// ohModelArgs returns an action's args without the keys OpenHands adds, as
+// canonical JSON (CanonicalJSON, the form every call's args are stored in).
 func ohModelArgs(args map[string]json.RawMessage) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
+	kept := make(map[string]json.RawMessage, len(args))
+	for k, v := range args {
 		if !ohBookkeeping[k] {
-			keys = append(keys, k)
+			kept[k] = v
 		}
 	}
-	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.Write(bytes.TrimSpace(args[k]))
-	}
-	buf.WriteByte('}')
-	return buf.String()
+	b, _ := json.Marshal(kept)
+	return CanonicalJSON(b)
 }
 
 // ohObject decodes a JSON object into its fields (nil when it is not one).

@@ -80,11 +80,10 @@ type sweSniff struct{ steps, history, roles, config bool }
 func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 	var s sweSniff
 	for {
-		t, err := dec.Token()
-		if err != nil || t == stdjson.Delim('}') {
+		key, ok, _ := nextKey(dec)
+		if !ok {
 			return s
 		}
-		key, _ := t.(string)
 		switch key {
 		case "trajectory":
 			keys, err := sweFirstKeys(dec)
@@ -106,14 +105,11 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 				return s
 			}
 		case "attempts":
-			v, err := dec.Token()
+			isArray, err := enter(dec, stdjson.Delim('['))
 			if err != nil {
 				return s
 			}
-			if v != stdjson.Delim('[') {
-				if _, isDelim := v.(stdjson.Delim); isDelim && skipRest(dec) != nil {
-					return s
-				}
+			if !isArray {
 				continue
 			}
 			if el, err := dec.Token(); err != nil || el != stdjson.Delim('{') {
@@ -141,15 +137,8 @@ func sweSniffObject(dec *stdjson.Decoder) sweSniff {
 // whole array; a non-array value is skipped.
 func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 	keys := map[string]bool{}
-	v, err := dec.Token()
-	if err != nil {
+	if isArray, err := enter(dec, stdjson.Delim('[')); !isArray {
 		return keys, err
-	}
-	if v != stdjson.Delim('[') {
-		if _, isDelim := v.(stdjson.Delim); isDelim {
-			return keys, skipRest(dec)
-		}
-		return keys, nil
 	}
 	el, err := dec.Token()
 	if err != nil {
@@ -160,16 +149,14 @@ func sweFirstKeys(dec *stdjson.Decoder) (map[string]bool, error) {
 		return keys, nil
 	case stdjson.Delim('{'):
 		for {
-			t, err := dec.Token()
+			k, ok, err := nextKey(dec)
 			if err != nil {
 				return keys, err
 			}
-			if t == stdjson.Delim('}') {
+			if !ok {
 				break
 			}
-			if k, ok := t.(string); ok {
-				keys[k] = true
-			}
+			keys[k] = true
 			if _, err := skipValue(dec); err != nil {
 				return keys, err
 			}

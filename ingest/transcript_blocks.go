@@ -17,7 +17,8 @@ import (
 // Claude Code's Anthropic-style content blocks (factory-droid,
 // cursor-agent-transcripts) and by the other importers added with them
 // (issue 21): a block decoder, a linker for tool calls and results that
-// lack ids, an inferred end reason and a sibling-file reader.
+// lack ids, an inferred end reason, the end a resumed session forgets, and a
+// sibling-file reader.
 
 // tbBlock is one Anthropic-style content block (also the body of claude-code's
 // ccBlock and cline's clBlock): text, thinking, tool_use or
@@ -151,6 +152,15 @@ func eventAdder(b *RunBuilder, ts *time.Time, line int64, last *schema.EventKind
 		e.TS, e.Line = ts, line
 		*last = e.Kind
 		return b.Add(e)
+	}
+}
+
+// resumeRun forgets an end the log stated when the session goes on after it
+// (the user starts another turn, the model replies again): that end was not
+// the run's.
+func resumeRun(b *RunBuilder) {
+	if b.Run.EndReasonSource == schema.SourceExplicit {
+		b.ClearEnd()
 	}
 }
 

@@ -253,16 +253,22 @@ func penwidth(count, max int) float64 {
 	return 1 + 4*float64(count)/float64(max)
 }
 
+// busiest is the largest count of edges (0 for none), the max of penwidth.
+func busiest[E any](edges []E, count func(E) int) int {
+	most := 0
+	for _, e := range edges {
+		most = max(most, count(e))
+	}
+	return most
+}
+
 // WriteDOT writes the graph in Graphviz DOT: ▶ and ■ as circles, one box
 // per activity labelled with its name and count, one edge per relation
 // labelled with its count (and its median time when timed), its width
 // 1 + 4 · count / (largest count). Nodes are numbered in canonical order.
 func (d *DFG) WriteDOT(w io.Writer) error {
 	g := newDOT(w, "dfg", d.Nodes)
-	most := 0
-	for _, e := range d.Edges {
-		most = max(most, e.Count)
-	}
+	most := busiest(d.Edges, func(e Edge) int { return e.Count })
 	for _, e := range d.Edges {
 		label := strconv.Itoa(e.Count)
 		if e.Timed > 0 {
@@ -277,10 +283,7 @@ func (d *DFG) WriteDOT(w io.Writer) error {
 // each arc labelled with its dependency measure and count.
 func (h *HeuristicsNet) WriteDOT(w io.Writer) error {
 	g := newDOT(w, "heuristics", h.Nodes)
-	most := 0
-	for _, a := range h.Arcs {
-		most = max(most, a.Count)
-	}
+	most := busiest(h.Arcs, func(a HeuristicsArc) int { return a.Count })
 	for _, a := range h.Arcs {
 		if _, ok := g.ids[a.From]; !ok {
 			continue

@@ -607,40 +607,20 @@ func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error 
 		}
 		return s
 	}
-	for i := range f.Runs {
-		r := f.Runs[i]
-		r.RunID, r.ParentRunID = id(r.RunID), id(r.ParentRunID)
-		if err := t.Run(&r); err != nil {
-			return err
-		}
+	if err := appendCopies(f.Runs, func(r *schema.Run) { r.RunID, r.ParentRunID = id(r.RunID), id(r.ParentRunID) }, t.Run); err != nil {
+		return err
 	}
-	for i := range f.Events {
-		e := f.Events[i]
-		e.RunID = id(e.RunID)
-		if err := t.Event(&e); err != nil {
-			return err
-		}
+	if err := appendCopies(f.Events, func(e *schema.Event) { e.RunID = id(e.RunID) }, t.Event); err != nil {
+		return err
 	}
-	for i := range f.Usage {
-		u := f.Usage[i]
-		u.RunID = id(u.RunID)
-		if err := t.Usage(&u); err != nil {
-			return err
-		}
+	if err := appendCopies(f.Usage, func(u *schema.Usage) { u.RunID = id(u.RunID) }, t.Usage); err != nil {
+		return err
 	}
-	for i := range f.ToolOutputs {
-		o := f.ToolOutputs[i]
-		o.RunID = id(o.RunID)
-		if err := t.ToolOutput(&o); err != nil {
-			return err
-		}
+	if err := appendCopies(f.ToolOutputs, func(o *schema.ToolOutput) { o.RunID = id(o.RunID) }, t.ToolOutput); err != nil {
+		return err
 	}
-	for i := range f.ContextOps {
-		c := f.ContextOps[i]
-		c.RunID = id(c.RunID)
-		if err := t.ContextOp(&c); err != nil {
-			return err
-		}
+	if err := appendCopies(f.ContextOps, func(c *schema.ContextOp) { c.RunID = id(c.RunID) }, t.ContextOp); err != nil {
+		return err
 	}
 	for i := range f.Rejects {
 		if err := t.Reject(&f.Rejects[i]); err != nil {
@@ -648,4 +628,16 @@ func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error 
 		}
 	}
 	return t.append(schema.TableSources, f.Src.Values())
+}
+
+// appendCopies appends a copy of each of rows with add, after rename has
+// changed the copy's run ids; rows keep the ids the importer gave them.
+func appendCopies[T any](rows []T, rename func(*T), add func(*T) error) error {
+	for _, r := range rows {
+		rename(&r)
+		if err := add(&r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
