@@ -32,20 +32,6 @@ var itemKindNames = [...]string{"system", "user", "assistant", "reasoning", "too
 
 func (k ItemKind) String() string { return itemKindNames[k] }
 
-// promptKinds are the item kinds of the events that are prompt content.
-// Compactions are read apart; context_op events are not prompt content.
-var promptKinds = map[schema.EventKind]ItemKind{
-	schema.KindSystem:     ItemSystem,
-	schema.KindUser:       ItemUser,
-	schema.KindAssistant:  ItemAssistant,
-	schema.KindReasoning:  ItemReasoning,
-	schema.KindToolCall:   ItemToolCall,
-	schema.KindToolResult: ItemToolResult,
-	// an error event is prompt content when it is an input (a failed tool,
-	// an API error shown to the model)
-	schema.KindError: ItemUser,
-}
-
 // Action classes of tool calls and results, as package actions names them.
 const (
 	ClassOther uint8 = iota
@@ -285,7 +271,24 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	var lastCall int32 = -1
 	for i, e := range events {
 		evItem[i] = -1
-		if e.Kind == schema.KindCompaction {
+		var k ItemKind
+		switch e.Kind {
+		case schema.KindSystem:
+			k = ItemSystem
+		case schema.KindUser:
+			k = ItemUser
+		case schema.KindAssistant:
+			k = ItemAssistant
+		case schema.KindReasoning:
+			k = ItemReasoning
+		case schema.KindToolCall:
+			k = ItemToolCall
+		case schema.KindToolResult:
+			k = ItemToolResult
+		case schema.KindError:
+			// an error event is prompt content when it is an input (a failed tool, an API error shown to the model)
+			k = ItemUser
+		case schema.KindCompaction:
 			if int(e.Turn) < tr.FirstCompaction {
 				tr.FirstCompaction = max(int(e.Turn), 0)
 			}
@@ -303,9 +306,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 				tr.Compactions = append(tr.Compactions, Compaction{Call: c, seq: e.Seq, Summary: text})
 			}
 			continue
-		}
-		k, ok := promptKinds[e.Kind]
-		if !ok {
+		default: // context_op events are not prompt content
 			continue
 		}
 		since := e.Turn
