@@ -13,6 +13,7 @@ import (
 
 	"github.com/trajmine/trajmine/actions"
 	"github.com/trajmine/trajmine/behavior"
+	"github.com/trajmine/trajmine/counterfactual"
 	"github.com/trajmine/trajmine/eventlog"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
@@ -163,8 +164,10 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //     the text of system events only).
 //  2. The runs with context ops or manage_context calls are read whole
 //     (store.Scan of those runs) and profiled by behavior.Run in the pass:
-//     with their text when they disable outputs (behavior.NeedsText), else
-//     without it, which Run does not read then (the two scans at once).
+//     with their text when they disable outputs (behavior.NeedsText) and
+//     ingest stored no uses for them (store.StoredUses, DeriveUses), else
+//     without it, which Run does not read then, the stored uses standing
+//     in for counterfactual.Uses (the two scans at once).
 //  3. Every other run's profile is behavior.RunBrief of its shape: Run
 //     reads nothing more of such a run.
 //  4. The profiles are pooled in Scan's order (the shapes' order), as the
@@ -174,11 +177,15 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 	if err != nil {
 		return nil, err
 	}
+	stored, err := st.StoredUses(ctx, counterfactual.UsesVersion)
+	if err != nil {
+		return nil, err
+	}
 	text, noText := []string{}, []string{}
 	for i := range shapes {
 		switch sh := &shapes[i]; {
 		case !keep(&sh.Run) || sh.Ops == 0 && !sh.ManageCall:
-		case sh.Disables > 0: // behavior.NeedsText
+		case sh.Disables > 0 && stored[sh.Run.RunID] == nil: // behavior.NeedsText, no stored uses
 			text = append(text, sh.Run.RunID)
 		default:
 			noText = append(noText, sh.Run.RunID)
@@ -186,6 +193,7 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 	}
 	// the two reads share nothing: at once, each into its own Behaviour
 	bas := [2]*Behaviour{NewBehaviour(env, keep), NewBehaviour(env, keep)}
+	bas[1].stored = stored // the runs read without text whose uses ingest stored
 	errs := [2]error{}
 	var wg sync.WaitGroup
 	for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
@@ -216,7 +224,7 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 				return nil, fmt.Errorf("mine: run %s not profiled (imported during the read?)", sh.Run.RunID)
 			}
 			p := ba.profiles[j]
-			if sh.Disables == 0 {
+			if sh.Disables == 0 || stored[sh.Run.RunID] != nil {
 				// read without text: the system prompt's mention (the
 				// one text Run reads then) comes from the shape
 				p.Manage.HasTool = p.Manage.HasTool || sh.Mentions

@@ -231,10 +231,12 @@ func xesTestGet(as []xesTestAttr, key string) string {
 
 // TestMineStoredMatchesRecomputed: mining with the classes and system
 // prompt flags ingest stored (events.action_class,
-// runs.system_mentions_manage_context) gives the same result, byte for
-// byte in JSON, as classifying every call again from its arguments and
-// reading the system prompts' text, which is what mine does for runs an
-// older version imported (classified_by and the flag NULL).
+// runs.system_mentions_manage_context) and the uses DeriveUses stored
+// (output_uses) gives the same result, byte for byte in JSON, as
+// classifying every call again from its arguments, reading the system
+// prompts' text and computing the uses from the runs' text, which is what
+// mine does for runs an older version imported (classified_by and the
+// flag NULL, uses of another version).
 func TestMineStoredMatchesRecomputed(t *testing.T) {
 	ctx := context.Background()
 	st := mineTestStore(t, 60)
@@ -258,8 +260,23 @@ func TestMineStoredMatchesRecomputed(t *testing.T) {
 	if err := st.DB().QueryRowContext(ctx, `SELECT count(*) FROM runs WHERE classified_by = ? AND system_mentions_manage_context IS NOT NULL`, actions.DefaultFingerprint()).Scan(&n); err != nil || n < 60 {
 		t.Fatalf("%d runs imported with stored classes and flags (%v), want all", n, err)
 	}
+	derived, err := DeriveUses(ctx, st)
+	if err != nil || derived < 5 {
+		t.Fatalf("DeriveUses stored the uses of %d runs (%v), want every run that disables outputs", derived, err)
+	}
+	if again, err := DeriveUses(ctx, st); err != nil || again != 0 {
+		t.Errorf("a second DeriveUses derived %d runs (%v), want 0", again, err)
+	}
+	var stale int
+	if err := st.DB().QueryRowContext(ctx, `SELECT count(DISTINCT run_id) FROM context_ops WHERE op = 'disable'`).Scan(&stale); err != nil || stale != derived {
+		t.Errorf("%d runs disable outputs (%v), %d derived", stale, err, derived)
+	}
 	stored := mine()
 	if _, err := st.DB().ExecContext(ctx, `UPDATE runs SET classified_by = NULL, system_mentions_manage_context = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	// stored uses of an older version are not read back: the text is
+	if _, err := st.DB().ExecContext(ctx, `UPDATE uses_runs SET uses_version = uses_version - 1`); err != nil {
 		t.Fatal(err)
 	}
 	if stale, err := st.RunsNotClassified(ctx, actions.DefaultFingerprint()); err != nil || stale < 60 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
@@ -68,6 +69,12 @@ in all (default 1GiB; "none" for no cap). One over the cap is not imported:
 the message names the cap, and the other files import. Archive members are
 decompressed one at a time, so memory stays within about 10× the largest
 member.
+
+After the import, the runs that disable outputs (DTOC) get their tool
+outputs' uses stored (tables uses_runs and output_uses: which later call
+used which output, counterfactual.Uses), which trajmine mine then reads
+instead of their text; runs whose uses are stored for their current
+source and this version are left alone, so a second ingest adds nothing.
 
 With --lake DIR (a Parquet lake, README "Scale-out"), --shard i/n imports
 only the files of shard i: a file's shard is the FNV-1a 64-bit hash of its
@@ -147,6 +154,10 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 		if _, err := st.CommitLake(ctx); err != nil {
 			return err
 		}
+	} else if _, err := analysis.DeriveUses(ctx, st); err != nil {
+		// the uses of the runs that disable outputs, for trajmine mine
+		// (a lake has none stored: mine computes them from the text)
+		return err
 	}
 	if o.JSON {
 		if err := writeJSON(o.Out, ingestSummaryOf(sum)); err != nil {

@@ -111,12 +111,14 @@ Action classes are those ingest stored with each tool call
 classified_by is not this version's classifier) are classified again from
 their arguments, which costs reading them.
 
---no-profiles leaves out the behaviour profiles: they read the whole events
-of the runs with context ops or manage_context calls (and the text of those
-that disable outputs: which later call used which hidden output), and the
-system prompts' text for runs imported before ingest recorded whether they
-name manage_context, while the process discovery alone reads a few columns
-of the tool calls and results (BENCHMARKS.md).`,
+--no-profiles leaves out the behaviour profiles: they read the events of
+the runs with context ops or manage_context calls, without their text
+(which later call used each hidden output comes from the uses trajmine
+ingest stored; the text is read only for runs without them, as in a lake or
+a store an older version wrote), and the system prompts' text only for runs
+imported before ingest recorded whether they name manage_context, while the
+process discovery alone reads a few columns of the tool calls and results
+(BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)

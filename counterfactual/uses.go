@@ -60,6 +60,13 @@ type Use struct {
 	Evidence []string `json:"evidence,omitempty"`
 }
 
+// UsesVersion numbers what Uses answers. Bump it with any change that
+// changes some use (which output, which call, its kind): trajmine ingest
+// stores the uses of runs that disable outputs (tables uses_runs and
+// output_uses) with this number, and readers trust only rows of their own
+// version. TestUsesVersion pins the uses of the ingest fixtures to it.
+const UsesVersion = 1
+
 // MaxEvidence is the most evidence words a content use keeps: those with
 // the smallest offsets in the output.
 const MaxEvidence = 8

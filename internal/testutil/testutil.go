@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,4 +72,34 @@ func Corpus(t testing.TB, rel string) string {
 		t.Fatalf("corpus entry %s: %v", rel, err)
 	}
 	return p
+}
+
+// VersionGolden pins got, the answers of code whose results are stored and
+// read back by version (actions.DefaultVersion, counterfactual.UsesVersion),
+// to that version: the file at path holds "version N" and the answers. When
+// the answers change while the version is the file's, the test fails and
+// -update does not help: the version must be bumped (a reader would
+// otherwise trust results stored by the older code); for a new version,
+// -update rewrites the file. what names the version constant.
+func VersionGolden(t testing.TB, path, what string, version int, got string) {
+	t.Helper()
+	head := "version " + strconv.Itoa(version) + "\n"
+	got = head + got
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	oldHead, _, _ := strings.Cut(string(old), "\n")
+	switch {
+	case string(old) == got:
+	case oldHead+"\n" == head:
+		t.Errorf("the answers changed but %s is still %d: bump it (results stored by the older code must not be read back), then run with -update\n%s",
+			what, version, cmp.Diff(string(old), got))
+	case *Update:
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Errorf("%s is for %q, %s is %d: run with -update", path, oldHead, what, version)
+	}
 }
