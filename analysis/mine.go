@@ -160,8 +160,10 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //
 //  1. store.RunShapes gives every run's row counts, last turns, whether it
 //     calls manage_context or has context ops, and whether a DTOC key or
-//     a system prompt naming manage_context says it had the tool (reading
-//     the text of system events only).
+//     a system prompt naming manage_context says it had the tool (stored
+//     at import; else read from the text of system events only), while
+//     store.ContextRuns (which runs have context ops or manage_context
+//     calls) starts step 2.
 //  2. The runs with context ops or manage_context calls are read whole
 //     (store.Scan of those runs) and profiled by behavior.Run in the pass:
 //     with their text when they disable outputs (behavior.NeedsText) and
@@ -173,28 +175,37 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //  4. The profiles are pooled in Scan's order (the shapes' order), as the
 //     pass over every run would add them.
 func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
-	shapes, err := st.RunShapes(ctx, "manage_context")
+	// every run's shape, while the runs with context ops are read
+	var shapes []store.RunShape
+	shapesErr := make(chan error, 1)
+	go func() {
+		var err error
+		shapes, err = st.RunShapes(ctx, "manage_context")
+		shapesErr <- err
+	}()
+	ctxRuns, err := st.ContextRuns(ctx)
 	if err != nil {
+		<-shapesErr
 		return nil, err
 	}
 	stored, err := st.StoredUses(ctx, counterfactual.UsesVersion)
 	if err != nil {
+		<-shapesErr
 		return nil, err
 	}
+	// the run filter (keep) is applied in the pass, which has the runs
 	text, noText := []string{}, []string{}
-	for i := range shapes {
-		switch sh := &shapes[i]; {
-		case !keep(&sh.Run) || sh.Ops == 0 && !sh.ManageCall:
-		case sh.Disables > 0 && stored[sh.Run.RunID] == nil: // behavior.NeedsText, no stored uses
-			text = append(text, sh.Run.RunID)
-		default:
-			noText = append(noText, sh.Run.RunID)
+	for id, c := range ctxRuns {
+		if c.Disables > 0 && stored[id] == nil { // behavior.NeedsText, no stored uses
+			text = append(text, id)
+		} else {
+			noText = append(noText, id)
 		}
 	}
 	// the two reads share nothing: at once, each into its own Behaviour
 	bas := [2]*Behaviour{NewBehaviour(env, keep), NewBehaviour(env, keep)}
 	bas[1].stored = stored // the runs read without text whose uses ingest stored
-	errs := [2]error{}
+	errs := [3]error{}
 	var wg sync.WaitGroup
 	for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
 		if len(so.RunIDs) == 0 {
@@ -203,6 +214,7 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 		wg.Go(func() { errs[k] = Pass(ctx, st, so, env, bas[k]) })
 	}
 	wg.Wait()
+	errs[2] = <-shapesErr
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, err
 	}
@@ -220,7 +232,7 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 		}
 		if sh.Ops > 0 || sh.ManageCall {
 			j, ok := byID[sh.Run.RunID]
-			if !ok {
+			if c := ctxRuns[sh.Run.RunID]; !ok || c.Ops != sh.Ops || c.Disables != sh.Disables || c.ManageCall != sh.ManageCall {
 				return nil, fmt.Errorf("mine: run %s not profiled (imported during the read?)", sh.Run.RunID)
 			}
 			p := ba.profiles[j]

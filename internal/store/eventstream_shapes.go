@@ -249,3 +249,45 @@ func rowidSpans(spans [][2]int64) string {
 	b.WriteByte(')')
 	return b.String()
 }
+
+// ContextRun is what ContextRuns tells of a run with context ops or a
+// manage_context call: the same Ops, Disables and ManageCall as its RunShape.
+type ContextRun struct {
+	Ops, Disables int
+	ManageCall    bool
+}
+
+// ContextRuns returns, by run id, the runs that have context ops or call
+// manage_context (or *__manage_context), reading context_ops and the tool
+// names of tool calls only: what trajmine mine needs to start reading
+// those runs while RunShapes reads every run's shape.
+//
+//	SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id
+//	SELECT DISTINCT run_id FROM events WHERE kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))
+func (s *Store) ContextRuns(ctx context.Context) (map[string]ContextRun, error) {
+	out := map[string]ContextRun{}
+	if err := s.eachRow(ctx, `SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id`, nil, func(rows rowScanner) error {
+		var id string
+		var c ContextRun
+		if err := rows.Scan(&id, &c.Ops, &c.Disables); err != nil {
+			return err
+		}
+		out[id] = c
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("context runs: %w", err)
+	}
+	if err := s.eachRow(ctx, `SELECT DISTINCT run_id FROM events WHERE kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))`, nil, func(rows rowScanner) error {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		c := out[id]
+		c.ManageCall = true
+		out[id] = c
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("context runs: %w", err)
+	}
+	return out, nil
+}
