@@ -3,7 +3,6 @@ package diagnose
 import (
 	"cmp"
 	"slices"
-	"strconv"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -252,17 +251,9 @@ func IsCut(op schema.ContextOp) bool {
 	return false
 }
 
-// OutputKey is a tool_result's key as NewVisibility names it: its
-// tool_key, else its call_id, else "t<seq>".
-func OutputKey(e schema.Event) string {
-	switch {
-	case e.ToolKey != "":
-		return e.ToolKey
-	case e.CallID != "":
-		return e.CallID
-	}
-	return "t" + strconv.FormatInt(e.Seq, 10)
-}
+// OutputKey is a tool_result's key as NewVisibility names it
+// (schema.Event.OutputKey).
+func OutputKey(e schema.Event) string { return e.OutputKey() }
 
 // rentSpans returns the visible calls in [from, to] given the key's ops (step 4).
 func rentSpans(from, to, seq int64, ops []schema.ContextOp) []Span {

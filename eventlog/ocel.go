@@ -211,7 +211,7 @@ func (x *ocelWriter) run(r *RunRecords) {
 		if e.Kind != schema.KindToolResult {
 			continue
 		}
-		k := x.output(outputKey(e))
+		k := x.output(e.OutputKey())
 		if x.outputs[k].result < 0 {
 			x.outputs[k].result = i
 		}
@@ -269,21 +269,9 @@ func (x *ocelWriter) run(r *RunRecords) {
 	}
 }
 
-// outputKey is the tool_outputs key of result e: its tool key, else its call
-// id, else "seq<seq>".
-func outputKey(e *schema.Event) string {
-	switch {
-	case e.ToolKey != "":
-		return e.ToolKey
-	case e.CallID != "":
-		return e.CallID
-	}
-	return "seq" + strconv.FormatInt(e.Seq, 10)
-}
-
 // outputAttrs adds a tool output object's attributes, from its result e.
 func outputAttrs(a *attrs, e *schema.Event) {
-	a.str("tool_key", clean(outputKey(e), 0))
+	a.str("tool_key", clean(e.OutputKey(), 0))
 	a.strIf("tool", clean(e.ToolName, 0))
 	a.strIf("call_id", clean(e.CallID, 0))
 	a.int("chars", e.Chars)
@@ -365,14 +353,14 @@ func (x *ocelWriter) event(r *RunRecords, i int) {
 	switch e.Kind {
 	case schema.KindToolCall:
 		if res := x.resultOf(r, e); res >= 0 {
-			k := x.output(outputKey(&r.Events[res]))
+			k := x.output(r.Events[res].OutputKey())
 			x.rels = append(x.rels, rel{x.outputs[k].id, "produces"})
 			if x.outputs[k].target < 0 {
 				x.outputs[k].target = tgt
 			}
 		}
 	case schema.KindToolResult:
-		k := x.output(outputKey(e))
+		k := x.output(e.OutputKey())
 		x.rels = append(x.rels, rel{x.outputs[k].id, "returns"})
 		if x.outputs[k].target < 0 {
 			x.outputs[k].target = tgt

@@ -49,3 +49,20 @@ func TestRepairUTF8(t *testing.T) {
 		t.Error("Validate accepted invalid UTF-8")
 	}
 }
+
+// TestOutputKey: a result's tool_key, else its call id, else "t<seq>"
+// (the rule the tool_outputs table documents).
+func TestOutputKey(t *testing.T) {
+	for _, tc := range []struct {
+		e    Event
+		want string
+	}{
+		{Event{ToolKey: "k1", CallID: "c1", Seq: 4}, "k1"},
+		{Event{CallID: "c1", Seq: 4}, "c1"},
+		{Event{Seq: 4}, "t4"},
+	} {
+		if got := tc.e.OutputKey(); got != tc.want {
+			t.Errorf("%+v: OutputKey() = %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -155,6 +156,19 @@ type Event struct {
 	// ClassifiedBy names, set at import; "" for other events and when the
 	// run's ClassifiedBy is "".
 	ActionClass string `json:"action_class,omitempty"`
+}
+
+// OutputKey is a tool_result's key in tool_outputs: its tool_key (the DTOC
+// key, else the call id, else "t<seq>", as ingest sets it), else its
+// call_id, else "t<seq>" (for events that did not come through ingest).
+func (e *Event) OutputKey() string {
+	switch {
+	case e.ToolKey != "":
+		return e.ToolKey
+	case e.CallID != "":
+		return e.CallID
+	}
+	return "t" + strconv.FormatInt(e.Seq, 10)
 }
 
 // SeenTokens is the event's estimated tokens as the model saw them: its

@@ -7,14 +7,10 @@ package schema
 // trajmine mine profiles those runs without reading their text; a reader
 // trusts a run's rows only when its uses_runs row names the run's current
 // source and the reader's counterfactual.UsesVersion. They are derived
-// data, not in Tables.
-const (
-	TableUsesRuns   = "uses_runs"
-	TableOutputUses = "output_uses"
-)
+// data, not in Tables; their names are only in the Table values.
 
 // UsesRuns describes the uses_runs table: one row per run whose uses are stored.
-var UsesRuns = Table{Name: TableUsesRuns, Doc: "runs whose tool outputs' uses are stored in output_uses (trajmine ingest, for runs with disable ops)", Columns: []Column{
+var UsesRuns = Table{Name: "uses_runs", Doc: "runs whose tool outputs' uses are stored in output_uses (trajmine ingest, for runs with disable ops)", Columns: []Column{
 	col(ColRunID, Varchar, "the run (runs.run_id)"),
 	col(ColSourceSHA256, Varchar, "the source the run was imported from when its uses were computed (runs.source_sha256)"),
 	col("uses_version", BigInt, "counterfactual.UsesVersion of the code that computed them"),
@@ -22,7 +18,7 @@ var UsesRuns = Table{Name: TableUsesRuns, Doc: "runs whose tool outputs' uses ar
 }}
 
 // OutputUses describes the output_uses table: one row per use of a tool output.
-var OutputUses = Table{Name: TableOutputUses, Doc: "one row per use of a tool output by a later model call (counterfactual.Uses, content or target), for the runs in uses_runs", Columns: []Column{
+var OutputUses = Table{Name: "output_uses", Doc: "one row per use of a tool output by a later model call (counterfactual.Uses, content or target), for the runs in uses_runs", Columns: []Column{
 	col(ColRunID, Varchar, "the run (runs.run_id)"),
 	col("output_seq", BigInt, "seq of the tool_result event that was used"),
 	col("call", BigInt, "the model call whose output used it (its prompt needed the output)"),

@@ -171,17 +171,14 @@ func (s *Store) shapeMentions(ctx context.Context, needle string, idx map[string
 		// of the system rows one by one, decompressing its zstd vector for
 		// each (measured 3× the cost of reading the ranges' text whole)
 		q := `SELECT DISTINCT run_id FROM events WHERE ` + spans + ` AND contains(CASE WHEN kind = 'system' THEN text ELSE '' END, ?)`
-		if err := s.eachRow(ctx, q, []any{needle}, func(rows rowScanner) error {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
+		ids, err := s.strs(ctx, q, []any{needle})
+		if err != nil {
+			return fmt.Errorf("run shapes system text: %w", err)
+		}
+		for _, id := range ids {
 			if i, ok := idx[id]; ok {
 				out[i].Mentions = true
 			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("run shapes system text: %w", err)
 		}
 	}
 	return nil
@@ -277,17 +274,14 @@ func (s *Store) ContextRuns(ctx context.Context) (map[string]ContextRun, error) 
 	}); err != nil {
 		return nil, fmt.Errorf("context runs: %w", err)
 	}
-	if err := s.eachRow(ctx, `SELECT DISTINCT run_id FROM events WHERE kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))`, nil, func(rows rowScanner) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
+	ids, err := s.strs(ctx, `SELECT DISTINCT run_id FROM events WHERE kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))`, nil)
+	if err != nil {
+		return nil, fmt.Errorf("context runs: %w", err)
+	}
+	for _, id := range ids {
 		c := out[id]
 		c.ManageCall = true
 		out[id] = c
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("context runs: %w", err)
 	}
 	return out, nil
 }

@@ -28,7 +28,7 @@ func (s *Store) hasTable(ctx context.Context, name string) (bool, error) {
 func (s *Store) RunsWithoutUses(ctx context.Context, version int) ([]string, error) {
 	q := `SELECT DISTINCT run_id FROM context_ops WHERE op = 'disable' ORDER BY run_id`
 	var args []any
-	ok, err := s.hasTable(ctx, schema.TableUsesRuns)
+	ok, err := s.hasTable(ctx, schema.UsesRuns.Name)
 	if err != nil {
 		return nil, fmt.Errorf("runs without uses: %w", err)
 	}
@@ -38,19 +38,25 @@ WHERE o.op = 'disable' AND NOT EXISTS (SELECT 1 FROM uses_runs u WHERE u.run_id 
 ORDER BY o.run_id`
 		args = []any{version}
 	}
-	var ids []string
-	err = s.eachRow(ctx, q, args, func(rows rowScanner) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		ids = append(ids, id)
-		return nil
-	})
+	ids, err := s.strs(ctx, q, args)
 	if err != nil {
 		return nil, fmt.Errorf("runs without uses: %w", err)
 	}
 	return ids, nil
+}
+
+// strs runs q, whose rows are one string each, and returns them in order.
+func (s *Store) strs(ctx context.Context, q string, args []any) ([]string, error) {
+	var out []string
+	err := s.eachRow(ctx, q, args, func(rows rowScanner) error {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
 }
 
 // StoredUses returns the stored uses of the runs whose uses_runs row names
@@ -58,20 +64,17 @@ ORDER BY o.run_id`
 // has an empty, non-nil list); runs not in the map have none stored.
 func (s *Store) StoredUses(ctx context.Context, version int) (map[string][]StoredUse, error) {
 	out := map[string][]StoredUse{}
-	ok, err := s.hasTable(ctx, schema.TableUsesRuns)
+	ok, err := s.hasTable(ctx, schema.UsesRuns.Name)
 	if err != nil || !ok {
 		return out, err
 	}
 	current := `SELECT u.run_id FROM uses_runs u JOIN runs r ON r.run_id = u.run_id AND r.source_sha256 = u.source_sha256 WHERE u.uses_version = ?`
-	if err := s.eachRow(ctx, current, []any{version}, func(rows rowScanner) error {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		out[id] = []StoredUse{}
-		return nil
-	}); err != nil {
+	ids, err := s.strs(ctx, current, []any{version})
+	if err != nil {
 		return nil, fmt.Errorf("stored uses: %w", err)
+	}
+	for _, id := range ids {
+		out[id] = []StoredUse{}
 	}
 	if err := s.eachRow(ctx, `SELECT run_id, output_seq, call, kind FROM output_uses WHERE run_id IN (`+current+`) ORDER BY run_id, output_seq, call`, []any{version}, func(rows rowScanner) error {
 		var id string
