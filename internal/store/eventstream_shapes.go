@@ -60,6 +60,9 @@ const shapeRanges = 64
 //	SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid
 //	SELECT DISTINCT run_id FROM events WHERE (rowid BETWEEN a AND b OR …) AND contains(CASE WHEN kind = 'system' THEN text ELSE '' END, needle)
 func (s *Store) RunShapes(ctx context.Context, needle string) ([]RunShape, error) {
+	if err := s.lakeScanReady(ctx); err != nil { // a lake's events: a table, for rowids (lake.go)
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY run_id`)
 	if err != nil {
 		return nil, fmt.Errorf("run shapes: %w", err)
@@ -262,6 +265,9 @@ type ContextRun struct {
 //	SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id
 //	SELECT DISTINCT run_id FROM events WHERE kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))
 func (s *Store) ContextRuns(ctx context.Context) (map[string]ContextRun, error) {
+	if err := s.lakeScanReady(ctx); err != nil { // a lake's events become a table: read that, not the view being replaced
+		return nil, err
+	}
 	out := map[string]ContextRun{}
 	if err := s.eachRow(ctx, `SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id`, nil, func(rows rowScanner) error {
 		var id string
