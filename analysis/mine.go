@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/trajmine/trajmine/actions"
@@ -19,6 +18,7 @@ import (
 	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/schema"
+	"golang.org/x/sync/errgroup"
 )
 
 // MineOptions are what mining the store depends on.
@@ -175,47 +175,45 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //  4. The profiles are pooled in Scan's order (the shapes' order), as the
 //     pass over every run would add them.
 func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
-	// every run's shape, while the runs with context ops are read
+	// every run's shape, while the runs with context ops are read; the
+	// first error cancels the other reads
+	g, ctx := errgroup.WithContext(ctx)
 	var shapes []store.RunShape
-	shapesErr := make(chan error, 1)
-	go func() {
+	g.Go(func() error {
 		var err error
 		shapes, err = st.RunShapes(ctx, "manage_context")
-		shapesErr <- err
-	}()
-	ctxRuns, err := st.ContextRuns(ctx)
-	if err != nil {
-		<-shapesErr
-		return nil, err
-	}
-	stored, err := st.StoredUses(ctx, counterfactual.UsesVersion)
-	if err != nil {
-		<-shapesErr
-		return nil, err
-	}
-	// the run filter (keep) is applied in the pass, which has the runs
-	text, noText := []string{}, []string{}
-	for id, c := range ctxRuns {
-		if c.Disables > 0 && stored[id] == nil { // behavior.NeedsText, no stored uses
-			text = append(text, id)
-		} else {
-			noText = append(noText, id)
-		}
-	}
-	// the two reads share nothing: at once, each into its own Behaviour
+		return err
+	})
 	bas := [2]*Behaviour{NewBehaviour(env, keep), NewBehaviour(env, keep)}
-	bas[1].stored = stored // the runs read without text whose uses ingest stored
-	errs := [3]error{}
-	var wg sync.WaitGroup
-	for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
-		if len(so.RunIDs) == 0 {
-			continue
+	var ctxRuns map[string]store.ContextRun
+	var stored map[string][]store.StoredUse
+	g.Go(func() error {
+		var err error
+		if ctxRuns, err = st.ContextRuns(ctx); err != nil {
+			return err
 		}
-		wg.Go(func() { errs[k] = Pass(ctx, st, so, env, bas[k]) })
-	}
-	wg.Wait()
-	errs[2] = <-shapesErr
-	if err := errors.Join(errs[:]...); err != nil {
+		if stored, err = st.StoredUses(ctx, counterfactual.UsesVersion); err != nil {
+			return err
+		}
+		// the run filter (keep) is applied in the pass, which has the runs
+		text, noText := []string{}, []string{}
+		for id, c := range ctxRuns {
+			if c.Disables > 0 && stored[id] == nil { // behavior.NeedsText, no stored uses
+				text = append(text, id)
+			} else {
+				noText = append(noText, id)
+			}
+		}
+		// the two reads share nothing: at once, each into its own Behaviour
+		bas[1].stored = stored // the runs read without text whose uses ingest stored
+		for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
+			if len(so.RunIDs) > 0 {
+				g.Go(func() error { return Pass(ctx, st, so, env, bas[k]) })
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	ba := bas[0]
