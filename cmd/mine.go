@@ -31,9 +31,9 @@ type MineOptions struct {
 	ModelFile string
 	Export    string
 	JSON      bool
-	// NoProfiles skips the behaviour profiles, which read every event's
-	// text, and mines through store.EventStream, which reads only the columns
-	// process discovery needs.
+	// NoProfiles skips the behaviour profiles, which read the events of
+	// the runs with context ops (analysis.MineStore); the event log is read
+	// through store.EventStream either way.
 	NoProfiles bool
 	// CPUProfile (a hidden flag) writes a pprof CPU profile of the command.
 	CPUProfile string
@@ -186,7 +186,7 @@ process discovery alone reads a few columns of the tool calls and results
 	c.Flags().StringVar(&o.ModelFile, "model-file", "", "check conformance against this model (lines 'a -> b', 'start a', 'end z')")
 	c.Flags().StringVar(&o.Export, "export", "", "write the mined log xes:FILE, every event events-xes:FILE or ocel:FILE, or the DFG dot:FILE ('-' = stdout)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
-	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads no event text: faster)")
+	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads only the event log: faster)")
 	c.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
 	_ = c.Flags().MarkHidden("cpuprofile")
 	return c
