@@ -130,10 +130,12 @@ func (s *Store) closeRaw() {
 type colType = mapping.Type
 
 const (
-	colTinyInt = mapping.TypeTinyInt
-	colBigInt  = mapping.TypeBigInt
-	colUBigInt = mapping.TypeUBigInt
-	colVarchar = mapping.TypeVarchar
+	colTinyInt   = mapping.TypeTinyInt
+	colBigInt    = mapping.TypeBigInt
+	colUBigInt   = mapping.TypeUBigInt
+	colVarchar   = mapping.TypeVarchar
+	colBoolean   = mapping.TypeBoolean
+	colTimestamp = mapping.TypeTimestamp // µs since the epoch, as an int64
 )
 
 // chunk is one result chunk; its values are valid until fn returns.
@@ -146,7 +148,7 @@ type chunk struct {
 // column returns column col as a slice of n values of T, which must be the
 // column's type (streamChunks checked it). Values at NULL rows are
 // undefined: see null.
-func column[T int8 | int64 | uint64](c *chunk, col int) []T {
+func column[T int8 | uint8 | int64 | uint64](c *chunk, col int) []T {
 	return unsafe.Slice((*T)(c.data[col]), c.n)
 }
 
@@ -176,7 +178,7 @@ func (c *chunk) str(col, row int) string {
 }
 
 // streamChunks runs the query q, with args bound to its ? placeholders
-// (string, int64 or int), as a streaming query on a connection of its own
+// (string, int64, int, or []string as a VARCHAR[] list), as a streaming query on a connection of its own
 // and calls fn with each chunk of its result, in order. The result must
 // have the column types types. Cancelling ctx interrupts the query.
 // errNoRaw: the store has no raw handle.
@@ -214,6 +216,8 @@ func (s *Store) streamChunks(ctx context.Context, q string, args []any, types []
 			state = mapping.BindInt64(ps, idx, v)
 		case int:
 			state = mapping.BindInt64(ps, idx, int64(v))
+		case []string:
+			state = bindStrings(ps, idx, v)
 		default:
 			return fmt.Errorf("argument %d: cannot bind a %T", i+1, a)
 		}
@@ -279,4 +283,21 @@ func queryErr(ctx context.Context, msg string) error {
 		return err
 	}
 	return errors.New(msg)
+}
+
+// bindStrings binds vs as a VARCHAR[] list value to parameter idx.
+func bindStrings(ps mapping.PreparedStatement, idx mapping.IdxT, vs []string) mapping.State {
+	vals := make([]mapping.Value, len(vs))
+	for i, v := range vs {
+		vals[i] = mapping.CreateVarchar(v)
+	}
+	lt := mapping.CreateLogicalType(mapping.TypeVarchar)
+	list := mapping.CreateListValue(lt, vals)
+	state := mapping.BindValue(ps, idx, list)
+	mapping.DestroyValue(&list)
+	mapping.DestroyLogicalType(&lt)
+	for i := range vals {
+		mapping.DestroyValue(&vals[i])
+	}
+	return state
 }

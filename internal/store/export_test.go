@@ -15,3 +15,11 @@ func SetScanChunk(n int64) (restore func()) {
 	scanChunk = n
 	return func() { scanChunk = old }
 }
+
+// SetScanViaChunks sets whether Scan reads events through DuckDB's C API
+// (readEventChunks) or the driver's rows, for tests; restore sets it back.
+func SetScanViaChunks(on bool) (restore func()) {
+	old := scanViaChunks
+	scanViaChunks = on
+	return func() { scanViaChunks = old }
+}

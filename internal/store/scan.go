@@ -295,8 +295,17 @@ const subsetChunks = 4
 
 const scanReaders = 2
 
-// readEvents runs one range's events query.
+// readEvents runs one range's events query: through DuckDB's C API a
+// chunk at a time for a database file (readEventChunks), else through the
+// driver's rows.
 func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.Event, error) {
+	if _, err := s.rawDB(); err == nil && scanViaChunks {
+		evs, err := s.readEventChunks(ctx, q, args)
+		if err != nil {
+			return nil, fmt.Errorf("scan events: %w", err)
+		}
+		return evs, nil
+	}
 	evs := make([]schema.Event, 0, scanChunk)
 	err := s.driverRows(ctx, q, args, 19, func(v []driver.Value) error {
 		e, err := eventOf(v)
@@ -310,6 +319,65 @@ func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.
 		return nil, fmt.Errorf("scan events: %w", err)
 	}
 	return evs, nil
+}
+
+// scanViaChunks: readEvents uses readEventChunks where it can (a
+// variable for tests, which compare it with the driver's rows).
+var scanViaChunks = true
+
+// scanTypes are the column types of Scan's events query, in its order:
+// run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target,
+// args, chars, est_tokens, is_error, exit_code, line, text, envelope_tokens,
+// action_class.
+var scanTypes = [...]colType{colVarchar, colBigInt, colBigInt, colTimestamp, colVarchar, colVarchar, colVarchar, colVarchar, colVarchar,
+	colVarchar, colVarchar, colBigInt, colBigInt, colBoolean, colBigInt, colBigInt, colVarchar, colBigInt, colVarchar}
+
+// readEventChunks reads Scan's events query a chunk at a time
+// (streamChunks), the values straight from DuckDB's vectors, each string
+// copied (the events outlive the chunk); a run id and a kind repeated from
+// the row before share the earlier copy. It gives the events the driver's
+// rows give (eventOf), without a driver.Value per value.
+func (s *Store) readEventChunks(ctx context.Context, q string, args []any) ([]schema.Event, error) {
+	evs := make([]schema.Event, 0, scanChunk)
+	var runID string
+	var kind schema.EventKind
+	err := s.streamChunks(ctx, q, args, scanTypes[:], func(c *chunk) error {
+		seqs, turns, tss := column[int64](c, 1), column[int64](c, 2), column[int64](c, 3)
+		chars, toks, isErr := column[int64](c, 11), column[int64](c, 12), column[uint8](c, 13)
+		exits, lines, envs := column[int64](c, 14), column[int64](c, 15), column[int64](c, 17)
+		for i := range c.n {
+			for _, col := range [...]int{0, 1, 2, 11, 12, 13, 15, 16} {
+				if c.null(col, i) {
+					return fmt.Errorf("scan event: column %d is NULL", col)
+				}
+			}
+			if id := c.str(0, i); id != runID {
+				runID = strings.Clone(id)
+			}
+			if k := c.str(4, i); k != string(kind) {
+				kind = schema.EventKind(strings.Clone(k))
+			}
+			e := schema.Event{RunID: runID, Seq: seqs[i], Turn: turns[i], Kind: kind,
+				Role: strings.Clone(c.str(5, i)), ToolName: strings.Clone(c.str(6, i)), CallID: strings.Clone(c.str(7, i)),
+				ToolKey: strings.Clone(c.str(8, i)), Target: strings.Clone(c.str(9, i)), Args: strings.Clone(c.str(10, i)),
+				Chars: chars[i], EstTokens: toks[i], IsError: isErr[i] != 0, Line: lines[i], Text: strings.Clone(c.str(16, i)),
+				ActionClass: strings.Clone(c.str(18, i))}
+			if !c.null(3, i) {
+				t := time.UnixMicro(tss[i]).UTC()
+				e.TS = &t
+			}
+			if !c.null(14, i) {
+				x := exits[i]
+				e.ExitCode = &x
+			}
+			if !c.null(17, i) {
+				e.EnvelopeTokens = envs[i]
+			}
+			evs = append(evs, e)
+		}
+		return nil
+	})
+	return evs, err
 }
 
 // driverRows runs q on its own connection and hands each row's values, as

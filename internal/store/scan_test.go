@@ -247,3 +247,61 @@ func TestSources(t *testing.T) {
 		t.Errorf("sources count %d runs, ingest imported %d", runs, sum.Runs)
 	}
 }
+
+// TestScanChunksMatchDriver: Scan reads the same runs, events and values
+// through DuckDB's C API (a database file's default) as through the
+// driver's rows, whole, without text and for a selection of runs, over
+// fixtures with timestamps, exit codes, DTOC envelopes and action classes.
+func TestScanChunksMatchDriver(t *testing.T) {
+	ctx := context.Background()
+	st := newFileStore(t)
+	root := filepath.Join(testutil.RepoRoot(), "ingest", "testdata")
+	dirs := []string{fixtures, filepath.Join(root, "codex"), filepath.Join(root, "messages")}
+	if _, err := ingest.Files(ctx, st, dirs, &ingest.Options{Warn: func(error) {}}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(o store.ScanOptions) []store.RunData {
+		var out []store.RunData
+		if err := st.Scan(ctx, o, func(d *store.RunData) error {
+			out = append(out, *d)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := read(store.ScanOptions{})
+	var ids []string
+	var exits, envelopes, classes, stamps int
+	for i, d := range all {
+		if i%2 == 0 {
+			ids = append(ids, d.Run.RunID)
+		}
+		for _, e := range d.Events {
+			if e.ExitCode != nil {
+				exits++
+			}
+			if e.EnvelopeTokens > 0 {
+				envelopes++
+			}
+			if e.ActionClass != "" {
+				classes++
+			}
+			if e.TS != nil {
+				stamps++
+			}
+		}
+	}
+	if len(all) < 4 || exits == 0 || envelopes == 0 || classes == 0 || stamps == 0 {
+		t.Fatalf("fixtures too thin: %d runs, %d exit codes, %d envelopes, %d classes, %d timestamps", len(all), exits, envelopes, classes, stamps)
+	}
+	for _, o := range []store.ScanOptions{{}, {NoText: true}, {RunIDs: ids}} {
+		chunks := read(o)
+		restore := store.SetScanViaChunks(false)
+		rows := read(o)
+		restore()
+		if diff := cmp.Diff(rows, chunks); diff != "" {
+			t.Errorf("%+v: chunks differ from the driver's rows (-rows +chunks):\n%s", o, diff)
+		}
+	}
+}
