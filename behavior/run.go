@@ -130,7 +130,7 @@ func (rc *runCtx) usesOf(key string) []int64 {
 			if u.Kind == counterfactual.UseEnable {
 				continue // a re-enable is measured as such (Reenabled, Thrash), not as a need
 			}
-			k := diagnose.OutputKey(rc.events[u.Output])
+			k := rc.events[u.Output].OutputKey()
 			rc.uses[k] = append(rc.uses[k], u.Call)
 		}
 	}

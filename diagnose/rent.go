@@ -188,7 +188,7 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		if e.Kind != schema.KindToolResult {
 			continue
 		}
-		key := OutputKey(e)
+		key := e.OutputKey()
 		out := CarriedOutput{ToolKey: key, CallID: e.CallID, ToolName: e.ToolName, Target: e.Target,
 			Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens, Envelope: e.EnvelopeTokens}
 		end := v.LastTurn
@@ -250,10 +250,6 @@ func IsCut(op schema.ContextOp) bool {
 	}
 	return false
 }
-
-// OutputKey is a tool_result's key as NewVisibility names it
-// (schema.Event.OutputKey).
-func OutputKey(e schema.Event) string { return e.OutputKey() }
 
 // rentSpans returns the visible calls in [from, to] given the key's ops (step 4).
 func rentSpans(from, to, seq int64, ops []schema.ContextOp) []Span {

@@ -88,7 +88,7 @@ func ReReads(events []schema.Event, v *Visibility, isRead func(toolName, args st
 	for _, e := range events {
 		if e.Kind == schema.KindToolResult && e.CallID != "" {
 			if _, ok := resultKey[e.CallID]; !ok {
-				resultKey[e.CallID] = OutputKey(e)
+				resultKey[e.CallID] = e.OutputKey()
 			}
 		}
 	}

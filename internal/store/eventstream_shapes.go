@@ -235,6 +235,20 @@ func (s *Store) RunsNotClassified(ctx context.Context, fingerprint string) (int,
 	return n, nil
 }
 
+// strs runs q, whose rows are one string each, and returns them in order.
+func (s *Store) strs(ctx context.Context, q string, args []any) ([]string, error) {
+	var out []string
+	err := s.eachRow(ctx, q, args, func(rows rowScanner) error {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
+}
+
 // rowidSpans is the SQL condition "(rowid BETWEEN a AND b OR …)" of
 // inclusive rowid ranges.
 func rowidSpans(spans [][2]int64) string {

@@ -45,20 +45,6 @@ ORDER BY o.run_id`
 	return ids, nil
 }
 
-// strs runs q, whose rows are one string each, and returns them in order.
-func (s *Store) strs(ctx context.Context, q string, args []any) ([]string, error) {
-	var out []string
-	err := s.eachRow(ctx, q, args, func(rows rowScanner) error {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return err
-		}
-		out = append(out, v)
-		return nil
-	})
-	return out, err
-}
-
 // StoredUses returns the stored uses of the runs whose uses_runs row names
 // their current source and this version, by run id (a run with no uses
 // has an empty, non-nil list); runs not in the map have none stored.
