@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,7 +34,8 @@ type MineOptions struct {
 	ModelFile string         // conformance against this model instead of the heuristics net's
 	Export    string         // xes:FILE, events-xes:FILE, ocel:FILE or dot:FILE; "" none
 	ExportOut io.Writer      // where FILE "-" goes
-	// NoProfiles skips the behaviour profiles, which read the events of
+	// NoProfiles skips the behaviour profiles, which are read from
+	// run_profiles, or, for runs without a stored one, from the events of
 	// the runs with context ops or manage_context calls (mineBehaviour);
 	// the event log is read through store.EventStream either way.
 	NoProfiles bool
@@ -154,9 +156,51 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 	})
 }
 
-// mineBehaviour profiles the runs keep selects (behavior.Run) and pools
-// them per model family, as the shared pass's Behaviour does over every
-// run's records, reading the events of few runs:
+// mineBehaviour profiles the runs keep selects and pools them per model
+// family (behavior.ByFamily), as the shared pass's Behaviour does over
+// every run's records: the profiles ingest stored (run_profiles, under
+// ProfileFingerprint, for the run's current source) are read back, and
+// only the runs without one are profiled here (profileRuns), which on a
+// store an older version imported, or a lake, is every run.
+func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
+	ba := NewBehaviour(env, keep)
+	stored, err := st.StoredProfiles(ctx, ProfileFingerprint())
+	if err != nil {
+		return nil, err
+	}
+	profiles := make([]behavior.RunProfile, 0, len(stored))
+	missing := map[string]bool{}
+	for i := range stored {
+		sp := &stored[i]
+		if !keep(&sp.Run) {
+			continue
+		}
+		if sp.Profile == nil {
+			missing[sp.Run.RunID] = true
+			continue
+		}
+		var p behavior.RunProfile
+		if err := json.Unmarshal(sp.Profile, &p); err != nil || p.RunID != sp.Run.RunID {
+			return nil, fmt.Errorf("mine: stored profile of run %s: not its profile (%v)", sp.Run.RunID, err)
+		}
+		profiles = append(profiles, p)
+	}
+	if len(missing) > 0 {
+		ps, err := profileRuns(ctx, st, env, func(r *schema.Run) bool { return missing[r.RunID] && keep(r) }, missing)
+		if err != nil {
+			return nil, err
+		}
+		if len(ps) != len(missing) {
+			return nil, fmt.Errorf("mine: %d runs profiled of %d (imported during the read?)", len(ps), len(missing))
+		}
+		profiles = append(profiles, ps...)
+	}
+	return behavior.ByFamily(profiles, ba.o), nil
+}
+
+// profileRuns profiles the runs keep selects (behavior.Run), reading the
+// events of few runs; only, when not nil, limits the reads of runs with
+// context ops to its runs (keep must not select others):
 //
 //  1. store.RunShapes gives every run's row counts, last turns, whether it
 //     calls manage_context or has context ops, and whether a DTOC key or
@@ -172,9 +216,10 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 //     in for counterfactual.Uses (the two scans at once).
 //  3. Every other run's profile is behavior.RunBrief of its shape: Run
 //     reads nothing more of such a run.
-//  4. The profiles are pooled in Scan's order (the shapes' order), as the
-//     pass over every run would add them.
-func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
+//  4. The profiles are returned in Scan's order (the shapes' order), as the
+//     pass over every run would add them (behavior.GroupBy does not depend
+//     on the order).
+func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool, only map[string]bool) ([]behavior.RunProfile, error) {
 	// every run's shape, while the runs with context ops are read; the
 	// first error cancels the other reads
 	g, ctx := errgroup.WithContext(ctx)
@@ -198,6 +243,9 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 		// the run filter (keep) is applied in the pass, which has the runs
 		text, noText := []string{}, []string{}
 		for id, c := range ctxRuns {
+			if only != nil && !only[id] {
+				continue
+			}
 			if c.Disables > 0 && stored[id] == nil { // behavior.NeedsText, no stored uses
 				text = append(text, id)
 			} else {
@@ -245,7 +293,7 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,
 			HasTool: sh.EnvelopeKey || sh.Mentions}, ba.o))
 	}
-	return behavior.ByFamily(profiles, ba.o), nil
+	return profiles, nil
 }
 
 // NewMine prepares mining with o: the builder of the event log and the run

@@ -62,14 +62,30 @@ func TestMineBehaviourMatchesPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// first computed from the events (nothing stored), then read back from
+	// the profiles DeriveProfiles stored
 	for _, c := range []struct {
-		name string
-		keep func(*schema.Run) bool
+		name   string
+		keep   func(*schema.Run) bool
+		derive bool
 	}{
-		{"all", func(*schema.Run) bool { return true }},
-		{"one family", func(r *schema.Run) bool { return r.ModelFamily == "synth-thrasher" || r.Harness == "codex" }},
+		{"all", func(*schema.Run) bool { return true }, false},
+		{"one family", func(r *schema.Run) bool { return r.ModelFamily == "synth-thrasher" || r.Harness == "codex" }, false},
+		{"all stored", func(*schema.Run) bool { return true }, true},
+		{"one family stored", func(r *schema.Run) bool { return r.ModelFamily == "synth-thrasher" || r.Harness == "codex" }, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			if c.derive {
+				if _, err := DeriveUses(ctx, st); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := DeriveProfiles(ctx, st); err != nil {
+					t.Fatal(err)
+				}
+				if missing, err := st.RunsWithoutProfiles(ctx, ProfileFingerprint()); err != nil || len(missing) > 0 {
+					t.Fatalf("%d runs without a stored profile after DeriveProfiles (%v)", len(missing), err)
+				}
+			}
 			ba := NewBehaviour(env, c.keep)
 			if err := Pass(ctx, st, store.ScanOptions{}, env, ba); err != nil {
 				t.Fatal(err)

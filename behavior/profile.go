@@ -134,7 +134,10 @@ func ByFamily(runs []RunProfile, o *Options) []Group {
 	return GroupBy(runs, func(r *RunProfile) string { return r.ModelFamily }, o)
 }
 
-// GroupBy pools runs per key(run), sorted by key.
+// GroupBy pools runs per key(run), sorted by key. A group does not depend
+// on the order of runs: each is summarized in run id order (its sums of
+// fractions would otherwise differ in the last bits between a pass over a
+// store and its profiles read back in another order).
 func GroupBy(runs []RunProfile, key func(*RunProfile) string, o *Options) []Group {
 	parts := map[string][]RunProfile{}
 	for i := range runs {
@@ -143,6 +146,7 @@ func GroupBy(runs []RunProfile, key func(*RunProfile) string, o *Options) []Grou
 	}
 	out := make([]Group, 0, len(parts))
 	for k, rs := range parts {
+		slices.SortStableFunc(rs, func(a, b RunProfile) int { return cmp.Compare(a.RunID, b.RunID) })
 		g := Summarize(rs, o)
 		g.Key = k
 		out = append(out, g)

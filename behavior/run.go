@@ -9,6 +9,14 @@ import (
 	"github.com/trajmine/trajmine/schema"
 )
 
+// ProfileVersion numbers what Run answers. Bump it with any change that
+// changes some RunProfile of the same records and options (its code, or
+// diagnose's windows and occupancy, which it reads): trajmine ingest stores
+// every run's profile under a fingerprint holding this number (table
+// run_profiles) and readers trust only their own fingerprint's rows.
+// analysis.TestProfileVersion pins the profiles of the ingest fixtures to it.
+const ProfileVersion = 1
+
 // RunProfile is one run's context-management behaviour.
 type RunProfile struct {
 	RunID        string `json:"run_id"`

@@ -72,9 +72,11 @@ member.
 
 After the import, the runs that disable outputs (DTOC) get their tool
 outputs' uses stored (tables uses_runs and output_uses: which later call
-used which output, counterfactual.Uses), which trajmine mine then reads
-instead of their text; runs whose uses are stored for their current
-source and this version are left alone, so a second ingest adds nothing.
+used which output, counterfactual.Uses), and then every run its
+context-management profile (table run_profiles: what trajmine mine's
+behaviour section pools), which trajmine mine then reads instead of the
+events; runs whose uses and profile are stored for their current source
+and this version are left alone, so a second ingest adds nothing.
 
 With --lake DIR (a Parquet lake, README "Scale-out"), --shard i/n imports
 only the files of shard i: a file's shard is the FNV-1a 64-bit hash of its
@@ -154,10 +156,16 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 		if _, err := st.CommitLake(ctx); err != nil {
 			return err
 		}
-	} else if _, err := analysis.DeriveUses(ctx, st); err != nil {
-		// the uses of the runs that disable outputs, for trajmine mine
-		// (a lake has none stored: mine computes them from the text)
-		return err
+	} else {
+		// the uses of the runs that disable outputs, then every run's
+		// behaviour profile (which reads those uses), for trajmine mine
+		// (a lake has none stored: mine computes them from the events)
+		if _, err := analysis.DeriveUses(ctx, st); err != nil {
+			return err
+		}
+		if _, err := analysis.DeriveProfiles(ctx, st); err != nil {
+			return err
+		}
 	}
 	if o.JSON {
 		if err := writeJSON(o.Out, ingestSummaryOf(sum)); err != nil {

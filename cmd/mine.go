@@ -31,9 +31,9 @@ type MineOptions struct {
 	ModelFile string
 	Export    string
 	JSON      bool
-	// NoProfiles skips the behaviour profiles, which read the events of
-	// the runs with context ops (analysis.MineStore); the event log is read
-	// through store.EventStream either way.
+	// NoProfiles skips the behaviour profiles, stored at ingest or read
+	// from the events of the runs with context ops (analysis.MineStore);
+	// the event log is read through store.EventStream either way.
 	NoProfiles bool
 	// CPUProfile (a hidden flag) writes a pprof CPU profile of the command.
 	CPUProfile string
@@ -111,13 +111,14 @@ Action classes are those ingest stored with each tool call
 classified_by is not this version's classifier) are classified again from
 their arguments, which costs reading them.
 
---no-profiles leaves out the behaviour profiles: they read the events of
-the runs with context ops or manage_context calls, without their text
-(which later call used each hidden output comes from the uses trajmine
-ingest stored; the text is read only for runs without them, as in a lake or
-a store an older version wrote), and the system prompts' text only for runs
-imported before ingest recorded whether they name manage_context, while the
-process discovery alone reads a few columns of the tool calls and results
+The behaviour profiles are those trajmine ingest stored for each run (table
+run_profiles, computed after the import with this version's code); only
+runs without one (imported by an older version, or in a lake) are profiled
+here, which reads the events of those with context ops or manage_context
+calls (without their text where ingest stored their uses; the system
+prompts' text only for runs imported before ingest recorded whether they
+name manage_context). --no-profiles leaves the profiles out, so that mine
+reads only a few columns of the tool calls and results
 (BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {

@@ -515,7 +515,10 @@ func ScanWhere(o ScanOptions) (string, []any) {
 
 const runColumns = "run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator, classified_by, system_mentions_manage_context"
 
-func scanRun(rows *sql.Rows) (schema.Run, error) {
+func scanRun(rows *sql.Rows) (schema.Run, error) { return scanRunWith(rows) }
+
+// scanRunWith reads a row of runColumns, then the extra columns into extra.
+func scanRunWith(rows *sql.Rows, extra ...any) (schema.Run, error) {
 	var r schema.Run
 	var parent sql.NullString
 	var resolved sql.NullBool
@@ -525,10 +528,11 @@ func scanRun(rows *sql.Rows) (schema.Run, error) {
 	var reason, source string
 	var classifiedBy sql.NullString
 	var mentions sql.NullBool
-	if err := rows.Scan(&r.RunID, &parent, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness, &r.Model, &r.ModelFamily, &r.TaskID,
+	dest := append([]any{&r.RunID, &parent, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness, &r.Model, &r.ModelFamily, &r.TaskID,
 		&resolved, &window, &start, &end, &reason, &source, &r.EndReasonDetail, &r.NTurns, &r.InputTokens, &r.OutputTokens,
 		&r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.UsageEstimated, &r.UsageCalls, &cost, &r.EstTokens, &r.Estimator,
-		&classifiedBy, &mentions); err != nil {
+		&classifiedBy, &mentions}, extra...)
+	if err := rows.Scan(dest...); err != nil {
 		return r, fmt.Errorf("scan run: %w", err)
 	}
 	r.ParentRunID, r.ClassifiedBy = parent.String, classifiedBy.String
