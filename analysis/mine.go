@@ -186,7 +186,11 @@ func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*sc
 		profiles = append(profiles, p)
 	}
 	if len(missing) > 0 {
-		ps, err := profileRuns(ctx, st, env, func(r *schema.Run) bool { return missing[r.RunID] && keep(r) }, missing)
+		only := missing
+		if len(missing) == len(stored) {
+			only = nil // every run: read whole, without run lists
+		}
+		ps, err := profileRuns(ctx, st, env, func(r *schema.Run) bool { return missing[r.RunID] }, only)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +230,14 @@ func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*sche
 	var shapes []store.RunShape
 	g.Go(func() error {
 		var err error
-		shapes, err = st.RunShapes(ctx, "manage_context")
+		var ids []string // every run's shape, or those of only
+		for id := range only {
+			ids = append(ids, id)
+		}
+		if only != nil && len(ids) == 0 {
+			return nil // nothing to profile
+		}
+		shapes, err = st.RunShapes(ctx, "manage_context", ids...)
 		return err
 	})
 	bas := [2]*Behaviour{NewBehaviour(env, keep), NewBehaviour(env, keep)}

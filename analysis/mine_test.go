@@ -82,7 +82,7 @@ func TestMineBehaviourMatchesPass(t *testing.T) {
 				if _, err := DeriveProfiles(ctx, st); err != nil {
 					t.Fatal(err)
 				}
-				if missing, err := st.RunsWithoutProfiles(ctx, ProfileFingerprint()); err != nil || len(missing) > 0 {
+				if missing, _, err := st.RunsWithoutProfiles(ctx, ProfileFingerprint()); err != nil || len(missing) > 0 {
 					t.Fatalf("%d runs without a stored profile after DeriveProfiles (%v)", len(missing), err)
 				}
 			}
@@ -156,6 +156,28 @@ func TestRunBrief(t *testing.T) {
 	}
 	if briefs < 10 || hasTool == 0 {
 		t.Errorf("%d runs profiled briefly, %d with the tool: the corpus does not test the rule", briefs, hasTool)
+	}
+	// the shapes of some runs only (an import of a few runs): the same
+	// shapes, in the same relative order, and no others
+	var some []string
+	for i, id := range order {
+		if i%3 == 1 {
+			some = append(some, id)
+		}
+	}
+	part, err := st.RunShapes(ctx, "manage_context", some...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sh := range part {
+		got = append(got, sh.Run.RunID)
+		if diff := cmp.Diff(by[sh.Run.RunID], sh); diff != "" {
+			t.Errorf("%s: its shape read alone differs (-all +alone):\n%s", sh.Run.RunID, diff)
+		}
+	}
+	if !slices.Equal(got, some) {
+		t.Errorf("RunShapes of %v gave %v", some, got)
 	}
 }
 

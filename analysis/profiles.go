@@ -35,7 +35,7 @@ func ProfileFingerprint() string {
 // trajmine ingest calls it after DeriveUses.
 func DeriveProfiles(ctx context.Context, st *store.Store) (int, error) {
 	fp := ProfileFingerprint()
-	want, err := st.RunsWithoutProfiles(ctx, fp)
+	want, runs, err := st.RunsWithoutProfiles(ctx, fp)
 	if err != nil || len(want) == 0 {
 		return 0, err
 	}
@@ -49,7 +49,11 @@ func DeriveProfiles(ctx context.Context, st *store.Store) (int, error) {
 		only[id] = true
 		ids = append(ids, id)
 	}
-	profiles, err := profileRuns(ctx, st, env, func(r *schema.Run) bool { return only[r.RunID] }, only)
+	keep := func(r *schema.Run) bool { _, ok := want[r.RunID]; return ok }
+	if len(want) == runs {
+		only = nil // every run: read whole, without run lists (keep still checks)
+	}
+	profiles, err := profileRuns(ctx, st, env, keep, only)
 	if err != nil {
 		return 0, fmt.Errorf("derive profiles: %w", err)
 	}

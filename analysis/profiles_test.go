@@ -132,6 +132,14 @@ func TestStoredProfilesRead(t *testing.T) {
 		if n, err := DeriveProfiles(ctx, st); err != nil || n != 1 {
 			t.Errorf("%s: DeriveProfiles profiled %d runs (%v), want the 1 stale", c.what, n, err)
 		}
+		if got := families(); got != computed {
+			t.Errorf("%s: after DeriveProfiles families %s, want %s", c.what, got, computed)
+		}
+		var same int
+		if err := st.DB().QueryRowContext(ctx, `SELECT count(*) FROM run_profiles p JOIN runs r USING (run_id)
+WHERE p.run_id = ? AND p.source_sha256 = r.source_sha256 AND p.profiled_by = ? AND p.profile <> ?`, id, ProfileFingerprint(), string(b)).Scan(&same); err != nil || same != 1 {
+			t.Errorf("%s: the stale row was not replaced by a current one (%d, %v)", c.what, same, err)
+		}
 		if _, err := st.DB().ExecContext(ctx, `UPDATE run_profiles SET profile = ? WHERE run_id = ?`, string(b), id); err != nil {
 			t.Fatal(err)
 		}

@@ -59,11 +59,18 @@ const shapeRanges = 64
 //	-- only when some run lacks the flag, or for another needle:
 //	SELECT rowid FROM events WHERE kind = 'system' ORDER BY rowid
 //	SELECT DISTINCT run_id FROM events WHERE (rowid BETWEEN a AND b OR …) AND contains(CASE WHEN kind = 'system' THEN text ELSE '' END, needle)
-func (s *Store) RunShapes(ctx context.Context, needle string) ([]RunShape, error) {
+//
+// With ids, only those runs' shapes are read (every query above limited to
+// run_id IN ids), which an import of a few runs into a big store asks for.
+func (s *Store) RunShapes(ctx context.Context, needle string, ids ...string) ([]RunShape, error) {
 	if err := s.lakeScanReady(ctx); err != nil { // a lake's events: a table, for rowids (lake.go)
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs ORDER BY run_id`)
+	only, args := "", []any(nil)
+	if len(ids) > 0 {
+		only, args = ` WHERE run_id IN (SELECT unnest(?::VARCHAR[]))`, []any{ids}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runColumns+` FROM runs`+only+` ORDER BY run_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("run shapes: %w", err)
 	}
@@ -87,8 +94,8 @@ func (s *Store) RunShapes(ctx context.Context, needle string) ([]RunShape, error
   coalesce(max(turn) FILTER (WHERE kind IN ('` + string(schema.KindAssistant) + `', '` + string(schema.KindReasoning) + `', '` + string(schema.KindToolCall) + `')), -1),
   coalesce(bool_or(kind = 'tool_call' AND (tool_name = 'manage_context' OR ends_with(tool_name, '__manage_context'))), false),
   coalesce(bool_or(kind = 'tool_result' AND call_id <> '' AND tool_key <> call_id AND NOT starts_with(tool_key, call_id || '#')), false)
-FROM events GROUP BY run_id`
-	if err := s.eachRow(ctx, q, nil, func(rows rowScanner) error {
+FROM events` + only + ` GROUP BY run_id`
+	if err := s.eachRow(ctx, q, args, func(rows rowScanner) error {
 		var id string
 		var sh RunShape
 		if err := rows.Scan(&id, &sh.Events, &sh.Order, &sh.LastTurn, &sh.LastOutputTurn, &sh.ManageCall, &sh.EnvelopeKey); err != nil {
@@ -102,7 +109,7 @@ FROM events GROUP BY run_id`
 	}); err != nil {
 		return nil, fmt.Errorf("run shapes events: %w", err)
 	}
-	if err := s.eachRow(ctx, `SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops GROUP BY run_id`, nil, func(rows rowScanner) error {
+	if err := s.eachRow(ctx, `SELECT run_id, count(*), count(*) FILTER (WHERE op = 'disable') FROM context_ops`+only+` GROUP BY run_id`, args, func(rows rowScanner) error {
 		var id string
 		var n, d int
 		if err := rows.Scan(&id, &n, &d); err != nil {

@@ -61,11 +61,16 @@ ORDER BY run_id`
 }
 
 // RunsWithoutProfiles returns, by run id, the source of every run whose
-// profile is not stored for that source under fingerprint.
-func (s *Store) RunsWithoutProfiles(ctx context.Context, fingerprint string) (map[string]string, error) {
+// profile is not stored for that source under fingerprint, and how many
+// runs the store has.
+func (s *Store) RunsWithoutProfiles(ctx context.Context, fingerprint string) (map[string]string, int, error) {
+	var runs int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM runs`).Scan(&runs); err != nil {
+		return nil, 0, fmt.Errorf("runs without profiles: %w", err)
+	}
 	ok, err := s.hasTable(ctx, schema.RunProfiles.Name)
 	if err != nil {
-		return nil, fmt.Errorf("runs without profiles: %w", err)
+		return nil, 0, fmt.Errorf("runs without profiles: %w", err)
 	}
 	q, args := `SELECT run_id, source_sha256 FROM runs`, []any(nil)
 	if ok {
@@ -82,7 +87,7 @@ WHERE NOT EXISTS (SELECT 1 FROM run_profiles p WHERE p.run_id = r.run_id AND p.s
 		out[id] = sha
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("runs without profiles: %w", err)
+		return nil, 0, fmt.Errorf("runs without profiles: %w", err)
 	}
-	return out, nil
+	return out, runs, nil
 }
