@@ -151,19 +151,19 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	if err != nil {
 		return err
 	}
+	// the uses of the runs that disable outputs, then every run's
+	// behaviour profile (which reads those uses), for trajmine mine; a
+	// lake's importer derives its shard's (it holds only its own runs)
+	// and commits them with the imported tables
+	if _, err := analysis.DeriveUses(ctx, st); err != nil {
+		return err
+	}
+	if _, err := analysis.DeriveProfiles(ctx, st); err != nil {
+		return err
+	}
 	if st.Lake() != "" {
 		// files that failed are not in the shard, as they are not in a database file
 		if _, err := st.CommitLake(ctx); err != nil {
-			return err
-		}
-	} else {
-		// the uses of the runs that disable outputs, then every run's
-		// behaviour profile (which reads those uses), for trajmine mine
-		// (a lake has none stored: mine computes them from the events)
-		if _, err := analysis.DeriveUses(ctx, st); err != nil {
-			return err
-		}
-		if _, err := analysis.DeriveProfiles(ctx, st); err != nil {
 			return err
 		}
 	}

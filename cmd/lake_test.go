@@ -245,6 +245,12 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 			if ex := varying[tb.Name]; len(ex) > 0 {
 				cols = "* EXCLUDE (" + strings.Join(ex, ", ") + ")"
 			}
+			if tb.Name == schema.RunProfiles.Name {
+				// a profile names its run as its shard imported it: the run id
+				// two shards claim is renamed by the reader, not inside the
+				// JSON (mine profiles that run again: the mine --json below)
+				cols = `run_id, source_sha256, profiled_by, regexp_replace(profile, '^\{"run_id":"[^"]*",', '{') AS profile`
+			}
 			src := fmt.Sprintf("read_parquet('%s/%s/*/*.parquet', hive_partitioning = true, union_by_name = true)", lake, tb.Name)
 			want := dumpRows(t, one, "SELECT "+cols+" FROM "+tb.Name)
 			if len(want) == 0 {
@@ -258,7 +264,7 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 			// plain DuckDB over the files: the second file's rows (its shard,
 			// the id) hold the id as logged, renamed here by hand
 			plainSrc := src
-			ingestTable := slices.ContainsFunc(schema.Tables, func(x schema.Table) bool { return x.Name == tb.Name })
+			ingestTable := slices.ContainsFunc(store.LakeIngest.Tables(), func(x schema.Table) bool { return x.Name == tb.Name })
 			switch {
 			case ingestTable && slices.Contains(tb.ColumnNames(), schema.ColRunID):
 				src = "(SELECT * FROM " + src + " WHERE NOT (shard = '" + skipped.shard + "' AND run_id IN (" + skipped.ids + ")))"
@@ -284,7 +290,9 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 			if err := plain.QueryRow("SELECT count(DISTINCT shard) FROM " + src).Scan(&shards); err != nil {
 				t.Fatal(err)
 			}
-			if shards != 4 && tb.Name != schema.TableRejects { // the corpus's few rejects are in one file
+			if shards != 4 && tb.Name != schema.TableRejects && tb.Name != schema.UsesRuns.Name && tb.Name != schema.OutputUses.Name {
+				// the corpus's few rejects are in one file, its few runs that
+				// disable outputs (whose uses are stored) in one shard
 				t.Errorf("%s: %d distinct shard partitions, want 4", tb.Name, shards)
 			}
 		})

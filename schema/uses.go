@@ -40,3 +40,8 @@ var RunProfiles = Table{Name: "run_profiles", Doc: "every run's context-manageme
 	col("profiled_by", Varchar, "analysis.ProfileFingerprint of the code that computed it"),
 	col("profile", Varchar, "behavior.RunProfile as JSON (its json tags; DuckDB's json functions read it)"),
 }}
+
+// IngestDerived lists the tables trajmine ingest derives after an import,
+// in the order it writes them (a lake's importer commits them with
+// Tables).
+var IngestDerived = []Table{UsesRuns, OutputUses, RunProfiles}

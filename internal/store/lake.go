@@ -56,7 +56,7 @@ type LakeGroup string
 
 // The lake's writers.
 const (
-	LakeIngest   LakeGroup = "ingest"   // sources, runs, events, usage, tool_outputs, context_ops, rejects
+	LakeIngest   LakeGroup = "ingest"   // sources, runs, events, usage, tool_outputs, context_ops, rejects; uses_runs, output_uses, run_profiles
 	LakeSimulate LakeGroup = "simulate" // sim_runs, sim_calls
 	LakeDiagnose LakeGroup = "diagnose" // diag_runs, diag_calls, diag_rent
 )
@@ -68,7 +68,7 @@ var lakeGroups = []LakeGroup{LakeIngest, LakeSimulate, LakeDiagnose}
 func (g LakeGroup) Tables() []schema.Table {
 	switch g {
 	case LakeIngest:
-		return schema.Tables
+		return append(slices.Clone(schema.Tables), schema.IngestDerived...)
 	case LakeSimulate:
 		return schema.SimTables
 	case LakeDiagnose:

@@ -14,11 +14,13 @@ type StoredUse struct {
 	Kind            string
 }
 
-// hasTable reports whether the store's database has the table (derived
-// tables exist once written; a lake has none).
+// hasTable reports whether the store's database has the table, or a view
+// of that name (derived tables exist once written; a lake's reader has
+// views over their part files).
 func (s *Store) hasTable(ctx context.Context, name string) (bool, error) {
 	var n int
-	err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?", name).Scan(&n)
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?)
+  + (SELECT count(*) FROM duckdb_views() WHERE database_name = current_database() AND schema_name = 'main' AND view_name = ?)`, name, name).Scan(&n)
 	return n > 0, err
 }
 

@@ -9,6 +9,15 @@
 // whose type errors give the field's path, and returns a *NumberError such
 // as "usage.output_tokens: 1.5 is not a whole number". The second decode
 // happens only for input that already failed, so valid input costs nothing.
+//
+// And one guard: goccy compiles a type's decoder (or encoder) on the type's
+// first use and publishes it in a cache without synchronisation
+// (internal/decoder/compile_norace.go), so two goroutines meeting a new type
+// at once can run a decoder another is still building: a nil structDecoder
+// and a panic (goccy/go-json#495, seen here once in the importers' parallel
+// workers). Unmarshal, Decoder.Decode, Marshal and Encoder.Encode compile
+// each type once under a lock first (prepare); every later use follows a
+// sync.Map load of the type, which orders it after that compilation.
 package jsonx
 
 import (
@@ -20,6 +29,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	gj "github.com/goccy/go-json"
 )
@@ -29,14 +39,66 @@ type (
 	RawMessage         = gj.RawMessage
 	Number             = gj.Number
 	Delim              = gj.Delim
-	Decoder            = gj.Decoder
-	Encoder            = gj.Encoder
 	SyntaxError        = gj.SyntaxError
 	UnmarshalTypeError = gj.UnmarshalTypeError
 )
 
+// Decoder is goccy's Decoder, its Decode guarded (see the package doc).
+type Decoder struct{ *gj.Decoder }
+
+// Decode is goccy's Decode of the next value into v.
+func (d *Decoder) Decode(v any) error {
+	prepare(v, false)
+	return d.Decoder.Decode(v)
+}
+
+// Encoder is goccy's Encoder, its Encode guarded (see the package doc).
+type Encoder struct{ *gj.Encoder }
+
+// Encode is goccy's Encode of v.
+func (e *Encoder) Encode(v any) error {
+	prepare(v, true)
+	return e.Encoder.Encode(v)
+}
+
+// prepared holds the types whose goccy decoder (false) or encoder (true)
+// has been compiled under prepareMu.
+var (
+	prepared  sync.Map // [2]any{reflect.Type, bool} → struct{}
+	prepareMu sync.Mutex
+)
+
+// prepare makes goccy compile the decoder (or, for enc, the encoder) of
+// v's type under a lock the first time the type is met, from a fresh value
+// of the type (goccy caches by the dynamic type alone).
+func prepare(v any, enc bool) {
+	t := reflect.TypeOf(v)
+	if t == nil {
+		return
+	}
+	key := [2]any{t, enc}
+	if _, ok := prepared.Load(key); ok {
+		return
+	}
+	prepareMu.Lock()
+	defer prepareMu.Unlock()
+	if _, ok := prepared.Load(key); ok {
+		return
+	}
+	switch {
+	case enc:
+		_, _ = gj.Marshal(reflect.Zero(t).Interface())
+	case t.Kind() == reflect.Pointer:
+		_ = gj.Unmarshal([]byte("null"), reflect.New(t.Elem()).Interface())
+	}
+	prepared.Store(key, struct{}{})
+}
+
 // Marshal is goccy's Marshal.
-func Marshal(v any) ([]byte, error) { return gj.Marshal(v) }
+func Marshal(v any) ([]byte, error) {
+	prepare(v, true)
+	return gj.Marshal(v)
+}
 
 // Valid is goccy's Valid.
 func Valid(data []byte) bool { return gj.Valid(data) }
@@ -44,11 +106,11 @@ func Valid(data []byte) bool { return gj.Valid(data) }
 // Compact is goccy's Compact.
 func Compact(dst *bytes.Buffer, src []byte) error { return gj.Compact(dst, src) }
 
-// NewDecoder is goccy's NewDecoder (its Decode is not repaired).
-func NewDecoder(r io.Reader) *Decoder { return gj.NewDecoder(r) }
+// NewDecoder is goccy's NewDecoder (its Decode is guarded, not repaired).
+func NewDecoder(r io.Reader) *Decoder { return &Decoder{gj.NewDecoder(r)} }
 
 // NewEncoder is goccy's NewEncoder.
-func NewEncoder(w io.Writer) *Encoder { return gj.NewEncoder(w) }
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{gj.NewEncoder(w)} }
 
 // NumberError is a number that does not fit the integer field it was
 // decoded into.
@@ -109,6 +171,7 @@ func isInt(t reflect.Type) bool {
 // Unmarshal is goccy's Unmarshal, with number errors repaired (see the
 // package doc).
 func Unmarshal(data []byte, v any) error {
+	prepare(v, false)
 	err := gj.Unmarshal(data, v)
 	if err == nil {
 		return nil
