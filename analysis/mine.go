@@ -161,7 +161,7 @@ func (ma *Mine) eventLog(ctx context.Context, st *store.Store) error {
 // every run's records: the profiles ingest stored (run_profiles, under
 // ProfileFingerprint, for the run's current source) are read back, and
 // only the runs without one are profiled here (profileRuns), which on a
-// store an older version imported, or a lake, is every run.
+// store an older version imported is every run.
 func mineBehaviour(ctx context.Context, st *store.Store, env *Env, keep func(*schema.Run) bool) ([]behavior.Group, error) {
 	ba := NewBehaviour(env, keep)
 	stored, err := st.StoredProfiles(ctx, ProfileFingerprint())
