@@ -6,6 +6,9 @@
 # the medians and their ratio are printed.
 #
 #   scripts/bench-ingest.sh [N]      # default N=3; TRAJMINE_BENCH_MB sets the size (default 520)
+#   TRAJMINE_BENCH_FILE=F scripts/bench-ingest.sh [N]   # F instead: a Claude Code JSONL of distinct
+#                                    # sessions, e.g. the first 520 MB of whole lines of
+#                                    # bench-ingest-many.sh's big file
 #   scripts/bench-ingest.sh many [N] [DIR]   # issue 18: many files against one big file (bench-ingest-many.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -34,6 +34,14 @@ var (
 func bigFile(b *testing.B) (string, int64) {
 	b.Helper()
 	bigOnce.Do(func() {
+		if f := os.Getenv("TRAJMINE_BENCH_FILE"); f != "" { // a Claude Code JSONL of the caller's, such as distinct synth sessions
+			st, err := os.Stat(f)
+			bigPath, bigErr = f, err
+			if err == nil {
+				bigSize = st.Size()
+			}
+			return
+		}
 		mb := int64(520)
 		if v := os.Getenv("TRAJMINE_BENCH_MB"); v != "" {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
