@@ -310,6 +310,7 @@ func TestMineStoredMatchesRecomputed(t *testing.T) {
 		t.Errorf("%d runs disable outputs (%v), %d derived", stale, err, derived)
 	}
 	stored := mine()
+	imported := classesOf(t, st)
 	if _, err := st.DB().ExecContext(ctx, `UPDATE runs SET classified_by = NULL, system_mentions_manage_context = NULL`); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +327,51 @@ func TestMineStoredMatchesRecomputed(t *testing.T) {
 			t.Errorf("%v: stored classes and flags give\n%.800s\nrecomputed\n%.800s", modes[i], stored[i], again[i])
 		}
 	}
+	// DeriveClasses (trajmine ingest on such a store) stores them again:
+	// the same classes and flags as the import's, and the same result
+	wantClasses := imported
+	if _, err := st.DB().ExecContext(ctx, `UPDATE events SET action_class = 'stale' WHERE kind = 'tool_call'`); err != nil {
+		t.Fatal(err)
+	}
+	n, err = DeriveClasses(ctx, st)
+	if err != nil || n < 60 {
+		t.Fatalf("DeriveClasses classified %d runs (%v), want every run", n, err)
+	}
+	if got := classesOf(t, st); got != wantClasses {
+		t.Errorf("DeriveClasses stored other classes or flags than the import:\n got %.600s\nwant %.600s", got, wantClasses)
+	}
+	if again, err := DeriveClasses(ctx, st); err != nil || again != 0 {
+		t.Errorf("a second DeriveClasses classified %d runs (%v), want 0", again, err)
+	}
+	if stale, err := st.RunsNotClassified(ctx, actions.DefaultFingerprint()); err != nil || stale != 0 {
+		t.Errorf("RunsNotClassified = %d, %v after DeriveClasses", stale, err)
+	}
+	derivedOut := mine()
+	for i := range modes {
+		if string(stored[i]) != string(derivedOut[i]) {
+			t.Errorf("%v: after DeriveClasses mine gives\n%.800s\nwant\n%.800s", modes[i], derivedOut[i], stored[i])
+		}
+	}
 	if !strings.Contains(string(stored[0]), `"activity":"class"`) || !strings.Contains(string(stored[0]), `"tool_runs":`) {
 		t.Errorf("class-mode result lacks what it is about: %.300s", stored[0])
 	}
+}
+
+// classesOf is every tool call's stored action class and every run's
+// system-prompt flag, as one string.
+func classesOf(t *testing.T, st *store.Store) string {
+	t.Helper()
+	ctx := context.Background()
+	var s, f string
+	if err := st.DB().QueryRowContext(ctx, `SELECT coalesce(string_agg(run_id || ':' || seq || ':' || coalesce(action_class, '-'), ',' ORDER BY run_id, seq), '')
+FROM events WHERE kind = 'tool_call'`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DB().QueryRowContext(ctx, `SELECT string_agg(run_id || ':' || coalesce(system_mentions_manage_context::VARCHAR, 'null'), ',' ORDER BY run_id) FROM runs`).Scan(&f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f, ":true") || !strings.Contains(f, ":false") {
+		t.Fatalf("the flags do not test the rule: %.300s", f)
+	}
+	return s + "|" + f
 }

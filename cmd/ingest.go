@@ -70,7 +70,9 @@ the message names the cap, and the other files import. Archive members are
 decompressed one at a time, so memory stays within about 10× the largest
 member.
 
-After the import, the runs that disable outputs (DTOC) get their tool
+After the import, runs an older version imported get their tool calls'
+action classes and their system-prompt flag as this version stores them;
+the runs that disable outputs (DTOC) get their tool
 outputs' uses stored (tables uses_runs and output_uses: which later call
 used which output, counterfactual.Uses), and then every run its
 context-management profile (table run_profiles: what trajmine mine's
@@ -151,10 +153,14 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	if err != nil {
 		return err
 	}
-	// the uses of the runs that disable outputs, then every run's
-	// behaviour profile (which reads those uses), for trajmine mine; a
+	// the classes and system-prompt flags of runs an older version
+	// imported, the uses of the runs that disable outputs, then every
+	// run's behaviour profile (which reads those uses), for trajmine mine; a
 	// lake's importer derives its shard's (it holds only its own runs)
 	// and commits them with the imported tables
+	if _, err := analysis.DeriveClasses(ctx, st); err != nil { // runs an older version imported
+		return err
+	}
 	if _, err := analysis.DeriveUses(ctx, st); err != nil {
 		return err
 	}
