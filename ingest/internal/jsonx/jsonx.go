@@ -61,10 +61,11 @@ func (e *Encoder) Encode(v any) error {
 	return e.Encoder.Encode(v)
 }
 
-// prepared holds the types whose goccy decoder (false) or encoder (true)
-// has been compiled under prepareMu.
+// prepared holds the types whose goccy decoder ([0]) or encoder ([1])
+// has been compiled under prepareMu (keyed by the reflect.Type itself: a
+// lookup allocates nothing).
 var (
-	prepared  sync.Map // [2]any{reflect.Type, bool} → struct{}
+	prepared  [2]sync.Map // reflect.Type → struct{}
 	prepareMu sync.Mutex
 )
 
@@ -76,13 +77,16 @@ func prepare(v any, enc bool) {
 	if t == nil {
 		return
 	}
-	key := [2]any{t, enc}
-	if _, ok := prepared.Load(key); ok {
+	m := &prepared[0]
+	if enc {
+		m = &prepared[1]
+	}
+	if _, ok := m.Load(t); ok {
 		return
 	}
 	prepareMu.Lock()
 	defer prepareMu.Unlock()
-	if _, ok := prepared.Load(key); ok {
+	if _, ok := m.Load(t); ok {
 		return
 	}
 	switch {
@@ -91,7 +95,7 @@ func prepare(v any, enc bool) {
 	case t.Kind() == reflect.Pointer:
 		_ = gj.Unmarshal([]byte("null"), reflect.New(t.Elem()).Interface())
 	}
-	prepared.Store(key, struct{}{})
+	m.Store(t, struct{}{})
 }
 
 // Marshal is goccy's Marshal.

@@ -16,13 +16,27 @@ type prepB struct {
 type prepC struct {
 	C map[string]int `json:"c"`
 }
+type prepAllocs struct{ N int }
 type prepD struct {
 	D *prepA `json:"d"`
 }
 
 func isPrepared(v any, enc bool) bool {
-	_, ok := prepared.Load([2]any{reflect.TypeOf(v), enc})
+	i := 0
+	if enc {
+		i = 1
+	}
+	_, ok := prepared[i].Load(reflect.TypeOf(v))
 	return ok
+}
+
+// TestPrepareAllocs: once a type is prepared, the guard allocates nothing.
+func TestPrepareAllocs(t *testing.T) {
+	var a prepAllocs
+	prepare(&a, false)
+	if n := testing.AllocsPerRun(100, func() { prepare(&a, false) }); n != 0 {
+		t.Errorf("prepare of a prepared type: %v allocations, want 0", n)
+	}
 }
 
 // TestPrepare: every entry point compiles the type under the lock before
