@@ -346,6 +346,16 @@ func TestMineStoredMatchesRecomputed(t *testing.T) {
 	if stale, err := st.RunsNotClassified(ctx, actions.DefaultFingerprint()); err != nil || stale != 0 {
 		t.Errorf("RunsNotClassified = %d, %v after DeriveClasses", stale, err)
 	}
+	// the flags alone missing (every run classified): they are set again
+	if _, err := st.DB().ExecContext(ctx, `UPDATE runs SET system_mentions_manage_context = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := DeriveClasses(ctx, st); err != nil || n != 0 {
+		t.Errorf("DeriveClasses with only the flags missing classified %d runs (%v), want 0", n, err)
+	}
+	if got := classesOf(t, st); got != wantClasses {
+		t.Errorf("DeriveClasses did not set the flags alone again:\n got %.600s\nwant %.600s", got, wantClasses)
+	}
 	derivedOut := mine()
 	for i := range modes {
 		if string(stored[i]) != string(derivedOut[i]) {

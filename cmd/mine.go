@@ -115,9 +115,9 @@ The behaviour profiles are those trajmine ingest stored for each run (table
 run_profiles, computed after the import with this version's code); only
 runs without one (imported by an older version; in a lake, a run id two
 shards claim) are profiled here, which reads the events of those with
-context ops or manage_context calls (without their text where ingest stored their uses; the system
-prompts' text only for runs imported before ingest recorded whether they
-name manage_context). --no-profiles leaves the profiles out, so that mine
+context ops or manage_context calls (without their text where ingest
+stored their uses; the system prompts' text only for runs imported before
+ingest recorded whether they name manage_context). --no-profiles leaves the profiles out, so that mine
 reads only a few columns of the tool calls and results
 (BENCHMARKS.md).`,
 		Args: usageArgs(cobra.NoArgs),

@@ -50,10 +50,15 @@ func (s *Store) Reclassify(ctx context.Context, fingerprint string, classify fun
 		}
 	}()
 	const staging = "reclassify_staging"
-	if _, err = conn.ExecContext(ctx, `CREATE OR REPLACE TABLE `+staging+` (run_id VARCHAR, seq BIGINT, action_class VARCHAR)`); err != nil {
-		return 0, err
+	type stmt struct {
+		sql  string
+		args []any
 	}
+	var qs []stmt
 	if n > 0 {
+		if _, err = conn.ExecContext(ctx, `CREATE OR REPLACE TABLE `+staging+` (run_id VARCHAR, seq BIGINT, action_class VARCHAR)`); err != nil {
+			return 0, err
+		}
 		var app *duckdb.Appender
 		if err = conn.Raw(func(dc any) error {
 			var err error
@@ -80,20 +85,16 @@ WHERE e.kind = 'tool_call' AND r.classified_by IS DISTINCT FROM ?`, []any{finger
 		if err != nil {
 			return 0, err
 		}
-	}
-	for _, q := range []struct {
-		sql  string
-		args []any
-	}{
-		{`UPDATE events SET action_class = c.action_class FROM ` + staging + ` c
+		qs = append(qs, stmt{`UPDATE events SET action_class = c.action_class FROM ` + staging + ` c
 WHERE events.run_id = c.run_id AND events.seq = c.seq AND events.kind = 'tool_call'`, nil},
-		{`UPDATE runs SET classified_by = ? WHERE classified_by IS DISTINCT FROM ?`, []any{fingerprint, fingerprint}},
-		{`UPDATE runs SET system_mentions_manage_context = run_id IN (
+			stmt{`UPDATE runs SET classified_by = ? WHERE classified_by IS DISTINCT FROM ?`, []any{fingerprint, fingerprint}},
+			stmt{`DROP TABLE ` + staging, nil})
+	}
+	qs = append(qs, stmt{`UPDATE runs SET system_mentions_manage_context = run_id IN (
   SELECT run_id FROM events WHERE kind = 'system' AND contains(text, 'manage_context')
     AND run_id IN (SELECT run_id FROM runs WHERE system_mentions_manage_context IS NULL))
-WHERE system_mentions_manage_context IS NULL`, nil},
-		{`DROP TABLE ` + staging, nil},
-	} {
+WHERE system_mentions_manage_context IS NULL`, nil})
+	for _, q := range qs {
 		if _, err = conn.ExecContext(ctx, q.sql, q.args...); err != nil {
 			return 0, err
 		}
