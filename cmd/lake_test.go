@@ -393,7 +393,7 @@ func TestLakeUsage(t *testing.T) {
 		{"not a lake", "", notLake, []string{"ingest", corpus}, exitFailed, "not a trajmine lake: it holds files and no _trajmine directory"},
 		{"reader on nothing", "", filepath.Join(tmp, "none"), []string{"runs"}, exitFailed, "run trajmine ingest --lake"},
 		{"lake is a file", "", filepath.Join(notLake, "notes.txt"), []string{"runs"}, exitFailed, "it is a file"},
-		{"sql COPY over a part", "", lake, []string{"sql", "COPY (SELECT 1 AS x) TO '" + part + "' (FORMAT parquet)"}, exitFailed, "SELECT only"},
+		{"sql COPY over a part", "", lake, []string{"sql", "COPY (SELECT 1 AS x) TO '" + part + "' (FORMAT parquet)"}, exitFailed, "COPY is refused"},
 		{"sql COPY elsewhere", "", lake, []string{"sql", "COPY runs TO '" + filepath.Join(lake, "runs", "x.parquet") + "'"}, exitFailed, "disabled by configuration"},
 		{"sql other file", "", lake, []string{"sql", "SELECT * FROM read_csv('" + filepath.Join(notLake, "notes.txt") + "')"}, exitFailed, "disabled by configuration"},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"math/big"
 	"reflect"
@@ -16,15 +17,21 @@ import (
 // SQLOptions are the flags of trajmine sql.
 type SQLOptions struct {
 	Terminal
-	Query  string
-	Format string
+	Query   string
+	Format  string
+	Timeout time.Duration
 }
+
+// DefaultSQLTimeout caps how long one query of trajmine sql runs: an
+// untrusted query such as SELECT count(*) FROM range(1e12) otherwise runs
+// until it is killed.
+const DefaultSQLTimeout = 2 * time.Minute
 
 // NewSQLCmd builds `trajmine sql`.
 func NewSQLCmd(d *Deps, runF func(*SQLOptions) error) *cobra.Command {
 	o := &SQLOptions{}
 	c := &cobra.Command{
-		Use:   "sql [--format table|csv|json] QUERY",
+		Use:   "sql [--format table|csv|json] [--timeout D] QUERY",
 		Short: "Run a read-only SQL query on the database",
 		Long: `Run one SQL query (DuckDB SQL) on the database. Tables: sources, runs,
 events, usage, tool_outputs, context_ops, rejects, calibration, and the
@@ -35,12 +42,18 @@ from DuckDB's own settings, not from inspecting the query: the database is
 opened read-only, external access is off (no file, URL or other database can
 be read or written: COPY ... TO, EXPORT DATABASE, ATTACH, read_csv('...') and
 httpfs all fail), no extension is installed or loaded, and the configuration
-is locked (SET, RESET and configuration PRAGMAs fail). Exactly one statement
-is run: text with several ';'-separated statements is refused.
+is locked (SET, RESET and configuration PRAGMAs fail). DuckDB still lets a
+database reach its own file, its WAL and its temporary directory, so the
+statement must also be one that only reads, as DuckDB's own parser
+classifies it: a SELECT (FROM-first, WITH, VALUES, SHOW, DESCRIBE, SUMMARIZE
+and PRAGMA table_info included); COPY, EXPORT, CALL, CHECKPOINT and EXPLAIN
+(whose ANALYZE runs the statement) are refused. Exactly one statement is
+run: text with several ';'-separated statements is refused. A query stops
+after --timeout (default 2m), and its spill to disk is capped (the smaller
+of 4 GiB and a tenth of the free disk).
 
 With --lake DIR the tables are views over the lake's committed Parquet
-files; DuckDB may read those files and no other, and the one statement must
-be a SELECT (COPY … TO could otherwise write over them).`,
+files; DuckDB may read those files and no other.`,
 		Example: `  trajmine sql "SELECT model_family, count(*), sum(output_tokens) FROM runs GROUP BY ALL"
   trajmine sql --format csv "SELECT * FROM tool_outputs ORDER BY est_tokens DESC LIMIT 20"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -52,6 +65,9 @@ be a SELECT (COPY … TO could otherwise write over them).`,
 			default:
 				return flagErrorf("--format must be table, csv or json, not %q", o.Format)
 			}
+			if o.Timeout < 0 {
+				return flagErrorf("--timeout must not be negative, not %s", o.Timeout)
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -60,20 +76,24 @@ be a SELECT (COPY … TO could otherwise write over them).`,
 				return err
 			}
 			defer st.Close()
-			n, err := st.Statements(o.Query)
-			if err != nil {
+			if err := st.CheckQuery(o.Query); err != nil {
 				return fmt.Errorf("query: %w", err)
 			}
-			if n != 1 {
-				return fmt.Errorf("query: %d statements; trajmine sql runs exactly one", n)
+			ctx := c.Context()
+			if o.Timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+				defer cancel()
 			}
-			if err := st.LakeQueryAllowed(o.Query); err != nil {
-				return fmt.Errorf("query: %w", err)
+			err = sqlRun(ctx, st.DB(), o)
+			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("query: stopped after %s (--timeout; 0 runs without a cap)", o.Timeout)
 			}
-			return sqlRun(c.Context(), st.DB(), o)
+			return err
 		},
 	}
 	c.Flags().StringVar(&o.Format, "format", "table", "output format: table, csv or json")
+	c.Flags().DurationVar(&o.Timeout, "timeout", DefaultSQLTimeout, "stop the query after this long (0: no cap)")
 	return c
 }
 

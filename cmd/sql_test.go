@@ -2,10 +2,12 @@ package cmd
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSQLCannotWrite runs, through `trajmine sql`, each statement that could
@@ -31,25 +33,39 @@ func TestSQLCannotWrite(t *testing.T) {
 		query string
 		msg   string // in the error
 	}{
-		{q("COPY (SELECT 'x') TO 'DIR/store.duckdb' (FORMAT csv)"), "file system operations are disabled"},
-		{q("COPY (SELECT 'x') TO 'DIR/notes.txt'"), "file system operations are disabled"},
+		// a statement that is not a read is refused before it runs
+		// (store.CheckQuery); TestSandboxEngine checks that DuckDB's own
+		// settings refuse these too, without the check
+		{q("COPY (SELECT 'x') TO 'DIR/store.duckdb' (FORMAT csv)"), "COPY is refused"},
+		{q("COPY (SELECT 'x') TO 'DIR/notes.txt'"), "file system operations are disabled"}, // refused when bound
 		{q("COPY runs TO 'DIR/new.parquet' (FORMAT parquet)"), "file system operations are disabled"},
-		{q("ATTACH 'DIR/other.duckdb' AS o (READ_WRITE)"), "file system operations are disabled"},
+		{q("ATTACH 'DIR/other.duckdb' AS o (READ_WRITE)"), "ATTACH is refused"},
 		{q("EXPORT DATABASE 'DIR/export'"), "file system operations are disabled"},
 		{q("SELECT * FROM read_csv('DIR/notes.txt')"), "file system operations are disabled"},
 		{"SELECT * FROM read_text('/etc/hostname')", "file system operations are disabled"},
-		{"INSTALL httpfs", "file system operations are disabled"},
-		{"SET enable_external_access = true", "configuration has been locked"},
-		{"SET memory_limit = '64GB'", "configuration has been locked"},
-		{"RESET lock_configuration", "configuration has been locked"},
-		{"PRAGMA threads = 1", "configuration has been locked"},
-		{"DELETE FROM runs", "read-only"},
-		{"DROP TABLE events", "read-only"},
-		{"UPDATE runs SET model = 'x'", "read-only"},
-		{"CREATE TABLE t AS SELECT 1", "read-only"},
+		{"INSTALL httpfs", "INSTALL or LOAD is refused"},
+		{"SET enable_external_access = true", "SET is refused"},
+		{"SET memory_limit = '64GB'", "SET is refused"},
+		{"RESET lock_configuration", "SET is refused"},
+		{"PRAGMA threads = 1", "SET is refused"},
+		{"DELETE FROM runs", "DELETE is refused"},
+		{"DROP TABLE events", "DROP is refused"},
+		{"UPDATE runs SET model = 'x'", "UPDATE is refused"},
+		{"CREATE TABLE t AS SELECT 1", "CREATE is refused"},
 		{"SELECT 1; DELETE FROM runs", "2 statements"},
 		{"SELECT 1; SET memory_limit = '1GB'; SELECT 2", "3 statements"},
 		{"   ", "0 statements"},
+		// issue 31: DuckDB lets a database reach its own file, WAL and
+		// temporary directory whatever the sandbox says; only a read runs
+		{q("COPY (SELECT 'x' AS a) TO 'DIR/store.duckdb' (FORMAT csv, USE_TMP_FILE false)"), "COPY is refused"},
+		{q("COPY (SELECT 'x' AS a) TO 'DIR/store.duckdb' (FORMAT parquet, USE_TMP_FILE false)"), "COPY is refused"},
+		{q("COPY (SELECT 'x' AS a) TO 'DIR/store.duckdb.wal' (FORMAT csv)"), "COPY is refused"},
+		{q("COPY (SELECT 'x' AS a) TO 'DIR/store.duckdb.wal.checkpoint' (FORMAT csv)"), "COPY is refused"},
+		{q("COPY (SELECT 'x' AS a) TO 'DIR/store.duckdb.wal.recovery' (FORMAT csv)"), "COPY is refused"},
+		{q("COPY (SELECT range AS a FROM range(100000)) TO 'DIR/store.duckdb.tmp/x.csv'"), "COPY is refused"},
+		{q("EXPLAIN ANALYZE COPY (SELECT 'x' AS a) TO 'DIR/store.duckdb' (FORMAT csv, USE_TMP_FILE false)"), "EXPLAIN is refused"},
+		{"CHECKPOINT", "CALL is refused"}, // DuckDB binds CHECKPOINT as a call
+		{"PRAGMA force_checkpoint", "PRAGMA is refused"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
@@ -74,6 +90,47 @@ func TestSQLCannotWrite(t *testing.T) {
 	stdout, stderr, code := run(t, d, "sql", "--format", "csv", "SELECT count(*) AS n FROM runs WHERE run_id <> ';';")
 	if code != 0 || stdout != "n\n3\n" { // the three runs of testdata/runs.stdout
 		t.Errorf("read: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// and so do the statements DuckDB binds as a SELECT
+	for _, query := range []string{"FROM runs", "SHOW TABLES", "DESCRIBE runs", "SUMMARIZE runs",
+		"PRAGMA table_info('runs')", "WITH r AS (SELECT 1 AS x) SELECT x FROM r", "VALUES (1)"} {
+		if _, stderr, code := run(t, d, "sql", query); code != 0 {
+			t.Errorf("%s: exit %d, stderr %q", query, code, stderr)
+		}
+	}
+	// the spill cap is in force: at most 4 GiB (TestSpillCap has the rule;
+	// DuckDB's own default is 90 % of the free disk)
+	stdout, stderr, code = run(t, d, "sql", "--format", "csv",
+		"SELECT current_setting('max_temp_directory_size') AS m")
+	var size float64
+	var unit string
+	if _, err := fmt.Sscanf(strings.TrimPrefix(stdout, "m\n"), "%g %s", &size, &unit); code != 0 || err != nil ||
+		!(unit == "KiB" || unit == "MiB" || unit == "GiB" && size <= 4) {
+		t.Errorf("spill cap: exit %d, stdout %q, stderr %q; want at most 4 GiB", code, stdout, stderr)
+	}
+}
+
+// TestSQLTimeout: a query that would run for hours stops at --timeout with
+// an error that says so (issue 31), and --timeout 0 is accepted.
+func TestSQLTimeout(t *testing.T) {
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "store.duckdb")
+	if _, stderr, code := run(t, d, "ingest", "--workers", "1", fixtureDir); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	start := time.Now()
+	_, stderr, code := run(t, d, "sql", "--timeout", "300ms", "SELECT count(*) FROM range(1000000000000)")
+	if code == 0 || !strings.Contains(stderr, "stopped after 300ms (--timeout") {
+		t.Errorf("exit %d, stderr %q; want the timeout's error", code, stderr)
+	}
+	if el := time.Since(start); el > 20*time.Second {
+		t.Errorf("the query ran %s past a 300ms timeout", el)
+	}
+	if _, stderr, code := run(t, d, "sql", "--timeout", "-1s", "SELECT 1"); code != 2 || !strings.Contains(stderr, "--timeout must not be negative") {
+		t.Errorf("negative timeout: exit %d, stderr %q", code, stderr)
+	}
+	if stdout, stderr, code := run(t, d, "sql", "--timeout", "0", "--format", "csv", "SELECT 1 AS x"); code != 0 || stdout != "x\n1\n" {
+		t.Errorf("--timeout 0: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 

@@ -61,6 +61,8 @@ func dsnOptions(c Config) [][2]string {
 //     httpfs); only the store's own tables are reachable;
 //   - autoinstall/autoload_known_extensions=false, allow_community_extensions
 //     =false: no extension is downloaded or loaded (INSTALL httpfs fails);
+//   - max_temp_directory_size: what a query may spill to disk is capped
+//     (sandboxSpill, fixed when the store is opened);
 //   - memory_limit as the store's, then lock_configuration=true: no SET,
 //     RESET or configuration PRAGMA can change any of the above.
 func sandboxOptions(c Config) [][2]string {
@@ -70,6 +72,7 @@ func sandboxOptions(c Config) [][2]string {
 		{"autoload_known_extensions", "false"},
 		{"allow_community_extensions", "false"},
 		{"memory_limit", c.memoryLimit()},
+		{"max_temp_directory_size", c.spill},
 		{"lock_configuration", "true"},
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -98,7 +97,7 @@ type LakeConfig struct {
 	Scratch bool
 	// Sandbox opens a reader for untrusted queries (trajmine sql): external
 	// access limited to the lake's committed files, no extensions, the
-	// configuration locked; LakeQueryAllowed admits only SELECT.
+	// configuration locked; CheckQuery admits only a SELECT.
 	Sandbox     bool
 	MemoryLimit string
 }
@@ -342,6 +341,7 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 			"SET autoinstall_known_extensions = false",
 			"SET autoload_known_extensions = false",
 			"SET allow_community_extensions = false",
+			"SET max_temp_directory_size = '" + sandboxSpill(filepath.Join(s.lake.tmp, "work.duckdb")) + "'",
 			"SET lock_configuration = true",
 		} {
 			if _, err := s.db.ExecContext(ctx, q); err != nil {
@@ -494,37 +494,6 @@ func (s *Store) closeLake() {
 	if s.lake != nil {
 		os.RemoveAll(s.lake.tmp)
 	}
-}
-
-// LakeQueryAllowed refuses, on a sandboxed lake reader, a query that is not
-// one SELECT (COPY … TO could otherwise write over the lake's own files,
-// the only ones the sandbox lets DuckDB reach). On a database file it
-// accepts everything: the file's sandbox is read-only with no file access.
-func (s *Store) LakeQueryAllowed(query string) error {
-	if s.lake == nil {
-		return nil
-	}
-	conn, err := s.rawConn("check statement")
-	if err != nil {
-		return err
-	}
-	defer mapping.Disconnect(&conn)
-	var stmts mapping.ExtractedStatements
-	n := mapping.ExtractStatements(conn, query, &stmts)
-	defer mapping.DestroyExtracted(&stmts)
-	if n != 1 {
-		return fmt.Errorf("%d statements; exactly one SELECT is run", n)
-	}
-	var prep mapping.PreparedStatement
-	state := mapping.PrepareExtractedStatement(conn, stmts, 0, &prep)
-	defer mapping.DestroyPrepare(&prep)
-	if state == mapping.StateError {
-		return fmt.Errorf("%s", mapping.PrepareError(prep))
-	}
-	if t := mapping.PreparedStatementType(prep); t != mapping.StatementTypeSelect {
-		return fmt.Errorf("a lake is queried with SELECT only (this statement is of another kind)")
-	}
-	return nil
 }
 
 // CommitLake writes the writer's tables as shard Shard of Shards: a new

@@ -52,6 +52,8 @@ type Config struct {
 	// only, no access to files, URLs, other databases or extensions, and the
 	// configuration locked (sandboxOptions). It implies ReadOnly for a file.
 	Sandbox bool
+
+	spill string // a sandbox's max_temp_directory_size, fixed by Open (sandboxSpill)
 }
 
 func (c Config) memoryLimit() string {
@@ -89,6 +91,7 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 	// one keeps its own (read back as it was written, only slower).
 	if c.Sandbox {
 		c.ReadOnly = true
+		c.spill = sandboxSpill(c.Path) // once: rawDB must pass the same options again
 	}
 	limit := c.memoryLimit()
 	if strings.ContainsAny(limit, "'\\;&?=") {
