@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/trajmine/trajmine/schema"
 )
 
