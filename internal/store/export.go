@@ -80,6 +80,9 @@ func (s *Store) ExportParquet(ctx context.Context, dir string, overwrite bool) (
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("export: %w", err)
 	}
+	if err := refuseLinks(dir); err != nil {
+		return nil, err
+	}
 	before, err := listTree(dir)
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -160,20 +163,52 @@ func readManifest(dir string) (*manifest, error) {
 }
 
 // removeExport removes the files a previous export wrote, then the
-// directories it created if they are empty, then its manifest.
+// directories it created if they are empty, then its manifest. Every
+// removal goes through an os.Root on dir, so a path whose directory was
+// replaced by a symbolic link to a place outside dir is not followed
+// there (issue 31.3): such a path is left alone, and the link itself is
+// refused afterwards by refuseLinks.
 func removeExport(dir string, m *manifest) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer root.Close()
 	for _, p := range m.Files {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := root.Remove(filepath.FromSlash(p))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !escapes(err) {
 			return fmt.Errorf("export: remove previous export: %w", err)
 		}
 	}
 	for _, p := range m.Dirs { // deepest first; one still holding a file stays
-		_ = os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+		_ = root.Remove(filepath.FromSlash(p))
 	}
-	if err := os.Remove(filepath.Join(dir, ExportManifest)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := root.Remove(ExportManifest); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("export: remove previous manifest: %w", err)
 	}
 	return nil
+}
+
+// escapes says whether err is os.Root's refusal of a path that leaves it.
+func escapes(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes from parent")
+}
+
+// refuseLinks refuses a tree that holds a symbolic link: DuckDB's COPY
+// writes through one, so a link where an export writes (a table's or a
+// partition's directory) would put its files, or overwrite others,
+// outside dir.
+func refuseLinks(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("export: %s is a symbolic link: an export writes only into real directories (remove it, or choose another DIR)", p)
+		}
+		return nil
+	})
 }
 
 // listTree maps every path under dir (slash-separated, relative) to whether

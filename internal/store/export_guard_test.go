@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/ingest"
@@ -97,5 +98,69 @@ func TestExportParquetTouchesOnlyItsFiles(t *testing.T) {
 	write(filepath.Join(dir, store.ExportManifest), `{"files":["../precious.txt"]}`)
 	if _, err := st.ExportParquet(ctx, dir, true); err == nil {
 		t.Error("a manifest pointing outside the directory was followed")
+	}
+}
+
+// TestExportOverwriteStaysInside is issue 31.3: a directory of a previous
+// export replaced by a symbolic link to a directory elsewhere made
+// --overwrite delete the file of the listed name there (exit 0). Removal
+// now happens inside DIR only (os.Root), and a link left in the tree is
+// refused before anything is written through it.
+func TestExportOverwriteStaysInside(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	if _, err := ingest.Files(ctx, st, []string{fixtures}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "lake")
+	if _, err := st.ExportParquet(ctx, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "*", "*.parquet"))
+	if len(runs) == 0 {
+		t.Fatal("no runs parquet written")
+	}
+	// elsewhere: a directory holding a file of the written file's name
+	elsewhere := t.TempDir()
+	victim := filepath.Join(elsewhere, filepath.Base(runs[0]))
+	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the written file's directory becomes a link to it
+	part := filepath.Dir(runs[0])
+	if err := os.RemoveAll(part); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, part); err != nil {
+		t.Fatal(err)
+	}
+	_, err := st.ExportParquet(ctx, dir, true)
+	if b, rerr := os.ReadFile(victim); rerr != nil || string(b) != "precious" {
+		t.Fatalf("the file outside DIR was removed or changed (%v; export: %v)", rerr, err)
+	}
+	if err != nil {
+		t.Logf("export refused: %v", err)
+	}
+	// whatever happened, nothing was written outside
+	if es, _ := os.ReadDir(elsewhere); len(es) != 1 {
+		t.Errorf("the export wrote %d entries outside DIR", len(es)-1)
+	}
+
+	// a link left in the tree (here a table directory no export listed:
+	// the user's own) is refused before anything is written: DuckDB's
+	// COPY would write through a link where it writes
+	dir2 := filepath.Join(t.TempDir(), "lake2")
+	if _, err := st.ExportParquet(ctx, dir2, false); err != nil {
+		t.Fatal(err)
+	}
+	out2 := t.TempDir()
+	if err := os.Symlink(out2, filepath.Join(dir2, "events", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ExportParquet(ctx, dir2, true); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("export through a linked table directory: %v, want a refusal naming the link", err)
+	}
+	if es, _ := os.ReadDir(out2); len(es) != 0 {
+		t.Errorf("the export wrote %d entries through the link", len(es))
 	}
 }
