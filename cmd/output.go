@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -23,10 +24,15 @@ func (t *Terminal) setTerminal(c *cobra.Command, d *Deps) {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeC1(buf.Bytes()))
+	return err
 }
 
 func writeJSONCompact(w io.Writer, v any) error {
@@ -34,9 +40,32 @@ func writeJSONCompact(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
+	_, err = w.Write(escapeC1(b))
 	return err
 }
+
+// escapeC1 writes the C1 controls U+0080–U+009F of encoded JSON as \u00XX
+// escapes. encoding/json escapes the C0 controls (ESC among them) but not
+// these, and a terminal acts on them (U+009B is a CSI: issue 31.6); in
+// valid JSON they can only stand inside strings, where the escape decodes
+// to the same character, so the output means the same to any reader.
+func escapeC1(b []byte) []byte {
+	if !bytes.Contains(b, []byte{0xc2}) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9f {
+			out = append(out, '\\', 'u', '0', '0', hexDigit[b[i+1]>>4], hexDigit[b[i+1]&15])
+			i++
+			continue
+		}
+		out = append(out, b[i])
+	}
+	return out
+}
+
+const hexDigit = "0123456789abcdef"
 
 // The formats shared with the page and the verdicts (internal/textfmt).
 var (
