@@ -38,7 +38,13 @@ var ErrNotRegular = errors.New("not a regular file")
 func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	fh, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+		// os.OpenFile's *PathError already says "open <path>: …"
+		if errors.Is(err, fs.ErrNotExist) {
+			if target, lerr := os.Readlink(path); lerr == nil {
+				return nil, nil, fmt.Errorf("open %s: a symbolic link to %s, which does not exist: %w", path, target, fs.ErrNotExist)
+			}
+		}
+		return nil, nil, err
 	}
 	st, err := fh.Stat()
 	if err != nil {

@@ -145,3 +145,28 @@ func TestWalkPermissionDenied(t *testing.T) {
 		t.Errorf("errors %v, want [%s]", sum.Errors, want)
 	}
 }
+
+// TestDanglingSymlink is issue 31.6: a symbolic link to a missing file
+// printed its path twice ("open x: open x: no such file or directory").
+// It fails once, saying what it is, and the other files import.
+func TestDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ok.jsonl"), []byte(oneRun), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "gone.jsonl")
+	if err := os.Symlink("/nonexistent/x.jsonl", link); err != nil {
+		t.Fatal(err)
+	}
+	sum, sink, _ := filesWithin(t, []string{dir}, &ingest.Options{Workers: 1})
+	if sum.Files != 1 || sum.Failed != 1 || len(sink.Runs) != 1 || len(sum.Errors) != 1 {
+		t.Fatalf("files %d, failed %d, runs %d, errors %v; want 1, 1, 1 and one error", sum.Files, sum.Failed, len(sink.Runs), sum.Errors)
+	}
+	want := "open " + link + ": a symbolic link to /nonexistent/x.jsonl, which does not exist: file does not exist"
+	if got := sum.Errors[0].Error(); got != want {
+		t.Errorf("error\n%s\nwant\n%s", got, want)
+	}
+	if strings.Count(sum.Errors[0].Error(), link) != 1 {
+		t.Errorf("the path is printed %d times", strings.Count(sum.Errors[0].Error(), link))
+	}
+}
