@@ -38,13 +38,7 @@ var ErrNotRegular = errors.New("not a regular file")
 func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	fh, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		// os.OpenFile's *PathError already says "open <path>: …"
-		if errors.Is(err, fs.ErrNotExist) {
-			if target, lerr := os.Readlink(path); lerr == nil {
-				return nil, nil, fmt.Errorf("open %s: a symbolic link to %s, which does not exist: %w", path, target, fs.ErrNotExist)
-			}
-		}
-		return nil, nil, err
+		return nil, nil, describeOpenError(path, err)
 	}
 	st, err := fh.Stat()
 	if err != nil {
@@ -56,6 +50,18 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, notRegular(path, st.Mode())
 	}
 	return fh, st, nil
+}
+
+// describeOpenError is err, an *fs.PathError from opening or examining
+// path (it already names the operation and the path: it is not wrapped in
+// another), or, for a symbolic link to a missing file, a message saying so.
+func describeOpenError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		if target, lerr := os.Readlink(path); lerr == nil {
+			return fmt.Errorf("open %s: a symbolic link to %s, which does not exist: %w", path, target, fs.ErrNotExist)
+		}
+	}
+	return err
 }
 
 // notRegular says what path is instead of a regular file.
@@ -88,7 +94,7 @@ func expand(paths []string, warn func(error), walk walkFunc) ([]string, error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, fmt.Errorf("ingest %s: %w", p, err)
+			return nil, fmt.Errorf("ingest: %w", describeOpenError(p, err)) // the error names p
 		}
 		if !st.IsDir() {
 			out = append(out, p)
