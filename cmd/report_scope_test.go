@@ -321,10 +321,10 @@ func TestReportNoRuns(t *testing.T) {
 		args   []string
 		stderr string // the last line
 	}{
-		{"missing file", []string{filepath.Join(dir, "missing.jsonl")}, "trajmine: ingest $DIR/missing.jsonl: stat $DIR/missing.jsonl: no such file or directory"},
+		{"missing file", []string{filepath.Join(dir, "missing.jsonl")}, "trajmine: ingest: stat $DIR/missing.jsonl: no such file or directory"},
 		{"not a log", []string{notalog}, "trajmine: report: no runs from " + notalog + ": 1 file failed to import"},
 		{"empty directory", []string{empty}, "trajmine: report: no agent logs in $DIR/empty"},
-		{"a log and a missing file", []string{fixtureDir, filepath.Join(dir, "missing.jsonl")}, "trajmine: ingest $DIR/missing.jsonl: stat $DIR/missing.jsonl: no such file or directory"},
+		{"a log and a missing file", []string{fixtureDir, filepath.Join(dir, "missing.jsonl")}, "trajmine: ingest: stat $DIR/missing.jsonl: no such file or directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
