@@ -237,8 +237,17 @@ func (f *File) Reject(line int64, reason string, raw []byte) error {
 // a line-length limit. It stops at the first error fn returns and checks the
 // context every 1024 lines.
 func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
+	return f.eachLine(r, fn, true)
+}
+
+// eachLine is Lines; track says whether it records the line being handled
+// in f.line, which only the goroutine that handles lines may do
+// (ParallelLines' reader goroutine does not: issue 31.7's data race).
+func (f *File) eachLine(r io.Reader, fn func(line int64, b []byte) error, track bool) error {
 	br := bufio.NewReaderSize(r, 64<<10) // longer lines are joined below
-	defer func() { f.line = 0 }()
+	if track {
+		defer func() { f.line = 0 }()
+	}
 	var line int64
 	var long []byte
 	for {
@@ -260,7 +269,9 @@ func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 			}
 			b := bytes.TrimSpace(chunk)
 			if len(b) > 0 {
-				f.line = line
+				if track {
+					f.line = line
+				}
 				if ferr := fn(line, b); ferr != nil {
 					return ferr
 				}

@@ -86,7 +86,7 @@ func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte
 			cur, size = &lineBatch[T]{done: make(chan struct{})}, 0
 			return true
 		}
-		readErr = f.Lines(r, func(line int64, b []byte) error {
+		readErr = f.eachLine(r, func(line int64, b []byte) error {
 			if len(cur.nums) == 0 {
 				cur.first = line
 			}
@@ -99,7 +99,7 @@ func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte
 				}
 			}
 			return nil
-		})
+		}, false) // the handler loop below tracks f.line
 		if readErr == nil && len(cur.lines) > 0 {
 			send()
 		}
