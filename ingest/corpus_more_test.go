@@ -12,14 +12,11 @@ import (
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
-// corpusMoreDir returns ../shared/corpus-more (next to the shared corpus).
+// corpusMoreDir returns ../shared/corpus-more (next to the shared corpus;
+// required under CI=true).
 func corpusMoreDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(filepath.Dir(testutil.CorpusDir(t)), "corpus-more")
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("corpus-more not found at %s", dir)
-	}
-	return dir
+	return testutil.SharedDir(t, "corpus-more")
 }
 
 // siblingSuffixes are the files of a corpus-more folder that another file's

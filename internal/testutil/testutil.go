@@ -64,6 +64,21 @@ func CorpusDir(t testing.TB) string {
 	return dir
 }
 
+// SharedDir returns the folder name beside the shared corpus (corpus-more,
+// corpus-outcomes): skipped with a message when it is absent, except under
+// CI=true, where its absence fails (CI runs with all of shared/ beside it).
+func SharedDir(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(filepath.Dir(CorpusDir(t)), name)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if strings.EqualFold(os.Getenv("CI"), "true") {
+			t.Fatalf("%s not found at %s; required under CI=true", name, dir)
+		}
+		t.Skipf("%s not found at %s", name, dir)
+	}
+	return dir
+}
+
 // Corpus returns the path of a file or folder inside the shared corpus.
 func Corpus(t testing.TB, rel string) string {
 	t.Helper()
