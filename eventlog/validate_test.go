@@ -164,15 +164,6 @@ func (e *ocelEvent) attr(name string) (string, bool) {
 	return "", false
 }
 
-func (e *ocelEvent) rel(id string) string {
-	for _, r := range e.Relationships {
-		if r.ObjectID == id {
-			return r.Qualifier
-		}
-	}
-	return ""
-}
-
 var ocelSchemaCompiled *jsonschema.Schema
 
 // validateOCEL checks doc against the official OCEL 2.0 JSON schema (formats

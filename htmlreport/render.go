@@ -283,7 +283,7 @@ func Write(w io.Writer, d *Data, o *Options) error {
 	for _, c := range charts {
 		cj := chartJSON{ID: c.ID, Option: c.Option}
 		for _, x := range c.Variants {
-			cj.Variants = append(cj.Variants, variantJSON{Key: x.Key, Label: x.Label, Option: x.Option})
+			cj.Variants = append(cj.Variants, variantJSON(x))
 		}
 		v.ChartsJSON = append(v.ChartsJSON, cj)
 	}

@@ -124,7 +124,6 @@ type ccBlock struct {
 // ccRun is the per-run state of the Claude Code importer.
 type ccRun struct {
 	b          *RunBuilder
-	lastOut    *int64 // max output tokens of the current response
 	lastStop   string
 	lastKind   schema.EventKind
 	cost       float64

@@ -99,7 +99,6 @@ func parseFile(t *testing.T, format, path string, o *ingest.Options) *ingest.Mem
 }
 
 func TestClaudeCodeFixtures(t *testing.T) {
-	const sonnet = "claude-sonnet-4-5-20250929"
 	tests := []struct {
 		file    string
 		events  []ev

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -33,7 +32,6 @@ func (CharsPerToken) Count(text string) int64 {
 // the binary, no download).
 type BPE struct {
 	name string
-	once sync.Once
 	enc  tokenizer.Codec
 	err  error
 }

@@ -42,10 +42,6 @@ import (
 // files form a tree (id/parentId); they are imported in file order.
 type piCodingAgent struct{ formatInfo }
 
-// piEntryTypes are the entry types of a pi session file.
-var piEntryTypes = map[string]bool{"session": true, "message": true, "compaction": true, "model_change": true,
-	"thinking_level_change": true, "branch_summary": true, "custom_message": true, "custom": true, "label": true, "session_info": true}
-
 // piRoles are the roles of pi AgentMessages.
 var piRoles = map[string]bool{"user": true, "assistant": true, "toolResult": true, "bashExecution": true,
 	"custom": true, "branchSummary": true, "compactionSummary": true, "hookMessage": true}

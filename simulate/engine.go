@@ -366,15 +366,10 @@ func (f fenwick) prefix(i int) int64 {
 	return s
 }
 
-// Replayer replays traces; it reuses its buffers across runs (one per goroutine).
+// Replayer replays traces (one per goroutine).
 type Replayer struct {
-	s       Sim
-	noBase  bool // computing the as-logged baseline itself
-	keepAll []int64
-	// keepAll is for this trace, window and reserve (policies share it)
-	kaTrace         *Trace
-	kaWindow, kaRes int64
-	kaOverflowAt    int
+	s      Sim
+	noBase bool // computing the as-logged baseline itself
 }
 
 // Replay runs tr under p. It is deterministic and does no I/O. A policy

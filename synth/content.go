@@ -104,7 +104,6 @@ type srcFile struct {
 	nLines int
 	test   bool
 	lines  []string
-	reads  int
 }
 
 // workspace is the state of a project during one session.

@@ -47,7 +47,6 @@ type oitem struct {
 	tool     string
 	call     int // model call that produced it
 	disabled bool
-	everOff  bool
 	est4     int      // DTOC estimated_tokens of the result: ceil(runes/4)
 	file     *srcFile // the file a read or edit acted on, else nil
 }

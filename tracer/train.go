@@ -154,7 +154,6 @@ type decision struct {
 type sampler struct {
 	n    *net
 	rng  *rand.Rand
-	decs []decision
 	mean bool  // use the mean (evaluation), record nothing
 	drop []int // ablated features, zeroed before the net sees them
 }
