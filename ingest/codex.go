@@ -35,7 +35,10 @@ import (
 //     started: its output says "Process running with session ID N", and the
 //     write_stdin call (and through call linking its result) gets that
 //     command's target, so one logical command keeps one target.
-//  5. event_msg: token_count → the usage of one model call (see below);
+//  5. event_msg: token_count → the usage of one model call (see below); a
+//     negative count in its total_token_usage or last_token_usage is set to
+//     0 and rejected naming the field and value (the line's other counts
+//     stand), a count over 2^40 rejects the line;
 //     error and stream_error → error events; task_complete, turn_aborted and a
 //     context-window error → explicit end reasons, cleared again when the user
 //     starts another turn. user_message, agent_message and agent_reasoning
@@ -455,13 +458,23 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 			b.Run.WindowTokens = &w
 		}
 		last := info.Last
+		if last != nil {
+			for _, v := range []int64{last.InputTokens, last.CachedInputTokens, last.OutputTokens, last.ReasoningOutputTokens} {
+				if v > codexMaxTokens {
+					return c.f.Reject(n, "implausible token count", raw)
+				}
+			}
+		}
+		if info.Total != nil {
+			if err := c.nonNegative(n, "total_token_usage", info.Total); err != nil {
+				return err
+			}
+		}
 		if last == nil {
 			return nil
 		}
-		for _, v := range []int64{last.InputTokens, last.CachedInputTokens, last.OutputTokens, last.ReasoningOutputTokens} {
-			if v < 0 || v > codexMaxTokens {
-				return c.f.Reject(n, "implausible token count", raw)
-			}
+		if err := c.nonNegative(n, "last_token_usage", last); err != nil {
+			return err
 		}
 		if info.Total != nil && info.Total.TotalTokens > 0 {
 			if info.Total.TotalTokens == c.total {
@@ -511,6 +524,30 @@ func (c *codexRun) event(n int64, ts *time.Time, ev *codexEvent, raw []byte) err
 		resumeRun(c.b)
 		c.users = append(c.users, strings.TrimSpace(msg))
 		return c.add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: n, Text: msg})
+	}
+	return nil
+}
+
+// nonNegative sets each negative count of t (what names it:
+// total_token_usage or last_token_usage) to 0 and rejects it at line n,
+// naming the field and the logged value, as the builder does for usage
+// (RunBuilder.SetUsageAt); the line's other counts are kept.
+func (c *codexRun) nonNegative(n int64, what string, t *codexTokens) error {
+	for _, f := range []struct {
+		name string
+		v    *int64
+	}{
+		{"input_tokens", &t.InputTokens}, {"cached_input_tokens", &t.CachedInputTokens}, {"output_tokens", &t.OutputTokens},
+		{"reasoning_output_tokens", &t.ReasoningOutputTokens}, {"total_tokens", &t.TotalTokens},
+	} {
+		if *f.v >= 0 {
+			continue
+		}
+		reason := fmt.Sprintf("run %s, %s: negative %s %d set to 0", c.b.Run.RunID, what, f.name, *f.v)
+		*f.v = 0
+		if err := c.f.Reject(n, reason, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }

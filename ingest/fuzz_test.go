@@ -41,10 +41,10 @@ var fuzzTable = []fuzzEntry{
 	{name: cwFormat, globs: []string{"testdata/" + cwFormat + "/*.json"}, parses: []fuzzParse{{cwFormat, "fuzz.json"}}},
 	{name: "cline", globs: []string{"testdata/cline-sdk-session/*.json", "testdata/cline-http-cassette/*.json"},
 		parses: []fuzzParse{{clSDKFormat, "fuzz.json"}, {clCassetteFormat, "fuzz.json"}}},
-	{name: "codex-cli", globs: []string{"testdata/codex/*.jsonl"}, parses: []fuzzParse{{"codex-cli", "fuzz.jsonl"}}, check: codexFuzzCheck},
+	{name: "codex-cli", globs: []string{"testdata/codex/*.jsonl", "testdata/tokens/*.codex-cli.jsonl"}, parses: []fuzzParse{{"codex-cli", "fuzz.jsonl"}}, check: codexFuzzCheck},
 	{name: cxeFormat, globs: []string{"testdata/" + cxeFormat + "/*.jsonl"}, parses: []fuzzParse{{cxeFormat, "fuzz.jsonl"}}},
 	{name: gmFormat, globs: []string{"testdata/gemini-cli/*.json"}, parses: []fuzzParse{{gmFormat, "fuzz.json"}}},
-	{name: "inspect-ai", globs: []string{"testdata/inspect-ai/log.json"}, extra: inspArchive, parses: []fuzzParse{{"inspect-ai", "fuzz.eval"}}, check: atifFuzzCheck},
+	{name: "inspect-ai", globs: []string{"testdata/inspect-ai/*.json"}, extra: inspArchive, parses: []fuzzParse{{"inspect-ai", "fuzz.eval"}}, check: atifFuzzCheck},
 	{name: kimiFormat, globs: []string{"testdata/kimi-cli-wire/*.jsonl", "testdata/kimi-cli-wire/*/agents/*/wire.jsonl"}, parses: []fuzzParse{{kimiFormat, "fuzz.json"}}},
 	{name: lfFormat, globs: []string{"testdata/langfuse-trace-export/*.json"}, parses: []fuzzParse{{lfFormat, "fuzz.json"}}, check: gaiFuzzCheck},
 	// Both message importers run the same code (the name only sets the

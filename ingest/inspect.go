@@ -24,8 +24,19 @@ import (
 // Steps per sample:
 //  1. Decode the sample; a sample that does not decode is rejected (in a
 //     .eval at the index of its archive entry, in a .json at its line) and
-//     the other samples import. `attachment://<hash>` strings anywhere in
-//     messages and events are replaced by the sample's attachments[hash].
+//     the other samples import. An `attachment://<hash>` string is replaced
+//     by the sample's attachments[hash] where the run keeps its text
+//     (message content, tool call arguments, tool results and errors, the
+//     tool definitions, a limit message; not in what is never read, such as
+//     a model event's input), as the attachment's one string, not a copy per
+//     reference. The text so resolved counts against a budget per file of
+//     twice what the file decompresses to (a .json log: its size), at least
+//     16 MiB: a reference whose text would pass it stays
+//     `attachment://<hash>`, and one reject per sample (at the sample) counts
+//     those references. Memory and stored text therefore grow with the file,
+//     not with how often it refers to an attachment (issue 31: one 1 MiB
+//     attachment referenced 1,000 times was copied into every reference,
+//     6.4 GB allocated for a 2 kB file).
 //  2. The conversation is sample.messages (what the model saw), preceded
 //     by the tool definitions of its first model call (the ModelEvent's
 //     tools, one system event with role tools; see ToolDefinitions): system →
@@ -109,8 +120,11 @@ func (inspectAI) Detect(name string, head []byte) bool {
 // Options.MaxDecompressed in all: the declared sizes are checked before
 // anything is decompressed, and no member is read past its declared size.
 // Peak memory for an archive is therefore about inspMemFactor times its
-// largest member (the member's bytes, the decoded sample, its messages with
-// attachments put back), whatever the number of samples.
+// largest member (the member's bytes, the decoded sample, its messages and
+// events), whatever the number of samples, plus the resolved attachment text
+// the file's budget allows (see the type doc), held as copies only where a
+// reference sits inside JSON kept as JSON (tool call arguments and
+// definitions).
 func (inspectAI) Import(f *File, r io.Reader) error {
 	if ra, ok := r.(randomAccess); ok {
 		magic := make([]byte, 2)
@@ -205,13 +219,97 @@ type inspOutput struct {
 	Usage *inspUsage `json:"usage"`
 }
 
+// inspAttachPrefix begins a string that refers to one of the sample's
+// attachments by its hash.
+const inspAttachPrefix = "attachment://"
+
 // inspAttachRe matches a JSON string that is a whole attachment reference.
 var inspAttachRe = regexp.MustCompile(`"attachment://([A-Za-z0-9_-]+)"`)
 
-// inspResolve replaces attachment references in raw JSON by the
-// attachment's text (as a JSON string).
-func inspResolve(raw []byte, att map[string]string) []byte {
-	if len(att) == 0 || !bytes.Contains(raw, []byte("attachment://")) {
+// The text that a file's attachment references may resolve to, in all: at
+// least inspAttachMin bytes, else inspAttachFactor times what the file
+// decompresses to (see inspectAI).
+const (
+	inspAttachFactor = 2
+	inspAttachMin    = 16 << 20
+)
+
+// inspAttachBudget is the budget of resolved attachment text of a file that
+// decompresses to size bytes.
+func inspAttachBudget(size uint64) int64 {
+	if size > math.MaxInt64/inspAttachFactor {
+		return math.MaxInt64
+	}
+	return max(inspAttachMin, inspAttachFactor*int64(size))
+}
+
+// inspAttach resolves the attachment references of one file's samples
+// where their text is kept (message content, tool call arguments, tool
+// results and errors, tool definitions, limit messages), within the file's
+// budget of resolved text. A string that is a whole reference resolves to
+// the attachment's own string, shared by every reference (no copy); a
+// reference inside JSON kept as JSON (arguments, tool definitions) is
+// written into a copy. Either way its text counts against the budget, and a
+// reference whose text would overdraw it stays "attachment://<hash>" and is
+// counted in left. A nil *inspAttach resolves nothing.
+type inspAttach struct {
+	att    map[string]string // the current sample's attachments
+	budget int64             // resolved text the file may still add
+	limit  int64             // the file's whole budget
+	left   int               // references of the current sample left unresolved for the budget
+	peek   bool              // resolve without counting, for comparisons only (no copies)
+}
+
+// newInspAttach returns the resolver of a file that decompresses to size
+// bytes.
+func newInspAttach(size uint64) *inspAttach {
+	b := inspAttachBudget(size)
+	return &inspAttach{budget: b, limit: b}
+}
+
+// sample starts a sample with attachments att, none of its references
+// left unresolved yet.
+func (a *inspAttach) sample(att map[string]string) {
+	a.att, a.left = att, 0
+}
+
+// lookup returns the text of the attachment hash names, and whether the
+// reference resolves: the attachment exists and the budget holds its text
+// (peeking, any budget does). One the budget does not hold is counted in
+// left.
+func (a *inspAttach) lookup(hash string) (string, bool) {
+	text, ok := a.att[hash]
+	if !ok {
+		return "", false
+	}
+	if a.peek {
+		return text, true
+	}
+	if int64(len(text)) > a.budget {
+		a.left++
+		return "", false
+	}
+	a.budget -= int64(len(text))
+	return text, true
+}
+
+// str returns s, or the attachment's text when s is a whole reference that
+// resolves.
+func (a *inspAttach) str(s string) string {
+	if a == nil || len(a.att) == 0 || !strings.HasPrefix(s, inspAttachPrefix) {
+		return s
+	}
+	if text, ok := a.lookup(s[len(inspAttachPrefix):]); ok {
+		return text
+	}
+	return s
+}
+
+// json replaces the references in raw JSON that resolve by the
+// attachment's text (as a JSON string), in a copy; raw itself when there are
+// none. Peeking, it returns raw unchanged.
+func (a *inspAttach) json(raw json.RawMessage) json.RawMessage {
+	if a == nil || a.peek || len(a.att) == 0 || !bytes.Contains(raw, []byte(inspAttachPrefix)) {
 		return raw
 	}
 	locs := inspAttachRe.FindAllSubmatchIndex(raw, -1)
@@ -224,7 +322,7 @@ func inspResolve(raw []byte, att map[string]string) []byte {
 		if l[0] > 0 && raw[l[0]-1] == '\\' {
 			continue
 		}
-		text, ok := att[string(raw[l[2]:l[3]])]
+		text, ok := a.lookup(string(raw[l[2]:l[3]]))
 		if !ok {
 			continue
 		}
@@ -236,8 +334,75 @@ func inspResolve(raw []byte, att map[string]string) []byte {
 		out.Write(enc)
 		last = l[1]
 	}
+	if last == 0 {
+		return raw
+	}
 	out.Write(raw[last:])
 	return out.Bytes()
+}
+
+// text flattens message content (see inspParts), resolving references.
+func (a *inspAttach) text(raw json.RawMessage) string {
+	parts, ok := inspParts(raw)
+	if !ok {
+		return ContentText(a.json(raw))
+	}
+	for i, p := range parts {
+		parts[i] = a.str(p)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// sameText reports whether two contents flatten to the same text, their
+// references resolved, without building either text.
+func (a *inspAttach) sameText(x, y json.RawMessage) bool {
+	if bytes.Equal(bytes.TrimSpace(x), bytes.TrimSpace(y)) {
+		return true
+	}
+	if a != nil {
+		a.peek = true
+		defer func() { a.peek = false }()
+	}
+	flat := func(raw json.RawMessage) []string {
+		parts, ok := inspParts(raw)
+		if !ok {
+			return []string{ContentText(raw)}
+		}
+		for i, p := range parts {
+			parts[i] = a.str(p)
+		}
+		return parts
+	}
+	return joinedEqual(flat(x), flat(y), "\n")
+}
+
+// joinedEqual reports whether strings.Join(x, sep) == strings.Join(y, sep).
+func joinedEqual(x, y []string, sep string) bool {
+	piece := func(p []string, k int) string {
+		if k%2 == 1 {
+			return sep
+		}
+		return p[k/2]
+	}
+	nx, ny := max(2*len(x)-1, 0), max(2*len(y)-1, 0)
+	kx, ky := 0, 0
+	var sx, sy string
+	for {
+		for sx == "" && kx < nx {
+			sx, kx = piece(x, kx), kx+1
+		}
+		for sy == "" && ky < ny {
+			sy, ky = piece(y, ky), ky+1
+		}
+		if sx == "" || sy == "" {
+			return sx == "" && sy == ""
+		}
+		n := min(len(sx), len(sy))
+		if sx[:n] != sy[:n] {
+			return false
+		}
+		sx, sy = sx[n:], sy[n:]
+	}
 }
 
 // inspTimeline is a decoded event with its position in sample.events.
@@ -253,9 +418,10 @@ type inspTimeline struct {
 	typ      string // compaction / limit type
 }
 
-// inspSampleRun imports one sample. lineOf gives the line (or record index)
-// of message i; reject records a malformed part of the sample.
-func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, reject func(string, []byte) error) error {
+// inspSampleRun imports one sample, resolving its attachment references
+// through a. lineOf gives the line (or record index) of message i; reject
+// records a malformed part of the sample.
+func inspSampleRun(f *File, spec *inspSpec, a *inspAttach, raw []byte, lineOf func(int) int64, reject func(string, []byte) error) error {
 	var s inspSample
 	if err := json.Unmarshal(raw, &s); err != nil || !isJSONObject(raw) {
 		return reject(explainDecodeErr(err, raw, &inspSample{}), raw)
@@ -274,13 +440,13 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	}
 	b.Run.Harness = "inspect-ai"
 	b.Run.TaskID = strings.Trim(spec.task+"/"+sampleID, "/")
-	run := &inspRun{f: f, b: b, spec: spec}
+	a.sample(s.Attachments)
+	run := &inspRun{f: f, b: b, spec: spec, att: a}
 
 	// messages
 	msgs := make([]*inspMessage, len(s.Messages))
 	for i, m := range s.Messages {
 		var msg inspMessage
-		m = inspResolve(m, s.Attachments)
 		if err := json.Unmarshal(m, &msg); err != nil || !isJSONObject(m) {
 			if err := reject(fmt.Sprintf("message %d: %s", i+1, explainDecodeErr(err, m, &inspMessage{})), m); err != nil {
 				return err
@@ -293,7 +459,6 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	var timeline []*inspTimeline
 	for i, e := range s.Events {
 		var ev inspTimeline
-		e = inspResolve(e, s.Attachments)
 		if err := json.Unmarshal(e, &ev.inspEvent); err != nil || !isJSONObject(e) {
 			if err := reject(fmt.Sprintf("event %d: %s", i+1, explainDecodeErr(err, e, &inspEvent{})), e); err != nil {
 				return err
@@ -346,6 +511,13 @@ func inspSampleRun(f *File, spec *inspSpec, raw []byte, lineOf func(int) int64, 
 	}
 	run.end(&s, timeline)
 	run.totals(&s)
+	if a.left > 0 {
+		msg := fmt.Sprintf("%d attachment references left as attachment://<hash>: their text would pass the file's budget of %d bytes for resolved attachments (%d× what it decompresses to, at least %d MiB)",
+			a.left, a.limit, inspAttachFactor, inspAttachMin>>20)
+		if err := reject(msg, nil); err != nil {
+			return err
+		}
+	}
 	return b.Finish()
 }
 
@@ -354,6 +526,7 @@ type inspRun struct {
 	f         *File
 	b         *RunBuilder
 	spec      *inspSpec
+	att       *inspAttach
 	cost      float64
 	hasCost   bool
 	matched   int    // assistant messages matched to a model event
@@ -373,7 +546,7 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 		}
 		for j := next; j < len(timeline); j++ {
 			ev := timeline[j]
-			if ev.Event != "model" || ev.msg == nil || !inspSameMessage(m, ev.msg) {
+			if ev.Event != "model" || ev.msg == nil || !r.sameMessage(m, ev.msg) {
 				continue
 			}
 			match[i], next = ev, j+1
@@ -418,7 +591,7 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 		if ev == nil {
 			continue
 		}
-		if e, ok := ToolDefinitions(ev.Tools, lineOf(0)); ok {
+		if e, ok := ToolDefinitions(r.att.json(ev.Tools), lineOf(0)); ok {
 			e.TS = firstTS
 			if err := b.Add(e); err != nil {
 				return err
@@ -444,7 +617,7 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 		switch m.Role {
 		case "assistant":
 			if m.Source == "input" {
-				if err := b.Add(schema.Event{Kind: schema.KindUser, Role: "assistant", TS: ts, Line: line, Text: inspText(m.Content)}); err != nil {
+				if err := b.Add(schema.Event{Kind: schema.KindUser, Role: "assistant", TS: ts, Line: line, Text: r.att.text(m.Content)}); err != nil {
 					return err
 				}
 				continue
@@ -454,11 +627,11 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 				return err
 			}
 		case "tool":
-			e := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: m.ToolCallID, ToolName: m.Function, Line: line, Text: inspText(m.Content)}
+			e := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: m.ToolCallID, ToolName: m.Function, Line: line, Text: r.att.text(m.Content)}
 			if inspHasError(m.Error) {
 				e.IsError = true
 				if strings.TrimSpace(e.Text) == "" {
-					e.Text = inspErrorText(m.Error)
+					e.Text = inspErrorText(r.att, m.Error)
 				}
 			}
 			if ev := tools[m.ToolCallID]; ev != nil {
@@ -468,11 +641,11 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 				return err
 			}
 		case "system":
-			if err := b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", TS: ts, Line: line, Text: inspText(m.Content)}); err != nil {
+			if err := b.Add(schema.Event{Kind: schema.KindSystem, Role: "system", TS: ts, Line: line, Text: r.att.text(m.Content)}); err != nil {
 				return err
 			}
 		default:
-			if err := b.Add(schema.Event{Kind: schema.KindUser, Role: m.Role, TS: ts, Line: line, Text: inspText(m.Content)}); err != nil {
+			if err := b.Add(schema.Event{Kind: schema.KindUser, Role: m.Role, TS: ts, Line: line, Text: r.att.text(m.Content)}); err != nil {
 				return err
 			}
 		}
@@ -508,11 +681,11 @@ func (r *inspRun) cutOff(msgs []*inspMessage, tools map[string]*inspTimeline, li
 		if ev == nil || c.ID == "" {
 			continue
 		}
-		e := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: c.ID, ToolName: ev.function, TS: inspEnd(ev), Line: line, Text: inspText(ev.Result)}
+		e := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: c.ID, ToolName: ev.function, TS: inspEnd(ev), Line: line, Text: r.att.text(ev.Result)}
 		if inspHasError(ev.Error) {
 			e.IsError = true
 			if strings.TrimSpace(e.Text) == "" {
-				e.Text = inspErrorText(ev.Error)
+				e.Text = inspErrorText(r.att, ev.Error)
 			}
 		}
 		if err := r.b.Add(e); err != nil {
@@ -522,8 +695,8 @@ func (r *inspRun) cutOff(msgs []*inspMessage, tools map[string]*inspTimeline, li
 	return nil
 }
 
-// inspSameMessage reports whether a model event's output is message m.
-func inspSameMessage(m, out *inspMessage) bool {
+// sameMessage reports whether a model event's output is message m.
+func (r *inspRun) sameMessage(m, out *inspMessage) bool {
 	if m.ID != "" && out.ID != "" {
 		return m.ID == out.ID
 	}
@@ -531,7 +704,7 @@ func inspSameMessage(m, out *inspMessage) bool {
 		return len(m.ToolCalls) > 0 && len(out.ToolCalls) > 0 && m.ToolCalls[0].ID == out.ToolCalls[0].ID &&
 			m.ToolCalls[0].Function == out.ToolCalls[0].Function
 	}
-	return inspText(m.Content) == inspText(out.Content)
+	return r.att.sameText(m.Content, out.Content)
 }
 
 func inspFailed(ev *inspTimeline) bool {
@@ -544,19 +717,19 @@ func inspHasError(raw json.RawMessage) bool {
 }
 
 // inspErrorText reads an error logged as a string or as {type, message}
-// (the message is what the model is shown).
-func inspErrorText(raw json.RawMessage) string {
+// (the message is what the model is shown), resolving references through a.
+func inspErrorText(a *inspAttach, raw json.RawMessage) string {
 	if s := atifString(raw); s != "" {
-		return s
+		return a.str(s)
 	}
 	var e inspToolError
 	if json.Unmarshal(raw, &e) == nil {
 		if e.Message != "" {
-			return e.Message
+			return a.str(e.Message)
 		}
 		return e.Type
 	}
-	return string(raw)
+	return string(a.json(raw))
 }
 
 func inspEnd(ev *inspTimeline) *time.Time {
@@ -583,7 +756,7 @@ func (r *inspRun) assistant(m *inspMessage, ev *inspTimeline, line int64) error 
 	out := func(kind schema.EventKind, text string) schema.Event {
 		return schema.Event{Kind: kind, Role: "assistant", TS: ts, Line: line, Text: text}
 	}
-	for _, blk := range inspBlocks(m.Content) {
+	for _, blk := range inspBlocks(r.att, m.Content) {
 		var e schema.Event
 		switch blk.kind {
 		case schema.KindToolCall:
@@ -601,7 +774,7 @@ func (r *inspRun) assistant(m *inspMessage, ev *inspTimeline, line int64) error 
 	}
 	for _, c := range m.ToolCalls {
 		e := out(schema.KindToolCall, "")
-		e.ToolName, e.CallID, e.Args = c.Function, c.ID, jsonString(c.Arguments)
+		e.ToolName, e.CallID, e.Args = c.Function, c.ID, jsonString(r.att.json(c.Arguments))
 		if err := b.Add(e); err != nil {
 			return err
 		}
@@ -654,12 +827,12 @@ func (r *inspRun) usage(u *inspUsage, model string) (schema.Usage, bool) {
 func (r *inspRun) timelineEvent(ev *inspTimeline, line int64) error {
 	b := r.b
 	if ev.Event == "model" {
-		return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ev.ts, Line: line, IsError: true, Text: inspErrorText(ev.Error)})
+		return b.Add(schema.Event{Kind: schema.KindError, Role: "system", TS: ev.ts, Line: line, IsError: true, Text: inspErrorText(r.att, ev.Error)})
 	}
 	if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "system", TS: ev.ts, Line: line}); err != nil {
 		return err
 	}
-	op := schema.ContextOp{Op: schema.OpSummary, Trigger: "auto", Detail: strings.TrimSpace("compaction " + ev.typ + " " + atifString(ev.Source))}
+	op := schema.ContextOp{Op: schema.OpSummary, Trigger: "auto", Detail: strings.TrimSpace("compaction " + ev.typ + " " + r.att.str(atifString(ev.Source)))}
 	switch ev.typ {
 	case "edit":
 		op.Op = schema.OpMasking
@@ -683,11 +856,12 @@ type inspBlock struct {
 }
 
 // inspBlocks splits assistant content into reasoning, text and server-side
-// tool use (a call and its result in one block).
-func inspBlocks(raw json.RawMessage) []inspBlock {
+// tool use (a call and its result in one block), resolving references
+// through a.
+func inspBlocks(a *inspAttach, raw json.RawMessage) []inspBlock {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '[' {
-		if t := inspText(raw); t != "" {
+		if t := a.text(raw); t != "" {
 			return []inspBlock{{kind: schema.KindAssistant, text: t}}
 		}
 		return nil
@@ -704,7 +878,7 @@ func inspBlocks(raw json.RawMessage) []inspBlock {
 		Result    json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(raw, &blocks) != nil {
-		return []inspBlock{{kind: schema.KindAssistant, text: inspText(raw)}}
+		return []inspBlock{{kind: schema.KindAssistant, text: a.text(raw)}}
 	}
 	var out []inspBlock
 	var text []string
@@ -718,20 +892,20 @@ func inspBlocks(raw json.RawMessage) []inspBlock {
 		switch blk.Type {
 		case "reasoning":
 			flush()
-			t := blk.Reasoning
+			t := a.str(blk.Reasoning)
 			if blk.Redacted || t == "" {
-				t = ContentText(blk.Summary)
+				t = ContentText(a.json(blk.Summary))
 			}
 			out = append(out, inspBlock{kind: schema.KindReasoning, text: t})
 		case "tool_use":
 			flush()
-			out = append(out, inspBlock{kind: schema.KindToolCall, id: blk.ID, name: blk.Name, args: jsonString(blk.Arguments)})
+			out = append(out, inspBlock{kind: schema.KindToolCall, id: blk.ID, name: blk.Name, args: jsonString(a.json(blk.Arguments))})
 			if len(blk.Result) > 0 && string(blk.Result) != "null" {
-				out = append(out, inspBlock{kind: schema.KindToolResult, id: blk.ID, name: blk.Name, text: inspText(blk.Result)})
+				out = append(out, inspBlock{kind: schema.KindToolResult, id: blk.ID, name: blk.Name, text: a.text(blk.Result)})
 			}
 		default:
 			if blk.Text != nil {
-				text = append(text, *blk.Text)
+				text = append(text, a.str(*blk.Text))
 			} else if blk.Type != "" {
 				text = append(text, "["+blk.Type+"]")
 			}
@@ -741,9 +915,11 @@ func inspBlocks(raw json.RawMessage) []inspBlock {
 	return out
 }
 
-// inspText flattens message content: a string, or blocks whose text (or
-// reasoning) is joined; other blocks render as [type].
-func inspText(raw json.RawMessage) string {
+// inspParts splits message content into the parts its text joins with
+// newlines, references not yet resolved: a string is one part; blocks give
+// their text (or reasoning), other blocks [type]. ok is false for other
+// content, which ContentText reads.
+func inspParts(raw json.RawMessage) (parts []string, ok bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '[' {
 		var blocks []struct {
@@ -751,22 +927,26 @@ func inspText(raw json.RawMessage) string {
 			Text      *string `json:"text"`
 			Reasoning string  `json:"reasoning"`
 		}
-		if json.Unmarshal(raw, &blocks) == nil {
-			parts := make([]string, 0, len(blocks))
-			for _, blk := range blocks {
-				switch {
-				case blk.Text != nil:
-					parts = append(parts, *blk.Text)
-				case blk.Type == "reasoning":
-					parts = append(parts, blk.Reasoning)
-				case blk.Type != "":
-					parts = append(parts, "["+blk.Type+"]")
-				}
-			}
-			return strings.Join(parts, "\n")
+		if json.Unmarshal(raw, &blocks) != nil {
+			return nil, false
 		}
+		parts = make([]string, 0, len(blocks))
+		for _, blk := range blocks {
+			switch {
+			case blk.Text != nil:
+				parts = append(parts, *blk.Text)
+			case blk.Type == "reasoning":
+				parts = append(parts, blk.Reasoning)
+			case blk.Type != "":
+				parts = append(parts, "["+blk.Type+"]")
+			}
+		}
+		return parts, true
 	}
-	return ContentText(raw)
+	if s, _, ok := stringValue(raw); ok {
+		return []string{s}, true
+	}
+	return nil, false
 }
 
 // end sets the run's end reason and outcome (see the type doc).
@@ -791,6 +971,7 @@ func (r *inspRun) end(s *inspSample, timeline []*inspTimeline) {
 			}
 		}
 	}
+	msg = r.att.str(msg)
 	if typ != "" {
 		detail := strings.TrimSpace(typ + " limit " + limit)
 		if msg != "" {
@@ -809,7 +990,7 @@ func (r *inspRun) end(s *inspSample, timeline []*inspTimeline) {
 		return
 	}
 	if inspHasError(s.Error) {
-		text := inspErrorText(s.Error)
+		text := inspErrorText(nil, s.Error)
 		var e struct {
 			Message string `json:"message"`
 		}

@@ -24,7 +24,9 @@ import (
 // of its decompressed size: TestInspectArchiveMemory measures 8× allocated
 // in all (goccy copies its input on each Unmarshal; the member, the decoded
 // sample, its messages as raw JSON, the message and its text each hold a
-// copy), of which peak heap is a part.
+// copy), of which peak heap is a part. Attachment references add no copies
+// beyond the file's budget of resolved text (inspAttachBudget;
+// TestInspectAttachmentBomb).
 const inspMemFactor = 10
 
 // ErrDecompressedCap is returned (wrapped) for an archive whose members
@@ -100,17 +102,16 @@ func inspArchive(f *File, ra io.ReaderAt, size int64) error {
 			}
 		}
 	}
-	if limit >= 0 {
-		var total uint64
-		for i, zf := range zr.File {
-			if i == headerAt || isSample(zf) {
-				total += zf.UncompressedSize64
-			}
-		}
-		if total > uint64(limit) {
-			return inspCapError(f.Path(), total, limit)
+	var total uint64 // what the members read decompress to, as they declare
+	for i, zf := range zr.File {
+		if i == headerAt || isSample(zf) {
+			total = min(total+min(zf.UncompressedSize64, math.MaxInt64), math.MaxInt64) // saturates, never wraps
 		}
 	}
+	if limit >= 0 && total > uint64(limit) {
+		return inspCapError(f.Path(), total, limit)
+	}
+	att := newInspAttach(total)
 	if headerAt >= 0 {
 		zf := zr.File[headerAt]
 		b, err := read(zf)
@@ -148,7 +149,7 @@ func inspArchive(f *File, ra io.ReaderAt, size int64) error {
 		reject := func(reason string, raw []byte) error {
 			return f.Reject(entry, zf.Name+": "+reason, raw)
 		}
-		if err := inspSampleRun(f, spec, b, func(msg int) int64 { return int64(msg + 1) }, reject); err != nil {
+		if err := inspSampleRun(f, spec, att, b, func(msg int) int64 { return int64(msg + 1) }, reject); err != nil {
 			return err
 		}
 	}
@@ -168,6 +169,7 @@ func inspDocument(f *File, data []byte) error {
 		return f.Reject(decodeErrLine(err, data, lines), "invalid JSON: "+decodeErrText(err), data)
 	}
 	spec := log.spec(f.Path())
+	att := newInspAttach(uint64(len(data)))
 	start := jsonWS(data, 0)
 	var offs []int
 	if at := jsonFieldAt(data, start, "samples"); at >= 0 {
@@ -199,7 +201,7 @@ func inspDocument(f *File, data []byte) error {
 		reject := func(reason string, raw []byte) error {
 			return f.Reject(line, fmt.Sprintf("sample %d: %s", i+1, reason), raw)
 		}
-		if err := inspSampleRun(f, spec, raw, lineOf, reject); err != nil {
+		if err := inspSampleRun(f, spec, att, raw, lineOf, reject); err != nil {
 			return err
 		}
 	}

@@ -43,6 +43,28 @@ func TestTokenCounts(t *testing.T) {
 			usage:   []tokens{{4, 8}},
 			run:     tokens{4, 8},
 		},
+		// issue 31, point 6: Codex's token_count totals held negative
+		// counts without a reject; the last call's usage stands
+		{
+			file: "negative-totals.codex-cli.jsonl",
+			rejects: []string{
+				"negative-totals.codex-cli.jsonl:5: run sess-negtot, total_token_usage: negative output_tokens -7 set to 0",
+				"negative-totals.codex-cli.jsonl:5: run sess-negtot, total_token_usage: negative total_tokens -1 set to 0",
+			},
+			usage: []tokens{{100, 1}},
+			run:   tokens{100, 1},
+		},
+		// a negative count of the call itself was "implausible token count"
+		// for the whole line, the call left without usage
+		{
+			file: "negative-last.codex-cli.jsonl",
+			rejects: []string{
+				"negative-last.codex-cli.jsonl:5: run sess-neglast, last_token_usage: negative input_tokens -3 set to 0",
+				"negative-last.codex-cli.jsonl:5: run sess-neglast, last_token_usage: negative reasoning_output_tokens -2 set to 0",
+			},
+			usage: []tokens{{0, 4}},
+			run:   tokens{0, 4},
+		},
 		{
 			file:    "fractional.codex-exec.jsonl",
 			rejects: []string{"fractional.codex-exec.jsonl:3: invalid JSON: usage.output_tokens: 1.5 is not a whole number"},
