@@ -110,28 +110,70 @@ func TestEstimators(t *testing.T) {
 	}
 }
 
+// TestFitCalibration checks FitCalibration's candidates and choice on inputs
+// whose fits are worked out by hand in each case.
 func TestFitCalibration(t *testing.T) {
-	// logged = 1000 + 1.2 × est exactly
-	est := []float64{100, 200, 400, 800, 1600}
-	logged := make([]float64, len(est))
-	for i, x := range est {
-		logged[i] = 1000 + 1.2*x
-	}
-	f := ingest.FitCalibration(est, logged)
-	if math.Abs(f.Factor-1.2) > 1e-9 || math.Abs(f.Offset-1000) > 1e-6 || f.MdAPEFitted > 1e-9 || f.N != 5 {
-		t.Errorf("fit = %+v", f)
-	}
-	// raw error at the median point: |400 − 1480| / 1480
-	if want := 1080.0 / 1480; math.Abs(f.MdAPERaw-want) > 1e-9 {
-		t.Errorf("MdAPERaw = %v, want %v", f.MdAPERaw, want)
-	}
-	// a negative intercept falls back to a fit through the origin
-	g := ingest.FitCalibration([]float64{100, 200, 300}, []float64{50, 250, 450})
-	if g.Offset != 0 || g.Factor <= 0 {
-		t.Errorf("origin fit = %+v", g)
-	}
-	if h := ingest.FitCalibration(nil, nil); h.N != 0 || h.Factor != 0 {
-		t.Errorf("empty fit = %+v", h)
+	for _, tc := range []struct {
+		name           string
+		est, logged    []float64
+		factor, offset float64
+		raw, fitted    float64 // MdAPE as is and after the fit
+	}{
+		{
+			// logged = 1000 + 1.2 × est exactly: least squares finds the line;
+			// the raw error at the median point is |400 − 1480| / 1480
+			name:   "exact line",
+			est:    []float64{100, 200, 400, 800, 1600},
+			logged: []float64{1120, 1240, 1480, 1960, 2920},
+			factor: 1.2, offset: 1000,
+			raw: 1080.0 / 1480, fitted: 0,
+		},
+		{
+			// The points lie on logged = 2 × est − 150: least squares, plain
+			// and weighted (1/logged²), fits that line exactly and its
+			// negative intercept rules both out. The candidates left:
+			//   through the origin, Σxy / Σx² = (100·50 + 200·250 + 300·450) /
+			//   (100² + 200² + 300²) = 190000 / 140000 = 19/14: fitted 135.7,
+			//   271.4, 407.1, errors 12/7, 3/35, 2/21: median 2/21 = 0.095;
+			//   weighted through the origin, Σ(x/y) / Σ(x/y)² = (2 + 0.8 +
+			//   2/3) / (4 + 0.64 + 4/9) = 0.682: errors 0.36, 0.45, 0.55,
+			//   median 0.45;
+			//   the median ratio logged/est of 0.5, 1.25, 1.5 = 1.25: errors
+			//   1.5, 0, 1/6, median 1/6.
+			// The lowest MdAPE is the origin fit's: 19/14, offset 0. Raw
+			// (factor 1): errors 50/50, 50/250, 150/450, median 1/3.
+			name:   "negative intercept: through the origin",
+			est:    []float64{100, 200, 300},
+			logged: []float64{50, 250, 450},
+			factor: 190000.0 / 140000, offset: 0,
+			raw: 1.0 / 3, fitted: 2.0 / 21,
+		},
+		{
+			// one estimate: no regression, the median ratio of 1.2, 1.5, 1.3;
+			// errors 20/120, 50/150, 30/130 → raw median 30/130; fitted
+			// 130 against 120, 150, 130: 10/120, 20/150, 0 → median 10/120
+			name:   "no spread: the median ratio",
+			est:    []float64{100, 100, 100},
+			logged: []float64{120, 150, 130},
+			factor: 1.3, offset: 0,
+			raw: 30.0 / 130, fitted: 10.0 / 120,
+		},
+		{name: "empty"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := ingest.FitCalibration(tc.est, tc.logged)
+			got := []float64{f.Factor, f.Offset, f.MdAPERaw, f.MdAPEFitted}
+			want := []float64{tc.factor, tc.offset, tc.raw, tc.fitted}
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-9 {
+					t.Errorf("factor, offset, MdAPE raw, fitted = %v, want %v", got, want)
+					break
+				}
+			}
+			if f.N != len(tc.est) {
+				t.Errorf("N = %d, want %d", f.N, len(tc.est))
+			}
+		})
 	}
 }
 

@@ -18,6 +18,13 @@ import (
 // corpusTraces imports corpus folders into memory and builds every run's trace.
 func corpusTraces(t *testing.T, folders ...string) []*Trace {
 	t.Helper()
+	return corpusTracesWith(t, nil, folders...)
+}
+
+// corpusTracesWith is corpusTraces with token estimator est (nil: the
+// default, chars/4).
+func corpusTracesWith(t *testing.T, est ingest.Estimator, folders ...string) []*Trace {
+	t.Helper()
 	var paths []string
 	for _, f := range folders {
 		paths = append(paths, testutil.Corpus(t, f))
@@ -26,7 +33,7 @@ func corpusTraces(t *testing.T, folders ...string) []*Trace {
 		paths = []string{testutil.CorpusDir(t)}
 	}
 	var m ingest.MemSink
-	if _, err := ingest.Files(context.Background(), &m, paths, &ingest.Options{Warn: func(error) {}}); err != nil {
+	if _, err := ingest.Files(context.Background(), &m, paths, &ingest.Options{Warn: func(error) {}, Estimator: est}); err != nil {
 		t.Fatal(err)
 	}
 	ev := map[string][]schema.Event{}
@@ -57,7 +64,10 @@ func corpusTraces(t *testing.T, folders ...string) []*Trace {
 
 // TestCorpusKeepAllAccuracy replays the whole corpus under keep-all and
 // reports the simulator's out-of-sample error against the logged input per
-// format and model (see fitTokens). The overall median must stay within 5 %.
+// format and model (see fitTokens). The overall median is held to README's
+// 2.3 % (2.0 % over the runs long enough to fit a token model) with
+// benchFigure's margin (≤ 2.8 %, ≤ 2.5 %); per format, see
+// TestCorpusKeepAllAccuracyPerFormat.
 func TestCorpusKeepAllAccuracy(t *testing.T) {
 	trs := corpusTraces(t)
 	var acc Accuracy
@@ -76,13 +86,14 @@ func TestCorpusKeepAllAccuracy(t *testing.T) {
 	}
 	t.Logf("keep-all against logged input, out of sample:\n%s", b.String())
 	all := rows[len(rows)-1]
-	if all.Calls < 300 || all.MedianAbs > 0.05 {
-		t.Errorf("overall: %d calls, median |error| %.1f%%; want ≥ 300 calls within 5%%", all.Calls, 100*all.MedianAbs)
+	if all.Calls < 300 {
+		t.Errorf("overall: %d calls checked, want ≥ 300 (514 when written)", all.Calls)
 	}
-	// runs long enough to fit a token model: within 3 % (2.1 % when written)
-	if all.MedianAbsFitted == nil || *all.MedianAbsFitted > 0.03 {
-		t.Errorf("fitted runs: median |error| %v, want ≤ 3%%", all.MedianAbsFitted)
+	benchAtMost(2.3).check(t, "keep-all out of sample, every checked call", all.MedianAbs)
+	if all.MedianAbsFitted == nil {
+		t.Fatal("no run long enough to fit a token model")
 	}
+	benchAtMost(2.0).check(t, "keep-all out of sample, fitted runs", *all.MedianAbsFitted)
 	// every policy replays every corpus run without trouble, deterministically
 	var rp Replayer
 	for _, p := range catalogPolicies(t) {
@@ -97,6 +108,49 @@ func TestCorpusKeepAllAccuracy(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCorpusKeepAllAccuracyPerFormat holds the per-format figures README
+// quotes for keep-all's out-of-sample error against the logged input: with
+// the default chars/4 estimator, Codex CLI runs are off by 5.9 % and
+// inspect-ai runs by 6.2 % (every family of the format pooled: 118 and 73
+// checked calls), which --tokenizer o200k_base brings to 2.9 % and 1.5 %
+// (measured 5.85 %, 6.16 %, 2.88 %, 1.53 %); each within benchFigure's margin
+// (≤ the figure + max(0.5 points, 10 %)).
+func TestCorpusKeepAllAccuracyPerFormat(t *testing.T) {
+	for _, tc := range []struct {
+		tokenizer, format string
+		calls             int
+		q                 benchFigure
+	}{
+		{"chars4", "codex-cli", 118, benchAtMost(5.9)},
+		{"chars4", "inspect-ai", 73, benchAtMost(6.2)},
+		{"o200k_base", "codex-cli", 118, benchAtMost(2.9)},
+		{"o200k_base", "inspect-ai", 73, benchAtMost(1.5)},
+	} {
+		t.Run(tc.tokenizer+"/"+tc.format, func(t *testing.T) {
+			est, err := ingest.EstimatorByName(tc.tokenizer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var acc Accuracy
+			for _, tr := range corpusTracesWith(t, est, tc.format) {
+				if tr.Format == tc.format {
+					acc.AddErrors(tr.Format, "*", KeepAllErrors(tr), tr.HoldoutFitted)
+				}
+			}
+			rows := acc.Rows()
+			if len(rows) != 1 {
+				t.Fatalf("%d rows, want the format's one", len(rows))
+			}
+			r := rows[0]
+			t.Logf("%s, %s: %d runs, %d calls, median |error| %.2f%%", tc.format, tc.tokenizer, r.Runs, r.Calls, 100*r.MedianAbs)
+			if r.Calls != tc.calls {
+				t.Errorf("%d calls checked, want %d", r.Calls, tc.calls)
+			}
+			tc.q.check(t, tc.format+" keep-all out of sample ("+tc.tokenizer+")", r.MedianAbs)
+		})
 	}
 }
 

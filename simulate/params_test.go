@@ -47,13 +47,19 @@ func (d paramDir) String() string { return [...]string{"less", "more"}[d] }
 // the ladder (see ladder: keep-all's prompts 150, 260, 470, 780, 1190, 1700):
 // with a base spec (the defaults, or values chosen so that the rule acts on
 // six calls) and with that parameter changed. The changed run's per-call
-// prompts must move in the direction the rule says (dir) and, where the
-// case gives them, equal the hand-computed prompts (want; the arithmetic is
-// in the comment). The test enumerates the catalog: a parameter without a
-// case fails it.
+// prompts must move in the direction the rule says (dir) and equal the
+// hand-computed prompts (want; the arithmetic is in the comment). The test
+// enumerates the catalog: a parameter without a case, or a case without
+// hand-computed prompts, fails it.
 //
 // summarizer marks the one parameter (template) that changes no prompt but
-// the summarizer call's input: there the figure compared is SummarizerIn.
+// the summarizer call's input: there the direction is checked on
+// SummarizerIn, which must equal summIn.
+//
+// Ladder arithmetic used below: R_k (k = 0…5) is call k's result of
+// 100·(k+1) tokens and 400·(k+1) characters, first seen by call k+1 with its
+// 10-token tool call; a result truncated to c characters costs
+// ceil(tokens·c/chars) = ceil(c/4) tokens plus its marker.
 func TestPolicyParameters(t *testing.T) {
 	dtocOps := func(tr *Trace) {
 		// R0 hidden at calls 3 and 4, restored from call 5
@@ -78,8 +84,9 @@ func TestPolicyParameters(t *testing.T) {
 		setup      func(*Trace)
 		value      string // the changed value
 		dir        paramDir
-		want       []int64 // hand-computed prompts of the changed run (nil: direction only)
+		want       []int64 // hand-computed prompts of the changed run
 		summarizer bool
+		summIn     int64 // summarizer: hand-computed SummarizerIn of the changed run
 	}
 	// summaryCases are the summary-model parameters of a compact-* policy
 	// whose base spec (summ100: a fixed 100-token summary, no template)
@@ -140,8 +147,13 @@ func TestPolicyParameters(t *testing.T) {
 		//   R0 40 lines, R1 80, R2 120 → 42–43 chars → 11 tokens each instead of 2
 		"mask/style": {base: "mask(n=2)", value: "openhands", dir: less, // base swe-agent: 691, 912, 1133
 			want: []int64{150, 260, 470, 780 - 100 + 2, 1190 - 300 + 4, 1700 - 600 + 6}},
-		//   unit=events: n counts every item, so fewer results stay
-		"mask/unit": {base: mask2, value: "events", dir: less},
+		//   unit=events: n counts every item (head, tool calls, results). Call t has
+		//   admitted 1 + 2t items and R_k sits at position 2k+2, so R_k is older than
+		//   the newest 2 events when 2k+2 < 1 + 2t − 2, i.e. k ≤ t−2 (only R_{t−1} and
+		//   its call stay): calls 2–5 mask R0, R0–R1, R0–R2, R0–R3 (n=3 and the other
+		//   side of the boundary: TestMaskUnitEvents)
+		"mask/unit": {base: mask2, value: "events", dir: less,
+			want: []int64{150, 260, 470 - 100 + 2, 780 - 300 + 4, 1190 - 600 + 6, 1700 - 1000 + 8}},
 
 		// clear-tool-uses(trigger=700,keep=1,placeholder=8): 150, 260, 470, 496, 614, 732;
 		// clearing R_k saves its tokens − 8
@@ -156,8 +168,9 @@ func TestPolicyParameters(t *testing.T) {
 			want: []int64{150, 260, 470, 780, 614, 732}},
 		"clear-tool-uses/exclude_tools": {base: ctu, value: "read_file", dir: more,
 			want: []int64{150, 260, 470, 780, 1190, 1700}},
-		//   the cleared results' calls (10 tokens each) go too
-		"clear-tool-uses/clear_tool_inputs": {base: ctu, value: "true", dir: less},
+		//   the cleared results' calls (10 tokens each) go too: 2, 3, 4 of them at calls 3–5
+		"clear-tool-uses/clear_tool_inputs": {base: ctu, value: "true", dir: less,
+			want: []int64{150, 260, 470, 496 - 20, 614 - 30, 732 - 40}},
 		//   placeholder 2: 6 fewer tokens per cleared result (2, 3, 4 of them)
 		"clear-tool-uses/placeholder": {base: "clear-tool-uses(trigger=700,keep=1)", value: "2", dir: less,
 			want: []int64{150, 260, 470, 496 - 12, 614 - 18, 732 - 24}},
@@ -173,26 +186,37 @@ func TestPolicyParameters(t *testing.T) {
 			value: "1", dir: less, want: []int64{150, 260, 470, 780, 1190, 150 + 140 + 300}},
 		"compact-claude-code/file_tokens": {base: "compact-claude-code(threshold=0.5,files=2,files_tokens=1000," + summ100 + ")", window: 1600,
 			value: "200", dir: less, want: []int64{150, 260, 470, 780, 1190, 150 + 140 + 200 + 200}},
-		//   files_tokens 400: 300 for R4 leaves 100 for R3 at most
-		"compact-claude-code/files_tokens": {base: "compact-claude-code(threshold=0.5,files=2,file_tokens=300," + summ100 + ")", window: 1600,
-			value: "400", dir: less},
+		//   files_tokens 400 (files 5): newest first, R4 (500 tokens, cut to file_tokens
+		//   300) fits; R3 (300 more: 600 > 400) does not, and the scan stops there:
+		//   150 + 140 + 300 (base files_tokens 50,000: R4–R0 at 300, 300, 300, 200, 100)
+		"compact-claude-code/files_tokens": {base: "compact-claude-code(threshold=0.5,file_tokens=300," + summ100 + ")", window: 1600,
+			value: "400", dir: less, want: []int64{150, 260, 470, 780, 1190, 150 + 140 + 300}},
 
 		// compact-codex, threshold at window 2000 (at 1600 call 5 overflows and compacts
 		// reactively): default 0.9 → call 5 sees 1200 < 1800, no compaction; 0.5 → call 5
 		// compacts to head 150 + summary 100 + 45 prefix text (TestPolicies)
 		"compact-codex/threshold": {base: "compact-codex(" + summ100 + ")", window: 2000, value: "0.5", dir: less,
 			want: []int64{150, 260, 470, 780, 1190, 150 + 100 + 45}},
-		//   a 200-token user message seen from call 3 is kept when user_tokens allows it
+		//   a 200-token user message U seen from call 3 (keep-all 150, 260, 470, 980,
+		//   1390, 1900); threshold 0.5 at 1600 = 800: call 4 sees call 3's 980 + 10 and
+		//   compacts. Base (user_tokens 20,000) keeps U: 150 + 145 + 200 = 495, then 1005;
+		//   user_tokens 100: U (200 > 100) is summarized too: 150 + 100 + 45 = 295; call 5
+		//   adds call 4 and R4 (510) and does not compact (295 + 10 < 800): 805
 		"compact-codex/user_tokens": {base: "compact-codex(threshold=0.5," + summ100 + ")", window: 1600, setup: withUser(3, 200),
-			value: "100", dir: less},
+			value: "100", dir: less, want: []int64{150, 260, 470, 780 + 200, 150 + 145, 150 + 145 + 510}},
 
 		// compact-gemini, threshold at window 2000: 0.5 → call 5 (1200 ≥ 1000) compacts to
 		// 150 + 100 + 15 (TestPolicies); 0.9 → 1200 < 1800, no compaction
 		"compact-gemini/threshold": {base: "compact-gemini(threshold=0.5,preserve=0.3," + summ100 + ")", window: 2000, value: "0.9", dir: more,
 			want: []int64{150, 260, 470, 780, 1190, 1700}},
-		//   with a user message seen from call 4, preserving 90 % of the characters keeps what follows it
+		//   a 50-token (200-character) user message U seen from call 4 (keep-all …, 1240,
+		//   1750); call 5 sees call 4's 1240 + 10 ≥ 1000 and compacts. The history holds
+		//   5·40 (calls) + 400 + 800 + 1200 + 1600 + 2000 (R0–R4) + 200 (U) = 6400
+		//   characters, 4160 of them before U. Base preserve 0.3: U is not past
+		//   0.7 × 6400 = 4480, and no user message follows: all summarized, 150 + 115;
+		//   preserve 0.9: U is past 0.1 × 6400 = 640: U, call 4 and R4 (50 + 10 + 500) stay
 		"compact-gemini/preserve": {base: "compact-gemini(threshold=0.5," + summ100 + ")", window: 2000, setup: withUser(4, 50),
-			value: "0.9", dir: more},
+			value: "0.9", dir: more, want: []int64{150, 260, 470, 780, 1190 + 50, 150 + 115 + 560}},
 
 		// compact-goose, threshold at window 2000: default 0.8 → call 5 sees 1200 < 1600,
 		// no compaction; 0.5 → 1200 ≥ 1000: all history summarized, 150 + 100 + 60
@@ -212,26 +236,67 @@ func TestPolicyParameters(t *testing.T) {
 		//   preview 200 characters: 50 more tokens per masked output
 		"gemini-mask/preview": {base: gm, value: "200", dir: more,
 			want: []int64{150, 260, 470, 780, 1190, 1700 - 600 + 3*(43+50)}},
-		//   the latest turn's outputs count against protect too: more is masked
-		"gemini-mask/protect_latest_turn": {base: gm, value: "false", dir: less},
+		//   the latest turn's outputs count against protect too. Call 3: R2 + R1 = 500
+		//   protected, R0 (100 < prune 300) stays. Call 4: R3 (400) protected, R2 would
+		//   make 700 > 500: R2–R0 (600 ≥ 300) masked. Call 5: R4 (500) protected, R3
+		//   (400 ≥ 300), the only older unmasked output, masked
+		"gemini-mask/protect_latest_turn": {base: gm, value: "false", dir: less,
+			want: []int64{150, 260, 470, 780, 1190 - 600 + 3*43, 1700 - 1000 + 4*43}},
 
-		// tracer-*(trigger=0.5,keep=1) at window 1600: event at call 4 (1190 ≥ 800), call 5 (1415)
-		"tracer-uniform/r": {base: "tracer-uniform(trigger=0.5,keep=1)", window: 1600, value: "0.25", dir: less},
+		// tracer-*(trigger=0.5,keep=1) at window 1600: event at call 4 (1190 ≥ 800) over
+		// R0–R2, at call 5 over R3 (the prompt after call 4's event + 510 ≥ 800); the
+		// marker is 5 tokens, so a result cut to c characters costs ceil(c/4) + 5
+		//   r 0.25: R0–R2 keep 100, 200, 300 chars → 30, 55, 80 (save 70, 145, 220);
+		//   call 5: R3 400 chars → 105 (saves 295)
+		"tracer-uniform/r": {base: "tracer-uniform(trigger=0.5,keep=1)", window: 1600, value: "0.25", dir: less,
+			want: []int64{150, 260, 470, 780, 1190 - 70 - 145 - 220, 1190 - 70 - 145 - 220 + 510 - 295}},
 		//   trigger 0.9: first event at call 5 (1700 ≥ 1440): R0–R3 at half + 5 → 1700 − 45 − 95 − 145 − 195
 		"tracer-uniform/trigger": {base: "tracer-uniform(r=0.5,keep=1)", window: 1600, value: "0.9", dir: more,
 			want: []int64{150, 260, 470, 780, 1190, 1700 - 45 - 95 - 145 - 195}},
-		"tracer-uniform/keep":         {base: "tracer-uniform(r=0.5,trigger=0.5)", window: 1600, value: "2", dir: more},
-		"tracer-recency/r":            {base: "tracer-recency(trigger=0.5,keep=1)", window: 1600, value: "0.25", dir: less},
-		"tracer-recency/trigger":      {base: "tracer-recency(r=0.5,keep=1)", window: 1600, value: "0.9", dir: more},
-		"tracer-recency/keep":         {base: "tracer-recency(r=0.5,trigger=0.5)", window: 1600, value: "2", dir: more},
-		"tracer-proportional/r":       {base: "tracer-proportional(trigger=0.5,keep=1)", window: 1600, value: "0.25", dir: less},
-		"tracer-proportional/trigger": {base: "tracer-proportional(r=0.5,keep=1)", window: 1600, value: "0.9", dir: more},
-		"tracer-proportional/keep":    {base: "tracer-proportional(r=0.5,trigger=0.5)", window: 1600, value: "2", dir: more},
+		//   keep 2: call 4 cuts R0, R1 to half: 200, 400 chars → 55, 105 (save 45, 95);
+		//   call 5 (1050 + 510 ≥ 800) R2: 600 chars → 155 (saves 145)
+		"tracer-uniform/keep": {base: "tracer-uniform(r=0.5,trigger=0.5)", window: 1600, value: "2", dir: more,
+			want: []int64{150, 260, 470, 780, 1190 - 45 - 95, 1190 - 45 - 95 + 510 - 145}},
+		// tracer-recency: the j-th oldest of an event's m outputs keeps 2r·j/(m+1)
+		//   r 0.25, call 4 (m 3): 0.125, 0.25, 0.375 of 400, 800, 1200 chars = 50, 200,
+		//   450 → 13 + 5, 50 + 5, 113 + 5 (save 82, 145, 182); call 5 (m 1): R3 at
+		//   0.25 = 400 chars → 105 (saves 295)
+		"tracer-recency/r": {base: "tracer-recency(trigger=0.5,keep=1)", window: 1600, value: "0.25", dir: less,
+			want: []int64{150, 260, 470, 780, 1190 - 82 - 145 - 182, 1190 - 82 - 145 - 182 + 510 - 295}},
+		//   trigger 0.9: one event at call 5 (1700 ≥ 1440) over R0–R3 (m 4): 0.2, 0.4,
+		//   0.6, 0.8 of 400, 800, 1200, 1600 = 80, 320, 720, 1280 chars → 25, 85, 185,
+		//   325 (save 75, 115, 115, 75)
+		"tracer-recency/trigger": {base: "tracer-recency(r=0.5,keep=1)", window: 1600, value: "0.9", dir: more,
+			want: []int64{150, 260, 470, 780, 1190, 1700 - 75 - 115 - 115 - 75}},
+		//   keep 2: call 4 over R0, R1 (m 2): 1/3, 2/3 of 400, 800 = 133, 533 chars →
+		//   34 + 5, 134 + 5 (save 61, 61); call 5 R2 (m 1) at 0.5: 155 (saves 145)
+		"tracer-recency/keep": {base: "tracer-recency(r=0.5,trigger=0.5)", window: 1600, value: "2", dir: more,
+			want: []int64{150, 260, 470, 780, 1190 - 61 - 61, 1190 - 61 - 61 + 510 - 145}},
+		// tracer-proportional: one token cap c with Σ min(T, c) = r·Σ T
+		//   r 0.25, call 4: 100, 200, 300 share 150 → c = 50: each result cut to 50
+		//   tokens (200 chars) + 5 (save 45, 145, 245); call 5: R3 alone, c = 100 → 105
+		//   (saves 295)
+		"tracer-proportional/r": {base: "tracer-proportional(trigger=0.5,keep=1)", window: 1600, value: "0.25", dir: less,
+			want: []int64{150, 260, 470, 780, 1190 - 45 - 145 - 245, 1190 - 45 - 145 - 245 + 510 - 295}},
+		//   trigger 0.9: one event at call 5 over R0–R3, 100, 200, 300, 400 share 500 →
+		//   c = (500 − 100)/3 = 133.3: R0 whole; R1–R3 keep 533 chars → 134 + 5
+		//   (save 61, 161, 261)
+		"tracer-proportional/trigger": {base: "tracer-proportional(r=0.5,keep=1)", window: 1600, value: "0.9", dir: more,
+			want: []int64{150, 260, 470, 780, 1190, 1700 - 61 - 161 - 261}},
+		//   keep 2: call 4 over R0, R1, 100, 200 share 150 → c = 75: 300 chars each →
+		//   80 (save 20, 120); call 5 R2 alone, c = 150 → 155 (saves 145)
+		"tracer-proportional/keep": {base: "tracer-proportional(r=0.5,trigger=0.5)", window: 1600, value: "2", dir: more,
+			want: []int64{150, 260, 470, 780, 1190 - 20 - 120, 1190 - 20 - 120 + 510 - 145}},
 		//   read results keep a quarter instead of 0.6: call 4 R0–R2 at 25 + 5, 50 + 5, 75 + 5 (TestPolicies)
 		"tracer-tooltype/ratios": {base: "tracer-tooltype(trigger=0.5,keep=1)", window: 1600, value: "read:0.25", dir: less,
 			want: []int64{150, 260, 470, 780, 1190 - 70 - 145 - 220, 1190 - 70 - 145 - 220 + 510 - 295}},
-		"tracer-tooltype/trigger": {base: "tracer-tooltype(keep=1)", window: 1600, value: "0.9", dir: more},
-		"tracer-tooltype/keep":    {base: "tracer-tooltype(trigger=0.5)", window: 1600, value: "2", dir: more},
+		//   default read ratio 0.6. trigger 0.9: one event at call 5 over R0–R3: 240,
+		//   480, 720, 960 chars → 65, 125, 185, 245 (save 35, 75, 115, 155)
+		"tracer-tooltype/trigger": {base: "tracer-tooltype(keep=1)", window: 1600, value: "0.9", dir: more,
+			want: []int64{150, 260, 470, 780, 1190, 1700 - 35 - 75 - 115 - 155}},
+		//   keep 2: call 4 over R0, R1 at 0.6 (save 35, 75); call 5 R2 (saves 115)
+		"tracer-tooltype/keep": {base: "tracer-tooltype(trigger=0.5)", window: 1600, value: "2", dir: more,
+			want: []int64{150, 260, 470, 780, 1190 - 35 - 75, 1190 - 35 - 75 + 510 - 115}},
 		// the untrained start (every ratio 0.5) against a model whose ratios are 0.25 (TestLearnedPolicy)
 		"tracer/model": {base: "tracer", window: 1600, value: "testdata/tracer-quarter.json", dir: less,
 			want: []int64{150, 260, 470, 780, 1190 - 70 - 145 - 220, 1190 - 70 - 145 - 220 + 510 - 295}},
@@ -250,20 +315,52 @@ func TestPolicyParameters(t *testing.T) {
 			cases[k] = v
 		}
 	}
-	// compact-goose(threshold=0.3) at 3000, by hand: call 5 sees 1190 + 10 ≥ 900
-	// (call 4's 780 + 10 does not) and summarizes all 1,550 history tokens into
-	// clamp(a + b·1550, min, cap), plus the 60-token continuation: base
-	// 150 + 100 + 60 = 310
-	for k, summary := range map[string]int64{
-		"summary_a":   300,       // clamp(300 + 0, 0, 1000)
-		"summary_b":   100 + 155, // clamp(100 + 0.1 × 1550, 0, 1000)
-		"summary_min": 250,       // clamp(100, 250, 1000)
-		"summary_cap": 50,        // clamp(100, 0, 50)
-		"template":    100,       // the summary is unchanged; the summarizer's input grows
+	// The summary cases by hand. Each base spec compacts once on the ladder; the
+	// changed run's summary is clamp(a + b·summarized, min, cap), a = 100, b = 0,
+	// min 0, cap 1000 but for the parameter changed, and the template (0 in the
+	// base) adds to the summarizer's input only:
+	//
+	//   - compact-claude-code(threshold=0.5,files=0) at 1600: call 5 sees call 4's
+	//     1190 + 10 ≥ 800 (call 3's 780 + 10 is not) and summarizes all 1,550 history
+	//     tokens, nothing re-attached: 150 + summary + the 40-token preamble; the
+	//     summarizer reads call 5's 1700 + template;
+	//   - compact-codex(threshold=0.3) at 3000: call 5 sees 1190 + 10 ≥ 900 (call 4's
+	//     780 + 10 does not); no user message after the head to keep: 150 + summary
+	//     + 45 (SUMMARY_PREFIX); input 1700 + template (under the window's 3000);
+	//   - compact-gemini(threshold=0.3) at 3000: call 5 as codex; no user message to
+	//     split at, all summarized: 150 + summary + 15; input 1700 + template;
+	//   - compact-goose(threshold=0.3) at 3000: call 5 as codex: 150 + summary + 60;
+	//     input 1700 + template;
+	//   - compact-openhands(max_size=8), no window: call 4's view is the head + 8
+	//     items > 8; the newest 8/2 − 2 = 2 (call 3, R3: 410 tokens) stay, call 0–2
+	//     and R0–R2 (630 tokens) are summarized: 150 + summary + 410, then + 510 at
+	//     call 5 (view 1 + 1 + 4 = 6); input call 4's 1190 + template.
+	for _, p := range []struct {
+		name     string
+		summaryB int64 // summary_b 0.1: round(100 + 0.1 × summarized)
+		prompts  func(summary int64) []int64
+		summIn   int64 // with template 100
+	}{
+		{"compact-claude-code", 100 + 155, func(s int64) []int64 { return []int64{150, 260, 470, 780, 1190, 150 + s + 40} }, 1700 + 100},
+		{"compact-codex", 100 + 155, func(s int64) []int64 { return []int64{150, 260, 470, 780, 1190, 150 + s + 45} }, 1700 + 100},
+		{"compact-gemini", 100 + 155, func(s int64) []int64 { return []int64{150, 260, 470, 780, 1190, 150 + s + 15} }, 1700 + 100},
+		{"compact-goose", 100 + 155, func(s int64) []int64 { return []int64{150, 260, 470, 780, 1190, 150 + s + 60} }, 1700 + 100},
+		{"compact-openhands", 100 + 63, func(s int64) []int64 { return []int64{150, 260, 470, 780, 150 + s + 410, 150 + s + 410 + 510} }, 1190 + 100},
 	} {
-		c := cases["compact-goose/"+k]
-		c.want = []int64{150, 260, 470, 780, 1190, 150 + summary + 60}
-		cases["compact-goose/"+k] = c
+		for k, summary := range map[string]int64{
+			"summary_a":   300,        // clamp(300 + 0, 0, 1000)
+			"summary_b":   p.summaryB, // clamp(100 + 0.1 × summarized, 0, 1000)
+			"summary_min": 250,        // clamp(100, 250, 1000)
+			"summary_cap": 50,         // clamp(100, 0, 50)
+			"template":    100,        // the summary is unchanged; the summarizer's input grows
+		} {
+			c := cases[p.name+"/"+k]
+			c.want = p.prompts(summary)
+			if k == "template" {
+				c.summIn = p.summIn
+			}
+			cases[p.name+"/"+k] = c
+		}
 	}
 
 	seen := map[string]bool{}
@@ -297,10 +394,16 @@ func TestPolicyParameters(t *testing.T) {
 				changed := setParam(c.base, p.Name, c.value)
 				bp, bsum := prompts(t, c.base, c)
 				cp, csum := prompts(t, changed, c)
-				if c.want != nil && !slices.Equal(cp, c.want) {
+				if c.want == nil {
+					t.Fatalf("case %s gives no hand-computed prompts (want)", key)
+				}
+				if !slices.Equal(cp, c.want) {
 					t.Errorf("%s: prompts %v, want %v (base %s: %v)", changed, cp, c.want, c.base, bp)
 				}
 				if c.summarizer {
+					if csum != c.summIn {
+						t.Errorf("%s: summarizer input %d, want %d", changed, csum, c.summIn)
+					}
 					bp, cp = []int64{bsum}, []int64{csum}
 				}
 				if len(bp) != len(cp) {
@@ -338,4 +441,52 @@ func setParam(spec, name, value string) string {
 	}
 	kept = append(kept, fmt.Sprintf("%s=%s", name, value))
 	return pol + "(" + strings.Join(kept, ",") + ")"
+}
+
+// TestMaskUnitEvents pins mask's unit=events boundary on the ladder: call t
+// has admitted 1 + 2t items (the head, then call k's tool call at position
+// 2k+1 and its result R_k at 2k+2 for k < t), and R_k is masked when it is
+// older than the newest n events, position 2k+2 < 1 + 2t − n. Results sit at
+// even positions only, so n of each parity is needed to catch the boundary
+// moving by one item either way:
+//
+//	n = 1: 2k+2 < 2t     ⇔ k ≤ t−2
+//	n = 2: 2k+2 < 2t − 1 ⇔ k ≤ t−2
+//	n = 3: 2k+2 < 2t − 2 ⇔ k ≤ t−3
+//	n = 4: 2k+2 < 2t − 3 ⇔ k ≤ t−3
+//	n = 5: 2k+2 < 2t − 4 ⇔ k ≤ t−4
+//
+// Masking R0…R_j replaces their tokens (R0, R0–R1, R0–R2, R0–R3: 100, 300,
+// 600, 1000) by j+1 placeholders of 2 tokens (<MASKED>) in keep-all's 150,
+// 260, 470, 780, 1190, 1700.
+func TestMaskUnitEvents(t *testing.T) {
+	upToT2 := []int64{150, 260, 470 - 100 + 2, 780 - 300 + 4, 1190 - 600 + 6, 1700 - 1000 + 8} // R0…R_{t−2}
+	upToT3 := []int64{150, 260, 470, 780 - 100 + 2, 1190 - 300 + 4, 1700 - 600 + 6}            // R0…R_{t−3}
+	upToT4 := []int64{150, 260, 470, 780, 1190 - 100 + 2, 1700 - 300 + 4}                      // R0…R_{t−4}
+	for _, tc := range []struct {
+		spec string
+		want []int64
+	}{
+		{"mask(n=1,style=openhands,unit=events)", upToT2},
+		{"mask(n=2,style=openhands,unit=events)", upToT2},
+		{"mask(n=3,style=openhands,unit=events)", upToT3},
+		{"mask(n=4,style=openhands,unit=events)", upToT3},
+		{"mask(n=5,style=openhands,unit=events)", upToT4},
+		// unit=observations for contrast: R_k masked when k < t − n
+		{"mask(n=2,style=openhands)", upToT3},
+		{"mask(n=3,style=openhands)", upToT4},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			var calls []CallResult
+			var rp Replayer
+			rp.Replay(ladder(100, 200, 300, 400, 500, 600), mustParse(t, tc.spec), Options{Calls: &calls})
+			var got []int64
+			for _, c := range calls {
+				got = append(got, c.PromptTokens)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("prompts %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
