@@ -119,7 +119,7 @@ func (inspectAI) Detect(name string, head []byte) bool {
 // and the members read (header and samples) may decompress to at most
 // Options.MaxDecompressed in all: the declared sizes are checked before
 // anything is decompressed, and no member is read past its declared size.
-// Peak memory for an archive is therefore about inspMemFactor times its
+// Peak memory for an archive is therefore about 10 times its
 // largest member (the member's bytes, the decoded sample, its messages and
 // events), whatever the number of samples, plus the resolved attachment text
 // the file's budget allows (see the type doc), held as copies only where a

@@ -20,14 +20,13 @@ import (
 // decompresses) or the .json document, and the eval header's spec and
 // version.
 
-// inspMemFactor bounds the memory one archive member costs, as a multiple
-// of its decompressed size: TestInspectArchiveMemory measures 8× allocated
+// One archive member costs at most 10× its decompressed size in memory
+// (TestInspectArchiveMemory asserts it): it measures 8× allocated
 // in all (goccy copies its input on each Unmarshal; the member, the decoded
 // sample, its messages as raw JSON, the message and its text each hold a
 // copy), of which peak heap is a part. Attachment references add no copies
 // beyond the file's budget of resolved text (inspAttachBudget;
 // TestInspectAttachmentBomb).
-const inspMemFactor = 10
 
 // ErrDecompressedCap is returned (wrapped) for an archive whose members
 // decompress to more than Options.MaxDecompressed.
@@ -225,11 +224,10 @@ type inspEvalSpec struct {
 
 // inspSpec is what every sample's run needs from the header.
 type inspSpec struct {
-	id        string // eval id (else task id, run id, file name)
-	task      string
-	model     string
-	inclusive bool // input_tokens already includes cached tokens (see inspInclusive)
-	version   [3]int
+	id      string // eval id (else task id, run id, file name)
+	task    string
+	model   string
+	version [3]int
 }
 
 func (h *inspHeader) spec(path string) *inspSpec {
