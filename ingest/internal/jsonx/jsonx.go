@@ -17,7 +17,11 @@
 // and a panic (goccy/go-json#495, seen here once in the importers' parallel
 // workers). Unmarshal, Decoder.Decode, Marshal and Encoder.Encode compile
 // each type once under a lock first (prepare); every later use follows a
-// sync.Map load of the type, which orders it after that compilation.
+// sync.Map load of the type, which orders it after that compilation. The
+// compilation runs none of the type's own code (no UnmarshalJSON), so an
+// UnmarshalJSON may itself call Unmarshal. (Encoding is guarded the same
+// way, but a MarshalJSON that calls Marshal would wait for the lock: no
+// type here has one.)
 package jsonx
 
 import (
@@ -93,7 +97,12 @@ func prepare(v any, enc bool) {
 	case enc:
 		_, _ = gj.Marshal(reflect.Zero(t).Interface())
 	case t.Kind() == reflect.Pointer:
-		_ = gj.Unmarshal([]byte("null"), reflect.New(t.Elem()).Interface())
+		// empty input: goccy compiles the decoder, then fails at the end
+		// of input before any value is read, so no UnmarshalJSON of the
+		// type runs under the lock ("null" ran one, and an UnmarshalJSON
+		// that calls Unmarshal waited for this lock forever: an OpenHands
+		// import hung on its ohInt)
+		_ = gj.Unmarshal(nil, reflect.New(t.Elem()).Interface())
 	}
 	m.Store(t, struct{}{})
 }

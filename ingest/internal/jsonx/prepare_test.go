@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 )
 
 type prepA struct {
@@ -102,5 +103,58 @@ func TestPrepareConcurrent(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// prepNested decodes itself with Unmarshal, as ingest's ohInt does.
+type prepNested struct{ N int64 }
+
+func (p *prepNested) UnmarshalJSON(b []byte) error {
+	var inner struct {
+		N int64 `json:"n"`
+	}
+	if err := Unmarshal(b, &inner); err != nil {
+		return err
+	}
+	p.N = inner.N
+	return nil
+}
+
+type prepOuter struct {
+	X prepNested `json:"x"`
+}
+
+// TestPrepareNestedUnmarshal: a type met for the first time whose
+// UnmarshalJSON calls Unmarshal decodes, and does not wait forever for the
+// guard's lock (an OpenHands import hung on its first ohInt: prepare ran
+// the UnmarshalJSON under the lock, and the inner Unmarshal asked for it).
+func TestPrepareNestedUnmarshal(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		v    any // a type not decoded before
+	}{
+		{"the type itself", `{"n":7}`, new(prepNested)},
+		{"as a field", `{"x":{"n":7}}`, new(prepOuter)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() { done <- Unmarshal([]byte(tc.in), tc.v) }()
+			select {
+			case err := <-done:
+				var n int64
+				switch v := tc.v.(type) {
+				case *prepNested:
+					n = v.N
+				case *prepOuter:
+					n = v.X.N
+				}
+				if err != nil || n != 7 {
+					t.Fatalf("Unmarshal: %v, N = %d; want nil, 7", err, n)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Unmarshal of a type whose UnmarshalJSON calls Unmarshal did not return in 10 s (deadlock)")
+			}
+		})
 	}
 }
