@@ -254,6 +254,12 @@ func (s *Store) streamChunks(ctx context.Context, q string, args []any, types []
 	}
 	c := chunk{data: make([]unsafe.Pointer, len(types)), valid: make([]unsafe.Pointer, len(types))}
 	for {
+		// the interrupt reaches DuckDB asynchronously (AfterFunc), and
+		// chunks already computed still arrive: stop at once (under the
+		// race detector 1,259 chunks came after the cancel)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ch := mapping.FetchChunk(res)
 		if ch.Ptr == nil {
 			break
