@@ -81,8 +81,9 @@ type Simulation struct {
 	// per row, sim_runs.dropped_context_calls).
 	ContextRuns  int `json:"manage_context_runs"`
 	ContextCalls int `json:"context_only_calls"`
-	// ReReads: the re-invocation attributor's predicted re-reads per tool
-	// against those the logs show (counterfactual.ReReadValidation)
+	// ReReads: the re-invocation attributor's predicted re-reads against
+	// those the logs show, per tool, per run and per output, with their
+	// calibration (counterfactual.ReReadValidation)
 	ReReads counterfactual.ReReadValidation `json:"reread_validation"`
 	Results []simulate.Row                  `json:"results"`
 	// prompts are, when SimulateOptions.Prompts, each run's replays'
@@ -124,7 +125,8 @@ type simDone struct {
 	ctxCalls   int  // its context-only calls
 	format     string
 	family     string
-	rereads    []counterfactual.ToolReReads
+	runID      string
+	rereads    []counterfactual.OutputReRead
 	prompts    [][]byte // per row, when SimulateOptions.Prompts
 }
 
@@ -250,7 +252,8 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 		tr := w.Trace()
 		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
 			ctxRun: tr.WithoutContextCalls() != nil, ctxCalls: tr.DroppedContextCalls(),
-			rereads: counterfactual.RunReReads(w.Events, w.Uses(), func(tool, args string) bool {
+			runID: w.Run.RunID,
+			rereads: counterfactual.OutputReReads(w.Events, w.Uses(), func(tool, args string) bool {
 				c := w.Classify(w.Run.Harness, tool, args)
 				return c == "read" || c == "search"
 			})}
@@ -315,7 +318,7 @@ func (a *Simulate) Add(v any) error {
 	r := v.(simDone)
 	a.out.Runs++
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
-	a.rereads.Add(r.rereads)
+	a.rereads.Add(r.runID, r.rereads)
 	a.lacc.Add(r.format, r.family, r.logged)
 	if r.calibrated {
 		a.out.Calibrated++

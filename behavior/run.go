@@ -10,12 +10,13 @@ import (
 )
 
 // ProfileVersion numbers what Run answers. Bump it with any change that
-// changes some RunProfile of the same records and options (its code, or
-// diagnose's windows and occupancy, which it reads): trajmine ingest stores
+// changes some RunProfile of the same records and options (its code,
+// diagnose's windows and occupancy, or counterfactual.Uses, which it reads:
+// 2 for UsesVersion 2): trajmine ingest stores
 // every run's profile under a fingerprint holding this number (table
 // run_profiles) and readers trust only their own fingerprint's rows.
 // analysis.TestProfileVersion pins the profiles of the ingest fixtures to it.
-const ProfileVersion = 1
+const ProfileVersion = 2
 
 // RunProfile is one run's context-management behaviour.
 type RunProfile struct {

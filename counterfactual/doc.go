@@ -10,7 +10,9 @@
 // output reappear in it (UseContent, with the words and their offsets as
 // evidence) or because it is a tool call acting on the same target as the
 // call that produced the output (UseTarget). Summarize folds the uses into
-// one row per output.
+// one row per output. OutputReReads sets, per output, the re-read the uses
+// predict against the re-reads the log shows, and ReReadValidator compares
+// them per tool, per run and per output (calibration, held-out half).
 //
 // Turn semantics follow the events table: an input event (system, user,
 // tool_result) with turn t is first seen by model call t; an output event

@@ -65,7 +65,17 @@ type Use struct {
 // stores the uses of runs that disable outputs (tables uses_runs and
 // output_uses) with this number, and readers trust only rows of their own
 // version. TestUsesVersion pins the uses of the ingest fixtures to it.
-const UsesVersion = 1
+const UsesVersion = 2
+
+// MinEvidence is the fewest distinct evidence words of a late content use:
+// one made by a call after the first call that saw the output (Uses, step
+// 3). A single word an output shares with a message written calls later
+// is often a coincidence (a status code, a common identifier, a file name
+// met elsewhere): on the outputs the logs' own compactions dropped, no
+// such use was followed by a re-read (BENCHMARKS.md, issue 29). A use at
+// the output's first call (the agent picking a file from a listing) needs
+// one word.
+const MinEvidence = 2
 
 // MaxEvidence is the most evidence words a content use keeps: those with
 // the smallest offsets in the output.
@@ -123,6 +133,11 @@ type walker struct {
 
 	arena []byte // word copies; a full chunk is left to the strings in it
 
+	// words of the arguments of the call that produced the output being
+	// scanned: block[k] == blockAt for each (the output does not take them)
+	block   []int32
+	blockAt int32
+
 	// outputs whose text is logged more than once in the run (re-reads):
 	// the (word, offset) sequence of their first scan, replayed for the
 	// later copies instead of scanning them again
@@ -144,6 +159,14 @@ var (
 	reuse    = true
 )
 
+// echoRule and summaryRule turn two rules of Uses on (steps 2 and 3); tests
+// turn them off to measure what they change.
+var (
+	echoRule    = true
+	summaryRule = true
+	minEvidence = MinEvidence
+)
+
 // walkers holds walkers between runs: their tables and buffers are reused
 // (the word arena and the uses returned are not).
 var walkers = sync.Pool{New: func() any { return &walker{index: newWordTable(0)} }}
@@ -155,6 +178,7 @@ func (w *walker) release() {
 	w.events, w.states, w.uses, w.arena, w.repeats = nil, w.states[:0], nil, nil, nil
 	w.used, w.active, w.hits, w.counts = w.used[:0], w.active[:0], w.hits[:0], w.counts[:0]
 	w.cur = 0
+	w.block, w.blockAt = w.block[:0], 0
 	walkers.Put(w)
 }
 
@@ -165,8 +189,9 @@ const arenaChunk = 64 << 10
 // order), sorted by (Call, Output, Event, Kind). It is deterministic and
 // pure, and its work is linear in the run's total text size.
 //
-// The events are walked once, in order (context_op, compaction and error
-// events are skipped; an output can only be used by events after it):
+// The events are walked once, in order (context_op and error events are
+// skipped, a compaction only passes its words to the agent; an output can
+// only be used by events after it):
 //
 //  1. Every word of a user or system event's Text (Words) becomes common:
 //     the task gives it, so no output is needed for it, now or later.
@@ -181,14 +206,20 @@ const arenaChunk = 64 << 10
 //     before it, the result's own Target).
 //     A word whose first appearance in the run is the agent's own (step 3)
 //     is never taken over: an output that echoes what the agent wrote is
-//     not its source.
+//     not its source. Nor is a word of the arguments of the output's own
+//     call (a line number in `sed -n '388,400p'`, a grep pattern): the
+//     agent held it when it made the call.
+//     A compaction's summary (its Text) is the model's own text: every
+//     word of it that an output held passes to the agent (step 3), so
+//     mentions after the compaction are uses of no output.
 //  3. An assistant, reasoning or tool_call event e of call t = e.Turn makes
 //     a content use of output o when its Text (Words) or Args (ArgWords)
 //     holds a word whose state is o and events[o].Turn ≤ t (o was in call
 //     t's prompt: an output with turn t is visible to call t). There is one
 //     Use per (o, e); its evidence is the distinct such words with the
-//     smallest first offsets in o, at most MaxEvidence, ascending. A word
-//     so used passes to the agent: the using message holds it from then on,
+//     smallest first offsets in o, at most MaxEvidence, ascending. A late
+//     use (events[o].Turn < t) needs at least MinEvidence such words. A word
+//     so used (in a use made or dropped for too few words) passes to the agent: the using message holds it from then on,
 //     so later mentions of it are not uses of o (until a later output
 //     contains it again, step 2). A word met here for the first time in
 //     the run is the agent's own (every word is attributed to its first
@@ -225,8 +256,13 @@ func Uses(events []schema.Event) []Use {
 			if i < last {
 				w.common(e.Text)
 			}
+		case schema.KindCompaction:
+			if i < last && summaryRule {
+				w.summary(e.Text)
+			}
 		case schema.KindToolResult:
 			if i < last {
+				w.blockArgs(prod[i])
 				w.output(int32(i), capText(e.Text))
 			}
 			if t := outputTarget(events, prod, i); t != "" {
@@ -372,7 +408,7 @@ func (w *walker) output(o int32, s string) {
 	}
 	if seq != nil && seq.done {
 		for i, k := range seq.k {
-			if st := &w.states[k]; overridable(st.out) && st.out != o {
+			if st := &w.states[k]; overridable(st.out) && st.out != o && !w.blocked(k) {
 				st.out, st.off = o, seq.off[i]
 			}
 		}
@@ -382,7 +418,7 @@ func (w *walker) output(o int32, s string) {
 		h := w.index.hash(tok)
 		k, ok := w.index.find(tok, h, w.states)
 		if ok {
-			if st := &w.states[k]; overridable(st.out) && st.out != o {
+			if st := &w.states[k]; overridable(st.out) && st.out != o && !w.blocked(k) {
 				st.out, st.off = o, int32(off)
 			}
 		} else {
@@ -397,6 +433,45 @@ func (w *walker) output(o int32, s string) {
 	if seq != nil {
 		seq.done = true
 	}
+}
+
+// blockArgs notes the words of the arguments of tool call p (when p ≥ 0
+// and echoRule): the output scanned next does not take them over (Uses,
+// step 2).
+func (w *walker) blockArgs(p int32) {
+	w.blockAt++
+	if p < 0 || !echoRule || w.events[p].Args == "" {
+		return
+	}
+	scan(w.events[p].Args, true, func(_ int, tok string) bool {
+		if k, ok := w.index.find(tok, w.index.hash(tok), w.states); ok {
+			if n := int(k) + 1; len(w.block) < n {
+				old := len(w.block)
+				w.block = slices.Grow(w.block, n-old)[:n]
+				clear(w.block[old:])
+			}
+			w.block[k] = w.blockAt
+		}
+		return true
+	})
+}
+
+// blocked reports whether word k is one blockArgs noted for the current
+// output.
+func (w *walker) blocked(k int32) bool {
+	return int(k) < len(w.block) && w.block[k] == w.blockAt
+}
+
+// summary passes every word of a compaction's summary that an output or
+// the agent holds to the agent (Uses, step 2): the summary is the model's
+// own text, so later mentions of its words need no output.
+func (w *walker) summary(s string) {
+	scan(s, false, func(_ int, tok string) bool {
+		if k, ok := w.index.find(tok, w.index.hash(tok), w.states); ok && overridable(w.states[k].out) {
+			w.states[k].out = agent
+		}
+		return true
+	})
 }
 
 // overridable reports whether a later output containing a word in state
@@ -450,6 +525,9 @@ func (w *walker) content(i int32) {
 	slices.Sort(w.active)
 	for _, o := range w.active {
 		s := w.slot[o]
+		if int(w.counts[s]) < minEvidence && w.events[o].Turn < e.Turn {
+			continue // a late use on one word: see MinEvidence
+		}
 		hs := w.hits[s*MaxEvidence : s*MaxEvidence+int32(w.counts[s])]
 		u := Use{Output: int(o), Event: int(i), Call: e.Turn, Kind: UseContent,
 			Offsets: make([]int32, len(hs)), Evidence: make([]string, len(hs))}

@@ -124,12 +124,44 @@ var (
 			user(0, "Explore the data").
 			say(0, "Maybe load_data exists.").
 			call(0, "c1", "bash", "cat data.py", `{"command":"cat data.py"}`).
-			result(1, "c1", "bash", "def load_data():\n    return read_csv_file()\n").
+			result(1, "c1", "bash", "def load_data():\n    return read_csv_file(raw_path)\n").
 			call(1, "c2", "bash", "cat b.py", `{"command":"cat b.py"}`).
 			result(2, "c2", "bash", "def clean_rows(df):\n    return df\n").
 			say(1, "clean_rows is in b.py").
-			think(2, "clean_rows and load_data then read_csv_file").
+			think(2, "clean_rows and load_data then read_csv_file on raw_path").
 			say(2, "done")
+
+	// a use at the output's first call may rest on one word (event 3
+	// picks a file from the listing); a later one needs MinEvidence
+	// words: event 4's single word, three calls on, is no use
+	oneWord = run{}.
+		user(0, "Look around").
+		call(0, "c1", "ls", "ls", `{"command":"ls"}`).
+		result(1, "c1", "ls", "src/one.py src/two.py").
+		say(1, "open src/one.py").
+		say(3, "and src/two.py later")
+
+	// an output does not take over the words of its own call's arguments:
+	// parse_row_v2, which the agent took from output 2 and wrote into
+	// call c2, is echoed by output 4 but stays the agent's; line_buf is
+	// output 4's
+	echoArgs = run{}.
+			user(0, "Fix the parser").
+			call(0, "c1", "grep", "parse_row", `{"pattern":"parse_row"}`).
+			result(1, "c1", "grep", "src/rows.py defines parse_row_v2").
+			call(1, "c2", "bash", "grep -n parse_row_v2 src/rows.py", `{"command":"grep -n parse_row_v2 src/rows.py"}`).
+			result(2, "c2", "bash", "17: def parse_row_v2(line_buf):").
+			say(2, "parse_row_v2 mishandles line_buf")
+
+	// a compaction's summary is the model's own text: its words pass to
+	// the agent, so event 5 (after it) uses no output
+	summarized = run{}.
+			user(0, "Go").
+			call(0, "c1", "read", "a.go", `{"path":"a.go"}`).
+			result(1, "c1", "read", "func alpha_fn calls beta_fn_2").
+			say(1, "ok").
+			add(schema.Event{Turn: 2, Kind: schema.KindCompaction, Role: "user", Text: "Summary: we read a.go; alpha_fn calls beta_fn_2"}).
+			say(2, "so alpha_fn and beta_fn_2")
 
 	// only the first MaxScan bytes of an output are scanned; a token that the
 	// limit would cut is dropped; a common token stays common
@@ -193,8 +225,8 @@ func TestUses(t *testing.T) {
 			// event 1 (before the output) and event 6 (call 1, output of turn 2) are not uses
 			// load_data first appears in the agent's own event 1: the output
 			// that confirms it is not its source; read_csv_file is the output's
-			content(visibility, 3, 7, "read_csv_file"),
-			content(visibility, 5, 7, "clean_rows"), // output of turn 2 used by call 2
+			content(visibility, 3, 7, "read_csv_file", "raw_path"), // a late use: two words (MinEvidence)
+			content(visibility, 5, 7, "clean_rows"),                // output of turn 2 used by call 2
 		}},
 		{name: "scan limit", events: bigOutput, want: []counterfactual.Use{
 			content(bigOutput, 2, 4, "head_tok"),
@@ -217,6 +249,14 @@ func TestUses(t *testing.T) {
 			// though listed twice; the unknown key k9 is no use
 			{Output: 2, Event: 3, Call: 1, Kind: counterfactual.UseEnable},
 		}},
+		{name: "late use on one word", events: oneWord, want: []counterfactual.Use{
+			content(oneWord, 2, 3, "src/one.py"),
+		}},
+		{name: "echo of the call's arguments", events: echoArgs, want: []counterfactual.Use{
+			content(echoArgs, 2, 3, "src/rows.py", "parse_row_v2"),
+			content(echoArgs, 4, 5, "line_buf"),
+		}},
+		{name: "compaction summary", events: summarized, want: nil},
 		{name: "empty", events: nil, want: nil},
 	}
 	for _, tc := range tests {

@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"internal/textfmt":       {},
 	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
 	"redact":                 {},
-	"counterfactual":         {"schema", "internal/stats"},
+	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout"},                                                            // TRACER's learned retention, trained on replay traces
 	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact", "internal/parallel"},
