@@ -15,7 +15,7 @@ import (
 // every run's profile under a fingerprint holding this number (table
 // run_profiles) and readers trust only their own fingerprint's rows.
 // analysis.TestProfileVersion pins the profiles of the ingest fixtures to it.
-const ProfileVersion = 1
+const ProfileVersion = 2
 
 // RunProfile is one run's context-management behaviour.
 type RunProfile struct {
