@@ -154,9 +154,9 @@ func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
 		t.footer = []string{strings.Join(says, "; ")}
 	}
 	if diagnosed > 0 {
-		src := fmt.Sprintf("END: trajmine diagnose's end reason (diag_runs) for the %d diagnosed runs, RULE the rule that decided it", diagnosed)
+		src := fmt.Sprintf("END: trajmine diagnose's end reason (diag_runs) for %s, RULE the rule that decided it", countOf(diagnosed, "diagnosed run"))
 		if n := len(runs) - diagnosed; n > 0 {
-			src += fmt.Sprintf("; the importer's for the %d not diagnosed (RULE -)", n)
+			src += fmt.Sprintf("; the importer's for %s not diagnosed (RULE -)", countOf(n, "run"))
 		}
 		t.footer = append(t.footer, src)
 	}
