@@ -39,21 +39,31 @@ func NewDiagnoseCmd(d *Deps, runF func(*DiagnoseOptions) error) *cobra.Command {
 model call against it, and why the run ended.
 
 The window is --window N if given, else the run's logged window, else the
-embedded table of known models' windows by model family, else unknown. A call's
-prompt is its logged input tokens (incl. cache reads and writes) when the log
-has per-call usage, else the estimated prompt of trajmine show. PEAK is the
+embedded table of known models' windows by model family, else unknown. A call
+is a model call (a turn with model output or a usage row): what follows a
+run's last call (the output of its last tool call, an error) was never sent
+and is no call. A call's prompt is its logged input tokens (incl. cache reads
+and writes) when the log has per-call usage, else the estimated prompt of
+trajmine show. PEAK is the
 largest single request, never a sum; ≥80% counts calls at or above 80 % of the
 window; COMPACT counts the turns with a compaction, summary, continuation or
 truncation.
 
-END is the log's explicit reason where it has one. Otherwise the run is
-inferred to have ended on window length when its last turn reports an
-overflow (prompt is too long, context_length_exceeded, …) in an error, an
-assistant message or a tool result, or when its last prompt is ≥ 95 % of the
-window; finished when its last tool call is a submit (classes as in trajmine
-classes) or its task is recorded as resolved; stalled when its last tool call
-repeats a command that failed with the same output; else the importer's
-inference is kept. WHY says which rule.
+END is the log's explicit reason where it has one. Otherwise, first rule
+that applies, it is inferred: finished when the last tool call is a submit
+(classes as in trajmine classes; pydantic-ai's final_result) that did not
+fail and the user asked nothing after it, or when the task is recorded as
+resolved (what the run did outranks what its text suggests); ended on window
+length when its last turn holds an overflow error (prompt is too long,
+context_length_exceeded, …) in an error event, or shaped as a provider's
+error in an assistant message or tool result, or an assistant message says
+the window is full ("I've hit the context window limit"), or the last prompt
+is ≥ 95 % of the window; not finished (unknown) when the run ends on a reply
+cut mid-sentence with the last prompt ≥ 80 % of the window, or inside an
+open code block; finished when it ends on the model's reply without a tool
+call; stalled when its last tool call repeats a command that failed with the
+same output; else the importer's inference is kept. WHY names the rule
+(diagnose.EndRules) and says why.
 
 The reading boundary is the call by which half of the runs had stopped while
 still reading (none of their last 3 tool calls an edit, test or submit, at

@@ -3,7 +3,12 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/analysis"
@@ -38,6 +43,14 @@ func TestDiagnoseCorpus(t *testing.T) {
 	if nRuns == 0 {
 		t.Fatal("no runs imported from the corpus")
 	}
+
+	// the end reasons per format at the logged or known windows, pinned
+	// (BENCHMARKS.md, "Issue 29", has them before and after)
+	out, err := analysis.DiagnoseStore(ctx, st, &analysis.DiagnoseOptions{By: "model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Golden(t, endReasonCounts(out), filepath.Join("testdata", "diagnose-corpus-ends.golden"))
 
 	tests := []struct {
 		name           string
@@ -120,6 +133,48 @@ func TestDiagnoseCorpus(t *testing.T) {
 			diagCheckFormulas(t, st, out)
 		})
 	}
+}
+
+// TestDiagnoseCorpusMoreEnds pins the end reasons per format of
+// ../shared/corpus-more and ../shared/corpus-outcomes (skipped when absent,
+// required under CI=true) at the logged or known windows, as
+// TestDiagnoseCorpus does for the shared corpus.
+func TestDiagnoseCorpusMoreEnds(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"corpus-more", "corpus-outcomes"} {
+		t.Run(name, func(t *testing.T) {
+			dir := testutil.SharedDir(t, name)
+			st, err := store.Open(ctx, store.Config{Path: ""})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			if _, err := ingest.Files(ctx, st, []string{dir}, &ingest.Options{Warn: func(error) {}}); err != nil {
+				t.Fatal(err)
+			}
+			out, err := analysis.DiagnoseStore(ctx, st, &analysis.DiagnoseOptions{By: "model"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testutil.Golden(t, endReasonCounts(out), filepath.Join("testdata", "diagnose-"+name+"-ends.golden"))
+		})
+	}
+}
+
+// endReasonCounts is the number of runs per format, end reason, source and
+// rule, one tab-separated line each, sorted, after a header line.
+func endReasonCounts(out diagnose.Summary) string {
+	n := map[string]int{}
+	for _, r := range out.Runs {
+		n[strings.Join([]string{r.SourceFormat, string(r.End.Reason), string(r.End.Source), r.End.Rule}, "\t")]++
+	}
+	keys := slices.Sorted(maps.Keys(n))
+	var b strings.Builder
+	b.WriteString("format\tend_reason\tsource\trule\truns\n")
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s\t%d\n", k, n[k])
+	}
+	return b.String()
 }
 
 // diagCheckFormulas recomputes the printed figures from the stored tables

@@ -476,7 +476,17 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if o.Limit > 0 && len(shown) > o.Limit {
 		shown = shown[:o.Limit]
 	}
-	if err := writeRunsTable(o.Out, shown, o.Width, o.Bold); err != nil {
+	// the end reasons this report's diagnosis decided (as trajmine runs
+	// shows them once diag_runs holds them)
+	ends := make(map[string]store.DiagEnd, len(diag.Runs))
+	for _, r := range diag.Runs {
+		ends[r.RunID] = store.DiagEnd{Reason: r.End.Reason, Source: r.End.Source, Rule: r.End.Rule, Why: r.End.Why}
+	}
+	rows := make([]RunRow, len(shown))
+	for i, r := range shown {
+		rows[i] = RunRow{Run: r, End: runEnd(r, ends)}
+	}
+	if err := writeRunsTable(o.Out, rows, o.Width, o.Bold); err != nil {
 		return err
 	}
 	if len(shown) < len(runs) {

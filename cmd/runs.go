@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -29,8 +30,15 @@ func NewRunsCmd(d *Deps, runF func(*RunsOptions) error) *cobra.Command {
 OUT are the logged input (including cache reads and writes) and output tokens
 summed over the run's calls ("~" marks runs whose log has no per-call usage:
 their token figures are 0 and est_tokens holds the estimate; "*" marks runs
-whose log has usage for only some calls: the totals cover those calls only). END is the end
-reason with "?" when it was inferred rather than logged.`,
+whose log has usage for only some calls: the totals cover those calls only).
+
+END is why the run ended, with "?" when it was inferred rather than logged.
+Once trajmine diagnose (or report) has diagnosed a run, END is diagnose's
+end reason (diag_runs, as of that diagnosis) and RULE names the rule that
+decided it (see trajmine diagnose); a run not diagnosed shows the importer's
+reason (runs.end_reason) with RULE "-". Before any diagnosis there is no RULE
+column and END is the importer's. --json prints each run's row with "end":
+the same reason, its source, "by" (diagnose or import), rule and why.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
@@ -51,13 +59,50 @@ func runsRun(ctx context.Context, st *store.Store, o *RunsOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		if runs == nil {
-			runs = []schema.Run{}
-		}
-		return writeJSON(o.Out, runs)
+	ends, err := st.DiagEnds(ctx, "")
+	if err != nil {
+		return err
 	}
-	return writeRunsTable(o.Out, runs, o.Width, o.Bold)
+	rows := make([]RunRow, len(runs))
+	for i, r := range runs {
+		rows[i] = RunRow{Run: r, End: runEnd(r, ends)}
+	}
+	if o.JSON {
+		return writeJSON(o.Out, rows)
+	}
+	return writeRunsTable(o.Out, rows, o.Width, o.Bold)
+}
+
+// RunRow is one run as trajmine runs --json prints it: its runs row and
+// End, the end reason trajmine reports for it.
+type RunRow struct {
+	schema.Run
+	End RunEnd `json:"end"`
+}
+
+// RunEnd is the end reason runs and show report for a run: trajmine
+// diagnose's (diag_runs) once the run is diagnosed, else the importer's
+// (runs.end_reason).
+type RunEnd struct {
+	Reason schema.EndReason    `json:"end_reason"`
+	Source schema.ReasonSource `json:"end_reason_source"`
+	By     string              `json:"by"`             // EndByDiagnose or EndByImport
+	Rule   string              `json:"rule,omitempty"` // diagnose's rule (diagnose.EndRules)
+	Why    string              `json:"why"`            // diagnose's why, else the importer's detail
+}
+
+// Where a RunEnd comes from.
+const (
+	EndByDiagnose = "diagnose" // diag_runs: the last trajmine diagnose or report
+	EndByImport   = "import"   // runs: the importer's
+)
+
+// runEnd is r's RunEnd: its diagnosed end in ends, else the importer's.
+func runEnd(r schema.Run, ends map[string]store.DiagEnd) RunEnd {
+	if d, ok := ends[r.RunID]; ok {
+		return RunEnd{Reason: d.Reason, Source: d.Source, By: EndByDiagnose, Rule: d.Rule, Why: d.Why}
+	}
+	return RunEnd{Reason: r.EndReason, Source: r.EndReasonSource, By: EndByImport, Why: r.EndReasonDetail}
 }
 
 // runsMarks explain the runs table's markers; the footer names those used.
@@ -67,8 +112,17 @@ var runsMarks = []struct{ mark, says string }{
 	{"?", "end reason inferred, not logged"},
 }
 
-func writeRunsTable(w io.Writer, runs []schema.Run, width int, bold bool) error {
+func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
+	diagnosed := 0
+	for _, r := range runs {
+		if r.End.By == EndByDiagnose {
+			diagnosed++
+		}
+	}
 	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS", "IN", "OUT", "END"}, min: []int{12, 8, 8, 5, 5, 3, 8}}
+	if diagnosed > 0 {
+		t.header, t.min = append(t.header, "RULE"), append(t.min, 4)
+	}
 	used := map[string]bool{}
 	for _, r := range runs {
 		in, out := thousands(r.InputTokens), thousands(r.OutputTokens)
@@ -77,14 +131,18 @@ func writeRunsTable(w io.Writer, runs []schema.Run, width int, bold bool) error 
 		} else if r.UsageCalls < r.NTurns {
 			in, out = in+"*", out+"*"
 		}
-		end := string(r.EndReason)
-		if r.EndReasonSource == schema.SourceInferred {
+		end := string(r.End.Reason)
+		if r.End.Source == schema.SourceInferred {
 			end += "?"
 		}
 		for _, m := range runsMarks {
 			used[m.mark] = used[m.mark] || strings.Contains(in+end, m.mark)
 		}
-		t.add(snippet(r.RunID, 60), r.SourceFormat, snippet(orDash(r.Model), 32), thousands(r.NTurns), in, out, end)
+		cells := []string{snippet(r.RunID, 60), r.SourceFormat, snippet(orDash(r.Model), 32), thousands(r.NTurns), in, out, end}
+		if diagnosed > 0 {
+			cells = append(cells, orDash(r.End.Rule))
+		}
+		t.add(cells...)
 	}
 	var says []string
 	for _, m := range runsMarks {
@@ -95,9 +153,17 @@ func writeRunsTable(w io.Writer, runs []schema.Run, width int, bold bool) error 
 	if len(says) > 0 {
 		t.footer = []string{strings.Join(says, "; ")}
 	}
-	// on a narrow terminal, OUT, then FORMAT, then TURNS give way before
-	// the run ids are cut below their minimum (--json has every field)
-	t.optional = t.columns("OUT", "FORMAT", "TURNS")
+	if diagnosed > 0 {
+		src := fmt.Sprintf("END: trajmine diagnose's end reason (diag_runs) for %s, RULE the rule that decided it", countOf(diagnosed, "diagnosed run"))
+		if n := len(runs) - diagnosed; n > 0 {
+			src += fmt.Sprintf("; the importer's for %s not diagnosed (RULE -)", countOf(n, "run"))
+		}
+		t.footer = append(t.footer, src)
+	}
+	// on a narrow terminal, OUT, then FORMAT, then TURNS, then RULE give
+	// way before the run ids are cut below their minimum (--json has every
+	// field)
+	t.optional = t.columns("OUT", "FORMAT", "TURNS", "RULE")
 	t.optionalHint = "trajmine runs --json has every field"
 	return t.write(w, width, bold)
 }

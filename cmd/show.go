@@ -39,13 +39,23 @@ func NewShowCmd(d *Deps, runF func(*ShowOptions) error) *cobra.Command {
 		Short: "Show one run turn by turn: events, logged input tokens, estimate",
 		Long: `Show one run turn by turn. RUN is a run id or a unique prefix of one.
 
+The "end" line is why the run ended: trajmine diagnose's end reason, with
+its rule and why, once the run is diagnosed (diag_runs, as of the last
+trajmine diagnose or report; an "end as imported" line follows with the
+importer's when it differs), else the importer's, marked "not diagnosed".
+--json has both: run.end_reason (the importer's) and end (what the line
+says, with "by": diagnose or import).
+
 For each model call (turn) the header gives the logged input tokens (incl.
 cache) and the estimated prompt: the est_tokens of every event of earlier
 turns plus the input events of this turn, restarting after a compaction (the
 compaction summary then opens the new prompt). The ratio shows how well the
 estimate tracks the log. After trajmine calibrate, each turn also shows the
 calibrated estimate, offset + factor × estimated prompt, with the fit of the
-run's model family.
+run's model family. Events after the run's last model call (the output of
+its last tool call, a command the user ran) are shown under a turn marked
+"after the last model call": no prompt was sent with them, so none is
+estimated.
 
 Each event line gives its seq, kind (and tool), estimated tokens and text
 (for a tool call its target), "!" after a tool result the log marks as an
@@ -79,7 +89,11 @@ them either way.`,
 
 // TurnView is one model call of a run as show prints it.
 type TurnView struct {
-	Turn           int64          `json:"turn"`
+	Turn int64 `json:"turn"`
+	// AfterLastCall: the turn follows the run's last model call
+	// (diagnose.LastCallTurn): no prompt was sent with its events, and
+	// EstimatedInput is 0.
+	AfterLastCall  bool           `json:"after_last_call,omitempty"`
 	LoggedInput    *int64         `json:"logged_input_tokens,omitempty"`
 	LoggedOutput   *int64         `json:"logged_output_tokens,omitempty"`
 	EstimatedInput int64          `json:"estimated_prompt_tokens"`
@@ -90,19 +104,24 @@ type TurnView struct {
 // BuildTurns groups events by turn, in order of first appearance, and sets
 // each turn's estimated prompt from diagnose.EstimatedPrompts (the sum of the
 // est_tokens of earlier turns plus this turn's input events, restarting after
-// a compaction).
+// a compaction); a turn after the run's last model call has none
+// (AfterLastCall).
 func BuildTurns(events []schema.Event, usage []schema.Usage) []TurnView {
 	byTurn := map[int64]*schema.Usage{}
 	for i := range usage {
 		byTurn[usage[i].Turn] = &usage[i]
 	}
 	est := diagnose.EstimatedPrompts(events)
+	lastCall, anyCall := diagnose.LastCallTurn(events, usage)
 	var out []TurnView
 	idx := map[int64]int{}
 	for _, e := range events {
 		i, ok := idx[e.Turn]
 		if !ok {
 			tv := TurnView{Turn: e.Turn, EstimatedInput: est[e.Turn]}
+			if !anyCall || e.Turn > lastCall {
+				tv.AfterLastCall, tv.EstimatedInput = true, 0
+			}
 			if u := byTurn[e.Turn]; u != nil {
 				in, o := u.InputTokens, u.OutputTokens
 				tv.LoggedInput, tv.LoggedOutput = &in, &o
@@ -133,11 +152,17 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	if err != nil {
 		return err
 	}
+	ends, err := st.DiagEnds(ctx, run.RunID)
+	if err != nil {
+		return err
+	}
+	end := runEnd(run, ends)
 	if !o.NoRedact {
 		red, err := redact.New()
 		if err != nil {
 			return err
 		}
+		end.Why = red.String(end.Why)
 		// the text view prints the head of each text: redacting the head
 		// (redact.Redactor.Head) costs that, not the whole text
 		head := -1
@@ -153,6 +178,9 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	}
 	if cal != nil {
 		for i := range turns {
+			if turns[i].AfterLastCall {
+				continue
+			}
 			v := int64(math.Round(cal.Offset + cal.Factor*float64(turns[i].EstimatedInput)))
 			turns[i].Calibrated = &v
 		}
@@ -163,17 +191,18 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		}
 		return writeJSON(o.Out, struct {
 			Run        schema.Run         `json:"run"`
+			End        RunEnd             `json:"end"`
 			Usage      []schema.Usage     `json:"usage"`
 			Turns      []TurnView         `json:"turns"`
 			ContextOps []schema.ContextOp `json:"context_ops"`
-		}{run, usage, turns, ops})
+		}{run, end, usage, turns, ops})
 	}
 	w := o.Out
 	fmt.Fprintf(w, "run %s  (%s, %s)\n", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath))
 	fmt.Fprintf(w, "model %s  turns %d  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)\n",
 		termSafe(orDash(run.Model)), run.NTurns, thousands(run.InputTokens), thousands(run.OutputTokens),
 		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator)
-	fmt.Fprintf(w, "end %s (%s) %s\n", run.EndReason, run.EndReasonSource, snippet(run.EndReasonDetail, 80))
+	writeShowEnd(w, run, end)
 	opsBySeq := map[int64][]schema.ContextOp{}
 	for _, op := range ops {
 		opsBySeq[op.Seq] = append(opsBySeq[op.Seq], op)
@@ -195,6 +224,9 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 			calibrated = "  calibrated " + thousands(*t.Calibrated)
 		}
 		head := fmt.Sprintf("turn %d  logged input %s  estimated prompt %s%s%s", t.Turn, logged, thousands(t.EstimatedInput), calibrated, ratio)
+		if t.AfterLastCall {
+			head = fmt.Sprintf("turn %d  after the last model call: no prompt was sent", t.Turn)
+		}
 		if o.Bold {
 			head = "\x1b[1m" + head + "\x1b[0m"
 		}
@@ -248,6 +280,22 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		}
 	}
 	return nil
+}
+
+// writeShowEnd prints the end line(s) of trajmine show: the end reason
+// with its source, and by what it was decided (RunEnd).
+func writeShowEnd(w io.Writer, run schema.Run, end RunEnd) {
+	line := func(parts ...string) {
+		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
+	}
+	if end.By != EndByDiagnose {
+		line("end", string(end.Reason), "("+string(end.Source)+"; importer, not diagnosed)", snippet(end.Why, 80))
+		return
+	}
+	line("end", string(end.Reason), "("+string(end.Source)+"; trajmine diagnose, rule "+end.Rule+")", snippet(end.Why, 120))
+	if run.EndReason != end.Reason || run.EndReasonSource != end.Source {
+		line("end as imported:", orDash(string(run.EndReason)), "("+orDash(string(run.EndReasonSource))+")", snippet(run.EndReasonDetail, 80))
+	}
 }
 
 // maxCandidates is how many runs an ambiguous prefix's error lists.

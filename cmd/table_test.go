@@ -69,13 +69,16 @@ func TestTableFitsAndAligns(t *testing.T) {
 // TestRunsTableAt100Columns is the runs table a 100-column terminal shows
 // (golden), with the footer naming only the markers used.
 func TestRunsTableAt100Columns(t *testing.T) {
-	runs := []schema.Run{
-		{RunID: "0a7c2c5e-1f3b-4c1d-9d51-1b2f7e3a9c44/subagents/agent-a77d1b2c3d4e5f6", SourceFormat: "claude-code", Model: "claude-sonnet-4-5-20250929",
-			NTurns: 412, InputTokens: 31415926, OutputTokens: 271828, UsageCalls: 412, EndReason: schema.EndContextOverflow, EndReasonSource: schema.SourceExplicit},
-		{RunID: "rollout-2026-01-05T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "codex-cli", Model: "gpt-5.1-codex-max",
-			NTurns: 37, InputTokens: 1200000, OutputTokens: 9000, UsageCalls: 30, EndReason: schema.EndFinished, EndReasonSource: schema.SourceInferred},
-		{RunID: "swe-agent/django__django-11099", SourceFormat: "swe-agent-traj", Model: "",
-			NTurns: 12, EstTokens: 48000, UsageEstimated: true, EndReason: schema.EndStepLimit, EndReasonSource: schema.SourceExplicit},
+	runs := []RunRow{
+		{Run: schema.Run{RunID: "0a7c2c5e-1f3b-4c1d-9d51-1b2f7e3a9c44/subagents/agent-a77d1b2c3d4e5f6", SourceFormat: "claude-code", Model: "claude-sonnet-4-5-20250929",
+			NTurns: 412, InputTokens: 31415926, OutputTokens: 271828, UsageCalls: 412, EndReason: schema.EndContextOverflow, EndReasonSource: schema.SourceExplicit}},
+		{Run: schema.Run{RunID: "rollout-2026-01-05T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "codex-cli", Model: "gpt-5.1-codex-max",
+			NTurns: 37, InputTokens: 1200000, OutputTokens: 9000, UsageCalls: 30, EndReason: schema.EndFinished, EndReasonSource: schema.SourceInferred}},
+		{Run: schema.Run{RunID: "swe-agent/django__django-11099", SourceFormat: "swe-agent-traj", Model: "",
+			NTurns: 12, EstTokens: 48000, UsageEstimated: true, EndReason: schema.EndStepLimit, EndReasonSource: schema.SourceExplicit}},
+	}
+	for i := range runs {
+		runs[i].End = runEnd(runs[i].Run, nil)
 	}
 	var b strings.Builder
 	if err := writeRunsTable(&b, runs, 100, false); err != nil {

@@ -56,7 +56,12 @@ var occCompactionOps = map[schema.OpKind]bool{
 }
 
 // Occupancy computes the prompt size of every model call of run against
-// window (0 = unknown). A call is a turn with events or a usage row. Its
+// window (0 = unknown). A call is a model call: a turn with model output
+// (an assistant, reasoning or tool_call event) or a usage row, and every turn
+// with events before the last such turn (the index of a call whose output the
+// log does not show). The turns after the last call are not calls: their
+// events (the tool result of a submission, a command the user ran, an error)
+// were never sent in a prompt, so no prompt is estimated for them. A call's
 // prompt is the logged input (incl. cache) when the call has a usage row not
 // marked estimated, else the estimated prompt from the event history.
 func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, window int64) RunOccupancy {
@@ -67,9 +72,12 @@ func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops 
 			logged[u.Turn] = u.InputTokens
 		}
 	}
+	lastCall, anyCall := LastCallTurn(events, usage)
 	turns := make([]int64, 0, len(est)+len(usage))
 	for t := range est {
-		turns = append(turns, t)
+		if anyCall && t <= lastCall {
+			turns = append(turns, t)
+		}
 	}
 	for _, u := range usage {
 		if _, ok := est[u.Turn]; !ok {
@@ -107,6 +115,26 @@ func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops 
 	slices.SortFunc(o.Compactions, cmp.Compare[int64])
 	o.Compactions = slices.Compact(o.Compactions)
 	return o
+}
+
+// LastCallTurn is the turn of a run's last model call: the largest turn of
+// a model output event (assistant, reasoning, tool_call) or a usage row; false
+// when the run has neither (no model call). Events of later turns are
+// inputs no call was sent (see Occupancy).
+func LastCallTurn(events []schema.Event, usage []schema.Usage) (int64, bool) {
+	var last int64
+	found := false
+	for _, u := range usage {
+		if !found || u.Turn > last {
+			last, found = u.Turn, true
+		}
+	}
+	for _, e := range events {
+		if e.Kind.IsOutput() && (!found || e.Turn > last) {
+			last, found = e.Turn, true
+		}
+	}
+	return last, found
 }
 
 // occAtLeast is 1 when prompt ≥ percent % of window, in exact integer arithmetic.

@@ -21,10 +21,18 @@ func occEv(turn int64, kind schema.EventKind, est int64) schema.Event {
 }
 
 func TestOccupancy(t *testing.T) {
-	// three calls with estimated prompts 100, 300, 600 (each adds input only)
-	events := []schema.Event{occEv(0, schema.KindUser, 100), occEv(1, schema.KindToolResult, 200), occEv(2, schema.KindToolResult, 300)}
+	// three calls with estimated prompts 100, 300, 600 (each adds input
+	// only: their outputs have no tokens), then the result of the last call's
+	// tool call (4,000), which no call was sent: no call, no prompt
+	events := []schema.Event{
+		occEv(0, schema.KindUser, 100), occEv(0, schema.KindToolCall, 0),
+		occEv(1, schema.KindToolResult, 200), occEv(1, schema.KindToolCall, 0),
+		occEv(2, schema.KindToolResult, 300), occEv(2, schema.KindAssistant, 0),
+		occEv(3, schema.KindToolResult, 4000),
+	}
 	tests := []struct {
 		name   string
+		events []schema.Event // nil: events
 		usage  []schema.Usage
 		ops    []schema.ContextOp
 		window int64
@@ -51,11 +59,19 @@ func TestOccupancy(t *testing.T) {
 				Calls: []CallOccupancy{{0, 800, PromptLogged, 0.8}, {1, 800, PromptLogged, 0.8}, {2, 950, PromptLogged, 0.95}}},
 		},
 		{
-			name:   "usage-only turn is a call; unknown window counts nothing",
-			usage:  []schema.Usage{{Turn: 3, InputTokens: 700}},
+			// turn 4 has a usage row and no event: the last call; turn 3,
+			// before it, is then a call too (100 + 200 + 300 + 4,000)
+			name:   "usage-only turn is a call, and the turns before it; unknown window counts nothing",
+			usage:  []schema.Usage{{Turn: 4, InputTokens: 700}},
 			window: 0,
-			want: RunOccupancy{LoggedCalls: 1, EstimatedCalls: 3, PeakTokens: 700, PeakTurn: 3, Compactions: []int64{},
-				Calls: []CallOccupancy{{0, 100, PromptEstimated, 0}, {1, 300, PromptEstimated, 0}, {2, 600, PromptEstimated, 0}, {3, 700, PromptLogged, 0}}},
+			want: RunOccupancy{LoggedCalls: 1, EstimatedCalls: 4, PeakTokens: 4600, PeakTurn: 3, Compactions: []int64{},
+				Calls: []CallOccupancy{{0, 100, PromptEstimated, 0}, {1, 300, PromptEstimated, 0}, {2, 600, PromptEstimated, 0}, {3, 4600, PromptEstimated, 0}, {4, 700, PromptLogged, 0}}},
+		},
+		{
+			name:   "inputs and no model output or usage: no call",
+			events: []schema.Event{occEv(0, schema.KindSystem, 50), occEv(0, schema.KindUser, 100)},
+			window: 1000,
+			want:   RunOccupancy{Window: 1000, Calls: []CallOccupancy{}, Compactions: []int64{}},
 		},
 		{
 			name:   "compaction points",
@@ -67,7 +83,11 @@ func TestOccupancy(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Occupancy(schema.Run{}, events, tc.usage, tc.ops, tc.window)
+			evs := tc.events
+			if evs == nil {
+				evs = events
+			}
+			got := Occupancy(schema.Run{}, evs, tc.usage, tc.ops, tc.window)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Occupancy (-want +got):\n%s", diff)
 			}
