@@ -116,6 +116,7 @@ func opcReadFile(f *File, path, what string, rec int64, v any) (ok bool, err err
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
+	raw = f.repairJSON(trimBOM(raw))
 	if err := json.Unmarshal(raw, v); err != nil {
 		return false, f.Reject(rec, "invalid "+what+" file "+filepath.Base(path)+": "+err.Error(), raw)
 	}
