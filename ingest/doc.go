@@ -34,7 +34,9 @@
 //
 // A malformed record becomes a *SyntaxError ("file:line: reason"): reported
 // through Options.Warn and stored as a schema.Reject, and the rest of the file
-// still imports; with Options.Strict it aborts the file instead.
+// still imports; with Options.Strict it aborts the file instead. A reason
+// that is a JSON decoder's error is in plain words ("field
+// usage.input_tokens: a number was expected, got \"3\"", jsonx.Explain).
 //
 // Bad bytes cost the byte, not the record or the file: raw control
 // characters inside JSON strings are escaped before an importer reads the
@@ -77,5 +79,5 @@
 //     repairJSONText before the importer, repairTx after it).
 //
 // Package internal/jsonx decodes with goccy/go-json and error messages that
-// name the field and the problem.
+// name the JSON field and the problem in plain words.
 package ingest
