@@ -3,7 +3,10 @@ package ingest
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -131,16 +134,159 @@ func TestCtlIndex(t *testing.T) {
 	}
 }
 
-// BenchmarkRepairJSONText is the scan a text without control characters
-// costs (the common path): one JSON line of Claude Code's shape.
+// BenchmarkRepairJSONText is what a text without control characters costs
+// (the common path): JSON lines of Claude Code's shape, and the same text
+// as one line (a minified document, or a line longer than a read), where
+// the string state is followed through every byte.
 func BenchmarkRepairJSONText(b *testing.B) {
 	line := []byte(`{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"` +
 		strings.Repeat(`I will read the file.\n\"quoted\" and more text `, 40) + `"}],"usage":{"input_tokens":3}}}` + "\n")
-	data := bytes.Repeat(line, 64)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, n := repairJSONText(data); n != 0 {
-			b.Fatal(n)
+	lines := bytes.Repeat(line, 64)
+	for _, bc := range []struct {
+		name string
+		data []byte
+	}{{"lines", lines}, {"one line", bytes.ReplaceAll(lines, []byte("\n"), []byte(" "))}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.data)))
+			for b.Loop() {
+				if _, n := repairJSONText(bc.data); n != 0 {
+					b.Fatal(n)
+				}
+			}
+		})
+	}
+}
+
+// refRepair is jsonCtl's rule written byte by byte, the reference its
+// faster reading (eight bytes at a time, in pieces) must agree with.
+func refRepair(in []byte) ([]byte, int64) {
+	i := 0
+	for i < len(in) && strings.IndexByte(" \t\r\n", in[i]) >= 0 {
+		i++
+	}
+	if i == len(in) || in[i] != '{' && in[i] != '[' {
+		return in, 0
+	}
+	var out []byte
+	var n int64
+	inStr, esc, fixed := false, false, false
+	for _, c := range in {
+		switch {
+		case c == '\n':
+			inStr, esc, fixed = false, false, false
+			out = append(out, c)
+		case c < 0x20 && inStr:
+			if !fixed {
+				fixed = true
+				n++
+			}
+			if esc {
+				out = append(out, '\\')
+				esc = false
+			}
+			switch c {
+			case '\t':
+				out = append(out, `\t`...)
+			case '\r':
+				out = append(out, `\r`...)
+			case '\b':
+				out = append(out, `\b`...)
+			case '\f':
+				out = append(out, `\f`...)
+			default:
+				out = append(out, fmt.Sprintf(`\u%04x`, c)...)
+			}
+		case c == '\t' || c == '\r':
+			fixed, esc = false, false
+			out = append(out, c)
+		case c < 0x20:
+			if !fixed {
+				fixed = true
+				n++
+			}
+			esc = false
+			out = append(out, ' ')
+		default:
+			if !inStr {
+				fixed = false
+			}
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr, fixed = !inStr, false
+			}
+			out = append(out, c)
+		}
+	}
+	return out, n
+}
+
+// TestRepairMatchesReference puts control characters (after a backslash
+// too) at many places in every JSON fixture and checks that the repair of
+// the whole text, and of the text read in pieces of 1 to 4096 bytes (the
+// string state found by reading again at offsets, or followed through
+// every byte), is the reference's.
+func TestRepairMatchesReference(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*", "*.json*"))
+	more, _ := filepath.Glob(filepath.Join("testdata", "*", "*.traj"))
+	paths = append(paths, more...)
+	if len(paths) < 20 {
+		t.Fatalf("%d fixtures", len(paths))
+	}
+	bad := [][]byte{{0}, {0x1b}, {'\t'}, {'\r'}, {'\\', 0}, {'\\', '\\', 0x01}, {0, 0, 0}}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := max(1, len(data)/25)
+		for k := 0; k < len(data); k += step {
+			in := append(append(append([]byte{}, data[:k]...), bad[k%len(bad)]...), data[k:]...)
+			want, wn := refRepair(in)
+			if got, n := repairJSONText(in); !bytes.Equal(got, want) || n != wn {
+				t.Fatalf("%s, %q at %d: repairJSONText differs from the reference (%d, %d repairs)", p, bad[k%len(bad)], k, n, wn)
+			}
+			size := []int{1, 7, 64, 4096}[k%4]
+			for _, src := range []struct {
+				name string
+				r    io.Reader
+			}{
+				{"read again at offsets", bytes.NewReader(in)},
+				{"followed through", io.MultiReader(bytes.NewReader(in))}, // no ReadAt
+			} {
+				var cnt atomic.Int64
+				got, err := io.ReadAll(iotest.HalfReader(&sizedReader{jsonInput(src.r, &cnt), size}))
+				if err != nil || !bytes.Equal(got, want) || cnt.Load() != wn {
+					t.Fatalf("%s, %q at %d, reads of %d, state %s: the pieces' repair differs from the reference (%v; %d, %d repairs)", p, bad[k%len(bad)], k, size, src.name, err, cnt.Load(), wn)
+				}
+			}
+		}
+	}
+}
+
+// sizedReader reads at most size bytes at a time.
+type sizedReader struct {
+	r    io.Reader
+	size int
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.size)]) }
+
+// TestLastNewline checks lastNewline against bytes.LastIndexByte.
+func TestLastNewline(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 257, 1000} {
+		b := bytes.Repeat([]byte("x"), n)
+		for at := -1; at < n; at++ {
+			c := append([]byte{}, b...)
+			if at >= 0 {
+				c[at] = '\n'
+			}
+			if got, want := lastNewline(c), bytes.LastIndexByte(c, '\n'); got != want {
+				t.Fatalf("len %d, newline at %d: %d, want %d", n, at, got, want)
+			}
 		}
 	}
 }
