@@ -220,7 +220,7 @@ func printSummary(w io.Writer, s *ingest.Summary) {
 	fmt.Fprintf(w, "imported %s file(s) (%s): %s runs, %s events, %s rejects",
 		textfmt.Thousands(int64(s.Files)), humanBytes(s.Bytes), textfmt.Thousands(s.Runs), textfmt.Thousands(s.Events), textfmt.Thousands(int64(s.Rejects)))
 	if s.Repairs > 0 {
-		fmt.Fprintf(w, "; %d text field(s) with invalid UTF-8 repaired (U+FFFD, sources.n_repairs)", s.Repairs)
+		fmt.Fprintf(w, "; %d text field(s) repaired (invalid UTF-8 as U+FFFD, raw control characters escaped; sources.n_repairs)", s.Repairs)
 	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "; %d skipped (already imported or not a log)", s.Skipped)

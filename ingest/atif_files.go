@@ -153,7 +153,8 @@ func atifLoad(path string) (p *atifPart, exists bool) {
 	if err != nil {
 		return nil, true
 	}
-	data = bytes.TrimPrefix(data, atifBOM)
+	// repaired, not counted: the file's own import counts it
+	data, _ = repairJSONText(bytes.TrimPrefix(data, atifBOM))
 	start := jsonWS(data, 0)
 	if start >= len(data) || data[start] != '{' {
 		return nil, true

@@ -187,7 +187,7 @@ func TestATIFFixtures(t *testing.T) {
 			{RunID: tools, ToolKey: "auto_1", CallID: "auto_1", ToolName: "git_status", Turn: 2, Seq: 13},
 			{RunID: tools, ToolKey: "call_3_task_complete", CallID: "call_3_task_complete", ToolName: "mark_task_complete", Turn: 4, Seq: 16},
 		},
-		rejects: []atifReject{{135, "step 6: cannot unmarshal string into Go struct field atifStep.tool_calls of type []ingest.atifToolCall"}},
+		rejects: []atifReject{{135, `step 6: field tool_calls: an array was expected, got "not a list"`}},
 	}, {
 		// joined with sum.trajectory.cont-1.json beside it
 		file: "sum.trajectory.json",
@@ -328,7 +328,7 @@ func TestATIFFixtures(t *testing.T) {
 		},
 	}, {
 		file:    "broken.trajectory.json",
-		rejects: []atifReject{{6, "invalid JSON: invalid character ']' after object key:value pair"}},
+		rejects: []atifReject{{6, "invalid JSON: ',' or '}' was expected, got ']'"}},
 	}}
 	for _, w := range tests {
 		t.Run(w.file, func(t *testing.T) { atifCheck(t, "atif", "atif", w, atifParse) })

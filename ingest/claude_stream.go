@@ -207,7 +207,7 @@ func (si *csImport) document(data []byte) error {
 	}
 	elems, err := arrayElems(ms)
 	if err != nil {
-		return si.f.Reject(ix.line(ms.off), "messages is not an array: "+err.Error(), ms.raw)
+		return si.f.Reject(ix.line(ms.off), "messages is not an array: "+clipErr(err), ms.raw)
 	}
 	for i, el := range elems {
 		if i&255 == 255 && si.f.Ctx != nil {

@@ -60,7 +60,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	}
 	elems, err := arrayElems(ll)
 	if err != nil {
-		return f.Reject(ix.line(ll.off), "loglines is not an array: "+err.Error(), ll.raw)
+		return f.Reject(ix.line(ll.off), "loglines is not an array: "+clipErr(err), ll.raw)
 	}
 	runs := newCCRuns(f)
 	for i, el := range elems {

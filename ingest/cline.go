@@ -620,7 +620,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 	if t := strings.TrimSpace(text); len(rb) > 0 && rb[0] == '{' || strings.HasPrefix(t, "{") {
 		obj := rb
 		if rb[0] != '{' {
-			obj = []byte(t)
+			obj = innerJSON([]byte(t))
 		}
 		var c clChunk
 		if err := json.Unmarshal(obj, &c); err != nil {
@@ -645,7 +645,7 @@ func clParseExchange(x *clExchange) (resp *clResponse, inputs []json.RawMessage,
 		}
 		n++
 		var c clChunk
-		if err := json.Unmarshal([]byte(data), &c); err != nil {
+		if err := json.Unmarshal(innerJSON([]byte(data)), &c); err != nil {
 			return nil, nil, fmt.Sprintf("response chunk %d: %s", n, clipErr(err))
 		}
 		resp.add(&c)
@@ -662,7 +662,7 @@ func clUnwrap(raw json.RawMessage) []byte {
 	if len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return bytes.TrimSpace([]byte(s))
+			return innerJSON(bytes.TrimSpace([]byte(s)))
 		}
 	}
 	return raw

@@ -143,7 +143,7 @@ func TestClineCassetteFixtures(t *testing.T) {
 			events:  []ev{{"completion", 0, 0, schema.KindAssistant, "", "", "", false}},
 			lines:   []int64{2},
 			usage:   []pkUse{{"completion", 0, 12, 3, 0, 0, 0, "gpt-4o-mini", "chatcmpl-9"}},
-			rejects: []pkReject{{29, "response chunk 1: invalid character 'n' looking for beginning of value"}},
+			rejects: []pkReject{{29, "response chunk 1: a quoted key was expected, got 'n'"}},
 		},
 	}
 	for _, tc := range tests {

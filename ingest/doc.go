@@ -34,7 +34,15 @@
 //
 // A malformed record becomes a *SyntaxError ("file:line: reason"): reported
 // through Options.Warn and stored as a schema.Reject, and the rest of the file
-// still imports; with Options.Strict it aborts the file instead.
+// still imports; with Options.Strict it aborts the file instead. A reason
+// that is a JSON decoder's error is in plain words ("field
+// usage.input_tokens: a number was expected, got \"3\"", jsonx.Explain).
+//
+// Bad bytes cost the byte, not the record or the file: raw control
+// characters inside JSON strings are escaped before an importer reads the
+// input (repair.go: jsonInput, repairJSONText), and invalid UTF-8 in every
+// text field of every record is made U+FFFD after it (repairTx); both are
+// counted in the source's Repairs.
 //
 // Each importer has its own file, named for its format (a large one keeps
 // its parts beside it: atif_files.go, harbor_traces.go, inspect_archive.go,
@@ -67,7 +75,9 @@
 //     (codex, openhands-sdk).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr; lines.go: ParallelLines.
+//   - repair.go: the importer boundary's repairs (jsonInput and
+//     repairJSONText before the importer, repairTx after it).
 //
 // Package internal/jsonx decodes with goccy/go-json and error messages that
-// name the field and the problem.
+// name the JSON field and the problem in plain words.
 package ingest

@@ -3,7 +3,11 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
 
 // SyntaxError is a positioned input problem; Error returns "file:line: msg".
@@ -26,11 +30,26 @@ func unknownFormatError(path string) error {
 	return fmt.Errorf("%s: %w (tried: %s)", path, ErrUnknownFormat, strings.Join(FormatNames(), ", "))
 }
 
-// clipErr is err's text cut to 160 bytes (and "…"), for a reject reason.
+// clipErr is err's text for a reject reason: a JSON decoder's words put
+// plainly (jsonx.Explain: "field usage.input_tokens: a number was expected,
+// got \"3\""), cut to 160 bytes (and "…") on a character boundary.
 func clipErr(err error) string {
-	s := err.Error()
+	s := jsonx.Explain(err, nil).Error()
 	if len(s) > 160 {
-		s = s[:160] + "…"
+		cut := 160
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// syntaxReason is clipErr for the error of splitting or validating a whole
+// JSON document, where an unexpected EOF means the document is cut off.
+func syntaxReason(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return jsonx.CutOff
+	}
+	return clipErr(err)
 }

@@ -100,7 +100,7 @@ func TestFactoryDroidFixtures(t *testing.T) {
 				{"droid-settings", 4, 1, schema.KindAssistant, "", "", "", false},
 			},
 			lines:   []int64{2, 3, 3, 5, 7},
-			rejects: []pkReject{{4, "invalid JSON: json: invalid character o as null"}, {6, "message is not an object with a role"}},
+			rejects: []pkReject{{4, "invalid JSON: a misspelt null: 'u' was expected, got 'o'"}, {6, "message is not an object with a role"}},
 		},
 	})
 }

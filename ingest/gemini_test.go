@@ -66,7 +66,7 @@ func TestGeminiFixtures(t *testing.T) {
 			runs:    []pkRun{},
 			events:  []ev{},
 			usage:   []pkUse{},
-			rejects: []pkReject{{6, "invalid JSON: expected comma after object value"}},
+			rejects: []pkReject{{6, "invalid JSON: ',' or '}' was expected, got 'o'"}},
 		},
 	}
 	for _, tc := range tests {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -68,7 +69,7 @@ func gaiRecords(f *File, data []byte) ([]gaiRecord, error) {
 		err := json.Unmarshal(t, &v)
 		msg := "invalid JSON"
 		if err != nil {
-			msg += ": " + err.Error()
+			msg += ": " + clipErr(json.Explain(err, t))
 		}
 		return nil, f.Reject(gaiSyntaxLine(data, err), msg, data)
 	}
@@ -100,7 +101,7 @@ func gaiEachValue(f *File, r io.Reader, fn func(rec gaiRecord, v any) error) err
 	for _, rec := range recs {
 		v, err := gaiDecodeAny(rec.raw)
 		if err != nil {
-			if err := f.Reject(rec.line, "invalid JSON: "+err.Error(), rec.raw); err != nil {
+			if err := f.Reject(rec.line, "invalid JSON: "+clipErr(json.Explain(err, rec.raw)), rec.raw); err != nil {
 				return err
 			}
 			continue
@@ -115,8 +116,8 @@ func gaiEachValue(f *File, r io.Reader, fn func(rec gaiRecord, v any) error) err
 // gaiSyntaxLine is the 1-based line of a JSON syntax error in data (1 when
 // the error has no offset).
 func gaiSyntaxLine(data []byte, err error) int64 {
-	se, ok := err.(*json.SyntaxError)
-	if !ok || se.Offset <= 0 {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || se.Offset <= 0 {
 		return 1
 	}
 	off := min(int(se.Offset), len(data))

@@ -44,7 +44,7 @@ func TestIssue21DocumentRejects(t *testing.T) {
 	}{
 		{"hermes-agent", "{\"session_id\": \"h\", \"platform\": \"cli\",\n \"messages\": [\n  1,\n  {\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"robot\"}\n ]}", 1,
 			[]pkReject{{3, "messages[0] is not an object"}, {5, `messages[2]: unknown role "robot"`}}},
-		{"hermes-agent", "{\"session_id\": \"h\",\n \"platform\": \"cli\", \"messages\": [}", 0, []pkReject{{2, "invalid JSON: invalid character '}' looking for beginning of value"}}},
+		{"hermes-agent", "{\"session_id\": \"h\",\n \"platform\": \"cli\", \"messages\": [}", 0, []pkReject{{2, "invalid JSON: a value was expected, got '}'"}}},
 		{"kiro-cli-sqlite-payload", "{\"conversation_id\": \"k\", \"history\": [\n \"x\",\n {\"user\": {\"content\": {\"Prompt\": {\"prompt\": \"hi\"}}}},\n {\"user\": {\"content\": {\"Image\": {}}}}\n]}", 1,
 			[]pkReject{{2, "history[0] is neither an entry object nor a [user, assistant] pair"}, {4, "history[2]: unknown user content variant"}}},
 	}

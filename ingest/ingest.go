@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/trajmine/trajmine/schema"
@@ -87,7 +88,7 @@ const genericPriority = 90
 // Candidates returns every importer that recognises the file, in priority
 // order. A leading UTF-8 byte order mark is not part of what they see.
 func Candidates(name string, head []byte) []Importer {
-	head = trimBOM(head)
+	head, _ = repairJSONText(trimBOM(head)) // as the importer will read it
 	var out []Importer
 	for _, im := range registry {
 		if im.Detect(name, head) {
@@ -204,6 +205,8 @@ type File struct {
 
 	maxDecompressed int64 // Options.MaxDecompressed
 	line            int64 // the line being handled by Lines or ParallelLines (0: none)
+
+	jsonRepairs atomic.Int64 // strings with raw control characters repaired in the JSON read (repair.go)
 }
 
 // Path returns the file's path.
@@ -294,7 +297,7 @@ type Summary struct {
 	Runs    int64 // runs imported
 	Events  int64
 	Rejects int64
-	Repairs int64 // text fields repaired to valid UTF-8 (schema.RepairUTF8)
+	Repairs int64 // text fields repaired: to valid UTF-8 (schema.RepairUTF8), raw control characters escaped (repairJSONText)
 	Bytes   int64
 	Errors  []error // one per failed file or unreadable directory
 }
@@ -331,10 +334,14 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 		f.strict, f.warn = o.Strict, o.Warn
 	}
 	f.maxDecompressed = o.maxDecompressed()
+	if o == nil || !o.noRepair {
+		r = jsonInput(r, &f.jsonRepairs)
+	}
 	if err := safeImport(im, f, r); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
+	repairs += f.jsonRepairs.Load()
 	src.Format = im.Name()
 	src.Runs, src.Events, src.Rejects = f.runs, f.events, f.rejects
 	if err := tx.Commit(src); err != nil {

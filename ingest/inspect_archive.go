@@ -89,6 +89,9 @@ func inspArchive(f *File, ra io.ReaderAt, size int64) error {
 		if budget >= 0 {
 			budget -= int64(len(b))
 		}
+		if err == nil {
+			b = f.repairJSON(b)
+		}
 		return b, err
 	}
 	hdr := &inspHeader{}

@@ -191,7 +191,7 @@ func TestInspectFixtures(t *testing.T) {
 		},
 		outputs: []schema.ToolOutput{{RunID: a1, ToolKey: "call_A", CallID: "call_A", ToolName: "python", Turn: 1, Seq: 5}},
 		// the third archive member (samples/3_epoch_1.json) is cut off
-		rejects: []atifReject{{3, "samples/3_epoch_1.json: unexpected end of JSON input"}},
+		rejects: []atifReject{{3, "samples/3_epoch_1.json: the JSON is cut off: it ends before its value is complete"}},
 	}}
 	for _, w := range tests {
 		t.Run(w.file, func(t *testing.T) { atifCheck(t, "inspect-ai", "inspect-ai", w, inspParse) })
@@ -204,9 +204,9 @@ func TestInspectMalformed(t *testing.T) {
 		data    []byte
 		rejects []atifReject
 	}{
-		{"not JSON", []byte("{\n  \"version\": 2,\n  \"eval\": {\"task\": \n}"), []atifReject{{4, "invalid JSON: invalid character '}' looking for beginning of value"}}},
+		{"not JSON", []byte("{\n  \"version\": 2,\n  \"eval\": {\"task\": \n}"), []atifReject{{4, "invalid JSON: a value was expected, got '}'"}}},
 		{"broken zip", []byte("PK\x03\x04 not really a zip"), []atifReject{{1, "invalid .eval archive: zip: not a valid zip file"}}},
-		{"empty", nil, []atifReject{{1, "invalid JSON: unexpected end of JSON input"}}},
+		{"empty", nil, []atifReject{{1, "invalid JSON: the JSON is cut off: it ends before its value is complete"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -89,7 +89,7 @@ func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
 
 // syntax records the document's syntax error as one reject at its line.
 func (d *jsonDoc) syntax(f *File, err error) error {
-	return f.Reject(d.errLine(err), "invalid JSON: "+clipErr(err), d.data)
+	return f.Reject(d.errLine(err), "invalid JSON: "+syntaxReason(err), d.data)
 }
 
 // object splits the document's top-level object into fields; ok is false
@@ -339,7 +339,7 @@ func isJSONObject(raw []byte) bool {
 
 // explainDecodeErr describes why raw does not decode into v (a fresh value
 // of the target type): a value that is not an object, or encoding/json's
-// wording of the error, which names the field and type.
+// error, which names the JSON field, in plain words (jsonx.Explain).
 func explainDecodeErr(err error, raw []byte, v any) string {
 	if !isJSONObject(raw) {
 		return "not a JSON object"
@@ -350,17 +350,11 @@ func explainDecodeErr(err error, raw []byte, v any) string {
 	if err == nil {
 		return "invalid record"
 	}
-	return decodeErrText(err)
+	return decodeErrText(json.Explain(err, raw))
 }
 
-// decodeErrText shortens a decoding error for a reject reason.
-func decodeErrText(err error) string {
-	s := strings.TrimPrefix(err.Error(), "json: ")
-	if len(s) > 160 {
-		s = strings.ToValidUTF8(s[:160], "")
-	}
-	return s
-}
+// decodeErrText shortens a decoding error for a reject reason (clipErr).
+func decodeErrText(err error) string { return strings.TrimPrefix(clipErr(err), "json: ") }
 
 // readJSONObject is readJSONDoc for a document that must be one object,
 // split into its fields. ok is false when the import is done: the file

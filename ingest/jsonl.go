@@ -16,7 +16,7 @@ func jsonLines[T any](f *File, r io.Reader, fn func(line int64, raw []byte, rec 
 	return f.Lines(r, func(line int64, raw []byte) error {
 		var rec T
 		if err := json.Unmarshal(raw, &rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
+			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
 		}
 		return fn(line, raw, &rec)
 	})

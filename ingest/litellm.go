@@ -146,6 +146,7 @@ func litellmSiblings(self *litellmLog, prefix string, firstOnly bool) []*litellm
 		if err != nil {
 			continue
 		}
+		data, _ = repairJSONText(trimBOM(data)) // counted by the file's own import
 		l, p, ok := litellmParse(path, data)
 		if !ok || p != prefix {
 			continue

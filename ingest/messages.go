@@ -209,11 +209,11 @@ func (mi *msgImport) line(n int64, b []byte) error {
 	}
 	fields, err := objectFields(jsonSpan{raw: b})
 	if err != nil {
-		return mi.f.Reject(n, "invalid JSON record: "+err.Error(), b)
+		return mi.f.Reject(n, "invalid JSON record: "+clipErr(err), b)
 	}
 	conv, err := mi.parseRecord(fields, at, mi.base+"#"+strconv.FormatInt(n, 10), n)
 	if err != nil {
-		return mi.f.Reject(n, err.Error(), b)
+		return mi.f.Reject(n, clipErr(err), b)
 	}
 	return mi.emit(conv)
 }
@@ -225,7 +225,7 @@ func (mi *msgImport) document(data []byte) error {
 	if len(doc.raw) == 0 {
 		return nil
 	}
-	syntax := func(err error) error { return mi.f.Reject(d.errLine(err), "invalid JSON: "+err.Error(), data) }
+	syntax := func(err error) error { return mi.f.Reject(d.errLine(err), "invalid JSON: "+syntaxReason(err), data) }
 	switch doc.raw[0] {
 	case '{':
 		fields, err := objectFields(doc)
@@ -234,7 +234,7 @@ func (mi *msgImport) document(data []byte) error {
 		}
 		conv, err := mi.parseRecord(fields, ix.line, mi.base, 1)
 		if err != nil {
-			return mi.f.Reject(1, err.Error(), data)
+			return mi.f.Reject(1, clipErr(err), data)
 		}
 		if done, err := mi.litellmJoin(conv, data); done || err != nil {
 			return err
@@ -248,7 +248,7 @@ func (mi *msgImport) document(data []byte) error {
 		if !msgIsRecordList(elems) {
 			conv, err := mi.parseMessages(elems, ix.line)
 			if err != nil {
-				return mi.f.Reject(1, err.Error(), data)
+				return mi.f.Reject(1, clipErr(err), data)
 			}
 			conv.id = mi.base
 			conv.harness = mi.m.name

@@ -254,7 +254,7 @@ func (miniSWEAgent) Import(f *File, r io.Reader) error {
 	var elems []jsonSpan
 	if m, ok := fields["messages"]; ok && !isJSONNull(m.raw) {
 		if elems, err = arrayElems(m); err != nil {
-			return f.Reject(ix.line(m.off), "messages is not an array: "+err.Error(), m.raw)
+			return f.Reject(ix.line(m.off), "messages is not an array: "+clipErr(err), m.raw)
 		}
 	}
 	return mi.run(fields, elems)

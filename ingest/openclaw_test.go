@@ -62,7 +62,7 @@ func TestOpenClawFixture(t *testing.T) {
 		{main, "tu_1", "exec", "ls", 1, false},
 		{main, "tool.start:10", "sessions_spawn", "", 3, false},
 	}, pkSortedOuts(outs(m), sub, main))
-	pkCheck(t, "rejects", []pkReject{{15, "invalid JSON: invalid character 'b' looking for beginning of value"}}, pkRejects(m))
+	pkCheck(t, "rejects", []pkReject{{15, "invalid JSON: a quoted key was expected, got 'b'"}}, pkRejects(m))
 }
 
 // TestOpenClawPairing checks that without ids tool.start/tool.end pair in

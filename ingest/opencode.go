@@ -331,7 +331,7 @@ func opcImportEvents(f *File, data []byte) error {
 		if rec.whole && rec.raw[0] == '[' {
 			var elems []json.RawMessage
 			if err := json.Unmarshal(rec.raw, &elems); err != nil {
-				if err := f.Reject(rec.line, "invalid JSON array: "+err.Error(), rec.raw); err != nil {
+				if err := f.Reject(rec.line, "invalid JSON array: "+clipErr(err), rec.raw); err != nil {
 					return err
 				}
 				continue
@@ -394,7 +394,7 @@ func (st *opcStream) event(line int64, raw []byte) error {
 	}
 	var ev opcEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return f.Reject(line, "invalid event: "+err.Error(), raw)
+		return f.Reject(line, "invalid event: "+clipErr(err), raw)
 	}
 	if ev.Type == "" && ev.Payload != nil {
 		ev.Type, ev.Properties = ev.Payload.Type, ev.Payload.Properties

@@ -60,7 +60,7 @@ func opcJSONFiles(dir string) []string {
 func opcImportStorage(f *File, data []byte) error {
 	var info opcSessionInfo
 	if err := json.Unmarshal(data, &info); err != nil {
-		return f.Reject(gaiSyntaxLine(data, err), "invalid session file: "+err.Error(), data)
+		return f.Reject(gaiSyntaxLine(data, err), "invalid session file: "+clipErr(err), data)
 	}
 	id := cmp.Or(info.ID, opcFileID(f.Path()))
 	s := &opcSession{id: id, parentID: info.ParentID, msgs: map[string]*opcMsg{}}
@@ -116,8 +116,9 @@ func opcReadFile(f *File, path, what string, rec int64, v any) (ok bool, err err
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
+	raw = f.repairJSON(trimBOM(raw))
 	if err := json.Unmarshal(raw, v); err != nil {
-		return false, f.Reject(rec, "invalid "+what+" file "+filepath.Base(path)+": "+err.Error(), raw)
+		return false, f.Reject(rec, "invalid "+what+" file "+filepath.Base(path)+": "+clipErr(err), raw)
 	}
 	return true, nil
 }

@@ -124,7 +124,7 @@ func (qwenCode) Import(f *File, r io.Reader) error {
 		var l qwLine
 		l.line = line
 		if err := json.Unmarshal(raw, &l.rec); err != nil {
-			return f.Reject(line, "invalid JSON: "+err.Error(), raw)
+			return f.Reject(line, "invalid JSON: "+clipErr(err), raw)
 		}
 		if !qwenTypes[l.rec.Type] {
 			if l.rec.Type == "" {

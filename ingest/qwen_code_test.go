@@ -71,7 +71,7 @@ func TestQwenCodeFixtures(t *testing.T) {
 			lines:   []int64{1, 2, 3, 4, 6},
 			usage:   []pkUse{{sc, 0, 9000, 120, 8000, 0, 20, "qwen3-coder-plus", "c2"}, {sc, 1, 1600, 30, 0, 0, 0, "qwen3-coder-plus", "c5"}},
 			ops:     []pkOp{{sc, 3, 1, schema.OpCompaction, "auto", 9120, 1500, ""}},
-			rejects: []pkReject{{5, "invalid JSON: invalid character '[' looking for beginning of value"}},
+			rejects: []pkReject{{5, "invalid JSON: an object was expected, got an array"}},
 		},
 	})
 }

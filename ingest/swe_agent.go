@@ -184,7 +184,7 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 	if att, ok := fields["attempts"]; ok && !isJSONNull(att.raw) {
 		elems, err := arrayElems(att)
 		if err != nil {
-			return f.Reject(ix.line(att.off), "attempts is not an array: "+err.Error(), att.raw)
+			return f.Reject(ix.line(att.off), "attempts is not an array: "+clipErr(err), att.raw)
 		}
 		if len(elems) > 0 {
 			for k, el := range elems {
@@ -241,7 +241,7 @@ func sweSyntax(f *File, ix lineIndex, doc jsonSpan, data []byte, err error) erro
 	} else if errors.Is(err, io.ErrUnexpectedEOF) {
 		line = ix.line(doc.off + len(doc.raw) - 1)
 	}
-	return f.Reject(line, "invalid JSON: "+err.Error(), data)
+	return f.Reject(line, "invalid JSON: "+syntaxReason(err), data)
 }
 
 // sweBaseName is the file name without its directory and suffix.
@@ -352,7 +352,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	if h, ok := fields["history"]; ok && !isJSONNull(h.raw) {
 		elems, err := arrayElems(h)
 		if err != nil {
-			return f.Reject(si.ix.line(h.off), "history is not an array: "+err.Error(), h.raw)
+			return f.Reject(si.ix.line(h.off), "history is not an array: "+clipErr(err), h.raw)
 		}
 		hist = make([]sweMsg, 0, len(elems))
 		for _, el := range elems {
@@ -377,7 +377,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	if t, ok := fields["trajectory"]; ok && !isJSONNull(t.raw) {
 		elems, err := arrayElems(t)
 		if err != nil {
-			if err := f.Reject(si.ix.line(t.off), "trajectory is not an array: "+err.Error(), t.raw); err != nil {
+			if err := f.Reject(si.ix.line(t.off), "trajectory is not an array: "+clipErr(err), t.raw); err != nil {
 				return err
 			}
 		}

@@ -67,19 +67,19 @@ func TestTokenCounts(t *testing.T) {
 		},
 		{
 			file:    "fractional.codex-exec.jsonl",
-			rejects: []string{"fractional.codex-exec.jsonl:3: invalid JSON: usage.output_tokens: 1.5 is not a whole number"},
+			rejects: []string{"fractional.codex-exec.jsonl:3: invalid JSON: field usage.output_tokens: 1.5 is not a whole number"},
 		},
 		{
 			file:    "huge.codex-exec.jsonl",
-			rejects: []string{"huge.codex-exec.jsonl:3: invalid JSON: usage.output_tokens: 1e308 is out of range for int64"},
+			rejects: []string{"huge.codex-exec.jsonl:3: invalid JSON: field usage.output_tokens: 1e308 is out of range for int64"},
 		},
 		{
 			file:    "fractional.claude-code.jsonl",
-			rejects: []string{"fractional.claude-code.jsonl:2: invalid message: usage.output_tokens: 2.5 is not a whole number"},
+			rejects: []string{"fractional.claude-code.jsonl:2: invalid message: field usage.output_tokens: 2.5 is not a whole number"},
 		},
 		{
 			file:    "fractional.codex-cli.jsonl",
-			rejects: []string{"fractional.codex-cli.jsonl:5: invalid token_count: total_token_usage.output_tokens: 1.5 is not a whole number"},
+			rejects: []string{"fractional.codex-cli.jsonl:5: invalid token_count: field total_token_usage.output_tokens: 1.5 is not a whole number"},
 		},
 	} {
 		t.Run(tc.file, func(t *testing.T) {

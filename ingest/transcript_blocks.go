@@ -211,7 +211,8 @@ func readSibling(path string, v any) bool {
 	if err != nil {
 		return false
 	}
-	return json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), v) == nil
+	data, _ = repairJSONText(trimBOM(data)) // metadata: repaired, not counted
+	return json.Unmarshal(data, v) == nil
 }
 
 // topKeys returns the keys of the top-level JSON object at the start of

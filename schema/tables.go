@@ -111,7 +111,7 @@ var Sources = Table{Name: TableSources, Doc: "one row per imported file; a file 
 	col("n_runs", BigInt, "runs imported from it"),
 	col("n_events", BigInt, "events imported from it"),
 	col("n_rejects", BigInt, "records rejected"),
-	col("n_repairs", BigInt, "text fields whose invalid UTF-8 was replaced by U+FFFD (the record was kept)"),
+	col("n_repairs", BigInt, "text fields repaired: invalid UTF-8 replaced by U+FFFD, raw control characters in JSON strings escaped (the record was kept)"),
 }}
 
 // Runs describes the runs table.

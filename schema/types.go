@@ -87,7 +87,7 @@ type Source struct {
 	Runs       int64     `json:"runs"`
 	Events     int64     `json:"events"`
 	Rejects    int64     `json:"rejects"`
-	Repairs    int64     `json:"repairs"` // text fields repaired to valid UTF-8 (RepairUTF8)
+	Repairs    int64     `json:"repairs"` // text fields repaired: to valid UTF-8 (RepairUTF8), raw control characters escaped (ingest)
 }
 
 // Run is one agent session, trajectory or sample.

@@ -1,14 +1,18 @@
 // Package jsonx is github.com/goccy/go-json, which the importers use for its
-// speed, with one repair: a number that does not fit the integer field it
-// is decoded into is reported as what it is.
+// speed, with two repairs: a number that does not fit the integer field it
+// is decoded into is reported as what it is, and every decoding error is
+// told in plain words that name the JSON field, not the Go one (Explain,
+// explain.go).
 //
 // goccy stops an integer at its '.' or 'e' and then reports the rest as
 // "expected comma after object element": a token count of 1.5 or 1e308 read
 // as a syntax error. When goccy fails that way (or with its own type error
 // for a number), Unmarshal decodes the same bytes again with encoding/json,
 // whose type errors give the field's path, and returns a *NumberError such
-// as "usage.output_tokens: 1.5 is not a whole number". The second decode
-// happens only for input that already failed, so valid input costs nothing.
+// as "field usage.output_tokens: 1.5 is not a whole number". The second decode
+// happens only for input that already failed, so valid input costs nothing;
+// other errors are worded when their Error is called (a caller testing
+// whether a value decodes pays nothing more).
 //
 // And one guard: goccy compiles a type's decoder (or encoder) on the type's
 // first use and publishes it in a cache without synchronisation
@@ -139,7 +143,7 @@ func (e *NumberError) Error() string {
 	if e.Field == "" {
 		return e.Value + " " + e.Reason
 	}
-	return e.Field + ": " + e.Value + " " + e.Reason
+	return "field " + e.Field + ": " + e.Value + " " + e.Reason
 }
 
 // numberReason says why value does not fit an integer of type t.
@@ -161,16 +165,11 @@ func numberReason(value string, t reflect.Type) string {
 	return "is not written as an integer" // 1e3, 2.0
 }
 
-// FromStd turns an encoding/json type error for a number decoded into an
-// integer into a *NumberError; other errors are returned as they are.
-func FromStd(err error) error {
-	var te *stdjson.UnmarshalTypeError
-	if !errors.As(err, &te) || !strings.HasPrefix(te.Value, "number ") || te.Type == nil || !isInt(te.Type) {
-		return err
-	}
-	v := strings.TrimPrefix(te.Value, "number ")
-	return &NumberError{Field: te.Field, Value: v, Type: te.Type.String(), Reason: numberReason(v, te.Type), Offset: te.Offset}
-}
+// FromStd is Explain of an encoding/json error without the input: a type
+// error for a number decoded into an integer becomes a *NumberError, other
+// decoding errors get plain words (a string found is named, not quoted),
+// and other errors are returned as they are.
+func FromStd(err error) error { return Explain(err, nil) }
 
 func isInt(t reflect.Type) bool {
 	switch t.Kind() {
@@ -181,36 +180,34 @@ func isInt(t reflect.Type) bool {
 	return false
 }
 
-// Unmarshal is goccy's Unmarshal, with number errors repaired (see the
-// package doc).
+// Unmarshal is goccy's Unmarshal, with number errors repaired and every
+// error in plain words (see the package doc and Explain). A syntax error
+// or a number's type error is explained at once (encoding/json decodes the
+// input again, as for a *NumberError); any other error is explained when
+// its Error is called, from a copy of the input, so that a caller that only
+// tests whether a value decodes (and there are many) pays no second decode.
 func Unmarshal(data []byte, v any) error {
 	prepare(v, false)
 	err := gj.Unmarshal(data, v)
 	if err == nil {
 		return nil
 	}
+	rt := reflect.TypeOf(v)
 	var se *gj.SyntaxError
 	var te *gj.UnmarshalTypeError
 	if !errors.As(err, &se) && !(errors.As(err, &te) && strings.HasPrefix(te.Value, "number")) {
-		return err
+		return &Error{err: err, data: bytes.Clone(data), typ: rt}
 	}
-	if ne := explain(data, v); ne != nil {
+	if rt == nil || rt.Kind() != reflect.Pointer || reflect.ValueOf(v).IsNil() {
+		return Explain(err, data)
+	}
+	serr := stdjson.Unmarshal(data, reflect.New(rt.Elem()).Interface())
+	if ne, ok := Explain(serr, data).(*NumberError); ok {
 		return ne
 	}
-	return err
-}
-
-// explain decodes data into a fresh value of v's type with encoding/json
-// and returns the number error it reports, or nil.
-func explain(data []byte, v any) *NumberError {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return nil
+	text := plain(err, data)
+	if serr != nil {
+		text = Explain(serr, data).Error()
 	}
-	err := stdjson.Unmarshal(data, reflect.New(rv.Type().Elem()).Interface())
-	if err == nil {
-		return nil
-	}
-	ne, _ := FromStd(err).(*NumberError)
-	return ne
+	return &Error{err: err, text: text}
 }

@@ -21,14 +21,14 @@ type usage struct {
 // comma after object element"; Unmarshal says what is wrong with the number.
 func TestUnmarshalNumbers(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{`{"usage":{"output_tokens":1.5,"note":"x"}}`, "usage.output_tokens: 1.5 is not a whole number"},
-		{`{"usage":{"output_tokens":1e308}}`, "usage.output_tokens: 1e308 is out of range for int64"},
-		{`{"usage":{"output_tokens":-1e19}}`, "usage.output_tokens: -1e19 is out of range for int64"},
-		{`{"usage":{"output_tokens":99999999999999999999}}`, "usage.output_tokens: 99999999999999999999 is out of range for int64"},
-		{`{"usage":{"input_tokens":1e3}}`, "usage.input_tokens: 1e3 is not written as an integer"},
-		{`{"usage":{"input_tokens":2.0}}`, "usage.input_tokens: 2.0 is not written as an integer"},
-		{`{"usage":{"small":256}}`, "usage.small: 256 is out of range for uint8"},
-		{`{"usage":{"small":-1}}`, "usage.small: -1 is out of range for uint8"},
+		{`{"usage":{"output_tokens":1.5,"note":"x"}}`, "field usage.output_tokens: 1.5 is not a whole number"},
+		{`{"usage":{"output_tokens":1e308}}`, "field usage.output_tokens: 1e308 is out of range for int64"},
+		{`{"usage":{"output_tokens":-1e19}}`, "field usage.output_tokens: -1e19 is out of range for int64"},
+		{`{"usage":{"output_tokens":99999999999999999999}}`, "field usage.output_tokens: 99999999999999999999 is out of range for int64"},
+		{`{"usage":{"input_tokens":1e3}}`, "field usage.input_tokens: 1e3 is not written as an integer"},
+		{`{"usage":{"input_tokens":2.0}}`, "field usage.input_tokens: 2.0 is not written as an integer"},
+		{`{"usage":{"small":256}}`, "field usage.small: 256 is out of range for uint8"},
+		{`{"usage":{"small":-1}}`, "field usage.small: -1 is out of range for uint8"},
 		// not number errors: goccy's own message stays
 		{`{"usage":{"output_tokens":1,}}`, ""},
 		{`{"usage":{"note":5}}`, ""},
@@ -62,7 +62,7 @@ func TestUnmarshalNumbers(t *testing.T) {
 func TestFromStd(t *testing.T) {
 	var v usage
 	err := jsonx.FromStd(stdjson.Unmarshal([]byte(`{"usage":{"output_tokens":1.5}}`), &v))
-	if got, want := err.Error(), "usage.output_tokens: 1.5 is not a whole number"; got != want {
+	if got, want := err.Error(), "field usage.output_tokens: 1.5 is not a whole number"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	other := errors.New("x")
