@@ -123,7 +123,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	for _, p := range sim.Policies {
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
 	}
-	d.Accuracy = simulate.AccuracyText(sim.Accuracy) + "; " + simulate.LoggedAccuracyText(sim.LoggedAccuracy)
+	d.Accuracy = simulate.AccuracyText(sim.Accuracy) + "; " + simulate.LoggedAccuracyText(sim.LoggedAccuracy) + "; " + simulate.CacheAccuracyText(sim.CacheAccuracy)
 	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (AnalyseReport)
 		c, cc := a.CostRatio()
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,

@@ -73,7 +73,13 @@ type Simulation struct {
 	// LoggedAccuracy is the as-logged baseline's error against the logged
 	// input at every logged call, after compactions too, beside keep-all's
 	LoggedAccuracy []simulate.LoggedAccuracyRow `json:"as_logged_accuracy"`
-	Calibrated     int                          `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
+	// CacheAccuracy is the cache model against the logs: the as-logged
+	// replay's predicted cache reads (and writes) against the logged ones
+	// on every call of a log that states them, under the provider rules
+	// and under ideal prefix caching, and the cost of what ran modelled
+	// against the logged usage and the logs' stated cost
+	CacheAccuracy []simulate.CacheAccuracyRow `json:"cache_accuracy"`
+	Calibrated    int                         `json:"calibrated_runs"` // runs whose item tokens used a stored calibration factor
 	// ContextRuns are the runs that make manage_context calls, and
 	// ContextCalls their context-only calls (every tool call
 	// manage_context): what the replays of policies that replace the
@@ -119,6 +125,8 @@ type simDone struct {
 	calls      [][]simulate.CallResult // per row
 	errs       []float64
 	logged     simulate.LoggedErrors
+	cache      simulate.CacheCheck
+	rule       simulate.CacheModel
 	fitted     bool
 	calibrated bool
 	ctxRun     bool // the run makes manage_context calls
@@ -163,6 +171,7 @@ type Simulate struct {
 	out     Simulation
 	acc     simulate.Accuracy
 	lacc    simulate.LoggedAccuracy
+	cacc    simulate.CacheAccuracy
 	rereads counterfactual.ReReadValidator
 	addCall func(vals ...any) error // writes a sim_calls row while derived's pass runs; nil otherwise
 	// rows are collected in chunks (appending to one slice of big rows
@@ -257,7 +266,9 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 				c := w.Classify(w.Run.Harness, tool, args)
 				return c == "read" || c == "search"
 			})}
+		res.cache, res.rule = simulate.CheckCache(tr, w.Run, w.Usage, a.prices), tr.Cache
 		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
+		price = tr.Cache.Price(price) // Anthropic's 1-hour writes at their price
 		for _, win := range o.Windows {
 			own := win < 0
 			if own {
@@ -320,6 +331,7 @@ func (a *Simulate) Add(v any) error {
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
 	a.rereads.Add(r.runID, r.rereads)
 	a.lacc.Add(r.format, r.family, r.logged)
+	a.cacc.Add(r.format, r.family, r.rule, r.cache)
 	if r.calibrated {
 		a.out.Calibrated++
 	}
@@ -363,6 +375,7 @@ func (a *Simulate) Finish() Simulation {
 	out.Accuracy = a.acc.Rows()
 	out.ReReads = a.rereads.Result()
 	out.LoggedAccuracy = a.lacc.Rows()
+	out.CacheAccuracy = a.cacc.Rows()
 	out.Comparison = simulate.Aggregate(out.Results, simulate.AggOptions{})
 	if o.By != "" {
 		out.Groups = simulate.Aggregate(out.Results, simulate.AggOptions{Group: func(r *simulate.Row) string {

@@ -71,10 +71,20 @@ predicted re-invocations per 100 replayed calls: a later use (trajmine
 counterfactual's provenance) of an output that was hidden, or cut where the
 evidence was, at the using call; each costs the output's tokens plus one
 call's prompt. $ SAVED and COST × price prompts, re-invocations, summarizer
-calls and outputs with prompt caching (each call's prefix unchanged since the
+calls and outputs with prompt caching as each provider documents it (the run's
+cache rule: Anthropic's explicit breakpoints, reads of what an earlier call
+wrote, writes at the 5-minute price, expiry after 5 minutes without a call;
+OpenAI's automatic caching of prompts ≥ 1,024 tokens in 128-token steps, no
+write charge, expiry after 5 minutes; Google's implicit caching above a
+minimum length per model; any other model the prefix unchanged since the
 previous call at the cache-read price, the rest at the cache-write price;
-trajmine diagnose's price table, --prices to override) against as-logged's
-cost. OVERFLOW counts runs that overflowed; VS KEEP-ALL is Σ prompts / Σ
+expiry by the logged call times; trajmine diagnose's price table, --prices to
+override) against as-logged's cost. Under the accuracy lines, the cache model
+is checked against the logs: on every call of a log that states cache reads
+(Claude Code, Codex, Gemini, OpenAI-style usage), the as-logged replay's
+predicted reads against the logged ones, per format and model, before (ideal
+prefix caching) and after the provider rules, and the cost of what ran
+modelled against its logged usage × prices and the cost the log states. OVERFLOW counts runs that overflowed; VS KEEP-ALL is Σ prompts / Σ
 keep-all prompts; BOUNDARY is the reading boundary under the policy: the call
 by which half the runs had stopped while reading without finishing
 (Aalen–Johansen cumulative incidence, finishing a competing outcome, other
@@ -263,6 +273,7 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 		return nil
 	}
 	writeAccuracyLine(w, out.Accuracy, out.LoggedAccuracy, width)
+	writeCacheAccuracy(w, out.CacheAccuracy, width, bold)
 	fmt.Fprintln(w)
 	writeComparison(w, out.Comparison, short, false, width, bold)
 	if len(out.Groups) > 0 {
@@ -293,6 +304,45 @@ func contextCallsText(runs, calls int) string {
 // the logged input, wrapped to width (≤ 0: one line each).
 func writeAccuracyLine(w io.Writer, acc []simulate.AccuracyRow, logged []simulate.LoggedAccuracyRow, width int) {
 	printWrapped(w, width, simulate.AccuracyText(acc), simulate.LoggedAccuracyText(logged))
+}
+
+// writeCacheAccuracy prints the cache model against the logs: its line
+// (every format and model) and, when the logs state cache reads, the
+// table per format and model (simulate.CacheAccuracyRow).
+func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int, bold bool) {
+	printWrapped(w, width, simulate.CacheAccuracyText(rows))
+	if len(rows) == 0 {
+		return
+	}
+	t := &table{header: []string{"FORMAT", "MODEL", "CACHE RULE", "RUNS", "CALLS", "MEDIAN", "P90", "READ ×", "IDEAL MEDIAN", "IDEAL P90", "IDEAL ×", "COST ×", "STATED ×"},
+		footer: []string{"MEDIAN, P90: |predicted − logged cache read| / logged input per call; READ × = Σ predicted / Σ logged reads; IDEAL: ideal prefix caching on the same calls;",
+			"COST × = modelled cost of what ran / its logged usage × prices; STATED × = modelled / the cost the logs state"}}
+	ratio := func(a, b float64, n int) string {
+		if n == 0 || b <= 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+	for _, r := range rows {
+		format, family := r.Format, r.Family
+		if format == "*" {
+			format, family = "all", "all"
+		}
+		t.add(format, family, r.Rule, thousands(int64(r.Runs)), thousands(int64(r.Calls)),
+			fmt.Sprintf("%.1f%%", 100*r.MedianAbs), fmt.Sprintf("%.1f%%", 100*r.P90Abs), fmt.Sprintf("%.2f", r.ReadRatio),
+			fmt.Sprintf("%.1f%%", 100*r.IdealMedianAbs), fmt.Sprintf("%.1f%%", 100*r.IdealP90Abs), fmt.Sprintf("%.2f", r.IdealReadRatio),
+			ratio(r.ModelledUSD, r.UsageUSD, r.PricedRuns), ratio(r.ModelledStated, r.StatedUSD, r.StatedRuns))
+	}
+	if gone := t.collapse(t.columns("STATED ×")...); len(gone) > 0 {
+		t.footer[1] = strings.TrimSuffix(t.footer[1], "; STATED × = modelled / the cost the logs state") + "; no log states its cost (STATED ×)"
+	}
+	if width > 0 {
+		t.footer = []string{strings.Join(t.footer, " ")}
+	}
+	t.key = t.columns("FORMAT", "MODEL")
+	t.optional = t.columns("IDEAL P90", "STATED ×", "CACHE RULE", "RUNS", "IDEAL ×", "IDEAL MEDIAN", "COST ×", "P90")
+	t.optionalHint = "--json has every column; widen the terminal"
+	_ = t.write(w, width, bold)
 }
 
 // writeComparison prints the headline table, ranked per window (and

@@ -23,6 +23,9 @@ type Price struct {
 	Output     float64 `json:"output" yaml:"output"`           // output, reasoning included
 	CacheRead  float64 `json:"cache_read" yaml:"cache_read"`   // cache hit
 	CacheWrite float64 `json:"cache_write" yaml:"cache_write"` // cache write, 5-minute TTL where the vendor has tiers
+	// CacheWrite1h is the cache-write price at Anthropic's 1-hour TTL
+	// (2× input); 0 where the vendor has no such tier.
+	CacheWrite1h float64 `json:"cache_write_1h,omitempty" yaml:"cache_write_1h"`
 }
 
 // Prices maps a model family (as ingest.ModelFamily names it) or a more
@@ -35,19 +38,20 @@ type Prices map[string]Price
 // not charge for cache writes (OpenAI, DeepSeek) or bill cache storage per hour
 // instead (Google) have CacheWrite = Input. Override with LoadPrices.
 var knownPrices = Prices{
-	// Anthropic: platform.claude.com/docs/en/about-claude/pricing ("Base input | 5m cache writes | 1h | Cache hits | Output", per MTok)
-	"claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}, // Opus 4 / 4.1
-	"claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},   // same page, Opus 4.5
-	"claude-opus-4-6":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},   // same page, Opus 4.6
-	"claude-opus-4-7":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},   // same page, Opus 4.7
-	"claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25},   // same page, Opus 4.8
-	"claude-sonnet-4":   {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},   // same page, Sonnet 4 / 4.5 / 4.6 (≤ 200K prompt)
-	"claude-3.7-sonnet": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},   // same page, Sonnet 3.7
-	"claude-3.5-sonnet": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},   // same page (deprecated models), Sonnet 3.5
-	"claude-haiku-4":    {Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25},    // same page, Haiku 4.5
-	"claude-3.5-haiku":  {Input: 0.8, Output: 4, CacheRead: 0.08, CacheWrite: 1},    // same page, Haiku 3.5
-	"claude-3-opus":     {Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}, // same page, Opus 3
-	"claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.3},
+	// Anthropic: platform.claude.com/docs/en/about-claude/pricing ("Base input | 5m cache writes | 1h cache writes | Cache hits | Output", per MTok;
+	// 5-minute writes 1.25×, 1-hour writes 2×, hits 0.1× the base input)
+	"claude-opus-4":     {Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75, CacheWrite1h: 30}, // Opus 4 / 4.1
+	"claude-opus-4-5":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25, CacheWrite1h: 10},   // same page, Opus 4.5
+	"claude-opus-4-6":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25, CacheWrite1h: 10},   // same page, Opus 4.6
+	"claude-opus-4-7":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25, CacheWrite1h: 10},   // same page, Opus 4.7
+	"claude-opus-4-8":   {Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25, CacheWrite1h: 10},   // same page, Opus 4.8
+	"claude-sonnet-4":   {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, CacheWrite1h: 6},    // same page, Sonnet 4 / 4.5 / 4.6 (≤ 200K prompt)
+	"claude-3.7-sonnet": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, CacheWrite1h: 6},    // same page, Sonnet 3.7
+	"claude-3.5-sonnet": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, CacheWrite1h: 6},    // same page (deprecated models), Sonnet 3.5
+	"claude-haiku-4":    {Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25, CacheWrite1h: 2},     // same page, Haiku 4.5
+	"claude-3.5-haiku":  {Input: 0.8, Output: 4, CacheRead: 0.08, CacheWrite: 1, CacheWrite1h: 1.6},   // same page, Haiku 3.5
+	"claude-3-opus":     {Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75, CacheWrite1h: 30}, // same page, Opus 3
+	"claude-3-haiku":    {Input: 0.25, Output: 1.25, CacheRead: 0.03, CacheWrite: 0.3, CacheWrite1h: 0.5},
 	// OpenAI: platform.openai.com/docs/pricing ("Input | Cached input | Output", per 1M tokens; no cache-write charge)
 	"gpt-5":        {Input: 1.25, Output: 10, CacheRead: 0.125, CacheWrite: 1.25},
 	"gpt-5-mini":   {Input: 0.25, Output: 2, CacheRead: 0.025, CacheWrite: 0.25},
@@ -102,7 +106,7 @@ func LoadPrices(r io.Reader) (Prices, error) {
 	}
 	p := DefaultPrices()
 	for k, v := range file {
-		if v.Input < 0 || v.Output < 0 || v.CacheRead < 0 || v.CacheWrite < 0 {
+		if v.Input < 0 || v.Output < 0 || v.CacheRead < 0 || v.CacheWrite < 0 || v.CacheWrite1h < 0 {
 			return nil, fmt.Errorf("price file: %s: negative price", k)
 		}
 		p[strings.ToLower(strings.TrimSpace(k))] = v
@@ -113,16 +117,19 @@ func LoadPrices(r io.Reader) (Prices, error) {
 // Lookup returns the price for a model name and its family: the entry named
 // exactly by the lower-cased model, else the longest entry (of at least 4
 // characters) the model name contains ("claude-opus-4-5" in
-// "claude-opus-4-5-20251101"), else the family's entry.
+// "claude-opus-4-5-20251101") as it is or with its dots as dashes
+// ("claude-opus-4-8" in "anthropic/claude-opus-4.8", where the name itself
+// contains only the shorter "claude-opus-4"), else the family's entry.
 func (p Prices) Lookup(model, family string) (Price, bool) {
 	m := strings.ToLower(strings.TrimSpace(model))
 	if m != "" {
 		if v, ok := p[m]; ok {
 			return v, true
 		}
+		dashed := strings.ReplaceAll(m, ".", "-")
 		best := ""
 		for k := range p {
-			if len(k) >= 4 && len(k) > len(best) && strings.Contains(m, k) {
+			if len(k) >= 4 && (len(k) > len(best) || len(k) == len(best) && k < best) && (strings.Contains(m, k) || strings.Contains(dashed, k)) {
 				best = k
 			}
 		}

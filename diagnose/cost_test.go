@@ -70,6 +70,27 @@ func TestRunCost(t *testing.T) {
 			est:      true,
 		},
 		{
+			// a dotted version (OpenRouter's "anthropic/claude-opus-4.8")
+			// is the dashed entry's (Opus 4.8: $5 / $25), not the shorter
+			// "claude-opus-4" (Opus 4: $15 / $75) its text contains
+			name:     "dotted model name",
+			run:      schema.Run{Model: "anthropic/claude-opus-4.8-fast", ModelFamily: "claude-opus-4"},
+			usage:    []schema.Usage{{InputTokens: 1_000_000, OutputTokens: 100_000}},
+			usd:      5 + 2.5,
+			uncached: 5 + 2.5,
+			source:   CostPriced,
+		},
+		{
+			// a dotted entry stays the longest match: gpt-5.1 ($1.25), the
+			// dashed spelling's gpt-5 notwithstanding
+			name:     "dotted entry",
+			run:      schema.Run{Model: "gpt-5.2-codex", ModelFamily: "gpt-5.2"},
+			usage:    []schema.Usage{{InputTokens: 1_000_000}},
+			usd:      1.75,
+			uncached: 1.75,
+			source:   CostPriced,
+		},
+		{
 			name:     "run totals when no usage rows",
 			run:      schema.Run{Model: "o3", ModelFamily: "o3", InputTokens: 1_000_000, CacheReadTokens: 1_000_000, OutputTokens: 1_000_000},
 			usd:      0.5 + 8,
@@ -104,7 +125,7 @@ func TestLoadPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p["my-local-llm"]; got != (Price{1, 2, 0.5, 1}) {
+	if got := p["my-local-llm"]; got != (Price{Input: 1, Output: 2, CacheRead: 0.5, CacheWrite: 1}) {
 		t.Fatalf("added entry: %+v", got)
 	}
 	if got := p["claude-sonnet-4"]; got != (Price{Input: 6, Output: 30}) {
@@ -118,7 +139,7 @@ func TestLoadPrices(t *testing.T) {
 		t.Fatalf("priced with file: %+v", c)
 	}
 	j, err := LoadPrices(strings.NewReader(`{"gpt-5": {"input": 2, "output": 20, "cache_read": 0.2, "cache_write": 2}}`))
-	if err != nil || j["gpt-5"] != (Price{2, 20, 0.2, 2}) {
+	if err != nil || j["gpt-5"] != (Price{Input: 2, Output: 20, CacheRead: 0.2, CacheWrite: 2}) {
 		t.Fatalf("json: %v %+v", err, j["gpt-5"])
 	}
 	if _, err := LoadPrices(strings.NewReader("x: {input: -1}")); err == nil {

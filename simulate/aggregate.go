@@ -43,7 +43,7 @@ func (a *Agg) CostRatio() (plain, cached float64) {
 // manage_context calls a replacing policy's replay dropped
 // (DroppedContextOutput).
 func AsLoggedCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
-	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
+	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, UncachedTokens: r.AsLoggedUncached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
 		SummarizerIn: r.AsLoggedSummIn, SummarizerOut: r.AsLoggedSummOut}
 	return Cost(&al, p)
 }
@@ -53,19 +53,24 @@ func AsLoggedCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 func (r *Row) EffectiveTokens() int64 { return r.PromptTokens + r.ReinvocationTok + r.SummarizerIn }
 
 // KeepAllCost prices keep-all on the calls r replayed (window ignored): its
-// prompts KeepAllTokens with KeepAllCached cached, and the same outputs.
+// prompts KeepAllTokens with KeepAllCached read and KeepAllUncached
+// neither read nor written, and the same outputs.
 func KeepAllCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
-	ka := RunResult{PromptTokens: r.KeepAllTokens, CachedTokens: r.KeepAllCached, OutputTokens: r.OutputTokens}
+	ka := RunResult{PromptTokens: r.KeepAllTokens, CachedTokens: r.KeepAllCached, UncachedTokens: r.KeepAllUncached, OutputTokens: r.OutputTokens}
 	return Cost(&ka, p)
 }
 
 // Cost prices a result (USD per million tokens in p):
 //
-//	plain  = (prompt + re-invocation + summarizer input) × input + (output + summarizer output) × output
-//	cached = cached × cache_read + (prompt − cached) × cache_write (input when 0)
-//	       + (re-invocation + summarizer input) × input + (output + summarizer output) × output
+//	plain   = (prompt + re-invocation + summarizer input) × input + (output + summarizer output) × output
+//	written = prompt − cached − uncached
+//	cached  = cached × cache_read + written × cache_write (input when 0) + uncached × input
+//	        + (re-invocation + summarizer input) × input + (output + summarizer output) × output
 //
-// A re-invocation and a summarizer call are counted uncached.
+// where cached and uncached are the predicted cache reads and the prompt
+// tokens neither read nor written (RunResult.UncachedTokens: the provider
+// rule's, see cache.go). A re-invocation and a summarizer call are counted
+// uncached. For Anthropic's 1-hour TTL pass CacheModel.Price(p).
 func Cost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 	const m = 1e6
 	write := p.CacheWrite
@@ -75,7 +80,8 @@ func Cost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 	out := float64(r.OutputTokens+r.SummarizerOut) * p.Output / m
 	extra := float64(r.ReinvocationTok+r.SummarizerIn) * p.Input / m
 	plain = float64(r.PromptTokens)*p.Input/m + extra + out
-	cached = float64(r.CachedTokens)*p.CacheRead/m + float64(r.PromptTokens-r.CachedTokens)*write/m + extra + out
+	written := r.PromptTokens - r.CachedTokens - r.UncachedTokens
+	cached = float64(r.CachedTokens)*p.CacheRead/m + float64(written)*write/m + float64(r.UncachedTokens)*p.Input/m + extra + out
 	return plain, cached
 }
 

@@ -151,6 +151,24 @@ func (tr *Trace) asLoggedCalls() []CallResult {
 	return calls
 }
 
+// asLoggedCallsWith is asLoggedCalls under cache rule m instead of the
+// trace's own (not kept).
+func (tr *Trace) asLoggedCallsWith(m CacheModel) []CallResult {
+	if m == tr.Cache {
+		return tr.asLoggedCalls()
+	}
+	var rp Replayer
+	rp.noBase = true
+	calls := make([]CallResult, 0, tr.NCalls)
+	p, _ := newAsLogged(nil)
+	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: -1, Calls: &calls, Cache: &m})
+	return calls
+}
+
+// uncached is the call's prompt tokens neither read from nor written to
+// the cache.
+func (c *CallResult) uncached() int64 { return c.PromptTokens - c.CachedTokens - c.CacheWriteTokens }
+
 // AsLogged returns the as-logged prompt of every call (window ignored).
 func AsLogged(tr *Trace) []int64 {
 	cs := tr.asLoggedCalls()

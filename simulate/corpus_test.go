@@ -32,6 +32,32 @@ func corpusTracesWith(t *testing.T, est ingest.Estimator, folders ...string) []*
 	if len(folders) == 0 {
 		paths = []string{testutil.CorpusDir(t)}
 	}
+	return tracesFrom(t, est, paths...)
+}
+
+// tracesFrom imports files and folders into memory and builds every run's
+// trace, in run id order.
+func tracesFrom(t *testing.T, est ingest.Estimator, paths ...string) []*Trace {
+	t.Helper()
+	rs := runsFrom(t, est, paths...)
+	out := make([]*Trace, len(rs))
+	for i, r := range rs {
+		out[i] = r.tr
+	}
+	return out
+}
+
+// importedRun is one imported run with its trace.
+type importedRun struct {
+	tr    *Trace
+	run   schema.Run
+	usage []schema.Usage
+}
+
+// runsFrom imports files and folders into memory and builds every run's
+// trace, in run id order, keeping the run and its usage rows.
+func runsFrom(t *testing.T, est ingest.Estimator, paths ...string) []importedRun {
+	t.Helper()
 	var m ingest.MemSink
 	if _, err := ingest.Files(context.Background(), &m, paths, &ingest.Options{Warn: func(error) {}, Estimator: est}); err != nil {
 		t.Fatal(err)
@@ -50,14 +76,14 @@ func corpusTracesWith(t *testing.T, est ingest.Estimator, folders ...string) []*
 	}
 	runs := slices.Clone(m.Runs)
 	slices.SortFunc(runs, func(a, b schema.Run) int { return cmp.Compare(a.RunID, b.RunID) })
-	var out []*Trace
+	var out []importedRun
 	for _, r := range runs {
 		e := ev[r.RunID]
 		slices.SortFunc(e, func(a, b schema.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 		u := us[r.RunID]
 		slices.SortFunc(u, func(a, b schema.Usage) int { return cmp.Compare(a.Turn, b.Turn) })
 		d := diagnose.Run(r, e, u, ops[r.RunID], 0)
-		out = append(out, NewTrace(r, e, u, ops[r.RunID], d.End, nil))
+		out = append(out, importedRun{NewTrace(r, e, u, ops[r.RunID], d.End, nil), r, u})
 	}
 	return out
 }

@@ -12,8 +12,11 @@
 //
 // where each item is rendered by the policy as full, placeholder, truncated
 // (head + tail), dropped, or folded into a summary stand-in. Per call it
-// records the prompt tokens, the prefix unchanged since call t-1 (what a
-// prompt cache reuses), the placeholders present and the characters removed,
+// records the prompt tokens, the tokens read from and written to the
+// provider's prompt cache (cache.go: the run's provider rule, Anthropic's
+// explicit breakpoints, OpenAI's automatic or Google's implicit caching,
+// applied to the prefix unchanged since call t-1, with expiry by the logged
+// call times), the placeholders present and the characters removed,
 // and whether prompt + the call's output tokens exceed the window. A run that
 // overflows ends there (policies that react to an overflow, such as provider
 // truncation, get one chance to make it fit). Nothing is extrapolated past a
@@ -37,7 +40,10 @@
 // model, checked against the logged input at every call (LoggedAccuracy).
 // Every comparison is against it: RunResult's AsLogged* fields hold its
 // figures over the same calls, and Saved / Lost its verdicts (a run whose
-// log finished is never saved); keep-all stays a reference.
+// log finished is never saved); keep-all stays a reference. Its predicted
+// cache reads and writes are checked against the ones a log states
+// (cache_accuracy.go: CheckCache, CacheAccuracy), and what ran is priced
+// against the log's own usage and stated cost.
 //
 // A policy that replaces the agent's own context management (every
 // mechanism but logged and dtoc: keep-all, masking, truncation, compaction)

@@ -73,10 +73,18 @@ type RunResult struct {
 
 	PromptTokens  int64 `json:"prompt_tokens"`   // Σ prompt over replayed calls
 	KeepAllTokens int64 `json:"keep_all_tokens"` // Σ keep-all prompt over the same calls (window ignored)
-	KeepAllCached int64 `json:"keep_all_cached"` // Σ keep-all cached prefix over the same calls (the previous call's prompt)
+	KeepAllCached int64 `json:"keep_all_cached"` // Σ keep-all cache reads over the same calls (Trace.Cache's rule)
 	PeakTokens    int64 `json:"peak_tokens"`
-	CachedTokens  int64 `json:"cached_tokens"` // Σ prefix unchanged since the previous call
+	CachedTokens  int64 `json:"cached_tokens"` // Σ predicted cache reads (Trace.Cache's rule, see cache.go)
 	OutputTokens  int64 `json:"output_tokens"` // Σ output of replayed calls
+	// UncachedTokens: Σ prompt tokens neither read from nor written to the
+	// cache, billed as plain input (OpenAI and Google write nothing; an
+	// Anthropic prompt under the minimum is not cached); the rest of the
+	// prompts, PromptTokens − CachedTokens − UncachedTokens, is written.
+	// KeepAllUncached and AsLoggedUncached are keep-all's and as-logged's.
+	UncachedTokens   int64 `json:"uncached_tokens"`
+	KeepAllUncached  int64 `json:"keep_all_uncached"`
+	AsLoggedUncached int64 `json:"as_logged_uncached"`
 
 	PlaceholdersMax int   `json:"placeholders_max"` // most placeholders present in one prompt
 	PlaceholderSum  int64 `json:"placeholder_sum"`  // Σ over calls of placeholders present
@@ -171,16 +179,19 @@ func (r *RunResult) CharsRemovedShare() float64 {
 
 // CallResult is one replayed call (the sim_calls table).
 type CallResult struct {
-	Call          int   `json:"call"`
-	PromptTokens  int64 `json:"prompt_tokens"`
-	CachedTokens  int64 `json:"cached_tokens"`
-	OutputTokens  int64 `json:"output_tokens"`
-	Placeholders  int   `json:"placeholders"`
-	CharsRemoved  int64 `json:"chars_removed"`
-	Overflow      bool  `json:"overflow"`
-	SummarizerIn  int64 `json:"summarizer_in"`
-	SummarizerOut int64 `json:"summarizer_out"`
-	Reinvocations int   `json:"reinvocations"`
+	Call         int   `json:"call"`
+	PromptTokens int64 `json:"prompt_tokens"`
+	CachedTokens int64 `json:"cached_tokens"` // predicted cache read
+	// CacheWriteTokens: predicted cache write; the rest of the prompt
+	// (prompt − cached − written) is plain input
+	CacheWriteTokens int64 `json:"cache_write_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	Placeholders     int   `json:"placeholders"`
+	CharsRemoved     int64 `json:"chars_removed"`
+	Overflow         bool  `json:"overflow"`
+	SummarizerIn     int64 `json:"summarizer_in"`
+	SummarizerOut    int64 `json:"summarizer_out"`
+	Reinvocations    int   `json:"reinvocations"`
 }
 
 // Options configures a replay.
@@ -194,6 +205,9 @@ type Options struct {
 	// Calls, when non-nil, receives one CallResult per replayed call
 	// (appended; reuse the slice across runs to avoid allocation).
 	Calls *[]CallResult
+	// Cache, when non-nil, replaces the trace's prompt-cache rule
+	// (Trace.Cache), e.g. &CacheModel{} for ideal prefix caching.
+	Cache *CacheModel
 }
 
 // Sim is the replay state of one run under one policy. Policies read and
@@ -370,6 +384,7 @@ func (f fenwick) prefix(i int) int64 {
 type Replayer struct {
 	s      Sim
 	noBase bool // computing the as-logged baseline itself
+	cache  cacheState
 }
 
 // Replay runs tr under p. It is deterministic and does no I/O. A policy
@@ -407,9 +422,17 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			}
 		}
 	}
+	cm := tr.Cache
+	if o.Cache != nil {
+		cm = *o.Cache
+	}
+	system := tr.systemPrefix()
 	var base []CallResult
 	if !rp.noBase {
 		base = full.asLoggedCalls()
+		if o.Cache != nil && *o.Cache != full.Cache {
+			base = full.asLoggedCallsWith(cm)
+		}
 		if w > 0 {
 			for t, c := range base {
 				if c.PromptTokens+max(int64(full.Output[t]), o.Reserve) > w {
@@ -422,6 +445,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	if res.KeepAllOverflowAt < 0 && loggedOverflow(tr, w) {
 		res.KeepAllOverflowAt = tr.NCalls - 1
 	}
+	kaCached, kaWrite := tr.keepAllCache(cm)
 	p.Reset(s)
 	var prevPrompt int64
 	adm, exp := 0, 0
@@ -450,20 +474,22 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 			}
 		}
 		overflow := w > 0 && prompt+reserve > w
-		// the cached prefix: everything before the first changed position
-		var cached int64
+		// the prefix unchanged since the previous call: everything before
+		// the first changed position; the provider's rule reads from it
+		var unchanged int64
 		if t > 0 {
-			cached = prevPrompt
+			unchanged = prevPrompt
 			if s.changed && s.minChanged < math.MaxInt32 {
 				pre := tr.Prefix + s.bit.prefix(int(s.minChanged))
-				cached = min(cached, pre)
+				unchanged = min(unchanged, pre)
 			}
-			cached = min(cached, prompt)
+			unchanged = min(unchanged, prompt)
 		}
+		cached, written := cm.next(&rp.cache, t, tr.callTime(t), prompt, unchanged, system)
 		if s.activated && res.FirstActivation < 0 {
 			res.FirstActivation = t
 		}
-		cr := CallResult{Call: t, PromptTokens: prompt, CachedTokens: cached, OutputTokens: int64(tr.Output[t]),
+		cr := CallResult{Call: t, PromptTokens: prompt, CachedTokens: cached, CacheWriteTokens: written, OutputTokens: int64(tr.Output[t]),
 			Placeholders: s.placeholders, CharsRemoved: s.fullChar - s.chars, Overflow: overflow,
 			SummarizerIn: s.summIn - s0, SummarizerOut: s.summOut - c0}
 		if overflow {
@@ -494,14 +520,15 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		if base != nil && tr == full {
 			res.AsLoggedTokens += base[t].PromptTokens
 			res.AsLoggedCached += base[t].CachedTokens
+			res.AsLoggedUncached += base[t].uncached()
 			res.AsLoggedSummIn += base[t].SummarizerIn
 			res.AsLoggedSummOut += base[t].SummarizerOut
 		}
-		if t > 0 {
-			res.KeepAllCached += keepAll[t-1]
-		}
+		res.KeepAllCached += kaCached[t]
+		res.KeepAllUncached += keepAll[t] - kaCached[t] - kaWrite[t]
 		res.PeakTokens = max(res.PeakTokens, prompt)
 		res.CachedTokens += cached
+		res.UncachedTokens += prompt - cached - written
 		res.OutputTokens += int64(tr.Output[t])
 		res.PlaceholdersMax = max(res.PlaceholdersMax, s.placeholders)
 		res.PlaceholderSum += int64(s.placeholders)
@@ -609,6 +636,7 @@ func (res *RunResult) reducedBaseline(r, full *Trace, base []CallResult) {
 	for t := 0; t < end; t++ {
 		res.AsLoggedTokens += base[t].PromptTokens
 		res.AsLoggedCached += base[t].CachedTokens
+		res.AsLoggedUncached += base[t].uncached()
 		res.AsLoggedSummIn += base[t].SummarizerIn
 		res.AsLoggedSummOut += base[t].SummarizerOut
 		out += int64(full.Output[t])

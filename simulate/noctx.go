@@ -147,7 +147,7 @@ func (tr *Trace) withoutContextCalls() *Trace {
 
 	r := &Trace{RunID: tr.RunID, Format: tr.Format, Harness: tr.Harness, Model: tr.Model, Family: tr.Family, Window: tr.Window,
 		NCalls: len(orig), Prefix: tr.Prefix, Tokens: tr.Tokens, Holdout: tr.Holdout, HoldoutFitted: tr.HoldoutFitted,
-		Finished: tr.Finished, WindowEnd: tr.WindowEnd, Query: tr.Query, orig: orig}
+		Finished: tr.Finished, WindowEnd: tr.WindowEnd, Query: tr.Query, Cache: tr.Cache, CacheStated: tr.CacheStated, orig: orig}
 	itemIdx := make([]int32, len(tr.Items)) // old item → new item, -1 removed
 	for i := range tr.Items {
 		it := tr.Items[i]
@@ -170,9 +170,11 @@ func (tr *Trace) withoutContextCalls() *Trace {
 	}
 	r.Output = make([]int32, len(orig))
 	r.Logged = make([]int64, len(orig))
+	r.CallTime = make([]int64, len(orig))
 	for k, t := range orig {
 		r.Output[k] = int32(max(int64(tr.Output[t])-removedOut[t], 0))
 		r.Logged[k] = tr.Logged[t]
+		r.CallTime[k] = tr.callTime(int(t))
 	}
 	r.FirstCompaction = int(mapSince(int32(min(tr.FirstCompaction, tr.NCalls))))
 	// items [0, Upto) map to the kept items among them

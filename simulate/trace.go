@@ -178,7 +178,26 @@ type Trace struct {
 	NCalls int
 	Output []int32 // per call: output tokens (logged, else estimated)
 	Logged []int64 // per call: logged input tokens (cache reads and writes included); -1 when not logged
-	Prefix int64   // hidden prefix tokens (see the package doc)
+	// CacheRead and CacheWrite are, per call, the cache-read and
+	// cache-write input tokens the log states (Claude Code
+	// cache_read_input_tokens / cache_creation_input_tokens, Codex
+	// cached_input_tokens, Gemini cached, OpenAI-style cached_tokens); -1
+	// where the call has no logged usage. A log that records no caching
+	// states 0 everywhere: CacheStated tells the two apart per run.
+	CacheRead, CacheWrite []int64
+	// CacheStated: some logged call states a cache read or write, so the
+	// run's zeros are misses, not a log without cache fields.
+	CacheStated bool
+	// CallTime is each call's time in Unix milliseconds as logged (its
+	// usage row's timestamp, else that of its first output event); 0 when
+	// the log has none. Prompt-cache expiry (CacheModel.TTL) compares the
+	// gaps between calls with it.
+	CallTime []int64
+	// Cache is the provider's prompt-cache rule the replays apply
+	// (CacheModelFor the run's model and family; the zero value, ideal
+	// prefix caching, for a hand-built trace).
+	Cache  CacheModel
+	Prefix int64 // hidden prefix tokens (see the package doc)
 	Tokens TokenModel
 	// Holdout are keep-all's out-of-sample relative errors against the
 	// logged input (see fitTokens); the simulator's own accuracy.
@@ -200,12 +219,16 @@ type Trace struct {
 	ReadingAt []bool
 	// Stalls are the calls whose prompt first holds a repeated (command,
 	// identical output) pair: where a stall detector injects its message.
-	Stalls    []int32
-	Finished  bool // the log says the run finished
-	remap     []int32
-	keepAll   []int64      // keep-all prompt per call, computed once
-	asLogged  []CallResult // the as-logged replay per call, computed once
-	WindowEnd bool         // the run ended on window length (diagnose's end reason)
+	Stalls   []int32
+	Finished bool // the log says the run finished
+	remap    []int32
+	keepAll  []int64 // keep-all prompt per call, computed once
+	// keep-all's cache reads and writes per call under kaModel (Cache when
+	// keepAll was computed), computed with it
+	kaCached, kaWrite []int64
+	kaModel           CacheModel
+	asLogged          []CallResult // the as-logged replay per call, computed once
+	WindowEnd         bool         // the run ended on window length (diagnose's end reason)
 	// Query is the text of the run's first user message (at most
 	// maxQuery bytes): the task, which the learned policy conditions on.
 	Query string
@@ -377,6 +400,8 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 			tr.Logged[u.Turn] = u.InputTokens
 		}
 	}
+	tr.loggedCache(events, usage)
+	tr.Cache = CacheModelFor(run.Model, run.ModelFamily)
 	// output tokens the log bills beyond the recorded output items (hidden
 	// reasoning): a candidate for what later prompts carry (see fitTokens)
 	carry := make([]int64, tr.NCalls)
@@ -607,7 +632,45 @@ func (tr *Trace) keepAllPrompts() []int64 {
 		ka[t] = tr.Prefix + sum
 	}
 	tr.keepAll = ka
+	tr.kaModel = tr.Cache
+	tr.kaCached, tr.kaWrite = tr.keepAllCacheOf(tr.Cache)
 	return ka
+}
+
+// keepAllCache returns keep-all's cache reads and writes per call under
+// rule m: computed with keepAllPrompts for the trace's own rule, else
+// now.
+func (tr *Trace) keepAllCache(m CacheModel) (cached, written []int64) {
+	if m == tr.kaModel && len(tr.kaCached) == tr.NCalls {
+		return tr.kaCached, tr.kaWrite
+	}
+	return tr.keepAllCacheOf(m)
+}
+
+// keepAllCacheOf computes keep-all's cache reads and writes under m: the
+// prefix of call t's keep-all prompt unchanged since the previous call is
+// the previous keep-all prompt (no more than call t's).
+func (tr *Trace) keepAllCacheOf(m CacheModel) (cached, written []int64) {
+	ka := tr.keepAllPrompts()
+	cached, written = make([]int64, len(ka)), make([]int64, len(ka))
+	var st cacheState
+	system := tr.systemPrefix()
+	for t, p := range ka {
+		var prev int64
+		if t > 0 {
+			prev = ka[t-1]
+		}
+		cached[t], written[t] = m.next(&st, t, tr.callTime(t), p, prev, system)
+	}
+	return cached, written
+}
+
+// callTime is call t's logged time (Unix ms), 0 unknown.
+func (tr *Trace) callTime(t int) int64 {
+	if t < len(tr.CallTime) {
+		return tr.CallTime[t]
+	}
+	return 0
 }
 
 // expiryOrder lists the items with an Until, by Until.
