@@ -373,8 +373,9 @@ func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 			c := int64(rc)
 			ev.ExitCode = &c
 		}
-		ev.IsError = ev.ExitCode != nil && *ev.ExitCode != 0 ||
-			ev.ExitCode == nil && strings.Contains(text, "timed out") || strings.Contains(text, "<exception>")
+		// a timeout (mini-swe-agent's timeout_template, no <returncode>) is
+		// marked by the builder's text rules (actions.InferFailure: timeout)
+		ev.IsError = ev.ExitCode != nil && *ev.ExitCode != 0 || strings.Contains(text, "<exception>")
 		key, err := run.add(ev)
 		if err != nil {
 			return err
