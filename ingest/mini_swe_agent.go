@@ -35,9 +35,10 @@ import (
 //     extra.response (usage, id, model, created) or extra.timestamp, the
 //     reasoning of the response → reasoning, the text around the action →
 //     assistant, and the action — exactly one ```bash / ```mswea_bash_command
-//     block (or extra.actions) — → a bash tool call without id; the next
-//     user message is its observation → tool_result linked by position,
-//     exit code from <returncode>. An assistant message with no or several
+//     block (or extra.actions) — → a bash tool call with the call id
+//     "action-<turn>" (sweActionID; the log has none); the next user
+//     message is its observation → tool_result with that call id, exit code
+//     from <returncode>. An assistant message with no or several
 //     actions was refused by the harness: the next user message is its
 //     complaint → error. v2 tool-calling logs (tool_calls, role tool with
 //     tool_call_id) link by id; role exit messages only end the run.
@@ -268,7 +269,7 @@ type miniImport struct {
 
 // miniPending is the text action awaiting its observation.
 type miniPending struct {
-	name, target, command string
+	id, name, target, command string
 }
 
 // run imports the run of one file.
@@ -348,7 +349,7 @@ func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 			switch {
 			case pending != nil:
 				ev.Kind = schema.KindToolResult
-				ev.ToolName, ev.Target = pending.name, pending.target
+				ev.CallID, ev.ToolName, ev.Target = pending.id, pending.name, pending.target
 			case refused || extra.str("interrupt_type") != "" || lastKind == schema.KindAssistant && miniFormatRe.MatchString(text):
 				ev.Kind, ev.IsError = schema.KindError, true
 			case strings.TrimSpace(text) == "":
@@ -469,11 +470,11 @@ func (mi *miniImport) assistant(run *sweRun, o jsonObject, ev schema.Event) (*mi
 		if len(commands) == 1 {
 			e := ev
 			e.Kind, e.Text = schema.KindToolCall, ""
-			e.ToolName, e.Args = "bash", sweJSON(map[string]any{"command": commands[0]})
+			e.CallID, e.ToolName, e.Args = sweActionID(b.Turns()-1), "bash", sweJSON(map[string]any{"command": commands[0]})
 			if _, err := run.add(e); err != nil {
 				return nil, 0, err
 			}
-			pending = &miniPending{name: "bash", target: Target("bash", []byte(e.Args)), command: commands[0]}
+			pending = &miniPending{id: e.CallID, name: "bash", target: Target("bash", []byte(e.Args)), command: commands[0]}
 		}
 	}
 	model := firstNonEmpty(resp.str("model"), choice.str("model"))

@@ -35,11 +35,13 @@ import (
 //     message is one model call (thinking_blocks → reasoning, the thought →
 //     assistant, then its tool calls: function-calling configs log them in
 //     tool_calls with ids, text/XML configs only as the action string, which
-//     becomes a tool call of the SWE-agent command it names, else of bash);
-//     role tool → tool_result linked by tool_call_ids; a user message that
-//     answers a text/XML action → tool_result linked by position; other user
-//     messages → user. When the history lacks the observation of the last
-//     action (0.x files), it is taken from the last trajectory step.
+//     becomes a tool call of the SWE-agent command it names, else of bash,
+//     with the call id "action-<turn>" (sweActionID: one action per model
+//     call); role tool → tool_result linked by tool_call_ids; a user message
+//     that answers a text/XML action → tool_result with its call's id (the
+//     observation follows its action); other user messages → user. When
+//     the history lacks the observation of the last action (0.x files), it
+//     is taken from the last trajectory step.
 //  3. The history processors' elisions are found by comparing, message by
 //     message, each step's processed prompt (trajectory[i].messages, the
 //     history after the step, or trajectory[i].query, the prompt of the step)
@@ -291,7 +293,14 @@ type sweShown struct {
 type sweCall struct {
 	id, name, target string
 	action           string // the action string of the message
+	positional       bool   // a text/XML action: its observation is the next message (id is sweActionID's)
 }
+
+// sweActionID is the call id of the text action of model call turn (the
+// turn column): SWE-agent and mini-swe-agent log such an action with no
+// id, and answer it with the next message, which gets the same id, so that
+// the output's tool_key names its call.
+func sweActionID(turn int64) string { return "action-" + strconv.FormatInt(turn, 10) }
 
 // sweRun adds events to a run and predicts the tool_key the builder gives
 // each tool result (see sweKeys).
@@ -471,7 +480,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 				lastAction = firstNonEmpty(o.str("action"), calls[0].action)
 			}
 			continue
-		case h.role == "tool" || len(pending) > 0 && pending[0].id == "":
+		case h.role == "tool" || len(pending) > 0 && pending[0].positional:
 			ev.Kind = schema.KindToolResult
 			ids := o.arr("tool_call_ids")
 			if len(ids) > 0 {
@@ -482,8 +491,8 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 			} else {
 				ev.CallID = o.str("tool_call_id")
 			}
-			if ev.CallID == "" && len(pending) > 0 && pending[0].id == "" {
-				ev.ToolName, ev.Target = pending[0].name, pending[0].target
+			if ev.CallID == "" && len(pending) > 0 && pending[0].positional {
+				ev.CallID, ev.ToolName, ev.Target = pending[0].id, pending[0].name, pending[0].target
 			}
 			if len(pending) > 0 {
 				pending = pending[1:]
@@ -515,7 +524,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 		if obs, ok := st["observation"]; ok && strings.TrimSpace(st.str("action")) == strings.TrimSpace(lastAction) {
 			c := pending[0]
 			ev := schema.Event{Kind: schema.KindToolResult, Role: "user", CallID: c.id, Line: si.ix.line(last.off), Text: ContentText(obs)}
-			if c.id == "" {
+			if c.positional {
 				ev.ToolName, ev.Target = c.name, c.target
 			}
 			key, err := run.add(ev)
@@ -660,11 +669,11 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 	}
 	name, args := sweActionCall(action, tools)
 	e := ev(schema.KindToolCall, "")
-	e.ToolName, e.Args = name, args
+	e.CallID, e.ToolName, e.Args = sweActionID(b.Turns()-1), name, args
 	if _, err := run.add(e); err != nil {
 		return nil, err
 	}
-	return []sweCall{{name: name, target: Target(name, []byte(args)), action: action}}, nil
+	return []sweCall{{id: e.CallID, name: name, target: Target(name, []byte(args)), action: action, positional: true}}, nil
 }
 
 // clipped adds a truncation op when an observation says that SWE-agent cut
@@ -805,7 +814,7 @@ func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]b
 		}
 		ev := schema.Event{Kind: schema.KindToolResult, Role: "user", Line: h.line, Text: ContentText(obs)}
 		if len(calls) > 0 {
-			ev.ToolName, ev.Target = calls[0].name, calls[0].target
+			ev.CallID, ev.ToolName, ev.Target = calls[0].id, calls[0].name, calls[0].target
 		} else if ev.Text == "" {
 			continue
 		} else {

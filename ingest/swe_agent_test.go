@@ -227,19 +227,19 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{"text", 2, 0, schema.KindUser, "assistant", "", "", "", "", 11, false}, // a demonstration is input
 			{"text", 3, 0, schema.KindUser, "user", "", "", "", "", 12, false},
 			{"text", 4, 0, schema.KindAssistant, "assistant", "", "", "", "", 13, false},
-			{"text", 5, 0, schema.KindToolCall, "assistant", "create", "", "", "reproduce.py", 13, false},
-			{"text", 6, 1, schema.KindToolResult, "user", "create", "", "t6", "reproduce.py", 14, false},
+			{"text", 5, 0, schema.KindToolCall, "assistant", "create", "action-0", "", "reproduce.py", 13, false},
+			{"text", 6, 1, schema.KindToolResult, "user", "create", "action-0", "action-0", "reproduce.py", 14, false},
 			{"text", 7, 1, schema.KindAssistant, "assistant", "", "", "", "", 15, false},
-			{"text", 8, 1, schema.KindToolCall, "assistant", "edit", "", "", "", 15, false},
-			{"text", 9, 2, schema.KindToolResult, "user", "edit", "", "t9", "", 16, false},
+			{"text", 8, 1, schema.KindToolCall, "assistant", "edit", "action-1", "", "", 15, false},
+			{"text", 9, 2, schema.KindToolResult, "user", "edit", "action-1", "action-1", "", 16, false},
 			{"text", 10, 2, schema.KindAssistant, "assistant", "", "", "", "", 17, false},
-			{"text", 11, 2, schema.KindToolCall, "assistant", "bash", "", "", "python reproduce.py", 17, false},
-			{"text", 12, 3, schema.KindToolResult, "user", "bash", "", "t12", "python reproduce.py", 6, false},
+			{"text", 11, 2, schema.KindToolCall, "assistant", "bash", "action-2", "", "python reproduce.py", 17, false},
+			{"text", 12, 3, schema.KindToolResult, "user", "bash", "action-2", "action-2", "python reproduce.py", 6, false},
 		},
 		outputs: []sweOut{
-			{"text", "t6", "", "create", "reproduce.py", 1, 6},
-			{"text", "t9", "", "edit", "", 2, 9},
-			{"text", "t12", "", "bash", "python reproduce.py", 3, 12},
+			{"text", "action-0", "action-0", "create", "reproduce.py", 1, 6},
+			{"text", "action-1", "action-1", "edit", "", 2, 9},
+			{"text", "action-2", "action-2", "bash", "python reproduce.py", 3, 12},
 		},
 	}, {
 		// RetryAgent: one run per attempt; query-form steps, one a requery
@@ -280,13 +280,13 @@ func TestSWEAgentFixtures(t *testing.T) {
 		runs: []sweRunRow{{"steps", "swe-agent", "", "unknown", "", schema.EndFinished, schema.SourceExplicit, "exit_forfeit", 2, 0, 0, -1, true, 0}},
 		events: []sweEv{
 			{"steps", 0, 0, schema.KindAssistant, "assistant", "", "", "", "", 3, false},
-			{"steps", 1, 0, schema.KindToolCall, "assistant", "bash", "", "", "ls", 3, false},
-			{"steps", 2, 1, schema.KindToolResult, "user", "bash", "", "t2", "ls", 3, false},
+			{"steps", 1, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "ls", 3, false},
+			{"steps", 2, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "ls", 3, false},
 			{"steps", 3, 1, schema.KindAssistant, "assistant", "", "", "", "", 4, false},
-			{"steps", 4, 1, schema.KindToolCall, "assistant", "bash", "", "", "exit_forfeit", 4, false},
-			{"steps", 5, 2, schema.KindToolResult, "user", "bash", "", "t5", "exit_forfeit", 4, false},
+			{"steps", 4, 1, schema.KindToolCall, "assistant", "bash", "action-1", "", "exit_forfeit", 4, false},
+			{"steps", 5, 2, schema.KindToolResult, "user", "bash", "action-1", "action-1", "exit_forfeit", 4, false},
 		},
-		outputs: []sweOut{{"steps", "t2", "", "bash", "ls", 1, 2}, {"steps", "t5", "", "bash", "exit_forfeit", 2, 5}},
+		outputs: []sweOut{{"steps", "action-0", "action-0", "bash", "ls", 1, 2}, {"steps", "action-1", "action-1", "bash", "exit_forfeit", 2, 5}},
 	}, {
 		file: "badmsg.traj", // a history message that is not an object
 		runs: []sweRunRow{{"badmsg", "swe-agent", "", "unknown", "", schema.EndError, schema.SourceExplicit, "exit_command_timeout", 1, 0, 0, -1, true, 0}},
