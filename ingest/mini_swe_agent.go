@@ -42,10 +42,10 @@ import (
 //     actions was refused by the harness: the next user message is its
 //     complaint → error. v2 tool-calling logs (tool_calls, role tool with
 //     tool_call_id) link by id; role exit messages only end the run.
-//  3. An observation whose middle was cut (<elided_chars>N characters
-//     elided</elided_chars>) gets a context_op event with a truncation op
-//     (trigger "output-limit", tokens_after = the shown output's estimate,
-//     tokens_before adds the N elided characters).
+//  3. An observation whose middle mini-swe-agent cut when it wrote it
+//     (<elided_chars>N characters elided</elided_chars>) is no context
+//     operation: every prompt showed it so, and its logged text is its
+//     size (no op, unlike a history processor's later elision).
 type miniSWEAgent struct{ formatInfo }
 
 const formatMiniSWEAgent = "mini-swe-agent"
@@ -56,7 +56,6 @@ var miniSubmitMarkers = []string{"COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_
 var (
 	miniAction   = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)[ \t]*\r?\n(.*?)\r?\n```")
 	miniRC       = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
-	miniElided   = regexp.MustCompile(`<elided_chars>\s*(\d+) characters elided\s*</elided_chars>`)
 	miniFormatRe = regexp.MustCompile(`(?i)exactly one action|found \d+ actions`)
 )
 
@@ -377,16 +376,8 @@ func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 		// a timeout (mini-swe-agent's timeout_template, no <returncode>) is
 		// marked by the builder's text rules (actions.InferFailure: timeout)
 		ev.IsError = ev.ExitCode != nil && *ev.ExitCode != 0 || strings.Contains(text, "<exception>")
-		key, err := run.add(ev)
-		if err != nil {
+		if _, err := run.add(ev); err != nil {
 			return err
-		}
-		if m := miniElided.FindStringSubmatch(text); m != nil {
-			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
-				if err := run.truncation(line, m[1]+" characters elided", key, text, n, "output-limit"); err != nil {
-					return err
-				}
-			}
 		}
 	}
 	switch {

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
@@ -50,8 +48,10 @@ import (
 //     with a masking op (trigger "history-processor", tokens_before = the
 //     observation's estimate, tokens_after = the placeholder's, tool_key =
 //     the output's key) is placed before the model call that first saw it.
-//     Observations clipped by max_observation_length ("N characters were
-//     elided") get a truncation op.
+//     An observation SWE-agent clipped to max_observation_length when it
+//     wrote it ("<response clipped> … N characters were elided") is no
+//     context operation: the history holds it clipped, every prompt showed
+//     it so, and its logged text is its size.
 //  4. Finish the run; steps carry no timestamps.
 type sweAgent struct{ formatInfo }
 
@@ -505,9 +505,6 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 				return err
 			}
 			keyOf[i] = key
-			if err := si.clipped(run, h.line, ev.Text, key); err != nil {
-				return err
-			}
 			continue
 		default:
 			ev.Kind = schema.KindUser
@@ -527,11 +524,7 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 			if c.positional {
 				ev.ToolName, ev.Target = c.name, c.target
 			}
-			key, err := run.add(ev)
-			if err != nil {
-				return err
-			}
-			if err := si.clipped(run, ev.Line, ev.Text, key); err != nil {
+			if _, err := run.add(ev); err != nil {
 				return err
 			}
 		}
@@ -676,37 +669,6 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 	return []sweCall{{id: e.CallID, name: name, target: Target(name, []byte(args)), action: action, positional: true}}, nil
 }
 
-// clipped adds a truncation op when an observation says that SWE-agent cut
-// it to max_observation_length ("… N characters were elided …").
-func (si *sweImport) clipped(run *sweRun, line int64, text, key string) error {
-	m := sweClipped.FindStringSubmatch(text)
-	if m == nil || !strings.Contains(text, "<response clipped>") {
-		return nil
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n <= 0 {
-		return nil
-	}
-	return run.truncation(line, m[0], key, text, n, "max_observation_length")
-}
-
-// truncation adds a context_op event with a truncation op for a tool output
-// shown without n of its characters: tokens_after is the shown output's
-// estimate, tokens_before adds the elided characters at the shown text's
-// tokens per character.
-func (r *sweRun) truncation(line int64, note, key, shown string, n int64, trigger string) error {
-	after := r.est.Count(shown)
-	var elided int64
-	if runes := utf8.RuneCountInString(shown); runes > 0 && after > 0 {
-		elided = int64(math.Round(float64(n) * float64(after) / float64(runes)))
-	} else {
-		elided = (n + 3) / 4
-	}
-	before := after + elided
-	op := schema.ContextOp{Op: schema.OpTruncation, ToolKey: key, TokensBefore: &before, TokensAfter: &after, Trigger: trigger, Detail: note}
-	return r.op(line, note, op)
-}
-
 // elisions compares each step's processed prompt with history and returns,
 // per history index of the assistant message (model call) that first sees
 // them, the observations first shown shorter than logged or replaced by an
@@ -820,14 +782,8 @@ func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]b
 		} else {
 			ev.Kind = schema.KindUser
 		}
-		key, err := run.add(ev)
-		if err != nil {
+		if _, err := run.add(ev); err != nil {
 			return err
-		}
-		if ev.Kind == schema.KindToolResult {
-			if err := si.clipped(run, ev.Line, ev.Text, key); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -162,9 +162,9 @@ func TestSWEAgentFixtures(t *testing.T) {
 		r1      = "repo__issue-1"
 		a1, a2  = "repo__issue-2/attempt-1", "repo__issue-2/attempt-2"
 	)
-	// a clipped output: tokens_before adds the 120 elided characters at the
-	// shown text's tokens per character: 31 + round(120 × 31/124) = 31 + 30
-	const clippedBefore = 61
+	// a clipped output: SWE-agent cut it to max_observation_length when it
+	// wrote it; its logged text (124 characters, 31 tokens) is its size, and
+	// no context op
 	if len(clipped) != lenClipped || len(fileObs) != lenFileObs || len("Old environment output: (2 lines omitted)") != lenOldLines {
 		t.Fatal("fixture texts changed: redo the token arithmetic above")
 	}
@@ -175,6 +175,7 @@ func TestSWEAgentFixtures(t *testing.T) {
 		outputs []sweOut
 		ops     []sweOp
 		rejects []sweReject
+		sizes   map[string][2]int64 // tool_outputs chars and est_tokens by key
 	}{{
 		// function calling: ids (one reused), thinking blocks, elisions seen in
 		// trajectory[i].messages (the last one after the last call), a clipped
@@ -197,24 +198,23 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{r1, 10, 2, schema.KindAssistant, "assistant", "", "", "", "", 15, false},
 			{r1, 11, 2, schema.KindToolCall, "assistant", "bash", "call_1", "", "pytest -q", 15, false},
 			{r1, 12, 3, schema.KindToolResult, "tool", "bash", "call_1", "call_1#2", "pytest -q", 16, false},
-			{r1, 13, 3, schema.KindContextOp, "system", "", "", "", "", 16, false},
-			{r1, 14, 3, schema.KindContextOp, "system", "", "", "", "", 5, false},
-			{r1, 15, 3, schema.KindAssistant, "assistant", "", "", "", "", 17, false},
-			{r1, 16, 3, schema.KindToolCall, "assistant", "submit", "call_3", "", "", 17, false},
-			{r1, 17, 4, schema.KindToolResult, "tool", "submit", "call_3", "call_3", "", 18, false},
-			{r1, 18, 4, schema.KindContextOp, "system", "", "", "", "", 6, false},
+			{r1, 13, 3, schema.KindContextOp, "system", "", "", "", "", 5, false},
+			{r1, 14, 3, schema.KindAssistant, "assistant", "", "", "", "", 17, false},
+			{r1, 15, 3, schema.KindToolCall, "assistant", "submit", "call_3", "", "", 17, false},
+			{r1, 16, 4, schema.KindToolResult, "tool", "submit", "call_3", "call_3", "", 18, false},
+			{r1, 17, 4, schema.KindContextOp, "system", "", "", "", "", 6, false},
 		},
 		outputs: []sweOut{
 			{r1, "call_1", "call_1", "bash", "ls", 1, 5},
 			{r1, "call_2", "call_2", "open", "a.py", 2, 8},
 			{r1, "call_1#2", "call_1", "bash", "pytest -q", 3, 12},
-			{r1, "call_3", "call_3", "submit", "", 4, 17},
+			{r1, "call_3", "call_3", "submit", "", 4, 16},
 		},
+		sizes: map[string][2]int64{"call_1#2": {lenClipped, tokClipped}}, // clipped when written: its logged size
 		ops: []sweOp{
 			{r1, 9, 2, schema.OpMasking, "call_1", tokAB, tokOldN, "history-processor", "history[3]: last_n_observations"},
-			{r1, 13, 3, schema.OpTruncation, "call_1#2", clippedBefore, tokClipped, "max_observation_length", "120 characters were elided"},
-			{r1, 14, 3, schema.OpMasking, "call_2", tokFileObs, tokOldN, "history-processor", "history[5]: last_n_observations"},
-			{r1, 18, 4, schema.OpMasking, "call_1#2", tokClipped, tokOldN, "history-processor", "history[7]: last_n_observations"},
+			{r1, 13, 3, schema.OpMasking, "call_2", tokFileObs, tokOldN, "history-processor", "history[5]: last_n_observations"},
+			{r1, 17, 4, schema.OpMasking, "call_1#2", tokClipped, tokOldN, "history-processor", "history[7]: last_n_observations"},
 		},
 	}, {
 		// 0.x text actions: demonstrations, ``` and <command> blocks, the last
@@ -320,6 +320,11 @@ func TestSWEAgentFixtures(t *testing.T) {
 			}
 			if len(m.Usage) != 0 {
 				t.Errorf("got %d usage rows, want none (SWE-agent logs only run totals)", len(m.Usage))
+			}
+			for _, o := range m.ToolOutputs {
+				if w, ok := tc.sizes[o.ToolKey]; ok && (o.Chars != w[0] || o.EstTokens != w[1]) {
+					t.Errorf("output %s: %d chars, %d tokens; want %d, %d", o.ToolKey, o.Chars, o.EstTokens, w[0], w[1])
+				}
 			}
 		})
 	}
