@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -176,6 +177,7 @@ func TestSWEAgentFixtures(t *testing.T) {
 		ops     []sweOp
 		rejects []sweReject
 		sizes   map[string][2]int64 // tool_outputs chars and est_tokens by key
+		parents map[string]string   // parent_run_id by run id, where set
 	}{{
 		// function calling: ids (one reused), thinking blocks, elisions seen in
 		// trajectory[i].messages (the last one after the last call), a clipped
@@ -297,6 +299,52 @@ func TestSWEAgentFixtures(t *testing.T) {
 		},
 		rejects: []sweReject{{4, "history message is not an object"}},
 	}, {
+		// three agents' messages in one history (SWE-agent 0.x subroutines:
+		// each sub-agent's history appended after it returns): one run per
+		// agent, the sub-agents' runs children of the first agent's, which
+		// keeps the exit status and the totals; each agent's actions and
+		// observations linked within its own run
+		file: "multiagent.traj",
+		runs: []sweRunRow{
+			{"multiagent", "swe-agent", "", "unknown", "", schema.EndFinished, schema.SourceExplicit, "submitted", 3, 9000, 300, 0.12, true, 0},
+			{"multiagent/reproducer", "swe-agent", "", "unknown", "", schema.EndUnknown, schema.SourceInferred, "", 2, 0, 0, -1, true, 0},
+			{"multiagent/editor", "swe-agent", "", "unknown", "", schema.EndUnknown, schema.SourceInferred, "", 2, 0, 0, -1, true, 0},
+		},
+		events: []sweEv{
+			{"multiagent", 0, 0, schema.KindSystem, "system", "", "", "", "", 4, false},
+			{"multiagent", 1, 0, schema.KindUser, "user", "", "", "", "", 5, false},
+			{"multiagent", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 6, false},
+			{"multiagent", 3, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", `reproduce "issue 12"`, 6, false},
+			{"multiagent/reproducer", 0, 0, schema.KindSystem, "system", "", "", "", "", 7, false},
+			{"multiagent/reproducer", 1, 0, schema.KindUser, "user", "", "", "", "", 8, false},
+			{"multiagent/reproducer", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 9, false},
+			{"multiagent/reproducer", 3, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "python repro.py", 9, false},
+			{"multiagent/reproducer", 4, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "python repro.py", 10, false},
+			{"multiagent/reproducer", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 11, false},
+			{"multiagent/reproducer", 6, 1, schema.KindToolCall, "assistant", "submit", "action-1", "", "", 11, false},
+			// the primary's observation of its reproduce action follows the sub-agent's history
+			{"multiagent", 4, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", `reproduce "issue 12"`, 12, false},
+			{"multiagent", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 13, false},
+			{"multiagent", 6, 1, schema.KindToolCall, "assistant", "bash", "action-1", "", "edit_file a.py", 13, false},
+			{"multiagent/editor", 0, 0, schema.KindSystem, "system", "", "", "", "", 14, false},
+			{"multiagent/editor", 1, 0, schema.KindUser, "user", "", "", "", "", 15, false},
+			{"multiagent/editor", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 16, false},
+			{"multiagent/editor", 3, 0, schema.KindToolCall, "assistant", "open", "action-0", "", "a.py", 16, false},
+			{"multiagent/editor", 4, 1, schema.KindToolResult, "user", "open", "action-0", "action-0", "a.py", 17, false},
+			{"multiagent/editor", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 18, false},
+			{"multiagent/editor", 6, 1, schema.KindToolCall, "assistant", "submit", "action-1", "", "", 18, false},
+			{"multiagent", 7, 2, schema.KindToolResult, "user", "bash", "action-1", "action-1", "edit_file a.py", 19, false},
+			{"multiagent", 8, 2, schema.KindAssistant, "assistant", "", "", "", "", 20, false},
+			{"multiagent", 9, 2, schema.KindToolCall, "assistant", "submit", "action-2", "", "", 20, false},
+		},
+		outputs: []sweOut{
+			{"multiagent/reproducer", "action-0", "action-0", "bash", "python repro.py", 1, 4},
+			{"multiagent", "action-0", "action-0", "bash", `reproduce "issue 12"`, 1, 4},
+			{"multiagent/editor", "action-0", "action-0", "open", "a.py", 1, 4},
+			{"multiagent", "action-1", "action-1", "bash", "edit_file a.py", 2, 7},
+		},
+		parents: map[string]string{"multiagent/reproducer": "multiagent", "multiagent/editor": "multiagent"},
+	}, {
 		file:    "malformed.traj", // not JSON: one reject at the error, no run
 		rejects: []sweReject{{4, "invalid JSON"}},
 	}}
@@ -325,6 +373,15 @@ func TestSWEAgentFixtures(t *testing.T) {
 				if w, ok := tc.sizes[o.ToolKey]; ok && (o.Chars != w[0] || o.EstTokens != w[1]) {
 					t.Errorf("output %s: %d chars, %d tokens; want %d, %d", o.ToolKey, o.Chars, o.EstTokens, w[0], w[1])
 				}
+			}
+			parents := map[string]string{}
+			for _, r := range m.Runs {
+				if r.ParentRunID != "" {
+					parents[r.RunID] = r.ParentRunID
+				}
+			}
+			if diff := cmp.Diff(tc.parents, parents, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("parents (-want +got):\n%s", diff)
 			}
 		})
 	}
