@@ -50,7 +50,8 @@ import (
 //     info.model_stats's totals (which cover every agent: the log has no
 //     per-agent figures); each other agent's run is "<id>/<agent>", its
 //     parent the first agent's run, with the configured model. Messages
-//     without an agent name belong to the first agent.
+//     without an agent name, and demonstrations whose agent sends no other
+//     message, belong to the first agent.
 //  4. The history processors' elisions are found by comparing, message by
 //     message, each step's processed prompt (trajectory[i].messages, the
 //     history after the step, or trajectory[i].query, the prompt of the step)
@@ -450,11 +451,15 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 	byAgent := map[string]*sweAgentRun{}
 	agentRuns := []*sweAgentRun{main}
 	names := sweAgentNames(hist)
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
 	if len(names) > 0 {
 		byAgent[names[0]] = main
 	}
 	runOf := func(agent string) (*sweAgentRun, error) {
-		if len(names) < 2 || agent == "" {
+		if len(names) < 2 || !known[agent] {
 			return main, nil
 		}
 		if ar := byAgent[agent]; ar != nil {
@@ -596,12 +601,13 @@ type sweAgentRun struct {
 }
 
 // sweAgentNames returns the agent names of a history's messages, in the
-// order they first occur ("" is no name).
+// order they first occur ("" is no name). Demonstrations do not count: a
+// demonstration logged by another agent is still this agent's input.
 func sweAgentNames(hist []sweMsg) []string {
 	var names []string
 	seen := map[string]bool{}
 	for i := range hist {
-		if a := hist[i].agent; a != "" && hist[i].role != "" && !seen[a] {
+		if a := hist[i].agent; a != "" && hist[i].role != "" && !hist[i].demo && !seen[a] {
 			seen[a] = true
 			names = append(names, a)
 		}

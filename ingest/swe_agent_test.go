@@ -751,3 +751,52 @@ func TestSWEAgentElisions(t *testing.T) {
 		})
 	}
 }
+
+// TestSWEAgentAgents: which messages make a history several agents' runs.
+func TestSWEAgentAgents(t *testing.T) {
+	msg := func(role, agent string, demo bool) map[string]any {
+		m := map[string]any{"role": role, "content": "x"}
+		if agent != "" {
+			m["agent"] = agent
+		}
+		if demo {
+			m["is_demo"] = true
+		}
+		if role == "assistant" {
+			m["thought"], m["action"] = "t", "ls"
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		hist []any
+		want map[string]int // events per run
+	}{
+		{"one agent", []any{msg("system", "main", false), msg("user", "main", false), msg("assistant", "main", false), msg("user", "main", false)},
+			map[string]int{"a": 5}}, // system, user, assistant, tool_call, tool_result
+		{"a demonstration logged by another agent", []any{msg("system", "main", false), msg("user", "primary", true), msg("assistant", "primary", true),
+			msg("user", "main", false), msg("assistant", "main", false)},
+			map[string]int{"a": 6}}, // system, 2 demonstrations (user), user, assistant, tool_call
+		{"two agents, one message without a name", []any{msg("system", "main", false), msg("assistant", "main", false),
+			msg("system", "sub", false), msg("user", "sub", false), msg("user", "", false)},
+			// main: system, assistant, tool_call, and the unnamed observation
+			// answers its action; sub: system, user
+			map[string]int{"a": 4, "a/sub": 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, _ := json.Marshal(map[string]any{"history": tc.hist})
+			m, err := ingest.Parse(context.Background(), "swe-agent-traj", "a.traj", doc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, e := range m.Events {
+				got[e.RunID]++
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("events per run (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
