@@ -20,6 +20,12 @@
 // "cd /repo && python -m pytest | tail" is a test and
 // "cat <<'EOF' > fix.py" an edit.
 //
+// The package also holds the failure rules (FailureRules, InferFailure):
+// an ordered list of text rules by which a tool output whose log carries
+// neither an error flag nor an exit code is inferred to have failed
+// (a Python traceback, "command not found", a non-zero exit code stated in
+// the text …); ingest stores the deciding rule with the output.
+//
 // Invariants: Classify never fails and never panics, whatever the
 // arguments (invalid JSON just has no arguments to match); LoadRules reports
 // a bad file as a *SyntaxError with its line and never panics; the rules,

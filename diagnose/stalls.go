@@ -21,7 +21,11 @@ type Stall struct {
 	Failing bool   `json:"failing"` // the output is flagged is_error or its exit code is non-zero
 	// IsError: every output of the pair is flagged is_error (Failing may
 	// come from the exit code alone).
-	IsError    bool    `json:"is_error"`
+	IsError bool `json:"is_error"`
+	// Inferred: the pair fails and every one of its outputs was marked
+	// failed by a text rule at import (schema.Event.ErrorRule: the log has
+	// no error flag or exit code for it), none by its log.
+	Inferred   bool    `json:"inferred,omitempty"`
 	Hash       string  `json:"hash"`        // FNV-1a 64 of the output text, hex
 	Seqs       []int64 `json:"seqs"`        // tool_call seqs, ascending
 	ResultSeqs []int64 `json:"result_seqs"` // the matching tool_result seqs
@@ -56,8 +60,9 @@ func (s *RunStalls) EndsInStall(lastCall int64) (Stall, bool) {
 	return Stall{}, false
 }
 
-// failing reports whether a tool result failed: flagged is_error, or a
-// logged non-zero exit code.
+// failing reports whether a tool result failed: flagged is_error (by its
+// log, or at import by a text rule where the log has neither a flag nor an
+// exit code: ErrorRule), or a logged non-zero exit code.
 func failing(e *schema.Event) bool {
 	return e.IsError || (e.ExitCode != nil && *e.ExitCode != 0)
 }
@@ -148,12 +153,13 @@ func Stalls(events []schema.Event) RunStalls {
 		k := pairKey{e.ToolName, a, f, maphash.String(stallSeed, r.Text)}
 		g := groups[k]
 		if g == nil {
-			g = &Stall{Tool: e.ToolName, Target: e.Target, Failing: f, IsError: r.IsError}
+			g = &Stall{Tool: e.ToolName, Target: e.Target, Failing: f, IsError: r.IsError, Inferred: f && r.ErrorRule != ""}
 			groups[k] = g
 			texts[k] = r.Text
 			order = append(order, k)
 		}
 		g.IsError = g.IsError && r.IsError
+		g.Inferred = g.Inferred && r.ErrorRule != ""
 		g.Seqs = append(g.Seqs, e.Seq)
 		g.ResultSeqs = append(g.ResultSeqs, r.Seq)
 	}

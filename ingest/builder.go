@@ -50,6 +50,8 @@ type RunBuilder struct {
 	classHarness string
 	classMixed   bool
 	mentions     bool // a system event's text contains manage_context
+
+	inferFailures bool // the format's tool results may carry no failure flag (textFailureFormats)
 }
 
 type callInfo struct {
@@ -73,7 +75,7 @@ func (f *File) NewRun(id string) (*RunBuilder, error) {
 			RunID: claimed, SourceFormat: f.format, SourcePath: f.path, SourceSHA256: f.sha,
 			EndReason: schema.EndUnknown, EndReasonSource: schema.SourceInferred,
 		},
-		f: f, callIdx: -1, lastSeq: -1,
+		f: f, callIdx: -1, lastSeq: -1, inferFailures: textFailureFormats[f.format],
 		usage: map[int64]*schema.Usage{}, toolCall: map[string]*callInfo{},
 		keys: map[string]int{}, models: map[string]int{},
 	}, nil
@@ -143,8 +145,10 @@ func (b *RunBuilder) Usage(turn int64) *schema.Usage { return b.usage[turn] }
 
 // Add appends one event. The builder sets RunID, Seq, Turn, Chars and
 // EstTokens; for tool calls it canonicalises Args and derives Target; for tool
-// results it links the call, unwraps DTOC envelopes and emits the tool_outputs
-// row; manage_context calls also emit context_ops rows.
+// results it links the call, unwraps DTOC envelopes, in formats whose results
+// may carry no failure flag (textFailureFormats) marks one that has neither
+// IsError nor an exit code failed when its text says so (ErrorRule), and
+// emits the tool_outputs row; manage_context calls also emit context_ops rows.
 func (b *RunBuilder) Add(e schema.Event) error {
 	if b.finished {
 		return fmt.Errorf("run %s: event after Finish", b.Run.RunID)
@@ -218,6 +222,9 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			// text estimates to beyond the inner result's
 			e.EnvelopeTokens = max(b.f.est.Count(e.Text)-b.f.est.Count(inner), 0)
 			e.ToolKey, e.Text = key, inner
+		}
+		if b.inferFailures {
+			inferFailure(&e)
 		}
 		if e.ToolKey == "" {
 			e.ToolKey = e.CallID

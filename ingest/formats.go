@@ -38,7 +38,7 @@ func init() {
 	register(40, kimiWire{formatInfo{"kimi-cli-wire",
 		"Kimi Code CLI wire.jsonl (turn.prompt, context.append_loop_event steps/tool calls/results, usage.record): tool-call ids, ms timestamps, per-step usage when recorded per step (turn-scoped usage only as run totals); no compaction records; end reason from turn.cancel / step.end"}})
 	register(40, miniSWEAgent{formatInfo{formatMiniSWEAgent,
-		"mini-swe-agent trajectories (*.traj.json full files and bare message lists; actions in ```bash/```mswea_bash_command blocks, v2 tool calls): per-call usage and timestamps from messages[k].extra.response where logged, no tool-call ids for text actions (results linked by position), <elided_chars> output truncation as ops, end reason from info.exit_status"}})
+		"mini-swe-agent trajectories (*.traj.json full files and bare message lists; actions in ```bash/```mswea_bash_command blocks, v2 tool calls): per-call usage and timestamps from messages[k].extra.response where logged, no tool-call ids for text actions (each gets action-<turn>, its observation the same key), outputs cut when written (<elided_chars>) kept at their logged size (no op), end reason from info.exit_status"}})
 	register(40, openHands{formatInfo{"openhands",
 		"OpenHands V0 event streams (evaluation output.jsonl, one run per instance; tests/runtime/trajs event lists): per-call usage from tool_call_metadata (else llm_metrics deltas), timestamps, tool_call_id/cause links, condensation as context_ops, finish/agent_state/eval error as end reasons, test_result outcome"}})
 	register(40, otel{formatInfo{"otel-genai-spans",
@@ -46,7 +46,7 @@ func init() {
 	register(40, piCodingAgent{formatInfo{"pi-coding-agent",
 		"pi coding-agent session JSONL (~/.pi/agent/sessions/*/*.jsonl): per-call usage (cache reads/writes), timestamps, tool-call ids, compaction entries with tokensBefore as context_ops, end reason from the last stopReason (aborted/error)"}})
 	register(40, sweAgent{formatInfo{formatSWEAgent,
-		"SWE-agent trajectories (*.traj, 0.x/1.x, function-calling and text/XML actions, RetryAgent attempts): events from history; tool-call ids only in function-calling configs; no per-call usage (run totals from info.model_stats), no timestamps; history-processor elisions as masking ops; end reason from info.exit_status"}})
+		"SWE-agent trajectories (*.traj, 0.x/1.x, function-calling and text/XML actions, RetryAgent attempts): events from history; tool-call ids only in function-calling configs (text actions get action-<turn>, their observation the same key); no per-call usage (run totals from info.model_stats), no timestamps; history-processor elisions as masking ops (observations clipped when written, max_observation_length, are their logged size: no op); end reason from info.exit_status"}})
 	register(45, aider{formatInfo{"aider-chat-history",
 		"aider chat history Markdown (.aider.chat.history.md): a run per \"# aider chat started at\" (start time only), #### user turns, replies as model calls with per-call usage and session cost from \"> Tokens: … Cost: …\" lines, \"Applied edit to\" as edit calls, /clear as truncation ops, end reason from token-limit, reflection-limit and ^C messages; no tool-call ids"}})
 	register(45, clineCassette{formatInfo{"cline-http-cassette",

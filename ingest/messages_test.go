@@ -416,7 +416,7 @@ func TestMessagesDTOC(t *testing.T) {
 				{sqlite, 1, 0, schema.KindUser, "", "", "", false},
 				{sqlite, 2, 0, schema.KindAssistant, "", "", "", false},
 				{sqlite, 3, 0, schema.KindToolCall, "run_tests", "call_01", "tests/test_rolling.py", false},
-				{sqlite, 4, 1, schema.KindToolResult, "run_tests", "call_01", "tests/test_rolling.py", false},
+				{sqlite, 4, 1, schema.KindToolResult, "run_tests", "call_01", "tests/test_rolling.py", true}, // "1 failed, 2 passed in 0.04s": error_rule test-failures (OpenAI tool messages have no flag)
 				{sqlite, 5, 1, schema.KindToolCall, "grep", "call_02", "def rolling_window @ sqlite_utils", false},
 				{sqlite, 6, 1, schema.KindToolCall, "read_file", "call_03", "sqlite_utils/utils.py", false},
 				{sqlite, 7, 2, schema.KindToolResult, "grep", "call_02", "def rolling_window @ sqlite_utils", false},

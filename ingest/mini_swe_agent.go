@@ -35,16 +35,17 @@ import (
 //     extra.response (usage, id, model, created) or extra.timestamp, the
 //     reasoning of the response → reasoning, the text around the action →
 //     assistant, and the action — exactly one ```bash / ```mswea_bash_command
-//     block (or extra.actions) — → a bash tool call without id; the next
-//     user message is its observation → tool_result linked by position,
-//     exit code from <returncode>. An assistant message with no or several
+//     block (or extra.actions) — → a bash tool call with the call id
+//     "action-<turn>" (sweActionID; the log has none); the next user
+//     message is its observation → tool_result with that call id, exit code
+//     from <returncode>. An assistant message with no or several
 //     actions was refused by the harness: the next user message is its
 //     complaint → error. v2 tool-calling logs (tool_calls, role tool with
 //     tool_call_id) link by id; role exit messages only end the run.
-//  3. An observation whose middle was cut (<elided_chars>N characters
-//     elided</elided_chars>) gets a context_op event with a truncation op
-//     (trigger "output-limit", tokens_after = the shown output's estimate,
-//     tokens_before adds the N elided characters).
+//  3. An observation whose middle mini-swe-agent cut when it wrote it
+//     (<elided_chars>N characters elided</elided_chars>) is no context
+//     operation: every prompt showed it so, and its logged text is its
+//     size (no op, unlike a history processor's later elision).
 type miniSWEAgent struct{ formatInfo }
 
 const formatMiniSWEAgent = "mini-swe-agent"
@@ -55,7 +56,6 @@ var miniSubmitMarkers = []string{"COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_
 var (
 	miniAction   = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)[ \t]*\r?\n(.*?)\r?\n```")
 	miniRC       = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
-	miniElided   = regexp.MustCompile(`<elided_chars>\s*(\d+) characters elided\s*</elided_chars>`)
 	miniFormatRe = regexp.MustCompile(`(?i)exactly one action|found \d+ actions`)
 )
 
@@ -268,7 +268,7 @@ type miniImport struct {
 
 // miniPending is the text action awaiting its observation.
 type miniPending struct {
-	name, target, command string
+	id, name, target, command string
 }
 
 // run imports the run of one file.
@@ -348,7 +348,7 @@ func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 			switch {
 			case pending != nil:
 				ev.Kind = schema.KindToolResult
-				ev.ToolName, ev.Target = pending.name, pending.target
+				ev.CallID, ev.ToolName, ev.Target = pending.id, pending.name, pending.target
 			case refused || extra.str("interrupt_type") != "" || lastKind == schema.KindAssistant && miniFormatRe.MatchString(text):
 				ev.Kind, ev.IsError = schema.KindError, true
 			case strings.TrimSpace(text) == "":
@@ -373,18 +373,11 @@ func (mi *miniImport) run(fields map[string]jsonSpan, elems []jsonSpan) error {
 			c := int64(rc)
 			ev.ExitCode = &c
 		}
-		ev.IsError = ev.ExitCode != nil && *ev.ExitCode != 0 ||
-			ev.ExitCode == nil && strings.Contains(text, "timed out") || strings.Contains(text, "<exception>")
-		key, err := run.add(ev)
-		if err != nil {
+		// a timeout (mini-swe-agent's timeout_template, no <returncode>) is
+		// marked by the builder's text rules (actions.InferFailure: timeout)
+		ev.IsError = ev.ExitCode != nil && *ev.ExitCode != 0 || strings.Contains(text, "<exception>")
+		if _, err := run.add(ev); err != nil {
 			return err
-		}
-		if m := miniElided.FindStringSubmatch(text); m != nil {
-			if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && n > 0 {
-				if err := run.truncation(line, m[1]+" characters elided", key, text, n, "output-limit"); err != nil {
-					return err
-				}
-			}
 		}
 	}
 	switch {
@@ -468,11 +461,11 @@ func (mi *miniImport) assistant(run *sweRun, o jsonObject, ev schema.Event) (*mi
 		if len(commands) == 1 {
 			e := ev
 			e.Kind, e.Text = schema.KindToolCall, ""
-			e.ToolName, e.Args = "bash", sweJSON(map[string]any{"command": commands[0]})
+			e.CallID, e.ToolName, e.Args = sweActionID(b.Turns()-1), "bash", sweJSON(map[string]any{"command": commands[0]})
 			if _, err := run.add(e); err != nil {
 				return nil, 0, err
 			}
-			pending = &miniPending{name: "bash", target: Target("bash", []byte(e.Args)), command: commands[0]}
+			pending = &miniPending{id: e.CallID, name: "bash", target: Target("bash", []byte(e.Args)), command: commands[0]}
 		}
 	}
 	model := firstNonEmpty(resp.str("model"), choice.str("model"))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -65,9 +66,11 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 		toolcal = "tc-1"
 	)
 	// chars4 by hand (see swe_agent_test.go): elided is 227 characters →
-	// ceil(227/4) = 57 tokens shown; tokens_before adds the 400 elided
-	// characters at 57/227 tokens per character: 57 + round(100.44) = 157
-	const elidedAfter, elidedBefore = 57, 157
+	// ceil(227/4) = 57 tokens. mini-swe-agent cut the output's middle when
+	// it wrote it (<elided_chars>): that is the output as every prompt
+	// showed it, its logged size, and no context op (the 400 characters
+	// it no longer has count nowhere)
+	const elidedChars, elidedTokens = 227, 57
 	if len(elided) != 227 {
 		t.Fatal("fixture text changed: redo the token arithmetic above")
 	}
@@ -80,6 +83,8 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 		outputs []sweOut
 		ops     []sweOp
 		rejects []sweReject
+		rules   map[int64]string    // error_rule by seq (text failures)
+		sizes   map[string][2]int64 // tool_outputs chars and est_tokens by key
 	}{{
 		// v1 full file: per-call usage, reasoning, a refused message with two
 		// actions, an elided output, a timeout, the cost limit
@@ -91,17 +96,16 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 			{r7, 1, 0, schema.KindUser, "user", "", "", "", "", 5, false},
 			{r7, 2, 0, schema.KindReasoning, "assistant", "", "", "", "", 6, false},
 			{r7, 3, 0, schema.KindAssistant, "assistant", "", "", "", "", 6, false},
-			{r7, 4, 0, schema.KindToolCall, "assistant", "bash", "", "", "ls -la", 6, false},
-			{r7, 5, 1, schema.KindToolResult, "user", "bash", "", "t5", "ls -la", 7, false},
+			{r7, 4, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "ls -la", 6, false},
+			{r7, 5, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "ls -la", 7, false},
 			{r7, 6, 1, schema.KindAssistant, "assistant", "", "", "", "", 8, false},
 			{r7, 7, 2, schema.KindError, "user", "", "", "", "", 9, true},
 			{r7, 8, 2, schema.KindAssistant, "assistant", "", "", "", "", 10, false},
-			{r7, 9, 2, schema.KindToolCall, "assistant", "bash", "", "", "pytest", 10, false},
-			{r7, 10, 3, schema.KindToolResult, "user", "bash", "", "t10", "pytest", 11, true},
-			{r7, 11, 3, schema.KindContextOp, "system", "", "", "", "", 11, false},
-			{r7, 12, 3, schema.KindAssistant, "assistant", "", "", "", "", 12, false},
-			{r7, 13, 3, schema.KindToolCall, "assistant", "bash", "", "", "sleep 100", 12, false},
-			{r7, 14, 4, schema.KindToolResult, "user", "bash", "", "t14", "sleep 100", 13, true},
+			{r7, 9, 2, schema.KindToolCall, "assistant", "bash", "action-2", "", "pytest", 10, false},
+			{r7, 10, 3, schema.KindToolResult, "user", "bash", "action-2", "action-2", "pytest", 11, true},
+			{r7, 11, 3, schema.KindAssistant, "assistant", "", "", "", "", 12, false},
+			{r7, 12, 3, schema.KindToolCall, "assistant", "bash", "action-3", "", "sleep 100", 12, false},
+			{r7, 13, 4, schema.KindToolResult, "user", "bash", "action-3", "action-3", "sleep 100", 13, true},
 		},
 		usage: []miniUse{
 			{r7, 0, 1000, 50, 0, 20, claude, "gen-1", "2025-11-19T00:11:57Z"},
@@ -110,12 +114,13 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 			{r7, 3, 1600, 20, 0, 0, claude, "gen-4", "2025-11-19T00:12:10Z"},
 		},
 		exits: []int64{0, 1, -1},
+		rules: map[int64]string{13: "timeout"}, // "timed out and has been killed": no <returncode>
+		sizes: map[string][2]int64{"action-2": {elidedChars, elidedTokens}},
 		outputs: []sweOut{
-			{r7, "t5", "", "bash", "ls -la", 1, 5},
-			{r7, "t10", "", "bash", "pytest", 3, 10},
-			{r7, "t14", "", "bash", "sleep 100", 4, 14},
+			{r7, "action-0", "action-0", "bash", "ls -la", 1, 5},
+			{r7, "action-2", "action-2", "bash", "pytest", 3, 10},
+			{r7, "action-3", "action-3", "bash", "sleep 100", 4, 13},
 		},
-		ops: []sweOp{{r7, 11, 3, schema.OpTruncation, "t10", elidedBefore, elidedAfter, "output-limit", "400 characters elided"}},
 	}, {
 		// a bare list (mini-swe-agent's test data): the submission ends it
 		file: "list.traj.json",
@@ -124,14 +129,14 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 			{"list", 0, 0, schema.KindSystem, "system", "", "", "", "", 2, false},
 			{"list", 1, 0, schema.KindUser, "user", "", "", "", "", 3, false},
 			{"list", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 4, false},
-			{"list", 3, 0, schema.KindToolCall, "assistant", "bash", "", "", "cat a.py", 4, false},
-			{"list", 4, 1, schema.KindToolResult, "user", "bash", "", "t4", "cat a.py", 5, false},
+			{"list", 3, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "cat a.py", 4, false},
+			{"list", 4, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "cat a.py", 5, false},
 			{"list", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 6, false},
-			{"list", 6, 1, schema.KindToolCall, "assistant", "bash", "", "", "echo " + marker + " && git diff", 6, false},
-			{"list", 7, 2, schema.KindToolResult, "user", "bash", "", "t7", "echo " + marker + " && git diff", 7, false},
+			{"list", 6, 1, schema.KindToolCall, "assistant", "bash", "action-1", "", "echo " + marker + " && git diff", 6, false},
+			{"list", 7, 2, schema.KindToolResult, "user", "bash", "action-1", "action-1", "echo " + marker + " && git diff", 7, false},
 		},
 		exits:   []int64{0, -1},
-		outputs: []sweOut{{"list", "t4", "", "bash", "cat a.py", 1, 4}, {"list", "t7", "", "bash", "echo " + marker + " && git diff", 2, 7}},
+		outputs: []sweOut{{"list", "action-0", "action-0", "bash", "cat a.py", 1, 4}, {"list", "action-1", "action-1", "bash", "echo " + marker + " && git diff", 2, 7}},
 	}, {
 		// v2 tool calling: ids, extra.timestamp, an exit message
 		file: "toolcall.traj.json",
@@ -157,11 +162,11 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 			{"badmsg", 0, 0, schema.KindSystem, "system", "", "", "", "", 3, false},
 			{"badmsg", 1, 0, schema.KindUser, "user", "", "", "", "", 4, false},
 			{"badmsg", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 6, false},
-			{"badmsg", 3, 0, schema.KindToolCall, "assistant", "bash", "", "", "ls", 6, false},
-			{"badmsg", 4, 1, schema.KindToolResult, "user", "bash", "", "t4", "ls", 7, false},
+			{"badmsg", 3, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "ls", 6, false},
+			{"badmsg", 4, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "ls", 7, false},
 		},
 		exits:   []int64{0},
-		outputs: []sweOut{{"badmsg", "t4", "", "bash", "ls", 1, 4}},
+		outputs: []sweOut{{"badmsg", "action-0", "action-0", "bash", "ls", 1, 4}},
 		rejects: []sweReject{{5, "message 3 is not an object"}},
 	}, {
 		file:    "broken.traj.json", // not JSON: one reject at the error, no run
@@ -190,6 +195,20 @@ func TestMiniSWEAgentFixtures(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.rejects, sweRejects(m.Rejects)); diff != "" {
 				t.Errorf("rejects (-want +got):\n%s", diff)
+			}
+			rules := map[int64]string{}
+			for _, e := range m.Events {
+				if e.ErrorRule != "" {
+					rules[e.Seq] = e.ErrorRule
+				}
+			}
+			if diff := cmp.Diff(tc.rules, rules, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("error rules (-want +got):\n%s", diff)
+			}
+			for _, o := range m.ToolOutputs {
+				if w, ok := tc.sizes[o.ToolKey]; ok && (o.Chars != w[0] || o.EstTokens != w[1]) {
+					t.Errorf("output %s: %d chars, %d tokens; want %d, %d", o.ToolKey, o.Chars, o.EstTokens, w[0], w[1])
+				}
 			}
 		})
 	}
@@ -437,18 +456,26 @@ func TestMiniSWEAgentCorpus(t *testing.T) {
 				t.Errorf("%d calls, %d results, %d outputs, %d errors; want %d, %d, %d, %d",
 					calls, results, len(m.ToolOutputs), errs, s.calls, s.calls, s.calls, s.refused)
 			}
-			keys := map[string]int64{}
+			// outputs cut when written (<elided_chars>) are kept at their
+			// logged size, with no context op
+			if len(m.ContextOps) != 0 {
+				t.Errorf("%d context ops, want none (%d outputs were cut when written)", len(m.ContextOps), s.elided)
+			}
+			texts := map[int64]string{}
+			for _, e := range m.Events {
+				texts[e.Seq] = e.Text
+			}
+			cut := 0
 			for _, o := range m.ToolOutputs {
-				keys[o.ToolKey] = o.EstTokens
-			}
-			if len(m.ContextOps) != s.elided {
-				t.Errorf("%d context ops, want one per elided output: %d", len(m.ContextOps), s.elided)
-			}
-			for _, op := range m.ContextOps {
-				est, ok := keys[op.ToolKey]
-				if op.Op != schema.OpTruncation || !ok || op.TokensAfter == nil || *op.TokensAfter != est || op.TokensBefore == nil || *op.TokensBefore <= est {
-					t.Errorf("op %+v: want a truncation of a tool output (est %d) with tokens", op, est)
+				if text := texts[o.Seq]; strings.Contains(text, "<elided_chars>") {
+					cut++
+					if o.Chars != int64(len([]rune(text))) {
+						t.Errorf("output %s: %d chars, want its logged text's %d", o.ToolKey, o.Chars, len([]rune(text)))
+					}
 				}
+			}
+			if cut != s.elided {
+				t.Errorf("%d outputs cut when written, the scan counts %d", cut, s.elided)
 			}
 		})
 	}

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 
@@ -22,8 +20,9 @@ import (
 // environment}, or a RetryAgent file whose "attempts" hold one such object
 // per attempt.
 //
-// Steps per trajectory (one run each; a RetryAgent file gives one run per
-// attempt, its top level being a copy of the chosen attempt):
+// Steps per trajectory (one run each, or one per agent: step 3; a
+// RetryAgent file gives one run per attempt, its top level being a copy of
+// the chosen attempt):
 //  1. Decode the object; a document that is not JSON is one reject. Run
 //     metadata comes from replay_config (a JSON string or object): model
 //     agent.model.name, task problem_statement.id (also the run id, else the
@@ -35,12 +34,25 @@ import (
 //     message is one model call (thinking_blocks → reasoning, the thought →
 //     assistant, then its tool calls: function-calling configs log them in
 //     tool_calls with ids, text/XML configs only as the action string, which
-//     becomes a tool call of the SWE-agent command it names, else of bash);
-//     role tool → tool_result linked by tool_call_ids; a user message that
-//     answers a text/XML action → tool_result linked by position; other user
-//     messages → user. When the history lacks the observation of the last
-//     action (0.x files), it is taken from the last trajectory step.
-//  3. The history processors' elisions are found by comparing, message by
+//     becomes a tool call of the SWE-agent command it names, else of bash,
+//     with the call id "action-<turn>" (sweActionID: one action per model
+//     call); role tool → tool_result linked by tool_call_ids; a user message
+//     that answers a text/XML action → tool_result with its call's id (the
+//     observation follows its action); other user messages → user. When
+//     the history lacks the observation of the last action (0.x files), it
+//     is taken from the last trajectory step.
+//  3. A history whose messages name several agents (SWE-agent 0.x
+//     subroutines append each sub-agent's history after it returns, every
+//     message carrying its agent's name; multi-agent harnesses built on
+//     SWE-agent interleave their roles the same way) is one run per agent:
+//     each agent's messages are its own conversation (its prompts held only
+//     them). The first agent's run keeps the run id, the exit status and
+//     info.model_stats's totals (which cover every agent: the log has no
+//     per-agent figures); each other agent's run is "<id>/<agent>", its
+//     parent the first agent's run, with the configured model. Messages
+//     without an agent name, and demonstrations whose agent sends no other
+//     message, belong to the first agent.
+//  4. The history processors' elisions are found by comparing, message by
 //     message, each step's processed prompt (trajectory[i].messages, the
 //     history after the step, or trajectory[i].query, the prompt of the step)
 //     with history: the first time an observation is shown cut or replaced
@@ -48,9 +60,11 @@ import (
 //     with a masking op (trigger "history-processor", tokens_before = the
 //     observation's estimate, tokens_after = the placeholder's, tool_key =
 //     the output's key) is placed before the model call that first saw it.
-//     Observations clipped by max_observation_length ("N characters were
-//     elided") get a truncation op.
-//  4. Finish the run; steps carry no timestamps.
+//     An observation SWE-agent clipped to max_observation_length when it
+//     wrote it ("<response clipped> … N characters were elided") is no
+//     context operation: the history holds it clipped, every prompt showed
+//     it so, and its logged text is its size.
+//  5. Finish the runs; steps carry no timestamps.
 type sweAgent struct{ formatInfo }
 
 const formatSWEAgent = "swe-agent-traj"
@@ -291,7 +305,14 @@ type sweShown struct {
 type sweCall struct {
 	id, name, target string
 	action           string // the action string of the message
+	positional       bool   // a text/XML action: its observation is the next message (id is sweActionID's)
 }
+
+// sweActionID is the call id of the text action of model call turn (the
+// turn column): SWE-agent and mini-swe-agent log such an action with no
+// id, and answer it with the next message, which gets the same id, so that
+// the output's tool_key names its call.
+func sweActionID(turn int64) string { return "action-" + strconv.FormatInt(turn, 10) }
 
 // sweRun adds events to a run and predicts the tool_key the builder gives
 // each tool result (see sweKeys).
@@ -425,23 +446,54 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 		}
 		return b.Finish()
 	}
+	// one run per agent when the history holds several agents' messages
+	main := &sweAgentRun{run: run}
+	byAgent := map[string]*sweAgentRun{}
+	agentRuns := []*sweAgentRun{main}
+	names := sweAgentNames(hist)
+	known := map[string]bool{}
+	for _, n := range names {
+		known[n] = true
+	}
+	if len(names) > 0 {
+		byAgent[names[0]] = main
+	}
+	runOf := func(agent string) (*sweAgentRun, error) {
+		if len(names) < 2 || !known[agent] {
+			return main, nil
+		}
+		if ar := byAgent[agent]; ar != nil {
+			return ar, nil
+		}
+		cb, err := f.NewRun(id + "/" + agent)
+		if err != nil {
+			return nil, err
+		}
+		cb.Run.ParentRunID, cb.Run.Harness, cb.Run.TaskID, cb.Run.Model = b.ID(), r.Harness, r.TaskID, r.Model
+		ar := &sweAgentRun{run: &sweRun{b: cb, est: run.est}}
+		byAgent[agent] = ar
+		agentRuns = append(agentRuns, ar)
+		return ar, nil
+	}
 	plan, tail := si.elisions(hist, steps)
 	detail := sweProcessors(agentCfg)
 	keyOf := map[int]string{} // history index → tool_key of its tool result
 	addElisions := func(els []sweElision) error {
 		for _, el := range els {
 			h := hist[el.hist]
+			ar, err := runOf(h.agent) // the prompt that elided it is its agent's
+			if err != nil {
+				return err
+			}
 			before, after := run.est.Count(h.text), run.est.Count(el.shown)
 			op := schema.ContextOp{Op: schema.OpMasking, ToolKey: keyOf[el.hist], TokensBefore: &before, TokensAfter: &after,
 				Trigger: "history-processor", Detail: "history[" + strconv.Itoa(el.hist) + "]" + detail}
-			if err := run.op(el.line, el.shown, op); err != nil {
+			if err := ar.run.op(el.line, el.shown, op); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	var pending []sweCall // positional: the text/XML action awaiting its observation
-	var lastAction string // action of the last assistant message while it awaits a result
 	for i := range hist {
 		if i&255 == 255 && f.Ctx != nil {
 			if err := f.Ctx.Err(); err != nil {
@@ -452,26 +504,31 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 			return err
 		}
 		h := &hist[i]
+		if h.role == "" {
+			continue
+		}
+		ar, err := runOf(h.agent)
+		if err != nil {
+			return err
+		}
 		o := h.obj
 		ev := schema.Event{Role: o.str("role"), Line: h.line, Text: h.text}
 		switch {
-		case h.role == "":
-			continue
 		case h.role == "system":
 			ev.Kind = schema.KindSystem
 		case h.demo:
 			ev.Kind = schema.KindUser
 		case h.role == "assistant":
-			calls, err := si.assistant(run, h, tools)
+			calls, err := si.assistant(ar.run, h, tools)
 			if err != nil {
 				return err
 			}
-			pending, lastAction = calls, ""
+			ar.pending, ar.lastAction = calls, ""
 			if len(calls) > 0 {
-				lastAction = firstNonEmpty(o.str("action"), calls[0].action)
+				ar.lastAction = firstNonEmpty(o.str("action"), calls[0].action)
 			}
 			continue
-		case h.role == "tool" || len(pending) > 0 && pending[0].id == "":
+		case h.role == "tool" || len(ar.pending) > 0 && ar.pending[0].positional:
 			ev.Kind = schema.KindToolResult
 			ids := o.arr("tool_call_ids")
 			if len(ids) > 0 {
@@ -482,55 +539,80 @@ func (si *sweImport) run(fields map[string]jsonSpan, attempt int) error {
 			} else {
 				ev.CallID = o.str("tool_call_id")
 			}
-			if ev.CallID == "" && len(pending) > 0 && pending[0].id == "" {
-				ev.ToolName, ev.Target = pending[0].name, pending[0].target
+			if ev.CallID == "" && len(ar.pending) > 0 && ar.pending[0].positional {
+				ev.CallID, ev.ToolName, ev.Target = ar.pending[0].id, ar.pending[0].name, ar.pending[0].target
 			}
-			if len(pending) > 0 {
-				pending = pending[1:]
+			if len(ar.pending) > 0 {
+				ar.pending = ar.pending[1:]
 			}
-			if len(pending) == 0 {
-				lastAction = ""
+			if len(ar.pending) == 0 {
+				ar.lastAction = ""
 			}
-			key, err := run.add(ev)
+			key, err := ar.run.add(ev)
 			if err != nil {
 				return err
 			}
 			keyOf[i] = key
-			if err := si.clipped(run, h.line, ev.Text, key); err != nil {
-				return err
-			}
 			continue
 		default:
 			ev.Kind = schema.KindUser
 		}
-		if _, err := run.add(ev); err != nil {
+		if _, err := ar.run.add(ev); err != nil {
 			return err
 		}
 	}
 	// 0.x files end the history at the last action: its observation is only in
-	// the last trajectory step.
-	if len(pending) > 0 && len(steps) > 0 {
+	// the last trajectory step (of the agent whose action it is).
+	if len(steps) > 0 {
 		last := steps[len(steps)-1]
 		st := parseJSONObject(last.raw)
-		if obs, ok := st["observation"]; ok && strings.TrimSpace(st.str("action")) == strings.TrimSpace(lastAction) {
-			c := pending[0]
+		obs, ok := st["observation"]
+		for _, ar := range agentRuns {
+			if !ok || len(ar.pending) == 0 || strings.TrimSpace(st.str("action")) != strings.TrimSpace(ar.lastAction) {
+				continue
+			}
+			c := ar.pending[0]
 			ev := schema.Event{Kind: schema.KindToolResult, Role: "user", CallID: c.id, Line: si.ix.line(last.off), Text: ContentText(obs)}
-			if c.id == "" {
+			if c.positional {
 				ev.ToolName, ev.Target = c.name, c.target
 			}
-			key, err := run.add(ev)
-			if err != nil {
+			if _, err := ar.run.add(ev); err != nil {
 				return err
 			}
-			if err := si.clipped(run, ev.Line, ev.Text, key); err != nil {
-				return err
-			}
+			break
 		}
 	}
 	if err := addElisions(tail); err != nil {
 		return err
 	}
-	return b.Finish()
+	for _, ar := range agentRuns {
+		if err := ar.run.b.Finish(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweAgentRun is the run of one agent of a history and the calls it awaits.
+type sweAgentRun struct {
+	run        *sweRun
+	pending    []sweCall // the calls awaiting their results (positional: a text/XML action)
+	lastAction string    // action of the last assistant message while it awaits a result
+}
+
+// sweAgentNames returns the agent names of a history's messages, in the
+// order they first occur ("" is no name). Demonstrations do not count: a
+// demonstration logged by another agent is still this agent's input.
+func sweAgentNames(hist []sweMsg) []string {
+	var names []string
+	seen := map[string]bool{}
+	for i := range hist {
+		if a := hist[i].agent; a != "" && hist[i].role != "" && !hist[i].demo && !seen[a] {
+			seen[a] = true
+			names = append(names, a)
+		}
+	}
+	return names
 }
 
 // sweConfig decodes replay_config: a JSON string holding the config, or the
@@ -660,42 +742,11 @@ func (si *sweImport) assistant(run *sweRun, h *sweMsg, tools map[string]bool) ([
 	}
 	name, args := sweActionCall(action, tools)
 	e := ev(schema.KindToolCall, "")
-	e.ToolName, e.Args = name, args
+	e.CallID, e.ToolName, e.Args = sweActionID(b.Turns()-1), name, args
 	if _, err := run.add(e); err != nil {
 		return nil, err
 	}
-	return []sweCall{{name: name, target: Target(name, []byte(args)), action: action}}, nil
-}
-
-// clipped adds a truncation op when an observation says that SWE-agent cut
-// it to max_observation_length ("… N characters were elided …").
-func (si *sweImport) clipped(run *sweRun, line int64, text, key string) error {
-	m := sweClipped.FindStringSubmatch(text)
-	if m == nil || !strings.Contains(text, "<response clipped>") {
-		return nil
-	}
-	n, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil || n <= 0 {
-		return nil
-	}
-	return run.truncation(line, m[0], key, text, n, "max_observation_length")
-}
-
-// truncation adds a context_op event with a truncation op for a tool output
-// shown without n of its characters: tokens_after is the shown output's
-// estimate, tokens_before adds the elided characters at the shown text's
-// tokens per character.
-func (r *sweRun) truncation(line int64, note, key, shown string, n int64, trigger string) error {
-	after := r.est.Count(shown)
-	var elided int64
-	if runes := utf8.RuneCountInString(shown); runes > 0 && after > 0 {
-		elided = int64(math.Round(float64(n) * float64(after) / float64(runes)))
-	} else {
-		elided = (n + 3) / 4
-	}
-	before := after + elided
-	op := schema.ContextOp{Op: schema.OpTruncation, ToolKey: key, TokensBefore: &before, TokensAfter: &after, Trigger: trigger, Detail: note}
-	return r.op(line, note, op)
+	return []sweCall{{id: e.CallID, name: name, target: Target(name, []byte(args)), action: action, positional: true}}, nil
 }
 
 // elisions compares each step's processed prompt with history and returns,
@@ -805,20 +856,14 @@ func (si *sweImport) fromSteps(run *sweRun, steps []jsonSpan, tools map[string]b
 		}
 		ev := schema.Event{Kind: schema.KindToolResult, Role: "user", Line: h.line, Text: ContentText(obs)}
 		if len(calls) > 0 {
-			ev.ToolName, ev.Target = calls[0].name, calls[0].target
+			ev.CallID, ev.ToolName, ev.Target = calls[0].id, calls[0].name, calls[0].target
 		} else if ev.Text == "" {
 			continue
 		} else {
 			ev.Kind = schema.KindUser
 		}
-		key, err := run.add(ev)
-		if err != nil {
+		if _, err := run.add(ev); err != nil {
 			return err
-		}
-		if ev.Kind == schema.KindToolResult {
-			if err := si.clipped(run, ev.Line, ev.Text, key); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -16,7 +16,6 @@ import (
 var (
 	sweXMLCommand = regexp.MustCompile(`(?s)<command>\n?(.*?)\n?</command>`)
 	sweFenced     = regexp.MustCompile("(?s)```[A-Za-z0-9_-]*\n(.*?)\n?```")
-	sweClipped    = regexp.MustCompile(`(\d+) characters were elided`)
 )
 
 // sweParseResponse splits a raw model response of a text/XML config into

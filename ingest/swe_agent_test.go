@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -162,9 +163,9 @@ func TestSWEAgentFixtures(t *testing.T) {
 		r1      = "repo__issue-1"
 		a1, a2  = "repo__issue-2/attempt-1", "repo__issue-2/attempt-2"
 	)
-	// a clipped output: tokens_before adds the 120 elided characters at the
-	// shown text's tokens per character: 31 + round(120 × 31/124) = 31 + 30
-	const clippedBefore = 61
+	// a clipped output: SWE-agent cut it to max_observation_length when it
+	// wrote it; its logged text (124 characters, 31 tokens) is its size, and
+	// no context op
 	if len(clipped) != lenClipped || len(fileObs) != lenFileObs || len("Old environment output: (2 lines omitted)") != lenOldLines {
 		t.Fatal("fixture texts changed: redo the token arithmetic above")
 	}
@@ -175,6 +176,8 @@ func TestSWEAgentFixtures(t *testing.T) {
 		outputs []sweOut
 		ops     []sweOp
 		rejects []sweReject
+		sizes   map[string][2]int64 // tool_outputs chars and est_tokens by key
+		parents map[string]string   // parent_run_id by run id, where set
 	}{{
 		// function calling: ids (one reused), thinking blocks, elisions seen in
 		// trajectory[i].messages (the last one after the last call), a clipped
@@ -197,24 +200,23 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{r1, 10, 2, schema.KindAssistant, "assistant", "", "", "", "", 15, false},
 			{r1, 11, 2, schema.KindToolCall, "assistant", "bash", "call_1", "", "pytest -q", 15, false},
 			{r1, 12, 3, schema.KindToolResult, "tool", "bash", "call_1", "call_1#2", "pytest -q", 16, false},
-			{r1, 13, 3, schema.KindContextOp, "system", "", "", "", "", 16, false},
-			{r1, 14, 3, schema.KindContextOp, "system", "", "", "", "", 5, false},
-			{r1, 15, 3, schema.KindAssistant, "assistant", "", "", "", "", 17, false},
-			{r1, 16, 3, schema.KindToolCall, "assistant", "submit", "call_3", "", "", 17, false},
-			{r1, 17, 4, schema.KindToolResult, "tool", "submit", "call_3", "call_3", "", 18, false},
-			{r1, 18, 4, schema.KindContextOp, "system", "", "", "", "", 6, false},
+			{r1, 13, 3, schema.KindContextOp, "system", "", "", "", "", 5, false},
+			{r1, 14, 3, schema.KindAssistant, "assistant", "", "", "", "", 17, false},
+			{r1, 15, 3, schema.KindToolCall, "assistant", "submit", "call_3", "", "", 17, false},
+			{r1, 16, 4, schema.KindToolResult, "tool", "submit", "call_3", "call_3", "", 18, false},
+			{r1, 17, 4, schema.KindContextOp, "system", "", "", "", "", 6, false},
 		},
 		outputs: []sweOut{
 			{r1, "call_1", "call_1", "bash", "ls", 1, 5},
 			{r1, "call_2", "call_2", "open", "a.py", 2, 8},
 			{r1, "call_1#2", "call_1", "bash", "pytest -q", 3, 12},
-			{r1, "call_3", "call_3", "submit", "", 4, 17},
+			{r1, "call_3", "call_3", "submit", "", 4, 16},
 		},
+		sizes: map[string][2]int64{"call_1#2": {lenClipped, tokClipped}}, // clipped when written: its logged size
 		ops: []sweOp{
 			{r1, 9, 2, schema.OpMasking, "call_1", tokAB, tokOldN, "history-processor", "history[3]: last_n_observations"},
-			{r1, 13, 3, schema.OpTruncation, "call_1#2", clippedBefore, tokClipped, "max_observation_length", "120 characters were elided"},
-			{r1, 14, 3, schema.OpMasking, "call_2", tokFileObs, tokOldN, "history-processor", "history[5]: last_n_observations"},
-			{r1, 18, 4, schema.OpMasking, "call_1#2", tokClipped, tokOldN, "history-processor", "history[7]: last_n_observations"},
+			{r1, 13, 3, schema.OpMasking, "call_2", tokFileObs, tokOldN, "history-processor", "history[5]: last_n_observations"},
+			{r1, 17, 4, schema.OpMasking, "call_1#2", tokClipped, tokOldN, "history-processor", "history[7]: last_n_observations"},
 		},
 	}, {
 		// 0.x text actions: demonstrations, ``` and <command> blocks, the last
@@ -227,19 +229,19 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{"text", 2, 0, schema.KindUser, "assistant", "", "", "", "", 11, false}, // a demonstration is input
 			{"text", 3, 0, schema.KindUser, "user", "", "", "", "", 12, false},
 			{"text", 4, 0, schema.KindAssistant, "assistant", "", "", "", "", 13, false},
-			{"text", 5, 0, schema.KindToolCall, "assistant", "create", "", "", "reproduce.py", 13, false},
-			{"text", 6, 1, schema.KindToolResult, "user", "create", "", "t6", "reproduce.py", 14, false},
+			{"text", 5, 0, schema.KindToolCall, "assistant", "create", "action-0", "", "reproduce.py", 13, false},
+			{"text", 6, 1, schema.KindToolResult, "user", "create", "action-0", "action-0", "reproduce.py", 14, false},
 			{"text", 7, 1, schema.KindAssistant, "assistant", "", "", "", "", 15, false},
-			{"text", 8, 1, schema.KindToolCall, "assistant", "edit", "", "", "", 15, false},
-			{"text", 9, 2, schema.KindToolResult, "user", "edit", "", "t9", "", 16, false},
+			{"text", 8, 1, schema.KindToolCall, "assistant", "edit", "action-1", "", "", 15, false},
+			{"text", 9, 2, schema.KindToolResult, "user", "edit", "action-1", "action-1", "", 16, false},
 			{"text", 10, 2, schema.KindAssistant, "assistant", "", "", "", "", 17, false},
-			{"text", 11, 2, schema.KindToolCall, "assistant", "bash", "", "", "python reproduce.py", 17, false},
-			{"text", 12, 3, schema.KindToolResult, "user", "bash", "", "t12", "python reproduce.py", 6, false},
+			{"text", 11, 2, schema.KindToolCall, "assistant", "bash", "action-2", "", "python reproduce.py", 17, false},
+			{"text", 12, 3, schema.KindToolResult, "user", "bash", "action-2", "action-2", "python reproduce.py", 6, false},
 		},
 		outputs: []sweOut{
-			{"text", "t6", "", "create", "reproduce.py", 1, 6},
-			{"text", "t9", "", "edit", "", 2, 9},
-			{"text", "t12", "", "bash", "python reproduce.py", 3, 12},
+			{"text", "action-0", "action-0", "create", "reproduce.py", 1, 6},
+			{"text", "action-1", "action-1", "edit", "", 2, 9},
+			{"text", "action-2", "action-2", "bash", "python reproduce.py", 3, 12},
 		},
 	}, {
 		// RetryAgent: one run per attempt; query-form steps, one a requery
@@ -280,13 +282,13 @@ func TestSWEAgentFixtures(t *testing.T) {
 		runs: []sweRunRow{{"steps", "swe-agent", "", "unknown", "", schema.EndFinished, schema.SourceExplicit, "exit_forfeit", 2, 0, 0, -1, true, 0}},
 		events: []sweEv{
 			{"steps", 0, 0, schema.KindAssistant, "assistant", "", "", "", "", 3, false},
-			{"steps", 1, 0, schema.KindToolCall, "assistant", "bash", "", "", "ls", 3, false},
-			{"steps", 2, 1, schema.KindToolResult, "user", "bash", "", "t2", "ls", 3, false},
+			{"steps", 1, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "ls", 3, false},
+			{"steps", 2, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "ls", 3, false},
 			{"steps", 3, 1, schema.KindAssistant, "assistant", "", "", "", "", 4, false},
-			{"steps", 4, 1, schema.KindToolCall, "assistant", "bash", "", "", "exit_forfeit", 4, false},
-			{"steps", 5, 2, schema.KindToolResult, "user", "bash", "", "t5", "exit_forfeit", 4, false},
+			{"steps", 4, 1, schema.KindToolCall, "assistant", "bash", "action-1", "", "exit_forfeit", 4, false},
+			{"steps", 5, 2, schema.KindToolResult, "user", "bash", "action-1", "action-1", "exit_forfeit", 4, false},
 		},
-		outputs: []sweOut{{"steps", "t2", "", "bash", "ls", 1, 2}, {"steps", "t5", "", "bash", "exit_forfeit", 2, 5}},
+		outputs: []sweOut{{"steps", "action-0", "action-0", "bash", "ls", 1, 2}, {"steps", "action-1", "action-1", "bash", "exit_forfeit", 2, 5}},
 	}, {
 		file: "badmsg.traj", // a history message that is not an object
 		runs: []sweRunRow{{"badmsg", "swe-agent", "", "unknown", "", schema.EndError, schema.SourceExplicit, "exit_command_timeout", 1, 0, 0, -1, true, 0}},
@@ -296,6 +298,52 @@ func TestSWEAgentFixtures(t *testing.T) {
 			{"badmsg", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 6, false},
 		},
 		rejects: []sweReject{{4, "history message is not an object"}},
+	}, {
+		// three agents' messages in one history (SWE-agent 0.x subroutines:
+		// each sub-agent's history appended after it returns): one run per
+		// agent, the sub-agents' runs children of the first agent's, which
+		// keeps the exit status and the totals; each agent's actions and
+		// observations linked within its own run
+		file: "multiagent.traj",
+		runs: []sweRunRow{
+			{"multiagent", "swe-agent", "", "unknown", "", schema.EndFinished, schema.SourceExplicit, "submitted", 3, 9000, 300, 0.12, true, 0},
+			{"multiagent/reproducer", "swe-agent", "", "unknown", "", schema.EndUnknown, schema.SourceInferred, "", 2, 0, 0, -1, true, 0},
+			{"multiagent/editor", "swe-agent", "", "unknown", "", schema.EndUnknown, schema.SourceInferred, "", 2, 0, 0, -1, true, 0},
+		},
+		events: []sweEv{
+			{"multiagent", 0, 0, schema.KindSystem, "system", "", "", "", "", 4, false},
+			{"multiagent", 1, 0, schema.KindUser, "user", "", "", "", "", 5, false},
+			{"multiagent", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 6, false},
+			{"multiagent", 3, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", `reproduce "issue 12"`, 6, false},
+			{"multiagent/reproducer", 0, 0, schema.KindSystem, "system", "", "", "", "", 7, false},
+			{"multiagent/reproducer", 1, 0, schema.KindUser, "user", "", "", "", "", 8, false},
+			{"multiagent/reproducer", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 9, false},
+			{"multiagent/reproducer", 3, 0, schema.KindToolCall, "assistant", "bash", "action-0", "", "python repro.py", 9, false},
+			{"multiagent/reproducer", 4, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", "python repro.py", 10, false},
+			{"multiagent/reproducer", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 11, false},
+			{"multiagent/reproducer", 6, 1, schema.KindToolCall, "assistant", "submit", "action-1", "", "", 11, false},
+			// the primary's observation of its reproduce action follows the sub-agent's history
+			{"multiagent", 4, 1, schema.KindToolResult, "user", "bash", "action-0", "action-0", `reproduce "issue 12"`, 12, false},
+			{"multiagent", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 13, false},
+			{"multiagent", 6, 1, schema.KindToolCall, "assistant", "bash", "action-1", "", "edit_file a.py", 13, false},
+			{"multiagent/editor", 0, 0, schema.KindSystem, "system", "", "", "", "", 14, false},
+			{"multiagent/editor", 1, 0, schema.KindUser, "user", "", "", "", "", 15, false},
+			{"multiagent/editor", 2, 0, schema.KindAssistant, "assistant", "", "", "", "", 16, false},
+			{"multiagent/editor", 3, 0, schema.KindToolCall, "assistant", "open", "action-0", "", "a.py", 16, false},
+			{"multiagent/editor", 4, 1, schema.KindToolResult, "user", "open", "action-0", "action-0", "a.py", 17, false},
+			{"multiagent/editor", 5, 1, schema.KindAssistant, "assistant", "", "", "", "", 18, false},
+			{"multiagent/editor", 6, 1, schema.KindToolCall, "assistant", "submit", "action-1", "", "", 18, false},
+			{"multiagent", 7, 2, schema.KindToolResult, "user", "bash", "action-1", "action-1", "edit_file a.py", 19, false},
+			{"multiagent", 8, 2, schema.KindAssistant, "assistant", "", "", "", "", 20, false},
+			{"multiagent", 9, 2, schema.KindToolCall, "assistant", "submit", "action-2", "", "", 20, false},
+		},
+		outputs: []sweOut{
+			{"multiagent/reproducer", "action-0", "action-0", "bash", "python repro.py", 1, 4},
+			{"multiagent", "action-0", "action-0", "bash", `reproduce "issue 12"`, 1, 4},
+			{"multiagent/editor", "action-0", "action-0", "open", "a.py", 1, 4},
+			{"multiagent", "action-1", "action-1", "bash", "edit_file a.py", 2, 7},
+		},
+		parents: map[string]string{"multiagent/reproducer": "multiagent", "multiagent/editor": "multiagent"},
 	}, {
 		file:    "malformed.traj", // not JSON: one reject at the error, no run
 		rejects: []sweReject{{4, "invalid JSON"}},
@@ -320,6 +368,20 @@ func TestSWEAgentFixtures(t *testing.T) {
 			}
 			if len(m.Usage) != 0 {
 				t.Errorf("got %d usage rows, want none (SWE-agent logs only run totals)", len(m.Usage))
+			}
+			for _, o := range m.ToolOutputs {
+				if w, ok := tc.sizes[o.ToolKey]; ok && (o.Chars != w[0] || o.EstTokens != w[1]) {
+					t.Errorf("output %s: %d chars, %d tokens; want %d, %d", o.ToolKey, o.Chars, o.EstTokens, w[0], w[1])
+				}
+			}
+			parents := map[string]string{}
+			for _, r := range m.Runs {
+				if r.ParentRunID != "" {
+					parents[r.RunID] = r.ParentRunID
+				}
+			}
+			if diff := cmp.Diff(tc.parents, parents, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("parents (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -685,6 +747,55 @@ func TestSWEAgentElisions(t *testing.T) {
 			}
 			if wantRejects := map[bool]int{false: 0, true: 1}[tc.gap]; len(m.Rejects) != wantRejects {
 				t.Errorf("got %d rejects, want %d", len(m.Rejects), wantRejects)
+			}
+		})
+	}
+}
+
+// TestSWEAgentAgents: which messages make a history several agents' runs.
+func TestSWEAgentAgents(t *testing.T) {
+	msg := func(role, agent string, demo bool) map[string]any {
+		m := map[string]any{"role": role, "content": "x"}
+		if agent != "" {
+			m["agent"] = agent
+		}
+		if demo {
+			m["is_demo"] = true
+		}
+		if role == "assistant" {
+			m["thought"], m["action"] = "t", "ls"
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		hist []any
+		want map[string]int // events per run
+	}{
+		{"one agent", []any{msg("system", "main", false), msg("user", "main", false), msg("assistant", "main", false), msg("user", "main", false)},
+			map[string]int{"a": 5}}, // system, user, assistant, tool_call, tool_result
+		{"a demonstration logged by another agent", []any{msg("system", "main", false), msg("user", "primary", true), msg("assistant", "primary", true),
+			msg("user", "main", false), msg("assistant", "main", false)},
+			map[string]int{"a": 6}}, // system, 2 demonstrations (user), user, assistant, tool_call
+		{"two agents, one message without a name", []any{msg("system", "main", false), msg("assistant", "main", false),
+			msg("system", "sub", false), msg("user", "sub", false), msg("user", "", false)},
+			// main: system, assistant, tool_call, and the unnamed observation
+			// answers its action; sub: system, user
+			map[string]int{"a": 4, "a/sub": 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, _ := json.Marshal(map[string]any{"history": tc.hist})
+			m, err := ingest.Parse(context.Background(), "swe-agent-traj", "a.traj", doc, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int{}
+			for _, e := range m.Events {
+				got[e.RunID]++
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("events per run (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -168,6 +168,7 @@ var Events = Table{Name: TableEvents, Doc: "ordered items of each run as the mod
 	zstd(col("text", Varchar, "the text (tool results: the output as the model saw it)")),
 	col("envelope_tokens", BigInt, "estimated tokens of the DTOC envelope {tool_key, tool_result, estimated_tokens} around a tool result, as logged (text holds the inner result); 0 when none, NULL in databases imported before the column existed"),
 	nul("action_class", Varchar, "action class of a tool_call by the default rules (trajmine classes), set at import by the classifier its run's classified_by names; NULL for other events and when classified_by is NULL"),
+	nul("error_rule", Varchar, "the text rule (actions.FailureRules: traceback, command-not-found, exit-code, …) by which a tool_result whose log has no error flag or exit code for it was inferred to have failed (is_error is then true); NULL when is_error is as logged, and in databases imported before the column existed"),
 }}
 
 // UsageTable describes the usage table.
@@ -331,7 +332,7 @@ func (r *Run) Values() []any {
 // Values returns e's fields in Events column order.
 func (e *Event) Values() []any {
 	return []any{e.RunID, e.Seq, e.Turn, ptrT(e.TS), string(e.Kind), e.Role, e.ToolName, e.CallID, e.ToolKey,
-		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens, strOrNil(e.ActionClass)}
+		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens, strOrNil(e.ActionClass), strOrNil(e.ErrorRule)}
 }
 
 // Values returns u's fields in UsageTable column order.

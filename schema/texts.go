@@ -19,7 +19,7 @@ func Texts(rec any) []*string {
 		return []*string{&r.RunID, &r.ParentRunID, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness,
 			&r.Model, &r.ModelFamily, &r.TaskID, &r.EndReasonDetail, &r.Estimator, &r.ClassifiedBy}
 	case *Event:
-		return []*string{&r.RunID, &r.Role, &r.ToolName, &r.CallID, &r.ToolKey, &r.Target, &r.Args, &r.Text, &r.ActionClass}
+		return []*string{&r.RunID, &r.Role, &r.ToolName, &r.CallID, &r.ToolKey, &r.Target, &r.Args, &r.Text, &r.ActionClass, &r.ErrorRule}
 	case *Usage:
 		return []*string{&r.RunID, &r.Model, &r.RequestID}
 	case *ToolOutput:

@@ -156,6 +156,11 @@ type Event struct {
 	// ClassifiedBy names, set at import; "" for other events and when the
 	// run's ClassifiedBy is "".
 	ActionClass string `json:"action_class,omitempty"`
+	// ErrorRule names the text rule (actions.FailureRules) by which a tool
+	// result that its log gives neither an error flag nor an exit code was
+	// inferred to have failed; IsError is then true. "" when IsError is as
+	// logged.
+	ErrorRule string `json:"error_rule,omitempty"`
 }
 
 // OutputKey is a tool_result's key in tool_outputs: its tool_key (the DTOC

@@ -40,6 +40,9 @@ func Validate(rec any) error {
 		if r.Seq < 0 || r.Turn < 0 || r.Chars < 0 || r.EstTokens < 0 {
 			return fmt.Errorf("event %s/%d: negative seq, turn or count", r.RunID, r.Seq)
 		}
+		if r.ErrorRule != "" && !r.IsError {
+			return fmt.Errorf("event %s/%d: error_rule %q without is_error", r.RunID, r.Seq, r.ErrorRule)
+		}
 	case *Usage:
 		if r.RunID == "" {
 			return errors.New("usage: empty run_id")

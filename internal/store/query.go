@@ -65,7 +65,7 @@ func (s *Store) Events(ctx context.Context, runID string) ([]schema.Event, error
 	// action_class only when the run was classified by the current
 	// default classifier (see EventStreamOptions.Classes)
 	return queryRows(ctx, s.db, "events", `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, text, coalesce(envelope_tokens, 0),
-  CASE WHEN (SELECT classified_by FROM runs WHERE run_id = ?) = ? THEN coalesce(action_class, '') ELSE '' END
+  CASE WHEN (SELECT classified_by FROM runs WHERE run_id = ?) = ? THEN coalesce(action_class, '') ELSE '' END, coalesce(error_rule, '')
 FROM events WHERE run_id = ? ORDER BY seq`, []any{runID, actions.DefaultFingerprint(), runID}, scanEvent)
 }
 
@@ -104,7 +104,7 @@ func scanEvent(rows *sql.Rows) (schema.Event, error) {
 	var ts sql.NullTime
 	var exit sql.NullInt64
 	var kind string
-	if err := rows.Scan(&e.RunID, &e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens, &e.ActionClass); err != nil {
+	if err := rows.Scan(&e.RunID, &e.Seq, &e.Turn, &ts, &kind, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args, &e.Chars, &e.EstTokens, &e.IsError, &exit, &e.Line, &e.Text, &e.EnvelopeTokens, &e.ActionClass, &e.ErrorRule); err != nil {
 		return e, fmt.Errorf("scan event: %w", err)
 	}
 	e.Kind = schema.EventKind(kind)

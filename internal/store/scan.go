@@ -138,7 +138,7 @@ func (s *Store) Scan(ctx context.Context, o ScanOptions, fn func(*RunData) error
 	if where != "" {
 		evWhere = where + " AND rowid >= ? AND rowid < ?"
 	}
-	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0), coalesce(action_class, '')
+	evQuery := `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, args, chars, est_tokens, is_error, exit_code, line, ` + text + `, coalesce(envelope_tokens, 0), coalesce(action_class, ''), coalesce(error_rule, '')
 FROM events` + evWhere
 	usRows, err := s.db.QueryContext(ctx, `SELECT `+usageColumns+` FROM usage`+where, args...)
 	if err != nil {
@@ -307,7 +307,7 @@ func (s *Store) readEvents(ctx context.Context, q string, args []any) ([]schema.
 		return evs, nil
 	}
 	evs := make([]schema.Event, 0, scanChunk)
-	err := s.driverRows(ctx, q, args, 19, func(v []driver.Value) error {
+	err := s.driverRows(ctx, q, args, 20, func(v []driver.Value) error {
 		e, err := eventOf(v)
 		if err != nil {
 			return err
@@ -328,9 +328,9 @@ var scanViaChunks = true
 // scanTypes are the column types of Scan's events query, in its order:
 // run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target,
 // args, chars, est_tokens, is_error, exit_code, line, text, envelope_tokens,
-// action_class.
+// action_class, error_rule.
 var scanTypes = [...]colType{colVarchar, colBigInt, colBigInt, colTimestamp, colVarchar, colVarchar, colVarchar, colVarchar, colVarchar,
-	colVarchar, colVarchar, colBigInt, colBigInt, colBoolean, colBigInt, colBigInt, colVarchar, colBigInt, colVarchar}
+	colVarchar, colVarchar, colBigInt, colBigInt, colBoolean, colBigInt, colBigInt, colVarchar, colBigInt, colVarchar, colVarchar}
 
 // readEventChunks reads Scan's events query a chunk at a time
 // (streamChunks), the values straight from DuckDB's vectors, each string
@@ -361,7 +361,7 @@ func (s *Store) readEventChunks(ctx context.Context, q string, args []any) ([]sc
 				Role: strings.Clone(c.str(5, i)), ToolName: strings.Clone(c.str(6, i)), CallID: strings.Clone(c.str(7, i)),
 				ToolKey: strings.Clone(c.str(8, i)), Target: strings.Clone(c.str(9, i)), Args: strings.Clone(c.str(10, i)),
 				Chars: chars[i], EstTokens: toks[i], IsError: isErr[i] != 0, Line: lines[i], Text: strings.Clone(c.str(16, i)),
-				ActionClass: strings.Clone(c.str(18, i))}
+				ActionClass: strings.Clone(c.str(18, i)), ErrorRule: strings.Clone(c.str(19, i))}
 			if !c.null(3, i) {
 				t := time.UnixMicro(tss[i]).UTC()
 				e.TS = &t
@@ -454,6 +454,7 @@ func eventOf(v []driver.Value) (schema.Event, error) {
 	e.Text, ok[7] = v[16].(string)
 	e.EnvelopeTokens, _ = v[17].(int64)
 	e.ActionClass, _ = v[18].(string)
+	e.ErrorRule, _ = v[19].(string)
 	for i, good := range ok {
 		if !good {
 			col := [...]int{0, 1, 2, 11, 12, 13, 15, 16}[i]
