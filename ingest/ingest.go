@@ -342,7 +342,7 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 		return err
 	}
 	repairs += f.jsonRepairs.Load()
-	src.Format = im.Name()
+	src.Format, src.ReaderVersion = im.Name(), ReaderVersion(im.Name())
 	src.Runs, src.Events, src.Rejects = f.runs, f.events, f.rejects
 	if err := tx.Commit(src); err != nil {
 		_ = tx.Rollback()
@@ -430,7 +430,7 @@ func prepare(path string, forced Importer, small int64) (*schema.Source, Importe
 
 func newSource(path string, h hash.Hash, n int64, im Importer) *schema.Source {
 	return &schema.Source{
-		Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Format: im.Name(),
+		Path: path, SHA256: hex.EncodeToString(h.Sum(nil)), Format: im.Name(), ReaderVersion: ReaderVersion(im.Name()),
 		Bytes: n, IngestedAt: time.Now().UTC().Truncate(time.Microsecond),
 	}
 }

@@ -112,6 +112,7 @@ var Sources = Table{Name: TableSources, Doc: "one row per imported file; a file 
 	col("n_events", BigInt, "events imported from it"),
 	col("n_rejects", BigInt, "records rejected"),
 	col("n_repairs", BigInt, "text fields repaired: invalid UTF-8 replaced by U+FFFD, raw control characters in JSON strings escaped (the record was kept)"),
+	nul("reader_version", BigInt, "the version of the importer that read it (ingest.ReaderVersion of source_format); a file read by an older version is read again by the next ingest, its rows replaced. NULL in databases imported before the column existed: version 1"),
 }}
 
 // Runs describes the runs table.
@@ -317,7 +318,7 @@ func ptrT(p *time.Time) any {
 
 // Values returns s's fields in Sources column order.
 func (s *Source) Values() []any {
-	return []any{s.Path, s.SHA256, s.Format, s.Bytes, s.IngestedAt.UTC(), s.Runs, s.Events, s.Rejects, s.Repairs}
+	return []any{s.Path, s.SHA256, s.Format, s.Bytes, s.IngestedAt.UTC(), s.Runs, s.Events, s.Rejects, s.Repairs, s.ReaderVersion}
 }
 
 // Values returns r's fields in Runs column order.

@@ -88,6 +88,9 @@ type Source struct {
 	Events     int64     `json:"events"`
 	Rejects    int64     `json:"rejects"`
 	Repairs    int64     `json:"repairs"` // text fields repaired: to valid UTF-8 (RepairUTF8), raw control characters escaped (ingest)
+	// ReaderVersion is the version of the importer that read the file
+	// (ingest.ReaderVersion of Format).
+	ReaderVersion int64 `json:"reader_version"`
 }
 
 // Run is one agent session, trajectory or sample.

@@ -209,7 +209,9 @@ var extraDDL = []string{
 );`,
 }
 
-// Seen reports whether a file with this sha256 was imported. The sources
+// Seen reports whether a file with this sha256 was imported, by the
+// current version of its importer (ingest.ReaderVersion: a file an older
+// version read is imported again). The sources
 // table is read once, on the first call (or Unchanged's), and kept in step
 // with the imports this Store commits (noteSource), so that an ingest of
 // many files asks DuckDB nothing per file.
@@ -233,7 +235,7 @@ func (s *Store) Unchanged(ctx context.Context, path string, size int64, modified
 	}
 	limit := modified.Add(ingest.QuickMargin)
 	for _, e := range s.quick[path] {
-		if e.size == size && e.at.After(limit) {
+		if e.size == size && e.at.After(limit) && e.current {
 			return true, nil
 		}
 	}
@@ -246,7 +248,7 @@ func (s *Store) loadSources(ctx context.Context) error {
 	if s.quick != nil {
 		return nil
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT "+schema.ColSourcePath+", "+schema.ColSourceSHA256+", bytes, ingested_at FROM "+schema.TableSources)
+	rows, err := s.db.QueryContext(ctx, "SELECT "+schema.ColSourcePath+", "+schema.ColSourceSHA256+", bytes, ingested_at, "+schema.ColSourceFormat+", coalesce(reader_version, 1) FROM "+schema.TableSources)
 	if err != nil {
 		return fmt.Errorf("look up sources: %w", err)
 	}
@@ -254,13 +256,17 @@ func (s *Store) loadSources(ctx context.Context) error {
 	q := map[string][]quickEntry{}
 	shas := map[string]int{}
 	for rows.Next() {
-		var p string
+		var p, format string
 		var e quickEntry
-		if err := rows.Scan(&p, &e.sha, &e.size, &e.at); err != nil {
+		var version int64
+		if err := rows.Scan(&p, &e.sha, &e.size, &e.at, &format, &version); err != nil {
 			return fmt.Errorf("look up sources: %w", err)
 		}
+		e.current = version >= ingest.ReaderVersion(format)
 		q[p] = append(q[p], e)
-		shas[e.sha]++
+		if e.current {
+			shas[e.sha]++
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("look up sources: %w", err)
@@ -270,7 +276,8 @@ func (s *Store) loadSources(ctx context.Context) error {
 }
 
 // earlierImport reports whether path was imported with content other than
-// sha (so replaceOlder has rows to delete), from the copy of the sources
+// sha, or by an older version of its importer (so replaceOlder has rows to
+// delete), from the copy of the sources
 // table; when the copy cannot be read it says yes, and replaceOlder asks
 // the table.
 func (s *Store) earlierImport(ctx context.Context, path, sha string) bool {
@@ -280,7 +287,7 @@ func (s *Store) earlierImport(ctx context.Context, path, sha string) bool {
 		return true
 	}
 	for _, e := range s.quick[path] {
-		if e.sha != sha {
+		if e.sha != sha || !e.current {
 			return true
 		}
 	}
@@ -297,15 +304,15 @@ func (s *Store) noteSource(src *schema.Source) {
 		return
 	}
 	for _, e := range s.quick[src.Path] {
-		if e.sha != src.SHA256 {
+		if e.sha != src.SHA256 && e.current {
 			if s.shas[e.sha]--; s.shas[e.sha] <= 0 {
 				delete(s.shas, e.sha)
 			}
 		}
 	}
-	kept := []quickEntry{{sha: src.SHA256, size: src.Bytes, at: src.IngestedAt}}
+	kept := []quickEntry{{sha: src.SHA256, size: src.Bytes, at: src.IngestedAt, current: true}}
 	for _, e := range s.quick[src.Path] {
-		if e.sha == src.SHA256 {
+		if e.sha == src.SHA256 && e.current {
 			kept = append(kept, e) // the same content imported before: its row stays
 		}
 	}
@@ -315,9 +322,10 @@ func (s *Store) noteSource(src *schema.Source) {
 
 // quickEntry is one sources row as Unchanged compares it.
 type quickEntry struct {
-	sha  string
-	size int64
-	at   time.Time
+	sha     string
+	size    int64
+	at      time.Time
+	current bool // read by the current version of its importer
 }
 
 var _ ingest.QuickSink = (*Store)(nil)
@@ -350,23 +358,30 @@ func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error
 //	DELETE FROM rejects WHERE source_path = ?;
 //	DELETE FROM sources WHERE source_path = ? AND source_sha256 <> ?;
 //
+// When the path was imported with the same content by an older version of
+// its importer (ingest.ReaderVersion), that import is replaced too: the
+// conditions on source_sha256 are dropped, and every row of the path goes.
 // A path the sources table (as Store's copy holds it) does not have under
-// other content is not looked up.
+// other content or by an older reader is not looked up.
 func (s *Store) replaceOlder(ctx context.Context, conn *sql.Conn, src *schema.Source) error {
 	if !s.earlierImport(ctx, src.Path, src.SHA256) {
 		return nil
 	}
-	var n int
-	q := "SELECT count(*) FROM " + schema.TableSources + " WHERE source_path = ? AND source_sha256 <> ?"
-	if err := conn.QueryRowContext(ctx, q, src.Path, src.SHA256).Scan(&n); err != nil {
+	var other, stale int
+	q := "SELECT count(*) FILTER (WHERE source_sha256 <> ?), count(*) FILTER (WHERE source_sha256 = ? AND coalesce(reader_version, 1) < ?) FROM " + schema.TableSources + " WHERE source_path = ?"
+	if err := conn.QueryRowContext(ctx, q, src.SHA256, src.SHA256, ingest.ReaderVersion(src.Format), src.Path).Scan(&other, &stale); err != nil {
 		return fmt.Errorf("look up earlier import of %s: %w", src.Path, err)
 	}
-	if n == 0 {
+	if other == 0 && stale == 0 {
 		return nil
+	}
+	sha := src.SHA256
+	if stale > 0 {
+		sha = "" // no row has an empty sha256: every row of the path goes
 	}
 	old := "SELECT run_id FROM " + schema.TableRuns + " WHERE source_path = ? AND source_sha256 <> ?"
 	for _, t := range []string{schema.TableEvents, schema.TableUsage, schema.TableToolOutputs, schema.TableContextOps} {
-		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t+" WHERE run_id IN ("+old+")", src.Path, src.SHA256); err != nil {
+		if _, err := conn.ExecContext(ctx, "DELETE FROM "+t+" WHERE run_id IN ("+old+")", src.Path, sha); err != nil {
 			return fmt.Errorf("replace earlier import of %s: %w", src.Path, err)
 		}
 	}
@@ -374,9 +389,9 @@ func (s *Store) replaceOlder(ctx context.Context, conn *sql.Conn, src *schema.So
 		q    string
 		args []any
 	}{
-		{"DELETE FROM " + schema.TableRuns + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, src.SHA256}},
+		{"DELETE FROM " + schema.TableRuns + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, sha}},
 		{"DELETE FROM " + schema.TableRejects + " WHERE source_path = ?", []any{src.Path}},
-		{"DELETE FROM " + schema.TableSources + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, src.SHA256}},
+		{"DELETE FROM " + schema.TableSources + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, sha}},
 	} {
 		if _, err := conn.ExecContext(ctx, st.q, st.args...); err != nil {
 			return fmt.Errorf("replace earlier import of %s: %w", src.Path, err)
