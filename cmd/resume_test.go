@@ -100,11 +100,7 @@ func TestDiagnoseResumedPair(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		copied, err := st.CopiedUsage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		totals = analysis.TotalsByFormat(runs, copied)
+		totals = analysis.TotalsByFormat(runs)
 		return out
 	}
 	orig, err := os.ReadFile(src)
