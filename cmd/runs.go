@@ -29,8 +29,12 @@ func NewRunsCmd(d *Deps, runF func(*RunsOptions) error) *cobra.Command {
 OUT are the logged input (including cache reads and writes) and output tokens
 summed over the run's calls ("~" marks runs whose log has no per-call usage:
 their token figures are 0 and est_tokens holds the estimate; "*" marks runs
-whose log has usage for only some calls: the totals cover those calls only). END is the end
-reason with "?" when it was inferred rather than logged.`,
+whose log has usage for only some calls: the totals cover those calls only).
+Each API response is counted once: a resumed or forked session ("^") leaves
+out the calls its log copies from the run it continues, which counts them
+(--json: continues_run_id, copied_calls, and copied_input_tokens … with the
+copies' tokens), so the column sums are the spend. END is the end reason
+with "?" when it was inferred rather than logged.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
@@ -64,6 +68,7 @@ func runsRun(ctx context.Context, st *store.Store, o *RunsOptions) error {
 var runsMarks = []struct{ mark, says string }{
 	{"~", "no per-call usage in the log: IN is the estimate (est_tokens)"},
 	{"*", "usage logged for only some calls: the totals cover those"},
+	{"^", "resumed or forked session: calls copied from the run it continues are counted there"},
 	{"?", "end reason inferred, not logged"},
 }
 
@@ -76,6 +81,9 @@ func writeRunsTable(w io.Writer, runs []schema.Run, width int, bold bool) error 
 			in, out = "~"+thousands(r.EstTokens), "~"
 		} else if r.UsageCalls < r.NTurns {
 			in, out = in+"*", out+"*"
+		}
+		if r.CopiedCalls > 0 {
+			in, out = in+"^", out+"^"
 		}
 		end := string(r.EndReason)
 		if r.EndReasonSource == schema.SourceInferred {
