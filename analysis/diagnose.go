@@ -94,7 +94,7 @@ func (a *Diagnose) Worker() (func(*RunWork) any, error) {
 		} else {
 			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, a.o.Window, w.endOptions())
 		}
-		out := diagnose.Complete(res, w.Run, w.Events, w.Ops, *w.Stalls(), w.Classify)
+		out := diagnose.Complete(res, w.Run, w.Events, w.Usage, w.Ops, *w.Stalls(), w.Classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
 		if c := a.conts[w.Run.RunID]; c != nil {
 			out.Cost = diagnose.OwnCost(w.Run, w.Usage, a.prices, c.Copied)

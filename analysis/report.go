@@ -30,12 +30,12 @@ type FormatTotals struct {
 }
 
 // TotalsByFormat sums runs per format, in first-seen order, each API
-// response once: a resumed session's copied usage rows (copied, from
-// store.CopiedUsage; nil: none) are taken off its run's logged totals, since
-// the run they came from counts them:
+// response once: the runs' token totals already leave out the calls a
+// resumed session copied from the run it continues (runs.copied_*, set by
+// store.MarkCopies), so they are summed as they are:
 //
-//	SELECT source_format, count(*), sum(n_turns), sum(input_tokens) − Σ copied input, … FROM runs GROUP BY source_format
-func TotalsByFormat(runs []schema.Run, copied map[string]store.CopiedSums) []FormatTotals {
+//	SELECT source_format, count(*), sum(n_turns), sum(input_tokens), …, sum(copied_calls) FROM runs GROUP BY source_format
+func TotalsByFormat(runs []schema.Run) []FormatTotals {
 	var out []FormatTotals
 	idx := map[string]int{}
 	for _, r := range runs {
@@ -48,11 +48,10 @@ func TotalsByFormat(runs []schema.Run, copied map[string]store.CopiedSums) []For
 		a := &out[i]
 		a.Runs++
 		a.Turns += r.NTurns
-		c := copied[r.RunID]
-		a.InputTokens += r.InputTokens - c.InputTokens
-		a.OutputTokens += r.OutputTokens - c.OutputTokens
-		a.CacheReadTokens += r.CacheReadTokens - c.CacheRead
-		a.CopiedCalls += c.Calls
+		a.InputTokens += r.InputTokens
+		a.OutputTokens += r.OutputTokens
+		a.CacheReadTokens += r.CacheReadTokens
+		a.CopiedCalls += r.CopiedCalls
 		a.EstTokens += r.EstTokens
 		if r.EndReason == schema.EndContextOverflow {
 			a.Overflow++

@@ -92,9 +92,10 @@ peak-occupancy summary by model family, harness or source format.
 A resumed or forked session (Claude Code copies the earlier messages, same
 message id, into the new file) is linked to the run it continues: a usage row
 with the request id and tokens of a row of a run that ended earlier is a copy,
-counted there (store.CopiesSQL). Its cost is priced from its own rows, and a
-run whose every row is a copy is left out of the verdict, groups, reading
-boundary and cost totals.
+counted there (ingest marks it: usage.copy_of_run_id, runs.continues_run_id).
+Its cost is priced from its own rows, its rent and re-reads are those of its
+own calls (the copied calls' are the origin's), and a run whose every row is
+a copy is left out of the verdict, groups, reading boundary and cost totals.
 
 Results are stored in three tables, replaced whole (in one transaction) on
 each call unless --no-save is given (which opens the database read-only):

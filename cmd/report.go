@@ -358,11 +358,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			return err
 		}
 	}
-	copied, err := st.CopiedUsage(ctx)
-	if err != nil {
-		return err
-	}
-	totals := analysis.TotalsByFormat(runs, copied)
+	totals := analysis.TotalsByFormat(runs)
 	ao, err := o.analysis(len(runs))
 	if err != nil {
 		return err
@@ -463,7 +459,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Turns), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
 	}
 	if tot.CopiedCalls > 0 {
-		ft.footer = append(ft.footer, fmt.Sprintf("Each API response is counted once: %s calls that resumed sessions copied from earlier runs are left out of LOGGED IN/OUT here and counted in the run they came from (store.CopiesSQL).", thousands(tot.CopiedCalls)))
+		ft.footer = append(ft.footer, fmt.Sprintf("Each API response is counted once: %s calls that resumed sessions copied from earlier runs are left out of LOGGED IN/OUT here and counted in the run they came from (runs.copied_calls).", thousands(tot.CopiedCalls)))
 	}
 	ft.key = []int{0}
 	ft.optional = ft.columns("CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "LOGGED OUT")

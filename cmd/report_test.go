@@ -330,7 +330,7 @@ func BenchmarkReport(b *testing.B) {
 			return err
 		})
 		stage("html-data", func() (err error) {
-			data = analysis.Page(res, analysis.TotalsByFormat(runs, nil), "", st.Path())
+			data = analysis.Page(res, analysis.TotalsByFormat(runs), "", st.Path())
 			return nil
 		})
 		stage("html-write", func() error { return writeReportHTML(html, data) })

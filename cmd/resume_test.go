@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/ingest"
@@ -100,11 +102,7 @@ func TestDiagnoseResumedPair(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		copied, err := st.CopiedUsage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		totals = analysis.TotalsByFormat(runs, copied)
+		totals = analysis.TotalsByFormat(runs)
 		return out
 	}
 	orig, err := os.ReadFile(src)
@@ -156,5 +154,113 @@ func TestDiagnoseResumedPair(t *testing.T) {
 	writeVerdict(&w, pair, 0)
 	if !strings.Contains(w.String(), "1 runs are copies of another run") {
 		t.Errorf("verdict does not say the copy is counted once:\n%s", w.String())
+	}
+}
+
+// TestResumedPairCountedOnce: a Claude Code session (testdata/resumed/
+// orig.jsonl: 3 calls) and its resumption (resumed.jsonl: the same 3
+// messages, same message.id, then 2 calls of its own), imported together
+// or the resumption first. Every figure is counted once, hand-computed
+// from the files:
+//
+//   - usage: orig's calls log 3 + 100 + 200 = 303 input and 10 + 20 + 30 =
+//     60 output; the resumption's own calls 300 + 400 = 700 and 40 + 50 =
+//     90, its copies of orig's 303 and 60 (copied_*, counted in orig):
+//     sum(input_tokens) 1,003, sum(output_tokens) 150 over usage and over
+//     runs (as logged: 1,306 and 210);
+//   - runs prints IN/OUT 303/60 and 700^/90^, continues_run_id = s-orig;
+//   - rent: each "package main" output is 12 characters, ceil(12/4) = 3
+//     tokens. orig (calls 0–2): toolu_1 carried by calls 1–2, toolu_2 by
+//     call 2: 3 × 3 = 9. The resumption (calls 0–4, 0–2 copies): toolu_1
+//     and toolu_2 by its calls 3–4, toolu_3 by call 4: 3 × 5 = 15. Read's
+//     rent over both 24 (copies counted again: 9 + 3 × 8 = 33);
+//   - re-reads: orig's call 1 reads /r/main.go again while call 0's
+//     output is visible: 1; the resumption's copy of it is orig's, its own
+//     call 3 reads it again: 1 (copies counted again: 1 + 2).
+func TestResumedPairCountedOnce(t *testing.T) {
+	dir := filepath.Join("testdata", "resumed")
+	tests := []struct {
+		name    string
+		ingests [][]string
+	}{
+		{"together", [][]string{{dir}}},
+		// the second import makes the first one's rows copies
+		{"resumption first", [][]string{{filepath.Join(dir, "resumed.jsonl")}, {filepath.Join(dir, "orig.jsonl")}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := testDeps(t, nil)
+			d.DB = filepath.Join(t.TempDir(), "pair.duckdb")
+			for _, in := range tc.ingests {
+				if _, stderr, code := run(t, d, append([]string{"ingest"}, in...)...); code != 0 {
+					t.Fatalf("ingest %v: exit %d\n%s", in, code, stderr)
+				}
+			}
+			stdout, stderr, code := run(t, d, "runs")
+			if code != 0 {
+				t.Fatalf("runs: exit %d\n%s", code, stderr)
+			}
+			wantRuns := map[string][]string{
+				"s-orig":    {"s-orig", "claude-code", "claude-sonnet-4-5-20250929", "3", "303", "60", "finished?"},
+				"s-resumed": {"s-resumed", "claude-code", "claude-sonnet-4-5-20250929", "5", "700^", "90^", "finished?"},
+			}
+			for _, line := range strings.Split(stdout, "\n") {
+				f := strings.Fields(line)
+				if len(f) > 0 && wantRuns[f[0]] != nil {
+					if diff := cmp.Diff(wantRuns[f[0]], f); diff != "" {
+						t.Errorf("runs line of %s (-want +got):\n%s", f[0], diff)
+					}
+					delete(wantRuns, f[0])
+				}
+			}
+			if len(wantRuns) > 0 || !strings.Contains(stdout, "^ resumed or forked session: calls copied from the run it continues are counted there") {
+				t.Errorf("runs printed no line for %v, or no footer for ^:\n%s", wantRuns, stdout)
+			}
+			for _, q := range []struct{ query, want string }{
+				{"SELECT sum(input_tokens), sum(output_tokens) FROM usage", "1003,150"},
+				{"SELECT sum(input_tokens), sum(output_tokens) FROM runs", "1003,150"},
+				{"SELECT sum(input_tokens + copied_input_tokens), sum(output_tokens + copied_output_tokens) FROM usage", "1306,210"},
+				{"SELECT run_id, parent_run_id, continues_run_id, copied_calls, copied_input_tokens, copied_output_tokens FROM runs ORDER BY run_id",
+					"s-orig,NULL,NULL,0,0,0\ns-resumed,NULL,s-orig,3,303,60"},
+				{"SELECT count(*) FROM usage WHERE copy_of_run_id = 's-orig'", "3"},
+			} {
+				stdout, stderr, code := run(t, d, "sql", "--format", "csv", q.query)
+				_, got, _ := strings.Cut(strings.TrimSpace(stdout), "\n")
+				if code != 0 || got != q.want {
+					t.Errorf("sql %q: exit %d, %q, want %q\n%s", q.query, code, got, q.want, stderr)
+				}
+			}
+			stdout, _, _ = run(t, d, "show", "s-resumed")
+			if !strings.Contains(stdout, "continues s-orig: its 3 calls copied from that run (in 303 out 60) are counted there, not in the totals below\nmodel claude-sonnet-4-5-20250929  turns 5  logged in 700 out 90 ") {
+				t.Errorf("show does not say what the resumption copies:\n%s", stdout)
+			}
+			stdout, stderr, code = run(t, d, "diagnose", "--json", "--no-save")
+			if code != 0 {
+				t.Fatalf("diagnose: exit %d\n%s", code, stderr)
+			}
+			var diag diagnose.Summary
+			if err := json.Unmarshal([]byte(stdout), &diag); err != nil {
+				t.Fatal(err)
+			}
+			type figures struct {
+				Rent, ReReads, Copied int64
+				Continues             string
+			}
+			got := map[string]figures{}
+			for _, r := range diag.Runs {
+				got[r.RunID] = figures{r.RentTotal, r.ReReadsVisible + r.ReReadsHidden + r.ReReadsPending, r.CopiedCalls, r.ContinuesRunID}
+			}
+			want := map[string]figures{"s-orig": {9, 1, 0, ""}, "s-resumed": {15, 1, 3, "s-orig"}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("diagnose per run (-want +got):\n%s", diff)
+			}
+			if len(diag.RentByTool) != 1 || diag.RentByTool[0].Tool != "Read" || diag.RentByTool[0].Rent != 24 {
+				t.Errorf("rent by tool %+v, want Read 24", diag.RentByTool)
+			}
+			stdout, _, _ = run(t, d, "diagnose", "--no-save")
+			if !strings.Contains(stdout, "Re-reads: 2 while the earlier output was visible, 0 after it was hidden, 0 before it reached a prompt") {
+				t.Errorf("diagnose does not count 2 re-reads:\n%s", stdout)
+			}
+		})
 	}
 }

@@ -32,6 +32,11 @@ summed over the run's calls ("~" marks runs whose log has no per-call usage:
 their token figures are 0 and est_tokens holds the estimate; "*" marks runs
 whose log has usage for only some calls: the totals cover those calls only).
 
+Each API response is counted once: a resumed or forked session ("^") leaves
+out the calls its log copies from the run it continues, which counts them
+(--json: continues_run_id, copied_calls, and copied_input_tokens … with the
+copies' tokens), so the column sums are the spend.
+
 END is why the run ended, with "?" when it was inferred rather than logged.
 Once trajmine diagnose (or report) has diagnosed a run, END is diagnose's
 end reason (diag_runs, as of that diagnosis) and RULE names the rule that
@@ -109,6 +114,7 @@ func runEnd(r schema.Run, ends map[string]store.DiagEnd) RunEnd {
 var runsMarks = []struct{ mark, says string }{
 	{"~", "no per-call usage in the log: IN is the estimate (est_tokens)"},
 	{"*", "usage logged for only some calls: the totals cover those"},
+	{"^", "resumed or forked session: calls copied from the run it continues are counted there"},
 	{"?", "end reason inferred, not logged"},
 }
 
@@ -130,6 +136,9 @@ func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
 			in, out = "~"+thousands(r.EstTokens), "~"
 		} else if r.UsageCalls < r.NTurns {
 			in, out = in+"*", out+"*"
+		}
+		if r.CopiedCalls > 0 {
+			in, out = in+"^", out+"^"
 		}
 		end := string(r.End.Reason)
 		if r.End.Source == schema.SourceInferred {

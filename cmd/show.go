@@ -199,6 +199,10 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	}
 	w := o.Out
 	fmt.Fprintf(w, "run %s  (%s, %s)\n", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath))
+	if run.CopiedCalls > 0 { // a resumed or forked session: its totals leave the copies out
+		fmt.Fprintf(w, "continues %s: its %d calls copied from that run (in %s out %s) are counted there, not in the totals below\n",
+			termSafe(run.ContinuesRunID), run.CopiedCalls, thousands(run.CopiedInputTokens), thousands(run.CopiedOutputTokens))
+	}
 	fmt.Fprintf(w, "model %s  turns %d  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)\n",
 		termSafe(orDash(run.Model)), run.NTurns, thousands(run.InputTokens), thousands(run.OutputTokens),
 		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator)

@@ -61,7 +61,7 @@ func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 // signs, a decimal point, and the markers our tables put beside numbers.
 func isNumber(s string) bool {
 	s = strings.TrimSpace(s)
-	if strings.Trim(s, "-~*?") == "" {
+	if strings.Trim(s, "-~*?^") == "" {
 		return true // blank, "-" and bare markers fit either alignment
 	}
 	digits := false
@@ -69,7 +69,7 @@ func isNumber(s string) bool {
 		switch {
 		case r >= '0' && r <= '9':
 			digits = true
-		case strings.ContainsRune(",.%~*?$×x+-−[] ", r):
+		case strings.ContainsRune(",.%~*?^$×x+-−[] ", r):
 		default:
 			return false
 		}

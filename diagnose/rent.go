@@ -56,6 +56,27 @@ type VisibilityOptions struct {
 	// NTurns is the run's number of model calls (schema.Run.NTurns); the last
 	// call is NTurns-1. Zero means infer it from the events (see NewVisibility).
 	NTurns int64
+	// Copied are the model calls (turns) that copy another run's (a resumed
+	// or forked session's log repeats the calls of the run it continues:
+	// schema.Usage.CopyOf): they carried what they carried, but their rent
+	// and re-reads are counted in that run, so Rent and ReReads leave them
+	// out. nil: none.
+	Copied map[int64]bool
+}
+
+// CopiedTurns are the turns of usage's copied rows (schema.Usage.CopyOf),
+// for VisibilityOptions.Copied; nil when none is a copy.
+func CopiedTurns(usage []schema.Usage) map[int64]bool {
+	var out map[int64]bool
+	for _, u := range usage {
+		if u.CopyOf != "" {
+			if out == nil {
+				out = map[int64]bool{}
+			}
+			out[u.Turn] = true
+		}
+	}
+	return out
 }
 
 // Visibility says which tool outputs of one run were in the prompt of each
@@ -69,6 +90,8 @@ type Visibility struct {
 	// not tool outputs: InPrompt, Output and VisibleAt do not see them.
 	Prefix []CarriedOutput `json:"prefix"`
 	byKey  map[string]int
+	copied map[int64]bool // VisibilityOptions.Copied
+	copies []int64        // its turns, ascending
 }
 
 // Names under which Rent reports the prompt prefix a log shows.
@@ -127,6 +150,13 @@ func IsPrefix(tool string) bool { return tool == RentSystemPrompt || tool == Ren
 // truth for context management.
 func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityOptions) *Visibility {
 	v := &Visibility{LastTurn: -1, byKey: map[string]int{}}
+	if o != nil && len(o.Copied) > 0 {
+		v.copied = o.Copied
+		for t := range o.Copied {
+			v.copies = append(v.copies, t)
+		}
+		slices.Sort(v.copies)
+	}
 	if len(events) > 0 {
 		v.RunID = events[0].RunID
 	}
@@ -328,6 +358,18 @@ type RunRent struct {
 	Tools           []ToolRent `json:"tools"` // by rent descending, then tool name
 }
 
+// ownCalls is the number of calls that carried o, less the copied calls
+// (VisibilityOptions.Copied).
+func (v *Visibility) ownCalls(o CarriedOutput) int64 {
+	n := o.Calls()
+	for _, s := range o.Spans {
+		lo, _ := slices.BinarySearch(v.copies, s.From)
+		hi, _ := slices.BinarySearch(v.copies, s.To+1)
+		n -= int64(hi - lo)
+	}
+	return n
+}
+
 // Rent returns the run's token rent: each output's est_tokens times the number
 // of model calls that carried it (CarriedOutput.Calls), summed per tool name;
 // and the same for the system prompt and tool definitions the log shows
@@ -335,12 +377,15 @@ type RunRent struct {
 // RentToolDefinitions (Outputs counts their events). Total is the sum of all
 // rows, so shares are of the whole rent, prefix included. The part of a
 // prompt that no event shows (a system prompt or tool schemas the log
-// leaves out) is not counted.
+// leaves out) is not counted. The copied calls of a resumed or forked
+// session (VisibilityOptions.Copied) pay no rent here: the run they copy
+// counts it; what they carried pays for the run's own calls. An output
+// only copied calls carried still counts among Outputs and Tokens.
 func (v *Visibility) Rent() RunRent {
 	acc := map[string]*ToolRent{}
 	var sys, defs int64
 	for _, o := range v.Prefix {
-		r := o.EstTokens * o.Calls()
+		r := o.EstTokens * v.ownCalls(o)
 		if o.ToolName == RentToolDefinitions {
 			defs += r
 		} else {
@@ -353,7 +398,7 @@ func (v *Visibility) Rent() RunRent {
 			t = &ToolRent{Tool: o.ToolName}
 			acc[o.ToolName] = t
 		}
-		t.Rent += (o.EstTokens + o.Envelope) * o.Calls()
+		t.Rent += (o.EstTokens + o.Envelope) * v.ownCalls(o)
 		t.Outputs++
 		t.Tokens += o.EstTokens + o.Envelope
 	}

@@ -321,3 +321,85 @@ func TestRentCountsEnvelope(t *testing.T) {
 		t.Errorf("rent %+v, want read 30 (15 tokens × 2 calls)", got)
 	}
 }
+
+// TestRentCopied: the copied calls of a resumed session
+// (VisibilityOptions.Copied) pay no rent, their origin does; an output
+// they alone carried still counts among Outputs and Tokens.
+func TestRentCopied(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []schema.Event
+		ops    []schema.ContextOp
+		copied map[int64]bool
+		want   diagnose.RunRent
+	}{
+		{
+			// calls 0–2 copied, 3–5 its own: read_file 100 × call 3 (the
+			// compaction at 4 cuts it) + 50 × call 3; bash 10 × call 3 + 20 × call 5
+			name: "copied prefix", events: rentCompacted.events, ops: rentCompacted.ops, copied: map[int64]bool{0: true, 1: true, 2: true},
+			want: diagnose.RunRent{RunID: "r", Total: 180, Tools: []diagnose.ToolRent{
+				{Tool: "read_file", Rent: 100 + 50, Share: 150.0 / 180, Outputs: 2, Tokens: 150, MeanTokens: 75},
+				{Tool: "bash", Rent: 10 + 20, Share: 30.0 / 180, Outputs: 2, Tokens: 30, MeanTokens: 15},
+			}},
+		},
+		{
+			name: "every call copied", events: rentCompacted.events, ops: rentCompacted.ops,
+			copied: map[int64]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true},
+			want: diagnose.RunRent{RunID: "r", Total: 0, Tools: []diagnose.ToolRent{
+				{Tool: "bash", Rent: 0, Outputs: 2, Tokens: 30, MeanTokens: 15},
+				{Tool: "read_file", Rent: 0, Outputs: 2, Tokens: 150, MeanTokens: 75},
+			}},
+		},
+		{
+			// calls 0–1 copied: system prompt 1000 × call 2 + 1000 × calls
+			// 3–4 = 3000; tool definitions 200 × call 2; read_file's only
+			// call (1) is a copy; bash: 0 as before
+			name: "copied prefix with system prompt", events: rentPrefixed.events, ops: rentPrefixed.ops, copied: map[int64]bool{0: true, 1: true},
+			want: diagnose.RunRent{RunID: "r", Total: 3200, SystemPrompt: 3000, ToolDefinitions: 200, Tools: []diagnose.ToolRent{
+				{Tool: diagnose.RentSystemPrompt, Rent: 3000, Share: 3000.0 / 3200, Outputs: 2, Tokens: 2000, MeanTokens: 1000},
+				{Tool: diagnose.RentToolDefinitions, Rent: 200, Share: 200.0 / 3200, Outputs: 1, Tokens: 200, MeanTokens: 200},
+				{Tool: "bash", Rent: 0, Outputs: 1, Tokens: 10, MeanTokens: 10},
+				{Tool: "read_file", Rent: 0, Outputs: 1, Tokens: 100, MeanTokens: 100},
+			}},
+		},
+		{
+			// copied calls outside the carried spans change nothing: dtoc's
+			// k1 is hidden at calls 2–3, the copies are 2 and 3 — k1 pays
+			// 100 × calls 1, 4, 5 as without copies; bash 10 × calls 4–5;
+			// manage_context m1 5 × calls 4–5, m2 5 × calls 4–5
+			name: "copied calls inside a hidden interval", events: rentDTOC.events, ops: rentDTOC.ops, copied: map[int64]bool{2: true, 3: true},
+			want: diagnose.RunRent{RunID: "r", Total: 340, Tools: []diagnose.ToolRent{
+				{Tool: "read_file", Rent: 100 * 3, Share: 300.0 / 340, Outputs: 1, Tokens: 100, MeanTokens: 100},
+				{Tool: "bash", Rent: 10 * 2, Share: 20.0 / 340, Outputs: 1, Tokens: 10, MeanTokens: 10},
+				{Tool: "manage_context", Rent: 5*2 + 5*2, Share: 20.0 / 340, Outputs: 2, Tokens: 10, MeanTokens: 5},
+			}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := diagnose.NewVisibility(tc.events, tc.ops, &diagnose.VisibilityOptions{Copied: tc.copied}).Rent()
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+				t.Errorf("Rent (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCopiedTurns(t *testing.T) {
+	tests := []struct {
+		name  string
+		usage []schema.Usage
+		want  map[int64]bool
+	}{
+		{"none", []schema.Usage{{Turn: 0}, {Turn: 1}}, nil},
+		{"prefix", []schema.Usage{{Turn: 0, CopyOf: "a"}, {Turn: 1, CopyOf: "a"}, {Turn: 2}}, map[int64]bool{0: true, 1: true}},
+		{"two origins", []schema.Usage{{Turn: 0, CopyOf: "a"}, {Turn: 1, CopyOf: "b"}, {Turn: 3}}, map[int64]bool{0: true, 1: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, diagnose.CopiedTurns(tc.usage)); diff != "" {
+				t.Errorf("CopiedTurns (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -76,6 +76,10 @@ func (r RunReReads) Total() int64 { return r.Visible + r.Hidden + r.Pending }
 //     ReReadVisible and PrevSeq is the latest such read; else if any earlier
 //     output was carried by some call before t, it is ReReadHidden (PrevSeq the
 //     latest such read); else ReReadPending (PrevSeq the latest earlier read).
+//  3. A read made by a copied call (v's VisibilityOptions.Copied: a resumed
+//     session's copy of the run it continues) is counted in that run, not
+//     here (neither in Reads nor as a re-read); it is still an earlier read
+//     of its target for the run's own calls.
 func ReReads(events []schema.Event, v *Visibility, isRead func(toolName, args string) bool) RunReReads {
 	if isRead == nil {
 		isRead = DefaultIsRead
@@ -102,7 +106,10 @@ func ReReads(events []schema.Event, v *Visibility, isRead func(toolName, args st
 		if e.Kind != schema.KindToolCall || e.Target == "" || !isRead(e.ToolName, e.Args) {
 			continue
 		}
-		res.Reads++
+		copied := v != nil && v.copied[e.Turn]
+		if !copied {
+			res.Reads++
+		}
 		key := e.ToolKey
 		if k, ok := resultKey[e.CallID]; ok && e.CallID != "" {
 			key = k
@@ -112,7 +119,7 @@ func ReReads(events []schema.Event, v *Visibility, isRead func(toolName, args st
 				key = ""
 			}
 		}
-		if prev := seen[e.Target]; len(prev) > 0 {
+		if prev := seen[e.Target]; len(prev) > 0 && !copied {
 			rr := ReRead{Target: e.Target, Tool: e.ToolName, Seq: e.Seq, Turn: e.Turn, Kind: ReReadPending}
 			last := prev[len(prev)-1]
 			rr.PrevSeq, rr.PrevKey, rr.PrevTool = last.seq, last.key, last.tool

@@ -126,3 +126,38 @@ func TestDefaultIsRead(t *testing.T) {
 		})
 	}
 }
+
+// TestReReadsCopied: the reads of copied calls (a resumed session's copy
+// of the run it continues) count in that run: neither as reads nor as
+// re-reads here, but a later read of their target is a re-read.
+func TestReReadsCopied(t *testing.T) {
+	tests := []struct {
+		name   string
+		copied map[int64]bool
+		want   diagnose.RunReReads
+	}{
+		{
+			// calls 0–2 copied: the reads at seq 0 and 2 are the origin's;
+			// the cat at call 3 re-reads a.go after the compaction hid c2's
+			// output, seq 8 re-reads b.go within call 4
+			name: "copied prefix", copied: map[int64]bool{0: true, 1: true, 2: true},
+			want: diagnose.RunReReads{RunID: "r", Reads: 3, Hidden: 1, Pending: 1, List: []diagnose.ReRead{
+				{Target: "a.go", Tool: "bash", PrevSeq: 2, Seq: 5, Turn: 3, Kind: diagnose.ReReadHidden, PrevKey: "c2", PrevTool: "read_file"},
+				{Target: "b.go", Tool: "read_file", PrevSeq: 7, Seq: 8, Turn: 4, Kind: diagnose.ReReadPending, PrevKey: "c4", PrevTool: "read_file"},
+			}},
+		},
+		{
+			name: "every call copied", copied: map[int64]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true},
+			want: diagnose.RunReReads{RunID: "r"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := diagnose.NewVisibility(rrRun.events, rrRun.ops, &diagnose.VisibilityOptions{Copied: tc.copied})
+			got := diagnose.ReReads(rrRun.events, v, nil)
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("ReReads (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

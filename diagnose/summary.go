@@ -114,9 +114,10 @@ type Summary struct {
 
 // Complete completes one run's diagnosis res (Run) with its
 // rent, re-reads, stalls st (Stalls) and reading-boundary input;
-// classify gives action classes.
-func Complete(res RunResult, r schema.Run, events []schema.Event, ops []schema.ContextOp, st RunStalls, classify ClassifyFunc) RunDiagnosis {
-	vis := NewVisibility(events, ops, &VisibilityOptions{NTurns: r.NTurns})
+// classify gives action classes. The calls of usage that copy another
+// run's (schema.Usage.CopyOf) add no rent or re-reads (CopiedTurns).
+func Complete(res RunResult, r schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, st RunStalls, classify ClassifyFunc) RunDiagnosis {
+	vis := NewVisibility(events, ops, &VisibilityOptions{NTurns: r.NTurns, Copied: CopiedTurns(usage)})
 	rent := vis.Rent()
 	rr := ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
 	b := BoundaryInput(r, res.End, events, classify)

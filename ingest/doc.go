@@ -24,6 +24,9 @@
 //     file's first bytes, hashed again and checked before the commit), so a
 //     source row covers what was imported even when the file grows or
 //     changes meanwhile.
+//  4. When every file is committed, a FinishSink Finishes: what spans
+//     files, such as the store marking the usage rows a resumed session
+//     copies from the session it continues.
 //
 // The run builder is where the canonical meaning lives, shared by all formats:
 // it numbers events (seq), assigns turns (the model call an event belongs to),

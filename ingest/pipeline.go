@@ -233,6 +233,11 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 	if err := ctx.Err(); err != nil {
 		return &p.sum, err
 	}
+	if f, ok := sink.(FinishSink); ok {
+		if err := f.Finish(ctx); err != nil {
+			return &p.sum, err
+		}
+	}
 	sort.Slice(p.sum.Errors, func(i, j int) bool { return p.sum.Errors[i].Error() < p.sum.Errors[j].Error() })
 	return &p.sum, nil
 }

@@ -27,6 +27,16 @@ type QuickSink interface {
 	Unchanged(ctx context.Context, path string, size int64, modified time.Time) (bool, error)
 }
 
+// FinishSink is a Sink with work to do once a Files call's imports are
+// committed, over what every file stored: the DuckDB store marks the usage
+// rows that one run's log copies from another's (a resumed session
+// repeats the responses of the session it continues), which no single
+// file can tell. Files calls Finish after its last commit, also when some
+// files failed, but not when the sink failed or the context ended.
+type FinishSink interface {
+	Finish(ctx context.Context) error
+}
+
 // QuickMargin is how long before its import a file's last modification must
 // be for QuickSink to call it unchanged: a file written while it was being
 // read is hashed again.

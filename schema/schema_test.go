@@ -123,3 +123,36 @@ func ExampleTable_CreateTableSQL() {
 	//   raw VARCHAR NOT NULL
 	// );
 }
+
+// TestUsageValuesOfCopy: a copy's tokens (CopyOf set) are stored in the
+// copied_* columns and its counted ones are 0, so sums over the table
+// count the response once; an original's are where they were.
+func TestUsageValuesOfCopy(t *testing.T) {
+	tokens := []string{"input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens"}
+	tests := []struct {
+		name            string
+		copyOf          string
+		counted, copied []int64
+		mark            any
+	}{
+		{"original", "", []int64{10, 2, 3, 4, 1}, []int64{0, 0, 0, 0, 0}, nil},
+		{"copy", "a", []int64{0, 0, 0, 0, 0}, []int64{10, 2, 3, 4, 1}, "a"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			u := &schema.Usage{RunID: "b", InputTokens: 10, OutputTokens: 2, CacheReadTokens: 3, CacheWriteTokens: 4, ReasoningTokens: 1, CopyOf: tc.copyOf}
+			got := map[string]any{}
+			for i, c := range schema.UsageTable.ColumnNames() {
+				got[c] = u.Values()[i]
+			}
+			for i, c := range tokens {
+				if got[c] != tc.counted[i] || got["copied_"+c] != tc.copied[i] {
+					t.Errorf("%s = %v, copied_%s = %v; want %d, %d", c, got[c], c, got["copied_"+c], tc.counted[i], tc.copied[i])
+				}
+			}
+			if got["copy_of_run_id"] != tc.mark {
+				t.Errorf("copy_of_run_id = %v, want %v", got["copy_of_run_id"], tc.mark)
+			}
+		})
+	}
+}

@@ -134,11 +134,11 @@ var Runs = Table{Name: TableRuns, Doc: "one row per agent session, trajectory or
 	col("end_reason_source", Varchar, "explicit (the log says) or inferred"),
 	col("end_reason_detail", Varchar, "the log's own words for the end"),
 	col("n_turns", BigInt, "model calls"),
-	col("input_tokens", BigInt, "logged prompt tokens summed over calls (or the log's own stated total when larger), including cache reads and writes"),
-	col("output_tokens", BigInt, "logged output tokens summed over calls"),
-	col("cache_read_tokens", BigInt, "logged cache-read tokens summed over calls"),
-	col("cache_write_tokens", BigInt, "logged cache-write tokens summed over calls"),
-	col("reasoning_tokens", BigInt, "logged reasoning tokens summed over calls"),
+	col("input_tokens", BigInt, "logged prompt tokens summed over calls (or the log's own stated total when larger), including cache reads and writes; each API response counted once: a resumed or forked session's calls copied from the run it continues are left out (copied_input_tokens), so sum() over runs is right"),
+	col("output_tokens", BigInt, "logged output tokens summed over calls, copied calls left out (copied_output_tokens)"),
+	col("cache_read_tokens", BigInt, "logged cache-read tokens summed over calls, copied calls left out (copied_cache_read_tokens)"),
+	col("cache_write_tokens", BigInt, "logged cache-write tokens summed over calls, copied calls left out (copied_cache_write_tokens)"),
+	col("reasoning_tokens", BigInt, "logged reasoning tokens summed over calls, copied calls left out (copied_reasoning_tokens)"),
 	col("usage_estimated", Boolean, "true when the log has no per-call usage"),
 	col("usage_calls", BigInt, "model calls with logged usage; totals cover only these (= n_turns when complete)"),
 	nul("cost_usd", Double, "logged cost"),
@@ -146,6 +146,13 @@ var Runs = Table{Name: TableRuns, Doc: "one row per agent session, trajectory or
 	col("estimator", Varchar, "token estimator used for est_tokens"),
 	nul("classified_by", Varchar, "fingerprint of the default action classifier (actions.DefaultFingerprint) that set its tool calls' action_class at import; NULL when none was set (databases imported before the column existed, or the run's harness changed after its first call)"),
 	nul("system_mentions_manage_context", Boolean, "whether the text of one of its system events contains manage_context (DTOC's tool offered in the prompt), set at import; NULL in databases imported before the column existed"),
+	nul("continues_run_id", Varchar, "the run this one resumed or forked: the run of its copied usage row with the largest turn (usage.copy_of_run_id); NULL when it copies none. parent_run_id is for sub-agents only"),
+	col("copied_calls", BigInt, "usage rows of the run that are copies of another run's (usage.copy_of_run_id set): counted in that run, not in this run's token totals; n_turns and usage_calls include them"),
+	col("copied_input_tokens", BigInt, "input tokens of the copied calls: the log's own total is input_tokens + copied_input_tokens"),
+	col("copied_output_tokens", BigInt, "output tokens of the copied calls"),
+	col("copied_cache_read_tokens", BigInt, "cache-read tokens of the copied calls"),
+	col("copied_cache_write_tokens", BigInt, "cache-write tokens of the copied calls"),
+	col("copied_reasoning_tokens", BigInt, "reasoning tokens of the copied calls"),
 }}
 
 // Events describes the events table.
@@ -173,18 +180,24 @@ var Events = Table{Name: TableEvents, Doc: "ordered items of each run as the mod
 }}
 
 // UsageTable describes the usage table.
-var UsageTable = Table{Name: TableUsage, Doc: "one row per model call, as logged, de-duplicated", Columns: []Column{
+var UsageTable = Table{Name: TableUsage, Doc: "one row per model call, as logged, de-duplicated; each API response's tokens counted once: on a copy (copy_of_run_id set) they are in the copied_* columns", Columns: []Column{
 	col(ColRunID, Varchar, ""),
 	col(ColTurn, BigInt, "model call index"),
 	nul("ts", Timestamp, ""),
 	col("model", Varchar, ""),
 	col("request_id", Varchar, "the log's response/message id"),
-	col("input_tokens", BigInt, "prompt tokens including cache reads and writes"),
-	col("output_tokens", BigInt, "final output tokens"),
-	col("cache_read_tokens", BigInt, ""),
-	col("cache_write_tokens", BigInt, ""),
-	col("reasoning_tokens", BigInt, ""),
+	col("input_tokens", BigInt, "prompt tokens including cache reads and writes; 0 on a copy (copied_input_tokens)"),
+	col("output_tokens", BigInt, "final output tokens; 0 on a copy"),
+	col("cache_read_tokens", BigInt, "0 on a copy"),
+	col("cache_write_tokens", BigInt, "0 on a copy"),
+	col("reasoning_tokens", BigInt, "0 on a copy"),
 	col("estimated", Boolean, "true when derived from run totals, not logged per call"),
+	nul("copy_of_run_id", Varchar, "set when the row is a copy: another run holds a row with the same request id and the same input, output and cache tokens and ended first (store.CopiesSQL; a resumed or forked session's log repeats its origin's responses); the run it names counts the response. NULL for an original. Set by ingest after each import"),
+	col("copied_input_tokens", BigInt, "a copy's logged input tokens (its input_tokens is 0); 0 on an original: the call's logged input is input_tokens + copied_input_tokens"),
+	col("copied_output_tokens", BigInt, "a copy's logged output tokens; 0 on an original"),
+	col("copied_cache_read_tokens", BigInt, "a copy's logged cache-read tokens; 0 on an original"),
+	col("copied_cache_write_tokens", BigInt, "a copy's logged cache-write tokens; 0 on an original"),
+	col("copied_reasoning_tokens", BigInt, "a copy's logged reasoning tokens; 0 on an original"),
 }}
 
 // ToolOutputs describes the tool_outputs table.
@@ -327,7 +340,8 @@ func (r *Run) Values() []any {
 		r.Model, r.ModelFamily, r.TaskID, ptrB(r.Resolved), ptrI(r.WindowTokens), ptrT(r.StartedAt), ptrT(r.EndedAt),
 		string(r.EndReason), string(r.EndReasonSource), r.EndReasonDetail, r.NTurns, r.InputTokens, r.OutputTokens,
 		r.CacheReadTokens, r.CacheWriteTokens, r.ReasoningTokens, r.UsageEstimated, r.UsageCalls, ptrF(r.CostUSD), r.EstTokens, r.Estimator,
-		strOrNil(r.ClassifiedBy), ptrB(r.SystemMentionsManageContext)}
+		strOrNil(r.ClassifiedBy), ptrB(r.SystemMentionsManageContext), strOrNil(r.ContinuesRunID), r.CopiedCalls,
+		r.CopiedInputTokens, r.CopiedOutputTokens, r.CopiedCacheReadTokens, r.CopiedCacheWriteTokens, r.CopiedReasoningTokens}
 }
 
 // Values returns e's fields in Events column order.
@@ -336,10 +350,17 @@ func (e *Event) Values() []any {
 		e.Target, e.Args, e.Chars, e.EstTokens, e.IsError, ptrI(e.ExitCode), e.Line, e.Text, e.EnvelopeTokens, strOrNil(e.ActionClass), strOrNil(e.ErrorRule)}
 }
 
-// Values returns u's fields in UsageTable column order.
+// Values returns u's fields in UsageTable column order. A copy's tokens
+// (CopyOf set) go to the copied_* columns and its counted ones are 0.
 func (u *Usage) Values() []any {
-	return []any{u.RunID, u.Turn, ptrT(u.TS), u.Model, u.RequestID, u.InputTokens, u.OutputTokens,
-		u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens, u.Estimated}
+	counted := [5]int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.ReasoningTokens}
+	var copied [5]int64
+	if u.CopyOf != "" {
+		counted, copied = copied, counted
+	}
+	return []any{u.RunID, u.Turn, ptrT(u.TS), u.Model, u.RequestID, counted[0], counted[1],
+		counted[2], counted[3], counted[4], u.Estimated,
+		strOrNil(u.CopyOf), copied[0], copied[1], copied[2], copied[3], copied[4]}
 }
 
 // Values returns o's fields in ToolOutputs column order.

@@ -17,11 +17,11 @@ func Texts(rec any) []*string {
 		return []*string{&r.Path, &r.SHA256, &r.Format}
 	case *Run:
 		return []*string{&r.RunID, &r.ParentRunID, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness,
-			&r.Model, &r.ModelFamily, &r.TaskID, &r.EndReasonDetail, &r.Estimator, &r.ClassifiedBy}
+			&r.Model, &r.ModelFamily, &r.TaskID, &r.EndReasonDetail, &r.Estimator, &r.ClassifiedBy, &r.ContinuesRunID}
 	case *Event:
 		return []*string{&r.RunID, &r.Role, &r.ToolName, &r.CallID, &r.ToolKey, &r.Target, &r.Args, &r.Text, &r.ActionClass, &r.ErrorRule}
 	case *Usage:
-		return []*string{&r.RunID, &r.Model, &r.RequestID}
+		return []*string{&r.RunID, &r.Model, &r.RequestID, &r.CopyOf}
 	case *ToolOutput:
 		return []*string{&r.RunID, &r.ToolKey, &r.CallID, &r.ToolName, &r.Target}
 	case *ContextOp:

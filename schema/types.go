@@ -129,6 +129,21 @@ type Run struct {
 	// SystemMentionsManageContext: the text of one of its system events
 	// contains manage_context (set at import; nil when not known).
 	SystemMentionsManageContext *bool `json:"system_mentions_manage_context,omitempty"`
+	// ContinuesRunID is the run a resumed or forked session continues:
+	// the origin of its copied usage row with the largest turn ("" when
+	// it copies none). Importers leave it and the Copied fields zero: the
+	// store sets them after each import, across files (store.MarkCopies),
+	// and the token totals above then leave the copied calls out.
+	ContinuesRunID string `json:"continues_run_id,omitempty"`
+	// CopiedCalls are the run's usage rows that copy another run's (Usage.CopyOf).
+	CopiedCalls int64 `json:"copied_calls"`
+	// Copied*Tokens are those rows' logged tokens: the log's own totals
+	// are InputTokens + CopiedInputTokens, and so on.
+	CopiedInputTokens      int64 `json:"copied_input_tokens"`
+	CopiedOutputTokens     int64 `json:"copied_output_tokens"`
+	CopiedCacheReadTokens  int64 `json:"copied_cache_read_tokens"`
+	CopiedCacheWriteTokens int64 `json:"copied_cache_write_tokens"`
+	CopiedReasoningTokens  int64 `json:"copied_reasoning_tokens"`
 }
 
 // Event is one item of a run as the model saw it.
@@ -216,6 +231,14 @@ type Usage struct {
 	CacheWriteTokens int64      `json:"cache_write_tokens"`
 	ReasoningTokens  int64      `json:"reasoning_tokens"`
 	Estimated        bool       `json:"estimated"`
+	// CopyOf is the run whose row this one copies (a resumed or forked
+	// session's log repeats the responses of the run it continues): that
+	// run counts the response. "" for an original. Importers leave it
+	// empty; the store sets it (store.MarkCopies). The token fields are
+	// the call's as logged, a copy's too: in the usage table a copy's
+	// are kept in the copied_* columns, so that sums count it once
+	// (Values).
+	CopyOf string `json:"copy_of_run_id,omitempty"`
 }
 
 // ToolOutput is one tool result: the unit context policies act on.

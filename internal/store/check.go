@@ -45,6 +45,20 @@ func init() {
 			"SELECT count(*), coalesce(min(s.source_path), '') FROM sources s LEFT JOIN (SELECT source_path, source_sha256, count(*) AS n FROM runs GROUP BY ALL) r USING (source_path, source_sha256) WHERE s.n_runs <> coalesce(r.n, 0)"},
 		{"sources.n_events counts the file's events",
 			"SELECT count(*), coalesce(min(s.source_path), '') FROM sources s LEFT JOIN (SELECT r.source_path, r.source_sha256, count(*) AS n FROM events e JOIN runs r USING (run_id) GROUP BY ALL) e USING (source_path, source_sha256) WHERE s.n_events <> coalesce(e.n, 0)"},
+		// resumed sessions counted once (MarkCopies)
+		{"usage.copy_of_run_id marks the copies store.CopiesSQL finds",
+			"SELECT count(*), coalesce(min(run_id || '/' || turn), '') FROM usage u LEFT JOIN (" + CopiesSQL + ") c USING (run_id, turn, request_id) WHERE u.copy_of_run_id IS DISTINCT FROM c.origin_run_id"},
+		{"a copied usage row's tokens are in its copied_* columns, an original's in input_tokens …",
+			"SELECT count(*), coalesce(min(run_id || '/' || turn), '') FROM usage WHERE CASE WHEN copy_of_run_id IS NULL " +
+				"THEN coalesce(copied_input_tokens, 0) <> 0 OR coalesce(copied_output_tokens, 0) <> 0 OR coalesce(copied_cache_read_tokens, 0) <> 0 OR coalesce(copied_cache_write_tokens, 0) <> 0 OR coalesce(copied_reasoning_tokens, 0) <> 0 " +
+				"ELSE input_tokens <> 0 OR output_tokens <> 0 OR cache_read_tokens <> 0 OR cache_write_tokens <> 0 OR reasoning_tokens <> 0 END"},
+		{"runs.copied_* and continues_run_id sum the run's copied usage rows",
+			"SELECT count(*), coalesce(min(run_id), '') FROM runs r LEFT JOIN (SELECT run_id, count(*) AS n, sum(copied_input_tokens) AS i, sum(copied_output_tokens) AS o, " +
+				"sum(copied_cache_read_tokens) AS cr, sum(copied_cache_write_tokens) AS cw, sum(copied_reasoning_tokens) AS rs, arg_max(copy_of_run_id, turn) AS origin " +
+				"FROM usage WHERE copy_of_run_id IS NOT NULL GROUP BY run_id) c USING (run_id) " +
+				"WHERE (coalesce(r.copied_calls, 0), coalesce(r.copied_input_tokens, 0), coalesce(r.copied_output_tokens, 0), coalesce(r.copied_cache_read_tokens, 0), " +
+				"coalesce(r.copied_cache_write_tokens, 0), coalesce(r.copied_reasoning_tokens, 0), r.continues_run_id) IS DISTINCT FROM " +
+				"(coalesce(c.n, 0), coalesce(c.i, 0), coalesce(c.o, 0), coalesce(c.cr, 0), coalesce(c.cw, 0), coalesce(c.rs, 0), c.origin)"},
 	}...)
 }
 

@@ -280,6 +280,7 @@ func OpenLake(ctx context.Context, c LakeConfig) (*Store, error) {
 func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) error {
 	c := s.lake.cfg
 	var allowed []string
+	viewed := map[string]bool{} // ingest tables made views over their files
 	renames := false
 	if c.Write != LakeIngest {
 		var err error
@@ -307,7 +308,11 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 			list := sqlStringList(files)
 			if g == c.Write {
 				// the shard's own rows, to be replaced as in a database file
-				q := fmt.Sprintf("INSERT INTO %s BY NAME SELECT * FROM read_parquet(%s, union_by_name = true, hive_partitioning = false)", t.Name, list)
+				parts := fmt.Sprintf("read_parquet(%s, union_by_name = true, hive_partitioning = false)", list)
+				if err := s.allowMissing(ctx, t, parts); err != nil {
+					return fmt.Errorf("lake %s: load %s: %w", c.Dir, t.Name, err)
+				}
+				q := fmt.Sprintf("INSERT INTO %s BY NAME SELECT * FROM %s", t.Name, parts)
 				if _, err := s.db.ExecContext(ctx, q); err != nil {
 					return fmt.Errorf("lake %s: load %s: %w", c.Dir, t.Name, err)
 				}
@@ -325,6 +330,12 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 			if _, err := s.db.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("lake %s: view %s: %w", c.Dir, t.Name, err)
 			}
+			viewed[t.Name] = g == LakeIngest
+		}
+	}
+	if viewed[schema.TableRuns] && viewed[schema.TableUsage] {
+		if err := s.lakeMarkCopies(ctx); err != nil {
+			return err
 		}
 	}
 	if c.Write == "" {
@@ -347,6 +358,64 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 				return fmt.Errorf("lake %s: sandbox: %s: %w", c.Dir, q, err)
 			}
 		}
+	}
+	return nil
+}
+
+// allowMissing lets the columns of t that parts (parts an earlier version
+// wrote) lack hold NULL, as addMissingColumns adds them to a database
+// file: the shard's rows keep NULL there until rewritten (the copied_*
+// columns: until its import marks the copies).
+func (s *Store) allowMissing(ctx context.Context, t schema.Table, parts string) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+parts+")")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return err
+		}
+		have[name] = true
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range t.Columns {
+		if !c.Nullable && !have[c.Name] {
+			if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+t.Name+" ALTER COLUMN "+c.Name+" DROP NOT NULL"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// lakeMarkCopies makes the runs and usage of a reader's working database
+// (views over the part files until now) tables, copied from the views, and
+// marks the copied usage rows across the lake (markCopies): an ingest
+// shard marks the copies among its own files, but a resumed session and
+// the one it continues may lie in two shards (or a run id be renamed
+// here). Parts an earlier version wrote, without the copied_* columns,
+// get them. The copies hold a row per model call and per run, no text.
+func (s *Store) lakeMarkCopies(ctx context.Context) error {
+	for _, t := range []schema.Table{schema.Runs, schema.UsageTable} {
+		cp := t
+		cp.Name = "lake_marked_" + t.Name
+		cp.Columns = slices.Clone(t.Columns)
+		for i := range cp.Columns {
+			cp.Columns[i].Nullable = true // parts of an earlier version lack columns
+		}
+		q := cp.CreateTableSQL() + fmt.Sprintf(" INSERT INTO %s BY NAME SELECT * FROM %s; DROP VIEW %s; ALTER TABLE %s RENAME TO %s",
+			cp.Name, t.Name, t.Name, cp.Name, t.Name)
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("lake %s: copy %s: %w", s.lake.cfg.Dir, t.Name, err)
+		}
+	}
+	if _, err := markCopies(ctx, s.db); err != nil {
+		return fmt.Errorf("lake %s: %w", s.lake.cfg.Dir, err)
 	}
 	return nil
 }

@@ -206,3 +206,54 @@ func BenchmarkLakeOpen(b *testing.B) {
 		st.Close()
 	}
 }
+
+// TestLakeOldParts: an ingest shard whose committed parts an earlier
+// version wrote (runs and usage without the copy columns) takes a new
+// import, and its readers count the resumed pair once (the pair of
+// cmd/testdata/resumed: 303 + 700 input, 60 + 90 output; see
+// TestResumedPairCountedOnce there).
+func TestLakeOldParts(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "lake")
+	pair := filepath.Join(testutil.RepoRoot(), "cmd", "testdata", "resumed")
+	lakeIngest(t, dir, filepath.Join(pair, "orig.jsonl"))
+	recs, err := readRecords(dir, LakeIngest)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records %v, %v", recs, err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for table, added := range map[string]string{
+		"runs":  "continues_run_id, copied_calls, copied_input_tokens, copied_output_tokens, copied_cache_read_tokens, copied_cache_write_tokens, copied_reasoning_tokens",
+		"usage": "copy_of_run_id, copied_input_tokens, copied_output_tokens, copied_cache_read_tokens, copied_cache_write_tokens, copied_reasoning_tokens",
+	} {
+		f := filepath.Join(dir, filepath.FromSlash(recs[0].Tables[table].File))
+		if _, err := db.Exec(fmt.Sprintf("COPY (SELECT * EXCLUDE (%s) FROM read_parquet('%s', hive_partitioning = false)) TO '%s.old' (FORMAT parquet)", added, f, f)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(f+".old", f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lakeIngest(t, dir, pair)
+	st, err := OpenLake(ctx, LakeConfig{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for q, want := range map[string]string{
+		"SELECT sum(input_tokens) || ',' || sum(output_tokens) FROM usage":                                                          "1003,150",
+		"SELECT sum(input_tokens) || ',' || sum(output_tokens) FROM runs":                                                           "1003,150",
+		"SELECT string_agg(run_id || ':' || coalesce(continues_run_id, '-') || ':' || copied_calls, ',' ORDER BY run_id) FROM runs": "s-orig:-:0,s-resumed:s-orig:3",
+	} {
+		if got := queryString(t, st.DB(), q); got != want {
+			t.Errorf("%s = %s, want %s", q, got, want)
+		}
+	}
+	if probs, err := st.Check(ctx); err != nil || len(probs) > 0 {
+		t.Errorf("check: %v %v", probs, err)
+	}
+}

@@ -172,7 +172,8 @@ type CalibrationPoint struct {
 // prompt it saw: the est_tokens of all events of earlier turns plus the input
 // events of its own turn. Calls at or after a run's first compaction, summary
 // or continuation are left out (what the prompt held after it is not in the
-// events), and so are calls whose usage is estimated.
+// events), and so are calls whose usage is estimated, and a resumed
+// session's copies of the calls of the run it continues (that run has them).
 const calibrationSQL = `
 WITH per_turn AS (
   SELECT run_id, turn,
@@ -191,7 +192,7 @@ FROM usage u
 JOIN runs r ON r.run_id = u.run_id
 JOIN cum c ON c.run_id = u.run_id AND c.turn = u.turn
 LEFT JOIN first_reset f ON f.run_id = u.run_id
-WHERE NOT u.estimated AND u.input_tokens > 0 AND c.est_prompt > 0 AND (f.t IS NULL OR u.turn < f.t)
+WHERE NOT u.estimated AND u.copy_of_run_id IS NULL AND u.input_tokens > 0 AND c.est_prompt > 0 AND (f.t IS NULL OR u.turn < f.t)
 ORDER BY r.source_format, r.model_family, r.estimator, u.run_id, u.turn`
 
 // CalibrationPoints returns every usable (logged, estimated) pair; see calibrationSQL.

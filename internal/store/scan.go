@@ -514,7 +514,11 @@ func ScanWhere(o ScanOptions) (string, []any) {
 	return "run_id IN (" + sel + ")", args
 }
 
-const runColumns = "run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator, classified_by, system_mentions_manage_context"
+// runColumns are the runs columns scanRunWith reads, in its order (the
+// copied_* columns are NULL only in a database an earlier version wrote,
+// until MarkCopies has run on it).
+const runColumns = "run_id, parent_run_id, source_format, source_path, source_sha256, harness, model, model_family, task_id, resolved, window_tokens, started_at, ended_at, end_reason, end_reason_source, end_reason_detail, n_turns, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, usage_estimated, usage_calls, cost_usd, est_tokens, estimator, classified_by, system_mentions_manage_context, " +
+	"continues_run_id, coalesce(copied_calls, 0), coalesce(copied_input_tokens, 0), coalesce(copied_output_tokens, 0), coalesce(copied_cache_read_tokens, 0), coalesce(copied_cache_write_tokens, 0), coalesce(copied_reasoning_tokens, 0)"
 
 func scanRun(rows *sql.Rows) (schema.Run, error) { return scanRunWith(rows) }
 
@@ -527,16 +531,17 @@ func scanRunWith(rows *sql.Rows, extra ...any) (schema.Run, error) {
 	var start, end sql.NullTime
 	var cost sql.NullFloat64
 	var reason, source string
-	var classifiedBy sql.NullString
+	var classifiedBy, continues sql.NullString
 	var mentions sql.NullBool
 	dest := append([]any{&r.RunID, &parent, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness, &r.Model, &r.ModelFamily, &r.TaskID,
 		&resolved, &window, &start, &end, &reason, &source, &r.EndReasonDetail, &r.NTurns, &r.InputTokens, &r.OutputTokens,
 		&r.CacheReadTokens, &r.CacheWriteTokens, &r.ReasoningTokens, &r.UsageEstimated, &r.UsageCalls, &cost, &r.EstTokens, &r.Estimator,
-		&classifiedBy, &mentions}, extra...)
+		&classifiedBy, &mentions, &continues, &r.CopiedCalls, &r.CopiedInputTokens, &r.CopiedOutputTokens,
+		&r.CopiedCacheReadTokens, &r.CopiedCacheWriteTokens, &r.CopiedReasoningTokens}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return r, fmt.Errorf("scan run: %w", err)
 	}
-	r.ParentRunID, r.ClassifiedBy = parent.String, classifiedBy.String
+	r.ParentRunID, r.ClassifiedBy, r.ContinuesRunID = parent.String, classifiedBy.String, continues.String
 	if mentions.Valid {
 		r.SystemMentionsManageContext = &mentions.Bool
 	}
@@ -563,17 +568,28 @@ func utcTime(ts sql.NullTime) *time.Time {
 	return &t
 }
 
-// usageColumns are the usage columns scanUsage reads, in its order.
-const usageColumns = "run_id, turn, ts, model, request_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated"
+// usageColumns are the usage columns scanUsage reads, in its order: the
+// call's tokens as logged (a copy's are in the copied_* columns) and the
+// run it copies.
+const usageColumns = "run_id, turn, ts, model, request_id, " + loggedUsageTokens + ", estimated, copy_of_run_id"
+
+// loggedUsageTokens are a usage row's logged input, output, cache-read,
+// cache-write and reasoning tokens, a copy's too (schema.UsageTable: a
+// copy's counted tokens are 0 and its logged ones in copied_*; NULL only
+// in a database an earlier version wrote, before MarkCopies ran on it).
+const loggedUsageTokens = "input_tokens + coalesce(copied_input_tokens, 0), output_tokens + coalesce(copied_output_tokens, 0), " +
+	"cache_read_tokens + coalesce(copied_cache_read_tokens, 0), cache_write_tokens + coalesce(copied_cache_write_tokens, 0), " +
+	"reasoning_tokens + coalesce(copied_reasoning_tokens, 0)"
 
 // scanUsage reads a row of usageColumns.
 func scanUsage(rows *sql.Rows) (schema.Usage, error) {
 	var u schema.Usage
 	var ts sql.NullTime
-	if err := rows.Scan(&u.RunID, &u.Turn, &ts, &u.Model, &u.RequestID, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ReasoningTokens, &u.Estimated); err != nil {
+	var copyOf sql.NullString
+	if err := rows.Scan(&u.RunID, &u.Turn, &ts, &u.Model, &u.RequestID, &u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ReasoningTokens, &u.Estimated, &copyOf); err != nil {
 		return u, fmt.Errorf("scan usage: %w", err)
 	}
-	u.TS = utcTime(ts)
+	u.TS, u.CopyOf = utcTime(ts), copyOf.String
 	return u, nil
 }
 

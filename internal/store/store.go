@@ -126,6 +126,22 @@ func Open(ctx context.Context, c Config) (*Store, error) {
 			db.Close()
 			return nil, err
 		}
+	} else if !c.Sandbox && c.Path != "" {
+		// the readers' queries name every column: say what to do rather
+		// than fail on the first one an earlier version did not write
+		have, err := s.columns(ctx)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", c.Path, err)
+		}
+		if miss := missingColumns(have); len(miss) > 0 {
+			db.Close()
+			what := miss[0]
+			if len(miss) > 1 {
+				what += fmt.Sprintf(" and %d more", len(miss)-1)
+			}
+			return nil, fmt.Errorf("open database %s: an earlier version of trajmine wrote it (no column %s): open it for writing once (trajmine ingest of any path, diagnose or simulate) to bring it up to date", c.Path, what)
+		}
 	}
 	return s, nil
 }
@@ -148,7 +164,8 @@ func (s *Store) EnsureSchema(ctx context.Context) error {
 			return fmt.Errorf("create table %q: %w", t.Name, err)
 		}
 	}
-	if err := s.addMissingColumns(ctx); err != nil {
+	added, err := s.addMissingColumns(ctx)
+	if err != nil {
 		return err
 	}
 	for _, ddl := range extraDDL {
@@ -156,42 +173,78 @@ func (s *Store) EnsureSchema(ctx context.Context) error {
 			return fmt.Errorf("create %q: %w", ddl, err)
 		}
 	}
+	if added[[2]string{schema.TableUsage, "copy_of_run_id"}] || added[[2]string{schema.TableRuns, "copied_calls"}] {
+		// a database an earlier version wrote counts a resumed
+		// session's copied calls twice: mark them now, as ingest would
+		if _, err := markCopies(ctx, s.db); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // addMissingColumns adds to the tables of a database written by an earlier
 // version the columns added to the schema since (always at the end, so the
-// appenders' column order holds). An added column is nullable, holding NULL
-// for the earlier rows: what those imports did not count is not claimed as 0.
-func (s *Store) addMissingColumns(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main'")
+// appenders' column order holds), and returns them (table, column). An
+// added column is nullable, holding NULL for the earlier rows: what those
+// imports did not count is not claimed as 0.
+func (s *Store) addMissingColumns(ctx context.Context) (map[[2]string]bool, error) {
+	have, err := s.columns(ctx)
 	if err != nil {
-		return fmt.Errorf("read columns: %w", err)
+		return nil, err
 	}
-	have := map[[2]string]bool{}
-	for rows.Next() {
-		var t, c string
-		if err := rows.Scan(&t, &c); err != nil {
-			rows.Close()
-			return fmt.Errorf("read columns: %w", err)
-		}
-		have[[2]string{t, c}] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read columns: %w", err)
-	}
+	added := map[[2]string]bool{}
 	for _, t := range schema.Tables {
 		for _, c := range t.Columns {
 			if have[[2]string{t.Name, c.Name}] {
 				continue
 			}
 			if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+t.Name+" ADD COLUMN "+c.Name+" "+c.Type.String()); err != nil {
-				return fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
+				return nil, fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
+			}
+			added[[2]string{t.Name, c.Name}] = true
+		}
+	}
+	return added, nil
+}
+
+// columns returns the database's (table, column) pairs.
+func (s *Store) columns(ctx context.Context) (map[[2]string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main'")
+	if err != nil {
+		return nil, fmt.Errorf("read columns: %w", err)
+	}
+	defer rows.Close()
+	have := map[[2]string]bool{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			return nil, fmt.Errorf("read columns: %w", err)
+		}
+		have[[2]string{t, c}] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read columns: %w", err)
+	}
+	return have, nil
+}
+
+// missingColumns lists the columns of schema.Tables that have lacks, as
+// table.column, in schema order (none when have holds no runs table: an
+// empty database file).
+func missingColumns(have map[[2]string]bool) []string {
+	if !have[[2]string{schema.TableRuns, schema.ColRunID}] {
+		return nil
+	}
+	var out []string
+	for _, t := range schema.Tables {
+		for _, c := range t.Columns {
+			if !have[[2]string{t.Name, c.Name}] {
+				out = append(out, t.Name+"."+c.Name)
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // extraDDL holds tables written by analysis commands (not importers).
