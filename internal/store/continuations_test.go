@@ -343,7 +343,7 @@ func TestOpenOldSchema(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.duckdb")
 	added := map[string]bool{"continues_run_id": true, "copied_calls": true, "copy_of_run_id": true, "copied_input_tokens": true,
-		"copied_output_tokens": true, "copied_cache_read_tokens": true, "copied_cache_write_tokens": true, "copied_reasoning_tokens": true}
+		"copied_output_tokens": true, "copied_cache_read_tokens": true, "copied_cache_write_tokens": true, "copied_reasoning_tokens": true, "reader_version": true}
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +353,7 @@ func TestOpenOldSchema(t *testing.T) {
 	for _, tb := range schema.Tables {
 		old := tb
 		old.Columns = slices.DeleteFunc(slices.Clone(tb.Columns), func(c schema.Column) bool {
-			return (tb.Name == schema.TableRuns || tb.Name == schema.TableUsage) && added[c.Name]
+			return (tb.Name == schema.TableRuns || tb.Name == schema.TableUsage || tb.Name == schema.TableSources) && added[c.Name]
 		})
 		if _, err := db.ExecContext(ctx, old.CreateTableSQL()); err != nil {
 			t.Fatal(err)
@@ -381,7 +381,7 @@ VALUES ('a', 'claude-code', 'a', 'a', '', '', '', '', ?, 'unknown', 'inferred', 
 	db.Close()
 
 	if _, err := store.Open(ctx, store.Config{Path: path, ReadOnly: true}); err == nil ||
-		!strings.Contains(err.Error(), "an earlier version of trajmine wrote it (no column runs.continues_run_id and 12 more): open it for writing once") {
+		!strings.Contains(err.Error(), "an earlier version of trajmine wrote it (no column sources.reader_version and 13 more): open it for writing once") {
 		t.Errorf("read-only open of the old database: %v", err)
 	}
 	st, err := store.Open(ctx, store.Config{Path: path})
