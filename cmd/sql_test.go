@@ -1,13 +1,14 @@
 package cmd
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/trajmine/trajmine/internal/testutil"
 )
 
 // TestSQLCannotWrite runs, through `trajmine sql`, each statement that could
@@ -27,7 +28,7 @@ func TestSQLCannotWrite(t *testing.T) {
 	if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := dirSums(t, dir)
+	before := testutil.DirSums(t, dir)
 	q := func(s string) string { return strings.ReplaceAll(s, "DIR", dir) }
 	tests := []struct {
 		query string
@@ -75,7 +76,7 @@ func TestSQLCannotWrite(t *testing.T) {
 			}
 		})
 	}
-	after := dirSums(t, dir)
+	after := testutil.DirSums(t, dir)
 	for name, sum := range before {
 		if after[name] != sum {
 			t.Errorf("%s changed", name)
@@ -143,27 +144,6 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// dirSums maps each file under dir to its sha256.
-func dirSums(t *testing.T, dir string) map[string][32]byte {
-	t.Helper()
-	out := map[string][32]byte{}
-	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[p] = sha256.Sum256(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestSQLTable: --format table right-aligns numbers (by their SQL type:

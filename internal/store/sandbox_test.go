@@ -2,11 +2,12 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/trajmine/trajmine/internal/testutil"
 )
 
 // TestSandboxEngine runs statements that would write or reach outside the
@@ -18,18 +19,13 @@ import (
 func TestSandboxEngine(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "store.duckdb")
-	s, err := Open(ctx, Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
+	path := newStoreFile(t, dir)
 	victim := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := sums(t, dir)
-	s, err = Open(ctx, Config{Path: path, Sandbox: true})
+	before := testutil.DirSums(t, dir)
+	s, err := Open(ctx, Config{Path: path, Sandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +53,7 @@ func TestSandboxEngine(t *testing.T) {
 			}
 		})
 	}
-	after := sums(t, dir)
+	after := testutil.DirSums(t, dir)
 	for name, sum := range before {
 		if after[name] != sum {
 			t.Errorf("%s changed", name)
@@ -71,13 +67,8 @@ func TestSandboxEngine(t *testing.T) {
 func TestCheckQuery(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "store.duckdb")
-	s, err := Open(ctx, Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	s, err = Open(ctx, Config{Path: path, Sandbox: true})
+	path := newStoreFile(t, dir)
+	s, err := Open(ctx, Config{Path: path, Sandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,22 +103,14 @@ func TestCheckQuery(t *testing.T) {
 	}
 }
 
-func sums(t *testing.T, dir string) map[string][32]byte {
+// newStoreFile creates an empty store file in dir and returns its path.
+func newStoreFile(t *testing.T, dir string) string {
 	t.Helper()
-	out := map[string][32]byte{}
-	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out[p] = sha256.Sum256(b)
-		return nil
-	})
+	path := filepath.Join(dir, "store.duckdb")
+	s, err := Open(context.Background(), Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	s.Close()
+	return path
 }

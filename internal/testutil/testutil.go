@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"crypto/sha256"
 	"flag"
 	"os"
 	"path/filepath"
@@ -117,4 +118,26 @@ func VersionGolden(t testing.TB, path, what string, version int, got string) {
 	default:
 		t.Errorf("%s is for %q, %s is %d: run with -update", path, oldHead, what, version)
 	}
+}
+
+// DirSums maps each file under dir to its sha256: compare two calls to
+// see that nothing under dir changed, was added or was removed.
+func DirSums(t testing.TB, dir string) map[string][32]byte {
+	t.Helper()
+	out := map[string][32]byte{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = sha256.Sum256(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
