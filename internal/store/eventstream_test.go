@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -180,7 +181,13 @@ func mineBenchDB(tb testing.TB) string {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	path := filepath.Join(dir, fmt.Sprintf("trajmine-bench-mine-%d-v2.duckdb", mineBenchActivities))
+	// the schema's fingerprint in the name: a file an earlier schema wrote
+	// is not opened (a read-only open of one fails) but built again
+	h := fnv.New32a()
+	for _, t := range schema.Tables {
+		h.Write([]byte(t.CreateTableSQL()))
+	}
+	path := filepath.Join(dir, fmt.Sprintf("trajmine-bench-mine-%d-%08x.duckdb", mineBenchActivities, h.Sum32()))
 	if _, err := os.Stat(path); err == nil {
 		return path
 	}
