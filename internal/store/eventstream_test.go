@@ -368,7 +368,7 @@ func replayRun(tx ingest.Tx, br *benchRun, round, idx int) (int, error) {
 //	go test -tags duckdb_arrow ./internal/store -run '^$' -bench 'Mine1M/arrow/tool-target$' -benchtime 3x
 //	go test ./internal/store -run '^$' -bench 'Mine1M/baseline-sql-dfg$' -benchtime 3x
 //
-// The first call builds the database (≈ 2.5 min, 300 MB; v2 in the file name: zstd-compressed text and args, as ingest writes them now) in
+// The first call builds the database (≈ 2.5 min, 300 MB; the schema's fingerprint in the file name, so a schema change builds it again) in
 // $TRAJMINE_BENCH_DIR (default the temporary directory) and keeps it for
 // the next ones.
 func BenchmarkMine1M(b *testing.B) {
