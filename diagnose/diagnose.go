@@ -12,6 +12,9 @@ type RunResult struct {
 	WindowSource string       `json:"window_source"`
 	Occupancy    RunOccupancy `json:"occupancy"`
 	End          End          `json:"end"`
+	// WhatIf is the window what-if at a --window below the run's own
+	// (WindowWhatIf); nil otherwise.
+	WhatIf *WindowDeath `json:"window_what_if,omitempty"`
 }
 
 // Run is RunWith with default options (DefaultClassify, stalls computed).
@@ -20,7 +23,9 @@ func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []sche
 }
 
 // RunWith diagnoses one run: its window (override > 0 wins, see Window),
-// the occupancy of its calls and its end reason (EndReasonWith with o).
+// the occupancy of its calls, its end reason (EndReasonWith with o) and,
+// when override is below the run's own window, where it would have died
+// there (WindowWhatIf).
 func RunWith(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, override int64, o *EndOptions) RunResult {
 	w, src := Window(run, override)
 	occ := Occupancy(run, events, usage, ops, w)
@@ -33,5 +38,6 @@ func RunWith(run schema.Run, events []schema.Event, usage []schema.Usage, ops []
 		WindowSource: src,
 		Occupancy:    occ,
 		End:          EndReasonWith(run, events, occ, o),
+		WhatIf:       WindowWhatIf(run, usage, occ, override),
 	}
 }
