@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/trajmine/trajmine/schema"
@@ -76,5 +77,55 @@ func TestWindowWhatIf(t *testing.T) {
 				t.Errorf("WindowWhatIf = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunWithWhatIfEnd: how a run ended is the window it ran at's. A Codex
+// run (own window 400,000 from the table) ends on a final answer after
+// calls of 20,000 and 61,000 logged tokens. At --window 64,000, below its
+// own, 61,000 is 95.3 % of the window, but the run did not end on window
+// length: the end is inferred at 400,000 (15.3 %, a final answer), and the
+// what-if says it dies at 64,000 at turn 1 (61,000 + 5,000 output >
+// 64,000). A run with no known window takes --window as its window, as
+// before: the margin rule applies (ended on window length, no what-if
+// death counted apart).
+func TestRunWithWhatIfEnd(t *testing.T) {
+	evs := runEv(
+		schema.Event{Turn: 0, Kind: schema.KindUser, Role: "user", Text: "update the schema"},
+		schema.Event{Turn: 0, Kind: schema.KindToolCall, Role: "assistant", ToolName: "shell", CallID: "a", Args: `{"command":["bash","-lc","git push"]}`},
+		schema.Event{Turn: 1, Kind: schema.KindToolResult, Role: "tool", CallID: "a", Text: "pushed"},
+		schema.Event{Turn: 1, Kind: schema.KindAssistant, Role: "assistant", Text: "Branch `fix/team` is pushed."},
+	)
+	usage := []schema.Usage{{Turn: 0, InputTokens: 20_000, OutputTokens: 100}, {Turn: 1, InputTokens: 61_000, OutputTokens: 5_000}}
+	for _, tc := range []struct {
+		name   string
+		run    schema.Run
+		window int64
+		reason schema.EndReason
+		rule   string
+		share  float64 // the last call's share of the reported window
+		whatIf *WindowDeath
+	}{
+		{"own window", schema.Run{Harness: "codex", ModelFamily: "gpt-5"}, 0, schema.EndFinished, RuleFinalAnswer, 61_000.0 / 400_000, nil},
+		{"what-if below it", schema.Run{Harness: "codex", ModelFamily: "gpt-5"}, 64_000, schema.EndFinished, RuleFinalAnswer, 61_000.0 / 64_000,
+			&WindowDeath{Window: 64_000, OwnWindow: 400_000, Turn: 1, Prompt: 61_000, Output: 5_000}},
+		{"no known window", schema.Run{Harness: "codex", ModelFamily: "my-local-model"}, 64_000, schema.EndContextOverflow, RuleMargin, 61_000.0 / 64_000,
+			&WindowDeath{Window: 64_000, Turn: 1, Prompt: 61_000, Output: 5_000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := RunWith(tc.run, evs, usage, nil, tc.window, nil)
+			last, _ := r.Occupancy.Last()
+			if r.End.Reason != tc.reason || r.End.Rule != tc.rule || last.Share != tc.share {
+				t.Errorf("end %s by %s (%s), last share %v; want %s by %s, %v", r.End.Reason, r.End.Rule, r.End.Why, last.Share, tc.reason, tc.rule, tc.share)
+			}
+			if (r.WhatIf == nil) != (tc.whatIf == nil) || r.WhatIf != nil && *r.WhatIf != *tc.whatIf {
+				t.Errorf("what-if %+v, want %+v", r.WhatIf, tc.whatIf)
+			}
+		})
+	}
+	// at() is Occupancy at the other window
+	occ := Occupancy(schema.Run{}, evs, usage, nil, 64_000)
+	if got, want := occ.at(400_000), Occupancy(schema.Run{}, evs, usage, nil, 400_000); !reflect.DeepEqual(got, want) {
+		t.Errorf("at(400,000) = %+v, want %+v", got, want)
 	}
 }
