@@ -187,7 +187,7 @@ FROM (SELECT run_id, max(input_tokens + output_tokens) AS p, max(input_tokens) A
 	if v := diag.Verdict; v.WindowEnds != 0 || v.WhatIfRuns != runs || v.WindowDeaths != over {
 		t.Errorf("diagnose at 32,000: %d window ends, window below %d runs' own, %d deaths; want 0, %d, %d", v.WindowEnds, v.WhatIfRuns, v.WindowDeaths, runs, over)
 	}
-	// saved at 32,000 per policy, measured 2026-12-09 (before issue 27.5: 0 for every policy)
+	// saved at 32,000 per policy, measured 2026-12-04 (before issue 27.5: 0 for every policy)
 	pins := map[string]int{"compact-gemini": 6, "compact-goose": 6, "compact-codex": 6, "compact-openhands": 6, "compact-claude-code": 6, "truncate": 6,
 		"mask": 5, "halflife": 1, "keep-all": 0}
 	for _, a := range sim.Comparison {
