@@ -19,7 +19,8 @@ import (
 //   - window ends: diagnose's verdict (diag_runs.end_reason);
 //   - prevention: the comparison against as-logged at the report's window
 //     (sim_runs: saved, lost, Σ tokens), the policy saving the most runs,
-//     then the most tokens;
+//     then the most tokens; at a --window below the windows runs ran at,
+//     where some would have died, the window what-if (WindowVerdict);
 //   - next: recommend's results per model family.
 func Headline(rep *Report) []string {
 	v := rep.Diagnosis.Verdict
@@ -41,7 +42,11 @@ func Headline(rep *Report) []string {
 		}
 		out = append(out, fmt.Sprintf("%s of %s (%s) ended on window length: %s.", textfmt.Thousands(int64(v.WindowEnds)), runsOf(v.Runs), textfmt.Pct(v.Share), how))
 	}
-	out = append(out, preventionSentence(rep.Simulation.Comparison, v.WindowEnds))
+	if s := reportWindowVerdict(rep); s != "" {
+		out = append(out, s) // the window what-if (window.go) in place of prevention
+	} else {
+		out = append(out, preventionSentence(rep.Simulation.Comparison, v.WindowEnds))
+	}
 	out = append(out, nextSentence(rep.Recs, v.UnknownWindow))
 	return out
 }

@@ -104,8 +104,13 @@ func (a *Recommend) Finish(groups []behavior.Group) ([]recommend.Result, error) 
 	fams := slices.Clone(a.fams)
 	slices.SortFunc(fams, func(x, y recommend.FamilyOutcomes) int { return cmp.Compare(x.Name, y.Name) })
 	o := a.o
-	return recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
+	rs, err := recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
 		MaxReinvPer100: o.MaxReinv, AnyMechanism: o.AnyMechanism, TrainedOn: o.TrainedOn, Label: func(f string) string { return labels[f] }})
+	if err != nil {
+		return nil, err
+	}
+	recommend.AddWhatIf(rs, fams, a.grid) // the window what-if at a --window below the runs' windows
+	return rs, nil
 }
 
 // Behaviour profiles each run's context management (package

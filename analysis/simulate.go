@@ -411,5 +411,5 @@ func simRunValues(r *simulate.Row) []any {
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
 		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
 		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
-		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls)}
+		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls), string(r.BaselineLoss)}
 }

@@ -39,7 +39,12 @@ func NewDiagnoseCmd(d *Deps, runF func(*DiagnoseOptions) error) *cobra.Command {
 model call against it, and why the run ended.
 
 The window is --window N if given, else the run's logged window, else the
-embedded table of known models' windows by model family, else unknown. A call
+embedded table of known models' windows by model family, else unknown. With
+--window N below a run's own window (or its own unknown), the verdict adds
+the window what-if: how many runs that did not end on window length have a
+call whose logged prompt plus output exceeds N, where they would have died at
+an N-token window although their logs went on (trajmine simulate --window N
+replays which policy carries them to their logged end). A call
 is a model call (a turn with model output or a usage row): what follows a
 run's last call (the output of its last tool call, an error) was never sent
 and is no call. A call's prompt is its logged input tokens (incl. cache reads

@@ -61,8 +61,15 @@ model's own ops, the dtoc policies, only for families whose manage_context
 behaviour is selective), no gain (it saves neither runs nor tokens). Of the
 rest, the one that saves the most runs wins, then the lowest Σ effective
 tokens / Σ as-logged tokens over the family's runs (effective = prompts +
-re-invocations + summarizer input, same calls). A run whose log finished is
-never counted as saved.
+re-invocations + summarizer input, same calls). At a run's own window a run
+whose log finished is never counted as saved. --window N below the windows
+the runs ran at asks the window what-if (could these runs move to an N-token
+model?): a run with a call whose logged prompt plus output exceeds N dies
+under what ran at that call, finished log or not; a candidate that keeps every
+call within N carries it to its logged end and saves it (what the agent would
+have done after is unknown), and the held-out gates count those saved and lost
+at N. A line under each family says how many of its runs die at N and how
+many the training choice carries.
 
 The held-out runs give the winner's expected saving against what ran with a
 run-level bootstrap 95 % CI; it is recommended only when the CI's lower end is
@@ -196,6 +203,9 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 	for _, r := range rs {
 		fmt.Fprintln(w)
 		printWrapped(w, width, fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
+		if r.WhatIf != nil {
+			printIndented(w, width, "  ", "  ", whatIfText(r))
+		}
 		t := &table{header: []string{"", "CANDIDATE", "TOKENS SAVED", "RATIO", "RUNS SAVED", "LOST", "REINV/100 CALLS", "EXCLUDED BY"},
 			right: []bool{false, false, true, true, true, true, true, false}, indent: "  ", optionalHint: "--json has every candidate's figures; widen the terminal"}
 		for _, c := range recommend.Top(r, recommendTop) {
@@ -222,6 +232,43 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 	fmt.Fprintln(w)
 	printWrapped(w, width, "(training figures against as-logged; → recommended, · the training choice the held-out runs did not confirm)")
 	return nil
+}
+
+// whatIfText is a family's window what-if (recommend.AddWhatIf): at the
+// --window below its runs' windows, how many die under what ran and how
+// many the training choice carries to their logged end.
+func whatIfText(r recommend.Result) string {
+	x := r.WhatIf
+	n := thousands(x.Window)
+	why := fmt.Sprintf("their logged prompts exceed %s, below the windows they ran at", n)
+	if x.Dead == 1 {
+		why = fmt.Sprintf("its logged prompts exceed %s, below the window it ran at", n)
+	}
+	if logged := x.Dead - x.AtWindow; logged > 0 {
+		ended := thousands(int64(logged)) + " ended on window length in their logs"
+		if logged == 1 {
+			ended = "1 ended on window length in its log"
+		}
+		why = fmt.Sprintf("%s because their logged prompts exceed %s, below the windows they ran at; %s", thousands(int64(x.AtWindow)), n, ended)
+	}
+	die := "die"
+	if x.Dead == 1 {
+		die = "dies"
+	}
+	s := fmt.Sprintf("window what-if: at %s tokens %s of the %s %s under what ran (%s)", n, thousands(int64(x.Dead)), countOf(x.Runs, "run"), die, why)
+	if x.Policy == "" {
+		return s + "; no candidate was chosen to carry them"
+	}
+	who := "the training choice"
+	if r.Policy == x.Policy && !r.Insufficient {
+		who = "the recommended"
+	}
+	still := thousands(int64(x.Dead-x.Carried)) + " still die there"
+	if x.Dead-x.Carried == 1 {
+		still = "1 still dies there"
+	}
+	return s + fmt.Sprintf("; %s %s carries %s of them to their logged end, %s (training and held-out runs; what the agents would have done after their logged ends is unknown)",
+		who, shortSpec(x.Policy), thousands(int64(x.Carried)), still)
 }
 
 // shortSpec is a spec with its default parameters left out.

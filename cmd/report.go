@@ -83,8 +83,9 @@ page; when some inputs fail to import, it reports on the rest and exits 1,
 as trajmine ingest does.
 
 It prints the ingest summary, the diagnose verdict, the replay of every
-catalog policy at each run's own window (trajmine simulate), totals per
-format and the runs table, and writes one self-contained HTML file (-o,
+catalog policy at each run's own window (trajmine simulate; --window N
+replays, diagnoses and recommends at N instead), totals per format and the
+runs table, and writes one self-contained HTML file (-o,
 default ./report.html; its path is the last line printed): the verdict,
 occupancy curves, reading-boundary survival per policy, the policy
 comparison per model family, token rent by tool, trajmine recommend's
@@ -96,6 +97,14 @@ runs (--sample-top by peak share, plus --sample more chosen by run-id
 hash), as the page states; every other figure covers all the runs
 reported on. sim_calls
 holds the sample's calls (trajmine simulate writes every run's).
+
+With --window N below the windows the runs ran at, the report answers the
+window what-if (could these runs move to an N-token model?): its second
+sentence says how many runs would have died at N under what ran (a call
+whose logged prompt plus output exceeds N, though the log went on) and how
+many the policy it names carries to their logged end, at what cost against
+what ran; what the agents would have done after their logged ends is not in
+the data, so nothing past them is claimed.
 
 All analyses share one read of the store: each run is read once and its
 diagnosis, replay trace and counterfactual uses are computed once. When
@@ -430,6 +439,9 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
 	for _, r := range recs {
 		printIndented(o.Out, o.Width, "  ", "    ", fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
+		if r.WhatIf != nil {
+			printIndented(o.Out, o.Width, "    ", "    ", whatIfText(r))
+		}
 	}
 	fmt.Fprintln(o.Out)
 	printWrapped(o.Out, o.Width, fmt.Sprintf("Agent behaviour (trajmine mine): %s runs, %s events by action class; top variants:", thousands(int64(mined.Cases)), thousands(int64(mined.Events))))

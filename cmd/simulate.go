@@ -63,10 +63,16 @@ The table is ranked per window (and --by group) by TOKENS SAVED = Σ as-logged
 prompts + predicted re-invocations + summarizer input; as-logged counts one
 summarizer call per logged compaction), then by runs lost. TOTAL × is
 Σ policy / Σ as-logged with a run-level percentile-bootstrap 95 % CI (1,000
-resamples, fixed seed). SAVED counts runs lost under what ran (the log did not
-finish, and as-logged overflows at this window or the log ended on window
-length) that the policy gets through; a run whose log finished is never saved.
-LOST counts runs the policy loses where as-logged fits. REINV/100 CALLS are
+resamples, fixed seed). SAVED counts runs lost under what ran that the policy
+carries to their logged end (what the agent would have done after it is
+unknown). A run is lost under what ran when its log ended on window length
+(at its own window or a smaller one); when the window is below the one it ran
+at and a call it sent, prompt plus output, does not fit (the window what-if:
+--window N below the runs' windows; the log may have finished, and a line
+under the table says at N how many of the runs would have died and how many
+the policy the report names carries); or when its log did not finish and
+as-logged overflows. At a run's own window a run whose log finished is never
+saved. LOST counts runs the policy loses where as-logged fits. REINV/100 CALLS are
 predicted re-invocations per 100 replayed calls: a later use (trajmine
 counterfactual's provenance) of an output that was hidden, or cut where the
 evidence was, at the using call; each costs the output's tokens plus one
@@ -276,6 +282,11 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	writeCacheAccuracy(w, out.CacheAccuracy, width, bold)
 	fmt.Fprintln(w)
 	writeComparison(w, out.Comparison, short, false, width, bold)
+	for _, x := range out.Windows {
+		if s := analysis.WindowVerdict(out.Comparison, x); s != "" {
+			printWrapped(w, width, s)
+		}
+	}
 	if len(out.Groups) > 0 {
 		fmt.Fprintf(w, "\nby %s:\n", out.By)
 		writeComparison(w, out.Groups, short, true, width, bold)
@@ -350,7 +361,7 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool, width int, bold bool) {
 	legend := []string{
 		"against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),",
-		"TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy gets through (never a finished log), LOST = the reverse;",
+		"TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy carries to their logged end (at a run's own window never a finished log), LOST = the reverse;",
 		"ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json"}
 	if width > 0 { // one paragraph, wrapped; at natural width its three lines
 		legend = []string{strings.Join(legend, " ")}

@@ -117,6 +117,30 @@ func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops 
 	return o
 }
 
+// at is o against another window (0 unknown): the same calls with their
+// shares of it, the calls at or above 50, 80 and 95 % of it and the peak's
+// share recomputed.
+func (o RunOccupancy) at(window int64) RunOccupancy {
+	a := o
+	a.Window = max(window, 0)
+	a.Calls = make([]CallOccupancy, len(o.Calls))
+	a.Calls50, a.Calls80, a.Calls95, a.PeakShare = 0, 0, 0, 0
+	for i, c := range o.Calls {
+		c.Share = 0
+		if a.Window > 0 {
+			c.Share = float64(c.Prompt) / float64(a.Window)
+			a.Calls50 += occAtLeast(c.Prompt, a.Window, 50)
+			a.Calls80 += occAtLeast(c.Prompt, a.Window, 80)
+			a.Calls95 += occAtLeast(c.Prompt, a.Window, 95)
+		}
+		if c.Turn == o.PeakTurn && c.Prompt == o.PeakTokens {
+			a.PeakShare = c.Share
+		}
+		a.Calls[i] = c
+	}
+	return a
+}
+
 // LastCallTurn is the turn of a run's last model call: the largest turn of
 // a model output event (assistant, reasoning, tool_call) or a usage row; false
 // when the run has neither (no model call). Events of later turns are

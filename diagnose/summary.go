@@ -27,6 +27,14 @@ type Verdict struct {
 	// Copies are runs left out (every usage row a copy of another run's);
 	// Runs does not count them.
 	Copies int `json:"copies"`
+	// The window what-if (RunResult.WhatIf), at a --window below the own
+	// window of WhatIfRuns runs: WhatIfWindow is that window, WindowDeaths
+	// the runs among them that did not end on window length in their logs
+	// but have a call whose logged prompt plus output exceeds it (they
+	// would have died at that call). 0 without such a window.
+	WhatIfWindow int64 `json:"what_if_window,omitempty"`
+	WhatIfRuns   int   `json:"what_if_runs,omitempty"`
+	WindowDeaths int   `json:"window_deaths,omitempty"`
 	// BoundaryFound: the reading-boundary survival curve fell to ≤ 50 % at
 	// call BoundaryTurn.
 	BoundaryFound bool  `json:"reading_boundary_found"`
@@ -127,12 +135,20 @@ func Complete(res RunResult, r schema.Run, events []schema.Event, usage []schema
 }
 
 // VerdictOf counts the runs that ended on window length, explicit and
-// inferred, and those with no known window.
+// inferred, those with no known window, and, at a --window below runs' own
+// windows, those that would have died there (RunResult.WhatIf).
 func VerdictOf(results []RunDiagnosis) Verdict {
 	v := Verdict{Runs: len(results)}
 	for _, r := range results {
 		if r.Occupancy.Window == 0 {
 			v.UnknownWindow++
+		}
+		if r.WhatIf != nil {
+			v.WhatIfWindow = r.WhatIf.Window
+			v.WhatIfRuns++
+			if r.WhatIf.Dies() && !r.End.WindowEnd() {
+				v.WindowDeaths++
+			}
 		}
 		if !r.End.WindowEnd() {
 			continue

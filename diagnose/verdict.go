@@ -53,6 +53,9 @@ func (d *Summary) VerdictText() string {
 	fmt.Fprintf(&w, "%s of %s runs (%s) ended on window length (%d explicit, %d inferred); %s; %s\n",
 		textfmt.Thousands(int64(v.WindowEnds)), textfmt.Thousands(int64(v.Runs)), textfmt.Pct(v.Share), v.Explicit, v.Inferred,
 		BoundaryClause(d.ReadingBoundary), rentClause(v))
+	if v.WhatIfRuns > 0 {
+		w.WriteString(WhatIfText(v) + "\n")
+	}
 	if v.UnknownWindow > 0 {
 		fmt.Fprintf(&w, "%s runs have no known window (use --window N): their occupancy shares are not computed\n", textfmt.Thousands(int64(v.UnknownWindow)))
 	}
@@ -60,4 +63,21 @@ func (d *Summary) VerdictText() string {
 		fmt.Fprintf(&w, "%s runs are copies of another run (resumed or forked, no call of their own) and are counted once, in their origin\n", textfmt.Thousands(int64(v.Copies)))
 	}
 	return w.String()
+}
+
+// WhatIfText is the verdict's window what-if line at a --window below runs'
+// own windows (Verdict.WhatIfRuns > 0): how many of the runs that did not
+// end on window length would have died there although their logs went on.
+func WhatIfText(v Verdict) string {
+	n := textfmt.Thousands(v.WhatIfWindow)
+	below := "the own windows of " + textfmt.CountOf(v.WhatIfRuns, "run")
+	if v.WhatIfRuns == v.Runs {
+		below = "every run's own window"
+	}
+	if v.WindowDeaths == 0 {
+		return fmt.Sprintf("at --window %s (below %s) no run that did not end on window length would have died: every logged prompt plus its output fits", n, below)
+	}
+	return fmt.Sprintf("at --window %s (below %s) %s of the %s that did not end on window length would have died: a logged prompt plus its output exceeds %s tokens, though the log went on past it "+
+		"(trajmine simulate --window %d replays which policy carries them to their logged end; what the agents would have done after it is unknown)",
+		n, below, textfmt.Thousands(int64(v.WindowDeaths)), textfmt.CountOf(v.Runs-v.WindowEnds, "run"), n, v.WhatIfWindow)
 }

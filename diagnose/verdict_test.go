@@ -3,6 +3,8 @@ package diagnose
 import (
 	"strings"
 	"testing"
+
+	"github.com/trajmine/trajmine/schema"
 )
 
 func TestVerdictClauses(t *testing.T) {
@@ -47,5 +49,48 @@ func TestVerdictClauses(t *testing.T) {
 		if got := rentClause(tc.v); got != tc.want {
 			t.Errorf("rent clause = %q, want %q", got, tc.want)
 		}
+	}
+}
+
+func TestVerdictWhatIf(t *testing.T) {
+	dies := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: 3, Prompt: 40_000}
+	fits := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: -1}
+	ended := End{Reason: schema.EndContextOverflow, Source: "explicit"}
+	run := func(w *WindowDeath, e End) RunDiagnosis {
+		return RunDiagnosis{RunResult: RunResult{Occupancy: RunOccupancy{Window: 32_000}, End: e, WhatIf: w}}
+	}
+	for _, tc := range []struct {
+		name                 string
+		runs                 []RunDiagnosis
+		window, below, death int
+		text                 string
+	}{
+		// five runs: two die at 32,000, two fit, one ended on window length in its log
+		// (counted in WindowEnds, not again as a death at the window)
+		{"below every run's window", []RunDiagnosis{run(dies, End{}), run(dies, End{}), run(fits, End{}), run(fits, End{}), run(dies, ended)}, 32_000, 5, 2,
+			"at --window 32,000 (below every run's own window) 2 of the 4 runs that did not end on window length would have died: a logged prompt plus its output exceeds 32,000 tokens, though the log went on past it " +
+				"(trajmine simulate --window 32000 replays which policy carries them to their logged end; what the agents would have done after it is unknown)"},
+		// a run whose own window is 32,000 or less has no what-if
+		{"below some", []RunDiagnosis{run(fits, End{}), run(nil, End{})}, 32_000, 1, 0,
+			"at --window 32,000 (below the own windows of 1 run) no run that did not end on window length would have died: every logged prompt plus its output fits"},
+		{"no --window", []RunDiagnosis{run(nil, End{})}, 0, 0, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := VerdictOf(tc.runs)
+			if v.WhatIfWindow != int64(tc.window) || v.WhatIfRuns != tc.below || v.WindowDeaths != tc.death {
+				t.Errorf("what-if window %d over %d runs, %d deaths; want %d, %d, %d", v.WhatIfWindow, v.WhatIfRuns, v.WindowDeaths, tc.window, tc.below, tc.death)
+			}
+			text := ""
+			if v.WhatIfRuns > 0 {
+				text = WhatIfText(v)
+			}
+			if text != tc.text {
+				t.Errorf("text\n%q\nwant\n%q", text, tc.text)
+			}
+			d := Summary{Verdict: v}
+			if got := d.VerdictText(); tc.text != "" && !strings.Contains(got, "\n"+tc.text+"\n") {
+				t.Errorf("VerdictText lacks the what-if line:\n%s", got)
+			}
+		})
 	}
 }

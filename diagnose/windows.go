@@ -83,3 +83,53 @@ func Window(run schema.Run, override int64) (tokens int64, source string) {
 	}
 	return 0, WindowUnknown
 }
+
+// WindowDeath is the window what-if of one run at a window below its own
+// (--window N with N smaller than the window the run ran at): the first
+// model call that would not have fitted, by the log's own figures.
+type WindowDeath struct {
+	Window    int64 `json:"window_tokens"`     // N
+	OwnWindow int64 `json:"own_window_tokens"` // the run's own window (log or table); 0 unknown
+	// Turn is the first call whose prompt plus output exceeds Window (the
+	// run would have died there); -1 when every call fits. Prompt and
+	// Output are that call's: its prompt as Occupancy has it (logged
+	// input, else estimated) and its logged output (0 without a usage row).
+	Turn   int64 `json:"turn"`
+	Prompt int64 `json:"prompt_tokens"`
+	Output int64 `json:"output_tokens"`
+}
+
+// Dies reports whether the run would have died at the window.
+func (d *WindowDeath) Dies() bool { return d != nil && d.Turn >= 0 }
+
+// WindowWhatIf is run's window what-if at window (--window N): nil unless
+// window is positive and below the run's own window (Window without
+// override; an unknown own window counts as larger, since the run sent its
+// logged prompts). Otherwise the first call of occ whose prompt plus its
+// logged output (the window holds both, as trajmine simulate counts an
+// overflow) exceeds window:
+//
+//	first call t with prompt(t) + output(t) > N
+//
+// where output(t) is the output tokens of the call's usage row (the last
+// one of the turn, as Occupancy takes its input), 0 when it has none.
+func WindowWhatIf(run schema.Run, usage []schema.Usage, occ RunOccupancy, window int64) *WindowDeath {
+	own, _ := Window(run, 0)
+	if window <= 0 || (own > 0 && window >= own) {
+		return nil
+	}
+	out := map[int64]int64{}
+	for _, u := range usage {
+		if !u.Estimated {
+			out[u.Turn] = u.OutputTokens
+		}
+	}
+	d := &WindowDeath{Window: window, OwnWindow: own, Turn: -1}
+	for _, c := range occ.Calls {
+		if c.Prompt+out[c.Turn] > window {
+			d.Turn, d.Prompt, d.Output = c.Turn, c.Prompt, out[c.Turn]
+			break
+		}
+	}
+	return d
+}

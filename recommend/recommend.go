@@ -22,7 +22,9 @@
 //	tokens saved = Σ as-logged − Σ effective
 //
 // with the runs it saves and loses against what ran (simulate.RunResult.Saved
-// and .Lost: a run whose log finished is never saved) and its predicted
+// and .Lost: at a run's own window a run whose log finished is never saved;
+// at a Window below it, one whose logged prompts exceed it dies under what
+// ran and is saved when the candidate carries it to its logged end) and its predicted
 // re-invocations per 100 replayed calls. A candidate is excluded by the
 // first rule it breaks, in this order:
 //
@@ -177,6 +179,9 @@ type Result struct {
 	// Why explains the choice in one line.
 	Why        string      `json:"why"`
 	Candidates []Candidate `json:"candidates"`
+	// WhatIf is the window what-if at a Window below the windows the
+	// family's runs ran at (AddWhatIf); nil otherwise.
+	WhatIf *WindowWhatIf `json:"window_what_if,omitempty"`
 }
 
 // PolicyFamily is the mechanism of the policy spec names, read from the
@@ -219,7 +224,12 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 			outs[i].Runs = append(outs[i].Runs, g.Replay(&rp, tr))
 		}
 	}
-	return Decide(outs, g, o)
+	rs, err := Decide(outs, g, o)
+	if err != nil {
+		return nil, err
+	}
+	AddWhatIf(rs, outs, g)
+	return rs, nil
 }
 
 // Grid is the parsed candidate set (as-logged first) and the replay window.
@@ -291,6 +301,10 @@ type Outcome struct {
 	Reinv     int   // predicted re-invocations
 	Calls     int   // calls replayed
 	Dropped   int   // context-only manage_context calls the replay left out
+
+	// Loss is why what ran loses the run at the window
+	// (simulate.RunResult.BaselineLoss; "" when it does not)
+	Loss simulate.Loss
 }
 
 // Replay replays every candidate on tr at the grid's window.
@@ -299,7 +313,7 @@ func (g *Grid) Replay(rp *simulate.Replayer, tr *simulate.Trace) RunOutcome {
 	for i, p := range g.pols {
 		r := rp.Replay(tr, p, simulate.Options{Window: g.window})
 		out.Cands[i] = Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, Baseline: r.BaselineEffective(),
-			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, Reinv: r.Reinvocations, Calls: r.Calls, Dropped: r.DroppedContextCalls}
+			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, Loss: r.BaselineLoss, Reinv: r.Reinvocations, Calls: r.Calls, Dropped: r.DroppedContextCalls}
 	}
 	return out
 }

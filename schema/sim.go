@@ -46,8 +46,8 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	col("as_logged_summarizer_in", BigInt, "Σ summarizer input of the logged compactions over the same calls (the prompt each compacted)"),
 	nul("as_logged_overflow_call", BigInt, "the first call the as-logged replay overflows at this window; NULL when it never does"),
 	col("as_logged_ratio", Double, "prompt_tokens / as_logged_tokens (1 when as_logged_tokens is 0)"),
-	col("baseline_overflow", Boolean, "the run is lost under what ran at this window: its log did not finish, and as-logged overflows or the log ended on window length (at the run's own window)"),
-	col("saved", Boolean, "baseline_overflow and the policy does not overflow (never a run whose log finished; never for as-logged itself)"),
+	col("baseline_overflow", Boolean, "the run is lost under what ran at this window (as_logged_overflow_cause says why): the log ended on window length and this is its own window or a smaller one; or this window is below the one the run ran at and as-logged overflows here (its logged prompts exceed it, finished log or not); or the log did not finish and as-logged overflows"),
+	col("saved", Boolean, "baseline_overflow and the policy does not overflow: it carries the run to its logged end (what the agent would have done after is not in the data); at the run's own window never a run whose log finished; never for as-logged itself"),
 	col("lost", Boolean, "the policy overflows where the as-logged replay does not (as_logged_overflow_call NULL) and not baseline_overflow"),
 	nul("as_logged_cost_usd", Double, "as cost_usd for the as-logged baseline on the same calls (its summarizer calls at the input and output prices); NULL when the model has no price"),
 	col("boundary_finished", Boolean, "the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished"),
@@ -55,6 +55,7 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	col("stall_messages", BigInt, "stall messages the policy injected (not counted as activation)"),
 	col("stall_message_tokens", BigInt, "their tokens"),
 	col("dropped_context_calls", BigInt, "the policy replaces the agent's context management (every mechanism but logged and dtoc), so the run was replayed without its manage_context calls: this many context-only calls (all tool calls manage_context) fell within the replayed calls and were dropped; calls + dropped_context_calls = logged_calls when the replay got through; 0 for dtoc and as-logged. The agent's other actions are held fixed"),
+	col("as_logged_overflow_cause", Varchar, "why baseline_overflow: 'logged' (the log ended on window length, at its own window or below), 'window' (this window is below the one the run ran at and its logged prompts exceed it), 'replayed' (an unfinished log whose as-logged replay overflows at its own window or above); '' when not baseline_overflow"),
 }}
 
 // SimCalls describes the sim_calls table.

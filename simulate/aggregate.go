@@ -124,10 +124,20 @@ type Agg struct {
 
 	Overflow         int `json:"overflow"`           // runs that overflowed under the policy
 	BaselineOverflow int `json:"as_logged_overflow"` // runs lost under what ran (RunResult.BaselineOverflow)
-	Saved            int `json:"saved"`              // lost under what ran, the policy gets through (never a run whose log finished)
-	Lost             int `json:"lost"`               // the policy overflows, what ran did not
-	Survived         int `json:"survived"`
-	Censored         int `json:"censored"`
+	// BaselineOverflowAtWindow: of BaselineOverflow, the runs lost only
+	// because this window is below the one they ran at (their logged
+	// prompts exceed it; RunResult.BaselineLoss LossWindow)
+	BaselineOverflowAtWindow int `json:"as_logged_overflow_at_window"`
+	// Saved: lost under what ran, the policy gets through (at a run's own
+	// window never a run whose log finished)
+	Saved int `json:"saved"`
+	// SavedAtWindow: of Saved, the runs lost only because this window is
+	// below the one they ran at, which the policy carries to their logged
+	// end at it; what the agent would have done after is not in the data
+	SavedAtWindow int `json:"saved_at_window"`
+	Lost          int `json:"lost"` // the policy overflows, what ran did not
+	Survived      int `json:"survived"`
+	Censored      int `json:"censored"`
 
 	// the keep-all reference: Σ keep-all prompts over the same calls, the
 	// policy's Σ prompts over it, and the runs keep-all overflows at this window
@@ -262,8 +272,15 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 		if r.BaselineOverflow {
 			a.BaselineOverflow++
 		}
+		atWindow := r.BaselineLoss == LossWindow
+		if atWindow {
+			a.BaselineOverflowAtWindow++
+		}
 		if r.Saved {
 			a.Saved++
+			if atWindow {
+				a.SavedAtWindow++
+			}
 		}
 		if r.Lost {
 			a.Lost++

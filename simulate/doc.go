@@ -39,11 +39,23 @@
 // replayed under its own logged compactions and ops, with the same token
 // model, checked against the logged input at every call (LoggedAccuracy).
 // Every comparison is against it: RunResult's AsLogged* fields hold its
-// figures over the same calls, and Saved / Lost its verdicts (a run whose
-// log finished is never saved); keep-all stays a reference. Its predicted
-// cache reads and writes are checked against the ones a log states
-// (cache_accuracy.go: CheckCache, CacheAccuracy), and what ran is priced
-// against the log's own usage and stated cost.
+// figures over the same calls, and Saved / Lost its verdicts; keep-all
+// stays a reference. Its predicted cache reads and writes are checked
+// against the ones a log states (cache_accuracy.go: CheckCache,
+// CacheAccuracy), and what ran is priced against the log's own usage and
+// stated cost.
+//
+// Window what-if. A run is lost under what ran at a window
+// (RunResult.BaselineOverflow, BaselineLoss says why) when its log ended on
+// window length and the window is its own or smaller (LossLogged); when the
+// window is below the one the run ran at and the as-logged replay overflows
+// there (LossWindow: a call the run sent, prompt plus output, does not fit,
+// so at that window it dies at that call although its log went on, finished
+// or not); or when its log did not finish and the as-logged replay overflows
+// (LossReplayed). A policy that keeps every call within the window saves
+// such a run (Saved): it carries it to its logged end, and what the agent
+// would have done after that end is unknown, so a saved run is never
+// extended. At its own window a run whose log finished is never saved.
 //
 // A policy that replaces the agent's own context management (every
 // mechanism but logged and dtoc: keep-all, masking, truncation, compaction)

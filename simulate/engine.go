@@ -56,6 +56,30 @@ const (
 	Overflow Status = "overflow"
 )
 
+// Loss is why a run is lost under what ran at a replay's window
+// (RunResult.BaselineOverflow).
+type Loss string
+
+// Losses.
+const (
+	// LossNone: what ran gets through at this window.
+	LossNone Loss = ""
+	// LossLogged: the log ended on window length (diagnose's end reason,
+	// explicit or inferred) and the replay's window is the run's own or
+	// smaller: the run died in its log.
+	LossLogged Loss = "logged"
+	// LossWindow: the replay's window is below the one the run ran at (its
+	// own window, or, when that is unknown, the window that let it send
+	// its logged prompts) and the as-logged replay overflows there: a
+	// call the run sent does not fit, so at this window it dies at that
+	// call even though its log got past it (and perhaps finished).
+	LossWindow Loss = "window"
+	// LossReplayed: at the run's own window or a larger one, the log did
+	// not finish and the as-logged replay overflows (the token model puts
+	// one of its calls over the window).
+	LossReplayed Loss = "replayed"
+)
+
 // RunResult is one run replayed under one policy at one window.
 type RunResult struct {
 	RunID  string `json:"run_id"`
@@ -114,19 +138,26 @@ type RunResult struct {
 	AsLoggedSummIn     int64 `json:"as_logged_summarizer_in"`
 	AsLoggedSummOut    int64 `json:"as_logged_summarizer_out"`
 	AsLoggedOverflowAt int   `json:"as_logged_overflow_call"`
-	// BaselineOverflow: the run is lost under what ran at this window: the
-	// log did not finish, and the as-logged replay overflows or the log ended
-	// on window length (diagnose's end reason; counted only at the run's own
-	// window). Saved: BaselineOverflow and the policy does not overflow (and,
-	// when only the log's end says the run died, its prompt at the last
-	// logged call is smaller than as-logged's: it freed room where the run
-	// died; and, replayed without the agent's manage_context calls, it
+	// BaselineOverflow: the run is lost under what ran at this window
+	// (BaselineLoss says why): the log ended on window length (diagnose's
+	// end reason) and this is the run's own window or a smaller one; or
+	// this window is below the one the run ran at and the as-logged replay
+	// overflows here (the run's logged prompts exceed it: at this window it
+	// dies at that call, whether or not its log finished); or, at its own
+	// window or above, the log did not finish and the as-logged replay
+	// overflows. Saved: BaselineOverflow and the policy does not overflow
+	// (and, when only the log's end says the run died, its prompt at the
+	// last logged call is smaller than as-logged's: it freed room where the
+	// run died; and, replayed without the agent's manage_context calls, it
 	// reaches a logged call at or after the one where the run died: a run
-	// that died on a dropped context-only call is not saved); Lost: the
-	// policy overflows where the as-logged replay does not (and not
-	// BaselineOverflow). A run whose log finished is never saved; the
-	// as-logged policy itself neither saves nor loses.
+	// that died on a dropped context-only call is not saved): the policy
+	// carries the run to its logged end, and what the agent would have done
+	// after it is not in the data. Lost: the policy overflows where the
+	// as-logged replay does not (and not BaselineOverflow). At the run's
+	// own window a run whose log finished is never saved; the as-logged
+	// policy itself neither saves nor loses.
 	BaselineOverflow bool `json:"baseline_overflow"`
+	BaselineLoss     Loss `json:"as_logged_overflow_cause"`
 	Saved            bool `json:"saved"`
 	Lost             bool `json:"lost"`
 
@@ -563,8 +594,8 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	if !rp.noBase {
 		replayed := res.AsLoggedOverflowAt >= 0
-		logEnd := tr.WindowEnd && w > 0 && w == tr.Window
-		res.BaselineOverflow = !tr.Finished && (replayed || logEnd)
+		res.BaselineLoss = baselineLoss(tr, w, replayed)
+		res.BaselineOverflow = res.BaselineLoss != LossNone
 		if res.Policy != AsLoggedName {
 			over := res.Status == Overflow
 			// where only the log's end says the run died (the replay of what
@@ -643,6 +674,31 @@ func (res *RunResult) reducedBaseline(r, full *Trace, base []CallResult) {
 	}
 	res.DroppedContextOutput = out - res.OutputTokens
 	res.DroppedContextCalls = end - r.newCallsBefore(end)
+}
+
+// baselineLoss is why the run tr is lost under what ran at window w (0
+// unbounded), LossNone when it is not; replayed says whether the as-logged
+// replay overflows at w.
+//
+//  1. The log ended on window length and w is the run's own window or
+//     smaller (loggedOverflow), or the as-logged replay overflows: the run
+//     died in its log (LossLogged).
+//  2. w is below the window the run ran at (its own, or, unknown, the one
+//     that let it send its logged prompts) and the as-logged replay
+//     overflows: LossWindow, whether or not the log finished.
+//  3. The log did not finish and the as-logged replay overflows at w:
+//     LossReplayed (at the run's own window or above).
+func baselineLoss(tr *Trace, w int64, replayed bool) Loss {
+	below := w > 0 && (tr.Window == 0 || w < tr.Window)
+	switch {
+	case tr.WindowEnd && (loggedOverflow(tr, w) || replayed):
+		return LossLogged
+	case below && replayed:
+		return LossWindow
+	case !tr.Finished && replayed:
+		return LossReplayed
+	}
+	return LossNone
 }
 
 // loggedOverflow reports whether the log's own overflow applies to a replay

@@ -1,0 +1,58 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/simulate"
+)
+
+// TestWindowVerdict: the window what-if sentence from hand-made results at
+// --window 32,000, one case per branch; each figure is a field of the
+// input (the cost ratio 0.9 = 9 / 10 dollars with caching).
+func TestWindowVerdict(t *testing.T) {
+	const w = 32_000
+	base := simulate.Agg{Policy: simulate.AsLoggedName, Window: w, Runs: 5, BaselineOverflow: 3, BaselineOverflowAtWindow: 3, TotalRatio: 1}
+	// caps prompts: saves 2 of the 3, priced: $9 against what ran's $10 with caching
+	capped := simulate.Agg{Policy: "truncate", Window: w, Runs: 5, Saved: 2, SavedAtWindow: 2, TokensSaved: 100, TotalRatio: 0.9,
+		Priced: 5, CostUSD: 8, AsLoggedCostUSD: 10, CostCachedUSD: 9, AsLoggedCostCachedUSD: 10}
+	// saves as many but fewer tokens, and loses one: not named
+	other := simulate.Agg{Policy: "mask", Window: w, Runs: 5, Saved: 2, SavedAtWindow: 2, TokensSaved: 50, Lost: 1, TotalRatio: 0.95}
+	// saves all 3 but an oracle (no agent can run it): not named
+	oracle := simulate.Agg{Policy: "dtoc-oracle(placeholder=40)", Window: w, Runs: 5, Saved: 3, TokensSaved: 999}
+	unpriced := simulate.Agg{Policy: "truncate", Window: w, Runs: 5, Saved: 1, SavedAtWindow: 1, Lost: 1, TotalRatio: 0.875}
+	for _, tc := range []struct {
+		name   string
+		aggs   []simulate.Agg
+		window int64
+		want   string
+	}{
+		{"a policy carries some", []simulate.Agg{base, other, capped, oracle}, w,
+			"At 32,000 tokens, 3 of the 5 runs would have died under what ran (their logged prompts exceed 32,000, below the windows they ran at), " +
+				"and truncate would have carried 2 of them to their logged end at cost ×0.900 against what ran (prompt caching included); what the agents would have done after their logged ends is unknown."},
+		{"unpriced, losing a run, one died in its log", []simulate.Agg{{Policy: simulate.AsLoggedName, Window: w, Runs: 5, BaselineOverflow: 4, BaselineOverflowAtWindow: 3}, unpriced}, w,
+			"At 32,000 tokens, 4 of the 5 runs would have died under what ran (3 because their logged prompts exceed 32,000, below the windows they ran at; 1 ended on window length in its log), " +
+				"and truncate would have carried 1 of them to their logged end at 87.5% of what ran's tokens (no price for the model), losing 1 run what ran gets through; what the agents would have done after their logged ends is unknown."},
+		{"no policy carries any", []simulate.Agg{base, {Policy: "keep-all", Window: w, Runs: 5}, oracle}, w,
+			"At 32,000 tokens, 3 of the 5 runs would have died under what ran (their logged prompts exceed 32,000, below the windows they ran at), and no replayed policy would have carried any of them to its logged end."},
+		// only deaths the logs show: no what-if to state (the prevention sentence says it)
+		{"no death due to the window", []simulate.Agg{{Policy: simulate.AsLoggedName, Window: w, Runs: 5, BaselineOverflow: 2}, capped}, w, ""},
+		{"another window's rows", []simulate.Agg{base, capped}, 64_000, ""},
+		{"each run's own window", []simulate.Agg{base, capped}, -1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := WindowVerdict(tc.aggs, tc.window); got != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+	// the headline's second sentence at the report's --window
+	rep := Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 5}},
+		Simulation: Simulation{Windows: []int64{w}, Comparison: []simulate.Agg{base, other, capped, oracle}}}
+	if got := Headline(&rep); len(got) != 3 || got[1] != WindowVerdict(rep.Simulation.Comparison, w) {
+		t.Errorf("headline %q: want the window what-if second", got)
+	}
+	if got := BestPolicy(&rep); got != "truncate" {
+		t.Errorf("best policy %q, want the one the what-if names, truncate", got)
+	}
+}
