@@ -134,6 +134,7 @@ so.`,
 			if err != nil {
 				return err
 			}
+			warnModelFamilies(c.ErrOrStderr(), recommendFamilies(ao.Grid, rs))
 			switch {
 			case o.Config != "":
 				return writeHarnessConfigs(o.Out, rs, o.Config, o.Window)
@@ -180,6 +181,25 @@ func (o *RecommendOptions) analysis() *analysis.RecommendOptions {
 		grid = append(grid, "tracer(model="+o.Model+")")
 	}
 	return &analysis.RecommendOptions{Grid: grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery, MaxReinv: o.MaxReinv, AnyMechanism: o.AnyMechanism}
+}
+
+// recommendFamilies are, per model file of a tracer(model=FILE) candidate
+// in grid, the runs per model family it was replayed on (every family
+// recommend reports).
+func recommendFamilies(grid []string, rs []recommend.Result) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, spec := range grid {
+		if p, err := simulate.Parse(spec); err == nil {
+			spec = p.Name() // canonical: tracer(model=FILE)
+		}
+		if path := modelPath(spec); path != "" {
+			out[path] = map[string]int{}
+			for _, r := range rs {
+				out[path][r.Family] += r.Runs
+			}
+		}
+	}
+	return out
 }
 
 // recommendTop is how many candidates the text shows per family.

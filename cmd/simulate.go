@@ -165,6 +165,7 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 					return err
 				}
 			}
+			warnModelFamilies(c.ErrOrStderr(), learnedFamilies(out.Results))
 			if o.JSON {
 				return writeJSON(o.Out, out)
 			}
@@ -241,6 +242,25 @@ func simulatePolicies(o *SimulateOptions) ([]simulate.Policy, error) {
 		pols = append(pols, p)
 	}
 	return analysis.WithKeepAll(pols)
+}
+
+// learnedFamilies are, per model file of a tracer(model=FILE) policy
+// among rows, the runs per model family it was replayed on.
+func learnedFamilies(rows []simulate.Row) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	seen := map[[2]string]bool{}
+	for i := range rows {
+		path := modelPath(rows[i].Policy)
+		if path == "" || seen[[2]string{path, rows[i].RunID}] {
+			continue
+		}
+		seen[[2]string{path, rows[i].RunID}] = true
+		if out[path] == nil {
+			out[path] = map[string]int{}
+		}
+		out[path][rows[i].Family]++
+	}
+	return out
 }
 
 func windowLabel(w int64, own bool) string {

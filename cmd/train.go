@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +39,9 @@ type TrainOptions struct {
 	Compressor  string
 	Holdout     uint32 // --holdout-every
 	Ablate      []string
-	Attribution int // --attribution: (run, output) pairs of the attributor check
+	Attribution int    // --attribution: (run, output) pairs of the attributor check
+	Reward      string // --reward: cost (cache-priced) or tokens
+	Prices      string // --prices: price file adding to or replacing the embedded table
 	NoSave      bool
 }
 
@@ -70,28 +74,44 @@ call's: a file, a directory, a glob, a URL, a command line or query, none).
 #, e.g. target=) at zero, to measure what they add.
 
 Training is REINFORCE: each epoch replays every training run --samples times
-with ratios drawn from the Beta. A replay's reward is −(prompt tokens +
-re-invocation tokens) / keep-all's − --lambda × predicted re-invocations, and
-1 less when the run overflows. The leave-one-out mean of the run's other
-samples is the baseline (the uniform credit floor); the outcome model adds
-each decision's own credit, --credit × (the tokens its cut saves − the
-predicted cost of its predicted re-invocation, against keeping that output
-whole). The outcome model — P(re-invocation | features, ratio) =
-(1 − ratio)·σ(w·x) and the log token cost of one — is refitted every epoch.
+with ratios drawn from the Beta. A replay's reward is −C / keep-all's C −
+--lambda × predicted re-invocations, and 1 less when the run overflows, where
+C is what its prompts cost with caching, in input tokens (--reward cost, the
+default): ρr × cache reads + ρw × cache writes + uncached prompt tokens +
+re-invocation tokens, the reads and writes predicted by the run's provider
+cache rule (as trajmine simulate predicts them), ρr and ρw the run's cache-read
+and cache-write prices over its input price (--prices; a model the table lacks
+gets 0.1 and 1.25 under Anthropic's rule, 0.1 and 1 under the others).
+--reward tokens is the reward before caching was priced: C = prompt +
+re-invocation tokens. The leave-one-out mean of the run's other samples is
+the baseline (the uniform credit floor); the outcome model adds each
+decision's own credit, --credit × (what its cut saves, the cut tokens at ρr
+per later call − the predicted cost of its predicted re-invocation, against
+keeping that output whole). The outcome model — P(re-invocation | features,
+ratio) = (1 − ratio)·σ(w·x) and the log token cost of one — is refitted every
+epoch. After training, TRACER's uniform baseline (tracer-uniform) is tuned on
+the training runs by the same reward: r = 0, 0.1, …, 1, the best kept in the
+model file.
 
 Runs are split by run with trajmine recommend's split: a run is held out when
 FNV-1a-32(run id) mod --holdout-every is 0 (about 1/every of each model
 family), so recommend --model at the same --holdout-every measures the model
-only on runs it never trained on (the model file records the rule and its
-training runs, and recommend refuses a model trained on a run it holds out). The training
-curves are printed one line per epoch and written to the train_curves table
-(--no-save writes none). On the held-out runs the mean policy is compared
-with keep-all, the as-logged replay (as-logged when the catalog has it,
-else dtoc) and the four tracer-* baselines at the same trigger and keep:
-Σ (prompt + re-invocation tokens) / keep-all's and / as-logged's with
-bootstrap 95 % CIs (against as-logged only over the runs both replayed over
-the same calls: an overflow ends a replay early), re-invocations per 100 calls, overflows, and the paired
-Wilcoxon test of the per-run token ratios. The attributor check replays,
+only on runs it never trained on (the model file records the rule, its
+training runs and their model families, and recommend refuses a model trained
+on a run it holds out; simulate and recommend warn when they apply it to
+runs of a family it was not trained on). The training curves are printed one
+line per epoch and written to the train_curves table (--no-save writes
+none). On the held-out runs the mean policy is compared with keep-all, the
+as-logged replay (as-logged when the catalog has it, else dtoc),
+tracer-uniform at r = 0.5 and at its tuned ratio, and the other tracer-*
+baselines at the same trigger and keep: Σ (prompt + re-invocation tokens) /
+keep-all's and / as-logged's with bootstrap 95 % CIs (against as-logged only
+over the runs both replayed over the same calls: an overflow ends a replay
+early), the cost with caching against as-logged's on the same calls (as
+trajmine simulate's COST ×, outputs included), re-invocations per 100 calls,
+overflows, and the paired Wilcoxon test of the per-run token ratios; a
+sentence says whether the learned policy beats the tuned uniform rule on
+held-out cost. The attributor check replays,
 for up to 200 (run, output) pairs, that output dropped alone against kept
 whole, and gives Spearman's ρ between the outcome model's predicted and the
 replayed re-invocation cost, and top-3 recovery per run (--attribution sets
@@ -132,6 +152,9 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 			default:
 				return flagErrorf("--compressor must be truncate, head or summary")
 			}
+			if o.Reward != tracer.RewardCost && o.Reward != tracer.RewardTokens {
+				return flagErrorf("--reward must be cost or tokens")
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -155,6 +178,8 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 	f.Uint32Var(&o.Holdout, "holdout-every", holdout.DefaultEvery, "hold out runs whose FNV-1a(run id) mod this is 0, as recommend does (0: train on all, no evaluation)")
 	f.StringSliceVar(&o.Ablate, "ablate", nil, "features held at zero (names, or prefixes ending in = or #, e.g. target=); repeatable")
 	f.IntVar(&o.Attribution, "attribution", 200, "(run, output) pairs the attributor check drops one at a time (0: no check)")
+	f.StringVar(&o.Reward, "reward", tracer.RewardCost, "cost: prompts priced with caching under each run's cache rule; tokens: every prompt token at the input price")
+	f.StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	f.BoolVar(&o.NoSave, "no-save", false, "write no table (opens the database read-only)")
 	c.AddCommand(t)
 	return c
@@ -192,6 +217,10 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if err != nil {
 		return err
 	}
+	prices, err := analysis.LoadPrices(o.Prices)
+	if err != nil {
+		return err
+	}
 	col := &traceCollector{family: o.Family}
 	if err := analysis.Pass(ctx, st, store.ScanOptions{}, env, col); err != nil {
 		return err
@@ -207,19 +236,19 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		return fmt.Errorf("train tracer: all %d runs are held out (%s): use a larger --holdout-every", len(held), holdout.Rule(o.Holdout))
 	}
 	w := o.Out
-	fmt.Fprintf(w, "training on %d runs, %d held out (%s, recommend's split)\n", len(train), len(held), holdout.Rule(o.Holdout))
-	et := &table{header: []string{"EPOCH", "REWARD", "TOKENS/KEEP-ALL", "REINV/100", "OVERFLOWS", "MEAN RATIO", "MEAN-POLICY REWARD", "MEAN-POLICY TOKENS", "OUTCOME LOGLOSS"},
-		right: []bool{true, true, true, true, true, true, true, true, true}, optionalHint: "the model file has every figure; widen the terminal"}
-	et.optional = []int{8, 7, 6, 5}
+	fmt.Fprintf(w, "training on %d runs, %d held out (%s, recommend's split); reward: %s\n", len(train), len(held), holdout.Rule(o.Holdout), rewardText(o.Reward))
+	et := &table{header: []string{"EPOCH", "REWARD", "TOKENS/KEEP-ALL", "COST/KEEP-ALL", "REINV/100", "OVERFLOWS", "MEAN RATIO", "MEAN-POLICY REWARD", "MEAN-POLICY TOKENS", "OUTCOME LOGLOSS"},
+		right: []bool{true, true, true, true, true, true, true, true, true, true}, optionalHint: "the model file has every figure; widen the terminal"}
+	et.optional = []int{9, 8, 7, 6}
 	t0 := time.Now()
 	m, err := tracer.Train(ctx, train, &tracer.Options{Seed: o.Seed, Window: o.Window, Epochs: o.Epochs, Samples: o.Samples,
 		Hidden: o.Hidden, LR: o.LR, Lambda: orNeg(o.Lambda), Credit: orNeg(o.Credit), Trigger: o.Trigger, Keep: orNegInt(o.Keep),
-		Compressor: o.Compressor, Ablate: o.Ablate}, func(e tracer.Epoch) {
+		Compressor: o.Compressor, Ablate: o.Ablate, Reward: o.Reward, Prices: prices, Family: o.Family}, func(e tracer.Epoch) {
 		loss := "-"
 		if e.OutcomeLoss >= 0 {
 			loss = fmt.Sprintf("%.4f", e.OutcomeLoss)
 		}
-		et.add(strconv.Itoa(e.Epoch), fmt.Sprintf("%.4f", e.Reward), fmt.Sprintf("%.4f", e.TokenRatio), fmt.Sprintf("%.2f", e.ReinvPer100),
+		et.add(strconv.Itoa(e.Epoch), fmt.Sprintf("%.4f", e.Reward), fmt.Sprintf("%.4f", e.TokenRatio), fmt.Sprintf("%.4f", e.CostRatio), fmt.Sprintf("%.2f", e.ReinvPer100),
 			strconv.Itoa(e.Overflows), fmt.Sprintf("%.3f", e.MeanRatio), fmt.Sprintf("%.4f", e.MeanReward), fmt.Sprintf("%.4f", e.MeanTokens), loss)
 	})
 	if err != nil {
@@ -234,6 +263,9 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		return err
 	}
 	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Model, len(m.Training.Curves), elapsed.Seconds(), o.Model)
+	if u := m.Training.Uniform; u != nil {
+		printWrapped(w, o.Width, tunedText(u, len(train)))
+	}
 	if !o.NoSave {
 		err := st.WriteDerived(ctx, store.Derived{Table: schema.TrainCurves, Where: "model = ?", Args: []any{o.Model},
 			Rows: func(add func(vals ...any) error) error {
@@ -252,7 +284,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if len(held) == 0 {
 		return nil
 	}
-	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed, Attribution: orNegInt(o.Attribution)})
+	rep, err := tracer.Evaluate(held, m, &tracer.EvalOptions{Window: o.Window, Seed: o.Seed, Attribution: orNegInt(o.Attribution), Prices: prices})
 	if err != nil {
 		return err
 	}
@@ -276,6 +308,61 @@ func orNegInt(v int) int {
 	return v
 }
 
+// modelPath is the model file a tracer(model=FILE) spec names ("" for
+// any other spec, or the untrained tracer).
+func modelPath(spec string) string {
+	rest, ok := strings.CutPrefix(spec, "tracer(model=")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSuffix(rest, ")")
+}
+
+// warnModelFamilies writes a warning for each model family a learned
+// policy was applied to that its model file was not trained on
+// (tracer.Model.FamilyWarning): families maps each model file to the runs
+// per family it was replayed on. A model file that records no family
+// gets one warning naming them all.
+func warnModelFamilies(errw io.Writer, families map[string]map[string]int) {
+	for _, path := range slices.Sorted(maps.Keys(families)) {
+		m, err := tracer.ReadModel(path)
+		if err != nil {
+			continue // the replay read it; nothing to add
+		}
+		fams := slices.Sorted(maps.Keys(families[path]))
+		if len(m.Training.Families) == 0 {
+			fmt.Fprintf(errw, "warning: %s\n", m.FamilyWarning(path, strings.Join(fams, ", ")))
+			continue
+		}
+		for _, f := range fams {
+			if msg := m.FamilyWarning(path, f); msg != "" {
+				fmt.Fprintf(errw, "warning: %s (applied here to %s)\n", msg, countOf(families[path][f], "run"))
+			}
+		}
+	}
+}
+
+// rewardText names a --reward in words.
+func rewardText(r string) string {
+	if r == tracer.RewardTokens {
+		return "tokens (every prompt token at the input price)"
+	}
+	return "cost with caching (prompts priced under each run's cache rule)"
+}
+
+// tunedText says which uniform ratio the training runs chose, and how the
+// seed's r = 0.5 fared.
+func tunedText(u *tracer.Tuned, runs int) string {
+	var half string
+	for _, p := range u.Grid {
+		if p.R == 0.5 && u.R != 0.5 {
+			half = fmt.Sprintf("; r = 0.5: %.4f", p.Reward)
+		}
+	}
+	return fmt.Sprintf("uniform rule tuned on the %d training runs by the same reward: %s, mean reward %.4f, the best of r = 0, 0.1, …, 1%s",
+		runs, u.Spec, u.Reward, half)
+}
+
 // writeTracerReport prints the held-out table, the learned retention per
 // tool and the attributor check.
 func writeTracerReport(w io.Writer, rep *tracer.Report, width int, bold bool) {
@@ -292,20 +379,38 @@ func writeTracerReport(w io.Writer, rep *tracer.Report, width int, bold bool) {
 		}
 		return fmt.Sprintf(f+" ["+f+", "+f+"]", v, lo, hi)
 	}
-	ht := &table{header: []string{"POLICY", "TOKENS/KEEP-ALL [95% CI]", "TOKENS/" + strings.ToUpper(rep.Logged) + " [95% CI] (RUNS)", "REINV/100 CALLS [95% CI]", "OVERFLOWS",
-		"LEARNED − POLICY (median where they differ; runs)", "WILCOXON p"}, key: []int{0},
-		right: []bool{false, true, true, true, true, true, true}, optionalHint: "widen the terminal"}
-	ht.optional = []int{6, 5, 3}
+	ht := &table{header: []string{"POLICY", "TOKENS/KEEP-ALL [95% CI]", "COST/" + strings.ToUpper(rep.Logged) + " CACHED [95% CI]", "TOKENS/" + strings.ToUpper(rep.Logged) + " [95% CI] (RUNS)",
+		"REINV/100 CALLS [95% CI]", "OVERFLOWS", "LEARNED − POLICY (median where they differ; runs)", "WILCOXON p"}, key: []int{0},
+		right: []bool{false, true, true, true, true, true, true, true}, optionalHint: "widen the terminal"}
+	ht.optional = []int{7, 6, 3}
 	for _, r := range rep.Rows {
 		p, med := "-", "-"
 		if !math.IsNaN(r.P) {
 			p = fmt.Sprintf("%.3g", r.P)
 			med = fmt.Sprintf("%s (%d)", fmtNaN(r.Median, "%+.4f"), r.Differ)
 		}
-		ht.add(r.Policy, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"), fmt.Sprintf("%s (%d)", ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns),
+		name := r.Policy
+		if r.Label != "" {
+			name += " [" + r.Label + "]"
+		}
+		ht.add(name, ci(r.TokenRatio, r.TokenLo, r.TokenHi, "%.3f"), ci(r.CostRatio, r.CostLo, r.CostHi, "%.3f"),
+			fmt.Sprintf("%s (%d)", ci(r.VsLogged, r.VsLoggedLo, r.VsLoggedHi, "%.3f"), r.LoggedRuns),
 			ci(r.ReinvPer100, r.ReinvLo, r.ReinvHi, "%.2f"), strconv.Itoa(r.Overflows), med, p)
 	}
 	_ = ht.write(w, width, bold)
+	priced := "over every run, each at its model's price"
+	switch {
+	case rep.Priced == 0:
+		priced = "the price table prices none of the runs: every run at a stand-in price (input 1, cache read 0.1, write 1.25 under Anthropic's rule and 1 under the others, output 5 per million)"
+	case rep.Priced < rep.Runs:
+		priced = fmt.Sprintf("over the %d of the %d runs the price table prices", rep.Priced, rep.Runs)
+	}
+	printWrapped(w, width, fmt.Sprintf("COST: Σ cost with caching / Σ %s's on the same calls (trajmine simulate's COST ×), %s; the model was trained on %s", rep.Logged, priced, rewardText(rep.Reward)))
+	if rep.Verdict != "" {
+		printWrapped(w, width, rep.Verdict)
+	} else {
+		printWrapped(w, width, "the model file records no tuned uniform rule (trained before trajmine tuned one): only r = 0.5 is shown")
+	}
 	fmt.Fprintln(w, "\nlearned retention on held-out runs (mean ratio per tool):")
 	rt := &table{header: []string{"TOOL", "OUTPUTS", "MEAN RATIO"}, right: []bool{false, true, true}}
 	for _, t := range rep.Retention {

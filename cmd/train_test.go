@@ -19,12 +19,12 @@ import (
 func TestTrainFlagParsing(t *testing.T) {
 	var got *TrainOptions
 	c := NewTrainCmd(testDeps(t, nil), func(o *TrainOptions) error { got = o; return nil })
-	c.SetArgs([]string{"tracer", "--family", "claude", "--window", "64000", "--seed", "7", "-o", "m.json", "--compressor", "summary", "--lambda", "0", "--ablate", "target=,tool#3", "--holdout-every", "5"})
+	c.SetArgs([]string{"tracer", "--family", "claude", "--window", "64000", "--seed", "7", "-o", "m.json", "--compressor", "summary", "--lambda", "0", "--ablate", "target=,tool#3", "--holdout-every", "5", "--reward", "tokens", "--prices", "p.yaml"})
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	want := &TrainOptions{Family: "claude", Window: 64000, Seed: 7, Model: "m.json", Epochs: 30, Samples: 2, Hidden: 32, LR: 0.02,
-		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 5, Ablate: []string{"target=", "tool#3"}, Attribution: 200}
+		Lambda: 0, Credit: 10, Trigger: 0.5, Keep: 1, Compressor: "summary", Holdout: 5, Ablate: []string{"target=", "tool#3"}, Attribution: 200, Reward: "tokens", Prices: "p.yaml"}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
@@ -44,6 +44,7 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"train", "tracer", "-o", "m.json", "--attribution", "-1"}, "--attribution must be ≥ 0"},
 		{[]string{"train", "tracer", "-o", "m.json", "--compressor", "zip"}, "--compressor must be"},
 		{[]string{"train", "tracer", "-o", "m.json", "--trigger", "2"}, "--trigger must be in [0, 1]"},
+		{[]string{"train", "tracer", "-o", "m.json", "--reward", "dollars"}, "--reward must be cost or tokens"},
 	} {
 		_, stderr, code := run(t, d, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -242,6 +243,42 @@ func TestTrainRecommendSplit(t *testing.T) {
 		}
 		if leak {
 			t.Errorf("recommend --holdout-every 2 with an every-4 model that trained on its held-out runs: exit 0 (%s)", stderr)
+		}
+	}
+}
+
+// TestTrainFamilyWarning: a model trained on one family records it (the
+// --family filter and the training runs per family), and simulate and
+// recommend warn on stderr for every other family they apply it to, never
+// for its own.
+func TestTrainFamilyWarning(t *testing.T) {
+	d := simulateDB(t)
+	model := filepath.Join(t.TempDir(), "sonnet.json")
+	if _, stderr, code := run(t, d, "train", "tracer", "--family", "claude-sonnet-4", "--window", "3000", "--epochs", "1", "--hidden", "2", "--attribution", "0", "--no-save", "-o", model); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
+	m, err := tracer.ReadModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Training.Family != "claude-sonnet-4" || len(m.Training.Families) != 1 || m.Training.Families["claude-sonnet-4"] != m.Training.Runs || m.Training.Runs == 0 {
+		t.Fatalf("model records family %q, families %v, %d runs", m.Training.Family, m.Training.Families, m.Training.Runs)
+	}
+	for _, args := range [][]string{
+		{"simulate", "--no-save", "--window", "3000", "--policy", "tracer(model=" + model + ")"},
+		{"recommend", "--window", "3000", "--model", model},
+	} {
+		_, stderr, code := run(t, d, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
+		}
+		for _, fam := range []string{"claude-haiku-4", "claude-opus-4", "gpt-5.4"} {
+			if !strings.Contains(stderr, "warning: tracer(model="+model+") was trained on claude-sonnet-4") || !strings.Contains(stderr, "not on "+fam+":") {
+				t.Errorf("%s: stderr lacks the warning for %s:\n%s", args[0], fam, stderr)
+			}
+		}
+		if strings.Contains(stderr, "not on claude-sonnet-4") {
+			t.Errorf("%s warns for the model's own family:\n%s", args[0], stderr)
 		}
 	}
 }

@@ -99,6 +99,9 @@ func HarnessConfig(harness, spec string, window int64) (Snippet, error) {
 		case "keep-all":
 			s.Text = "[condenser]\ntype = \"noop\"\n"
 		case "mask":
+			if v["polling"] != "1" {
+				return unsupported(fmt.Sprintf("OpenHands' observation_masking moves its window at every event: it has no polling, so %s (the masked prefix grows every %s) cannot be set; mask(polling=1) can", spec, v["polling"]))
+			}
 			s.Text = fmt.Sprintf("[condenser]\ntype = \"observation_masking\"\nattention_window = %s\n", v["n"])
 			if v["unit"] != "events" {
 				s.Notes = append(s.Notes, "attention_window counts events, not observations: the replay kept "+v["n"]+" observations; replay mask(unit=events) to check the setting as OpenHands applies it")
@@ -116,6 +119,9 @@ func HarnessConfig(harness, spec string, window int64) (Snippet, error) {
 			s.Text = "agent:\n  history_processors:\n    - type: default\n"
 		case "mask":
 			s.Text = fmt.Sprintf("agent:\n  history_processors:\n    - type: last_n_observations\n      n: %s\n", v["n"])
+			if v["polling"] != "1" {
+				s.Text += fmt.Sprintf("      polling: %s\n", v["polling"])
+			}
 			if v["unit"] == "events" {
 				s.Notes = append(s.Notes, "last_n_observations counts observations, not events: replay mask(unit=observations) to check the setting as SWE-agent applies it")
 			}
@@ -232,11 +238,12 @@ var harnessGrids = map[string][]string{
 	"claude-code":    {"keep-all", "compact-claude-code", "compact-claude-code(threshold=0.7)", "compact-claude-code(threshold=0.6)", "compact-claude-code(threshold=0.5)"},
 	"codex":          {"keep-all", "compact-codex", "compact-codex(threshold=0.8)", "compact-codex(threshold=0.7)", "compact-codex(threshold=0.6)"},
 	"openhands":      {"keep-all", "mask(n=30,unit=events)", "mask(n=60,unit=events)", "mask(n=100,unit=events)", "compact-openhands(max_size=40)", "compact-openhands(max_size=80)", "compact-openhands"},
-	"swe-agent":      {"keep-all", "mask(n=5)", "mask(n=10)", "mask(n=20)"},
+	"swe-agent":      {"keep-all", "mask(n=5)", "mask(n=10)", "mask(n=20)", "mask(n=5,polling=5)", "mask(n=10,polling=10)", "mask(n=20,polling=20)"},
 	"mini-swe-agent": {"keep-all"},
 	"gemini-cli":     {"keep-all", "compact-gemini", "compact-gemini(threshold=0.7)", "compact-gemini(threshold=0.3)", "gemini-mask", "gemini-mask(protect=30000,prune=15000)"},
-	"anthropic-api":  {"keep-all", "clear-tool-uses", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=30000,keep=3,clear_tool_inputs=true)"},
-	"dtoc":           {"keep-all", "dtoc", "dtoc-disable-only"},
+	"anthropic-api": {"keep-all", "clear-tool-uses", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=30000,keep=3,clear_tool_inputs=true)",
+		"clear-tool-uses(clear_at_least=20000)", "clear-tool-uses(trigger=60000,keep=5,clear_at_least=20000)", "clear-tool-uses(trigger=30000,keep=3,clear_at_least=10000)"},
+	"dtoc": {"keep-all", "dtoc", "dtoc-disable-only"},
 }
 
 // GridFor is the candidate grid for a recommendation to be run in harness:

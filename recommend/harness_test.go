@@ -95,7 +95,9 @@ func TestHarnessConfig(t *testing.T) {
 		{"openhands", "mask(n=60,unit=events)", 0, map[string]any{"condenser.type": "observation_masking", "condenser.attention_window": int64(60)}, ""},
 		{"openhands", "mask(n=10)", 0, map[string]any{"condenser.attention_window": int64(10)}, "counts events, not observations"},
 		{"openhands", "compact-openhands(max_size=80)", 0, map[string]any{"condenser.type": "llm", "condenser.max_size": int64(80), "condenser.keep_first": int64(1), "condenser.llm_config": "condenser"}, "llm_config"},
-		{"swe-agent", "mask(n=5)", 0, map[string]any{"agent.history_processors.0.type": "last_n_observations", "agent.history_processors.0.n": uint64(5)}, ""},
+		{"swe-agent", "mask(n=5)", 0, map[string]any{"agent.history_processors.0.type": "last_n_observations", "agent.history_processors.0.n": uint64(5), "agent.history_processors.0.polling": nil}, ""},
+		// polling is last_n_observations' own parameter
+		{"swe-agent", "mask(n=5,polling=5)", 0, map[string]any{"agent.history_processors.0.n": uint64(5), "agent.history_processors.0.polling": uint64(5)}, ""},
 		{"swe-agent", "keep-all", 0, map[string]any{"agent.history_processors.0.type": "default"}, ""},
 		{"mini-swe-agent", "keep-all", 0, map[string]any{}, ""},
 		{"gemini-cli", "compact-gemini(threshold=0.7)", 0, map[string]any{"model.compressionThreshold": 0.7}, ""},
@@ -147,6 +149,7 @@ func TestHarnessConfigUnsupported(t *testing.T) {
 		{"openhands", "halflife", "no condenser for halflife"},
 		{"swe-agent", "compact-claude-code", "no history processor"},
 		{"mini-swe-agent", "mask(n=5)", "no history-management setting"},
+		{"openhands", "mask(n=60,unit=events,polling=10)", "has no polling"},
 		{"gemini-cli", "keep-all", "no off switch"},
 		{"anthropic-api", "mask", "none of them"},
 		{"dtoc", "halflife", "mechanical policy"},

@@ -100,6 +100,9 @@ var DefaultGrid = []string{
 	"mask(n=5)", "mask(n=10)", "mask(n=20)",
 	"halflife(activate=0.5,keep=4,cap=8000)", "halflife(activate=0.5,keep=4,cap=2000)", "halflife(activate=0.3,keep=8,cap=4000)",
 	"clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses",
+	// cache-friendly: the same rules with their edits batched (issue 27.3)
+	"mask(n=5,polling=5)", "mask(n=10,polling=10)", "mask(n=20,polling=20)",
+	"clear-tool-uses(trigger=30000,keep=3,clear_at_least=10000)", "clear-tool-uses(trigger=60000,keep=5,clear_at_least=20000)", "clear-tool-uses(clear_at_least=20000)",
 	"gemini-mask",
 	"tracer-uniform(r=0.5)", "tracer-uniform(r=0.3)", "tracer-tooltype",
 	"compact-claude-code", "compact-openhands",

@@ -67,21 +67,27 @@ func init() {
 	register(Def{Name: "mask", Mechanism: MechanismMasking, build: newMask,
 		Doc: "Observation masking: the newest n observations (tool results) stay, older ones become the harness's placeholder: " +
 			"swe-agent 'Old environment output: ({lines} lines omitted)', openhands '<MASKED>'. unit=events counts n in events " +
-			"(any item) as OpenHands' attention_window does.",
-		Source: "SWE-agent LastNObservations (survey §3.1), OpenHands ObservationMasking (§2.3), JetBrains Complexity Trap M=10 (§9.1)",
+			"(any item) as OpenHands' attention_window does. polling=p batches the masking for the prompt cache (SWE-agent's polling): " +
+			"the cut point moves only when the count of observations (the task message counted, as SWE-agent does) or events reaches " +
+			"a multiple of p, so between n and n+p−1 stay verbatim and the cached prefix breaks once every p observations instead of at each.",
+		Source: "SWE-agent LastNObservations (survey §3.1; polling: history_processors.py), OpenHands ObservationMasking (§2.3), JetBrains Complexity Trap M=10 (§9.1)",
 		Params: []Param{
 			{"n", "10", "observations (or events) kept verbatim"},
 			{"style", "swe-agent", "placeholder text: swe-agent or openhands"},
-			{"unit", "observations", "what n counts: observations or events"}}})
+			{"unit", "observations", "what n counts: observations or events"},
+			{"polling", "1", "the masked prefix grows only every polling observations (or events); 1 at each"}},
+		Added: []string{"polling"}})
 	register(Def{Name: "clear-tool-uses", Mechanism: MechanismMasking, build: newClearToolUses,
 		Doc: "Anthropic context editing clear_tool_uses_20250919: before each request, if the full history's input tokens exceed trigger, " +
-			"every tool result except the newest keep (and excluded tools) is replaced by a placeholder, provided those results hold at least " +
-			"clear_at_least tokens; clear_tool_inputs also removes the calls' inputs. Stateless upstream; equivalent to a growing cleared set here.",
-		Source: "Anthropic SDK types (survey §5.1); placeholder text undocumented, size ours",
+			"every tool result except the newest keep (and excluded tools) is replaced by a placeholder, provided the results not cleared yet " +
+			"would free at least clear_at_least tokens (their tokens less the placeholders, plus their inputs with clear_tool_inputs): " +
+			"clearing then happens in batches, and the cached prefix breaks once per batch instead of at every call; " +
+			"clear_tool_inputs also removes the calls' inputs. Stateless upstream; a growing cleared set here.",
+		Source: "Anthropic SDK types (survey §5.1); clear_at_least per the context-editing docs (\"ensure a minimum number of tokens is cleared each time content is cleared\" so that the cache invalidation is worth it); placeholder text undocumented, size ours",
 		Params: []Param{
 			{"trigger", "100000", "input tokens above which clearing applies"},
 			{"keep", "3", "newest tool uses kept"},
-			{"clear_at_least", "0", "minimum tokens a clearing must free"},
+			{"clear_at_least", "0", "minimum tokens a clearing must free (batches the clearing)"},
 			{"exclude_tools", "", "tool names never cleared, ';'-separated"},
 			{"clear_tool_inputs", "false", "also drop the cleared results' tool-call inputs"},
 			{"placeholder", "8", "tokens of the cleared-result placeholder"}}})

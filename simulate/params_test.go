@@ -147,6 +147,11 @@ func TestPolicyParameters(t *testing.T) {
 		//   R0 40 lines, R1 80, R2 120 → 42–43 chars → 11 tokens each instead of 2
 		"mask/style": {base: "mask(n=2)", value: "openhands", dir: less, // base swe-agent: 691, 912, 1133
 			want: []int64{150, 260, 470, 780 - 100 + 2, 1190 - 300 + 4, 1700 - 600 + 6}},
+		//   polling 2: SWE-agent's cut obs[1 : ⌊(1+t)/2⌋·2 − 2] at call t (t results seen,
+		//   the task message observation 0) masks ⌊(1+t)/2⌋·2 − 3 results: none at calls
+		//   0–2, R0 at calls 3 and 4 (the base masks R0–R1 at call 4), R0–R2 at call 5
+		"mask/polling": {base: mask2, value: "2", dir: more,
+			want: []int64{150, 260, 470, 780 - 100 + 2, 1190 - 100 + 2, 1700 - 600 + 6}},
 		//   unit=events: n counts every item (head, tool calls, results). Call t has
 		//   admitted 1 + 2t items and R_k sits at position 2k+2, so R_k is older than
 		//   the newest 2 events when 2k+2 < 1 + 2t − 2, i.e. k ≤ t−2 (only R_{t−1} and
@@ -163,9 +168,11 @@ func TestPolicyParameters(t *testing.T) {
 		//   keep 2: call 3 clears R0 (92); call 4 R0, R1 (92 + 192); call 5 R0–R2 (+ 292)
 		"clear-tool-uses/keep": {base: ctu, value: "2", dir: more,
 			want: []int64{150, 260, 470, 780 - 92, 1190 - 92 - 192, 1700 - 92 - 192 - 292}},
-		//   clear_at_least 400: call 3 would free 92 + 192 = 284 < 400 (TestPolicies)
+		//   clear_at_least 400: call 3 would free 92 + 192 = 284 < 400; call 4 frees
+		//   92 + 192 + 292 = 576 ≥ 400 (R0–R2 cleared); call 5's only new candidate, R3,
+		//   would free 392 < 400 and stays (TestPolicies, TestBatchedEditsCache)
 		"clear-tool-uses/clear_at_least": {base: ctu, value: "400", dir: more,
-			want: []int64{150, 260, 470, 780, 614, 732}},
+			want: []int64{150, 260, 470, 780, 614, 1700 - 92 - 192 - 292}},
 		"clear-tool-uses/exclude_tools": {base: ctu, value: "read_file", dir: more,
 			want: []int64{150, 260, 470, 780, 1190, 1700}},
 		//   the cleared results' calls (10 tokens each) go too: 2, 3, 4 of them at calls 3–5
@@ -486,6 +493,75 @@ func TestMaskUnitEvents(t *testing.T) {
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("prompts %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBatchedEditsCache pins what batching an edit (mask's polling,
+// clear-tool-uses' clear_at_least) does to the prompt cache on the ladder
+// (keep-all 150, 260, 470, 780, 1190, 1700): the prompts per call and the
+// cache reads per call under the ideal rule (the prefix unchanged since the
+// previous call) and Anthropic's explicit breakpoints (minimum 0: the
+// longest of the previous call's prompt end, the entry it read and the
+// system prefix, here the 100-token hidden prefix, that is no longer than
+// the unchanged prefix).
+//
+// Item positions: the hidden prefix (100), the head (50), then call k's tool
+// call (10) and R_k; the prompt before R_k holds 160 + Σ_{j<k} (10 + R_j's
+// rendering), so 160 before R0, and 172 before R1 when R0 is a 2-token
+// <MASKED>, 196 before R2 when R0 and R1 are 8-token placeholders.
+//
+//   - mask(n=2,style=openhands): R0 masked at call 3, R1 at 4, R2 at 5: the
+//     prefix breaks at every call from 3 (at 160, 172, 184).
+//   - polling=2: R0 at call 3, R1 and R2 together at call 5: call 4 reads
+//     its whole previous prompt (682), call 5 breaks before R1 (172).
+//   - clear-tool-uses(trigger=700,keep=1,placeholder=8): R0–R1 at call 3, R2
+//     at 4, R3 at 5: breaks at 160, 196, 214.
+//   - clear_at_least=400: R0–R2 at call 4 only (see TestPolicyParameters):
+//     call 3 reads 470, call 4 breaks at 160, call 5 reads 614.
+//
+// Explicit: a break at p reads the system entry (100) unless an entry
+// ≤ p exists; an unchanged prompt reads the previous prompt's end.
+func TestBatchedEditsCache(t *testing.T) {
+	explicit := &CacheModel{Kind: CacheExplicit}
+	for _, tc := range []struct {
+		spec    string
+		cache   *CacheModel
+		prompts []int64
+		cached  []int64
+	}{
+		{"mask(n=2,style=openhands)", nil,
+			[]int64{150, 260, 470, 682, 894, 1106}, []int64{0, 150, 260, 160, 172, 184}},
+		{"mask(n=2,style=openhands,polling=2)", nil,
+			[]int64{150, 260, 470, 682, 1092, 1106}, []int64{0, 150, 260, 160, 682, 172}},
+		{"mask(n=2,style=openhands)", explicit,
+			[]int64{150, 260, 470, 682, 894, 1106}, []int64{0, 150, 260, 100, 100, 100}},
+		{"mask(n=2,style=openhands,polling=2)", explicit,
+			[]int64{150, 260, 470, 682, 1092, 1106}, []int64{0, 150, 260, 100, 682, 100}},
+		{"clear-tool-uses(trigger=700,keep=1,placeholder=8)", nil,
+			[]int64{150, 260, 470, 496, 614, 732}, []int64{0, 150, 260, 160, 196, 214}},
+		{"clear-tool-uses(trigger=700,keep=1,placeholder=8,clear_at_least=400)", nil,
+			[]int64{150, 260, 470, 780, 614, 1124}, []int64{0, 150, 260, 470, 160, 614}},
+		{"clear-tool-uses(trigger=700,keep=1,placeholder=8)", explicit,
+			[]int64{150, 260, 470, 496, 614, 732}, []int64{0, 150, 260, 100, 100, 100}},
+		{"clear-tool-uses(trigger=700,keep=1,placeholder=8,clear_at_least=400)", explicit,
+			[]int64{150, 260, 470, 780, 614, 1124}, []int64{0, 150, 260, 470, 100, 614}},
+	} {
+		rule := "ideal"
+		if tc.cache != nil {
+			rule = tc.cache.String()
+		}
+		t.Run(tc.spec+"/"+rule, func(t *testing.T) {
+			var calls []CallResult
+			var rp Replayer
+			rp.Replay(ladder(100, 200, 300, 400, 500, 600), mustParse(t, tc.spec), Options{Calls: &calls, Cache: tc.cache})
+			var prompts, cached []int64
+			for _, c := range calls {
+				prompts, cached = append(prompts, c.PromptTokens), append(cached, c.CachedTokens)
+			}
+			if !slices.Equal(prompts, tc.prompts) || !slices.Equal(cached, tc.cached) {
+				t.Errorf("prompts %v, cached %v; want %v, %v", prompts, cached, tc.prompts, tc.cached)
 			}
 		})
 	}

@@ -288,9 +288,10 @@ func newHalflife(a *Args) (rules, error) {
 // mask keeps the newest n observations (tool results) and replaces older
 // ones by the harness's placeholder (see its Def doc).
 type mask struct {
-	n      int
-	style  string
-	events bool
+	n       int
+	polling int
+	style   string
+	events  bool
 
 	results []int32
 	next    arrivals
@@ -317,14 +318,27 @@ func (p *mask) Before(t int, s *Sim) {
 			p.results = append(p.results, i)
 		}
 	}
+	// the cut point moves only when the count reaches a multiple of
+	// polling (SWE-agent's LastNObservations): with polling 1 at every
+	// new observation, else between n and n+polling−1 stay verbatim and
+	// the masked prefix (and the prompt cache before it) changes every
+	// polling observations
+	var cut int
+	if p.events {
+		// OpenHands: an observation older than the last n events
+		cut = p.items/p.polling*p.polling - p.n
+	} else {
+		// SWE-agent counts the task message as observation 0 and never
+		// masks it: obs[1 : ⌊(1+results)/polling⌋·polling − n]
+		cut = (1+len(p.results))/p.polling*p.polling - p.n - 1
+	}
 	for p.masked < len(p.results) {
 		i := p.results[p.masked]
 		var old bool
 		if p.events {
-			// OpenHands: an observation older than the last n events
-			old = int(i) < p.items-p.n
+			old = int(i) < cut
 		} else {
-			old = p.masked < len(p.results)-p.n
+			old = p.masked < cut
 		}
 		if !old {
 			break
@@ -338,8 +352,10 @@ func (p *mask) Before(t int, s *Sim) {
 }
 
 func newMask(a *Args) (rules, error) {
-	p := &mask{n: int(a.Int("n")), style: a.OneOf("style", "swe-agent", "openhands"), events: a.OneOf("unit", "observations", "events") == "events"}
+	p := &mask{n: int(a.Int("n")), polling: int(a.Int("polling")), style: a.OneOf("style", "swe-agent", "openhands"), events: a.OneOf("unit", "observations", "events") == "events"}
 	a.Check(p.n >= 0, "n must be ≥ 0")
+	a.Check(p.polling >= 1, "polling must be ≥ 1")
+	p.polling = max(p.polling, 1)
 	return p, nil
 }
 
@@ -357,7 +373,7 @@ type clearToolUses struct {
 	next    arrivals
 	cleared int   // results[:cleared] decided
 	cand    int   // results[:cand] are candidates (all but the newest keep)
-	candTok int64 // Σ full tokens of results[:cand]
+	candTok int64 // tokens clearing results[cleared:cand] would free
 }
 
 func (p *clearToolUses) Reset(*Sim) {
@@ -378,12 +394,17 @@ func (p *clearToolUses) Before(t int, s *Sim) {
 	if ncand <= 0 {
 		return
 	}
+	// clear_at_least: a clearing happens only when the candidates not
+	// cleared yet would free that many tokens (their tokens less the
+	// placeholders, and their calls' inputs with clear_tool_inputs), so
+	// the cleared set, and the cached prefix with it, changes in batches
 	for ; p.cand < ncand; p.cand++ {
-		p.candTok += int64(s.Tr.Items[p.results[p.cand]].Tokens)
+		p.candTok += p.frees(s, p.results[p.cand])
 	}
 	if p.candTok < p.atLeast {
 		return
 	}
+	p.candTok = 0
 	for ; p.cleared < ncand; p.cleared++ {
 		i := p.results[p.cleared]
 		if p.placeholder < s.Tr.Items[i].Tokens {
@@ -393,6 +414,16 @@ func (p *clearToolUses) Before(t int, s *Sim) {
 			s.Drop(c)
 		}
 	}
+}
+
+// frees is what clearing result i would take off the prompt.
+func (p *clearToolUses) frees(s *Sim, i int32) int64 {
+	it := &s.Tr.Items[i]
+	f := max(int64(it.Tokens)-int64(p.placeholder), 0)
+	if c := it.Call; p.inputs && c >= 0 && s.Admitted(c) && s.Mode(c) == Full {
+		f += int64(s.Tr.Items[c].Tokens)
+	}
+	return f
 }
 
 func newClearToolUses(a *Args) (rules, error) {

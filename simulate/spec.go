@@ -32,6 +32,11 @@ type Def struct {
 	Doc     string  `json:"doc"`
 	Source  string  `json:"source"` // where the semantics and defaults come from
 	Params  []Param `json:"params"`
+	// Added names parameters added to the policy after its canonical
+	// specs were stored (sim_runs.policy, recommend's configs, goldens):
+	// the canonical spec leaves each out while it holds its default, so
+	// adding one renames no existing spec.
+	Added []string `json:"added_params,omitempty"`
 	// Explicit entries are left out of DefaultSpecs: they need a value
 	// only the user can give (tracer's model file).
 	Explicit bool `json:"explicit,omitempty"`
@@ -137,14 +142,18 @@ func (a *Args) Check(ok bool, format string, args ...any) {
 	}
 }
 
-// canonical is "name(p1=v1,p2=v2)" with every declared parameter.
+// canonical is "name(p1=v1,p2=v2)" with every declared parameter (an
+// Added one only when it differs from its default).
 func (a *Args) canonical() string {
-	if len(a.def.Params) == 0 {
-		return a.def.Name
+	var parts []string
+	for _, p := range a.def.Params {
+		if slices.Contains(a.def.Added, p.Name) && a.vals[p.Name] == p.Default {
+			continue
+		}
+		parts = append(parts, p.Name+"="+a.vals[p.Name])
 	}
-	parts := make([]string, len(a.def.Params))
-	for i, p := range a.def.Params {
-		parts[i] = p.Name + "=" + a.vals[p.Name]
+	if len(parts) == 0 {
+		return a.def.Name
 	}
 	return a.def.Name + "(" + strings.Join(parts, ",") + ")"
 }

@@ -16,6 +16,11 @@ func TestParse(t *testing.T) {
 		{spec: "halflife()", short: "halflife"},
 		{spec: "tracer-tooltype(ratios=read:0.3;edit:1)", short: "tracer-tooltype(ratios=read:0.3;edit:1)"},
 		{spec: "clear-tool-uses(exclude_tools=Edit;Write)", short: "clear-tool-uses(exclude_tools=Edit;Write)"},
+		// polling was added later (Def.Added): the canonical spec names it only away from its default
+		{spec: "mask(n=5)", name: "mask(n=5,style=swe-agent,unit=observations)", short: "mask(n=5)"},
+		{spec: "mask(n=5,polling=1)", name: "mask(n=5,style=swe-agent,unit=observations)", short: "mask(n=5)"},
+		{spec: "mask(n=5,polling=5)", name: "mask(n=5,style=swe-agent,unit=observations,polling=5)", short: "mask(n=5,polling=5)"},
+		{spec: "mask(polling=0)", err: "polling must be ≥ 1"},
 		{spec: "nosuch", err: `unknown policy "nosuch"`},
 		{spec: "halflife(keep=0)", err: "keep must be ≥ 1"},
 		{spec: "halflife(keep=two)", err: `keep="two" is not an integer`},

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
@@ -39,12 +40,19 @@ type EvalOptions struct {
 	// Attribution is the number of (run, output) pairs the attributor
 	// check intervenes on (0: 200; negative: none).
 	Attribution int
+	// Prices prices the runs for the cost column (nil: the embedded
+	// table; a run it has no entry for gets StandInPrice).
+	Prices diagnose.Prices
 }
 
 // Row is one policy on the held-out runs.
 type Row struct {
 	Policy string
-	Runs   int
+	// Label says what the row is beside its spec: "tuned" for the uniform
+	// rule tuned on the training runs (Report.Tuned), "r = 0.5" for the
+	// seed's uniform-0.5, "" otherwise.
+	Label string
+	Runs  int
 	// TokenRatio is Σ (prompt + re-invocation tokens) / Σ keep-all prompt
 	// tokens, with a 95 % bootstrap CI over runs.
 	TokenRatio, TokenLo, TokenHi float64
@@ -52,6 +60,12 @@ type Row struct {
 	// LoggedRuns runs both replayed over the same calls (NaN when none).
 	VsLogged, VsLoggedLo, VsLoggedHi float64
 	LoggedRuns                       int
+	// CostRatio is Σ cost with caching / Σ as-logged's cost with caching
+	// on the same calls (simulate.Cost and simulate.AsLoggedCost at each
+	// run's price, outputs included, as trajmine simulate's COST ×), with
+	// a 95 % bootstrap CI over runs: over the runs the price table prices
+	// (Report.Priced), or every run at StandInPrice when it prices none.
+	CostRatio, CostLo, CostHi float64
 	// ReinvPer100 is re-invocations per 100 replayed calls, with its CI.
 	ReinvPer100, ReinvLo, ReinvHi float64
 	Overflows                     int
@@ -71,10 +85,21 @@ type ToolRetention struct {
 
 // Report is the held-out evaluation.
 type Report struct {
-	Runs      int
-	Logged    string // the as-logged reference policy, or "" when the catalog has none
-	Note      string
-	Rows      []Row
+	Runs   int
+	Logged string // the as-logged reference policy, or "" when the catalog has none
+	Note   string
+	// Priced is the held-out runs the price table has an entry for: the
+	// cost columns are over them, or over every run at StandInPrice when
+	// none is; Reward is the objective the model was trained on.
+	Priced int
+	Reward string
+	Rows   []Row
+	// Tuned is the uniform rule tuned on the training runs (the model's
+	// Training.Uniform; nil for a model file without one), and Verdict
+	// says whether the learned policy beats it on held-out cost with
+	// caching ("" without a tuned rule).
+	Tuned     *Tuned
+	Verdict   string
 	Retention []ToolRetention
 	Attr      Attribution
 }
@@ -141,8 +166,11 @@ func (o *override) Retain(tr *simulate.Trace, ev *simulate.Event) {
 
 // Evaluate replays the held-out runs under the learned model and the
 // baselines (keep-all, the as-logged reference when the catalog has one,
-// tracer-uniform, -recency, -proportional, -tooltype at the model's
-// trigger and keep) and checks the attributor.
+// tracer-uniform at r = 0.5 and at the ratio tuned on the training runs
+// (Training.Uniform, when the model has one), -recency, -proportional,
+// -tooltype, all at the model's trigger and keep), prices each with
+// caching at its run's price (PriceOf), says whether the learned policy
+// beats the tuned rule on cost (Report.Verdict) and checks the attributor.
 func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error) {
 	var oo EvalOptions
 	if o != nil {
@@ -162,7 +190,24 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 		rep.Logged = "dtoc"
 		specs = append(specs, "dtoc")
 	}
-	for _, b := range []string{"tracer-uniform", "tracer-recency", "tracer-proportional", "tracer-tooltype"} {
+	labels := map[int]string{}
+	uniform := uniformSpec(0.5, m.Trigger, m.Keep)
+	labels[len(specs)] = "r = 0.5"
+	specs = append(specs, uniform)
+	rep.Tuned = m.Training.Uniform
+	rep.Reward = cmp.Or(m.Training.Reward, RewardTokens)
+	tunedAt := -1
+	if t := rep.Tuned; t != nil {
+		if t.Spec == uniform {
+			tunedAt = len(specs) - 1
+			labels[tunedAt] = "tuned, r = 0.5"
+		} else {
+			tunedAt = len(specs)
+			labels[tunedAt] = "tuned"
+			specs = append(specs, t.Spec)
+		}
+	}
+	for _, b := range []string{"tracer-recency", "tracer-proportional", "tracer-tooltype"} {
 		specs = append(specs, b+tk)
 	}
 	learned := func(r simulate.Retainer) simulate.Policy {
@@ -172,9 +217,14 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 	if _, err := simulate.NewLearned(&simulate.Mean{M: &m.RetentionModel}, &simulate.LearnedOptions{Trigger: m.Trigger, Keep: m.Keep, Compressor: m.Compressor}); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
-	type cols struct{ eff, ka, reinv, calls, ratio []float64 }
+	type cols struct{ eff, ka, reinv, calls, ratio, cost, alCost, costRatio []float64 }
 	res := make([]cols, len(specs)+1)
 	var rp simulate.Replayer
+	prices := oo.Prices
+	if prices == nil {
+		prices = diagnose.DefaultPrices()
+	}
+	var price diagnose.Price
 	add := func(c *cols, r simulate.RunResult) {
 		e := float64(r.PromptTokens + r.ReinvocationTok)
 		c.eff = append(c.eff, e)
@@ -182,10 +232,21 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 		c.reinv = append(c.reinv, 100*float64(r.Reinvocations))
 		c.calls = append(c.calls, float64(r.Calls))
 		c.ratio = append(c.ratio, e/math.Max(float64(r.KeepAllTokens), 1))
+		_, cost := simulate.Cost(&r, price)
+		_, al := simulate.AsLoggedCost(&r, price)
+		c.cost, c.alCost = append(c.cost, cost), append(c.alCost, al)
+		c.costRatio = append(c.costRatio, cost/math.Max(al, 1e-12))
 	}
 	overflows := make([]int, len(specs)+1)
 	tools := map[string]*ToolRetention{}
+	var pricedRun []bool // per held-out run: the table prices its model
 	for _, tr := range held {
+		var priced bool
+		price, priced = PriceOf(tr, prices)
+		pricedRun = append(pricedRun, priced)
+		if priced {
+			rep.Priced++
+		}
 		for k, s := range specs {
 			p, err := simulate.Parse(s)
 			if err != nil {
@@ -214,13 +275,28 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 			t.Ratio += c.Ratio
 		}
 	}
+	// the cost columns: over the runs the table prices (trajmine
+	// simulate's COST ×), or every run at its stand-in price when none is
+	pick := func(v []float64) []float64 {
+		if rep.Priced == 0 {
+			return v
+		}
+		var out []float64
+		for i, x := range v {
+			if pricedRun[i] {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
 	names := append(slices.Clone(specs), LearnedName)
 	li := len(specs)
 	const B = 2000
 	for k, name := range names {
 		c := &res[k]
-		row := Row{Policy: name, Runs: len(c.eff), Overflows: overflows[k], VsLogged: math.NaN(), VsLoggedLo: math.NaN(), VsLoggedHi: math.NaN(), P: math.NaN(), Median: math.NaN()}
+		row := Row{Policy: name, Label: labels[k], Runs: len(c.eff), Overflows: overflows[k], VsLogged: math.NaN(), VsLoggedLo: math.NaN(), VsLoggedHi: math.NaN(), P: math.NaN(), Median: math.NaN()}
 		row.TokenRatio, row.TokenLo, row.TokenHi = stats.SumRatio(c.eff, c.ka, B, 0.95, oo.Seed)
+		row.CostRatio, row.CostLo, row.CostHi = stats.SumRatio(pick(c.cost), pick(c.alCost), B, 0.95, oo.Seed)
 		// against as-logged: only runs both replayed over the same calls (an
 		// overflow ends a replay early, and fewer calls cost fewer tokens)
 		var pe, le []float64
@@ -251,6 +327,9 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
+	if tunedAt >= 0 {
+		rep.Verdict = verdict(&rep.Rows[li], &rep.Rows[tunedAt], pick(res[li].costRatio), pick(res[tunedAt].costRatio))
+	}
 	for _, t := range tools {
 		t.Ratio /= float64(t.N)
 		rep.Retention = append(rep.Retention, *t)
@@ -260,6 +339,35 @@ func Evaluate(held []*simulate.Trace, m *Model, o *EvalOptions) (*Report, error)
 		rep.Attr = attribution(held, m, &oo, learned)
 	}
 	return rep, nil
+}
+
+// verdict says whether the learned policy beats the tuned uniform rule on
+// held-out cost with caching: it does when its CostRatio is lower (point
+// estimates; the paired Wilcoxon test of the per-run cost ratios says how
+// sure) and it overflows on no more runs.
+func verdict(learned, tuned *Row, lc, tc []float64) string {
+	w, err := stats.WilcoxonSignedRank(lc, tc)
+	test := "no run differs"
+	if err == nil && w.N > 0 {
+		test = fmt.Sprintf("paired Wilcoxon p = %.3g over the %d runs where they differ", w.P, w.N)
+	}
+	if math.IsNaN(learned.CostRatio) || math.IsNaN(tuned.CostRatio) {
+		return fmt.Sprintf("no held-out cost to compare the learned policy with the tuned uniform rule %s", tuned.Policy)
+	}
+	if learned.Overflows > tuned.Overflows {
+		// a replay that overflows stops there: its cost covers fewer calls
+		return fmt.Sprintf("the learned policy does not beat the tuned uniform rule %s on held-out runs: it overflows on %d of them, the rule on %d (an overflowing run stops early, so its cost covers fewer calls); it costs %.3f× what ran with caching, the rule %.3f× (%s); tokens / keep-all %.3f against %.3f",
+			tuned.Policy, learned.Overflows, tuned.Overflows, learned.CostRatio, tuned.CostRatio, test, learned.TokenRatio, tuned.TokenRatio)
+	}
+	if !(learned.CostRatio < tuned.CostRatio) {
+		return fmt.Sprintf("the learned policy does not beat the tuned uniform rule %s on held-out cost: it costs %.3f× what ran with caching, the rule %.3f× (%s); tokens / keep-all %.3f against %.3f",
+			tuned.Policy, learned.CostRatio, tuned.CostRatio, test, learned.TokenRatio, tuned.TokenRatio)
+	}
+	if err != nil || w.N == 0 || w.P >= 0.05 {
+		test += ", not significant at 5 %"
+	}
+	return fmt.Sprintf("the learned policy costs less than the tuned uniform rule %s on held-out runs: %.3f× what ran with caching against %.3f× (%s); tokens / keep-all %.3f against %.3f",
+		tuned.Policy, learned.CostRatio, tuned.CostRatio, test, learned.TokenRatio, tuned.TokenRatio)
 }
 
 // attribution runs the attributor check on up to o.Attribution (run,

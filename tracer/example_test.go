@@ -3,6 +3,7 @@ package tracer_test
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/trajmine/trajmine/tracer"
 )
@@ -22,15 +23,18 @@ func Example() {
 		return
 	}
 	fmt.Println(len(train), "training runs,", rep.Runs, "held out;", len(m.Training.Curves), "epochs;", m.Format)
+	fmt.Println("tuned uniform ratio:", m.Training.Uniform.R)
 	for _, r := range rep.Rows {
 		if r.Policy != rep.Logged { // dtoc until the catalog has as-logged
-			fmt.Println(r.Policy)
+			fmt.Println(strings.TrimSpace(r.Policy + " " + r.Label))
 		}
 	}
 	// Output:
 	// 30 training runs, 10 held out; 2 epochs; trajmine-tracer/2
+	// tuned uniform ratio: 1
 	// keep-all
-	// tracer-uniform(trigger=0.5,keep=1)
+	// tracer-uniform(r=0.5,trigger=0.5,keep=1) r = 0.5
+	// tracer-uniform(r=1,trigger=0.5,keep=1) tuned
 	// tracer-recency(trigger=0.5,keep=1)
 	// tracer-proportional(trigger=0.5,keep=1)
 	// tracer-tooltype(trigger=0.5,keep=1)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/internal/stats"
@@ -125,5 +126,24 @@ func TestOracle(t *testing.T) {
 	// Σ products 0+2+4+1+1 = 8, Σ squares 10 and 8: ρ = 8/√80
 	if r := stats.Spearman(got, meas); math.Abs(r-8/math.Sqrt(80)) > 1e-12 {
 		t.Errorf("ceiling ρ = %v, want 8/√80 = %v", r, 8/math.Sqrt(80))
+	}
+}
+
+// TestVerdict: the learned policy beats the tuned rule only with a lower
+// held-out cost ratio and no more overflows; the sentence says which.
+func TestVerdict(t *testing.T) {
+	tuned := &Row{Policy: "tracer-uniform(r=0.3,trigger=0.5,keep=1)", CostRatio: 0.95, TokenRatio: 0.8, Overflows: 2}
+	for _, tc := range []struct {
+		name    string
+		learned Row
+		says    string
+	}{
+		{"cheaper", Row{CostRatio: 0.9, TokenRatio: 0.7, Overflows: 2}, "the learned policy costs less than the tuned uniform rule tracer-uniform(r=0.3,trigger=0.5,keep=1) on held-out runs: 0.900× what ran with caching against 0.950×"},
+		{"dearer", Row{CostRatio: 0.95, TokenRatio: 0.7, Overflows: 1}, "does not beat the tuned uniform rule tracer-uniform(r=0.3,trigger=0.5,keep=1) on held-out cost: it costs 0.950× what ran with caching, the rule 0.950×"},
+		{"cheaper but overflows more", Row{CostRatio: 0.9, TokenRatio: 0.7, Overflows: 3}, "does not beat the tuned uniform rule tracer-uniform(r=0.3,trigger=0.5,keep=1) on held-out runs: it overflows on 3 of them, the rule on 2"},
+	} {
+		if got := verdict(&tc.learned, tuned, []float64{0.9, 1}, []float64{0.95, 1}); !strings.Contains(got, tc.says) {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.says)
+		}
 	}
 }

@@ -126,3 +126,47 @@ func addPlantedCall(tr *simulate.Trace, t int, tool string, class, target uint8,
 	tr.Output = append(tr.Output, 80)
 	return call + 1
 }
+
+// Planted evidence tools (PlantedEvidenceTraces).
+const (
+	PlantedLookup = "lookup" // read class; each output used by the run's last call, its evidence at 55 % of its characters
+	PlantedDump   = "dump"   // execute class; never used again
+)
+
+// PlantedEvidenceTraces builds n traces on which TRACER's uniform baseline
+// (tracer-uniform, which keeps the first r of each output's characters)
+// has a known best ratio, 0.6 on UniformGrid: 100 calls each; call t makes
+// one tool call whose result, first seen by call t+1, is a PlantedLookup
+// output at even t and a PlantedDump output at odd t, 900–1,100 tokens
+// each; every lookup output is used by the last call, its evidence at 55 %
+// of its characters. A 2,000-token prefix and a window of 110,000
+// (keep-all's last prompt is about 104,000: no policy overflows), so the
+// first compression event (trigger 0.5) comes near call 52, and another
+// whenever the prompt grows back to half the window. Below 0.6 every
+// lookup output cut loses its evidence (a re-invocation at the last call:
+// the output again and that call's prompt, tens of thousands of tokens,
+// billed uncached); from 0.6 on none does, and a smaller ratio saves more.
+// A policy that keeps lookups at 0.6 or more and cuts dumps further beats
+// every uniform ratio. Deterministic for seed; families as PlantedTraces.
+func PlantedEvidenceTraces(n int, seed uint64) []*simulate.Trace {
+	rng := rand.New(rand.NewPCG(seed, 0xE71D))
+	out := make([]*simulate.Trace, n)
+	const calls = 100
+	for r := range n {
+		tr := plantedTrace(fmt.Sprintf("evidence-%04d", r), r, 110000, 2000, calls, "find the failing lookup")
+		for t := range calls {
+			tok := 900 + rng.Int32N(201)
+			if t%2 == 1 {
+				addPlantedCall(tr, t, PlantedDump, simulate.ClassExecute, simulate.TargetCommand, tok)
+				continue
+			}
+			res := addPlantedCall(tr, t, PlantedLookup, simulate.ClassRead, simulate.TargetFile, tok)
+			if t+1 < calls-1 {
+				tr.Uses = append(tr.Uses, simulate.Use{Item: res, Call: calls - 1, Content: true, Offsets: []int32{4 * tok * 55 / 100}})
+			}
+		}
+		tr.Finalize()
+		out[r] = tr
+	}
+	return out
+}

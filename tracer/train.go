@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/simulate"
 )
@@ -44,6 +45,16 @@ type Options struct {
 	// kind): training never sees them and the model's weights on them are
 	// zero, so it ignores them at evaluation too (an ablation).
 	Ablate []string
+	// Reward is RewardCost (default: prompts priced under each run's
+	// cache rule, PromptCost) or RewardTokens (prompt tokens, nothing
+	// cached: the reward before issue 27).
+	Reward string
+	// Prices prices the runs for RewardCost (nil: the embedded table;
+	// a run it has no entry for gets StandInPrice).
+	Prices diagnose.Prices
+	// Family is the family filter the caller chose the runs by ("" none),
+	// recorded in Training.
+	Family string
 }
 
 // ablated returns the indexes of the features o.Ablate names.
@@ -86,8 +97,28 @@ func (o *Options) withDefaults() Options {
 	r.Credit = max(cmp.Or(r.Credit, 10), 0)
 	r.Trigger = max(cmp.Or(r.Trigger, 0.5), 0)
 	r.Compressor = cmp.Or(r.Compressor, simulate.CompressTruncate)
+	r.Reward = cmp.Or(r.Reward, RewardCost)
 	return r
 }
+
+// check validates defaulted options.
+func (o *Options) check() error {
+	if o.Samples < 2 {
+		return fmt.Errorf("train tracer: samples must be ≥ 2 (the baseline leaves one out)")
+	}
+	if o.Trigger > 1 {
+		return fmt.Errorf("train tracer: trigger must be in [0,1]")
+	}
+	if o.Reward != RewardCost && o.Reward != RewardTokens {
+		return fmt.Errorf("train tracer: reward must be %s or %s", RewardCost, RewardTokens)
+	}
+	if _, err := simulate.NewLearned(&sampler{}, &simulate.LearnedOptions{Trigger: o.Trigger, Keep: o.Keep, Compressor: o.Compressor}); err != nil {
+		return fmt.Errorf("train tracer: %w", err)
+	}
+	return nil
+}
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 
 // Epoch is one line of the training curves: the sampled replays of the
 // epoch, and the mean policy on the training runs after it.
@@ -95,6 +126,7 @@ type Epoch struct {
 	Epoch        int     `json:"epoch"`
 	Reward       float64 `json:"reward"`        // mean sampled reward
 	TokenRatio   float64 `json:"token_ratio"`   // sampled: Σ (prompt + re-invocation tokens) / Σ keep-all
+	CostRatio    float64 `json:"cost_ratio"`    // sampled: Σ PromptCost / Σ keep-all's (cached, input-price units)
 	ReinvPer100  float64 `json:"reinv_per_100"` // sampled: re-invocations per 100 replayed calls
 	Overflows    int     `json:"overflows"`     // sampled replays that overflowed
 	MeanRatio    float64 `json:"mean_ratio"`    // mean sampled retention ratio
@@ -126,9 +158,20 @@ type Training struct {
 	Overflow float64  `json:"overflow_penalty"`
 	Credit   float64  `json:"credit"`
 	Ablate   []string `json:"ablate,omitempty"` // Options.Ablate
-	Runs     int      `json:"runs"`
-	RunIDs   []string `json:"run_ids"`     // the training runs, in input order
-	Digest   string   `json:"runs_sha256"` // holdout.Digest(RunIDs): the training set, in any order
+	// Reward is the objective (RewardCost or RewardTokens); a file
+	// without one was trained on tokens.
+	Reward string `json:"reward,omitempty"`
+	// Family is the family filter the runs were chosen by ("" none) and
+	// Families the training runs per model family (simulate.Trace.Family):
+	// applying the model to another family warns (FamilyWarning).
+	Family   string         `json:"family,omitempty"`
+	Families map[string]int `json:"families,omitempty"`
+	Runs     int            `json:"runs"`
+	RunIDs   []string       `json:"run_ids"`     // the training runs, in input order
+	Digest   string         `json:"runs_sha256"` // holdout.Digest(RunIDs): the training set, in any order
+	// Uniform is TRACER's uniform baseline tuned on the training runs by
+	// the same reward (TuneUniform); the held-out table reports it.
+	Uniform *Tuned `json:"uniform_tuned,omitempty"`
 	// Split is the rule that chose the training runs (holdout.Rule) and
 	// HoldoutEvery its parameter, as the caller (trajmine train tracer)
 	// records them; empty when the caller split otherwise.
@@ -210,6 +253,7 @@ type trainer struct {
 	drop []int // Options.ablated
 	n    *net
 	out  *Outcome
+	obj  *objective
 }
 
 // worker is one goroutine's replay state: a view of the net with its own
@@ -229,16 +273,6 @@ func (tn *trainer) newWorker() *worker {
 	return w
 }
 
-// reward is the replay's reward (see the package doc).
-func (tn *trainer) reward(res *simulate.RunResult) float64 {
-	ka := float64(max(res.KeepAllTokens, 1))
-	r := -float64(res.PromptTokens+res.ReinvocationTok)/ka - tn.o.Lambda*float64(res.Reinvocations)
-	if res.Status == simulate.Overflow {
-		r -= tn.o.Overflow
-	}
-	return r
-}
-
 func (tn *trainer) policy(r simulate.Retainer) simulate.Policy {
 	p, err := simulate.NewLearned(r, &simulate.LearnedOptions{Trigger: tn.o.Trigger, Keep: tn.o.Keep, Compressor: tn.o.Compressor, Name: "tracer(training)"})
 	if err != nil {
@@ -252,7 +286,7 @@ func (tn *trainer) run(w *worker, tr *simulate.Trace, mean bool) rollout {
 	rec := &recorder{sampler: &sampler{n: &w.n, rng: w.rng, mean: mean, drop: tn.drop}}
 	w.calls = w.calls[:0]
 	res := w.rp.Replay(tr, tn.policy(rec), simulate.Options{Window: tn.o.Window, Reserve: tn.o.Reserve, Calls: &w.calls})
-	ro := rollout{res: res, reward: tn.reward(&res)}
+	ro := rollout{res: res, reward: tn.obj.reward(tr, &res)}
 	if mean {
 		return ro
 	}
@@ -262,7 +296,11 @@ func (tn *trainer) run(w *worker, tr *simulate.Trace, mean bool) rollout {
 			w.uses[u.Item] = append(w.uses[u.Item], int32(ui))
 		}
 	}
-	ka := float64(max(res.KeepAllTokens, 1))
+	// the credit's units are the reward's: keep-all's tokens or their
+	// cost, and a token the cut removes from a later call counts perTok
+	// (the cache-read ratio under RewardCost: kept, it would be read from
+	// the cache); the cache break the cut causes is left to the floor R − b
+	ka, perTok := tn.obj.scale(tr, &res)
 	for _, c := range rec.cands {
 		d := decision{x: c.X, r: c.Ratio, item: c.Item, call: c.call, tokens: tr.Items[c.Item].Tokens}
 		// the labels, from the provenance of the later (replayed) calls:
@@ -287,7 +325,7 @@ func (tn *trainer) run(w *worker, tr *simulate.Trace, mean bool) rollout {
 		// the per-decision channel: tokens saved against predicted harm, relative to keeping it whole
 		if tn.out != nil && tn.o.Credit > 0 {
 			left := float64(max(res.Calls-c.call, 0))
-			saving := (1 - d.r) * float64(d.tokens) * left / ka
+			saving := (1 - d.r) * float64(d.tokens) * left * perTok / ka
 			dp := tn.out.P(d.x, d.r) - tn.out.P(d.x, 1)
 			harm := dp * (tn.out.C(d.x)/ka + tn.o.Lambda)
 			d.credit = tn.o.Credit * (saving - harm)
@@ -367,24 +405,18 @@ func parallel(ws []*worker, n int, f func(w *worker, i int)) {
 // curve line as it is done.
 func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress func(Epoch)) (*Model, error) {
 	oo := o.withDefaults()
-	if oo.Samples < 2 {
-		return nil, fmt.Errorf("train tracer: samples must be ≥ 2 (the baseline leaves one out)")
-	}
-	if oo.Trigger > 1 {
-		return nil, fmt.Errorf("train tracer: trigger must be in [0,1]")
+	if err := oo.check(); err != nil {
+		return nil, err
 	}
 	if len(traces) == 0 {
 		return nil, fmt.Errorf("train tracer: no runs to train on")
-	}
-	if _, err := simulate.NewLearned(&sampler{}, &simulate.LearnedOptions{Trigger: oo.Trigger, Keep: oo.Keep, Compressor: oo.Compressor}); err != nil {
-		return nil, fmt.Errorf("train tracer: %w", err)
 	}
 	drop, err := oo.ablated()
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(oo.Seed, 0x7ACE5))
-	tn := &trainer{o: oo, n: newNet(oo.Hidden), drop: drop}
+	tn := &trainer{o: oo, n: newNet(oo.Hidden), drop: drop, obj: newObjective(&oo, traces)}
 	tn.n.init(rng)
 	ws := make([]*worker, max(1, min(runtime.GOMAXPROCS(0), oo.Batch)))
 	for k := range ws {
@@ -397,9 +429,11 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		order[i] = i
 	}
 	m := &Model{Training: Training{Seed: oo.Seed, Window: oo.Window, Epochs: oo.Epochs, Samples: oo.Samples, Batch: oo.Batch,
-		LR: oo.LR, Lambda: oo.Lambda, Overflow: oo.Overflow, Credit: oo.Credit, Ablate: slices.Clone(oo.Ablate), Runs: len(traces)}}
+		LR: oo.LR, Lambda: oo.Lambda, Overflow: oo.Overflow, Credit: oo.Credit, Ablate: slices.Clone(oo.Ablate), Runs: len(traces),
+		Reward: oo.Reward, Family: oo.Family, Families: map[string]int{}}}
 	for _, tr := range traces {
 		m.Training.RunIDs = append(m.Training.RunIDs, tr.RunID)
+		m.Training.Families[tr.Family]++
 	}
 	m.Training.Digest = holdout.Digest(m.Training.RunIDs)
 	batch := make([]runResult, oo.Batch)
@@ -412,7 +446,7 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		epSeed := rng.Uint64()
 		e := Epoch{Epoch: ep + 1}
-		var eff, ka, reinv, calls, ratios float64
+		var eff, ka, cost, kaCost, reinv, calls, ratios float64
 		var samples []sample
 		for lo := 0; lo < len(order); lo += oo.Batch {
 			hi := min(lo+oo.Batch, len(order))
@@ -433,11 +467,14 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 						e.OutcomeLost++
 					}
 				}
+				tr := traces[order[lo+k]]
 				for _, ro := range rr.ros {
 					e.Decisions += len(ro.decs)
 					e.Reward += ro.reward
 					eff += float64(ro.res.PromptTokens + ro.res.ReinvocationTok)
 					ka += float64(ro.res.KeepAllTokens)
+					c, kc := PromptCost(&ro.res, tn.obj.price[tr])
+					cost, kaCost = cost+c, kaCost+kc
 					reinv += float64(ro.res.Reinvocations)
 					calls += float64(ro.res.Calls)
 					if ro.res.Status == simulate.Overflow {
@@ -454,6 +491,7 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 		nr := float64(len(order) * oo.Samples)
 		e.Reward /= nr
 		e.TokenRatio = eff / max(ka, 1)
+		e.CostRatio = cost / max(kaCost, 1)
 		e.ReinvPer100 = 100 * reinv / max(calls, 1)
 		if e.Decisions > 0 {
 			e.MeanRatio = ratios / float64(e.Decisions)
@@ -505,6 +543,14 @@ func Train(ctx context.Context, traces []*simulate.Trace, o *Options, progress f
 	}
 	m.RetentionModel.Features = slices.Clone(simulate.FeatureNames)
 	m.RetentionModel.Trigger, m.RetentionModel.Keep, m.RetentionModel.Compressor = oo.Trigger, oo.Keep, oo.Compressor
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	u, err := TuneUniform(traces, &oo)
+	if err != nil {
+		return nil, err
+	}
+	m.Training.Uniform = &u
 	return m, nil
 }
 
