@@ -265,7 +265,7 @@ func ApplyNote(r recommend.Result) string {
 	if DropsManageContext(r) {
 		notes = append(notes, "remove the agent's manage_context tool")
 	}
-	if r.Choice.Harness != "" {
+	if r.Choice.Harness != "" && r.PolicyOf != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
 		notes = append(notes, "API-level: "+strings.Join(recommend.APIHarnesses(r.Family), ", "))
 	}
 	if len(notes) == 0 {

@@ -171,6 +171,11 @@ func HarnessConfig(harness, spec string, window int64) (Snippet, error) {
 		}
 	case "dtoc":
 		s.Format, s.File, s.Source = "json", "the orchestrator's tool list (the manage_context tool the agent is given)", "DTOC seed paper, §3.2 (manage_context)"
+		if def.Name == "keep-all" {
+			s.Format, s.Text = "shell", "# keep-all: give the agent no manage_context tool and wrap no tool output in the envelope: every output stays in full\n"
+			s.Notes = append(s.Notes, "the orchestrator without DTOC: the replay dropped the agent's context-only manage_context calls")
+			break
+		}
 		mode := map[string]string{"dtoc": "full", "dtoc-oracle": "full", "dtoc-disable-only": "disable-only", "dtoc-tracking": "tracking"}[def.Name]
 		if mode == "" {
 			return unsupported(fmt.Sprintf("DTOC leaves compression to the agent through manage_context; %s (%s) is a mechanical policy, not a DTOC configuration", def.Name, def.Mechanism))
