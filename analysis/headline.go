@@ -261,6 +261,9 @@ func nextSentence(d Decision, families, unknownWindow int) string {
 // when the replay dropped its calls, and API-level settings when some of
 // the family's runs come from a harness with no known settings.
 func ApplyNote(r recommend.Result) string {
+	if !r.Recommended() {
+		return ""
+	}
 	var notes []string
 	if DropsManageContext(r) {
 		notes = append(notes, "remove the agent's manage_context tool")

@@ -238,6 +238,7 @@ type Recommendation struct {
 	ReinvPer100  *float64
 	SavedRuns    int
 	Why          string
+	Note         string // what applying Policy takes beyond its setting (remove the manage_context tool; API-level); "" nothing
 }
 
 // RunDetail is one sampled run, call by call.
