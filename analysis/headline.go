@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/trajmine/trajmine/internal/textfmt"
@@ -9,19 +11,97 @@ import (
 	"github.com/trajmine/trajmine/simulate"
 )
 
+// Decision is what the report tells you to do: recommend's results per
+// model family (recommend.Decide, which makes the one choice,
+// recommend.Choose, on the training runs and checks it on the held-out
+// runs), gathered for the headline, the page's best-policy card and
+// trajmine recommend alike, so the three name the same policy, or the
+// same none with the same reason (TestHeadlineRecommendPageAgree).
+type Decision struct {
+	// Named are the families with a policy to apply (Result.Recommended),
+	// most runs first, then by name; Lead is the first, or nil.
+	Named []recommend.Result
+	Lead  *recommend.Result
+	// Kept are the families with enough runs where what ran stays (their
+	// Result.Reason says why); Thin those short of runs.
+	Kept, Thin []recommend.Result
+}
+
+// Decide gathers recs into the report's Decision.
+func Decide(recs []recommend.Result) Decision {
+	var d Decision
+	for _, r := range recs {
+		switch {
+		case r.Insufficient || r.Policy == "":
+			d.Thin = append(d.Thin, r)
+		case r.Recommended():
+			d.Named = append(d.Named, r)
+		default:
+			d.Kept = append(d.Kept, r)
+		}
+	}
+	byRuns := func(a, b recommend.Result) int {
+		return cmp.Or(cmp.Compare(b.Runs, a.Runs), cmp.Compare(a.Family, b.Family))
+	}
+	slices.SortStableFunc(d.Named, byRuns)
+	slices.SortStableFunc(d.Kept, byRuns)
+	if len(d.Named) > 0 {
+		d.Lead = &d.Named[0]
+	}
+	return d
+}
+
+// Policy is the spec of the policy the decision names first ("" none).
+func (d Decision) Policy() string {
+	if d.Lead == nil {
+		return ""
+	}
+	return d.Lead.Policy
+}
+
+// Reason is why the decision names no policy ("" when it names one): the
+// families' own reasons (recommend.Result.Reason), as the headline, the
+// page's card and trajmine recommend state them.
+func (d Decision) Reason() string {
+	if d.Lead != nil {
+		return ""
+	}
+	if len(d.Kept) == 0 {
+		if len(d.Thin) == 0 {
+			return "no run to choose on"
+		}
+		return fmt.Sprintf("no model family has the ≥ %d training and ≥ %d held-out runs a choice needs (evidence)", recommend.DefaultMinTrain, recommend.DefaultMinHeldOut)
+	}
+	var parts []string
+	for i, r := range d.Kept {
+		if i == 2 {
+			parts = append(parts, fmt.Sprintf("%d more families likewise (trajmine recommend)", len(d.Kept)-2))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("for %s (%s), %s", r.Family, runsOf(r.Runs), r.Reason))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Headline is the report's answer in three plain sentences, the first
 // thing trajmine report prints and the page shows: how many runs ended on
-// window length (explicit in the log or inferred), what would have
-// prevented it (the replay), and what to do next (the recommendation).
-// Every figure is the Report's own, so the sentences agree with the tables
+// window length (explicit in the log or inferred), what the decision is
+// (the policy to apply and what it would have done on the runs it was
+// checked on, or that there is none and why), and what to do next. Every
+// figure is the Report's own, so the sentences agree with the tables
 // under them:
 //
 //   - window ends: diagnose's verdict (diag_runs.end_reason);
-//   - prevention: the comparison against as-logged at the report's window
-//     (sim_runs: saved, lost, Σ tokens), the policy saving the most runs,
-//     then the most tokens; at a --window below the windows runs ran at,
-//     where some would have died, the window what-if (WindowVerdict);
-//   - next: recommend's results per model family.
+//   - the decision: recommend's results (Decide): the lead family's
+//     policy on its held-out runs, in the currency it was chosen in (cost
+//     with prompt caching, per solved task where outcomes are known,
+//     tokens where nothing is priced); when none is named, the reason,
+//     and, where runs were lost on window length, how many replayed
+//     policies carry them through over all runs and how many of those
+//     cost less than what ran (simulate's comparison, sim_runs);
+//     At a --window below the windows runs ran at, where some would have
+//     died, the window what-if (WindowVerdict) takes this sentence's place;
+//   - next: the recommended policies per family, or what is missing.
 func Headline(rep *Report) []string {
 	v := rep.Diagnosis.Verdict
 	var out []string
@@ -42,78 +122,122 @@ func Headline(rep *Report) []string {
 		}
 		out = append(out, fmt.Sprintf("%s of %s (%s) ended on window length: %s.", textfmt.Thousands(int64(v.WindowEnds)), runsOf(v.Runs), textfmt.Pct(v.Share), how))
 	}
+	d := Decide(rep.Recs)
 	if s := reportWindowVerdict(rep); s != "" {
-		out = append(out, s) // the window what-if (window.go) in place of prevention
+		out = append(out, s) // the window what-if (window.go) in place of the decision sentence
 	} else {
-		out = append(out, preventionSentence(rep.Simulation.Comparison, v.WindowEnds))
+		out = append(out, decisionSentence(d, rep.Simulation.Comparison, v.WindowEnds))
 	}
-	out = append(out, nextSentence(rep.Recs, v.UnknownWindow))
+	out = append(out, nextSentence(d, len(rep.Recs), v.UnknownWindow))
 	return out
 }
 
-// preventionSentence says what the replay shows: the policy that carries
-// the most runs lost under what ran through (then saves the most tokens),
-// or, when none was lost, the one that saves the most tokens without losing
-// a run.
-func preventionSentence(aggs []simulate.Agg, windowEnds int) string {
-	rows := candidateRows(aggs)
-	lostUnderLog := 0
+// decisionSentence says what the decision is: the lead family's policy
+// with its held-out figures, or none and why.
+func decisionSentence(d Decision, aggs []simulate.Agg, windowEnds int) string {
+	r := d.Lead
+	if r == nil {
+		s := "No policy is named: " + d.Reason()
+		if windowEnds > 0 {
+			s += "; " + carriedText(aggs)
+		}
+		return s + "."
+	}
+	h := r.HeldOutFigures
+	s := fmt.Sprintf("Replayed on the %s held out for %s, %s would have %s", runsOf(r.HeldOut), r.Family, r.Short, CostText(r.Currency, h.Objective(r.Currency)))
+	if r.Currency != recommend.CurrencyTokens {
+		s += fmt.Sprintf(", with %s of its prompt tokens", textfmt.Pct(h.Tokens.X))
+	}
+	if h.LostLogged > 0 {
+		s += fmt.Sprintf(", carrying %s of the %s lost under what ran through", textfmt.Thousands(int64(h.Saved)), runsOf(h.LostLogged))
+	}
+	s += fmt.Sprintf(", losing no run, with %.1f predicted re-invocations per 100 calls", h.ReinvPer100)
+	if n := len(d.Named) - 1; n > 0 {
+		s += fmt.Sprintf(" (and a policy for %s: next)", plural(n, "more family", "more families"))
+	}
+	return s + "."
+}
+
+// CostText is a held-out figure as the decision states it: "cost 92.8%
+// of what ran [88.0%, 97.0%] with prompt caching", "cost 85.0% of what ran
+// per solved task [80.0%, 90.0%]", "used 54.0% of what ran's prompt tokens
+// [50.0%, 58.0%] (no run priced)"; CI bounds by textfmt.PctBound.
+func CostText(c recommend.Currency, f recommend.Figure) string {
+	ci := textfmt.PctCI(f.Lo, f.Hi)
+	switch c {
+	case recommend.CurrencyPerSolved:
+		return fmt.Sprintf("cost %s of what ran per solved task %s (prompt caching included; a replay keeps each run's outcome, a run lost counts as unsolved)", textfmt.Pct(f.X), ci)
+	case recommend.CurrencyCost:
+		return fmt.Sprintf("cost %s of what ran %s with prompt caching", textfmt.Pct(f.X), ci)
+	}
+	return fmt.Sprintf("used %s of what ran's prompt tokens %s (no run priced)", textfmt.Pct(f.X), ci)
+}
+
+// carriedText is what the replay over all runs shows when runs were lost
+// under what ran: how many policies carry some through (simulate's
+// comparison, references and oracles aside) and how many of those pass
+// recommend's gates against what ran (recommend.Choose over their
+// figures: no run lost, re-invocations within the limit, the upper end of
+// the cost CI below 1). It names none: the decision is recommend's.
+func carriedText(aggs []simulate.Agg) string {
+	lost := 0
+	var opts []recommend.Option
 	for _, a := range aggs {
-		if a.Group == "" && a.Policy == simulate.AsLoggedName {
-			lostUnderLog = a.BaselineOverflow
+		if a.Group != "" {
+			continue
+		}
+		if a.Policy == simulate.AsLoggedName {
+			lost = a.BaselineOverflow
+		}
+		if a.Saved > 0 && a.Policy != simulate.AsLoggedName && a.Policy != "keep-all" && !strings.Contains(a.Policy, "oracle") {
+			opts = append(opts, OptionOf(a))
 		}
 	}
-	if len(rows) == 0 {
-		return "No policy was replayed."
+	if len(opts) == 0 {
+		return fmt.Sprintf("replayed on the same calls, no policy carries any of the %s lost under what ran through", runsOf(lost))
 	}
-	short := func(a simulate.Agg) string {
-		if p, err := simulate.Parse(a.Policy); err == nil {
-			return simulate.Short(p)
-		}
-		return a.Policy
+	c := recommend.Choose(opts, recommend.Gates{MaxReinvPer100: recommend.DefaultMaxReinv})
+	pass := len(opts) - len(c.Excluded)
+	s := fmt.Sprintf("replayed on the same calls over all runs, %s carry some of the %s lost under what ran through", plural(len(opts), "policy", "policies"), runsOf(lost))
+	limits := fmt.Sprintf(" without losing a run or passing %d re-invocations per 100 calls", recommend.DefaultMaxReinv)
+	if pass == 0 {
+		return s + ", but none of them " + cheaperText(c.Currency, true) + limits
 	}
-	fewer := func(a simulate.Agg) string {
-		s := fmt.Sprintf("%s of what ran's tokens [%s, %s]", textfmt.Pct(a.TotalRatio), textfmt.Pct(a.TotalLo), textfmt.Pct(a.TotalHi))
-		if a.TotalHi >= 1 {
-			s += ", a 95% CI that does not exclude no saving"
-		}
-		return s
+	return s + fmt.Sprintf(", %d of them %s%s (trajmine simulate ranks them)", pass, cheaperText(c.Currency, pass == 1), limits)
+}
+
+// cheaperText says "cost less than what ran" in currency c, singular
+// when one: "costs less than what ran", "send fewer prompt tokens than
+// what ran (no run priced)", with the test (the upper end of the 95 % CI
+// below 1).
+func cheaperText(c recommend.Currency, one bool) string {
+	s := map[bool]string{true: "s", false: ""}[one]
+	switch c {
+	case recommend.CurrencyTokens:
+		return "send" + s + " fewer prompt tokens than what ran (no run priced; the upper end of the 95% CI below 1)"
+	case recommend.CurrencyPerSolved:
+		return "cost" + s + " less per solved task than what ran (the upper end of the 95% CI below 1)"
 	}
-	if windowEnds > 0 || lostUnderLog > 0 {
-		best := bestIndex(rows, true)
-		if best < 0 {
-			return fmt.Sprintf("Replayed on the same calls, no policy would have carried those runs through: their last calls do not fit even with the history shortened (%s lost under what ran at this window).", runsOf(lostUnderLog))
-		}
-		a := rows[best]
-		lost := ""
-		if a.Lost > 0 {
-			lost = fmt.Sprintf(", losing %s what ran got through", runsOf(a.Lost))
-		}
-		return fmt.Sprintf("Replayed on the same calls, %s would have carried %s of the %s lost under what ran through%s, at %s.", short(a), textfmt.Thousands(int64(a.Saved)), runsOf(lostUnderLog), lost, fewer(a))
-	}
-	best := bestIndex(rows, false)
-	if best < 0 {
-		return fmt.Sprintf("No run needed saving, and no replayed policy uses fewer tokens than what ran without losing a run or predicting more than %d re-invocations per 100 calls.", recommend.DefaultMaxReinv)
-	}
-	a := rows[best]
-	return fmt.Sprintf("No run needed saving; replayed on the same calls, %s would have used %s (%s tokens fewer), losing no run, with %.1f predicted re-invocations per 100 calls.",
-		short(a), fewer(a), textfmt.Thousands(a.TokensSaved), a.ReinvPer100)
+	return "cost" + s + " less than what ran (the upper end of the 95% CI below 1)"
+}
+
+// OptionOf is a comparison row's figures as recommend.Choose reads them:
+// cost with caching (CostCachedRatio and its CI) over the priced runs,
+// tokens (TotalRatio and its CI), runs saved and lost, re-invocations per
+// 100 calls.
+func OptionOf(a simulate.Agg) recommend.Option {
+	return recommend.Option{Spec: a.Policy, Runs: a.Runs, Priced: a.Priced,
+		Cost:   recommend.Figure{X: a.CostCachedRatio, Lo: a.CostCachedLo, Hi: a.CostCachedHi},
+		Tokens: recommend.Figure{X: a.TotalRatio, Lo: a.TotalLo, Hi: a.TotalHi}, TokensSaved: a.TokensSaved,
+		Saved: a.Saved, Lost: a.Lost, LostLogged: a.BaselineOverflow, ReinvPer100: a.ReinvPer100, Calls: a.Calls}
 }
 
 // nextSentence is what to do next: the recommended policies, or what
 // evidence is missing, or a window to set.
-func nextSentence(recs []recommend.Result, unknownWindow int) string {
-	var do, thin []string
-	kept := 0
-	for _, r := range recs {
-		switch {
-		case r.Insufficient || r.Policy == "":
-			thin = append(thin, r.Family)
-		case recommend.PolicyFamily(r.Policy) == simulate.MechanismNone || recommend.PolicyFamily(r.Policy) == simulate.MechanismLogged:
-			kept++
-		default:
-			do = append(do, fmt.Sprintf("%s for %s", r.Short, r.Family))
-		}
+func nextSentence(d Decision, families, unknownWindow int) string {
+	var do []string
+	for _, r := range d.Named {
+		do = append(do, fmt.Sprintf("%s for %s%s", r.Short, r.Family, ApplyNote(r)))
 	}
 	var s string
 	switch {
@@ -122,15 +246,15 @@ func nextSentence(recs []recommend.Result, unknownWindow int) string {
 			do = append(do[:3], fmt.Sprintf("%d more", len(do)-3))
 		}
 		s = "Next: use " + strings.Join(do, "; ") + " (trajmine recommend --config HARNESS prints the harness's own setting)"
-	case len(recs) > 0 && len(thin) == len(recs):
+	case families > 0 && len(d.Thin) == families:
 		s = fmt.Sprintf("Next: collect more runs: no model family has the ≥ %d training and ≥ %d held-out runs a recommendation needs (trajmine recommend says how many each lacks)", recommend.DefaultMinTrain, recommend.DefaultMinHeldOut)
-	case kept > 0:
-		s = "Next: keep your current settings: no policy beat what ran on held-out runs (trajmine recommend shows the candidates)"
+	case len(d.Kept) > 0:
+		s = "Next: keep your current settings (trajmine recommend lists every candidate and why it was excluded)"
 	default:
 		s = "Next: import more runs (trajmine ingest)"
 	}
-	if len(thin) > 0 && len(thin) < len(recs) {
-		s += fmt.Sprintf("; %d model famil%s short of runs", len(thin), map[bool]string{true: "y is", false: "ies are"}[len(thin) == 1])
+	if len(d.Thin) > 0 && len(d.Thin) < families {
+		s += fmt.Sprintf("; %d model famil%s short of runs", len(d.Thin), map[bool]string{true: "y is", false: "ies are"}[len(d.Thin) == 1])
 	}
 	if unknownWindow > 0 {
 		s += fmt.Sprintf("; %s no known window: give one with --window N", map[bool]string{true: "1 run has", false: textfmt.Thousands(int64(unknownWindow)) + " runs have"}[unknownWindow == 1])
@@ -138,57 +262,56 @@ func nextSentence(recs []recommend.Result, unknownWindow int) string {
 	return s + "."
 }
 
-func runsOf(n int) string { return textfmt.CountOf(n, "run") }
-
-// bestIndex is the policy the headline names among rows (one group and
-// window, as-logged and keep-all left out), or -1: when runs were lost
-// under what ran (saving), the one saving the most, then the most tokens;
-// else, within recommend's limits (no run lost, at most
-// recommend.DefaultMaxReinv re-invocations per 100 calls), the one saving
-// the most tokens.
-func bestIndex(rows []simulate.Agg, saving bool) int {
-	best := -1
-	for i, a := range rows {
-		if saving {
-			if a.Saved > 0 && (best < 0 || a.Saved > rows[best].Saved || a.Saved == rows[best].Saved && a.TokensSaved > rows[best].TokensSaved) {
-				best = i
-			}
-			continue
-		}
-		if a.Lost == 0 && a.ReinvPer100 <= float64(recommend.DefaultMaxReinv) && a.TokensSaved > 0 && (best < 0 || a.TokensSaved > rows[best].TokensSaved) {
-			best = i
-		}
-	}
-	return best
-}
-
-// BestPolicy is the spec of the policy Headline names, "" when it names
-// none: the page's best-policy card shows the same one.
-func BestPolicy(rep *Report) string {
-	rows := candidateRows(rep.Simulation.Comparison)
-	lostUnderLog := 0
-	for _, a := range rep.Simulation.Comparison {
-		if a.Group == "" && a.Policy == simulate.AsLoggedName {
-			lostUnderLog = a.BaselineOverflow
-		}
-	}
-	i := bestIndex(rows, rep.Diagnosis.Verdict.WindowEnds > 0 || lostUnderLog > 0)
-	if i < 0 {
+// ApplyNote is what applying r's policy takes beyond its setting, in
+// parentheses ("" when nothing): removing the agent's manage_context tool
+// when the replay dropped its calls, and API-level settings when some of
+// the family's runs come from a harness with no known settings.
+func ApplyNote(r recommend.Result) string {
+	if !r.Recommended() {
 		return ""
 	}
-	return rows[i].Policy
+	var notes []string
+	if DropsManageContext(r) {
+		notes = append(notes, "remove the agent's manage_context tool")
+	}
+	if r.Choice.Harness != "" && r.PolicyOf != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
+		notes = append(notes, "API-level: "+strings.Join(recommend.APIHarnesses(r.Family), ", "))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
 }
 
-// candidateRows are the comparison's rows a headline may name: over all
-// runs, neither the references (as-logged, keep-all) nor an oracle (an
-// upper bound that knows which output a later call uses: no agent can run
-// it).
-func candidateRows(aggs []simulate.Agg) []simulate.Agg {
-	var rows []simulate.Agg
-	for _, a := range aggs {
-		if a.Group == "" && a.Policy != simulate.AsLoggedName && a.Policy != "keep-all" && !strings.Contains(a.Policy, "oracle") {
-			rows = append(rows, a)
+// DropsManageContext reports whether r's recommended policy was replayed
+// without the agent's context-only manage_context calls (on the training
+// or the held-out runs): applying it means removing the tool, as the
+// --config snippet says.
+func DropsManageContext(r recommend.Result) bool {
+	if !r.Recommended() {
+		return false
+	}
+	if h := r.HeldOutFigures; h != nil && h.DroppedContextCalls > 0 {
+		return true
+	}
+	for _, c := range r.Candidates {
+		if c.Spec == r.Policy {
+			return c.DroppedContextCalls > 0
 		}
 	}
-	return rows
+	return false
 }
+
+func runsOf(n int) string { return textfmt.CountOf(n, "run") }
+
+// plural is n with its noun, one or many: "1 policy", "3 policies".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return textfmt.Thousands(int64(n)) + " " + many
+}
+
+// BestPolicy is the spec of the policy the decision names first (the
+// headline's and the best-policy card's), "" when it names none.
+func BestPolicy(rep *Report) string { return Decide(rep.Recs).Policy() }

@@ -124,23 +124,28 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 		d.Boundary = append(d.Boundary, survivalOf(p.Short, diagnose.Boundary(byPolicy[p.Spec])))
 	}
 	d.Accuracy = simulate.AccuracyText(sim.Accuracy) + "; " + simulate.LoggedAccuracyText(sim.LoggedAccuracy) + "; " + simulate.CacheAccuracyText(sim.CacheAccuracy)
-	for _, a := range slices.Concat(sim.Comparison, sim.Groups) { // Groups: by model family (AnalyseReport)
-		c, cc := a.CostRatio()
+	// simulate's table in its rank order (by cost where priced), with the
+	// CLI's names and units (writeComparison): COST × with caching and its
+	// CI, $ SAVED, TOKENS ×, REINV/100 CALLS
+	for _, a := range slices.Concat(simulate.Ranked(sim.Comparison), simulate.Ranked(sim.Groups)) { // Groups: by model family (AnalyseReport)
+		c, _ := a.CostRatio()
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
-			// the CLI's headline: Σ policy / Σ as-logged with its run-level CI (simulate.Agg.TotalRatio)
-			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
-			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvocationTokens: a.ReinvocationTok,
-			Priced: a.Priced, CostRatio: c, CachedRatio: cc, CostUSD: a.CostUSD, CostCachedUSD: a.CostCachedUSD})
+			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, TokensSaved: a.TokensSaved,
+			Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
+			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
+			Priced: a.Priced, Cost: a.CostCachedRatio, CostLo: a.CostCachedLo, CostHi: a.CostCachedHi, Uncached: c,
+			SavedUSD: a.AsLoggedCostCachedUSD - a.CostCachedUSD, CostCachedUSD: a.CostCachedUSD})
 	}
 	d.Recommendations = []htmlreport.Recommendation{}
 	for _, r := range recs {
 		d.Recommendations = append(d.Recommendations, htmlreport.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
-			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
-			SavedRuns: r.SavedRuns, Why: r.Why})
+			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Currency: string(r.Currency), Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
+			SavedRuns: r.SavedRuns, Why: r.Why, Note: strings.TrimSuffix(strings.TrimPrefix(ApplyNote(r), " ("), ")")})
 	}
 
 	d.SampleRule, d.Sample = sample.Rule, sample.Runs
 	d.Headline = Headline(rep)
+	d.Decision = DecisionCard(Decide(recs))
 	best := BestPolicy(rep)
 	for _, p := range sim.Policies {
 		if p.Spec == best && best != "" {
@@ -151,6 +156,21 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	d.TimelinePolicies = timelineReplays(d.Runs, sim, best)
 	redactPage(d, rep.Redactor)
 	return d
+}
+
+// DecisionCard is the best-policy card's figures: the decision's lead
+// family's policy on its held-out runs (what the headline says), or none
+// with the headline's reason.
+func DecisionCard(dec Decision) htmlreport.Decision {
+	r := dec.Lead
+	if r == nil {
+		return htmlreport.Decision{Reason: dec.Reason()}
+	}
+	h := r.HeldOutFigures
+	f := h.Objective(r.Currency)
+	note := strings.TrimSuffix(strings.TrimPrefix(ApplyNote(*r), " ("), ")")
+	return htmlreport.Decision{Policy: r.Short, Family: r.Family, Currency: string(r.Currency), Ratio: f.X, Lo: f.Lo, Hi: f.Hi, Tokens: h.Tokens.X,
+		HeldOut: r.HeldOut, Saved: h.Saved, Lost: h.Lost, LostLogged: h.LostLogged, ReinvPer100: h.ReinvPer100, More: len(dec.Named) - 1, Note: note}
 }
 
 // runRecords are every run's compact records for the page's run list and

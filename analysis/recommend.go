@@ -7,6 +7,7 @@ import (
 
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/counterfactual"
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/recommend"
@@ -24,6 +25,10 @@ type RecommendOptions struct {
 	// TrainedOn holds the runs a learned candidate was trained on
 	// (recommend.Options.TrainedOn: a held-out one among them is an error).
 	TrainedOn map[string]bool
+	// Prices is a price file (LoadPrices; "": the built-in table): each
+	// run's replays are priced with its cache rule, and the choice is made
+	// in dollars where a run is priced (recommend.Choose).
+	Prices string
 }
 
 // RecommendStore chooses a policy per model family over the store (see
@@ -49,10 +54,11 @@ func RecommendStore(ctx context.Context, st *store.Store, o *RecommendOptions) (
 // trajmine simulate replays it) replayed under every grid candidate, the
 // outcomes kept per model family; the choice is made in Finish.
 type Recommend struct {
-	o    *RecommendOptions
-	grid *recommend.Grid
-	idx  map[string]int
-	fams []recommend.FamilyOutcomes
+	o      *RecommendOptions
+	grid   *recommend.Grid
+	prices diagnose.Prices
+	idx    map[string]int
+	fams   []recommend.FamilyOutcomes
 }
 
 type recRun struct {
@@ -66,10 +72,16 @@ func NewRecommend(o *RecommendOptions) (*Recommend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Recommend{o: o, grid: g, idx: map[string]int{}}, nil
+	prices, err := LoadPrices(o.Prices)
+	if err != nil {
+		return nil, err
+	}
+	return &Recommend{o: o, grid: g, prices: prices, idx: map[string]int{}}, nil
 }
 
-// Worker replays one run under every candidate (Analysis).
+// Worker replays one run under every candidate (Analysis), priced as
+// trajmine simulate prices it (the run's price with its cache rule's
+// 1-hour writes), with its outcome (runs.resolved).
 func (a *Recommend) Worker() (func(*RunWork) any, error) {
 	g, err := a.grid.Fresh()
 	if err != nil {
@@ -77,7 +89,15 @@ func (a *Recommend) Worker() (func(*RunWork) any, error) {
 	}
 	var rp simulate.Replayer
 	return func(w *RunWork) any {
-		return recRun{family: textfmt.OrDash(w.Run.ModelFamily), out: g.Replay(&rp, w.Trace())}
+		tr := w.Trace()
+		var price *diagnose.Price
+		if p, ok := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily); ok {
+			p = tr.Cache.Price(p)
+			price = &p
+		}
+		out := g.Replay(&rp, tr, price)
+		out.Resolved = w.Run.Resolved
+		return recRun{family: textfmt.OrDash(w.Run.ModelFamily), out: out}
 	}, nil
 }
 
@@ -94,8 +114,8 @@ func (a *Recommend) Add(v any) error {
 	return nil
 }
 
-// Finish chooses per family (families by name, runs in scan order), with
-// the families' behaviour labels from groups.
+// Finish chooses per family (families by name, runs by id), with the
+// families' behaviour labels from groups.
 func (a *Recommend) Finish(groups []behavior.Group) ([]recommend.Result, error) {
 	labels := map[string]string{}
 	for _, g := range groups {
@@ -103,6 +123,12 @@ func (a *Recommend) Finish(groups []behavior.Group) ([]recommend.Result, error) 
 	}
 	fams := slices.Clone(a.fams)
 	slices.SortFunc(fams, func(x, y recommend.FamilyOutcomes) int { return cmp.Compare(x.Name, y.Name) })
+	// runs by id: the bootstrap CIs resample by position, so the order a
+	// store (or a lake's shards) yields the runs in must not matter
+	for i := range fams {
+		fams[i].Runs = slices.Clone(fams[i].Runs)
+		slices.SortFunc(fams[i].Runs, func(x, y recommend.RunOutcome) int { return cmp.Compare(x.RunID, y.RunID) })
+	}
 	o := a.o
 	rs, err := recommend.Decide(fams, a.grid, recommend.Options{Grid: o.Grid, Window: o.Window, HoldoutEvery: o.HoldoutEvery,
 		MaxReinvPer100: o.MaxReinv, AnyMechanism: o.AnyMechanism, TrainedOn: o.TrainedOn, Label: func(f string) string { return labels[f] }})

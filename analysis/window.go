@@ -2,24 +2,29 @@ package analysis
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/simulate"
 )
 
 // WindowVerdict is the window what-if's answer at window (a --window N
 // below the windows the runs ran at), one sentence, "" when no run is lost
 // under what ran there because of it (simulate.LossWindow): how many runs
-// would have died at N under what ran, and how many the policy the
-// headline names (bestIndex: the most runs saved, then the most tokens)
-// carries to their logged end, at what cost against what ran:
+// would have died at N under what ran, and how many the policy that
+// recommend's gates choose among those that carry some through
+// (recommend.Choose: no run lost, re-invocations within the limit, cost
+// CI below what ran's) carries to their logged end, at what cost. It is
+// the choice over all runs, before the held-out check that recommend (and
+// so the headline's next sentence and the page's card) makes:
 //
 //	At N tokens, X of the Y runs would have died under what ran (…), and P would have carried Z of them to their logged end at cost ×C; …
 //
 // where X is as-logged's as_logged_overflow at N (Xw of them
 // as_logged_overflow_at_window: their logged prompts exceed N), Z the
-// policy's saved, C its cost ratio with prompt caching (Agg.CostRatio; its
-// token ratio when no run is priced). Nothing is said past a run's logged
+// policy's saved, C its cost ratio with prompt caching and its CI
+// (Agg.CostCachedRatio; its token ratio when no run is priced). Nothing is said past a run's logged
 // end: what the agent would have done after it is not in the data.
 //
 // aggs are simulate's comparison rows; only those over all runs (no group)
@@ -41,8 +46,8 @@ func WindowVerdict(aggs []simulate.Agg, window int64) string {
 	if base == nil || base.BaselineOverflowAtWindow == 0 {
 		return ""
 	}
-	for _, a := range candidateRows(aggs) {
-		if a.Window == window {
+	for _, a := range aggs { // the candidates: no references (as-logged, keep-all), no oracle
+		if a.Window == window && a.Group == "" && a.Policy != simulate.AsLoggedName && a.Policy != "keep-all" && !strings.Contains(a.Policy, "oracle") {
 			rows = append(rows, a)
 		}
 	}
@@ -59,26 +64,31 @@ func WindowVerdict(aggs []simulate.Agg, window int64) string {
 		why = fmt.Sprintf("%s because their logged prompts exceed %s, below the windows they ran at; %s", textfmt.Thousands(int64(base.BaselineOverflowAtWindow)), n, ended)
 	}
 	s := fmt.Sprintf("At %s tokens, %s of the %s would have died under what ran (%s)", n, textfmt.Thousands(int64(base.BaselineOverflow)), runsOf(base.Runs), why)
-	best := bestIndex(rows, true)
-	if best < 0 {
+	var opts []recommend.Option
+	for _, a := range rows {
+		if a.Saved > 0 {
+			opts = append(opts, OptionOf(a))
+		}
+	}
+	if len(opts) == 0 {
 		return s + ", and no replayed policy would have carried any of them to its logged end."
 	}
-	a := rows[best]
-	cost := fmt.Sprintf("%s of what ran's tokens (no price for the model)", textfmt.Pct(a.TotalRatio))
-	if a.Priced > 0 {
-		_, cc := a.CostRatio()
-		cost = fmt.Sprintf("cost ×%.3f against what ran (prompt caching included)", cc)
+	// the policy named is the one recommend's gates choose among those
+	// that carry some through (recommend.Choose, as the headline's
+	// decision): no run lost, re-invocations within the limit, the upper
+	// end of the cost CI below what ran's
+	c := recommend.Choose(opts, recommend.Gates{MaxReinvPer100: recommend.DefaultMaxReinv})
+	if c.Index < 0 {
+		return s + fmt.Sprintf(", and %s would have carried some of them to their logged end, but none %s without losing a run or passing %d re-invocations per 100 calls; what the agents would have done after their logged ends is unknown.",
+			plural(len(opts), "replayed policy", "replayed policies"), cheaperText(c.Currency, true), recommend.DefaultMaxReinv)
 	}
-	lost := ""
-	if a.Lost > 0 {
-		lost = fmt.Sprintf(", losing %s what ran gets through", runsOf(a.Lost))
-	}
-	short := a.Policy
-	if p, err := simulate.Parse(a.Policy); err == nil {
+	o := opts[c.Index]
+	short := o.Spec
+	if p, err := simulate.Parse(o.Spec); err == nil {
 		short = simulate.Short(p)
 	}
-	return fmt.Sprintf("%s, and %s would have carried %s of them to their logged end at %s%s; what the agents would have done after their logged ends is unknown.",
-		s, short, textfmt.Thousands(int64(a.Saved)), cost, lost)
+	return fmt.Sprintf("%s, and, replayed over all runs, %s would have carried %s of them to their logged end at %s; what the agents would have done after their logged ends is unknown.",
+		s, short, textfmt.Thousands(int64(o.Saved)), recommend.FigureText(c.Currency, o.Objective(c.Currency)))
 }
 
 // reportWindowVerdict is WindowVerdict at the report's window (one

@@ -107,23 +107,25 @@ func TestFittedTables(t *testing.T) {
 	}
 	// simulate at 60: the window ("own" on every row, named above) and the
 	// reference columns are left out, lowest priority first, so that POLICY
-	// stays whole: # 2, POLICY 19 (compact-claude-code), TOKENS SAVED 12,
-	// TOTAL × [95% CI] 20 and three gaps of 2 are 59 columns
+	// stays whole and the objective keeps its CI: POLICY 19
+	// (compact-claude-code), COST × 6, COST 95% CI 15 (dtoc-disable-only's
+	// "[0.642, <1.000]": its upper end is below 1), TOKENS × 8 and three
+	// gaps of 2 are 54 columns; REINV/100 CALLS (15) would make it 71
 	d60.DB = simDB
 	out, _, _ = run(t, d60, "simulate", "--no-save")
 	for _, want := range []string{
-		" 6  compact-claude-code        34,353  0.893 [0.675, 0.979]",
-		"left out at 60 columns: WINDOW, VS KEEP-ALL, COST ×, $",
+		"compact-claude-code   0.948  [0.612, 0.996]      0.893",
+		"left out at 60 columns: WINDOW, VS KEEP-ALL, $ SAVED, ACTED,",
 	} {
 		if !strings.Contains(out, "\n"+want+"\n") {
 			t.Errorf("simulate at 60 columns lacks the line\n%q\n%s", want, out)
 		}
 	}
 	// recommend at 60: indent 2, CANDIDATE 17 (dtoc-disable-only) left,
-	// TOKENS SAVED 12 and RATIO 5 right, EXCLUDED BY 11 left: 2 + 45 + 3
-	// gaps of 2 = 53; RUNS SAVED (10) would make it 65
+	// COST × 6 and 95% CI 14 right, EXCLUDED BY 15 ("behaviour, cost")
+	// left: 2 + 52 + 3 gaps of 2 = 60; TOKENS × (8) would make it 70
 	out, _, _ = run(t, d60, "recommend")
-	if want := "  dtoc-disable-only             0  1.000  behaviour"; !strings.Contains(out, "\n"+want+"\n") {
+	if want := "  dtoc-disable-only   1.000  [1.000, 1.000]  behaviour, cost"; !strings.Contains(out, "\n"+want+"\n") {
 		t.Errorf("recommend at 60 columns lacks the line\n%q\n%s", want, out)
 	}
 	// show at 60: indent 2, SEQ 2, EVENT 16 (tool_result Read), TOKENS 6

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/tracer"
 
 	"github.com/goccy/go-yaml"
@@ -49,34 +50,46 @@ at least ` + strconv.Itoa(recommend.DefaultMinTrain) + ` training and ` + strcon
 "insufficient evidence: N runs (T training, H held out), need …: collect about K
 more runs of FAMILY" and still lists the candidates.
 
-On the training runs a candidate is excluded by the first rule it breaks:
-harness (unless --any-mechanism: no harness of the family's runs can be set to
-run it, e.g. masking for Claude Code, whose settings are auto-compaction's;
-runs whose harness has no known settings, such as eval frameworks and plain
-message lists, restrict nothing; and a harness's own mechanism, e.g.
-compact-claude-code or gemini-mask, only for families with runs of that
-harness), lost (it loses a run what ran gets
-through), re-invocations (more than --max-reinv per 100 calls), behaviour (the
-model's own ops, the dtoc policies, only for families whose manage_context
-behaviour is selective), no gain (it saves neither runs nor tokens). Of the
-rest, the one that saves the most runs wins, then the lowest Σ effective
-tokens / Σ as-logged tokens over the family's runs (effective = prompts +
-re-invocations + summarizer input, same calls). At a run's own window a run
-whose log finished is never counted as saved. --window N below the windows
-the runs ran at asks the window what-if (could these runs move to an N-token
-model?): a run with a call whose logged prompt plus output exceeds N dies
-under what ran at that call, finished log or not; a candidate that keeps every
-call within N carries it to its logged end and saves it (what the agent would
-have done after is unknown), and the held-out gates count those saved and lost
-at N. A line under each family says how many of its runs die at N and how
-many the training choice carries.
+On the training runs each candidate is compared with what ran in dollars:
+cost with prompt caching (Σ policy / Σ as-logged over the priced runs), or
+cost per solved task where the runs' outcomes are known (a replay cannot
+know whether a run would still solve: it keeps each run's outcome, and a run
+the candidate loses counts as unsolved), or, where no run is priced, prompt
+tokens (said as such), each with a run-level bootstrap 95 % CI. A candidate
+is excluded by every gate it fails, in this order, and the text lists each
+(e.g. "mask: cost × 2.248 [1.902, 2.601], not below what ran"):
+harness (unless --any-mechanism: every harness of the family's runs must be
+able to run it, e.g. no masking for Claude Code, whose settings are
+auto-compaction's, and no keep-all for Codex, which cannot turn compaction
+off; runs whose harness has no known settings, such as eval frameworks and
+plain message lists, take only API-level settings: the Anthropic Messages
+API's context edits for Claude models and DTOC's manage_context tool, said
+so; with --any-mechanism only another harness's own mechanism, e.g.
+compact-codex for Claude Code runs, is excluded), behaviour (the model's own
+ops, the dtoc policies, only for families whose manage_context behaviour is
+selective), lost (it loses a run what ran gets through), re-invocations
+(more than --max-reinv per 100 calls), cost (the upper end of its CI is not
+below 1: it is not strictly cheaper than what ran, so it is never presented
+as a saving). Of the rest the cheapest wins, then the one saving more runs,
+then the lower token ratio. At a run's own window a run whose log finished
+is never counted as saved. --window N below the windows the runs ran at asks
+the window what-if (could these runs move to an N-token model?): a run with
+a call whose logged prompt plus output exceeds N dies under what ran at that
+call, finished log or not; a candidate that keeps every call within N carries
+it to its logged end and saves it (what the agent would have done after is
+unknown), and the held-out gates count those saved and lost at N. A line
+under each family says how many of its runs die at N and how many the
+training choice carries. The default grid holds every harness's own settings (compact-codex,
+compact-gemini, …), so recommend and recommend --config HARNESS choose among
+the same candidates for a family of that harness's runs.
 
-The held-out runs give the winner's expected saving against what ran with a
-run-level bootstrap 95 % CI; it is recommended only when the CI's lower end is
-above zero and it loses no held-out run, otherwise the output keeps what ran
-(as-logged) and says why. For each family the text shows the top candidates
-side by side: tokens saved, runs saved and lost, re-invocations per 100 calls,
-and the rule that excluded each.
+The held-out runs put the winner through the same gates: it is recommended
+only when its held-out CI is below what ran, it loses no held-out run and it
+stays within --max-reinv; otherwise the output keeps what ran (as-logged)
+and says which gate it failed. For each family the text shows the top
+candidates side by side: the ratio in the currency with its CI, tokens,
+runs saved and lost, re-invocations per 100 calls, and every gate that
+excluded each. trajmine report's headline and page state the same choice.
 
 --yaml or --json writes trajmine's own record of the choice (policy spec,
 parameters, expected saving, evidence; families with insufficient evidence
@@ -85,9 +98,11 @@ ready-to-paste snippet in that harness's own format with its real setting
 names (Claude Code settings/env, Codex config.toml, OpenHands [condenser],
 SWE-agent history_processors, mini-swe-agent, Gemini CLI settings.json, the
 Anthropic Messages API's context_management edits, DTOC's manage_context
-tool), or says that the harness has no setting for the chosen policy. With
---config the candidates are only what that harness can run (its own
-mechanisms at a few settings, or --grid filtered to those), so the choice is
+tool), or says that the harness has no setting for the chosen policy; when
+the winner was replayed without the agent's manage_context calls (every
+policy but dtoc and what ran replaces them), the snippet says to remove the
+tool. With --config the candidates are only what that harness can run (the
+default grid's, which hold its own settings, or --grid's), so the choice is
 one it can be configured to make; --any-mechanism lifts this. Names and
 semantics come from shared/docs/harness-config.md; where a setting only
 approximates the replayed rule, or is documented but unconfirmed, a note says
@@ -205,8 +220,9 @@ func recommendFamilies(grid []string, rs []recommend.Result) map[string]map[stri
 // recommendTop is how many candidates the text shows per family.
 const recommendTop = 5
 
-// writeRecommend prints each family's verdict and its top candidates,
-// the prose wrapped and the tables fitted to width (≤ 0: natural widths).
+// writeRecommend prints each family's verdict and its top candidates with
+// every gate each of them failed, the prose wrapped and the tables fitted
+// to width (≤ 0: natural widths).
 func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) error {
 	if len(rs) == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
@@ -218,7 +234,7 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 			n++
 		}
 	}
-	printWrapped(w, width, fmt.Sprintf("recommend: %d model families, %d with enough runs (≥ %d training, ≥ %d held out); each candidate compared with what ran (as-logged) on the same calls (--json for every candidate)",
+	printWrapped(w, width, fmt.Sprintf("recommend: %d model families, %d with enough runs (≥ %d training, ≥ %d held out); each candidate compared with what ran (as-logged) on the same calls, chosen by cost with prompt caching (per solved task where outcomes are known; tokens where no run is priced) (--json for every candidate)",
 		len(rs), n, recommend.DefaultMinTrain, recommend.DefaultMinHeldOut))
 	for _, r := range rs {
 		fmt.Fprintln(w)
@@ -226,9 +242,16 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 		if r.WhatIf != nil {
 			printIndented(w, width, "  ", "  ", whatIfText(r))
 		}
-		t := &table{header: []string{"", "CANDIDATE", "TOKENS SAVED", "RATIO", "RUNS SAVED", "LOST", "REINV/100 CALLS", "EXCLUDED BY"},
-			right: []bool{false, false, true, true, true, true, true, false}, indent: "  ", optionalHint: "--json has every candidate's figures; widen the terminal"}
-		for _, c := range recommend.Top(r, recommendTop) {
+		cur := r.Choice.Currency
+		t := &table{header: []string{"", "CANDIDATE", strings.ToUpper(cur.Label()), "95% CI", "TOKENS ×", "TOKENS SAVED", "RUNS SAVED", "LOST", "REINV/100 CALLS", "EXCLUDED BY"},
+			right: []bool{false, false, true, true, true, true, true, true, true, false}, indent: "  ", optionalHint: "--json has every candidate's figures; widen the terminal"}
+		tokens := 4 // the TOKENS × column; with tokens the objective, the third says it
+		if cur == recommend.CurrencyTokens {
+			t.header, t.right = slices.Delete(t.header, tokens, tokens+1), slices.Delete(t.right, tokens, tokens+1)
+		}
+		top := recommend.Top(r, recommendTop)
+		var why []string
+		for _, c := range top {
 			mark := ""
 			switch {
 			case c.Spec == r.Policy && !r.Insufficient:
@@ -238,19 +261,28 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 			}
 			rule := "-"
 			if c.Rule != "" {
-				rule = c.Rule
+				rule = strings.Join(c.Rules, ", ")
+				why = append(why, shortSpec(c.Spec)+": "+strings.Join(c.Whys, "; "))
 			}
-			t.add(mark, shortSpec(c.Spec), signedThousands(c.TokensSaved), fmt.Sprintf("%.3f", c.Ratio), strconv.Itoa(c.Saved), strconv.Itoa(c.Lost), fmt.Sprintf("%.1f", c.ReinvPer100), rule)
+			f := c.Objective(cur)
+			row := []string{mark, shortSpec(c.Spec), textfmt.Ratio(f.X), textfmt.RatioCI(f.Lo, f.Hi), textfmt.Ratio(c.Tokens.X), signedThousands(c.TokensSaved), strconv.Itoa(c.Saved), strconv.Itoa(c.Lost), fmt.Sprintf("%.1f", c.ReinvPer100), rule}
+			if cur == recommend.CurrencyTokens {
+				row = slices.Delete(row, tokens, tokens+1)
+			}
+			t.add(row...)
 		}
 		t.collapse(0) // no mark: no mark column
 		t.key = t.columns("CANDIDATE")
-		t.optional = t.columns("REINV/100 CALLS", "LOST", "RUNS SAVED", "RATIO")
+		t.optional = t.columns("REINV/100 CALLS", "LOST", "RUNS SAVED", "TOKENS SAVED", "TOKENS ×", "95% CI")
 		if err := t.write(w, width, bold); err != nil {
 			return err
 		}
+		for _, x := range why {
+			printIndented(w, width, "  not chosen: ", "    ", x)
+		}
 	}
 	fmt.Fprintln(w)
-	printWrapped(w, width, "(training figures against as-logged; → recommended, · the training choice the held-out runs did not confirm)")
+	printWrapped(w, width, "(training figures against as-logged; → recommended, · the training choice the held-out runs did not confirm; a CI not below 1 is never a saving)")
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
@@ -413,7 +415,9 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			Runs       []schema.Run                 `json:"runs"`
 			HTML       string                       `json:"html_report"`
 			Headline   []string                     `json:"headline"`
-		}{o.sourceText(), o.scopeStatement(len(runs)), ingestSummaryOf(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res)}); err != nil {
+			Decision   decisionJSON                 `json:"decision"`
+		}{o.sourceText(), o.scopeStatement(len(runs)), ingestSummaryOf(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res),
+			decisionOf(analysis.Decide(recs))}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
@@ -505,6 +509,33 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	}
 	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
+}
+
+// decisionJSON is the report's decision (analysis.Decide) as report --json
+// writes it: the policy the headline and the page's card name for a
+// family, with its held-out figures, or none and the reason.
+type decisionJSON struct {
+	Policy   string             `json:"policy"` // canonical spec; "" none
+	Family   string             `json:"model_family,omitempty"`
+	Currency recommend.Currency `json:"currency,omitempty"`
+	HeldOut  *recommend.Option  `json:"held_out,omitempty"`
+	Reason   string             `json:"reason,omitempty"`
+	// Families are every family's recommended policy ("" none).
+	Families map[string]string `json:"families"`
+}
+
+func decisionOf(d analysis.Decision) decisionJSON {
+	out := decisionJSON{Policy: d.Policy(), Reason: d.Reason(), Families: map[string]string{}}
+	if r := d.Lead; r != nil {
+		out.Family, out.Currency, out.HeldOut = r.Family, r.Currency, r.HeldOutFigures
+	}
+	for _, r := range slices.Concat(d.Named, d.Kept, d.Thin) {
+		out.Families[r.Family] = ""
+		if r.Recommended() {
+			out.Families[r.Family] = r.Policy
+		}
+	}
+	return out
 }
 
 // reportHeapBase and reportHeapPerRun are the Go heap report aims to stay

@@ -12,6 +12,7 @@ import (
 
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -377,17 +378,36 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 }
 
 // writeComparison prints the headline table, ranked per window (and
-// group): totals against the as-logged baseline, keep-all as a reference.
+// group) by cost with prompt caching where a run is priced (then tokens),
+// else by tokens, said so: totals against the as-logged baseline,
+// keep-all as a reference. The page's policy table has the same columns,
+// names and units (TestComparisonUnitsMatchPage).
 func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, grouped bool, width int, bold bool) {
+	byCost, unpriced := false, false
+	for _, a := range aggs {
+		if simulate.RankedByCost(aggs, a.Group, a.Window) {
+			byCost = true
+		} else {
+			unpriced = true
+		}
+	}
+	rank := "ranked by COST ×, then tokens saved"
+	switch {
+	case byCost && unpriced:
+		rank = "ranked by COST × where a run is priced, else (no run priced) by tokens saved"
+	case !byCost:
+		rank = "no run is priced (no model in the price table): ranked by tokens saved, not cost"
+	}
 	legend := []string{
-		"against as-logged (what ran; Σ over runs, same calls): TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included),",
-		"TOTAL × = Σ policy / Σ as-logged [run-level bootstrap 95% CI]; SAVED = runs lost under what ran that the policy carries to their logged end (at a run's own window never a finished log), LOST = the reverse;",
-		"ranked by tokens saved, then runs lost; VS KEEP-ALL = Σ prompts / Σ keep-all; median ratios and Wilcoxon tests in --json"}
-	if width > 0 { // one paragraph, wrapped; at natural width its three lines
+		"against as-logged (what ran; Σ over runs, same calls): COST × = Σ policy / Σ as-logged cost with prompt caching over the priced runs (run-level bootstrap 95% CI), $ SAVED their difference;",
+		"TOKENS SAVED = Σ as-logged − Σ policy prompt tokens (re-invocations and summaries included), TOKENS × = Σ policy / Σ as-logged (95% CI);",
+		"SAVED = runs lost under what ran that the policy carries to their logged end (at a run's own window never a finished log), LOST = the reverse; REINV/100 CALLS = predicted re-invocations per 100 calls;",
+		rank + "; VS KEEP-ALL = Σ prompts / Σ keep-all; uncached cost, median ratios and Wilcoxon tests in --json"}
+	if width > 0 { // one paragraph, wrapped; at natural width its lines
 		legend = []string{strings.Join(legend, " ")}
 	}
 	printWrapped(w, width, legend...)
-	t := &table{header: []string{"WINDOW", "#", "POLICY", "RUNS", "ACTED", "TOKENS SAVED", "TOTAL × [95% CI]", "SAVED", "LOST", "REINV/100 CALLS", "$ SAVED", "COST ×", "OVERFLOW", "VS KEEP-ALL", "BOUNDARY"}}
+	t := &table{header: []string{"WINDOW", "#", "POLICY", "RUNS", "ACTED", "COST ×", "COST 95% CI", "$ SAVED", "TOKENS SAVED", "TOKENS ×", "TOKENS 95% CI", "SAVED", "LOST", "REINV/100 CALLS", "OVERFLOW", "VS KEEP-ALL", "BOUNDARY"}}
 	if grouped {
 		t.header = append([]string{"GROUP"}, t.header...)
 	}
@@ -397,25 +417,21 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 		if a.BoundaryFound {
 			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
 		}
-		cost, usd := "-", "-"
+		cost, ci, usd := "-", "-", "-"
 		if a.Priced > 0 {
-			_, cc := a.CostRatio()
-			cost, usd = fmt.Sprintf("%.3f", cc), fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
+			cost, ci = textfmt.Ratio(a.CostCachedRatio), textfmt.RatioCI(a.CostCachedLo, a.CostCachedHi)
+			usd = fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
 		}
-		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), signedThousands(a.TokensSaved),
-			fmt.Sprintf("%.3f [%.3f, %.3f]", a.TotalRatio, a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
-			fmt.Sprintf("%.1f", a.ReinvPer100), usd, cost, thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
+		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), cost, ci, usd, signedThousands(a.TokensSaved),
+			textfmt.Ratio(a.TotalRatio), textfmt.RatioCI(a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
+			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
 		if grouped {
 			row = append([]string{a.Group}, row...)
 		}
 		t.add(row...)
 	}
 	// SAVED, LOST, OVERFLOW and BOUNDARY: left out when nothing is in them
-	off := 0
-	if grouped {
-		off = 1
-	}
-	if gone := t.collapse(off+7, off+8, off+12, off+14); len(gone) > 0 {
+	if gone := t.collapse(t.columns("SAVED", "LOST", "OVERFLOW", "BOUNDARY")...); len(gone) > 0 {
 		t.footer = []string{strings.Join(gone, ", ") + ": 0 (or none) for every policy, columns left out"}
 	}
 	// the policy (and group) names each row: kept whole; at a narrow
@@ -426,7 +442,7 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 	if w := t.columns("WINDOW"); len(w) == 1 && len(t.rows) > 0 && !slices.ContainsFunc(t.rows, func(r []string) bool { return r[w[0]] != t.rows[0][w[0]] }) {
 		optional = append(optional, "WINDOW")
 	}
-	t.optional = t.columns(append(optional, "VS KEEP-ALL", "COST ×", "$ SAVED", "ACTED", "OVERFLOW", "REINV/100 CALLS", "BOUNDARY", "RUNS", "#", "TOTAL × [95% CI]")...)
+	t.optional = t.columns(append(optional, "VS KEEP-ALL", "$ SAVED", "ACTED", "OVERFLOW", "BOUNDARY", "TOKENS 95% CI", "TOKENS SAVED", "RUNS", "#", "REINV/100 CALLS", "TOKENS ×", "COST 95% CI")...)
 	t.optionalHint = "--json has every column; widen the terminal"
 	_ = t.write(w, width, bold)
 }

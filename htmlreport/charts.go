@@ -513,20 +513,20 @@ func outcomesOption(aggs []PolicyAgg, label string) Option {
 }
 
 func reinvOption(aggs []PolicyAgg, label string) Option {
-	o := policyBars("Predicted re-invocations", label+" · uses of an output that was hidden or cut at the using call (sim_runs.reinvocations)", aggs, valueAxis("re-invocations"))
+	o := policyBars("Predicted re-invocations per 100 calls", label+" · uses of an output that was hidden or cut at the using call, per 100 replayed calls (sim_runs.reinvocations / calls)", aggs, valueAxis("re-invocations per 100 calls"))
 	v := make([]any, len(aggs))
 	for i, a := range aggs {
-		v[i] = a.Reinvocations
+		v[i] = round3(a.ReinvPer100)
 	}
-	o.Series = []Series{{Name: "re-invocations", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#f28e2b"}, Label: &Label{Show: true, Position: "right"}}}
-	if !slices.ContainsFunc(aggs, func(a PolicyAgg) bool { return a.Reinvocations > 0 }) {
+	o.Series = []Series{{Name: "re-invocations per 100 calls", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#f28e2b"}, Label: &Label{Show: true, Position: "right"}}}
+	if !slices.ContainsFunc(aggs, func(a PolicyAgg) bool { return a.ReinvPer100 > 0 }) {
 		o = noData(o, "no policy hid or cut an output that a later call used: 0 re-invocations")
 	}
 	return o
 }
 
 func costOption(aggs []PolicyAgg, label string) Option {
-	o := policyBars("Cost against what ran (as-logged), without and with prompt caching", label+" · Σ cost_usd / Σ as_logged_cost_usd and the same with prompt caching; priced runs only", aggs, zeroAxis("cost ratio (× as-logged)"))
+	o := policyBars("Cost against what ran (as-logged), with and without prompt caching", label+" · cost × = Σ cost_cached_usd / Σ as_logged_cost_cached_usd (the objective), and the same without caching; priced runs only", aggs, zeroAxis("cost ratio (× as-logged)"))
 	plain, cached := make([]any, len(aggs)), make([]any, len(aggs))
 	priced := false
 	for i, a := range aggs {
@@ -534,12 +534,12 @@ func costOption(aggs []PolicyAgg, label string) Option {
 			continue
 		}
 		priced = true
-		plain[i], cached[i] = round4(a.CostRatio), round4(a.CachedRatio)
+		plain[i], cached[i] = round4(a.Uncached), round4(a.Cost)
 	}
 	o.Series = []Series{
-		{Name: "no caching", Type: "bar", Data: plain, ItemStyle: &ItemStyle{Color: "#4e79a7"},
+		{Name: "cost × (with caching)", Type: "bar", Data: cached, ItemStyle: &ItemStyle{Color: "#76b7b2"},
 			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "as-logged"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
-		{Name: "with caching", Type: "bar", Data: cached, ItemStyle: &ItemStyle{Color: "#76b7b2"}},
+		{Name: "without caching", Type: "bar", Data: plain, ItemStyle: &ItemStyle{Color: "#4e79a7"}},
 	}
 	withLegend(&o, 56, halfWidth, 10, nil)
 	if !priced {
@@ -573,7 +573,7 @@ func rentChart(d *Data) Chart {
 }
 
 func recommendChart(d *Data) Chart {
-	o := hbarOption("Expected saving of the recommended policy (held-out runs)", "1 − Σ effective / Σ as-logged tokens on held-out runs, with a bootstrap 95 % CI; families short of runs have none")
+	o := hbarOption("Expected saving of the recommended policy (held-out runs)", "1 − Σ policy / Σ what ran on held-out runs, in the currency the family was decided in (cost with prompt caching; per solved task where outcomes are known; tokens where nothing is priced), with a bootstrap 95 % CI; families short of runs have none")
 	var names []string
 	box, med := []any{}, []any{}
 	for _, r := range d.Recommendations {
@@ -581,6 +581,9 @@ func recommendChart(d *Data) Chart {
 			continue
 		}
 		name := r.Family + ": " + r.Short
+		if r.Currency != "" && r.Currency != "cost" {
+			name += " (" + r.Currency + ")"
+		}
 		names = append(names, name)
 		lo, mid, hi := round3(100**r.SavingLo), round3(100**r.Saving), round3(100**r.SavingHi)
 		box = append(box, []float64{lo, mid, mid, mid, hi})
@@ -588,7 +591,7 @@ func recommendChart(d *Data) Chart {
 	}
 	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
 	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "family: policy", AxisLabel: &AxisLabel{Interval: 0, Width: 260, Overflow: "truncate"}}
-	o.XAxis = &Axis{Type: "value", Name: "expected saving (% of what ran's tokens)", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
+	o.XAxis = &Axis{Type: "value", Name: "expected saving (% of what ran)", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
 	o.Series = []Series{
 		{Name: "95 % CI", Type: "boxplot", Data: box, ItemStyle: &ItemStyle{Color: "#fff", BorderColor: "#59a14f", BorderWidth: 2}},
 		{Name: "saving", Type: "scatter", Data: med, SymbolSize: 9, ItemStyle: &ItemStyle{Color: "#59a14f"}, Z: 3},

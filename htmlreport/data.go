@@ -4,9 +4,9 @@ package htmlreport
 // from the same functions and tables as the CLI (trajmine diagnose,
 // simulate and recommend); htmlreport computes no figure of its own except
 // the peak-share histogram's counts, the sample's order, and on the first
-// screen the median of Peaks and the policy with the lowest median token
-// ratio (headline). Optional parts
-// are nil when not computed, and the page then says so.
+// screen the median of Peaks. It makes no choice: the best-policy card
+// shows Decision, the CLI's. Optional parts are nil when not computed, and
+// the page then says so.
 type Data struct {
 	// Title heads the page; Generated is a fixed label (the caller's clock,
 	// or a constant in tests) shown under it.
@@ -27,9 +27,12 @@ type Data struct {
 	// Policies are the replayed policies in simulate's order (keep-all first).
 	Policies []Policy
 	// Headline is the report's answer in plain sentences, as the CLI
-	// prints it first (analysis.Headline); BestPolicy is the short name of
-	// the policy it names ("" none), which the best-policy card shows.
+	// prints it first (analysis.Headline); Decision is the choice it
+	// states (analysis.Decide), which the best-policy card shows;
+	// BestPolicy is the short name of its policy when the report replayed
+	// it (the run timelines draw it), else "".
 	Headline   []string
+	Decision   Decision
 	BestPolicy string
 	// Accuracy is simulate's keep-all accuracy line, as the CLI prints it.
 	Accuracy string
@@ -168,26 +171,54 @@ type Policy struct {
 	Short string
 }
 
+// Decision is the report's decision (analysis.Decide): the policy it names
+// for one model family with its figures on that family's held-out runs,
+// or none and why.
+type Decision struct {
+	Policy   string // short name; "" none
+	Family   string
+	Currency string  // what the choice was made in: "cost", "cost per solved task" or "tokens" (nothing priced)
+	Ratio    float64 // Σ policy / Σ what ran in Currency, held out
+	Lo, Hi   float64 // its run-level bootstrap 95 % CI
+	Tokens   float64 // Σ effective / Σ as-logged tokens, held out
+	HeldOut  int     // held-out runs
+	// Saved and Lost are runs against what ran; LostLogged the runs what
+	// ran loses among them
+	Saved, Lost, LostLogged int
+	ReinvPer100             float64 // predicted re-invocations per 100 calls
+	More                    int     // further families with a policy (the actions table)
+	Note                    string  // what applying it takes beyond the setting ("" nothing)
+	Reason                  string  // when none: why, as the headline says it
+}
+
 // PolicyAgg is one policy's simulate.Agg (own windows), over all runs
-// (Group "") or one model family.
+// (Group "") or one model family, in the CLI's names and units (trajmine
+// simulate's table: COST ×, $ SAVED, TOKENS ×, REINV/100 CALLS).
 type PolicyAgg struct {
 	Group   string
 	Policy  string // short name
 	Runs    int
 	Acted   int
-	Ratio   float64 // median token ratio
+	Ratio   float64 // tokens ×: Σ policy / Σ as-logged effective tokens (simulate.Agg.TotalRatio)
 	RatioLo float64 // 95 % bootstrap CI
 	RatioHi float64
 
+	TokensSaved                            int64
 	Overflow, KeepAllOverflow, Saved, Lost int
 	BoundaryFound                          bool
 	BoundaryTurn                           int64
 	Reinvocations                          int64
+	ReinvPer100                            float64 // predicted re-invocations per 100 replayed calls
 	ReinvocationTokens                     int64
 
-	Priced                 int
-	CostRatio, CachedRatio float64 // Σ cost / Σ as-logged cost (simulate.Agg.CostRatio)
-	CostUSD, CostCachedUSD float64
+	Priced int
+	// Cost is cost × with prompt caching, the objective: Σ policy / Σ
+	// as-logged cost over the priced runs (simulate.Agg.CostCachedRatio),
+	// with its CI; Uncached the same without caching
+	Cost, CostLo, CostHi float64
+	Uncached             float64
+	SavedUSD             float64 // $ SAVED: Σ as-logged − Σ policy cost with caching
+	CostCachedUSD        float64
 }
 
 // Recommendation is one model family's recommend.Result.
@@ -200,12 +231,14 @@ type Recommendation struct {
 	Policy       string
 	Short        string
 	PolicyFamily string
-	Saving       *float64 // held-out expected saving; nil when not split
+	Currency     string   // what Saving is in: cost, cost per solved task, tokens
+	Saving       *float64 // held-out expected saving (1 − ratio in Currency); nil when not split
 	SavingLo     *float64
 	SavingHi     *float64
 	ReinvPer100  *float64
 	SavedRuns    int
 	Why          string
+	Note         string // what applying Policy takes beyond its setting (remove the manage_context tool; API-level); "" nothing
 }
 
 // RunDetail is one sampled run, call by call.

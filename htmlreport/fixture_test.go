@@ -48,7 +48,8 @@ func fixture(full bool) *htmlreport.Data {
 	for _, g := range []string{"", "gpt-" + xssImg, "claude-sonnet-4"} {
 		for i, p := range pols {
 			a := htmlreport.PolicyAgg{Group: g, Policy: p.Short, Runs: 3, Ratio: 1 - 0.2*float64(i), RatioLo: 0.95 - 0.2*float64(i), RatioHi: 1.02 - 0.2*float64(i), Overflow: 1 - min(i, 1), KeepAllOverflow: 1,
-				Saved: min(i, 1), Reinvocations: int64(3 * i), Priced: 3, CostRatio: 1 - 0.15*float64(i), CachedRatio: 1 + 0.1*float64(i), CostUSD: 1.5, CostCachedUSD: 0.6}
+				Saved: min(i, 1), Reinvocations: int64(3 * i), ReinvPer100: 10 * float64(i), TokensSaved: int64(2000 * i), Priced: 3,
+				Uncached: 1 - 0.15*float64(i), Cost: 1 + 0.1*float64(i), CostLo: 0.95 + 0.1*float64(i), CostHi: 1.05 + 0.1*float64(i), SavedUSD: -0.06 * float64(i), CostCachedUSD: 0.6}
 			if i == 0 {
 				a.BoundaryFound, a.BoundaryTurn = true, 12
 			}
@@ -118,9 +119,12 @@ func fixture(full bool) *htmlreport.Data {
 		return d
 	}
 	d.Recommendations = []htmlreport.Recommendation{
-		{Family: "gpt-" + xssImg, Runs: 12, Train: 9, HeldOut: 3, Policy: "mask(n=5,placeholder=x)", Short: "mask(n=5)", PolicyFamily: "masking", Saving: f64(0.2), SavingLo: f64(0.1), SavingHi: f64(0.3), ReinvPer100: f64(0.5), SavedRuns: 1, Why: "saves 1 run " + xssScript},
+		{Family: "gpt-" + xssImg, Runs: 12, Train: 9, HeldOut: 3, Policy: "mask(n=5,placeholder=x)", Short: "mask(n=5)", PolicyFamily: "masking", Currency: "cost", Saving: f64(0.2), SavingLo: f64(0.0003), SavingHi: f64(0.3), ReinvPer100: f64(0.5), SavedRuns: 1, Why: "saves 1 run " + xssScript},
 		{Family: "claude-sonnet-4", Runs: 1, Train: 1, Policy: "keep-all", Short: "keep-all", PolicyFamily: "none", Why: "too few runs to hold some out"},
 	}
+	// the CLI's decision: gpt's recommendation, its held-out figures
+	d.Decision = htmlreport.Decision{Policy: "mask(n=5)", Family: "gpt-" + xssImg, Currency: "cost", Ratio: 0.8, Lo: 0.7, Hi: 0.9997, Tokens: 0.6,
+		HeldOut: 3, Saved: 1, LostLogged: 1, ReinvPer100: 0.5, Note: "remove the agent's manage_context tool"}
 	d.ProcessMap = &htmlreport.ProcessMap{
 		Nodes: []htmlreport.ProcessNode{{ID: "a", Label: "read " + xssScript, Count: 10, MeanMS: 1200}, {ID: "b", Label: "edit", Count: 6, MeanMS: 800}, {ID: "c", Label: "test", Count: 4, MeanMS: 5000}},
 		Edges: []htmlreport.ProcessEdge{{From: htmlreport.StartNode, To: "a", Count: 3}, {From: "a", To: "b", Count: 6, MeanMS: 300}, {From: "b", To: "b", Count: 2, MeanMS: 50},

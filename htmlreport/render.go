@@ -10,6 +10,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
 // EChartsVersion is the vendored ECharts (assets/echarts.min.js, from the
@@ -40,21 +42,34 @@ var (
 )
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num":     num,
-	"pct":     pct,
-	"usd":     func(f float64) string { return fmt.Sprintf("$%.2f", f) },
-	"usdp":    usdp,
-	"ratio":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
-	"snippet": snippet,
-	"dash":    orDash,
-	"window":  windowText,
-	"optpct":  optPct,
-	"optnum":  func(p *float64) string { return optFloat(p, "%.2f") },
-	"metric":  metricText,
-	"join":    strings.Join,
-	"inc":     func(i int) int { return i + 1 },
-	"neg":     func(f float64) float64 { return -f },
-	"runkey":  RunKey,
+	"num":      num,
+	"pct":      pct,
+	"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+	"usdp":     usdp,
+	"ratio":    textfmt.Ratio,
+	"ratioci":  textfmt.RatioCI,
+	"pctbound": textfmt.PctBound,
+	"saving":   func(ratio float64) string { return textfmt.PctBound(1 - ratio) },
+	"optpctci": func(lo, hi *float64) string {
+		if lo == nil || hi == nil {
+			return ""
+		}
+		return textfmt.PctCI(*lo, *hi)
+	},
+	"signed":   func(n int64) string { return textfmt.Thousands(n) },
+	"per100":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
+	"optreinv": func(p *float64) string { return optFloat(p, "%.1f") },
+	"usd2":     func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"snippet":  snippet,
+	"dash":     orDash,
+	"window":   windowText,
+	"optpct":   optPct,
+	"optnum":   func(p *float64) string { return optFloat(p, "%.2f") },
+	"metric":   metricText,
+	"join":     strings.Join,
+	"inc":      func(i int) int { return i + 1 },
+	"neg":      func(f float64) float64 { return -f },
+	"runkey":   RunKey,
 	"groupkey": func(g string) string {
 		return GroupKey(g)
 	},
@@ -297,21 +312,14 @@ func Write(w io.Writer, d *Data, o *Options) error {
 	return nil
 }
 
-// headline is the first screen's figures beside the Verdict's: the median
-// peak share over every run with a known window (diagnose's median, over
-// all runs instead of per family), the runs at ≥ 80 % (Σ of Groups) and
-// the policy with the lowest median token ratio over all runs (simulate's
-// comparison), whose saving is 1 − that ratio. Oracle policies (a name
-// with "oracle": dtoc-oracle, an upper bound no agent can run) are not
-// candidates; the best of them is shown beside as the bound.
+// headline is the first screen's figures beside the Verdict's and the
+// Decision: the median peak share over every run with a known window
+// (diagnose's median, over all runs instead of per family) and the runs at
+// ≥ 80 % (Σ of Groups).
 type headline struct {
-	MedianPeak   float64
-	KnownWindow  int
-	PeakGE80     int
-	Best         *PolicyAgg
-	BestSaving   float64
-	Oracle       *PolicyAgg
-	OracleSaving float64
+	MedianPeak  float64
+	KnownWindow int
+	PeakGE80    int
 }
 
 func headlineOf(d *Data) headline {
@@ -327,37 +335,6 @@ func headlineOf(d *Data) headline {
 	h.KnownWindow = len(ps)
 	for _, g := range d.Groups {
 		h.PeakGE80 += g.RunsPeakGE80
-	}
-	keepAll := ""
-	if len(d.Policies) > 0 {
-		keepAll = d.Policies[0].Short // simulate's order: keep-all first
-	}
-	for i := range d.Comparison {
-		a := &d.Comparison[i]
-		if a.Group != "" || a.Policy == keepAll {
-			continue
-		}
-		if strings.Contains(a.Policy, "oracle") {
-			if h.Oracle == nil || a.Ratio < h.Oracle.Ratio {
-				h.Oracle = a
-			}
-			continue
-		}
-		if d.BestPolicy != "" { // the CLI's choice (analysis.BestPolicy)
-			if a.Policy == d.BestPolicy {
-				h.Best = a
-			}
-			continue
-		}
-		if d.Headline == nil && (h.Best == nil || a.Ratio < h.Best.Ratio) { // data without the CLI's choice
-			h.Best = a
-		}
-	}
-	if h.Best != nil {
-		h.BestSaving = 1 - h.Best.Ratio
-	}
-	if h.Oracle != nil {
-		h.OracleSaving = 1 - h.Oracle.Ratio
 	}
 	return h
 }

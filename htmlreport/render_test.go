@@ -463,8 +463,8 @@ func TestChartAxesAndLegends(t *testing.T) {
 }
 
 // TestHeadlineCards: the first screen's cards hold the Verdict's and the
-// comparison's figures as the CLI prints them (textfmt), and one action
-// per recommended family.
+// Decision's figures as the CLI prints them (textfmt: a CI bound below 1
+// never prints as 1.000), and one action per recommended family.
 func TestHeadlineCards(t *testing.T) {
 	page := render(t, fixture(true))
 	m := regexp.MustCompile(`(?s)<div class="cards headline">(.*?)\n</div>`).FindStringSubmatch(page)
@@ -477,14 +477,17 @@ func TestHeadlineCards(t *testing.T) {
 		got = append(got, v[1])
 	}
 	// runs; window ends (share); median of the peaks 0.3, 0.42, 0.98, 1.2; top rent tool;
-	// spend; halflife's median token ratio 0.600 → 40 % fewer tokens
-	want := []string{"3", "1 <small>(33.3%)</small>", "70.0%", "40.0%", "$1.50", "40.0%"}
+	// spend; the decision's held-out cost × 0.8 → 20 % less cost
+	want := []string{"3", "1 <small>(33.3%)</small>", "70.0%", "40.0%", "$1.50", "20.0%"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("cards = %q, want %q", got, want)
 	}
-	// the fixture has no Headline (no CLI choice): the lowest ratio, halflife
-	if !strings.Contains(m[1], "<code>halflife</code>, the policy the verdict names (Σ policy / Σ as-logged 0.600 [0.550, 0.620]") {
+	if !strings.Contains(m[1], "less cost than what ran with <code>mask(n=5)</code> for gpt-&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;, the policy the verdict names, on its 3 held-out runs (cost × 0.800 [0.700, &lt;1.000]; tokens × 0.600; 1 of the 1 runs lost under what ran saved, 0 lost; 0.5 re-invocations per 100 calls); remove the agent&#39;s manage_context tool") {
 		t.Errorf("best-policy card: %s", m[1])
+	}
+	// the expected saving's CI: a lower end of 0.03 % prints <0.1 %, not 0.0 %
+	if !strings.Contains(page, "20.0% [&lt;0.1%, 30.0%] (cost)") {
+		t.Error("recommendations: the saving's CI is not printed with its bounds kept off zero")
 	}
 	actions := regexp.MustCompile(`(?s)<table id="actions".*?</table>`).FindString(page)
 	if strings.Count(actions, "<tr data-family=") != 2 || !strings.Contains(actions, "apply <code>mask(n=5)</code> (masking)") || !strings.Contains(actions, "keep the full context (<code>keep-all</code>)") {
@@ -492,14 +495,14 @@ func TestHeadlineCards(t *testing.T) {
 	}
 }
 
-// TestHeadlineFromCLI: with the CLI's headline and choice in the data, the
-// page shows the sentences first and its best-policy card names the CLI's
-// policy (mask(n=5), ratio 0.8 in the fixture), not the lowest ratio
-// (halflife, 0.6).
+// TestHeadlineFromCLI: the page shows the CLI's sentences first, and with
+// a decision that names no policy its best-policy card says so with the
+// CLI's reason instead of choosing one of its own (the lowest ratio,
+// halflife, is not named).
 func TestHeadlineFromCLI(t *testing.T) {
 	d := fixture(true)
-	d.Headline = []string{"None of the 3 runs ended on window length.", "No run needed saving; <b>mask</b> would have used less."}
-	d.BestPolicy = "mask(n=5)"
+	d.Headline = []string{"None of the 3 runs ended on window length.", "No policy is named: <b>no</b> model family has the runs."}
+	d.Decision = htmlreport.Decision{Reason: "no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence)"}
 	d.Recommendations = append(d.Recommendations,
 		htmlreport.Recommendation{Family: "thin", Runs: 3, Why: "insufficient evidence: 3 runs"},
 		htmlreport.Recommendation{Family: "kept", Runs: 30, Policy: "as-logged", Short: "as-logged", PolicyFamily: "logged", Why: "what ran"})
@@ -510,11 +513,11 @@ func TestHeadlineFromCLI(t *testing.T) {
 		}
 	}
 	if !strings.Contains(page, `<p class="verdict">None of the 3 runs ended on window length.</p>`) ||
-		!strings.Contains(page, `<p class="verdict">No run needed saving; &lt;b&gt;mask&lt;/b&gt; would have used less.</p>`) {
+		!strings.Contains(page, `<p class="verdict">No policy is named: &lt;b&gt;no&lt;/b&gt; model family has the runs.</p>`) {
 		t.Error("headline sentences missing or not escaped")
 	}
-	if !strings.Contains(page, "<code>mask(n=5)</code>, the policy the verdict names (Σ policy / Σ as-logged 0.800 [0.750, 0.820]") {
-		m := regexp.MustCompile(`(?s)<div class="cards headline">(.*?)\n</div>`).FindStringSubmatch(page)
-		t.Errorf("best-policy card does not name the CLI's choice: %v", m)
+	m := regexp.MustCompile(`(?s)<div class="card" id="decision"><span class="v">-</span><span class="k">(.*?)</span></div>`).FindStringSubmatch(page)
+	if m == nil || m[1] != "no policy is named: no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence)" || strings.Contains(m[1], "halflife") {
+		t.Errorf("best-policy card does not state the CLI's none and reason: %v", m)
 	}
 }

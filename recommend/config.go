@@ -18,7 +18,8 @@ type Config struct {
 type FamilyConfig struct {
 	Policy      string            `json:"policy" yaml:"policy"`
 	Params      map[string]string `json:"params,omitempty" yaml:"params,omitempty"`
-	Spec        string            `json:"spec" yaml:"spec"` // the full spec, every parameter spelled out
+	Spec        string            `json:"spec" yaml:"spec"`                             // the full spec, every parameter spelled out
+	Currency    Currency          `json:"currency,omitempty" yaml:"currency,omitempty"` // what Saving is in (Choose, step 1)
 	Saving      *float64          `json:"expected_saving,omitempty" yaml:"expected_saving,omitempty"`
 	SavingCI    []float64         `json:"expected_saving_ci95,omitempty" yaml:"expected_saving_ci95,omitempty"`
 	ReinvPer100 *float64          `json:"reinvocations_per_100_calls,omitempty" yaml:"reinvocations_per_100_calls,omitempty"`
@@ -38,7 +39,7 @@ func ConfigOf(rs []Result) Config {
 			continue
 		}
 		name, params := SplitSpec(r.Policy)
-		fc := FamilyConfig{Policy: name, Params: params, Spec: r.Policy, Saving: r.Saving, ReinvPer100: r.ReinvPer100, Why: r.Why}
+		fc := FamilyConfig{Policy: name, Params: params, Spec: r.Policy, Currency: r.Currency, Saving: r.Saving, ReinvPer100: r.ReinvPer100, Why: r.Why}
 		if r.SavingLo != nil {
 			fc.SavingCI = []float64{*r.SavingLo, *r.SavingHi}
 		}

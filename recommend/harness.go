@@ -3,6 +3,7 @@ package recommend
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -176,6 +177,11 @@ func HarnessConfig(harness, spec string, window int64) (Snippet, error) {
 		}
 	case "dtoc":
 		s.Format, s.File, s.Source = "json", "the orchestrator's tool list (the manage_context tool the agent is given)", "DTOC seed paper, §3.2 (manage_context)"
+		if def.Name == "keep-all" {
+			s.Format, s.Text = "shell", "# keep-all: give the agent no manage_context tool and wrap no tool output in the envelope: every output stays in full\n"
+			s.Notes = append(s.Notes, "the orchestrator without DTOC: the replay dropped the agent's context-only manage_context calls")
+			break
+		}
 		mode := map[string]string{"dtoc": "full", "dtoc-oracle": "full", "dtoc-disable-only": "disable-only", "dtoc-tracking": "tracking"}[def.Name]
 		if mode == "" {
 			return unsupported(fmt.Sprintf("DTOC leaves compression to the agent through manage_context; %s (%s) is a mechanical policy, not a DTOC configuration", def.Name, def.Mechanism))
@@ -247,15 +253,18 @@ var harnessGrids = map[string][]string{
 }
 
 // GridFor is the candidate grid for a recommendation to be run in harness:
-// specs (the caller's --grid) kept where harness can run them, or, with no
-// specs, the harness's own grid; keep-all is always there, as the
-// reference every candidate is compared with.
+// specs (the caller's --grid, else DefaultGrid, which holds the harness's
+// own grid) kept where harness can run them; keep-all is always there, as
+// the reference every candidate is compared with. With no specs it is
+// the default grid's candidates harness can run, so recommend --config
+// HARNESS and the default recommend choose among the same ones for a
+// family of that harness's runs.
 func GridFor(harness string, specs []string) ([]string, error) {
 	if !slices.Contains(Harnesses, harness) {
 		return nil, fmt.Errorf("unknown harness %q (known: %s)", harness, strings.Join(Harnesses, ", "))
 	}
 	if len(specs) == 0 {
-		return slices.Clone(harnessGrids[harness]), nil
+		specs = DefaultGrid
 	}
 	out := []string{"keep-all"}
 	for _, s := range specs {
@@ -263,7 +272,7 @@ func GridFor(harness string, specs []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if sn.Supported && !slices.Contains(out, s) {
+		if sn.Supported && !slices.Contains(out, s) && s != simulate.AsLoggedName && PolicyFamily(s) != simulate.MechanismNone {
 			out = append(out, s)
 		}
 	}
@@ -283,39 +292,82 @@ var configHarness = map[string]string{
 // ConfigHarness is the settings harness of a run's harness (configHarness).
 func ConfigHarness(runHarness string) string { return configHarness[runHarness] }
 
-// Configurable reports whether some harness of the family's runs can be
-// configured to run spec, and why not otherwise: the recommendation's
-// default harness rule (issue 13: candidates restricted to what the runs'
-// harness can actually be set to do). What ran and keep-all are always
-// configurable (the reference, and "change nothing"); the dtoc policies
-// are an orchestrator's tool, not a harness setting, so no harness rules
-// them out (the behaviour rule decides); a run whose harness has no known
-// settings (ConfigHarness "") restricts nothing.
-func Configurable(spec string, runHarnesses map[string]bool) (bool, string) {
+// Runnable reports whether spec can be run for runs of runHarnesses
+// (runs.harness) of a model family, and why not otherwise: the
+// recommendation's harness gate (issue 13: candidates restricted to what
+// the runs' harness can actually be set to do; issue 27: by every harness
+// the runs used, not by some).
+//
+//   - What ran always can (the reference); so can the dtoc policies, an
+//     orchestrator's tool, not a harness setting (the behaviour rule
+//     decides), but an oracle (an upper bound that knows which output a
+//     later call uses) never.
+//   - Otherwise every harness of the runs must have a setting for it
+//     (HarnessConfig supported: keep-all, which turns the harness's context
+//     management off, too; Codex and Gemini CLI cannot); runs of a harness
+//     with no known settings (ConfigHarness "": eval frameworks, plain
+//     message lists, traces) take only API-level settings (APIHarnesses:
+//     the Anthropic Messages API for Claude families), or keep-all, which
+//     needs no setting in a loop of your own.
+//   - anyMechanism lifts both but for another harness's own mechanism
+//     (simulate.Def.Harness), which needs a run of that harness.
+func Runnable(spec string, runHarnesses map[string]bool, family string, anyMechanism bool) (bool, string) {
 	def, _, err := simulate.Values(spec)
 	if err != nil {
 		return false, err.Error()
 	}
+	if strings.Contains(def.Name, "oracle") {
+		return false, "an upper bound (it knows which output a later call uses): no agent can run it"
+	}
 	switch def.Mechanism {
-	case simulate.MechanismNone, simulate.MechanismLogged, simulate.MechanismDtoc:
+	case simulate.MechanismLogged, simulate.MechanismDtoc:
 		return true, ""
 	}
-	var known []string
-	for h := range runHarnesses {
+	if anyMechanism {
+		if h := def.Harness; h != "" && !slices.ContainsFunc(slices.Collect(maps.Keys(runHarnesses)), func(have string) bool { return strings.HasPrefix(have, h) }) {
+			return false, fmt.Sprintf("%s's own mechanism; no run of this family comes from %s", h, h)
+		}
+		return true, ""
+	}
+	var cannot, unknown []string
+	for _, h := range slices.Sorted(maps.Keys(runHarnesses)) {
 		ch := ConfigHarness(h)
 		if ch == "" {
-			return true, ""
+			// keep-all needs no setting where the loop is yours: it sends the whole history
+			if def.Mechanism != simulate.MechanismNone && !slices.ContainsFunc(APIHarnesses(family), func(api string) bool { return supports(api, spec) }) {
+				unknown = append(unknown, orUnknown(h))
+			}
+			continue
 		}
-		if s, err := HarnessConfig(ch, spec, 0); err == nil && s.Supported {
-			return true, ""
-		}
-		if !slices.Contains(known, ch) {
-			known = append(known, ch)
+		if !supports(ch, spec) && !slices.Contains(cannot, ch) {
+			cannot = append(cannot, ch)
 		}
 	}
-	if len(known) == 0 {
-		return true, ""
+	var why []string
+	if len(cannot) > 0 {
+		why = append(why, fmt.Sprintf("%s cannot be configured to run it (recommend --config %s shows what it can)", strings.Join(cannot, ", "), cannot[0]))
 	}
-	slices.Sort(known)
-	return false, fmt.Sprintf("%s cannot be configured to run it (recommend --config %s shows what it can; --any-mechanism lifts this rule)", strings.Join(known, ", "), known[0])
+	if len(unknown) > 0 {
+		why = append(why, fmt.Sprintf("runs of %s take only API-level settings (%s), and none runs it", unknownHarnesses(unknown), strings.Join(APIHarnesses(family), ", ")))
+	}
+	if len(why) > 0 {
+		return false, strings.Join(why, "; ") + " (--any-mechanism lifts this rule)"
+	}
+	return true, ""
+}
+
+// unknownHarnesses names harnesses with no known settings: "inspect-ai, a
+// harness with no known settings", "a and b, harnesses with no known
+// settings".
+func unknownHarnesses(hs []string) string {
+	if len(hs) == 1 {
+		return hs[0] + ", a harness with no known settings,"
+	}
+	return strings.Join(hs[:len(hs)-1], ", ") + " and " + hs[len(hs)-1] + ", harnesses with no known settings,"
+}
+
+// supports reports whether harness has a setting for spec.
+func supports(harness, spec string) bool {
+	s, err := HarnessConfig(harness, spec, 0)
+	return err == nil && s.Supported
 }

@@ -237,3 +237,42 @@ func TestHarnessOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnable: the harness gate (issue 27, point 4): runnable by every
+// harness the family's runs used, as harness-config.md gives their
+// settings; runs of a harness with no known settings take only API-level
+// settings (the Anthropic Messages API for Claude models), or keep-all.
+func TestRunnable(t *testing.T) {
+	for _, tc := range []struct {
+		spec, family string
+		runs         []string
+		any          bool
+		want         bool
+	}{
+		{"keep-all", "claude-sonnet-4", []string{"claude-code"}, false, true},       // autoCompactEnabled: false
+		{"keep-all", "gpt-5", []string{"codex-cli"}, false, false},                  // Codex cannot turn compaction off
+		{"keep-all", "gemini-2.5-pro", []string{"gemini-cli"}, false, false},        // nor can Gemini CLI
+		{"keep-all", "gpt-4o", []string{"openai-messages"}, false, true},            // your own loop: no setting needed
+		{"as-logged", "gpt-5", []string{"codex-cli"}, false, true},                  // the reference
+		{"mask(n=5)", "gpt-4o", []string{"swe-agent"}, false, true},                 // last_n_observations
+		{"mask(n=5)", "gpt-4o", []string{"swe-agent", "claude-code"}, false, false}, // not by every harness
+		{"mask(n=5)", "gpt-4o", []string{"openai-messages"}, false, false},          // not API-level
+		{"clear-tool-uses", "claude-sonnet-4", []string{"inspect-ai"}, false, true}, // the Messages API's context edits
+		{"clear-tool-uses", "gpt-4o", []string{"inspect-ai"}, false, false},         // not a Claude model
+		{"compact-codex", "gpt-5", []string{"codex-cli"}, false, true},
+		{"compact-codex", "gpt-5", []string{"codex-cli", "claude-code"}, false, false},
+		{"compact-codex", "gpt-5", []string{"claude-code"}, true, false}, // another harness's own mechanism
+		{"mask(n=5)", "gpt-5", []string{"claude-code"}, true, true},      // --any-mechanism
+		{"dtoc", "gpt-4o", []string{"codex-cli"}, false, true},           // the orchestrator's tool
+		{"dtoc-oracle", "gpt-4o", []string{"codex-cli"}, true, false},    // an upper bound
+	} {
+		runs := map[string]bool{}
+		for _, h := range tc.runs {
+			runs[h] = true
+		}
+		got, why := recommend.Runnable(tc.spec, runs, tc.family, tc.any)
+		if got != tc.want || got == (why != "") {
+			t.Errorf("Runnable(%s, %v, %s, any=%v) = %v (%q), want %v", tc.spec, tc.runs, tc.family, tc.any, got, why, tc.want)
+		}
+	}
+}

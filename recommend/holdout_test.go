@@ -104,8 +104,8 @@ func TestDecideChoosesOnTrainingOnly(t *testing.T) {
 		},
 		{
 			// training: mask(n=5) 0.5 beats mask(n=10) 0.6, neither saves a
-			// run. Held out: mask(n=10) saves every run from overflow, and
-			// more runs saved wins before the ratio.
+			// run. Held out: mask(n=10) saves every run from overflow, which
+			// would count (after the ratio) were held-out runs choosing.
 			name:      "saved",
 			train:     pair{Outcome{Effective: 500, Baseline: 1000, Calls: 10}, Outcome{Effective: 600, Baseline: 1000, Calls: 10}},
 			held:      pair{Outcome{Effective: 500, Baseline: 1000, Calls: 10}, Outcome{Effective: 600, Baseline: 1000, Calls: 10, Saved: true}},
@@ -121,7 +121,7 @@ func TestDecideChoosesOnTrainingOnly(t *testing.T) {
 				if held[id] {
 					p = tc.held
 				}
-				fam.Runs = append(fam.Runs, RunOutcome{RunID: id, Cands: []Outcome{ka, ka, p.m5, p.m10}})
+				fam.Runs = append(fam.Runs, RunOutcome{RunID: id, Harness: "swe-agent", Cands: []Outcome{ka, ka, p.m5, p.m10}})
 			}
 			rs, err := Decide([]FamilyOutcomes{fam}, g, Options{Bootstrap: 50})
 			if err != nil {
@@ -143,8 +143,8 @@ func TestDecideChoosesOnTrainingOnly(t *testing.T) {
 				t.Errorf("policy %s (insufficient %v), want %s: %s", r.Policy, r.Insufficient, wantPolicy, r.Why)
 			}
 			win := r.Candidates[tc.want]
-			if math.Abs(win.Ratio-tc.wantRatio) > 1e-9 || win.Lost != 0 || win.Saved != 0 {
-				t.Errorf("training figures of %s: ratio %v lost %d saved %d, want %v 0 0", want, win.Ratio, win.Lost, win.Saved, tc.wantRatio)
+			if math.Abs(win.Tokens.X-tc.wantRatio) > 1e-9 || win.Lost != 0 || win.Saved != 0 {
+				t.Errorf("training figures of %s: ratio %v lost %d saved %d, want %v 0 0", want, win.Tokens.X, win.Lost, win.Saved, tc.wantRatio)
 			}
 			if r.Saving == nil || math.Abs(*r.Saving-tc.wantSave) > 1e-9 || r.SavedRuns != tc.wantSaved {
 				t.Errorf("held-out saving %v, saved runs %d; want %v, %d", r.Saving, r.SavedRuns, tc.wantSave, tc.wantSaved)
@@ -169,7 +169,7 @@ func TestDecideSaysWhyWhatRanIsKept(t *testing.T) {
 	m := Outcome{Effective: 600, Baseline: 1000, KeepAll: 1000, Calls: 10, Saved: true, Reinv: 1}
 	fam := FamilyOutcomes{Name: "f"}
 	for k := range 16 {
-		fam.Runs = append(fam.Runs, RunOutcome{RunID: fmt.Sprintf("r%d", k), Cands: []Outcome{base, m, m}})
+		fam.Runs = append(fam.Runs, RunOutcome{RunID: fmt.Sprintf("r%d", k), Harness: "swe-agent", Cands: []Outcome{base, m, m}})
 	}
 	rs, err := Decide([]FamilyOutcomes{fam}, g, Options{Bootstrap: 50})
 	if err != nil {
@@ -190,15 +190,19 @@ func TestDecideSaysWhyWhatRanIsKept(t *testing.T) {
 	}
 }
 
-// TestDecideHarnessRule: a family of Claude Code runs gets no masking
-// (Claude Code has no setting for it) and no compact-codex (Codex's own),
-// but may get compact-claude-code; with AnyMechanism masking is chosen; a
-// family of runs from a harness with no known settings (inspect-ai) is not
-// restricted. Each mask run costs 600 of what ran's 1,000 tokens and
-// compact-claude-code 800 and compact-codex 500 (hand-made outcomes), so
-// compact-codex would win were it eligible, and masking wins whenever it is.
+// TestDecideHarnessRule: a candidate must be runnable by every harness the
+// family's runs used (issue 27, point 4). A family of Claude Code runs gets
+// no masking (Claude Code has no setting for it) and no compact-codex
+// (Codex's own), but may get compact-claude-code; with AnyMechanism masking
+// is chosen; a family of Claude Code and Codex runs gets neither compaction
+// (each harness lacks the other's); runs of a harness with no known settings
+// (inspect-ai) take only API-level settings: clear-tool-uses for a Claude
+// family (the Anthropic Messages API), nothing mechanical for another.
+// Each mask run costs 600 of what ran's 1,000 tokens, compact-claude-code
+// 800, compact-codex 500 and clear-tool-uses 700 (hand-made outcomes), so
+// compact-codex would win were it eligible, and masking wherever it is.
 func TestDecideHarnessRule(t *testing.T) {
-	g, err := NewGrid([]string{"mask(n=5)", "compact-claude-code", "compact-codex"}, 0)
+	g, err := NewGrid([]string{"mask(n=5)", "compact-claude-code", "compact-codex", "clear-tool-uses"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,49 +210,66 @@ func TestDecideHarnessRule(t *testing.T) {
 	mask := Outcome{Effective: 600, Baseline: 1000, KeepAll: 1000, Calls: 10}
 	cc := Outcome{Effective: 800, Baseline: 1000, KeepAll: 1000, Calls: 10}
 	codex := Outcome{Effective: 500, Baseline: 1000, KeepAll: 1000, Calls: 10}
-	fam := func(harness string) FamilyOutcomes {
-		f := FamilyOutcomes{Name: "f"}
+	clear := Outcome{Effective: 700, Baseline: 1000, KeepAll: 1000, Calls: 10}
+	fam := func(name string, harnesses ...string) FamilyOutcomes {
+		f := FamilyOutcomes{Name: name}
 		for k := range 40 {
-			// grid order: as-logged (NewGrid's reference), then the specs;
-			// compact-codex would be best of all (500) were it eligible
-			f.Runs = append(f.Runs, RunOutcome{RunID: fmt.Sprintf("r%d", k), Harness: harness, Cands: []Outcome{base, mask, cc, codex}})
+			// grid order: as-logged (NewGrid's reference), then the specs
+			f.Runs = append(f.Runs, RunOutcome{RunID: fmt.Sprintf("r%d", k), Harness: harnesses[k%len(harnesses)], Cands: []Outcome{base, mask, cc, codex, clear}})
 		}
 		return f
 	}
-	if len(g.Specs()) != 4 {
+	if len(g.Specs()) != 5 {
 		t.Fatalf("grid %v", g.Specs())
 	}
 	for _, tc := range []struct {
-		harness string
-		any     bool
-		want    string
-		rules   map[string]string // spec → rule
+		name      string
+		family    string
+		harnesses []string
+		any       bool
+		want      string            // the training choice; as-logged: none
+		rules     map[string]string // spec → rule
+		note      string            // in the result's why
 	}{
-		{"claude-code", false, "compact-claude-code", map[string]string{"mask(n=5)": RuleHarness, "compact-codex": RuleHarness}},
-		{"claude-code", true, "mask(n=5)", map[string]string{"compact-codex": RuleHarness}},
-		{"inspect-ai", false, "mask(n=5)", map[string]string{"compact-claude-code": RuleHarness, "compact-codex": RuleHarness}},
+		{"claude code", "claude-sonnet-4", []string{"claude-code"}, false, "compact-claude-code",
+			map[string]string{"mask(n=5)": RuleHarness, "compact-codex": RuleHarness, "clear-tool-uses": RuleHarness}, ""},
+		{"claude code, any mechanism", "claude-sonnet-4", []string{"claude-code"}, true, "mask(n=5)",
+			map[string]string{"compact-codex": RuleHarness}, ""},
+		{"claude code and codex: each compaction is one harness's", "gpt-5", []string{"claude-code", "codex-cli"}, false, "as-logged",
+			map[string]string{"mask(n=5)": RuleHarness, "compact-claude-code": RuleHarness, "compact-codex": RuleHarness, "clear-tool-uses": RuleHarness}, ""},
+		{"unknown harness, a Claude family: API-level only", "claude-sonnet-4", []string{"inspect-ai"}, false, "clear-tool-uses",
+			map[string]string{"mask(n=5)": RuleHarness, "compact-claude-code": RuleHarness, "compact-codex": RuleHarness},
+			"runs of inspect-ai, a harness with no known settings: only API-level settings are offered (anthropic-api, dtoc)"},
+		{"unknown harness, another family: nothing mechanical", "gpt-4o", []string{"inspect-ai"}, false, "as-logged",
+			map[string]string{"mask(n=5)": RuleHarness, "compact-claude-code": RuleHarness, "compact-codex": RuleHarness, "clear-tool-uses": RuleHarness},
+			"runs of inspect-ai, a harness with no known settings, take only API-level settings (dtoc)"},
 	} {
-		rs, err := Decide([]FamilyOutcomes{fam(tc.harness)}, g, Options{Bootstrap: 50, AnyMechanism: tc.any})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := rs[0]
-		if !strings.HasPrefix(r.Best, strings.TrimSuffix(tc.want, ")")) {
-			t.Errorf("%s any=%v: best %s, want %s (%s)", tc.harness, tc.any, r.Best, tc.want, r.Why)
-		}
-		for spec, want := range tc.rules {
-			found := false
-			for _, c := range r.Candidates {
-				if strings.HasPrefix(c.Spec, strings.TrimSuffix(spec, ")")) {
-					found = true
-					if c.Rule != want {
-						t.Errorf("%s any=%v: %s rule %q (%s), want %q", tc.harness, tc.any, c.Spec, c.Rule, c.Why, want)
+		t.Run(tc.name, func(t *testing.T) {
+			rs, err := Decide([]FamilyOutcomes{fam(tc.family, tc.harnesses...)}, g, Options{Bootstrap: 50, AnyMechanism: tc.any})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rs[0]
+			if !strings.HasPrefix(r.Best, strings.TrimSuffix(tc.want, ")")) {
+				t.Errorf("best %s, want %s (%s)", r.Best, tc.want, r.Why)
+			}
+			for spec, want := range tc.rules {
+				found := false
+				for _, c := range r.Candidates {
+					if strings.HasPrefix(c.Spec, strings.TrimSuffix(spec, ")")) {
+						found = true
+						if c.Rule != want {
+							t.Errorf("%s rule %q (%s), want %q", c.Spec, c.Rule, c.Why, want)
+						}
 					}
 				}
+				if !found {
+					t.Errorf("no candidate %s", spec)
+				}
 			}
-			if !found {
-				t.Errorf("no candidate %s", spec)
+			if !strings.Contains(r.Why, tc.note) {
+				t.Errorf("why %q lacks %q", r.Why, tc.note)
 			}
-		}
+		})
 	}
 }

@@ -52,7 +52,11 @@ func TestPlantedProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fams, labels := loadFamilies(t, dir, func(err error) { t.Error(err) })
-	rs, err := Recommend(fams, Options{Label: func(f string) string { return labels[f] }, Bootstrap: 200})
+	// the runs are plain message lists (no harness settings: only
+	// API-level ones would be offered); the planted policies are
+	// mechanical, so the harness rule is lifted (--any-mechanism), and the
+	// replays are priced at the default prices: the choice is in dollars
+	rs, err := Recommend(fams, Options{Grid: plantedGrid, Label: func(f string) string { return labels[f] }, Bootstrap: 200, AnyMechanism: true, Prices: diagnose.DefaultPrices()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,11 +83,21 @@ func TestPlantedProfiles(t *testing.T) {
 				t.Errorf("%s: selective compressor got %s (%s), want its own manage_context ops (what ran)", r.Family, r.Short, r.PolicyOf)
 			}
 		default:
-			if r.PolicyOf == "dtoc" || r.PolicyOf == "none" || r.PolicyOf == "logged" {
-				t.Errorf("%s: %s profile got %s (%s), want a mechanical policy", r.Family, want, r.Short, r.PolicyOf)
+			if pf := PolicyFamily(r.Best); pf == "dtoc" || pf == "none" || pf == "logged" {
+				t.Errorf("%s: %s profile's training choice is %s (%s), want a mechanical policy", r.Family, want, r.Best, pf)
 				continue
 			}
-			if r.SavingLo == nil || *r.SavingLo <= 0 || r.LostRuns != 0 {
+			switch {
+			case r.Policy != r.Best:
+				// the held-out gates (issue 27) may veto it, saying which:
+				// with 8–12 held-out runs the re-invocation rate of the
+				// choice can pass 2 per 100 calls (measured when written:
+				// never 3.6, shallow 5.3, thrasher 2.3, against 1.1–1.4 on
+				// the training runs)
+				if !strings.HasPrefix(r.Reason, "held out, ") {
+					t.Errorf("%s: %s chosen on the training runs, not recommended, and the reason is not a held-out gate: %s", r.Family, r.Best, r.Why)
+				}
+			case r.SavingLo == nil || *r.SavingLo <= 0 || r.LostRuns != 0:
 				t.Errorf("%s: held-out saving %v [%v, …], %d lost; want a CI above zero and no loss", r.Family, r.Saving, r.SavingLo, r.LostRuns)
 			}
 			if want == synth.ProfileThrasher && !strings.Contains(r.Why, "context-only manage_context calls") {
@@ -91,6 +105,20 @@ func TestPlantedProfiles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// plantedGrid is the grid the planted profiles were written against: the
+// default grid before it held every harness's own settings (issue 27).
+var plantedGrid = []string{
+	simulate.AsLoggedName,
+	"keep-all",
+	"dtoc", "dtoc-disable-only",
+	"mask(n=5)", "mask(n=10)", "mask(n=20)",
+	"halflife(activate=0.5,keep=4,cap=8000)", "halflife(activate=0.5,keep=4,cap=2000)", "halflife(activate=0.3,keep=8,cap=4000)",
+	"clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses",
+	"gemini-mask",
+	"tracer-uniform(r=0.5)", "tracer-uniform(r=0.3)", "tracer-tooltype",
+	"compact-claude-code", "compact-openhands",
 }
 
 // loadFamilies imports path into memory and returns its runs' traces by

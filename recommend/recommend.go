@@ -2,7 +2,9 @@
 // that family's logged runs under candidate policies (package simulate),
 // against what ran (the as-logged baseline: each run replayed under its own
 // logged context management), and checks the choice on runs it did not
-// choose on.
+// choose on. The choice is made in dollars: cost with prompt caching, or
+// cost per solved task where outcomes are known (Choose, the one decision
+// function the report's headline and page show too).
 //
 // 1. Split. A family's runs are split deterministically: a run is held out
 // when FNV-1a(run id) mod HoldoutEvery is 0 (default every 4th, ~25 %).
@@ -14,37 +16,47 @@
 // collect, and still lists its candidates' training figures.
 //
 // 3. Candidates. On the training runs every candidate is replayed at each
-// run's window and compared with as-logged on the same calls:
+// run's window and compared with as-logged on the same calls (Option):
 //
-//	ratio        = Σ effective tokens / Σ as-logged tokens
-//	effective    = prompt tokens + re-invocation tokens + summarizer input
-//	as-logged    = its prompt tokens + the summarizer input of the logged compactions
-//	tokens saved = Σ as-logged − Σ effective
+//	cost        = Σ cost with caching / Σ as-logged's, over the priced runs (simulate.Cost)
+//	per solved  = (Σ cost / resolved runs it does not lose) / (Σ as-logged cost / resolved runs),
+//	              over the priced runs with a known outcome (runs.resolved)
+//	tokens      = Σ effective tokens / Σ as-logged tokens
+//	effective   = prompt tokens + re-invocation tokens + summarizer input
+//	as-logged   = its prompt tokens + the summarizer input of the logged compactions
 //
-// with the runs it saves and loses against what ran (simulate.RunResult.Saved
-// and .Lost: at a run's own window a run whose log finished is never saved;
-// at a Window below it, one whose logged prompts exceed it dies under what
-// ran and is saved when the candidate carries it to its logged end) and its predicted
-// re-invocations per 100 replayed calls. A candidate is excluded by the
-// first rule it breaks, in this order:
+// each with a run-level percentile-bootstrap 95 % CI, with the runs it
+// saves and loses against what ran (simulate.RunResult.Saved and .Lost: at
+// a run's own window a run whose log finished is never saved; at a Window
+// below it, one whose logged prompts exceed it dies under what ran and is
+// saved when the candidate carries it to its logged end) and its predicted
+// re-invocations per 100 replayed calls. Choose then decides in the best
+// currency every candidate has (cost per solved task, else cost, else
+// tokens, said as such), excluding each candidate by every gate it fails,
+// in this order:
 //
-//   - harness: a harness's own mechanism (compact-claude-code,
-//     compact-codex, compact-gemini, gemini-mask, compact-openhands,
-//     compact-goose) only for families with runs of that harness;
-//   - lost: it loses a run what ran gets through;
-//   - re-invocations: more than MaxReinvPer100 per 100 calls;
+//   - harness: it must be runnable by every harness the family's runs
+//     used (Runnable: recommend --config HARNESS's settings; runs of a
+//     harness with no known settings, such as eval frameworks and plain
+//     message lists, only API-level settings: the Anthropic Messages API's
+//     context edits for Claude models, DTOC's manage_context tool);
 //   - behaviour: the model's own manage_context ops (dtoc*) only for
 //     families labelled "selective" (see Eligible);
-//   - no gain: it saves neither runs nor tokens against as-logged.
+//   - lost: it loses a run what ran gets through;
+//   - re-invocations: more than MaxReinvPer100 per 100 calls;
+//   - cost: the upper end of its CI in the currency is not below 1 (it is
+//     not strictly cheaper than what ran).
 //
-// Among the rest the one that saves the most runs wins, then the lowest
-// ratio, then the earlier in the grid. None left: what ran (as-logged).
+// Among the rest the lowest ratio wins, then more runs saved, then the
+// lower token ratio, then the earlier in the grid. None left: what ran
+// (as-logged), with the reason.
 //
-// 4. Held out. The winner is replayed on the held-out runs: the expected
-// saving 1 − ratio with a run-level percentile-bootstrap 95 % CI, the
-// re-invocation rate, runs saved and lost. It is recommended only when the
-// CI's lower end is above zero and it loses no held-out run; otherwise the
-// result keeps what ran and says why.
+// 4. Held out. The winner is replayed on the held-out runs and put through
+// the same gates there (Choose on its held-out figures, MinHeldOut runs):
+// it is recommended only when the upper end of its held-out CI is below 1
+// (in the currency the held-out runs have), it loses no held-out run and
+// stays within the re-invocation limit; otherwise the result keeps what
+// ran and says why.
 package recommend
 
 import (
@@ -54,6 +66,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
 	"github.com/trajmine/trajmine/simulate"
@@ -82,30 +95,63 @@ type Options struct {
 	Label func(family string) string
 	// AnyMechanism lifts the harness rule's default: a candidate is then
 	// excluded only when it is another harness's own mechanism, not when
-	// no harness of the family's runs can be configured to run it.
+	// some harness of the family's runs cannot be configured to run it.
 	AnyMechanism bool
 	// TrainedOn, when set, holds the runs a learned candidate (trajmine
 	// recommend --model) was trained on: Decide refuses when one of them is
 	// a held-out run, which then could not measure that candidate.
 	TrainedOn map[string]bool
+	// Prices, when set, prices Recommend's replays (simulate.Cost with the
+	// run's cache rule); nil: the choice is made in tokens. Decide reads
+	// the costs its caller put in the outcomes.
+	Prices diagnose.Prices
 }
 
 // DefaultGrid is the candidate set: what ran (as-logged, the baseline),
-// keep-all, the model's own manage_context ops, and parameter grids of the
-// mechanical policies.
-var DefaultGrid = []string{
-	simulate.AsLoggedName,
-	"keep-all",
-	"dtoc", "dtoc-disable-only",
-	"mask(n=5)", "mask(n=10)", "mask(n=20)",
-	"halflife(activate=0.5,keep=4,cap=8000)", "halflife(activate=0.5,keep=4,cap=2000)", "halflife(activate=0.3,keep=8,cap=4000)",
-	"clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses",
-	// cache-friendly: the same rules with their edits batched (issue 27.3)
-	"mask(n=5,polling=5)", "mask(n=10,polling=10)", "mask(n=20,polling=20)",
-	"clear-tool-uses(trigger=30000,keep=3,clear_at_least=10000)", "clear-tool-uses(trigger=60000,keep=5,clear_at_least=20000)", "clear-tool-uses(clear_at_least=20000)",
-	"gemini-mask",
-	"tracer-uniform(r=0.5)", "tracer-uniform(r=0.3)", "tracer-tooltype",
-	"compact-claude-code", "compact-openhands",
+// keep-all, the model's own manage_context ops, parameter grids of the
+// mechanical policies, and every harness's own settings (each spec of
+// harnessGrids: what recommend --config HARNESS chooses among), so that
+// the default choice for a family of one harness's runs is made among the
+// same candidates as --config with that harness (TestDefaultGridHasHarnessGrids).
+var DefaultGrid = defaultGrid()
+
+func defaultGrid() []string {
+	g := []string{
+		simulate.AsLoggedName,
+		"keep-all",
+		"dtoc", "dtoc-disable-only",
+		"mask(n=5)", "mask(n=10)", "mask(n=20)",
+		"halflife(activate=0.5,keep=4,cap=8000)", "halflife(activate=0.5,keep=4,cap=2000)", "halflife(activate=0.3,keep=8,cap=4000)",
+		"clear-tool-uses(trigger=30000,keep=3)", "clear-tool-uses(trigger=60000,keep=5)", "clear-tool-uses",
+		// cache-friendly: the same rules with their edits batched (issue 27.3)
+		"mask(n=5,polling=5)", "mask(n=10,polling=10)", "mask(n=20,polling=20)",
+		"clear-tool-uses(trigger=30000,keep=3,clear_at_least=10000)", "clear-tool-uses(trigger=60000,keep=5,clear_at_least=20000)", "clear-tool-uses(clear_at_least=20000)",
+		"gemini-mask",
+		"tracer-uniform(r=0.5)", "tracer-uniform(r=0.3)", "tracer-tooltype",
+		"compact-claude-code", "compact-openhands",
+	}
+	seen := map[string]bool{}
+	for _, s := range g {
+		seen[canonical(s)] = true
+	}
+	for _, h := range Harnesses {
+		for _, s := range harnessGrids[h] {
+			if c := canonical(s); !seen[c] {
+				seen[c] = true
+				g = append(g, s)
+			}
+		}
+	}
+	return g
+}
+
+// canonical is a spec's canonical name (every parameter spelled out), or
+// the spec itself when it does not parse.
+func canonical(spec string) string {
+	if p, err := simulate.Parse(spec); err == nil {
+		return p.Name()
+	}
+	return spec
 }
 
 // Harness returns the harness whose own mechanism spec is, as the policy
@@ -123,35 +169,19 @@ type Family struct {
 	Traces []*simulate.Trace
 }
 
-// Exclusion rules (Candidate.Rule).
-const (
-	RuleHarness   = "harness"
-	RuleLost      = "lost"
-	RuleReinv     = "re-invocations"
-	RuleBehaviour = "behaviour"
-	RuleNoGain    = "no gain"
-)
-
 // Candidate is one candidate's replay on a family's training runs, against
-// as-logged on the same calls.
+// as-logged on the same calls: its figures (Option) and the gates it failed.
 type Candidate struct {
-	Spec        string  `json:"spec"`
-	Eligible    bool    `json:"eligible"`
-	Rule        string  `json:"excluded_by,omitempty"` // the rule that excluded it (Rule*)
-	Why         string  `json:"why,omitempty"`         // the rule, in words
-	Ratio       float64 `json:"effective_ratio"`       // Σ effective / Σ as-logged
-	MedianEff   float64 `json:"median_effective_ratio"`
-	TokensSaved int64   `json:"tokens_saved"` // Σ as-logged − Σ effective
-	Saved       int     `json:"saved"`
-	Lost        int     `json:"lost"`
-	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
-	Calls       int     `json:"calls"`
+	Option
+	Eligible bool     `json:"eligible"`
+	Rule     string   `json:"excluded_by,omitempty"` // the first rule that excluded it (Rule*)
+	Why      string   `json:"why,omitempty"`         // that rule, in words
+	Rules    []string `json:"excluded_by_all,omitempty"`
+	Whys     []string `json:"why_all,omitempty"`
+	// MedianEff is the median per-run token ratio
+	MedianEff float64 `json:"median_effective_ratio"`
 	// KeepAllRatio is Σ effective / Σ keep-all: a reference
 	KeepAllRatio float64 `json:"keep_all_ratio"`
-	// DroppedContextCalls: the candidate replaces the agent's context
-	// management, so the runs were replayed without their context-only
-	// manage_context calls, this many (simulate.RunResult.DroppedContextCalls)
-	DroppedContextCalls int `json:"dropped_context_calls"`
 }
 
 // Result is the recommendation for one family.
@@ -172,19 +202,47 @@ type Result struct {
 	// Best is the training runs' choice, whether or not the held-out runs
 	// confirmed it ("" when insufficient evidence stopped before)
 	Best string `json:"training_choice,omitempty"`
-	// held-out figures of Best (nil when there were none to measure)
+	// Currency is what the held-out figures below are in (Choose, step 1).
+	Currency Currency `json:"currency,omitempty"`
+	// held-out figures of Best (nil when there were none to measure):
+	// Saving is 1 − its ratio in Currency, with the CI's ends swapped
+	// (SavingLo = 1 − hi); ReinvPer100, SavedRuns, LostRuns as in Option
 	Saving      *float64 `json:"expected_saving"`
 	SavingLo    *float64 `json:"expected_saving_lo"`
 	SavingHi    *float64 `json:"expected_saving_hi"`
 	ReinvPer100 *float64 `json:"held_out_reinvocations_per_100_calls"`
 	SavedRuns   int      `json:"held_out_saved_runs"`
 	LostRuns    int      `json:"held_out_lost_runs"`
-	// Why explains the choice in one line.
+	// HeldOutFigures is Best on the held-out runs (nil when not measured).
+	HeldOutFigures *Option `json:"held_out,omitempty"`
+	// Choice is the training runs' choice with the exclusions of every
+	// other candidate (Choose).
+	Choice Choice `json:"choice"`
+	// Reason says why no policy is recommended ("" when one is): the
+	// evidence, the training choice's reason, or the held-out gates the
+	// choice failed. The report's headline and page state it as it is.
+	Reason string `json:"reason,omitempty"`
+	// Why explains the result in one line.
 	Why        string      `json:"why"`
 	Candidates []Candidate `json:"candidates"`
 	// WhatIf is the window what-if at a Window below the windows the
 	// family's runs ran at (AddWhatIf); nil otherwise.
 	WhatIf *WindowWhatIf `json:"window_what_if,omitempty"`
+}
+
+// Recommended reports whether r names a policy to apply: enough evidence,
+// and not what ran (keep-all is a change when it wins).
+func (r Result) Recommended() bool {
+	return !r.Insufficient && r.Policy != "" && r.Policy != simulate.AsLoggedName
+}
+
+// Winner is the recommended policy's figures on the held-out runs, or on
+// nothing: nil when r recommends none.
+func (r Result) Winner() *Option {
+	if !r.Recommended() {
+		return nil
+	}
+	return r.HeldOutFigures
 }
 
 // PolicyFamily is the mechanism of the policy spec names, read from the
@@ -213,7 +271,7 @@ func Eligible(policyFamily, label string) bool {
 // Deterministic: families in the order given, candidates in grid order. It
 // is NewGrid, Grid.Replay of every trace and Decide; callers that stream
 // runs (trajmine's shared pass) make those calls themselves and keep no
-// trace.
+// trace. The replays are priced by o.Prices (nil: the choice is in tokens).
 func Recommend(fams []Family, o Options) ([]Result, error) {
 	g, err := NewGrid(o.Grid, o.Window)
 	if err != nil {
@@ -224,7 +282,12 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 	for i, fam := range fams {
 		outs[i].Name = fam.Name
 		for _, tr := range fam.Traces {
-			outs[i].Runs = append(outs[i].Runs, g.Replay(&rp, tr))
+			var price *diagnose.Price
+			if p, ok := o.Prices.Lookup(tr.Model, tr.Family); ok && o.Prices != nil {
+				p = tr.Cache.Price(p)
+				price = &p
+			}
+			outs[i].Runs = append(outs[i].Runs, g.Replay(&rp, tr, price))
 		}
 	}
 	rs, err := Decide(outs, g, o)
@@ -253,12 +316,14 @@ func NewGrid(specs []string, window int64) (*Grid, error) {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
 	pols = append(pols, al)
+	seen := map[string]bool{al.Name(): true}
 	for _, s := range specs {
 		p, err := simulate.Parse(s)
 		if err != nil {
 			return nil, fmt.Errorf("grid: %w", err)
 		}
-		if p.Name() != al.Name() {
+		if !seen[p.Name()] {
+			seen[p.Name()] = true
 			pols = append(pols, p)
 		}
 	}
@@ -291,7 +356,11 @@ func (g *Grid) Specs() []string {
 type RunOutcome struct {
 	RunID   string
 	Harness string
-	Cands   []Outcome // in grid order
+	// Priced: the run's model has a price, and each Outcome's costs are set
+	Priced bool
+	// Resolved is the task's outcome when known (runs.resolved)
+	Resolved *bool
+	Cands    []Outcome // in grid order
 }
 
 // Outcome is one candidate's replay of one run: what Decide needs of it.
@@ -301,22 +370,34 @@ type Outcome struct {
 	KeepAll   int64 // keep-all's prompt tokens over the same calls (a reference)
 	Saved     bool  // what ran loses the run, the candidate gets through (simulate.RunResult.Saved)
 	Lost      bool  // the candidate loses a run what ran gets through
-	Reinv     int   // predicted re-invocations
-	Calls     int   // calls replayed
-	Dropped   int   // context-only manage_context calls the replay left out
+	// LostLogged: what ran loses the run (simulate.RunResult.BaselineOverflow)
+	LostLogged bool
+	Reinv      int // predicted re-invocations
+	Calls      int // calls replayed
+	Dropped    int // context-only manage_context calls the replay left out
+	// Cost and BaselineCost are the candidate's and as-logged's cost with
+	// prompt caching on the same calls in USD (simulate.Cost,
+	// simulate.AsLoggedCost), when the run is priced (RunOutcome.Priced)
+	Cost, BaselineCost float64
 
 	// Loss is why what ran loses the run at the window
 	// (simulate.RunResult.BaselineLoss; "" when it does not)
 	Loss simulate.Loss
 }
 
-// Replay replays every candidate on tr at the grid's window.
-func (g *Grid) Replay(rp *simulate.Replayer, tr *simulate.Trace) RunOutcome {
-	out := RunOutcome{RunID: tr.RunID, Harness: tr.Harness, Cands: make([]Outcome, len(g.pols))}
+// Replay replays every candidate on tr at the grid's window, priced at
+// price (its cache rule's, simulate.CacheModel.Price) unless nil.
+func (g *Grid) Replay(rp *simulate.Replayer, tr *simulate.Trace, price *diagnose.Price) RunOutcome {
+	out := RunOutcome{RunID: tr.RunID, Harness: tr.Harness, Priced: price != nil, Cands: make([]Outcome, len(g.pols))}
 	for i, p := range g.pols {
 		r := rp.Replay(tr, p, simulate.Options{Window: g.window})
-		out.Cands[i] = Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, Baseline: r.BaselineEffective(),
-			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, Loss: r.BaselineLoss, Reinv: r.Reinvocations, Calls: r.Calls, Dropped: r.DroppedContextCalls}
+		o := Outcome{Effective: r.PromptTokens + r.ReinvocationTok + r.SummarizerIn, Baseline: r.BaselineEffective(),
+			KeepAll: r.KeepAllTokens, Saved: r.Saved, Lost: r.Lost, LostLogged: r.BaselineOverflow, Loss: r.BaselineLoss, Reinv: r.Reinvocations, Calls: r.Calls, Dropped: r.DroppedContextCalls}
+		if price != nil {
+			_, o.Cost = simulate.Cost(&r, *price)
+			_, o.BaselineCost = simulate.AsLoggedCost(&r, *price)
+		}
+		out.Cands[i] = o
 	}
 	return out
 }
@@ -328,8 +409,9 @@ type FamilyOutcomes struct {
 }
 
 // Decide chooses a policy for each family from its runs' outcomes under g
-// (see the package doc): the training runs choose, the held-out runs
-// measure the choice. Deterministic: families in the order given.
+// (see the package doc): the training runs choose (Choose), the held-out
+// runs check the choice (Choose again, on its held-out figures).
+// Deterministic: families in the order given.
 func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 	o = withDefaults(o)
 	pols := g.pols
@@ -348,6 +430,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 			if len(r.Cands) != len(pols) {
 				return nil, fmt.Errorf("decide: run %s has %d outcomes for %d candidates", r.RunID, len(r.Cands), len(pols))
 			}
+			harnesses[r.Harness] = true
 			if heldOut(r.RunID, o.HoldoutEvery) {
 				if o.TrainedOn[r.RunID] {
 					leaked = append(leaked, r.RunID)
@@ -355,52 +438,54 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 				held = append(held, r)
 			} else {
 				train = append(train, r)
-				harnesses[r.Harness] = true
 			}
 		}
 		res.Train, res.HeldOut = len(train), len(held)
-		best := 0 // as-logged
+		gates := Gates{MinRuns: o.MinTrain, MaxReinvPer100: o.MaxReinvPer100, Harnesses: harnesses, Family: fam.Name, AnyMechanism: o.AnyMechanism, Label: label}
+		opts := make([]Option, len(pols))
 		for ci, p := range pols {
-			c := evaluate(train, ci, p.Name())
-			if ci > 0 {
-				c.Rule, c.Why = exclude(c, p.Name(), harnesses, label, o.MaxReinvPer100, o.AnyMechanism)
-				c.Eligible = c.Rule == ""
-			}
-			res.Candidates = append(res.Candidates, c)
-			if c.Eligible && ci > 0 && (best == 0 || better(c, res.Candidates[best])) {
-				best = ci
-			}
+			res.Candidates = append(res.Candidates, evaluate(train, ci, p.Name(), o))
+			opts[ci] = res.Candidates[ci].Option
 		}
-		res.Candidates[0].Eligible = true
+		res.Choice = Choose(opts, gates)
+		for _, ex := range res.Choice.Excluded {
+			i := slices.IndexFunc(res.Candidates, func(c Candidate) bool { return c.Spec == ex.Spec })
+			c := &res.Candidates[i]
+			c.Rules, c.Whys, c.Rule, c.Why = ex.Rules, ex.Why, ex.Rules[0], ex.Why[0]
+		}
+		for i := range res.Candidates {
+			res.Candidates[i].Eligible = res.Candidates[i].Rule == ""
+		}
 		if res.Train < o.MinTrain || res.HeldOut < o.MinHeldOut {
 			res.Insufficient = true
 			res.Need = need(res.Train, res.HeldOut, o)
 			res.Why = fmt.Sprintf("insufficient evidence: %s (%d training, %d held out), need ≥ %d training and ≥ %d held-out: collect about %d more runs of %s",
 				runs(res.Runs, "run"), res.Train, res.HeldOut, o.MinTrain, o.MinHeldOut, res.Need, fam.Name)
+			res.Reason = strings.SplitN(res.Why, ": collect", 2)[0]
 			out = append(out, res)
 			continue
 		}
+		best := max(res.Choice.Index, 0) // 0: as-logged
 		res.Best = pols[best].Name()
 		choice := best
+		var heldChoice Choice
 		if best > 0 {
-			eff, base, reinv, calls, saved, lost := heldOutFigures(held, best)
-			ratio, lo, hi := stats.SumRatio(eff, base, o.Bootstrap, 0.95, o.Seed)
-			if math.IsNaN(ratio) {
-				ratio, lo, hi = 1, 1, 1
-			}
-			m := 1 - ratio
-			lo, hi = 1-hi, 1-lo
-			r := 0.0
-			if calls > 0 {
-				r = 100 * float64(reinv) / float64(calls)
-			}
-			res.Saving, res.SavingLo, res.SavingHi, res.ReinvPer100, res.SavedRuns, res.LostRuns = &m, &lo, &hi, &r, saved, lost
-			if !(lo > 0) || lost > 0 {
+			h := evaluate(held, best, pols[best].Name(), o).Option
+			hg := gates
+			hg.MinRuns = o.MinHeldOut
+			heldChoice = Choose([]Option{h}, hg)
+			cur := heldChoice.Currency
+			f := h.objective(cur)
+			m, lo, hi := 1-f.X, 1-f.Hi, 1-f.Lo
+			r := h.ReinvPer100
+			res.Currency, res.HeldOutFigures = cur, &h
+			res.Saving, res.SavingLo, res.SavingHi, res.ReinvPer100, res.SavedRuns, res.LostRuns = &m, &lo, &hi, &r, h.Saved, h.Lost
+			if heldChoice.Index < 0 {
 				choice = 0
 			}
 		}
 		res.Policy, res.Short, res.PolicyOf = pols[choice].Name(), simulate.Short(pols[choice]), PolicyFamily(pols[choice].Name())
-		res.Why = why(res, res.Candidates[best], simulate.Short(pols[best]), o)
+		res.Why, res.Reason = why(res, res.Candidates[best], heldChoice)
 		out = append(out, res)
 	}
 	if len(leaked) > 0 {
@@ -456,35 +541,6 @@ func need(train, held int, o Options) int {
 	return max(int(k), 1)
 }
 
-// exclude returns the first rule c breaks (see the package doc), "" none.
-func exclude(c Candidate, spec string, harnesses map[string]bool, label string, maxReinv float64, anyMechanism bool) (rule, why string) {
-	if !anyMechanism {
-		if ok, why := Configurable(spec, harnesses); !ok {
-			return RuleHarness, why
-		}
-	}
-	if h := Harness(spec); h != "" {
-		ok := false
-		for have := range harnesses {
-			ok = ok || strings.HasPrefix(have, h)
-		}
-		if !ok {
-			return RuleHarness, fmt.Sprintf("%s's own mechanism; no training run of this family comes from %s", h, h)
-		}
-	}
-	switch {
-	case c.Lost > 0:
-		return RuleLost, fmt.Sprintf("loses %s what ran gets through", runs(c.Lost, "run"))
-	case c.ReinvPer100 > maxReinv:
-		return RuleReinv, fmt.Sprintf("%.1f predicted re-invocations per 100 calls (limit %.1f)", c.ReinvPer100, maxReinv)
-	case !Eligible(PolicyFamily(spec), label):
-		return RuleBehaviour, "the model's own manage_context ops are only recommended for selective families (label " + orUnknown(label) + ")"
-	case c.Saved == 0 && c.TokensSaved <= 0:
-		return RuleNoGain, "saves neither runs nor tokens against what ran"
-	}
-	return "", ""
-}
-
 func orUnknown(s string) string {
 	if s == "" {
 		return "unknown"
@@ -492,24 +548,20 @@ func orUnknown(s string) string {
 	return s
 }
 
-// better: more runs saved, then a lower effective ratio.
-func better(a, b Candidate) bool {
-	if a.Saved != b.Saved {
-		return a.Saved > b.Saved
-	}
-	return a.Ratio < b.Ratio-1e-12
-}
-
 // heldOut is the shared split (package internal/holdout): the runs tracer
 // evaluates a model on are the runs held out here, so a model trained by
 // trajmine train tracer at the same --holdout-every never saw them.
 func heldOut(id string, every uint32) bool { return holdout.Held(id, every) }
 
-// evaluate summarises candidate ci's outcomes on runs as a Candidate.
-func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
-	c := Candidate{Spec: spec}
+// evaluate summarises candidate ci's outcomes on runs (see the package
+// doc, step 3): each figure's CI is a run-level percentile bootstrap
+// (stats.SumRatio, stats.PerUnitRatio) with o's resamples and seed.
+func evaluate(runs []*RunOutcome, ci int, spec string, o Options) Candidate {
+	c := Candidate{Option: Option{Spec: spec, Runs: len(runs)}}
 	eff := make([]float64, 0, len(runs))
-	var se, sb, sk float64
+	x, y := make([]float64, 0, len(runs)), make([]float64, 0, len(runs))
+	var cx, cy, sx, su, sy, sv []float64 // priced: costs; and with a known outcome: costs and solved
+	var sk float64
 	reinv := 0
 	for _, run := range runs {
 		r := run.Cands[ci]
@@ -518,8 +570,7 @@ func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 			e = float64(r.Effective) / float64(r.Baseline)
 		}
 		eff = append(eff, e)
-		se += float64(r.Effective)
-		sb += float64(r.Baseline)
+		x, y = append(x, float64(r.Effective)), append(y, float64(r.Baseline))
 		sk += float64(r.KeepAll)
 		c.TokensSaved += r.Baseline - r.Effective
 		if r.Saved {
@@ -528,20 +579,38 @@ func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 		if r.Lost {
 			c.Lost++
 		}
+		if r.LostLogged {
+			c.LostLogged++
+		}
 		reinv += r.Reinv
 		c.Calls += r.Calls
 		c.DroppedContextCalls += r.Dropped
+		if !run.Priced {
+			continue
+		}
+		cx, cy = append(cx, r.Cost), append(cy, r.BaselineCost)
+		if run.Resolved != nil {
+			solved := b2f(*run.Resolved)
+			sx, sy = append(sx, r.Cost), append(sy, r.BaselineCost)
+			su, sv = append(su, solved*b2f(!r.Lost)), append(sv, solved)
+		}
 	}
+	c.Priced = len(cx)
 	c.MedianEff = stats.Median(eff)
 	if math.IsNaN(c.MedianEff) {
 		c.MedianEff = 1
 	}
-	c.Ratio, c.KeepAllRatio = 1, 1
-	if sb > 0 {
-		c.Ratio = se / sb
+	c.Tokens = figure(stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed))
+	if len(cx) > 0 {
+		c.Cost = figure(stats.SumRatio(cx, cy, o.Bootstrap, 0.95, o.Seed))
 	}
+	if slices.Contains(sv, 1) {
+		f := figure(stats.PerUnitRatio(sx, su, sy, sv, o.Bootstrap, 0.95, o.Seed))
+		c.PerSolved = &f
+	}
+	c.KeepAllRatio = 1
 	if sk > 0 {
-		c.KeepAllRatio = se / sk
+		c.KeepAllRatio = sum(x) / sk
 	}
 	if c.Calls > 0 {
 		c.ReinvPer100 = 100 * float64(reinv) / float64(c.Calls)
@@ -549,21 +618,31 @@ func evaluate(runs []*RunOutcome, ci int, spec string) Candidate {
 	return c
 }
 
-func heldOutFigures(runs []*RunOutcome, ci int) (eff, base []float64, reinv, calls, saved, lost int) {
-	for _, run := range runs {
-		r := run.Cands[ci]
-		eff = append(eff, float64(r.Effective))
-		base = append(base, float64(r.Baseline))
-		reinv += r.Reinv
-		calls += r.Calls
-		if r.Saved {
-			saved++
-		}
-		if r.Lost {
-			lost++
-		}
+// figure is a ratio and its CI as a Figure; NaN (nothing to compare: no
+// run, or what ran costs 0) is 1 with no spread, what ran's own figure.
+func figure(r, lo, hi float64) Figure {
+	if math.IsNaN(r) {
+		return Figure{1, 1, 1}
 	}
-	return eff, base, reinv, calls, saved, lost
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		lo, hi = r, r
+	}
+	return Figure{r, lo, hi}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func sum(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }
 
 // runs is n with its noun, plural unless n is 1: "1 run", "3 training runs".
@@ -574,60 +653,72 @@ func runs(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// figures is an option's figures in words: "cost × 0.928 [0.880, 0.970],
+// 53.9% of the tokens, 11 runs saved from overflow, none lost, 0.2
+// re-invocations per 100 calls".
+func figures(o *Option, cur Currency) string {
+	s := FigureText(cur, o.objective(cur))
+	if cur != CurrencyTokens {
+		s += fmt.Sprintf(", %.1f%% of the tokens", 100*o.Tokens.X)
+	}
+	if o.Saved > 0 {
+		s += fmt.Sprintf(", %s saved from overflow", runs(o.Saved, "run"))
+	}
+	if o.Lost > 0 {
+		s += fmt.Sprintf(", %s lost", runs(o.Lost, "run"))
+	}
+	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", o.ReinvPer100)
+	return s
+}
+
 // why is the one-line explanation of a result whose training choice is
-// win (short name bestShort).
-func why(r Result, win Candidate, bestShort string, o Options) string {
+// win, with held the held-out check's Choice (zero when there was none),
+// and the reason no policy is recommended ("" when one is).
+func why(r Result, win Candidate, held Choice) (string, string) {
 	lab := ""
 	if r.Label != "" {
 		lab = fmt.Sprintf(" (manage_context behaviour: %s)", r.Label)
 	}
+	note := ""
+	if r.Choice.Harness != "" && !strings.Contains(r.Choice.Reason, "API-level") {
+		note = "; " + r.Choice.Harness
+	}
 	if r.Best == simulate.AsLoggedName || r.Best == "" {
-		excluded := map[string]int{}
-		for _, c := range r.Candidates[1:] {
-			if c.Rule != "" {
-				excluded[c.Rule]++
-			}
-		}
-		var parts []string
-		for _, rule := range []string{RuleHarness, RuleLost, RuleReinv, RuleBehaviour, RuleNoGain} {
-			if n := excluded[rule]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d by %s", n, rule))
-			}
-		}
-		return fmt.Sprintf("keep what ran (as-logged): no candidate qualified on %s (excluded: %s)%s",
-			runs(r.Train, "training run"), strings.Join(parts, ", "), lab)
+		reason := fmt.Sprintf("on %s, %s", runs(r.Train, "training run"), r.Choice.Reason)
+		return "keep what ran (as-logged): " + reason + note + lab, reason
 	}
-	s := fmt.Sprintf("%s: %.1f%% of what ran's prompt tokens (re-invocations and summaries included) on %s", bestShort, 100*win.Ratio, runs(r.Train, "training run"))
-	if win.Saved > 0 {
-		s += fmt.Sprintf(", %s saved from overflow", runs(win.Saved, "run"))
-	}
-	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", win.ReinvPer100)
+	cur := r.Choice.Currency
+	s := fmt.Sprintf("%s: %s on %s", ShortSpec(win.Spec), figures(&win.Option, cur), runs(r.Train, "training run"))
 	if win.DroppedContextCalls > 0 {
 		s += fmt.Sprintf(" (replayed without the agent's %d context-only manage_context calls, its other actions held fixed)", win.DroppedContextCalls)
 	}
-	if r.Saving != nil {
-		s += fmt.Sprintf("; held out (%s): saves %.1f%% [%.1f%%, %.1f%%]", runs(r.HeldOut, "run"), 100**r.Saving, 100**r.SavingLo, 100**r.SavingHi)
-		if r.SavedRuns > 0 {
-			s += fmt.Sprintf(", %s saved", runs(r.SavedRuns, "run"))
-		}
-		if r.LostRuns > 0 {
-			s += fmt.Sprintf(", %s lost", runs(r.LostRuns, "run"))
-		}
+	if h := r.HeldOutFigures; h != nil {
+		s += fmt.Sprintf("; held out (%s): %s", runs(r.HeldOut, "run"), figures(h, held.Currency))
 	}
 	if r.Policy == simulate.AsLoggedName {
-		reason := "the held-out saving's 95% CI does not exclude zero"
-		if r.LostRuns > 0 {
-			reason = "it loses held-out runs what ran gets through"
-		}
-		s = "keep what ran (as-logged): " + s + "; not recommended: " + reason
+		reason := "held out, " + strings.Join(heldReasons(held), "; ")
+		return "keep what ran (as-logged): " + s + "; not recommended: " + reason + note + lab, reason
 	}
-	return s + lab
+	return s + note + lab, ""
+}
+
+// heldReasons are the held-out gates a choice failed, in words.
+func heldReasons(c Choice) []string {
+	if c.Rule == RuleEvidence {
+		return []string{c.Reason}
+	}
+	if len(c.Excluded) == 0 {
+		return []string{c.Reason}
+	}
+	return c.Excluded[0].Why
 }
 
 // Top returns up to n candidates of r for display: the training choice
-// first, then the rest by runs saved and tokens saved.
+// first, then the rest by their ratio in the choice's currency, then runs
+// saved.
 func Top(r Result, n int) []Candidate {
 	cs := slices.Clone(r.Candidates)
+	cur := r.Choice.Currency
 	slices.SortStableFunc(cs, func(a, b Candidate) int {
 		pa, pb := a.Spec == r.Best, b.Spec == r.Best
 		if pa != pb {
@@ -636,7 +727,7 @@ func Top(r Result, n int) []Candidate {
 			}
 			return 1
 		}
-		return cmp.Or(cmp.Compare(b.Saved, a.Saved), cmp.Compare(b.TokensSaved, a.TokensSaved))
+		return cmp.Or(cmp.Compare(a.objective(cur).X, b.objective(cur).X), cmp.Compare(b.Saved, a.Saved))
 	})
 	return cs[:min(n, len(cs))]
 }

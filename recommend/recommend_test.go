@@ -17,7 +17,7 @@ import (
 func growing(prefix string, n, calls int, ops, finished bool) []*simulate.Trace {
 	var trs []*simulate.Trace
 	for k := range n {
-		tr := &simulate.Trace{RunID: prefix + strconv.Itoa(k), NCalls: calls, Window: 20_000, Prefix: 100, Finished: finished}
+		tr := &simulate.Trace{RunID: prefix + strconv.Itoa(k), Harness: "swe-agent", NCalls: calls, Window: 20_000, Prefix: 100, Finished: finished}
 		tr.Items = append(tr.Items, simulate.Item{Kind: simulate.ItemUser, Head: true, Call: -1, Tokens: 50, Chars: 200})
 		for t := range calls {
 			call := int32(len(tr.Items))
@@ -95,8 +95,8 @@ func TestRecommend(t *testing.T) {
 		if c.Saved != 0 {
 			t.Errorf("selective family: %s saves %d runs whose logs finished", c.Spec, c.Saved)
 		}
-		if c.Spec == "dtoc(placeholder=40)" && c.Rule != RuleNoGain {
-			t.Errorf("selective family: dtoc excluded by %q, want %q (it replays what ran)", c.Rule, RuleNoGain)
+		if c.Spec == "dtoc(placeholder=40)" && c.Rule != RuleCost {
+			t.Errorf("selective family: dtoc excluded by %q, want %q (it replays what ran: not below it)", c.Rule, RuleCost)
 		}
 	}
 	// the model's own ops are candidates only for the selective family
@@ -105,7 +105,7 @@ func TestRecommend(t *testing.T) {
 			t.Errorf("shallow family: %s eligible=%v rule %q (%s)", c.Spec, c.Eligible, c.Rule, c.Why)
 		}
 	}
-	// harness mechanisms: no run of these families comes from a harness
+	// harness mechanisms: no run of these families comes from their harness
 	for _, c := range over.Candidates {
 		if Harness(c.Spec) != "" && c.Rule != RuleHarness {
 			t.Errorf("overflowing family: %s excluded by %q, want %q", c.Spec, c.Rule, RuleHarness)

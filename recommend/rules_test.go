@@ -30,8 +30,9 @@ func sixteenRuns(t *testing.T) (ids []string, held map[string]bool) {
 }
 
 // TestDecideHeldOutVeto checks the held-out veto (package doc, step 4): the
-// training choice is recommended only when the lower end of its held-out
-// saving's 95 % CI is above zero.
+// training choice is recommended only when the upper end of its held-out
+// ratio's 95 % CI is below 1 (its saving's lower end above zero). No run is
+// priced, so the ratio is in tokens.
 //
 // The grid is as-logged, mask(n=5). On each of the 11 training runs what
 // ran costs 1,000 tokens and mask(n=5) 500, so mask(n=5) is the training
@@ -52,9 +53,9 @@ func sixteenRuns(t *testing.T) (ids []string, held map[string]bool) {
 // that 1,000 resamples land there (the k ≥ 3 count would have to fall
 // 4.5 standard deviations below its mean of 58 to move it).
 //
-// "straddles zero" fails when the veto reads the CI's upper end instead of
-// its lower end; "lower end zero" fails when "above zero" becomes "at or
-// above zero".
+// "straddles zero" fails when the veto reads the CI's lower end instead of
+// its upper end; "lower end zero" fails when "below 1" becomes "at or
+// below 1".
 func TestDecideHeldOutVeto(t *testing.T) {
 	ids, held := sixteenRuns(t)
 	g, err := NewGrid([]string{"mask(n=5)"}, 0)
@@ -122,7 +123,7 @@ func TestDecideHeldOutVeto(t *testing.T) {
 					m = Outcome{Effective: tc.held[h], Baseline: 1000, KeepAll: 1000, Calls: 10}
 					h++
 				}
-				fam.Runs = append(fam.Runs, RunOutcome{RunID: id, Cands: []Outcome{base, m}})
+				fam.Runs = append(fam.Runs, RunOutcome{RunID: id, Harness: "swe-agent", Cands: []Outcome{base, m}})
 			}
 			rs, err := Decide([]FamilyOutcomes{fam}, g, Options{})
 			if err != nil {
@@ -150,7 +151,7 @@ func TestDecideHeldOutVeto(t *testing.T) {
 			if r.Policy != wantPolicy {
 				t.Errorf("policy %s, want %s: %s", r.Policy, wantPolicy, r.Why)
 			}
-			if veto := "the held-out saving's 95% CI does not exclude zero"; strings.Contains(r.Why, veto) != tc.vetoed {
+			if veto := "not recommended: held out, tokens × "; strings.Contains(r.Why, veto) != tc.vetoed || tc.vetoed && !strings.Contains(r.Reason, "not below what ran") {
 				t.Errorf("why %q: says %q = %v, want %v", r.Why, veto, !tc.vetoed, tc.vetoed)
 			}
 		})
@@ -158,8 +159,9 @@ func TestDecideHeldOutVeto(t *testing.T) {
 }
 
 // TestDecideTieBreak checks the documented order among eligible candidates
-// (package doc, step 3): the most runs saved wins, then the lowest ratio
-// (Σ effective / Σ as-logged), then the earlier in the grid.
+// (package doc, step 3; Choose, step 4): the lowest ratio in the currency
+// (tokens here: no run is priced) wins, then the most runs saved, then the
+// earlier in the grid.
 //
 // Every one of the 16 runs (training and held out alike, so the held-out
 // saving is the training one with a zero-width CI above zero and never
@@ -201,11 +203,19 @@ func TestDecideTieBreak(t *testing.T) {
 			want:  "mask(n=10,style=swe-agent,unit=observations)",
 		},
 		{
-			// 0.5 saving none, 0.9 saving 11 runs, 0.6 saving none: runs first
-			name:  "more runs saved beats a lower ratio",
+			// 0.5 saving none, 0.9 saving 11 runs, 0.6 saving none: the
+			// ratio first (issue 27: the objective; runs saved beside it)
+			name:  "a lower ratio beats more runs saved",
 			grid:  []string{"mask(n=5)", "mask(n=10)", "mask(n=20)"},
 			cands: []cand{{500, false}, {900, true}, {600, false}},
-			want:  "mask(n=10,style=swe-agent,unit=observations)",
+			want:  "mask(n=5,style=swe-agent,unit=observations)",
+		},
+		{
+			// 0.6 each; mask(n=20) alone saves the 11 training runs
+			name:  "equal ratio: more runs saved",
+			grid:  []string{"mask(n=5)", "mask(n=10)", "mask(n=20)"},
+			cands: []cand{{600, false}, {600, false}, {600, true}},
+			want:  "mask(n=20,style=swe-agent,unit=observations)",
 		},
 		{
 			// 11 runs saved each: the lower ratio, 0.6 against 0.8 and 0.7
@@ -215,10 +225,10 @@ func TestDecideTieBreak(t *testing.T) {
 			want:  "mask(n=20,style=swe-agent,unit=observations)",
 		},
 		{
-			// 11 runs saved each at 0.6: the first of them in the grid
-			name:  "equal runs saved and ratio: first in the grid",
+			// 0.6 each, 11 runs saved by the last two: the first of them
+			name:  "equal ratio and runs saved: first in the grid",
 			grid:  []string{"mask(n=5)", "mask(n=10)", "mask(n=20)"},
-			cands: []cand{{500, false}, {600, true}, {600, true}},
+			cands: []cand{{600, false}, {600, true}, {600, true}},
 			want:  "mask(n=10,style=swe-agent,unit=observations)",
 		},
 	} {
@@ -234,7 +244,7 @@ func TestDecideTieBreak(t *testing.T) {
 				for _, c := range tc.cands {
 					outs = append(outs, Outcome{Effective: c.tokens, Baseline: 1000, KeepAll: 1000, Calls: 10, Saved: c.saved})
 				}
-				fam.Runs = append(fam.Runs, RunOutcome{RunID: id, Cands: outs})
+				fam.Runs = append(fam.Runs, RunOutcome{RunID: id, Harness: "swe-agent", Cands: outs})
 			}
 			rs, err := Decide([]FamilyOutcomes{fam}, g, Options{Bootstrap: 50})
 			if err != nil {

@@ -93,9 +93,11 @@ type Agg struct {
 	Policy string `json:"policy"`
 	Window int64  `json:"window"` // -1: each run's own window
 	Runs   int    `json:"runs"`
-	// Rank orders the policies of one group × window: 1 saves the most
-	// tokens against as-logged (TokensSaved), ties broken by fewer runs
-	// lost, then catalog order.
+	// Rank orders the policies of one group × window by the objective:
+	// where a run of the group × window is priced, the lowest cost with
+	// caching against as-logged (CostCachedRatio; policies with no priced
+	// run last), then the most tokens saved; where none is, the most
+	// tokens saved (TokensSaved). Ties: fewer runs lost, then catalog order.
 	Rank int `json:"rank"`
 
 	// the headline: totals against as-logged over the same calls
@@ -164,9 +166,20 @@ type Agg struct {
 	ReinvocationTok int64 `json:"reinvocation_tokens"`
 	SummarizerCalls int64 `json:"summarizer_calls"`
 
-	Priced        int     `json:"priced_runs"`
-	CostUSD       float64 `json:"cost_usd"`        // Σ over priced runs
-	CostCachedUSD float64 `json:"cost_cached_usd"` // Σ over priced runs
+	Priced int `json:"priced_runs"`
+	// CostCachedRatio is the objective (issue 27): cost with prompt
+	// caching against what ran on the same calls, over the priced runs,
+	// with a run-level percentile-bootstrap 95 % CI (stats.SumRatio, as
+	// TotalRatio):
+	//
+	//	cost_cached_ratio = Σ cost_cached_usd / Σ as_logged_cost_cached_usd   (runs with a price)
+	//
+	// 0, 0, 0 when no run is priced (Priced 0).
+	CostCachedRatio float64 `json:"cost_cached_ratio"`
+	CostCachedLo    float64 `json:"cost_cached_ratio_lo"`
+	CostCachedHi    float64 `json:"cost_cached_ratio_hi"`
+	CostUSD         float64 `json:"cost_usd"`        // Σ over priced runs
+	CostCachedUSD   float64 `json:"cost_cached_usd"` // Σ over priced runs
 	// as-logged on the same calls, same runs: the cost ratios' denominators
 	AsLoggedCostUSD       float64 `json:"as_logged_cost_usd"`
 	AsLoggedCostCachedUSD float64 `json:"as_logged_cost_cached_usd"`
@@ -243,6 +256,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 	var act, removed []float64
 	var br []diagnose.BoundaryRun
 	var cf, cr float64
+	var cx, cy []float64 // per priced run: the policy's and as-logged's cost with caching
 	for _, i := range ix {
 		r := &rows[i]
 		ratios = append(ratios, r.Ratio())
@@ -304,6 +318,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 			if r.AsLoggedCostUSD != nil {
 				a.AsLoggedCostUSD += *r.AsLoggedCostUSD
 				a.AsLoggedCostCachedUSD += *r.AsLoggedCostCachedUSD
+				cx, cy = append(cx, *r.CostCachedUSD), append(cy, *r.AsLoggedCostCachedUSD)
 			}
 		}
 		br = append(br, r.BoundaryInput())
@@ -313,6 +328,12 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 	a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
 	if math.IsNaN(a.TotalRatio) { // no as-logged tokens: nothing to compare
 		a.TotalRatio, a.TotalLo, a.TotalHi = 1, 1, 1
+	}
+	if len(cx) > 0 {
+		a.CostCachedRatio, a.CostCachedLo, a.CostCachedHi = stats.SumRatio(cx, cy, o.Bootstrap, 0.95, o.Seed)
+		if math.IsNaN(a.CostCachedRatio) { // priced at 0 (a free model): nothing to compare
+			a.CostCachedRatio, a.CostCachedLo, a.CostCachedHi = 1, 1, 1
+		}
 	}
 	if a.KeepAllTokens > 0 {
 		a.KeepAllRatio = float64(prompts) / float64(a.KeepAllTokens)
@@ -336,8 +357,10 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 	return a
 }
 
-// rank sets Agg.Rank within each group × window: most tokens saved first,
-// then fewest runs lost, then the order given.
+// rank sets Agg.Rank within each group × window (see Agg.Rank): where a
+// run is priced, the lowest CostCachedRatio first (unpriced policies last),
+// then the most tokens saved; else the most tokens saved; then the fewest
+// runs lost, then the order given.
 func rank(aggs []Agg) {
 	type gw struct {
 		g string
@@ -354,13 +377,30 @@ func rank(aggs []Agg) {
 	}
 	for _, k := range keys {
 		ix := by[k]
+		priced := slices.ContainsFunc(ix, func(i int) bool { return aggs[i].Priced > 0 })
+		cost := func(a *Agg) float64 {
+			if a.Priced == 0 {
+				return math.Inf(1)
+			}
+			return a.CostCachedRatio
+		}
 		slices.SortStableFunc(ix, func(i, j int) int {
-			return cmp.Or(cmp.Compare(aggs[j].TokensSaved, aggs[i].TokensSaved), cmp.Compare(aggs[i].Lost, aggs[j].Lost))
+			c := 0
+			if priced {
+				c = cmp.Compare(cost(&aggs[i]), cost(&aggs[j]))
+			}
+			return cmp.Or(c, cmp.Compare(aggs[j].TokensSaved, aggs[i].TokensSaved), cmp.Compare(aggs[i].Lost, aggs[j].Lost))
 		})
 		for r, i := range ix {
 			aggs[i].Rank = r + 1
 		}
 	}
+}
+
+// RankedByCost reports whether the ranking of aggs' group × window g, w
+// is by cost (some run priced; see Agg.Rank) rather than by tokens.
+func RankedByCost(aggs []Agg, g string, w int64) bool {
+	return slices.ContainsFunc(aggs, func(a Agg) bool { return a.Group == g && a.Window == w && a.Priced > 0 })
 }
 
 // Ranked returns aggs ordered by group, window and Rank.

@@ -81,6 +81,74 @@ func TestAggregate(t *testing.T) {
 	if aggs[0].FirstActivationMedian != nil {
 		t.Error("keep-all never acts: no activation median")
 	}
+	// cost with caching, per run in USD per million: cached × 0.1 +
+	// (prompt − cached) × 1.25 + 100 × 10 (no re-invocation, nothing
+	// uncached). p: cached = prompt / 2, so 500 → 25 + 312.5 + 1000 =
+	// 1,337.5; 1,000 → 1,675; 3,000 → 3,025 (Σ 6,037.5). As-logged on the
+	// same calls (its prompts 1,000, 2,000, 3,000, half cached): 1,675,
+	// 2,350, 3,025 (Σ 7,050). Ratio 6,037.5 / 7,050 = 0.856383; every
+	// resample's ratio lies between the smallest and largest per-run ratio
+	// (1,337.5 / 1,675 = 0.798507, 1,675 / 2,350 = 0.712766, 1): in
+	// [0.712766, 1].
+	if want := 6037.5 / 7050; math.Abs(a.CostCachedRatio-want) > 1e-12 {
+		t.Errorf("cost with caching × = %v, want %v", a.CostCachedRatio, want)
+	}
+	if a.CostCachedLo < 1675.0/2350-1e-12 || a.CostCachedHi > 1+1e-12 || a.CostCachedLo > a.CostCachedRatio || a.CostCachedHi < a.CostCachedRatio {
+		t.Errorf("cost with caching CI [%v, %v] around %v", a.CostCachedLo, a.CostCachedHi, a.CostCachedRatio)
+	}
+	if k := aggs[0]; k.CostCachedRatio != 1 || k.CostCachedLo != 1 || k.CostCachedHi != 1 {
+		t.Errorf("keep-all against itself: cost × %v [%v, %v], want 1 [1, 1]", k.CostCachedRatio, k.CostCachedLo, k.CostCachedHi)
+	}
+}
+
+// TestRankByCost: the ranking is by the objective, cost with caching
+// against what ran, where a run is priced (issue 27: a policy that saves
+// tokens but raises the bill ranks below one that costs less), and by
+// tokens saved where none is; ties by runs lost, then the order given.
+func TestRankByCost(t *testing.T) {
+	type agg struct {
+		policy string
+		priced int
+		cost   float64
+		saved  int64
+		lost   int
+	}
+	for _, tc := range []struct {
+		name string
+		aggs []agg
+		want []string // policies by rank
+	}{
+		{"priced: cost first, though mask saves the most tokens",
+			[]agg{{"mask", 10, 2.25, 5000, 0}, {"clear", 10, 0.93, 3000, 0}, {"keep-all", 10, 1.01, -100, 0}},
+			[]string{"clear", "keep-all", "mask"}},
+		{"priced: equal cost, then tokens saved, then runs lost",
+			[]agg{{"a", 10, 0.9, 100, 1}, {"b", 10, 0.9, 200, 0}, {"c", 10, 0.9, 100, 0}},
+			[]string{"b", "c", "a"}},
+		{"a policy with no priced run ranks after the priced ones",
+			[]agg{{"unpriced", 0, 0, 9000, 0}, {"dear", 10, 3, 10, 0}},
+			[]string{"dear", "unpriced"}},
+		{"nothing priced: tokens saved, then runs lost, then order",
+			[]agg{{"mask", 0, 0, 5000, 1}, {"clear", 0, 0, 3000, 0}, {"half", 0, 0, 5000, 0}, {"other", 0, 0, 3000, 0}},
+			[]string{"half", "mask", "clear", "other"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var aggs []Agg
+			for _, a := range tc.aggs {
+				aggs = append(aggs, Agg{Policy: a.policy, Priced: a.priced, CostCachedRatio: a.cost, TokensSaved: a.saved, Lost: a.lost})
+			}
+			rank(aggs)
+			var got []string
+			for _, a := range Ranked(aggs) {
+				got = append(got, a.Policy)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("ranked %v, want %v", got, tc.want)
+			}
+			if by := RankedByCost(aggs, "", 0); by != (tc.aggs[0].priced > 0 || tc.aggs[1].priced > 0) {
+				t.Errorf("RankedByCost = %v", by)
+			}
+		})
+	}
 }
 
 func TestCost(t *testing.T) {

@@ -30,7 +30,7 @@ var allowed = map[string][]string{
 	"mining":                 {"schema"},
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
-	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "mining", "internal/holdout"},
+	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "internal/textfmt", "mining", "internal/holdout"},
 	"htmlreport":             {"internal/textfmt"},
 	"htmlreport/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back

@@ -99,3 +99,63 @@ func SumRatio(x, y []float64, B int, level float64, seed uint64) (r, lo, hi floa
 	lo, hi = percentileCI(rs, level)
 	return r, lo, hi
 }
+
+// PerUnitRatio returns (Σx / Σu) / (Σy / Σv): what one unit (a solved
+// task) costs under one policy against another, where x and y are each
+// pair's costs and u and v its units under each (0 or 1 per run for
+// solved tasks), and a percentile bootstrap interval for it drawn as
+// SumRatio draws its own (the same resamples of the pairs, the same seed),
+// so that with u = v = 1 everywhere it is SumRatio's ratio and interval.
+// NaN when Σy or Σv is 0 or the lengths differ; +Inf when Σu is 0 and Σx
+// is not (no unit under the policy); lo = hi = r for fewer than two pairs.
+// A resample with no y or no v is skipped; one with no u is +Inf.
+func PerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint64) (r, lo, hi float64) {
+	nan := math.NaN()
+	n := len(x)
+	if len(u) != n || len(y) != n || len(v) != n {
+		return nan, nan, nan
+	}
+	ratio := func(sx, su, sy, sv float64) (float64, bool) {
+		if sy == 0 || sv == 0 {
+			return nan, false
+		}
+		if su == 0 {
+			if sx == 0 {
+				return 0, true
+			}
+			return math.Inf(1), true
+		}
+		return (sx / su) / (sy / sv), true
+	}
+	var sx, su, sy, sv float64
+	for i := range x {
+		sx, su, sy, sv = sx+x[i], su+u[i], sy+y[i], sv+v[i]
+	}
+	r, ok := ratio(sx, su, sy, sv)
+	if !ok {
+		return nan, nan, nan
+	}
+	if n < 2 {
+		return r, r, r
+	}
+	if !validCI(B, level) {
+		return r, nan, nan
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	rs := make([]float64, 0, B)
+	for range B {
+		var bx, bu, by, bv float64
+		for range n {
+			k := rng.IntN(n)
+			bx, bu, by, bv = bx+x[k], bu+u[k], by+y[k], bv+v[k]
+		}
+		if q, ok := ratio(bx, bu, by, bv); ok {
+			rs = append(rs, q)
+		}
+	}
+	if len(rs) == 0 {
+		return r, nan, nan
+	}
+	lo, hi = percentileCI(rs, level)
+	return r, lo, hi
+}

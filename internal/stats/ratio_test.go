@@ -103,3 +103,42 @@ func TestSumRatio(t *testing.T) {
 		t.Errorf("one pair: %v [%v, %v]", r, lo, hi)
 	}
 }
+
+// TestPerUnitRatio: cost per unit (a solved task) under a policy against
+// another's, by hand, and the bootstrap drawn as SumRatio's.
+func TestPerUnitRatio(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	type result struct{ R, Lo, Hi float64 }
+	for _, tc := range []struct {
+		name       string
+		x, u, y, v []float64
+		want       result
+	}{
+		{"length mismatch", []float64{1}, []float64{1, 1}, []float64{1}, []float64{1}, result{nan, nan, nan}},
+		{"no unit under the reference", []float64{1, 2}, []float64{1, 1}, []float64{1, 2}, []float64{0, 0}, result{nan, nan, nan}},
+		{"one pair", []float64{6}, []float64{1}, []float64{2}, []float64{1}, result{3, 3, 3}},
+		// policy: 8 for 1 solved task = 8 a task; reference: 10 for 2 = 5
+		// a task; 8 / 5 = 1.6. (Σx / Σy = 0.8: losing a solved task
+		// doubles what each costs.)
+		{"one pair of two", []float64{8}, []float64{1}, []float64{10}, []float64{2}, result{1.6, 1.6, 1.6}},
+		{"no unit under the policy", []float64{3}, []float64{0}, []float64{10}, []float64{1}, result{inf, inf, inf}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, lo, hi := stats.PerUnitRatio(tc.x, tc.u, tc.y, tc.v, 100, 0.95, 1)
+			if diff := cmp.Diff(tc.want, result{r, lo, hi}, cmpopts.EquateNaNs(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+				t.Errorf("PerUnitRatio (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// with one unit per pair on both sides it is SumRatio, interval and all
+	rng := rand.New(rand.NewPCG(5, 0))
+	x, y, one := make([]float64, 50), make([]float64, 50), make([]float64, 50)
+	for i := range x {
+		x[i], y[i], one[i] = rng.Float64()*10, rng.Float64()*10+1, 1
+	}
+	r, lo, hi := stats.PerUnitRatio(x, one, y, one, 500, 0.95, 7)
+	sr, slo, shi := stats.SumRatio(x, y, 500, 0.95, 7)
+	if math.Abs(r-sr) > 1e-12 || math.Abs(lo-slo) > 1e-12 || math.Abs(hi-shi) > 1e-12 {
+		t.Errorf("PerUnitRatio with unit weights %v [%v, %v], SumRatio %v [%v, %v]", r, lo, hi, sr, slo, shi)
+	}
+}

@@ -34,6 +34,46 @@ func Thousands(n int64) string {
 // Pct formats a share in [0, 1] as a percentage with one decimal: 0.1234 → 12.3%.
 func Pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
+// PctBound formats one end of a confidence interval on a share as Pct
+// does, except that a bound that is not zero never prints as zero: a value
+// above zero that Pct prints as 0.0% prints "<0.1%", one below zero
+// ">-0.1%" (0.0% and -0.0% read as "the CI reaches zero").
+func PctBound(f float64) string {
+	s := Pct(f)
+	switch {
+	case f > 0 && s == "0.0%":
+		return "<0.1%"
+	case f < 0 && (s == "-0.0%" || s == "0.0%"):
+		return ">-0.1%"
+	}
+	return s
+}
+
+// PctCI is a CI on a share: "[lo, hi]" with PctBound's bounds.
+func PctCI(lo, hi float64) string { return "[" + PctBound(lo) + ", " + PctBound(hi) + "]" }
+
+// Ratio formats a ratio against a reference (× what ran) with three
+// decimals: 0.92849 → 0.928.
+func Ratio(f float64) string { return fmt.Sprintf("%.3f", f) }
+
+// RatioBound formats one end of a confidence interval on a ratio as Ratio
+// does, except that a bound that is not 1 never prints as 1.000: below 1
+// it prints "<1.000", above ">1.000" (whether the CI reaches 1, what ran,
+// is the question a ratio's CI answers).
+func RatioBound(f float64) string {
+	s := Ratio(f)
+	switch {
+	case f < 1 && s == "1.000":
+		return "<1.000"
+	case f > 1 && s == "1.000":
+		return ">1.000"
+	}
+	return s
+}
+
+// RatioCI is a CI on a ratio: "[lo, hi]" with RatioBound's bounds.
+func RatioCI(lo, hi float64) string { return "[" + RatioBound(lo) + ", " + RatioBound(hi) + "]" }
+
 // OrDash is s, or "-" when s is empty.
 func OrDash(s string) string {
 	if s == "" {
