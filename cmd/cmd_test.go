@@ -28,7 +28,7 @@ func run(t *testing.T, d *Deps, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := execute(context.Background(), NewRootCmd(d), args, &out, &errb)
-	if len(args) > 0 && (args[0] == "ingest" || args[0] == "report") {
+	if len(args) > 0 && (args[0] == "ingest" || args[0] == "report" || args[0] == "outcomes") {
 		checkStore(t, d)
 	}
 	return out.String(), errb.String(), code

@@ -70,6 +70,13 @@ the message names the cap, and the other files import. Archive members are
 decompressed one at a time, so memory stays within about 10× the largest
 member.
 
+Outcome files beside the logs (SWE-bench report.json and results.json,
+preds.json, Harbor and terminal-bench results; see trajmine outcomes) are
+imported as outcome rows, never as unknown formats, and after every import
+the runs are given their outcomes from all the rows stored (runs.resolved,
+score, outcome_source), whichever came first; the summary says how many
+outcome files were read and how many runs were given an outcome.
+
 After the import, runs an older version imported get their tool calls'
 action classes and their system-prompt flag as this version stores them;
 the runs that disable outputs (DTOC) get their tool
@@ -222,6 +229,10 @@ func printSummary(w io.Writer, s *ingest.Summary) {
 	if s.Repairs > 0 {
 		fmt.Fprintf(w, "; %d text field(s) repaired (invalid UTF-8 as U+FFFD, raw control characters escaped; sources.n_repairs)", s.Repairs)
 	}
+	if s.OutcomeFiles > 0 || s.Outcomes.Changed > 0 {
+		fmt.Fprintf(w, "; %s outcome file(s) with %s outcome row(s): %s run(s) given an outcome, %s row(s) matching no run",
+			textfmt.Thousands(int64(s.OutcomeFiles)), textfmt.Thousands(s.OutcomeRows), textfmt.Thousands(s.Outcomes.Changed), textfmt.Thousands(s.Outcomes.Unmatched))
+	}
 	if s.Skipped > 0 {
 		fmt.Fprintf(w, "; %d skipped (already imported or not a log)", s.Skipped)
 	}
@@ -243,11 +254,18 @@ type ingestSummary struct {
 	Repairs int64    `json:"repairs"`
 	Bytes   int64    `json:"bytes"`
 	Errors  []string `json:"errors"`
+	// outcome files (trajmine outcomes): those imported, their rows, the
+	// runs whose outcome changed, the stored rows that match no run
+	OutcomeFiles     int   `json:"outcome_files,omitempty"`
+	OutcomeRows      int64 `json:"outcome_rows,omitempty"`
+	OutcomeRuns      int64 `json:"outcome_runs_changed,omitempty"`
+	OutcomeUnmatched int64 `json:"outcome_rows_unmatched,omitempty"`
 }
 
 // ingestSummaryOf is s as printed.
 func ingestSummaryOf(s *ingest.Summary) ingestSummary {
-	out := ingestSummary{Files: s.Files, Skipped: s.Skipped, Failed: s.Failed, Runs: s.Runs, Events: s.Events, Rejects: s.Rejects, Repairs: s.Repairs, Bytes: s.Bytes, Errors: []string{}}
+	out := ingestSummary{Files: s.Files, Skipped: s.Skipped, Failed: s.Failed, Runs: s.Runs, Events: s.Events, Rejects: s.Rejects, Repairs: s.Repairs, Bytes: s.Bytes, Errors: []string{},
+		OutcomeFiles: s.OutcomeFiles, OutcomeRows: s.OutcomeRows, OutcomeRuns: s.Outcomes.Changed, OutcomeUnmatched: s.Outcomes.Unmatched}
 	for _, e := range s.Errors {
 		out.Errors = append(out.Errors, e.Error())
 	}

@@ -107,6 +107,30 @@ func lakeCorpus(t *testing.T, n int) string {
 	return ""
 }
 
+// addRewards puts a Harbor verifier/reward.json (an outcome file, keyed by
+// the folder above it) in every folder of dir's synth logs, rewards 1 and 0
+// by turns: byte-identical files at many paths (path-keyed: each is
+// imported), whose rows match runs in other shards.
+func addRewards(t *testing.T, dir string) {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(filepath.Join(dir, "synth"), func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || seen[filepath.Dir(p)] {
+			return err
+		}
+		seen[filepath.Dir(p)] = true
+		reward := fmt.Sprintf(`{"reward": %d}`, len(seen)%2)
+		v := filepath.Join(filepath.Dir(p), "verifier")
+		if err := os.MkdirAll(v, 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(v, "reward.json"), []byte(reward), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // runShards runs `trajmine --lake lake ARGS --shard i/n` for i = 0 … n−1
 // at once, each with its own Deps (its own working database), and fails on
 // any non-zero exit.
@@ -152,8 +176,17 @@ var varying = map[string][]string{schema.TableSources: {"ingested_at"}}
 // lake (store.MarkCopies), so plain DuckDB over the files sees the marks
 // of a resumed session whose origin is in another shard unmade; what the
 // logs say is the same. "" for the other tables.
+//
+// Likewise the outcomes: a shard applies the outcome rows of its own files
+// to its own runs, trajmine's readers across the lake (store.ApplyOutcomes),
+// so runs are compared with their log's outcome (log_resolved) and without
+// resolved, score and outcome_source, and outcome rows without their
+// counts of runs (n_runs, n_applied).
 func asLogged(tb schema.Table) string {
 	names := tb.ColumnNames()
+	if tb.Name == schema.TableOutcomes {
+		return strings.Join(slices.DeleteFunc(names, func(c string) bool { return c == "n_runs" || c == "n_applied" }), ", ")
+	}
 	if tb.Name != schema.TableRuns && tb.Name != schema.TableUsage {
 		return ""
 	}
@@ -161,6 +194,7 @@ func asLogged(tb schema.Table) string {
 	for _, c := range names {
 		switch {
 		case c == "copy_of_run_id" || c == "continues_run_id" || strings.HasPrefix(c, "copied_"):
+		case tb.Name == schema.TableRuns && (c == "resolved" || c == "score" || c == "outcome_source"):
 		case slices.Contains(names, "copied_"+c):
 			cols = append(cols, c+" + copied_"+c+" AS "+c)
 		default:
@@ -211,6 +245,7 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 		t.Skip("imports a corpus five times")
 	}
 	corpus := lakeCorpus(t, 48)
+	addRewards(t, corpus)
 	tmp := t.TempDir()
 	lake, dbPath := filepath.Join(tmp, "lake"), filepath.Join(tmp, "one.duckdb")
 	sim := []string{"simulate", "--policy", "halflife(cap=8000)", "--window", "32768,own"}
@@ -339,6 +374,19 @@ func TestLakeShardsEqualOneProcess(t *testing.T) {
 	}
 	if inOne <= inShards {
 		t.Errorf("%d copied usage rows in one process, %d marked by the shards: the lake holds no resumed pair across shards", inOne, inShards)
+	}
+	// and that it applies outcome files across shards: a reward.json and
+	// the runs in its folder mostly lie in two shards, so one process
+	// gives more runs an outcome from a file than the shards did
+	fromFiles := "SELECT count(*) FROM %s WHERE outcome_source <> 'log'"
+	if err := one.QueryRow(fmt.Sprintf(fromFiles, "runs")).Scan(&inOne); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.QueryRow(fmt.Sprintf(fromFiles, fmt.Sprintf("read_parquet('%s/runs/*/*.parquet')", lake))).Scan(&inShards); err != nil {
+		t.Fatal(err)
+	}
+	if inOne <= inShards {
+		t.Errorf("%d runs given an outcome by a file in one process, %d by the shards: no outcome file lies in another shard than its runs", inOne, inShards)
 	}
 	one.Close() // DuckDB refuses the file to the CLI below while open with other options
 	// trajmine's own readers over the lake: sql, runs, check, recommend

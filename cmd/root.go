@@ -168,6 +168,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 	root.AddCommand(
 		NewReportCmd(d, nil),
 		NewIngestCmd(d, nil),
+		NewOutcomesCmd(d, nil),
 		NewRunsCmd(d, nil),
 		NewShowCmd(d, nil),
 		NewSQLCmd(d, nil),

@@ -16,6 +16,7 @@ type Buffered struct {
 	ToolOutputs []schema.ToolOutput
 	ContextOps  []schema.ContextOp
 	Rejects     []schema.Reject
+	Outcomes    []schema.Outcome
 	bytes       int64 // approximate memory held, for batch sizing
 }
 
@@ -50,6 +51,11 @@ func (b *Buffered) addContextOp(c *schema.ContextOp) {
 func (b *Buffered) addReject(r *schema.Reject) {
 	b.Rejects = append(b.Rejects, *r)
 	b.bytes += int64(len(r.Raw)) + 64
+}
+
+func (b *Buffered) addOutcome(o *schema.Outcome) {
+	b.Outcomes = append(b.Outcomes, *o)
+	b.bytes += int64(len(o.Key)+len(o.Detail)) + 128
 }
 
 // BatchSink is a Sink that can also commit several buffered files in one
@@ -92,6 +98,7 @@ func (t *bufferTx) Usage(u *schema.Usage) error           { t.b.addUsage(u); ret
 func (t *bufferTx) ToolOutput(o *schema.ToolOutput) error { t.b.addToolOutput(o); return nil }
 func (t *bufferTx) ContextOp(c *schema.ContextOp) error   { t.b.addContextOp(c); return nil }
 func (t *bufferTx) Reject(r *schema.Reject) error         { t.b.addReject(r); return nil }
+func (t *bufferTx) Outcome(o *schema.Outcome) error       { t.b.addOutcome(o); return nil }
 func (t *bufferTx) Commit(src *schema.Source) error       { t.b.Src = src; return nil }
 func (t *bufferTx) Rollback() error                       { t.b = &Buffered{Src: t.b.Src}; return nil }
 

@@ -26,7 +26,17 @@
 //     changes meanwhile.
 //  4. When every file is committed, a FinishSink Finishes: what spans
 //     files, such as the store marking the usage rows a resumed session
-//     copies from the session it continues.
+//     copies from the session it continues; then an OutcomeSink applies
+//     the outcome rows it holds to its runs (ApplyOutcomes), and the
+//     Summary counts the outcome files and the runs given an outcome.
+//
+// Outcome files (a SWE-bench report.json or results.json, predictions,
+// Harbor and terminal-bench results, a plain CSV or JSONL: outcomes.go) are
+// detected and imported like logs, but make outcome rows (File.Outcome,
+// schema.Outcome) instead of runs. A flat report.json takes its instance
+// from its folder, so such files are one import per path, not per sha256
+// (PathKeyed). Options.Outcomes imports outcome files only (trajmine
+// outcomes).
 //
 // The run builder is where the canonical meaning lives, shared by all formats:
 // it numbers events (seq), assigns turns (the model call an event belongs to),
@@ -47,7 +57,9 @@
 // text field of every record is made U+FFFD after it (repairTx); both are
 // counted in the source's Repairs.
 //
-// Each importer has its own file, named for its format (a large one keeps
+// Each importer has its own file, named for its format (the outcome
+// formats: swebench_report.go, swebench_results.go, swebench_preds.go,
+// harbor_result.go, terminal_bench_results.go, outcome_table.go; a large one keeps
 // its parts beside it: atif_files.go, harbor_traces.go, inspect_archive.go,
 // opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
 // several importers share has a file named for what it does:
@@ -76,6 +88,10 @@
 //     payloads of the otel-genai-spans, langfuse and opencode importers (gai*).
 //   - heldusage.go: heldUsage, a call's usage logged before its outputs
 //     (codex, openhands-sdk).
+//   - outcomes.go: what the outcome formats share: their marks
+//     (IsOutcomeFormat, PathKeyed), an outcome row (outcomeRow), the
+//     readings of resolved and score values, the id a file's place gives
+//     (placeID).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr; lines.go: ParallelLines.
 //   - repair.go: the importer boundary's repairs (jsonInput and

@@ -90,6 +90,12 @@ type walkFunc func(root string, fn fs.WalkDirFunc) error
 // (or an entry that cannot be examined) goes to warn and the walk goes on
 // with the rest; only a named path that does not exist is an error.
 func expand(paths []string, warn func(error), walk walkFunc) ([]string, error) {
+	return expandExts(paths, warn, walk, logExts)
+}
+
+// expandExts is expand keeping, of the files a walk finds, those with one
+// of the name endings exts.
+func expandExts(paths []string, warn func(error), walk walkFunc, exts []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -116,7 +122,7 @@ func expand(paths []string, warn func(error), walk walkFunc) ([]string, error) {
 				}
 				return nil
 			}
-			for _, ext := range logExts {
+			for _, ext := range exts {
 				if strings.HasSuffix(strings.ToLower(d.Name()), ext) {
 					out = append(out, path)
 					break

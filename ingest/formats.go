@@ -69,6 +69,19 @@ func init() {
 		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
 	register(66, kiroCLI{formatInfo{"kiro-cli-sqlite-payload",
 		"Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	// outcome files (outcomes.go): they make outcome rows, not runs
+	register(70, swebenchReport{formatInfo: formatInfo{formatSWEBenchReport,
+		"outcome file: SWE-bench harness per-instance report.json, keyed by instance id ({\"<id>\": {\"resolved\", …}}; also per_instance_details.json) or flat beside a trajectory (logs/<id>/report.json, id from the folder): resolved per instance"}})
+	register(70, swebenchResults{formatInfo: formatInfo{formatSWEBenchResults,
+		"outcome file: SWE-bench lists of instance ids: the harness's and sb-cli's run report (resolved_ids; unresolved_ids, empty_patch_ids, error_ids not resolved), a submission's results/results.json (resolved; no_generation, no_logs … and every other run under the submission not resolved), results summaries ({instances: [{instance_id, resolved}]})"}})
+	register(70, swebenchPreds{formatInfo: formatInfo{formatSWEBenchPreds,
+		"outcome file: SWE-agent and mini-swe-agent predictions (preds.json, lists, all_preds.jsonl): an empty model_patch is not resolved (the harness does not run it); other predictions state no outcome"}})
+	register(70, harborResult{formatInfo: formatInfo{formatHarborResult,
+		"outcome file: Harbor results: a trial's result.json (verifier reward), a job's result.json (reward_stats: trial names per reward), a verifier's reward.json; the reward is the score, 1 resolved, 0 not, keyed by the trial's folder"}})
+	register(70, terminalBenchResults{formatInfo: formatInfo{formatTerminalBenchResults,
+		"outcome file: terminal-bench (tb run) results.json of a run (results per trial) or of a trial: is_resolved, keyed by the trial's folder (trial_name)"}})
+	register(70, outcomeTable{formatInfo: formatInfo{formatOutcomeTable,
+		"outcome file: a plain table of outcomes, CSV or TSV with a header, or JSONL of flat objects: run_id (else task_id or instance_id), resolved (true/false, 1/0, yes/no, pass/fail …), optional score"}})
 	register(90, messagesImporter{formatInfo: formatInfo{formatOpenAIMessages,
 		"OpenAI chat-completions message lists (JSON array, {messages} object incl. OpenHands-SDK LiteLLM logs and τ-bench results, or JSONL of {run_id, messages, usage, outcome}); the LiteLLM call logs of one conversation beside each other (<model>-<ts>.json) are joined into the earliest's run, each message stored once; DTOC envelopes and manage_context"}})
 	register(90, messagesImporter{formatInfo: formatInfo{formatAnthropicMessages,
@@ -77,8 +90,10 @@ func init() {
 }
 
 // corpusFolders names, per importer, the folders of the shared corpus
-// (../shared/corpus) its tests import, and those of ../shared/corpus-more
-// as "corpus-more/<folder>"; importers without one are tested on
+// (../shared/corpus) its tests import, those of ../shared/corpus-more as
+// "corpus-more/<folder>" and those of ../shared/corpus-outcomes (logs with
+// their outcome files) as "corpus-outcomes/<folder>"; importers without
+// one are tested on
 // hand-written fixtures only. TestCorpusFoldersListed and
 // TestNoForeignClaims keep it complete.
 var corpusFolders = map[string][]string{
@@ -116,6 +131,12 @@ var corpusFolders = map[string][]string{
 	"antigravity-cli":                {"corpus-more/antigravity-cli"},
 	"kiro-cli-sqlite-payload":        {"corpus-more/kiro-cli-sqlite-payload"},
 	"factory-droid":                  {"corpus-more/factory-droid"},
+	formatSWEBenchReport:             {"corpus-outcomes/mini-swe-agent-swebench"},
+	formatSWEBenchResults:            nil,
+	formatSWEBenchPreds:              nil,
+	formatHarborResult:               nil,
+	formatTerminalBenchResults:       nil,
+	formatOutcomeTable:               nil,
 }
 
 // CorpusFolders returns the shared-corpus folders an importer is tested on

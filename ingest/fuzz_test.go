@@ -79,6 +79,29 @@ var fuzzTable = []fuzzEntry{
 	{name: "hermes-agent", globs: []string{"testdata/hermes-agent/*.json"}, parses: []fuzzParse{{"hermes-agent", "fuzz.json"}}, check: sweFuzzCheck},
 	{name: "antigravity-cli", globs: []string{"testdata/antigravity-cli/*.jsonl"}, parses: []fuzzParse{{"antigravity-cli", "fuzz.jsonl"}}, check: sweFuzzCheck},
 	{name: "kiro-cli-sqlite-payload", globs: []string{"testdata/kiro-cli-sqlite-payload/*.json"}, parses: []fuzzParse{{"kiro-cli-sqlite-payload", "fuzz.json"}}, check: sweFuzzCheck},
+	// the outcome files: each input read by every outcome format, under
+	// the names that decide their shapes (a flat report's folder, a
+	// reward.json, a table's extension)
+	{name: "outcomes", globs: []string{"testdata/outcomes/*/*", "testdata/outcomes/*/*/*", "testdata/outcomes/*/*/*/*", "testdata/outcomes/*/*/*/*/*",
+		"testdata/outcomes/*/*/*/*/*/*", "testdata/outcomes/*/*/*/*/*/*/*"},
+		parses: []fuzzParse{{"swebench-report", "fuzz/logs/x__x-1/report.json"}, {"swebench-results", "fuzz/results/results.json"},
+			{"swebench-preds", "fuzz/preds.json"}, {"swebench-preds", "fuzz/all_preds.jsonl"}, {"harbor-result", "fuzz/result.json"},
+			{"harbor-result", "fuzz/t/verifier/reward.json"}, {"terminal-bench-results", "fuzz/results.json"},
+			{"outcome-table", "fuzz.csv"}, {"outcome-table", "fuzz.tsv"}, {"outcome-table", "fuzz.jsonl"}},
+		check: outcomeFuzzCheck},
+}
+
+// outcomeFuzzCheck: an outcome file makes no run, and its rows are valid
+// (MemSink validated each) and hold a key and an outcome.
+func outcomeFuzzCheck(t *testing.T, m *ingest.MemSink) {
+	if len(m.Runs) != 0 || len(m.Events) != 0 {
+		t.Fatalf("an outcome file made %d runs and %d events", len(m.Runs), len(m.Events))
+	}
+	for i := range m.Outcomes {
+		if err := schema.Validate(&m.Outcomes[i]); err != nil {
+			t.Fatalf("invalid outcome row: %v", err)
+		}
+	}
 }
 
 // fuzzEntryFor is the table entry a fuzzed name selects: the entry of that
@@ -113,8 +136,11 @@ func FuzzImporters(f *testing.F) {
 				f.Fatal(err)
 			}
 			for _, p := range seeds {
-				if e.skip != "" && strings.HasSuffix(p, e.skip) {
+				if e.skip != "" && strings.HasSuffix(p, e.skip) || strings.HasSuffix(p, ".golden") {
 					continue
+				}
+				if st, err := os.Stat(p); err == nil && st.IsDir() {
+					continue // a glob over a tree matches its folders too
 				}
 				data, err := os.ReadFile(p)
 				if err != nil {

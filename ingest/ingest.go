@@ -164,6 +164,11 @@ type Options struct {
 	// each path as the walk found it); the others are neither read nor
 	// counted. trajmine ingest --shard uses it to split the files.
 	Select func(path string) bool
+	// Outcomes imports outcome files only (IsOutcomeFormat; trajmine
+	// outcomes): a walk also considers .csv and .tsv files, a file found
+	// by the walk in another format or none is skipped without a warning,
+	// and a file named that is not an outcome file fails.
+	Outcomes bool
 
 	walk         walkFunc          // for tests: filepath.WalkDir when nil
 	afterPrepare func(path string) // for tests: called between hashing and import
@@ -201,7 +206,7 @@ type File struct {
 	warn   func(error)
 	tx     Tx
 
-	runs, events, rejects int64
+	runs, events, rejects, outcomes int64
 
 	maxDecompressed int64 // Options.MaxDecompressed
 	line            int64 // the line being handled by Lines or ParallelLines (0: none)
@@ -234,6 +239,14 @@ func (f *File) Reject(line int64, reason string, raw []byte) error {
 		r = r[:schema.MaxRejectRaw]
 	}
 	return f.tx.Reject(&schema.Reject{SourcePath: f.path, Line: line, Reason: reason, Raw: strings.ToValidUTF8(string(r), "\uFFFD")})
+}
+
+// Outcome records one row of an outcome file (its file and sha256 are
+// set here).
+func (f *File) Outcome(o *schema.Outcome) error {
+	o.SourcePath, o.SourceSHA256 = f.path, f.sha
+	f.outcomes++
+	return f.tx.Outcome(o)
 }
 
 // Lines calls fn for every non-blank line of r (1-based line numbers), without
@@ -300,6 +313,12 @@ type Summary struct {
 	Repairs int64 // text fields repaired: to valid UTF-8 (schema.RepairUTF8), raw control characters escaped (repairJSONText)
 	Bytes   int64
 	Errors  []error // one per failed file or unreadable directory
+
+	OutcomeFiles int   // outcome files imported (of Files; IsOutcomeFormat)
+	OutcomeRows  int64 // the outcome rows they hold
+	// Outcomes is what the sink's ApplyOutcomes did after the imports (an
+	// OutcomeSink; zero for another sink).
+	Outcomes OutcomeResult
 }
 
 // Parse imports data with the named format into a MemSink; for tests and
@@ -343,7 +362,7 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 	}
 	repairs += f.jsonRepairs.Load()
 	src.Format, src.ReaderVersion = im.Name(), ReaderVersion(im.Name())
-	src.Runs, src.Events, src.Rejects = f.runs, f.events, f.rejects
+	src.Runs, src.Events, src.Rejects, src.Outcomes = f.runs, f.events, f.rejects, f.outcomes
 	if err := tx.Commit(src); err != nil {
 		_ = tx.Rollback()
 		return fmt.Errorf("commit %s: %w", src.Path, err)
@@ -382,7 +401,10 @@ func Expand(paths []string, warn func(error)) ([]string, error) {
 // its format and hashes it. A file of at most small bytes is read whole and
 // returned, to be imported from memory; for a larger one src.Bytes says how
 // many bytes were hashed, and the import reads those.
-func prepare(path string, forced Importer, small int64) (*schema.Source, Importer, []byte, error) {
+//
+// With only set, a file whose format only refuses fails with an error
+// wrapping errNotOutcome before it is hashed.
+func prepare(path string, forced Importer, small int64, only func(Importer) bool) (*schema.Source, Importer, []byte, error) {
 	fh, st, err := openRegular(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -414,6 +436,9 @@ func prepare(path string, forced Importer, small int64) (*schema.Source, Importe
 		if im, err = DetectFormat(path, buf[:min(len(buf), HeadSize)]); err != nil {
 			return nil, nil, nil, err
 		}
+	}
+	if only != nil && !only(im) {
+		return nil, nil, nil, fmt.Errorf("%s: %w: it is a %s file (trajmine ingest imports it)", path, errNotOutcome, im.Name())
 	}
 	h := sha256.New()
 	h.Write(buf)

@@ -19,6 +19,7 @@ type MemSink struct {
 	ToolOutputs []schema.ToolOutput
 	ContextOps  []schema.ContextOp
 	Rejects     []schema.Reject
+	Outcomes    []schema.Outcome
 
 	inflight map[string]bool // run ids claimed by transactions not yet finished
 	stored   map[string]bool // run ids of Runs
@@ -32,6 +33,20 @@ func (m *MemSink) Seen(_ context.Context, sha string) (bool, error) {
 	defer m.mu.Unlock()
 	for _, s := range m.Sources {
 		if s.SHA256 == sha {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+var _ PathSeenSink = (*MemSink)(nil)
+
+// SeenAt reports whether sha was committed at path.
+func (m *MemSink) SeenAt(_ context.Context, path, sha string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.Sources {
+		if s.SHA256 == sha && s.Path == path {
 			return true, nil
 		}
 	}
@@ -101,6 +116,7 @@ func (t *memTx) Usage(u *schema.Usage) error           { t.buf.addUsage(u); retu
 func (t *memTx) ToolOutput(o *schema.ToolOutput) error { t.buf.addToolOutput(o); return check(o) }
 func (t *memTx) ContextOp(c *schema.ContextOp) error   { t.buf.addContextOp(c); return check(c) }
 func (t *memTx) Reject(r *schema.Reject) error         { t.buf.addReject(r); return check(r) }
+func (t *memTx) Outcome(o *schema.Outcome) error       { t.buf.addOutcome(o); return check(o) }
 func (t *memTx) Commit(src *schema.Source) error {
 	t.m.mu.Lock()
 	defer t.m.mu.Unlock()
@@ -118,6 +134,7 @@ func (t *memTx) Commit(src *schema.Source) error {
 	t.m.ToolOutputs = append(t.m.ToolOutputs, t.buf.ToolOutputs...)
 	t.m.ContextOps = append(t.m.ContextOps, t.buf.ContextOps...)
 	t.m.Rejects = append(t.m.Rejects, t.buf.Rejects...)
+	t.m.Outcomes = append(t.m.Outcomes, t.buf.Outcomes...)
 	return nil
 }
 func (t *memTx) Rollback() error {
@@ -129,16 +146,17 @@ func (t *memTx) Rollback() error {
 }
 
 // Records returns pointers to every record held, in table order (runs,
-// events, usage, tool outputs, context ops, rejects), e.g. to check each
-// with schema.Validate.
+// events, usage, tool outputs, context ops, rejects, outcomes), e.g. to
+// check each with schema.Validate.
 func (m *MemSink) Records() []any {
-	recs := make([]any, 0, len(m.Runs)+len(m.Events)+len(m.Usage)+len(m.ToolOutputs)+len(m.ContextOps)+len(m.Rejects))
+	recs := make([]any, 0, len(m.Runs)+len(m.Events)+len(m.Usage)+len(m.ToolOutputs)+len(m.ContextOps)+len(m.Rejects)+len(m.Outcomes))
 	recs = appendAddrs(recs, m.Runs)
 	recs = appendAddrs(recs, m.Events)
 	recs = appendAddrs(recs, m.Usage)
 	recs = appendAddrs(recs, m.ToolOutputs)
 	recs = appendAddrs(recs, m.ContextOps)
-	return appendAddrs(recs, m.Rejects)
+	recs = appendAddrs(recs, m.Rejects)
+	return appendAddrs(recs, m.Outcomes)
 }
 
 // appendAddrs appends to out a pointer to each element of s.
@@ -197,9 +215,16 @@ func (m *MemSink) Check() error {
 			return fmt.Errorf("check: context op %s/%d belongs to no run", c.RunID, c.Seq)
 		}
 	}
+	nOutcomes := map[[2]string]int64{}
+	for _, o := range m.Outcomes {
+		nOutcomes[[2]string{o.SourcePath, o.SourceSHA256}]++
+	}
 	for _, s := range m.Sources {
 		if s.Runs != nRuns[s.SHA256] || s.Events != nEvents[s.SHA256] {
 			return fmt.Errorf("check: source %s counts %d runs and %d events, holds %d and %d", s.Path, s.Runs, s.Events, nRuns[s.SHA256], nEvents[s.SHA256])
+		}
+		if n := nOutcomes[[2]string{s.Path, s.SHA256}]; s.Outcomes != n {
+			return fmt.Errorf("check: source %s counts %d outcome rows, holds %d", s.Path, s.Outcomes, n)
 		}
 	}
 	return nil

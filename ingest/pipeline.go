@@ -95,6 +95,10 @@ func (p *pipeline) skip() {
 
 func (p *pipeline) imported(src *schema.Source) {
 	p.mu.Lock()
+	if IsOutcomeFormat(src.Format) {
+		p.sum.OutcomeFiles++
+		p.sum.OutcomeRows += src.Outcomes
+	}
 	p.sum.Files++
 	p.sum.Runs += src.Runs
 	p.sum.Events += src.Events
@@ -134,7 +138,11 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		walk = filepath.WalkDir
 	}
 	var unread []error // directories the walk could not read
-	files, err := expand(paths, func(err error) { unread = append(unread, err) }, walk)
+	exts := logExts
+	if o.Outcomes {
+		exts = append(slices.Clone(logExts), tableExts...)
+	}
+	files, err := expandExts(paths, func(err error) { unread = append(unread, err) }, walk, exts)
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +246,13 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			return &p.sum, err
 		}
 	}
+	if oks, ok := sink.(OutcomeSink); ok {
+		res, err := oks.ApplyOutcomes(ctx)
+		if err != nil {
+			return &p.sum, err
+		}
+		p.sum.Outcomes = res
+	}
 	sort.Slice(p.sum.Errors, func(i, j int) bool { return p.sum.Errors[i].Error() < p.sum.Errors[j].Error() })
 	return &p.sum, nil
 }
@@ -292,7 +307,8 @@ func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
 		if out.buf != nil {
 			src = out.buf.Src
 		}
-		if claimed[src.SHA256] {
+		key := contentKey(src)
+		if claimed[key] {
 			p.skip()
 			if out.turn != nil {
 				out.turn <- false
@@ -300,7 +316,7 @@ func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
 			}
 			continue
 		}
-		claimed[src.SHA256] = true
+		claimed[key] = true
 		if out.buf != nil {
 			batch = append(batch, out.buf)
 			size += out.buf.bytes
@@ -381,8 +397,16 @@ func (p *pipeline) work(path string) *outcome {
 			}
 		}
 	}
-	src, im, data, err := prepare(path, p.forced, p.small)
+	var only func(Importer) bool
+	if o.Outcomes {
+		only = isOutcome
+	}
+	src, im, data, err := prepare(path, p.forced, p.small, only)
 	if err != nil {
+		if o.Outcomes && (errors.Is(err, ErrUnknownFormat) || errors.Is(err, errNotOutcome)) && !p.explicit[path] {
+			p.skip() // trajmine outcomes passes over the logs beside the outcome files
+			return nil
+		}
 		if (errors.Is(err, ErrUnknownFormat) || errors.Is(err, ErrNotRegular)) && !p.explicit[path] {
 			p.skip()
 			p.oo.Warn(err)
@@ -391,7 +415,7 @@ func (p *pipeline) work(path string) *outcome {
 		p.fail(err)
 		return nil
 	}
-	seen, err := p.sink.Seen(p.ctx, src.SHA256)
+	seen, err := p.seen(src)
 	if err != nil {
 		e := fmt.Errorf("check %s: %w", path, err)
 		p.fatal.CompareAndSwap(nil, &e)
@@ -419,6 +443,26 @@ func (p *pipeline) work(path string) *outcome {
 		return nil
 	}
 	return &outcome{buf: buf.last.b}
+}
+
+// seen asks the sink whether src was imported: its sha256 anywhere, or,
+// for a path-keyed format (PathKeyed), at its path.
+func (p *pipeline) seen(src *schema.Source) (bool, error) {
+	if PathKeyed(src.Format) {
+		if ps, ok := p.sink.(PathSeenSink); ok {
+			return ps.SeenAt(p.ctx, src.Path, src.SHA256)
+		}
+	}
+	return p.sink.Seen(p.ctx, src.SHA256)
+}
+
+// contentKey is what makes two files one import: their sha256, and for a
+// path-keyed format (PathKeyed) their path too.
+func contentKey(src *schema.Source) string {
+	if PathKeyed(src.Format) {
+		return src.SHA256 + "\x00" + src.Path
+	}
+	return src.SHA256
 }
 
 // stream imports a file in its own transaction, in its turn: from the copy

@@ -38,6 +38,7 @@ func (t repairTx) Usage(u *schema.Usage) error           { t.fix(u); return t.Tx
 func (t repairTx) ToolOutput(o *schema.ToolOutput) error { t.fix(o); return t.Tx.ToolOutput(o) }
 func (t repairTx) ContextOp(c *schema.ContextOp) error   { t.fix(c); return t.Tx.ContextOp(c) }
 func (t repairTx) Reject(r *schema.Reject) error         { t.fix(r); return t.Tx.Reject(r) }
+func (t repairTx) Outcome(o *schema.Outcome) error       { t.fix(o); return t.Tx.Outcome(o) }
 func (t repairTx) Commit(src *schema.Source) error {
 	// the path is the file's own name: repaired for the table, counted apart
 	schema.RepairUTF8(src)

@@ -32,6 +32,7 @@ func (discardTx) Usage(*schema.Usage) error            { return nil }
 func (discardTx) ToolOutput(*schema.ToolOutput) error  { return nil }
 func (discardTx) ContextOp(*schema.ContextOp) error    { return nil }
 func (discardTx) Reject(*schema.Reject) error          { return nil }
+func (discardTx) Outcome(*schema.Outcome) error        { return nil }
 func (discardTx) Commit(*schema.Source) error          { return nil }
 func (discardTx) Rollback() error                      { return nil }
 

@@ -37,6 +37,30 @@ type FinishSink interface {
 	Finish(ctx context.Context) error
 }
 
+// OutcomeSink is a Sink that applies the outcome rows it holds (the
+// outcome files imported: schema.Outcome) to its runs, by a rule over
+// everything stored, so that it does not matter whether a run or its
+// outcome file was imported first. Files calls ApplyOutcomes after Finish
+// (under the same conditions) and puts the result in its Summary.
+type OutcomeSink interface {
+	ApplyOutcomes(ctx context.Context) (OutcomeResult, error)
+}
+
+// OutcomeResult is what an ApplyOutcomes did.
+type OutcomeResult struct {
+	Changed   int64 // runs whose outcome (resolved, score or where it comes from) changed
+	Unmatched int64 // outcome rows, of all stored, whose key matches no run
+}
+
+// PathSeenSink is a Sink that can tell whether a file was imported at a
+// path with a sha256 (Seen asks of the sha256 anywhere). Files asks it of
+// the files of path-keyed formats (PathKeyed), whose rows depend on where
+// they are as well as on their bytes: two Harbor reward.json files holding
+// the same {"reward": 1.0} are the outcomes of two trials.
+type PathSeenSink interface {
+	SeenAt(ctx context.Context, path, sha256 string) (bool, error)
+}
+
 // QuickMargin is how long before its import a file's last modification must
 // be for QuickSink to call it unchanged: a file written while it was being
 // read is hashed again.
@@ -54,6 +78,8 @@ type Tx interface {
 	ToolOutput(*schema.ToolOutput) error
 	ContextOp(*schema.ContextOp) error
 	Reject(*schema.Reject) error
+	// Outcome stores one row of an outcome file (schema.Outcome).
+	Outcome(*schema.Outcome) error
 	// Commit records src (with its final counts) and makes the file's rows visible.
 	Commit(src *schema.Source) error
 	Rollback() error

@@ -1,5 +1,6 @@
 // Package schema is trajmine's canonical trajectory model: the record types every
-// importer produces (Run, Event, Usage, ToolOutput, ContextOp, Reject, Source),
+// importer produces (Run, Event, Usage, ToolOutput, ContextOp, Reject, Source,
+// and Outcome for the outcome files beside the logs),
 // their closed enums, and the table definitions from which both the DuckDB DDL
 // and the Arrow schemas are generated.
 //

@@ -2,6 +2,7 @@ package schema_test
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,11 +27,13 @@ func TestValuesMatchColumns(t *testing.T) {
 		schema.TableToolOutputs: &schema.ToolOutput{RunID: "r", ToolKey: "k"},
 		schema.TableContextOps:  &schema.ContextOp{RunID: "r", ToolKey: "k", TokensBefore: &one, TokensAfter: &one},
 		schema.TableRejects:     &schema.Reject{SourcePath: "p"},
+		schema.TableOutcomes:    &schema.Outcome{SourcePath: "p", KeyKind: schema.KeyTaskID, Key: "k", Resolved: &yes, Score: &f},
 	}
 	empty := map[string]valuer{
 		schema.TableRuns:       &schema.Run{},
 		schema.TableEvents:     &schema.Event{},
 		schema.TableContextOps: &schema.ContextOp{},
+		schema.TableOutcomes:   &schema.Outcome{},
 	}
 	goType := map[schema.ColType]reflect.Type{
 		schema.Varchar: reflect.TypeOf(""), schema.BigInt: reflect.TypeOf(int64(0)), schema.Double: reflect.TypeOf(0.0),
@@ -82,6 +85,7 @@ func TestDDLAndArrowFromOneDefinition(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	neg := int64(-1)
+	yes, half, nan := true, 0.5, math.NaN()
 	tests := []struct {
 		name string
 		rec  any
@@ -101,6 +105,12 @@ func TestValidate(t *testing.T) {
 		{"op unknown", &schema.ContextOp{RunID: "r", Op: "forget"}, false},
 		{"tool output no key", &schema.ToolOutput{RunID: "r"}, false},
 		{"reject ok", &schema.Reject{SourcePath: "f", Reason: "bad"}, true},
+		{"outcome ok", &schema.Outcome{SourcePath: "f", KeyKind: schema.KeyTaskID, Key: "k", Resolved: &yes}, true},
+		{"outcome score only", &schema.Outcome{SourcePath: "f", KeyKind: schema.KeyPath, Key: "k", Score: &half}, true},
+		{"outcome no outcome", &schema.Outcome{SourcePath: "f", KeyKind: schema.KeyRunID, Key: "k"}, false},
+		{"outcome bad kind", &schema.Outcome{SourcePath: "f", KeyKind: "id", Key: "k", Resolved: &yes}, false},
+		{"outcome no key", &schema.Outcome{SourcePath: "f", KeyKind: schema.KeyRunID, Resolved: &yes}, false},
+		{"outcome NaN score", &schema.Outcome{SourcePath: "f", KeyKind: schema.KeyRunID, Key: "k", Score: &nan}, false},
 		{"unsupported", 42, false},
 	}
 	for _, tc := range tests {
@@ -152,6 +162,34 @@ func TestUsageValuesOfCopy(t *testing.T) {
 			}
 			if got["copy_of_run_id"] != tc.mark {
 				t.Errorf("copy_of_run_id = %v, want %v", got["copy_of_run_id"], tc.mark)
+			}
+		})
+	}
+}
+
+// TestRunValuesOutcome: an importer's run (OutcomeSource "") stores its
+// Resolved as the log's own outcome; a run the store gave an outcome keeps
+// its LogResolved and source.
+func TestRunValuesOutcome(t *testing.T) {
+	yes, no, score := true, false, 0.5
+	tests := []struct {
+		name                 string
+		run                  schema.Run
+		resolved, src, logRs any
+	}{
+		{"no outcome", schema.Run{RunID: "r"}, nil, nil, nil},
+		{"log states one", schema.Run{RunID: "r", Resolved: &yes}, true, "log", true},
+		{"outcome file", schema.Run{RunID: "r", Resolved: &no, Score: &score, OutcomeSource: "report.json:1", LogResolved: &yes}, false, "report.json:1", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]any{}
+			for i, c := range schema.Runs.ColumnNames() {
+				got[c] = tc.run.Values()[i]
+			}
+			if got["resolved"] != tc.resolved || got["outcome_source"] != tc.src || got["log_resolved"] != tc.logRs {
+				t.Errorf("resolved, outcome_source, log_resolved = %v, %v, %v; want %v, %v, %v",
+					got["resolved"], got["outcome_source"], got["log_resolved"], tc.resolved, tc.src, tc.logRs)
 			}
 		})
 	}

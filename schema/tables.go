@@ -80,6 +80,7 @@ const (
 	TableToolOutputs = "tool_outputs"
 	TableContextOps  = "context_ops"
 	TableRejects     = "rejects"
+	TableOutcomes    = "outcomes"
 )
 
 // Column names that other packages refer to.
@@ -113,6 +114,7 @@ var Sources = Table{Name: TableSources, Doc: "one row per imported file; a file 
 	col("n_rejects", BigInt, "records rejected"),
 	col("n_repairs", BigInt, "text fields repaired: invalid UTF-8 replaced by U+FFFD, raw control characters in JSON strings escaped (the record was kept)"),
 	nul("reader_version", BigInt, "the version of the importer that read it (ingest.ReaderVersion of source_format); a file read by an older version is read again by the next ingest, its rows replaced. NULL in databases imported before the column existed: version 1"),
+	nul("n_outcomes", BigInt, "outcome rows imported from it (an outcome file: table outcomes); NULL in databases imported before the column existed"),
 }}
 
 // Runs describes the runs table.
@@ -153,6 +155,9 @@ var Runs = Table{Name: TableRuns, Doc: "one row per agent session, trajectory or
 	col("copied_cache_read_tokens", BigInt, "cache-read tokens of the copied calls"),
 	col("copied_cache_write_tokens", BigInt, "cache-write tokens of the copied calls"),
 	col("copied_reasoning_tokens", BigInt, "reasoning tokens of the copied calls"),
+	nul("score", Double, "the run's outcome score from an outcome file (a reward, a pass rate; table outcomes), set by ingest after each import; NULL when none gives one"),
+	nul("outcome_source", Varchar, "where resolved comes from: an outcome file's row as path:line (table outcomes; else the row that gave score), 'log' when it is what the run's own log states, NULL when no outcome is known. Set by ingest after each import (store.ApplyOutcomes)"),
+	nul("log_resolved", Boolean, "the outcome the run's own log states (what resolved was at import); NULL when the log states none. An outcome file's row overrides it in resolved, and resolved returns to it when no row matches any more"),
 }}
 
 // Events describes the events table.
@@ -236,7 +241,7 @@ var Rejects = Table{Name: TableRejects, Doc: "records that could not be imported
 }}
 
 // Tables lists every table in creation order.
-var Tables = []Table{Sources, Runs, Events, UsageTable, ToolOutputs, ContextOps, Rejects}
+var Tables = []Table{Sources, Runs, Events, UsageTable, ToolOutputs, ContextOps, Rejects, Outcomes}
 
 // TableByName returns the named table.
 func TableByName(name string) (Table, bool) {
@@ -331,17 +336,28 @@ func ptrT(p *time.Time) any {
 
 // Values returns s's fields in Sources column order.
 func (s *Source) Values() []any {
-	return []any{s.Path, s.SHA256, s.Format, s.Bytes, s.IngestedAt.UTC(), s.Runs, s.Events, s.Rejects, s.Repairs, s.ReaderVersion}
+	return []any{s.Path, s.SHA256, s.Format, s.Bytes, s.IngestedAt.UTC(), s.Runs, s.Events, s.Rejects, s.Repairs, s.ReaderVersion, s.Outcomes}
 }
 
-// Values returns r's fields in Runs column order.
+// Values returns r's fields in Runs column order. A run whose
+// OutcomeSource is "" is an importer's record: its Resolved is what its
+// log states, stored as log_resolved too, with outcome_source 'log' when
+// it is set.
 func (r *Run) Values() []any {
+	logResolved, source := r.LogResolved, r.OutcomeSource
+	if source == "" {
+		logResolved = r.Resolved
+		if r.Resolved != nil {
+			source = OutcomeFromLog
+		}
+	}
 	return []any{r.RunID, strOrNil(r.ParentRunID), r.SourceFormat, r.SourcePath, r.SourceSHA256, r.Harness,
 		r.Model, r.ModelFamily, r.TaskID, ptrB(r.Resolved), ptrI(r.WindowTokens), ptrT(r.StartedAt), ptrT(r.EndedAt),
 		string(r.EndReason), string(r.EndReasonSource), r.EndReasonDetail, r.NTurns, r.InputTokens, r.OutputTokens,
 		r.CacheReadTokens, r.CacheWriteTokens, r.ReasoningTokens, r.UsageEstimated, r.UsageCalls, ptrF(r.CostUSD), r.EstTokens, r.Estimator,
 		strOrNil(r.ClassifiedBy), ptrB(r.SystemMentionsManageContext), strOrNil(r.ContinuesRunID), r.CopiedCalls,
-		r.CopiedInputTokens, r.CopiedOutputTokens, r.CopiedCacheReadTokens, r.CopiedCacheWriteTokens, r.CopiedReasoningTokens}
+		r.CopiedInputTokens, r.CopiedOutputTokens, r.CopiedCacheReadTokens, r.CopiedCacheWriteTokens, r.CopiedReasoningTokens,
+		ptrF(r.Score), strOrNil(source), ptrB(logResolved)}
 }
 
 // Values returns e's fields in Events column order.

@@ -17,7 +17,7 @@ func Texts(rec any) []*string {
 		return []*string{&r.Path, &r.SHA256, &r.Format}
 	case *Run:
 		return []*string{&r.RunID, &r.ParentRunID, &r.SourceFormat, &r.SourcePath, &r.SourceSHA256, &r.Harness,
-			&r.Model, &r.ModelFamily, &r.TaskID, &r.EndReasonDetail, &r.Estimator, &r.ClassifiedBy, &r.ContinuesRunID}
+			&r.Model, &r.ModelFamily, &r.TaskID, &r.EndReasonDetail, &r.Estimator, &r.ClassifiedBy, &r.ContinuesRunID, &r.OutcomeSource}
 	case *Event:
 		return []*string{&r.RunID, &r.Role, &r.ToolName, &r.CallID, &r.ToolKey, &r.Target, &r.Args, &r.Text, &r.ActionClass, &r.ErrorRule}
 	case *Usage:
@@ -28,6 +28,8 @@ func Texts(rec any) []*string {
 		return []*string{&r.RunID, &r.ToolKey, &r.Trigger, &r.Detail}
 	case *Reject:
 		return []*string{&r.SourcePath, &r.Reason, &r.Raw}
+	case *Outcome:
+		return []*string{&r.SourcePath, &r.SourceSHA256, &r.Key, &r.Detail}
 	}
 	return nil
 }

@@ -91,6 +91,8 @@ type Source struct {
 	// ReaderVersion is the version of the importer that read the file
 	// (ingest.ReaderVersion of Format).
 	ReaderVersion int64 `json:"reader_version"`
+	// Outcomes are the outcome rows imported from it (an outcome file).
+	Outcomes int64 `json:"outcomes"`
 }
 
 // Run is one agent session, trajectory or sample.
@@ -144,7 +146,20 @@ type Run struct {
 	CopiedCacheReadTokens  int64 `json:"copied_cache_read_tokens"`
 	CopiedCacheWriteTokens int64 `json:"copied_cache_write_tokens"`
 	CopiedReasoningTokens  int64 `json:"copied_reasoning_tokens"`
+	// Score, OutcomeSource and LogResolved are set by the store when it
+	// applies outcome files to the runs (store.ApplyOutcomes); importers
+	// leave them zero and state the log's own outcome in Resolved. Score
+	// is the outcome score an outcome file gives; OutcomeSource where
+	// Resolved comes from (an outcome row as path:line, OutcomeFromLog,
+	// or "" when unknown); LogResolved the outcome the log states.
+	Score         *float64 `json:"score,omitempty"`
+	OutcomeSource string   `json:"outcome_source,omitempty"`
+	LogResolved   *bool    `json:"log_resolved,omitempty"`
 }
+
+// OutcomeFromLog is runs.outcome_source for a run whose resolved is what
+// its own log states.
+const OutcomeFromLog = "log"
 
 // Event is one item of a run as the model saw it.
 type Event struct {

@@ -8,7 +8,7 @@ import (
 
 // Validate checks one record against the model's invariants, among them
 // that every free-text field (Texts) is valid UTF-8. It accepts *Run,
-// *Event, *Usage, *ToolOutput, *ContextOp and *Reject.
+// *Event, *Usage, *ToolOutput, *ContextOp, *Reject and *Outcome.
 func Validate(rec any) error {
 	if err := checkUTF8(rec); err != nil {
 		return err
@@ -74,6 +74,8 @@ func Validate(rec any) error {
 		if r.SourcePath == "" || r.Reason == "" {
 			return errors.New("reject: empty source_path or reason")
 		}
+	case *Outcome:
+		return validateOutcome(r)
 	default:
 		return fmt.Errorf("validate: unsupported record type %T", rec)
 	}

@@ -343,7 +343,8 @@ func TestOpenOldSchema(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.duckdb")
 	added := map[string]bool{"continues_run_id": true, "copied_calls": true, "copy_of_run_id": true, "copied_input_tokens": true,
-		"copied_output_tokens": true, "copied_cache_read_tokens": true, "copied_cache_write_tokens": true, "copied_reasoning_tokens": true, "reader_version": true}
+		"copied_output_tokens": true, "copied_cache_read_tokens": true, "copied_cache_write_tokens": true, "copied_reasoning_tokens": true, "reader_version": true,
+		"n_outcomes": true, "score": true, "outcome_source": true, "log_resolved": true}
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		t.Fatal(err)
@@ -351,6 +352,9 @@ func TestOpenOldSchema(t *testing.T) {
 	// the earlier version's DDL: these tables without the columns this
 	// change appended (the columns before them are as they were)
 	for _, tb := range schema.Tables {
+		if tb.Name == schema.TableOutcomes {
+			continue // an earlier version had no outcomes table
+		}
 		old := tb
 		old.Columns = slices.DeleteFunc(slices.Clone(tb.Columns), func(c schema.Column) bool {
 			return (tb.Name == schema.TableRuns || tb.Name == schema.TableUsage || tb.Name == schema.TableSources) && added[c.Name]
@@ -371,6 +375,7 @@ func TestOpenOldSchema(t *testing.T) {
   usage_estimated, usage_calls, est_tokens, estimator)
 VALUES ('a', 'claude-code', 'a', 'a', '', '', '', '', ?, 'unknown', 'inferred', '', 2, 300, 30, 50, 0, 0, false, 2, 0, 'chars4'),
        ('b', 'claude-code', 'b', 'b', '', '', '', '', ?, 'unknown', 'inferred', '', 3, 600, 60, 100, 0, 0, false, 3, 0, 'chars4')`, []any{end(1), end(3)}},
+		{`UPDATE runs SET resolved = true WHERE run_id = 'b'`, nil},
 		{`INSERT INTO usage VALUES ('a', 0, NULL, '', 'm1', 100, 10, 50, 0, 0, false), ('a', 1, NULL, '', 'm2', 200, 20, 0, 0, 0, false),
   ('b', 0, NULL, '', 'm1', 100, 10, 50, 0, 0, false), ('b', 1, NULL, '', 'm2', 200, 20, 0, 0, 0, false), ('b', 2, NULL, '', 'm3', 300, 30, 50, 0, 0, false)`, nil},
 	} {
@@ -381,7 +386,7 @@ VALUES ('a', 'claude-code', 'a', 'a', '', '', '', '', ?, 'unknown', 'inferred', 
 	db.Close()
 
 	if _, err := store.Open(ctx, store.Config{Path: path, ReadOnly: true}); err == nil ||
-		!strings.Contains(err.Error(), "an earlier version of trajmine wrote it (no column sources.reader_version and 13 more): open it for writing once") {
+		!strings.Contains(err.Error(), "an earlier version of trajmine wrote it (no column sources.reader_version and 27 more): open it for writing once") {
 		t.Errorf("read-only open of the old database: %v", err)
 	}
 	st, err := store.Open(ctx, store.Config{Path: path})
@@ -417,5 +422,10 @@ VALUES ('a', 'claude-code', 'a', 'a', '', '', '', '', ?, 'unknown', 'inferred', 
 	if r := runs[0]; r.ContinuesRunID != "a" || r.CopiedCalls != 2 || r.CopiedCacheReadTokens != 50 || r.CacheReadTokens != 50 {
 		t.Errorf("run b: continues %q, %d copied calls, copied cache read %d, cache read %d; want a, 2, 50, 50",
 			r.ContinuesRunID, r.CopiedCalls, r.CopiedCacheReadTokens, r.CacheReadTokens)
+	}
+	// b's log stated its outcome: it is the log's own, from before outcome files
+	var src, logRes string
+	if err := st.DB().QueryRowContext(ctx, `SELECT outcome_source, log_resolved::VARCHAR FROM runs WHERE run_id = 'b'`).Scan(&src, &logRes); err != nil || src != "log" || logRes != "true" {
+		t.Errorf("run b: outcome_source %q, log_resolved %q (%v); want log, true", src, logRes, err)
 	}
 }

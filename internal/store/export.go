@@ -22,7 +22,7 @@ import (
 //	COPY (SELECT * FROM runs) TO 'DIR/runs' (FORMAT parquet, PARTITION_BY (source_format, model_family))
 //	COPY (SELECT t.*, r.source_format, r.model_family FROM events t JOIN runs r USING (run_id)) TO 'DIR/events' (…)
 //
-// sources and rejects are partitioned by source_format only.
+// sources, rejects and outcomes are partitioned by source_format only.
 func exportQuery(t schema.Table) (sel string, parts []string) {
 	switch t.Name {
 	case schema.TableRuns:
@@ -31,6 +31,8 @@ func exportQuery(t schema.Table) (sel string, parts []string) {
 		return "SELECT * FROM sources", []string{schema.ColSourceFormat}
 	case schema.TableRejects:
 		return "SELECT t.*, coalesce(s.source_format, 'unknown') AS source_format FROM rejects t LEFT JOIN (SELECT DISTINCT source_path, source_format FROM sources) s USING (source_path)", []string{schema.ColSourceFormat}
+	case schema.TableOutcomes:
+		return "SELECT t.*, coalesce(s.source_format, 'unknown') AS source_format FROM outcomes t LEFT JOIN (SELECT DISTINCT source_path, source_sha256, source_format FROM sources) s USING (source_path, source_sha256)", []string{schema.ColSourceFormat}
 	}
 	return fmt.Sprintf("SELECT t.*, r.source_format, r.model_family FROM %s t JOIN runs r USING (run_id)", t.Name),
 		[]string{schema.ColSourceFormat, schema.ColModelFamily}

@@ -334,7 +334,7 @@ func (s *Store) setupLake(ctx context.Context, recs map[LakeGroup][]lakeRecord) 
 		}
 	}
 	if viewed[schema.TableRuns] && viewed[schema.TableUsage] {
-		if err := s.lakeMarkCopies(ctx); err != nil {
+		if err := s.lakeMarkCopies(ctx, viewed[schema.TableOutcomes]); err != nil {
 			return err
 		}
 	}
@@ -400,8 +400,15 @@ func (s *Store) allowMissing(ctx context.Context, t schema.Table, parts string) 
 // the one it continues may lie in two shards (or a run id be renamed
 // here). Parts an earlier version wrote, without the copied_* columns,
 // get them. The copies hold a row per model call and per run, no text.
-func (s *Store) lakeMarkCopies(ctx context.Context) error {
-	for _, t := range []schema.Table{schema.Runs, schema.UsageTable} {
+// Then it applies the outcome rows to the runs across the lake
+// (applyOutcomes; outcomes is copied too when it is a view, outcomes
+// true): a run and its outcome file may lie in two shards.
+func (s *Store) lakeMarkCopies(ctx context.Context, outcomes bool) error {
+	tables := []schema.Table{schema.Runs, schema.UsageTable}
+	if outcomes {
+		tables = append(tables, schema.Outcomes)
+	}
+	for _, t := range tables {
 		cp := t
 		cp.Name = "lake_marked_" + t.Name
 		cp.Columns = slices.Clone(t.Columns)
@@ -415,6 +422,9 @@ func (s *Store) lakeMarkCopies(ctx context.Context) error {
 		}
 	}
 	if _, err := markCopies(ctx, s.db); err != nil {
+		return fmt.Errorf("lake %s: %w", s.lake.cfg.Dir, err)
+	}
+	if _, err := applyOutcomes(ctx, s.db); err != nil {
 		return fmt.Errorf("lake %s: %w", s.lake.cfg.Dir, err)
 	}
 	return nil
@@ -453,7 +463,8 @@ func (s *Store) lakeScanReady(ctx context.Context) error {
 // would have stored them:
 //
 //   - a file whose sha256 another shard imported under a path that sorts
-//     first is left out (one process skips it: already imported); its
+//     first is left out (one process skips it: already imported; for a
+//     path-keyed format, ingest.PathKeyed, only the same path is); its
 //     (shard, source_path) go to lake_drop_sources, its runs' (shard,
 //     run_id) to lake_drop_runs;
 //   - of the runs left, a run id two shards claim keeps its id in the file
@@ -481,8 +492,9 @@ func (s *Store) lakeRenames(ctx context.Context, recs []lakeRecord) (bool, error
 	}
 	q := `CREATE TABLE lake_drop_sources AS
 SELECT shard, source_path FROM (
-  SELECT *, row_number() OVER (PARTITION BY source_sha256 ORDER BY source_path, shard) AS k
-  FROM ` + read(schema.TableSources, "source_path, source_sha256") + `)
+  SELECT *, row_number() OVER (PARTITION BY source_sha256, CASE WHEN source_format IN ` + pathKeyedFormats() + ` THEN source_path END
+    ORDER BY source_path, shard) AS k
+  FROM ` + read(schema.TableSources, "source_path, source_sha256, source_format") + `)
 WHERE k > 1;
 CREATE TABLE lake_drop_runs AS
 SELECT r.shard, r.run_id FROM ` + read(schema.TableRuns, "run_id, source_path") + ` r JOIN lake_drop_sources USING (shard, source_path);

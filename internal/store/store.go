@@ -173,6 +173,13 @@ func (s *Store) EnsureSchema(ctx context.Context) error {
 			return fmt.Errorf("create %q: %w", ddl, err)
 		}
 	}
+	if added[[2]string{schema.TableRuns, "log_resolved"}] {
+		// a database an earlier version wrote: the runs' resolved is
+		// their logs' own (no outcome file was applied to them)
+		if _, err := s.db.ExecContext(ctx, logOutcomeSQL); err != nil {
+			return fmt.Errorf("mark the runs' own outcomes: %w", err)
+		}
+	}
 	if added[[2]string{schema.TableUsage, "copy_of_run_id"}] || added[[2]string{schema.TableRuns, "copied_calls"}] {
 		// a database an earlier version wrote counts a resumed
 		// session's copied calls twice: mark them now, as ingest would
@@ -275,6 +282,25 @@ func (s *Store) Seen(ctx context.Context, sha string) (bool, error) {
 		return false, err
 	}
 	return s.shas[sha] > 0, nil
+}
+
+var _ ingest.PathSeenSink = (*Store)(nil)
+
+// SeenAt reports whether path was imported with content sha256 by the
+// current version of its importer (ingest.PathSeenSink: the files of
+// path-keyed formats), from the copy of the sources table that Seen reads.
+func (s *Store) SeenAt(ctx context.Context, path, sha string) (bool, error) {
+	s.quickMu.Lock()
+	defer s.quickMu.Unlock()
+	if err := s.loadSources(ctx); err != nil {
+		return false, err
+	}
+	for _, e := range s.quick[path] {
+		if e.sha == sha && e.current {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Unchanged reports whether path was imported with size bytes more than
@@ -407,9 +433,10 @@ func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error
 //
 //	DELETE FROM <events|usage|tool_outputs|context_ops> WHERE run_id IN
 //	  (SELECT run_id FROM runs WHERE source_path = ? AND source_sha256 <> ?);
-//	DELETE FROM runs    WHERE source_path = ? AND source_sha256 <> ?;
-//	DELETE FROM rejects WHERE source_path = ?;
-//	DELETE FROM sources WHERE source_path = ? AND source_sha256 <> ?;
+//	DELETE FROM runs     WHERE source_path = ? AND source_sha256 <> ?;
+//	DELETE FROM rejects  WHERE source_path = ?;
+//	DELETE FROM outcomes WHERE source_path = ? AND source_sha256 <> ?;
+//	DELETE FROM sources  WHERE source_path = ? AND source_sha256 <> ?;
 //
 // When the path was imported with the same content by an older version of
 // its importer (ingest.ReaderVersion), that import is replaced too: the
@@ -444,6 +471,7 @@ func (s *Store) replaceOlder(ctx context.Context, conn *sql.Conn, src *schema.So
 	}{
 		{"DELETE FROM " + schema.TableRuns + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, sha}},
 		{"DELETE FROM " + schema.TableRejects + " WHERE source_path = ?", []any{src.Path}},
+		{"DELETE FROM " + schema.TableOutcomes + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, sha}},
 		{"DELETE FROM " + schema.TableSources + " WHERE source_path = ? AND source_sha256 <> ?", []any{src.Path, sha}},
 	} {
 		if _, err := conn.ExecContext(ctx, st.q, st.args...); err != nil {
@@ -555,6 +583,9 @@ func (t *tx) ContextOp(c *schema.ContextOp) error {
 	return t.append(schema.TableContextOps, c.Values())
 }
 func (t *tx) Reject(r *schema.Reject) error { return t.append(schema.TableRejects, r.Values()) }
+func (t *tx) Outcome(o *schema.Outcome) error {
+	return t.append(schema.TableOutcomes, o.Values())
+}
 
 func (t *tx) closeAppenders() error {
 	var errs []error
@@ -695,6 +726,11 @@ func (t *tx) appendBuffered(f *ingest.Buffered, rename map[string]string) error 
 	}
 	for i := range f.Rejects {
 		if err := t.Reject(&f.Rejects[i]); err != nil {
+			return err
+		}
+	}
+	for i := range f.Outcomes {
+		if err := t.Outcome(&f.Outcomes[i]); err != nil {
 			return err
 		}
 	}

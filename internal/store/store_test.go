@@ -107,7 +107,7 @@ func testIngestRoundTripAndIdempotence(t *testing.T, small int64) {
 		t.Errorf("warnings = %q", warnings)
 	}
 	first := counts(t, st)
-	want := map[string]int64{"sources": 2, "runs": 3, "events": 20, "usage": 6, "tool_outputs": 5, "context_ops": 3, "rejects": 1}
+	want := map[string]int64{"sources": 2, "runs": 3, "events": 20, "usage": 6, "tool_outputs": 5, "context_ops": 3, "rejects": 1, "outcomes": 0}
 	if diff := cmp.Diff(want, first); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
