@@ -237,6 +237,21 @@ func headKeyNamed(keys []headKey, name string) (headKey, bool) {
 	return headKey{}, false
 }
 
+// firstElemKeys returns the head keys of the first element of the array
+// that key k of head h holds, when that element is an object the head
+// shows; ok is false otherwise.
+func firstElemKeys(h []byte, k headKey) (keys []headKey, ok bool) {
+	if k.kind != '[' {
+		return nil, false
+	}
+	first := -1
+	jsonEachElem(h, k.off, func(val int) bool { first = val; return false })
+	if first < 0 || first >= len(h) || h[first] != '{' {
+		return nil, false
+	}
+	return headKeys(h[first:], 16), true
+}
+
 // isBoolKind reports whether a head key's value starts a JSON boolean.
 func isBoolKind(c byte) bool { return c == 't' || c == 'f' }
 

@@ -76,13 +76,11 @@ func (swebenchResults) Detect(name string, head []byte) bool {
 		}
 		return true
 	}
-	if k, ok := headKeyNamed(keys, "instances"); ok && k.kind == '[' {
-		first := -1
-		jsonEachElem(h, k.off, func(val int) bool { first = val; return false })
-		if first < 0 || first >= len(h) || h[first] != '{' {
+	if k, ok := headKeyNamed(keys, "instances"); ok {
+		inner, ok := firstElemKeys(h, k)
+		if !ok {
 			return false
 		}
-		inner := headKeys(h[first:], 16)
 		_, id := headKeyNamed(inner, "instance_id")
 		res, ok := headKeyNamed(inner, "resolved")
 		return id && ok && isBoolKind(res.kind)

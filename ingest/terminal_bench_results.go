@@ -47,15 +47,13 @@ func (terminalBenchResults) Detect(name string, head []byte) bool {
 		return true
 	}
 	k, ok := headKeyNamed(keys, "results")
-	if !ok || k.kind != '[' {
+	if !ok {
 		return false
 	}
-	first := -1
-	jsonEachElem(h, k.off, func(val int) bool { first = val; return false })
-	if first < 0 || first >= len(h) || h[first] != '{' {
+	inner, ok := firstElemKeys(h, k)
+	if !ok {
 		return false
 	}
-	inner := headKeys(h[first:], 16)
 	_, trial := headKeyNamed(inner, "trial_name")
 	task, ok := headKeyNamed(inner, "task_id")
 	return trial && ok && task.kind == '"'
