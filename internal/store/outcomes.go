@@ -151,13 +151,13 @@ func applyOutcomes(ctx context.Context, db *sql.DB) (res ingest.OutcomeResult, e
 	if _, err := conn.ExecContext(ctx, logOutcomeSQL); err != nil {
 		return res, fmt.Errorf("apply outcomes: runs of an earlier version: %w", err)
 	}
-	var todo bool
+	var needed bool
 	q := `SELECT EXISTS (SELECT 1 FROM ` + schema.TableOutcomes + `) OR EXISTS (SELECT 1 FROM ` + schema.TableRuns +
 		` WHERE score IS NOT NULL OR outcome_source <> '` + schema.OutcomeFromLog + `')`
-	if err := conn.QueryRowContext(ctx, q).Scan(&todo); err != nil {
+	if err := conn.QueryRowContext(ctx, q).Scan(&needed); err != nil {
 		return res, fmt.Errorf("apply outcomes: %w", err)
 	}
-	if todo {
+	if needed {
 		if res, err = applyOutcomeRule(ctx, conn); err != nil {
 			return res, err
 		}
