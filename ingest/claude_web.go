@@ -70,9 +70,9 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 			}
 		}
 		line := ix.line(el.off)
-		d := decodeCCLine(line, el.raw)
-		if d.reject != "" {
-			if err := f.Reject(line, fmt.Sprintf("logline %d: %s", i+1, d.reject), el.raw); err != nil {
+		d := &ccLine{}
+		if why := decodeCCLine(line, el.raw, d); why != "" {
+			if err := f.Reject(line, fmt.Sprintf("logline %d: %s", i+1, why), el.raw); err != nil {
 				return err
 			}
 			continue

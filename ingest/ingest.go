@@ -209,7 +209,7 @@ type File struct {
 	runs, events, rejects, outcomes int64
 
 	maxDecompressed int64 // Options.MaxDecompressed
-	line            int64 // the line being handled by Lines or ParallelLines (0: none)
+	line            int64 // the line being handled by Lines or lineReader (0: none)
 
 	jsonRepairs atomic.Int64 // strings with raw control characters repaired in the JSON read (repair.go)
 }
@@ -258,7 +258,7 @@ func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 
 // eachLine is Lines; track says whether it records the line being handled
 // in f.line, which only the goroutine that handles lines may do
-// (ParallelLines' reader goroutine does not: issue 31.7's data race).
+// (parallelLines' reader goroutine does not: issue 31.7's data race).
 func (f *File) eachLine(r io.Reader, fn func(line int64, b []byte) error, track bool) error {
 	br := bufio.NewReaderSize(r, 64<<10) // longer lines are joined below
 	if track {

@@ -295,10 +295,11 @@ type ohImport struct {
 
 // lines imports one instance per JSONL line.
 func (oh *ohImport) lines(r io.Reader) error {
-	return ParallelLines(oh.f, r, ohDecodeLine, func(n int64, raw []byte, d ohLine) error {
-		if d.reject != "" {
-			return oh.f.Reject(n, d.reject, raw)
-		}
+	decode := func(n int64, raw []byte, d *ohLine) string {
+		*d = ohDecodeLine(n, raw)
+		return d.reject
+	}
+	return lineReader[ohLine]{decode: decode, parallel: true}.read(oh.f, r, func(n int64, raw []byte, d *ohLine) error {
 		if d.inst == nil {
 			return nil
 		}

@@ -126,11 +126,8 @@ func tableRecord(line []byte, comma rune) ([]string, error) {
 func (outcomeTable) Import(f *File, r io.Reader) error {
 	kind := tableKind(f.Path())
 	if kind == 'j' {
-		return f.Lines(r, func(line int64, raw []byte) error {
-			var rec map[string]json.RawMessage
-			if why := decodeRecord(raw, &rec); why != "" {
-				return f.Reject(line, why, raw)
-			}
+		return lineReader[map[string]json.RawMessage]{}.read(f, r, func(line int64, raw []byte, pr *map[string]json.RawMessage) error {
+			rec := *pr
 			cell := func(names ...string) (string, []byte, bool) {
 				for _, n := range names {
 					if v, ok := rec[n]; ok && !isJSONNull(v) {
