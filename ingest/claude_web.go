@@ -41,11 +41,11 @@ func (claudeWeb) Detect(_ string, head []byte) bool {
 }
 
 func (claudeWeb) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
+	doc, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
-	doc := newJSONDoc(data)
+	data := doc.data
 	if len(doc.root.raw) == 0 {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	if !ok {
 		return err
 	}
-	ix := doc.ix
+	ix := doc.index()
 	ll, found := fields["loglines"]
 	if !found {
 		return f.Reject(1, "export without a loglines array", data)

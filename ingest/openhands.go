@@ -257,10 +257,11 @@ func (openHands) Import(f *File, r io.Reader) error {
 	if first == '{' && (strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".ndjson")) {
 		return oh.lines(br)
 	}
-	data, err := io.ReadAll(br)
+	whole, err := readDocument(f, br)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && !json.Valid(trimmed) {
 		return oh.lines(bytes.NewReader(data))
@@ -360,7 +361,7 @@ func ohAppendEvent(out []ohRawEvent, el []byte, line int64, idx int) []ohRawEven
 // instance (or {"trajectory": [...]}) object.
 func (oh *ohImport) document(data []byte) error {
 	d := newJSONDoc(data)
-	ix, doc := d.ix, d.root
+	ix, doc := d.index(), d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}
