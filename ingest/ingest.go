@@ -429,7 +429,7 @@ func prepare(path string, forced Importer, small int64, only func(Importer) bool
 	}
 	defer fh.Close()
 	var buf, head []byte
-	var h hash.Hash    // for a large file: the hash of its first hashed bytes
+	var h hash.Hash // for a large file: the hash of its first hashed bytes
 	var hashed int64
 	whole := false
 	if st.Size() <= small {
