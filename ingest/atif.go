@@ -197,17 +197,18 @@ func (atif) Import(f *File, r io.Reader) error {
 	return atifTrajectory(f, p, nil, 0, 0)
 }
 
-// atifIsJSONL reports whether the first line of data is a complete traces
-// record (a JSONL export), as opposed to a broken JSON document.
+// atifIsJSONL reports whether one of the first lines of data (voteLines)
+// is a complete traces record (a JSONL export, whose first line may be a
+// bad one), as opposed to a broken JSON document.
 func atifIsJSONL(data []byte, start int) bool {
-	end := bytes.IndexByte(data[start:], '\n')
-	if end < 0 {
+	if bytes.IndexByte(data[start:], '\n') < 0 {
 		return false
 	}
-	var rec struct {
+	return anyJSONL(data[start:], voteLines, func(rec *struct {
 		Conversations json.RawMessage `json:"conversations"`
-	}
-	return json.Unmarshal(data[start:start+end], &rec) == nil && rec.Conversations != nil
+	}) bool {
+		return rec.Conversations != nil
+	})
 }
 
 type atifDoc struct {

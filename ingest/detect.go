@@ -78,7 +78,7 @@ const voteLines = 30
 // non-blank ones, that are not a JSON object, hold a key that is not valid
 // UTF-8, or give a top-level key a JSON type that fewer than half of the
 // lines with that key give it (null agrees with every type). ok is false
-// when it drops nothing, or when the objects are not a majority of the
+// when it drops nothing, or when the objects are fewer than half of the
 // lines judged (the head is then not JSONL: a pretty-printed document).
 func majorityHead(head []byte) ([]byte, bool) {
 	type line struct {
@@ -100,7 +100,7 @@ func majorityHead(head []byte) ([]byte, bool) {
 		}
 		lines = append(lines, l)
 	}
-	if objs < 2 || objs*2 <= judged {
+	if objs < 2 || objs*2 < judged {
 		return nil, false
 	}
 	counts := map[string]map[byte]int{} // key → type → lines

@@ -114,13 +114,25 @@ func Detect(name string, head []byte) Importer {
 // naming the candidates.
 func DetectFormat(name string, head []byte) (Importer, error) {
 	specific, generic := candidates(name, head)
-	if len(specific) == 0 {
-		// no specific format: look again without the lines most of the
-		// first ones disagree with (majorityHead), so that one bad line
-		// cannot hide a JSONL format
+	if len(specific) != 1 {
+		// no specific format, or several: look again without the lines
+		// most of the first ones disagree with (majorityHead), so that
+		// one bad line cannot hide a JSONL format or make it ambiguous
 		repaired, _ := repairJSONText(trimBOM(head))
+		var alt [][]byte
+		if i := bytes.IndexByte(repaired, '\n'); i >= HeadSize-1 {
+			alt = append(alt, repaired[i+1:]) // the lines after a first line longer than the head (readHead)
+		}
 		if clean, ok := majorityHead(repaired); ok {
-			if s, _ := candidates(name, clean); len(s) == 1 {
+			alt = append(alt, clean)
+		}
+		if i := bytes.IndexByte(repaired, '\n'); i >= 0 && i < len(repaired)-1 && repaired[0] == '{' {
+			// records so long that the head holds too few for a
+			// majority: the head without its first line
+			alt = append(alt, repaired[i+1:])
+		}
+		for _, h := range alt {
+			if s, _ := candidates(name, h); len(s) == 1 {
 				return s[0], nil
 			}
 		}

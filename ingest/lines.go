@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
@@ -49,12 +50,12 @@ func jsonValue[T any](_ int64, raw []byte, v *T) string {
 	if err := json.Unmarshal(raw, v); err != nil {
 		return "invalid JSON: " + clipErr(err)
 	}
-	return ""
+	return badKey(raw)
 }
 
 // decodeRecord decodes a line that must hold a JSON object into v. It
 // returns why the line is to be rejected ("record is not a JSON object",
-// "invalid JSON: <clipped error>"), or "" when it decoded.
+// "invalid JSON: <clipped error>", badKey's), or "" when it decoded.
 func decodeRecord(raw []byte, v any) string {
 	if len(raw) == 0 || raw[0] != '{' {
 		return "record is not a JSON object"
@@ -62,7 +63,19 @@ func decodeRecord(raw []byte, v any) string {
 	if err := json.Unmarshal(raw, v); err != nil {
 		return "invalid JSON: " + clipErr(err)
 	}
-	return ""
+	return badKey(raw)
+}
+
+// badKey says why a record that decoded is still to be rejected: a key
+// with an invalid byte ("a key is not valid UTF-8"), whose field the record
+// type cannot have read, so that the record is not kept with a field
+// silently missing (issue 30.12). Invalid UTF-8 in values is repaired, not
+// rejected (repairTx).
+func badKey(raw []byte) string {
+	if utf8.Valid(raw) || keysValidUTF8(raw, 0, 0) {
+		return ""
+	}
+	return "a key is not valid UTF-8"
 }
 
 // read reads r line by line, calling fn for every line the decoder keeps.
