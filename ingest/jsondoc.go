@@ -269,65 +269,6 @@ func nextSpan(dec *stdjson.Decoder, base int) (jsonSpan, error) {
 	return jsonSpan{raw: v, off: base + end - len(v)}, nil
 }
 
-// skipValue consumes one JSON value and returns its first token.
-func skipValue(dec *stdjson.Decoder) (stdjson.Token, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := t.(stdjson.Delim); ok && (d == '{' || d == '[') {
-		return t, skipRest(dec)
-	}
-	return t, nil
-}
-
-// skipRest consumes the rest of an object or array whose opening delimiter
-// was just read.
-func skipRest(dec *stdjson.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case stdjson.Delim('{'), stdjson.Delim('['):
-			depth++
-		case stdjson.Delim('}'), stdjson.Delim(']'):
-			depth--
-		}
-	}
-	return nil
-}
-
-// nextKey reads the next key of an object being read token by token, the
-// decoder then at the key's value; ok is false at the object's '}' and on an
-// error (err).
-func nextKey(dec *stdjson.Decoder) (key string, ok bool, err error) {
-	t, err := dec.Token()
-	if err != nil || t == stdjson.Delim('}') {
-		return "", false, err
-	}
-	key, _ = t.(string)
-	return key, true, nil
-}
-
-// enter reads the first token of the next value and reports whether it is
-// open ('{' or '['): the value is then entered, its first member next. Any
-// other value is passed over whole.
-func enter(dec *stdjson.Decoder, open stdjson.Delim) (bool, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return false, err
-	}
-	if t == open {
-		return true, nil
-	}
-	if _, isDelim := t.(stdjson.Delim); isDelim {
-		return false, skipRest(dec)
-	}
-	return false, nil
-}
-
 // lineIndex maps byte offsets to 1-based line numbers.
 type lineIndex []int
 
