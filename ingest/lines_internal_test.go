@@ -24,6 +24,8 @@ func TestLineReader(t *testing.T) {
 		{"records", "{\"type\":\"a\"}\n\n{\"type\":\"b\"}\n", nil, []string{"1:a", "3:b"}, nil},
 		{"bad line", "{\"type\":\"a\"}\n{\"type\":\n{\"type\":\"c\"}", nil, []string{"1:a", "3:c"}, []string{"2: invalid JSON: "}},
 		{"not an object", "[1]\nnull\n{\"type\":\"c\"}", nil, []string{"3:c"}, []string{"1: record is not a JSON object", "2: record is not a JSON object"}},
+		{"key not UTF-8", "{\"ty\xffpe\":\"a\"}\n{\"type\":\"b\",\"v\":\"\xff\"}", nil, []string{"2:b"}, []string{"1: a key is not valid UTF-8"}},
+		{"any value, key not UTF-8", "{\"m\":{\"k\xff\":1}}\n{\"type\":\"b\"}", jsonValue[rec], []string{"2:b"}, []string{"1: a key is not valid UTF-8"}},
 		{"any value", "[1]\nnull\n{\"type\":\"c\"}", jsonValue[rec], []string{"2:", "3:c"}, []string{"1: invalid JSON: "}},
 		{"own decoder", "{\"type\":\"a\"}\n{\"type\":\"\"}", func(_ int64, raw []byte, r *rec) string {
 			if why := decodeRecord(raw, r); why != "" || r.Type != "" {
