@@ -38,7 +38,8 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Err       io.Writer
 	Progress  bool
-	Window    int64 // --window: every run's context window; 0 = each run's own
+	Window    int64  // --window: every run's context window; 0 = each run's own
+	Format    string // --format: the format of every file of PATH... ("auto", "": detect per file)
 	Rehash    bool
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
@@ -136,6 +137,14 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
+			if o.Format != "auto" && o.Format != "" {
+				if _, err := ingest.Lookup(o.Format); err != nil {
+					return flagErrorf("--format: %v", err)
+				}
+				if len(args) == 0 {
+					return flagErrorf("--format names the format of the files of PATH...: give PATH (the standard places hold many formats)")
+				}
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -160,6 +169,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
 	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "show secrets found in log text on the page as logged (default: replaced with [REDACTED:<rule>])")
+	c.Flags().StringVar(&o.Format, "format", "auto", "input format of every file of PATH..., or auto to detect per file (see trajmine ingest)")
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every log file, even those imported unchanged since (see trajmine ingest)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none" (see trajmine ingest)`)
@@ -206,7 +216,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	defer st.Close()
 	sum := &ingest.Summary{}
 	if len(inputs) > 0 {
-		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress); err != nil {
+		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Format: o.Format, Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress); err != nil {
 			return err
 		}
 	}
