@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/trajmine/trajmine/analysis"
-	"github.com/trajmine/trajmine/htmlreport"
-	"github.com/trajmine/trajmine/htmlreport/browsertest"
+	"github.com/trajmine/trajmine/dashboards"
+	"github.com/trajmine/trajmine/dashboards/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
 )
 
@@ -323,7 +323,7 @@ func BenchmarkReport(b *testing.B) {
 			}
 			b.ReportMetric(time.Since(t0).Seconds(), name+"-s")
 		}
-		var data *htmlreport.Data
+		var data *dashboards.Data
 		var res *analysis.Report
 		stage("analyse", func() (err error) {
 			res, err = analysis.AnalyseReport(ctx, st, o)

@@ -31,8 +31,8 @@ var allowed = map[string][]string{
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "internal/textfmt", "mining", "internal/holdout"},
-	"htmlreport":             {"internal/textfmt"},
-	"htmlreport/browsertest": {},
+	"dashboards":             {"internal/textfmt"},
+	"dashboards/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},
 	"internal/stats":         {},
@@ -43,8 +43,8 @@ var allowed = map[string][]string{
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "htmlreport", "internal/textfmt", "redact", "internal/parallel"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "htmlreport", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
+	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
+	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
 	"cmd/trajmine":           {"cmd"},
 }
 
@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 var exclusive = map[string]string{
 	"github.com/duckdb/duckdb-go/v2":            "internal/store",
 	"github.com/spf13/cobra":                    "cmd",
-	"github.com/chromedp/chromedp":              "htmlreport/browsertest",
+	"github.com/chromedp/chromedp":              "dashboards/browsertest",
 	"github.com/zricethezav/gitleaks/v8/config": "redact",
 	"github.com/zricethezav/gitleaks/v8/detect": "redact",
 }

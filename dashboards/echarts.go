@@ -1,4 +1,4 @@
-package htmlreport
+package dashboards
 
 // The ECharts option subset the report uses, as typed structs marshalled by
 // encoding/json (ECharts 5 option names). Options hold data and plain

@@ -1,8 +1,8 @@
-package htmlreport
+package dashboards
 
 // Data is everything the report shows. The caller (analysis.Page) fills it
 // from the same functions and tables as the CLI (trajmine diagnose,
-// simulate and recommend); htmlreport computes no figure of its own except
+// simulate and recommend); dashboards computes no figure of its own except
 // the peak-share histogram's counts, the sample's order, and on the first
 // screen the median of Peaks. It makes no choice: the best-policy card
 // shows Decision, the CLI's. Optional parts are nil when not computed, and

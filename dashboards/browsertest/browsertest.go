@@ -5,7 +5,7 @@
 // instance (a drawn canvas; every series with data drawn, and visible in
 // the legend when it has one; a title on every axis), and takes a
 // screenshot of the first screen and of each section. It is imported only
-// by tests (htmlreport, cmd).
+// by tests (dashboards, cmd).
 package browsertest
 
 import (

@@ -1,4 +1,4 @@
-package htmlreport
+package dashboards
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-// Package htmlreport renders trajmine's report as one self-contained HTML
+// Package dashboards renders trajmine's report as one self-contained HTML
 // file. Its sections, by importance: the verdict (the CLI's verdict line,
 // six headline cards from the same figures, the recommended action per
 // model family), recommendations, the policy comparison per model family,
@@ -40,5 +40,5 @@
 // Invariants: the page makes no network request; text from logs reaches it
 // only through html/template's contextual escaping (HTML text, or JSON
 // with <, > and & escaped) and is shown by the script with textContent;
-// the same Data gives the same bytes. htmlreport never reads the database.
-package htmlreport
+// the same Data gives the same bytes. dashboards never reads the database.
+package dashboards

@@ -1,4 +1,4 @@
-package htmlreport_test
+package dashboards_test
 
 import (
 	"bytes"
@@ -12,15 +12,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trajmine/trajmine/htmlreport"
-	"github.com/trajmine/trajmine/htmlreport/browsertest"
+	"github.com/trajmine/trajmine/dashboards"
+	"github.com/trajmine/trajmine/dashboards/browsertest"
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
 // TestChartGolden goldens every chart's option JSON (with its variants) by
-// its stable id: htmlreport/testdata/charts/<id>.golden.
+// its stable id: dashboards/testdata/charts/<id>.golden.
 func TestChartGolden(t *testing.T) {
-	charts := htmlreport.Charts(fixture(true))
+	charts := dashboards.Charts(fixture(true))
 	seen := map[string]bool{}
 	for _, c := range charts {
 		if seen[c.ID] {
@@ -32,8 +32,8 @@ func TestChartGolden(t *testing.T) {
 				ID       string                    `json:"id"`
 				Section  string                    `json:"section"`
 				Height   int                       `json:"height"`
-				Option   htmlreport.Option         `json:"option"`
-				Variants []htmlreport.ChartVariant `json:"variants,omitempty"`
+				Option   dashboards.Option         `json:"option"`
+				Variants []dashboards.ChartVariant `json:"variants,omitempty"`
 			}{c.ID, c.Section, c.Height, c.Option, c.Variants}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -51,10 +51,10 @@ func TestChartGolden(t *testing.T) {
 
 func TestChartsDeterministic(t *testing.T) {
 	var a, b bytes.Buffer
-	if err := htmlreport.Write(&a, fixture(true), nil); err != nil {
+	if err := dashboards.Write(&a, fixture(true), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := htmlreport.Write(&b, fixture(true), nil); err != nil {
+	if err := dashboards.Write(&b, fixture(true), nil); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -62,10 +62,10 @@ func TestChartsDeterministic(t *testing.T) {
 	}
 }
 
-func render(t *testing.T, d *htmlreport.Data) string {
+func render(t *testing.T, d *dashboards.Data) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := htmlreport.Write(&b, d, nil); err != nil {
+	if err := dashboards.Write(&b, d, nil); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -144,21 +144,21 @@ func TestNotComputedSections(t *testing.T) {
 }
 
 func TestEmptyData(t *testing.T) {
-	page := render(t, &htmlreport.Data{Title: "empty"})
+	page := render(t, &dashboards.Data{Title: "empty"})
 	if !strings.Contains(page, "no runs") {
 		t.Error("an empty report does not say there are no runs")
 	}
 }
 
 func TestSampleRuns(t *testing.T) {
-	cands := []htmlreport.Candidate{
+	cands := []dashboards.Candidate{
 		{RunID: "a", PeakShare: 0.5, PeakTokens: 50, Known: true},
 		{RunID: "b", PeakShare: 0.9, PeakTokens: 90, Known: true},
 		{RunID: "c", PeakTokens: 500},
 		{RunID: "d", PeakShare: 0.9, PeakTokens: 95, Known: true},
 		{RunID: "e", PeakShare: 0.1, PeakTokens: 5, Known: true},
 	}
-	picks, rule := htmlreport.SampleRuns(cands, 2, 2)
+	picks, rule := dashboards.SampleRuns(cands, 2, 2)
 	var got []string
 	for _, p := range picks {
 		got = append(got, cands[p.Index].RunID+":"+p.Why)
@@ -167,7 +167,7 @@ func TestSampleRuns(t *testing.T) {
 	if len(got) != 4 || got[0] != "d:top" || got[1] != "b:top" {
 		t.Errorf("picks = %v", got)
 	}
-	again, _ := htmlreport.SampleRuns(cands, 2, 2)
+	again, _ := dashboards.SampleRuns(cands, 2, 2)
 	for i := range picks {
 		if picks[i] != again[i] {
 			t.Errorf("sample not deterministic: %v vs %v", picks, again)
@@ -176,7 +176,7 @@ func TestSampleRuns(t *testing.T) {
 	if !strings.Contains(rule, "FNV-1a") || !strings.Contains(rule, "4 of 5 runs") {
 		t.Errorf("rule = %q", rule)
 	}
-	if p, _ := htmlreport.SampleRuns(cands, 10, 10); len(p) != 5 {
+	if p, _ := dashboards.SampleRuns(cands, 10, 10); len(p) != 5 {
 		t.Errorf("oversized sample: %d picks", len(p))
 	}
 }
@@ -230,7 +230,7 @@ func TestBrowser(t *testing.T) {
 		js = append(js, s.js)
 	}
 	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r2", "r0"}, Steps: js})
-	browsertest.Check(t, file, r, len(htmlreport.Charts(fixture(true))))
+	browsertest.Check(t, file, r, len(dashboards.Charts(fixture(true))))
 	for i, s := range steps {
 		if i >= len(r.Steps) || r.Steps[i] != s.want {
 			t.Errorf("step %d = %q, want %q", i, r.Steps[i], s.want)
@@ -441,13 +441,13 @@ func TestEveryRunInPage(t *testing.T) {
 // TestChartAxesAndLegends: every axis of every chart (and variant) has a
 // title, no legend scrolls, and shares are drawn in % (no axis goes to 1).
 func TestChartAxesAndLegends(t *testing.T) {
-	for _, c := range htmlreport.Charts(fixture(true)) {
-		opts := []htmlreport.Option{c.Option}
+	for _, c := range dashboards.Charts(fixture(true)) {
+		opts := []dashboards.Option{c.Option}
 		for _, v := range c.Variants {
 			opts = append(opts, v.Option)
 		}
 		for _, o := range opts {
-			for _, a := range []*htmlreport.Axis{o.XAxis, o.YAxis} {
+			for _, a := range []*dashboards.Axis{o.XAxis, o.YAxis} {
 				if a != nil && a.Name == "" {
 					t.Errorf("chart %s: an axis with no title", c.ID)
 				}
@@ -502,10 +502,10 @@ func TestHeadlineCards(t *testing.T) {
 func TestHeadlineFromCLI(t *testing.T) {
 	d := fixture(true)
 	d.Headline = []string{"None of the 3 runs ended on window length.", "No policy is named: <b>no</b> model family has the runs."}
-	d.Decision = htmlreport.Decision{Reason: "no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence)"}
+	d.Decision = dashboards.Decision{Reason: "no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence)"}
 	d.Recommendations = append(d.Recommendations,
-		htmlreport.Recommendation{Family: "thin", Runs: 3, Why: "insufficient evidence: 3 runs"},
-		htmlreport.Recommendation{Family: "kept", Runs: 30, Policy: "as-logged", Short: "as-logged", PolicyFamily: "logged", Why: "what ran"})
+		dashboards.Recommendation{Family: "thin", Runs: 3, Why: "insufficient evidence: 3 runs"},
+		dashboards.Recommendation{Family: "kept", Runs: 30, Policy: "as-logged", Short: "as-logged", PolicyFamily: "logged", Why: "what ran"})
 	page := render(t, d)
 	for _, want := range []string{"collect more runs (no recommendation yet)", "keep your current settings (what ran)"} {
 		if !strings.Contains(page, want) {

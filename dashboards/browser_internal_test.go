@@ -1,4 +1,4 @@
-package htmlreport
+package dashboards
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/trajmine/trajmine/htmlreport/browsertest"
+	"github.com/trajmine/trajmine/dashboards/browsertest"
 )
 
 // TestBrowserCatchesBadCharts draws deliberately broken charts and checks
