@@ -256,6 +256,9 @@ type RunDetail struct {
 	EndSource    string
 	EndWhy       string
 	Why          string // why it is in the sample: "top" or "sample"
+	// Parent is the run this one is a sub-agent or side-call of
+	// (runs.parent_run_id); "" for a main-agent run.
+	Parent string
 
 	Calls    []Call       // diag_calls, by turn
 	Policies []RunPolicy  // sim_runs and sim_calls, in Data.Policies order

@@ -184,7 +184,7 @@ func TestSampleRuns(t *testing.T) {
 // TestBrowser renders the fixture and loads it in headless Chromium: no
 // console error, no dialog (the hostile text never runs), no request but
 // the file, every chart drawn, the hostile strings shown as text; and a
-// screenshot of each section in testdata/out (ignored by git).
+// screenshot of each section (kept with -screenshots DIR).
 func TestBrowser(t *testing.T) {
 	browsertest.Chromium(t)
 	dir := t.TempDir()
@@ -192,7 +192,7 @@ func TestBrowser(t *testing.T) {
 	if err := os.WriteFile(file, []byte(render(t, fixture(true))), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shots := filepath.Join("testdata", "out", "fixture")
+	shots := browsertest.ShotDir(t, "fixture")
 	steps := []struct{ js, want string }{
 		// a header click sorts, the filter box filters
 		{`(function () { var t = document.getElementById('groups-table'); t.querySelector('th').click(); return t.tBodies[0].rows[0].cells[0].textContent; })()`, "claude-sonnet-4"},
@@ -364,7 +364,7 @@ func TestBrowserFile(t *testing.T) {
 			for (var i = 0; i < d.length; i += 4) { if ((Math.abs(d[i] - 242) < 12 && Math.abs(d[i + 1] - 142) < 12 && Math.abs(d[i + 2] - 43) < 12) || (Math.abs(d[i] - 78) < 12 && Math.abs(d[i + 1] - 121) < 12 && Math.abs(d[i + 2] - 167) < 12)) { n++; } }
 			return rs.length >= 2 && n > 20 ? 'replays drawn' : rs.length + ' replay series, ' + n + ' pixels of theirs'; })()`,
 	}
-	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: filepath.Join("testdata", "out", "file"), Select: []string{"r1"}, Steps: steps})
+	r := browsertest.Load(t, file, &browsertest.Options{ShotDir: browsertest.ShotDir(t, "file"), Select: []string{"r1"}, Steps: steps})
 	browsertest.Check(t, file, r, 0)
 	if len(r.Steps) != 2 || r.Steps[1] != "replays drawn" {
 		t.Errorf("a run outside the sample (%q): timeline %q", r.Steps[0], r.Steps[1:])
@@ -520,4 +520,25 @@ func TestHeadlineFromCLI(t *testing.T) {
 	if m == nil || m[1] != "no policy is named: no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence)" || strings.Contains(m[1], "halflife") {
 		t.Errorf("best-policy card does not state the CLI's none and reason: %v", m)
 	}
+}
+
+// TestPolicyRatioLegend: the policy-ratio chart plots each policy's total
+// ratio (Σ policy / Σ as-logged effective tokens, PolicyAgg.Ratio) with
+// its CI; its legend names what is plotted (it said "median", issue 32.5).
+func TestPolicyRatioLegend(t *testing.T) {
+	for _, c := range dashboards.Charts(fixture(true)) {
+		if c.ID != "policy-ratio" {
+			continue
+		}
+		var names []string
+		for _, s := range c.Option.Series {
+			names = append(names, s.Name)
+		}
+		// the fixture's all-runs ratios: 1, 0.8 and 0.6 (keep-all, mask, halflife)
+		if got := fmt.Sprint(names, c.Option.Series[1].Data); got != "[95 % CI total ratio (Σ policy / Σ as-logged)] [[1 keep-all] [0.8 mask(n=5)] [0.6 halflife]]" {
+			t.Errorf("policy-ratio series and points = %s", got)
+		}
+		return
+	}
+	t.Error("no policy-ratio chart")
 }

@@ -2,15 +2,20 @@
 // (chromedp) at 1440 px: it loads the file from a file:// URL with the
 // network cut, records console errors, exceptions, dialogs and every
 // request, opens every <details>, checks each chart through the ECharts
-// instance (a drawn canvas; every series with data drawn, and visible in
-// the legend when it has one; a title on every axis), and takes a
-// screenshot of the first screen and of each section. It is imported only
-// by tests (dashboards, cmd).
+// instance against its data (charts.js: the marks each series' data calls
+// for are drawn and the chart is not blank; the legend names the series,
+// each once; no line hides under another; no title, legend or axis is
+// clipped; every axis has a title), and takes a
+// screenshot of the first screen and of each section (kept under the test
+// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). It is
+// imported only by tests (dashboards, cmd).
 package browsertest
 
 import (
 	"context"
+	_ "embed"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,10 +62,12 @@ type Chart struct {
 	Canvas int    `json:"canvas"` // canvases with a non-zero size
 	SVG    int    `json:"svg"`
 	Inked  int    `json:"inked"` // sampled canvas pixels that are not transparent
-	// Problems are what the ECharts instance shows wrong: a series with
-	// data that draws nothing (e.g. one point with no symbol), a series
-	// with no legend entry or on a scrolled-away legend page, a legend over
-	// the plot, an axis with no title.
+	Marks  int    `json:"marks"` // data marks drawn (bars, points, lines, boxes, nodes)
+	// Problems are what the ECharts instance shows wrong (charts.js): marks
+	// missing for the data (a blank chart, a bar not drawn, one point with
+	// no symbol), a legend that does not match the series (an entry
+	// missing, stale, or two names for one thing), a line hidden under
+	// another, a clipped title, legend or axis, an axis with no title.
 	Problems []string `json:"problems"`
 }
 
@@ -102,6 +109,27 @@ type Options struct {
 
 // Width is the browser window's width in pixels.
 const Width = 1440
+
+// screenshots is where the browser tests keep their screenshots: the
+// -screenshots flag of the test binary, else $TRAJMINE_SCREENSHOTS.
+var screenshots = flag.String("screenshots", "", "keep the browser tests' screenshots (one PNG per page section at 1440 px) under `DIR` (default $TRAJMINE_SCREENSHOTS; none kept when both are empty)")
+
+// ShotDir is the directory a browser test named name writes its
+// screenshots to: name under the -screenshots directory (or
+// $TRAJMINE_SCREENSHOTS), else a temporary directory removed after the
+// test, so that the screenshots are taken (and checked) either way but kept
+// only when asked for.
+func ShotDir(t testing.TB, name string) string {
+	t.Helper()
+	dir := *screenshots
+	if dir == "" {
+		dir = os.Getenv("TRAJMINE_SCREENSHOTS")
+	}
+	if dir == "" {
+		return t.TempDir()
+	}
+	return filepath.Join(dir, name)
+}
 
 // Load opens file in headless Chromium (network cut: every host resolves
 // nowhere) and reports what happened.
@@ -315,71 +343,10 @@ func waitAttr(sel, name string) chromedp.Action[chromedp.Void] {
 	})
 }
 
-// chartsJS inspects every chart container: its canvases (with a sample of
-// non-transparent pixels) and SVGs, and through its ECharts instance:
+// chartsJS inspects every chart container: see charts.js.
 //
-//  1. every series with data that the legend leaves selected draws
-//     something: an element with an extent, where a polyline of fewer than
-//     two points counts as nothing (a one-call run with no symbol);
-//  2. when the chart has a legend, every series with data has an entry,
-//     the legend does not page (a scrolling legend hides entries), and it
-//     does not overlap the plot area (the grid);
-//  3. every shown x and y axis has a title.
-const chartsJS = `Array.from(document.querySelectorAll('[data-chart]')).map(function (el) {
-  var inked = 0, canvas = 0, problems = [];
-  el.querySelectorAll('canvas').forEach(function (c) {
-    if (c.width === 0 || c.height === 0) { return; }
-    canvas++;
-    var d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    for (var i = 3; i < d.length; i += 4 * 7) { if (d[i] !== 0) { inked++; } }
-  });
-  var ch = window.echarts && echarts.getInstanceByDom(el);
-  if (!ch) {
-    problems.push('no ECharts instance');
-  } else {
-    var model = ch.getModel(), opt = ch.getOption();
-    var legend = model.getComponent('legend', 0);
-    if (legend && legend.get('show') === false) { legend = null; }
-    var names = legend ? legend.getData().map(function (it) { return it.get('name'); }) : [];
-    if (legend && legend.get('type') === 'scroll') { problems.push('the legend scrolls: entries on other pages are hidden'); }
-    model.eachSeries(function (s) {
-      var n = s.getData().count();
-      if (n === 0) { return; }
-      var name = s.name || '';
-      if (legend && name && names.indexOf(name) < 0) { problems.push('series ' + name + ' has data but no legend entry'); }
-      if (model.isSeriesFiltered(s)) { return; }
-      var view = ch.getViewOfSeriesModel(s), drawn = 0;
-      if (view && view.group) {
-        view.group.traverse(function (e) {
-          if (e.isGroup || e.invisible || e.ignore) { return; }
-          if (e.shape && e.shape.points && e.shape.points.length <= 2 && e.type !== 'ec-symbol') { return; }
-          var r = e.getBoundingRect();
-          if (r.width > 0 || r.height > 0) { drawn++; }
-        });
-      }
-      if (drawn === 0) { problems.push('series ' + (name || s.subType) + ' has ' + n + ' data items but draws nothing'); }
-    });
-    var grid = model.getComponent('grid', 0);
-    if (legend && grid && grid.coordinateSystem) {
-      var lv = ch.getViewOfComponentModel(legend);
-      if (lv && lv.group) {
-        lv.group.updateTransform();
-        var lr = lv.group.getBoundingRect().clone();
-        if (lv.group.transform) { lr.applyTransform(lv.group.transform); }
-        var gr = grid.coordinateSystem.getRect();
-        if (lr.width > 0 && lr.y + lr.height > gr.y + 1 && lr.y < gr.y + gr.height && lr.x < gr.x + gr.width && lr.x + lr.width > gr.x) {
-          problems.push('the legend overlaps the plot (legend bottom ' + Math.round(lr.y + lr.height) + ' px, plot top ' + Math.round(gr.y) + ' px)');
-        }
-      }
-    }
-    ['xAxis', 'yAxis'].forEach(function (k) {
-      (opt[k] || []).forEach(function (a, i) {
-        if (a.show !== false && !a.name) { problems.push(k + '[' + i + '] has no title'); }
-      });
-    });
-  }
-  return { id: el.getAttribute('data-chart'), canvas: canvas, svg: el.querySelectorAll('svg').length, inked: inked, problems: problems };
-})`
+//go:embed charts.js
+var chartsJS string
 
 // Check fails t for every console error, dialog, request other than the
 // page itself, and chart without a drawn canvas or SVG; want is the
