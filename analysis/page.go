@@ -337,6 +337,15 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagno
 	for _, c := range DiagCallRows(r) {
 		rd.Calls = append(rd.Calls, dashboards.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
 	}
+	// its parent (a sub-agent's or side-call's): the page opens a
+	// main-agent run first (dashboards.DefaultRun)
+	runs, err := st.Runs(ctx, store.RunFilter{RunID: r.RunID})
+	if err != nil {
+		return rd, err
+	}
+	if len(runs) == 1 {
+		rd.Parent = runs[0].ParentRunID
+	}
 	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols, window, red)
 	if err != nil {
 		return rd, err
@@ -527,7 +536,7 @@ func redactPage(d *dashboards.Data, red *redact.Redactor) {
 	d.Sample = slices.Clone(d.Sample) // the Report's stay as they were
 	for i := range d.Sample {
 		r := &d.Sample[i]
-		r.RunID, r.Model, r.EndWhy = s(r.RunID), s(r.Model), s(r.EndWhy)
+		r.RunID, r.Model, r.EndWhy, r.Parent = s(r.RunID), s(r.Model), s(r.EndWhy), s(r.Parent)
 	}
 	d.Redacted = red.Count()
 }

@@ -3,6 +3,11 @@ package dashboards
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
 // Section ids, in page order (by importance: the answer first, then what
@@ -22,7 +27,8 @@ const (
 // Chart is one chart of the page: a stable id (its element and golden
 // file name), the section it belongs to, its ECharts option and, for charts
 // a selector switches, the variants (the first is shown first; Option is
-// then the first variant's).
+// then the default variant's). A chart whose data holds nothing to draw
+// is not drawn: Empty says why, and the page shows that sentence instead.
 type Chart struct {
 	ID       string
 	Section  string
@@ -31,6 +37,11 @@ type Chart struct {
 	Variants []ChartVariant
 	// Run is the sampled run (RunKey) a click on the chart opens; "" none.
 	Run string
+	// Caption is what the chart shows and from which table, under it as
+	// text (it wraps where a chart's subtitle would be cut); "" none.
+	Caption string
+	// Empty, when set, replaces the chart: why there is nothing to draw.
+	Empty string
 }
 
 // ChartVariant is one selectable state of a chart.
@@ -48,15 +59,25 @@ var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#
 
 func baseOption() Option {
 	return Option{
-		Tooltip:   &Tooltip{Trigger: "axis", RenderMode: "richText", Confine: true},
+		Tooltip:   richTooltip("axis"),
 		Color:     palette,
-		TextStyle: &TextStyle{FontFamily: "sans-serif"},
+		TextStyle: &opts.TextStyle{FontFamily: "sans-serif"},
 	}
 }
 
-func noData(o Option, text string) Option {
-	o.Graphic = append(o.Graphic, GraphicEl{Type: "text", Left: "center", Top: "middle", Style: GraphicStyle{Text: text, FontSize: 14, Fill: "#888"}})
-	return o
+// title is a centred chart title with a subtitle.
+func title(text, sub string) *opts.Title {
+	return &opts.Title{Title: text, Subtitle: sub, Left: "center"}
+}
+
+// grid is the plot area, its label-inclusive edges in pixels (or "3%").
+func grid(left, right, top, bottom string) *opts.Grid {
+	return &opts.Grid{Left: left, Right: right, Top: top, Bottom: bottom, ContainLabel: opts.Bool(true)}
+}
+
+// emptyChart is a chart with nothing to draw: the page shows why instead.
+func emptyChart(id, section, why string) Chart {
+	return Chart{ID: id, Section: section, Empty: why, Option: Option{Series: []Series{}}}
 }
 
 // Widths the legend layout assumes (pixels of a 1440 px page).
@@ -90,7 +111,7 @@ func withLegend(o *Option, top, w, below int, sel map[string]bool) {
 			names = append(names, se.Name)
 		}
 	}
-	o.Legend = &Legend{Top: fmt.Sprint(top), Selected: sel}
+	o.Legend = &opts.Legend{Top: fmt.Sprint(top), Selected: sel}
 	if o.Grid != nil {
 		o.Grid.Top = fmt.Sprint(top + 26*legendRows(names, w) + max(below, 20))
 	}
@@ -122,22 +143,39 @@ func Charts(d *Data) []Chart {
 	return cs
 }
 
+// categoryY is a category y axis of names, top to bottom, named name at its
+// top; width > 0 truncates the labels to that many pixels.
+func categoryY(name string, names []string, width int) *YAxis {
+	a := &YAxis{YAxis: opts.YAxis{Type: "category", Data: names, Inverse: opts.Bool(true), NameLocation: "start", Name: name}}
+	if width > 0 {
+		a.AxisLabel = &AxisLabel{AxisLabel: opts.AxisLabel{Width: width, Overflow: "truncate"}, Interval: intp(0)}
+	}
+	return a
+}
+
+// bar is a bar series named name.
+func bar(name string, data any) Series {
+	return Series{SingleSeries: charts.SingleSeries{Name: name, Type: types.ChartBar, Data: data}}
+}
+
 func endsChart(d *Data) Chart {
+	if len(d.Ends) == 0 {
+		return emptyChart("verdict-ends", SecVerdict, "Runs by end reason: no runs.")
+	}
 	o := baseOption()
-	o.Title = &Title{Text: "Runs by end reason", Subtext: "diag_runs.end_reason", Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "6%", Top: "70", Bottom: "20", ContainLabel: true}
+	o.Title = title("Runs by end reason", "diag_runs.end_reason")
+	o.Grid = grid("3%", "6%", "70", "20")
 	var labels []string
 	vals := []any{}
 	for _, c := range d.Ends {
 		labels = append(labels, orDash(c.Label))
 		vals = append(vals, c.N)
 	}
-	o.YAxis = &Axis{Type: "category", Data: labels, Inverse: true, NameLocation: "start", Name: "end reason"}
-	o.XAxis = &Axis{Type: "value", Name: "runs", NameLocation: "middle", NameGap: 25}
-	o.Series = []Series{{Name: "runs", Type: "bar", Data: vals, BarMaxWidth: 28, Label: &Label{Show: true, Position: "right"}}}
-	if len(vals) == 0 {
-		o = noData(o, "no runs")
-	}
+	o.YAxis = categoryY("end reason", labels, 0)
+	o.XAxis = &XAxis{XAxis: opts.XAxis{Type: "value", Name: "runs", NameLocation: "middle", NameGap: 25}}
+	s := bar("runs", vals)
+	s.BarMaxWidth, s.Label = "28", label("right", "")
+	o.Series = []Series{s}
 	return Chart{ID: "verdict-ends", Section: SecVerdict, Height: 300, Option: o}
 }
 
@@ -162,27 +200,35 @@ func peakBins(peaks []float64) ([]string, []any) {
 }
 
 func peaksChart(d *Data) Chart {
-	o := baseOption()
-	o.Title = &Title{Text: "Peak prompt as a share of the window", Subtext: fmt.Sprintf("%s runs with a known window (diag_runs.peak_share)", thousands(int64(len(d.Peaks)))), Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "70", Bottom: "40", ContainLabel: true}
-	labels, vals := peakBins(d.Peaks)
-	o.XAxis = &Axis{Type: "category", Data: labels, Name: "peak share", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Interval: 0, FontSize: 10}}
-	o.YAxis = &Axis{Type: "value", Name: "runs"}
-	o.Series = []Series{{Name: "runs", Type: "bar", Data: vals, Label: &Label{Show: true, Position: "top"}}}
-	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
 	if len(d.Peaks) == 0 {
-		o = noData(o, "no run has a known window")
+		return emptyChart("verdict-peaks", SecVerdict, "Peak prompt as a share of the window: no run has a known window.")
 	}
+	o := baseOption()
+	o.Title = title("Peak prompt as a share of the window", fmt.Sprintf("%s runs with a known window (diag_runs.peak_share)", thousands(int64(len(d.Peaks)))))
+	o.Grid = grid("3%", "4%", "70", "40")
+	labels, vals := peakBins(d.Peaks)
+	o.XAxis = &XAxis{XAxis: opts.XAxis{Type: "category", Data: labels, Name: "peak share", NameLocation: "middle", NameGap: 28},
+		AxisLabel: &AxisLabel{AxisLabel: opts.AxisLabel{FontSize: 10}, Interval: intp(0)}}
+	o.YAxis = &YAxis{YAxis: opts.YAxis{Type: "value", Name: "runs"}}
+	s := bar("runs", vals)
+	s.Label = label("top", "")
+	o.Series = []Series{s}
+	o.Tooltip = richTooltip("item")
 	return Chart{ID: "verdict-peaks", Section: SecVerdict, Height: 300, Option: o}
 }
 
 // windowLine is a mark line at the window.
-func windowLine(w int64) *MarkLine {
+func windowLine(w int64) *opts.MarkLines {
 	if w <= 0 {
 		return nil
 	}
-	return &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "insideEndTop", Formatter: "window " + thousands(w)},
-		LineStyle: &LineStyle{Type: "dashed", Color: "#c00", Width: 1.5}, Data: []MarkLineItem{{YAxis: w}}}
+	return markLines("insideEndTop", "window "+thousands(w), lineStyle("#c00", 1.5, "dashed"), opts.MarkLineNameYAxisItem{YAxis: w})
+}
+
+// line is a line series named name through data, with its points drawn
+// when there are fewer than two (one point draws no line).
+func line(name string, data any, points int) Series {
+	return Series{SingleSeries: charts.SingleSeries{Name: name, Type: types.ChartLine, Data: data, ShowSymbol: opts.Bool(points < 2), SymbolSize: 6}}
 }
 
 func smallMultiples(d *Data) []Chart {
@@ -196,19 +242,23 @@ func smallMultiples(d *Data) []Chart {
 		if r.Window > 0 {
 			share = "peak " + pct(r.PeakShare)
 		}
-		o.Title = &Title{Text: snippet(r.RunID, 34), Subtext: snippet(orDash(r.Model), 30) + " · " + share, Left: "center", TextStyle: &TextStyle{FontSize: 12}}
-		o.Grid = &Grid{Left: "4%", Right: "6%", Top: "56", Bottom: "24", ContainLabel: true}
+		o.Title = title(snippet(r.RunID, 34), snippet(orDash(r.Model), 30)+" · "+share)
+		o.Title.TitleStyle = &opts.TextStyle{FontSize: 12}
+		o.Grid = grid("4%", "6%", "56", "24")
 		data := make([][]int64, len(r.Calls))
 		for i, c := range r.Calls {
 			data[i] = []int64{c.Turn, c.Prompt}
 		}
-		o.XAxis = &Axis{Type: "value", Min: 0, SplitLine: &Show{Show: false}, Name: "model call", NameLocation: "middle", NameGap: 20, AxisLabel: &AxisLabel{FontSize: 9}}
+		o.XAxis = &XAxis{XAxis: opts.XAxis{Type: "value", Min: 0, SplitLine: &opts.SplitLine{Show: opts.Bool(false)}, Name: "model call", NameLocation: "middle", NameGap: 20},
+			AxisLabel: &AxisLabel{AxisLabel: opts.AxisLabel{FontSize: 9}}}
 		var ymax any
 		if r.Window > 0 {
 			ymax = max(r.Window, r.PeakTokens)
 		}
-		o.YAxis = &Axis{Type: "value", Min: 0, Max: ymax, AxisLabel: &AxisLabel{FontSize: 9}, Name: "prompt tokens"}
-		o.Series = []Series{{Name: "prompt", Type: "line", Data: data, ShowSymbol: boolp(len(data) < 2), SymbolSize: 6, AreaStyle: &AreaStyle{Opacity: 0.15}, MarkLine: windowLine(r.Window)}}
+		o.YAxis = &YAxis{YAxis: opts.YAxis{Type: "value", Min: 0, Max: ymax, Name: "prompt tokens"}, AxisLabel: &AxisLabel{AxisLabel: opts.AxisLabel{FontSize: 9}}}
+		s := line("prompt", data, len(data))
+		s.AreaStyle, s.MarkLines = &opts.AreaStyle{Opacity: opts.Float(0.15)}, windowLine(r.Window)
+		o.Series = []Series{s}
 		cs = append(cs, Chart{ID: fmt.Sprintf("occ-small-%02d", len(cs)+1), Section: SecOccupancy, Height: 210, Option: o, Run: RunKey(sampleIndex(d, r.RunID))})
 	}
 	return cs
@@ -244,27 +294,84 @@ func sampleIndex(d *Data, id string) int {
 // RunKey is the key of sampled run i in selectors and variants.
 func RunKey(i int) string { return fmt.Sprintf("r%d", i) }
 
+// DefaultRun is the sampled run the page shows first (in the sampled-run
+// chart, the drill-down and the timeline): the main-agent run (no parent:
+// not a sub-agent's or a compaction's side-call) with the most calls, ties
+// to the first in the sample; when every sampled run has a parent, the
+// longest of them. -1 when nothing is sampled. The top runs by peak share
+// are often one-call side-calls (a compaction's summarizer call fills the
+// window by design), which show nothing of a run's course.
+func DefaultRun(d *Data) int {
+	best := -1
+	for i := range d.Sample {
+		r, b := &d.Sample[i], -1
+		if best >= 0 {
+			b = best
+		}
+		switch {
+		case b < 0:
+			best = i
+		case (r.Parent == "") != (d.Sample[b].Parent == ""):
+			if r.Parent == "" {
+				best = i
+			}
+		case len(r.Calls) > len(d.Sample[b].Calls):
+			best = i
+		}
+	}
+	return best
+}
+
+// defaultRunText says which run the page opens first and why.
+func defaultRunText(d *Data) string {
+	i := DefaultRun(d)
+	if i < 0 {
+		return ""
+	}
+	r := &d.Sample[i]
+	if r.Parent != "" {
+		return fmt.Sprintf("Shown first: %s (%s calls), the longest sampled run (every sampled run is a sub-agent's or a side-call).", r.RunID, thousands(int64(len(r.Calls))))
+	}
+	return fmt.Sprintf("Shown first: %s (%s calls), the longest main-agent run of the sample (not a sub-agent's or a compaction's side-call).", r.RunID, thousands(int64(len(r.Calls))))
+}
+
 func runChart(d *Data) Chart {
-	c := Chart{ID: "occupancy-run", Section: SecOccupancy, Height: 420}
+	if len(d.Sample) == 0 {
+		return emptyChart("occupancy-run", SecOccupancy, "No run to show call by call.")
+	}
+	c := Chart{ID: "occupancy-run", Section: SecOccupancy, Height: 480,
+		Caption: "logged: the run's prompt per call (diag_calls.prompt_tokens: logged input incl. cache, else the estimate), the wide line; each policy's line is its replay at the run's own window (sim_calls.prompt_tokens; keep-all, dashed, is the simulator's reconstruction of the logged prompts); a line that stops early overflowed there; the dashed red line is the window. Click legend entries to show more policies."}
 	for i := range d.Sample {
 		c.Variants = append(c.Variants, ChartVariant{Key: RunKey(i), Label: d.Sample[i].RunID, Option: runOption(d, &d.Sample[i])})
 	}
-	if len(c.Variants) > 0 {
-		c.Option = c.Variants[0].Option
-	} else {
-		c.Option = noData(baseOption(), "no runs")
-		c.Option.Series = []Series{}
-	}
+	c.Option = c.Variants[DefaultRun(d)].Option
 	return c
 }
 
+// runLines styles the lines of a run's prompts so that none hides another
+// where they coincide (a replay often equals what was logged): logged is
+// drawn first and widest, half transparent; keep-all (the reconstruction)
+// dashed above it; the other policies narrower and solid on top.
+func runLines(s *Series, kind string, color string) {
+	switch kind {
+	case "logged":
+		s.LineStyle = &opts.LineStyle{Color: color, Width: 5, Opacity: opts.Float(0.45)}
+	case "keep-all":
+		s.LineStyle = lineStyle(color, 2.5, "dashed")
+	default:
+		s.LineStyle = lineStyle(color, 1.5, "")
+	}
+	s.ItemStyle = &opts.ItemStyle{Color: color}
+}
+
 // runOption is one run's prompt per call: diag_calls' prompt and each
-// policy's sim_calls prompt, as a dataset (the drill-down table reads it).
+// policy's sim_calls prompt, as a dataset whose first row names the
+// columns (the drill-down table reads it).
 func runOption(d *Data, r *RunDetail) Option {
 	o := baseOption()
-	o.Title = &Title{Text: snippet(r.RunID, 80), Subtext: fmt.Sprintf("%s · %s · window %s", orDash(r.Model), orDash(r.Format), windowText(r.Window)), Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "110", Bottom: "60", ContainLabel: true}
-	dims := []string{"call", "logged"}
+	o.Title = title(snippet(r.RunID, 80), fmt.Sprintf("%s · %s · window %s", orDash(r.Model), orDash(r.Format), windowText(r.Window)))
+	o.Grid = grid("3%", "4%", "110", "60")
+	dims := []any{"call", "logged"}
 	points := len(r.Calls)
 	n := 0
 	for _, c := range r.Calls {
@@ -275,33 +382,37 @@ func runOption(d *Data, r *RunDetail) Option {
 		n = max(n, len(p.Prompts))
 		points = min(points, len(p.Prompts))
 	}
-	src := make([][]any, n)
-	for i := range src {
+	src := make([][]any, n+1)
+	src[0] = dims
+	for i := range n {
 		row := make([]any, len(dims))
 		row[0] = i
-		src[i] = row
+		src[i+1] = row
 	}
 	for _, c := range r.Calls {
 		if c.Turn >= 0 {
-			src[c.Turn][1] = c.Prompt
+			src[c.Turn+1][1] = c.Prompt
 		}
 	}
 	for j, p := range r.Policies {
 		for i, v := range p.Prompts {
-			src[i][2+j] = v
+			src[i+1][2+j] = v
 		}
 	}
-	o.Dataset = &Dataset{Dimensions: dims, Source: src}
+	o.Dataset = &opts.Dataset{Source: src}
 	sel := map[string]bool{}
 	rec := familyPolicy(d, r.Family)
-	// a run with one call (or a policy line of one point) draws its point
-	symbols := boolp(points < 2)
-	series := []Series{{Name: "logged", Type: "line", Encode: map[string]any{"x": "call", "y": "logged"}, ShowSymbol: symbols,
-		LineStyle: &LineStyle{Width: 2.5, Color: "#222"}, ItemStyle: &ItemStyle{Color: "#222"}, MarkLine: windowLine(r.Window), Z: 3}}
+	logged := line("logged", nil, points)
+	logged.Encode = &opts.Encode{X: "call", Y: "logged"}
+	runLines(&logged, "logged", "#1f3b5b")
+	logged.MarkLines = windowLine(r.Window)
+	series := []Series{logged}
 	for j, p := range r.Policies {
-		series = append(series, Series{Name: p.Policy, Type: "line", Encode: map[string]any{"x": "call", "y": p.Policy}, ShowSymbol: symbols,
-			LineStyle: &LineStyle{Width: 1.5}, ItemStyle: &ItemStyle{Color: palette[j%len(palette)]}})
-		sel[p.Policy] = j == 0 || p.Policy == rec
+		s := line(p.Policy, nil, points)
+		s.Encode = &opts.Encode{X: "call", Y: p.Policy}
+		runLines(&s, p.Policy, palette[j%len(palette)])
+		series = append(series, s)
+		sel[p.Policy] = j == 0 || p.Policy == rec || p.Policy == d.BestPolicy
 	}
 	sel["logged"] = true
 	o.Series = series
@@ -314,8 +425,8 @@ func runOption(d *Data, r *RunDetail) Option {
 			ymax = r.Window
 		}
 	}
-	o.YAxis = &Axis{Type: "value", Name: "prompt tokens", Min: 0, Max: ymax}
-	o.DataZoom = []DataZoom{{Type: "inside", XAxisIndex: 0}, {Type: "slider", XAxisIndex: 0, Height: 18, Bottom: 8}}
+	o.YAxis = &YAxis{YAxis: opts.YAxis{Type: "value", Name: "prompt tokens", Min: 0, Max: ymax}}
+	o.DataZoom = []DataZoom{{DataZoom: opts.DataZoom{Type: "inside", XAxisIndex: 0}}, {DataZoom: opts.DataZoom{Type: "slider", XAxisIndex: 0}, Height: 18, Bottom: 8}}
 	return o
 }
 
@@ -341,9 +452,12 @@ func compactCurve(c []KMPoint) [][]float64 {
 }
 
 func survivalChart(d *Data) Chart {
+	if len(d.Boundary) == 0 {
+		return emptyChart("survival", SecSurvival, "Reading boundary: no runs.")
+	}
 	o := baseOption()
-	o.Title = &Title{Text: "Reading boundary: runs not stopped while reading (1 − Aalen–Johansen incidence)", Subtext: "by model call, finishing a competing outcome; logged runs (diag_runs) and each policy's replay (sim_runs)", Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "120", Bottom: "40", ContainLabel: true}
+	o.Title = title("Reading boundary: runs not stopped while reading", "1 − the Aalen–Johansen incidence of a stop while reading, by model call")
+	o.Grid = grid("3%", "4%", "120", "40")
 	rec := recommended(d)
 	sel := map[string]bool{}
 	var series []Series
@@ -353,25 +467,29 @@ func survivalChart(d *Data) Chart {
 		for _, p := range curve {
 			p[1] = round3(100 * p[1]) // survival in %
 		}
-		se := Series{Name: name, Type: "line", Step: "end", Data: curve, ShowSymbol: boolp(len(curve) < 2), LineStyle: &LineStyle{Width: 1.5}}
+		se := line(name, curve, len(curve))
+		se.Step = "end"
+		kind := name
 		if i == 0 {
-			se.LineStyle = &LineStyle{Width: 3, Color: "#222"}
-			se.ItemStyle = &ItemStyle{Color: "#222"}
-			se.MarkLine = &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "insideEndTop", Formatter: "50 %: the boundary"},
-				LineStyle: &LineStyle{Type: "dashed", Color: "#c00"}, Data: []MarkLineItem{{YAxis: 50}}}
+			kind = "logged"
+			se.MarkLines = markLines("insideEndTop", "50 %: the boundary", lineStyle("#c00", 0, "dashed"), opts.MarkLineNameYAxisItem{YAxis: 50})
 		}
+		color := palette[(i-1+len(palette))%len(palette)]
+		if i == 0 {
+			color = "#222"
+		}
+		runLines(&se, kind, color)
 		series = append(series, se)
-		sel[name] = i <= 1 || rec[name] || len(rec) == 0
-	}
-	if len(series) == 0 {
-		o = noData(o, "no runs")
-		series = []Series{}
+		// shown first: the logged curve, keep-all and the policies the
+		// report names (the others from the legend)
+		sel[name] = i == 0 || name == "keep-all" || rec[name] || name == d.BestPolicy
 	}
 	o.Series = series
 	withLegend(&o, 62, fullWidth, 16, sel)
 	o.XAxis = zeroAxis("model call")
-	o.YAxis = &Axis{Type: "value", Name: "not yet stopped while reading (%)", Min: 0, Max: 100, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
-	return Chart{ID: "survival", Section: SecSurvival, Height: 460, Option: o}
+	o.YAxis = &YAxis{YAxis: opts.YAxis{Type: "value", Name: "not stopped (%)", Min: 0, Max: 100}, AxisLabel: &AxisLabel{AxisLabel: opts.AxisLabel{Formatter: "{value} %"}}}
+	return Chart{ID: "survival", Section: SecSurvival, Height: 460, Option: o,
+		Caption: "Per curve, the share of runs not yet stopped while reading at each model call: 1 − the Aalen–Johansen incidence, finishing being a competing outcome; the logged runs (diag_runs) and each policy's replay (sim_runs). The boundary is where a curve falls to 50 %. Shown first: logged, keep-all and the policies the report names; click legend entries for the others."}
 }
 
 // policyGroups returns the comparison's groups: "" (all runs) first, then families in order.
@@ -415,118 +533,135 @@ func groupLabel(g string, d *Data) string {
 	return fmt.Sprintf("%s (%s runs)", g, thousands(int64(n)))
 }
 
+// policyCaptions say what each policy chart plots, from which columns.
+var policyCaptions = map[string]string{
+	"policy-ratio":    "Tokens ×: Σ policy / Σ as-logged effective tokens (prompts + predicted re-invocations + summarizer input) on the same calls, the total over the runs (simulate's TOKENS ×, sim_runs.as_logged_tokens), with its run-level bootstrap 95 % CI; the dashed line is what ran.",
+	"policy-outcomes": "Saved: runs lost under what ran (as-logged overflows, or the log ended on window length) that the policy gets through; lost: runs the policy overflows where what ran fits; overflow: runs the policy overflows (sim_runs.saved, lost, status).",
+	"policy-reinv":    "Uses of an output that was hidden or cut at the using call, per 100 replayed calls (sim_runs.reinvocations / calls).",
+	"policy-cost":     "Cost × = Σ cost_cached_usd / Σ as_logged_cost_cached_usd over the priced runs, with prompt caching (the objective), and the same without caching; the dashed line is what ran.",
+}
+
 func policyCharts(d *Data) []Chart {
 	ids := []string{"policy-ratio", "policy-outcomes", "policy-reinv", "policy-cost"}
 	cs := make([]Chart, len(ids))
 	for i, id := range ids {
-		cs[i] = Chart{ID: id, Section: SecPolicies, Height: 150 + 26*max(len(d.Policies), 3)}
+		cs[i] = Chart{ID: id, Section: SecPolicies, Height: 150 + 26*max(len(d.Policies), 3), Caption: policyCaptions[id]}
 	}
-	for _, g := range policyGroups(d) {
+	groups := policyGroups(d)
+	for _, g := range groups {
 		var aggs []PolicyAgg
 		for _, a := range d.Comparison {
 			if a.Group == g {
 				aggs = append(aggs, a)
 			}
 		}
-		key, label := GroupKey(g), groupLabel(g, d)
-		for i, o := range []Option{ratioOption(aggs, label), outcomesOption(aggs, label), reinvOption(aggs, label), costOption(aggs, label)} {
-			cs[i].Variants = append(cs[i].Variants, ChartVariant{Key: key, Label: label, Option: o})
+		key, lbl := GroupKey(g), groupLabel(g, d)
+		for i, o := range []Option{ratioOption(aggs, lbl), outcomesOption(aggs, lbl), reinvOption(aggs, lbl), costOption(aggs, lbl)} {
+			cs[i].Variants = append(cs[i].Variants, ChartVariant{Key: key, Label: lbl, Option: o})
 		}
 	}
-	for i := range cs {
-		if len(cs[i].Variants) > 0 {
-			cs[i].Option = cs[i].Variants[0].Option
-		} else {
-			cs[i].Option = noData(baseOption(), "no runs")
-			cs[i].Option.Series = []Series{}
+	if len(groups) == 0 {
+		for i := range cs {
+			cs[i] = emptyChart(ids[i], SecPolicies, "No runs were replayed.")
 		}
+		return cs
+	}
+	for i := range cs {
+		cs[i].Option = cs[i].Variants[0].Option
+	}
+	// the first group is all runs: what none of its rows has, no group has
+	all := cs[0].Variants[0].Label
+	if !slices.ContainsFunc(d.Comparison, func(a PolicyAgg) bool { return a.Group == "" && a.ReinvPer100 > 0 }) && strings.HasPrefix(all, "all runs") {
+		cs[2] = emptyChart("policy-reinv", SecPolicies, "Predicted re-invocations: none. No policy hid or cut an output that a later call used (0 re-invocations per 100 calls for every policy).")
+	}
+	if !slices.ContainsFunc(d.Comparison, func(a PolicyAgg) bool { return a.Group == "" && a.Priced > 0 }) && strings.HasPrefix(all, "all runs") {
+		cs[3] = emptyChart("policy-cost", SecPolicies, "Cost against what ran: no run is priced (no model of the runs is in the price table).")
 	}
 	return cs
 }
 
-func policyAxis(aggs []PolicyAgg) *Axis {
+// policyBars is a horizontal bar chart with one row per policy of aggs,
+// in their order, against the value axis x.
+func policyBars(title, sub string, aggs []PolicyAgg, x *XAxis) Option {
+	o := hbarOption(title, sub)
 	names := make([]string, len(aggs))
 	for i, a := range aggs {
 		names[i] = a.Policy
 	}
-	return &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "policy", AxisLabel: &AxisLabel{Interval: 0, Width: 220, Overflow: "truncate"}}
-}
-
-// policyBars is a horizontal bar chart with one row per policy of aggs,
-// in their order, against the value axis x.
-func policyBars(title, sub string, aggs []PolicyAgg, x *Axis) Option {
-	o := hbarOption(title, sub)
-	o.YAxis, o.XAxis = policyAxis(aggs), x
+	o.YAxis, o.XAxis = categoryY("policy", names, 220), x
 	return o
 }
 
 // valueAxis is a value axis named name, the name centred along it.
-func valueAxis(name string) *Axis {
-	return &Axis{Type: "value", Name: name, NameLocation: "middle", NameGap: 28}
+func valueAxis(name string) *XAxis {
+	return &XAxis{XAxis: opts.XAxis{Type: "value", Name: name, NameLocation: "middle", NameGap: 28}}
 }
 
 // zeroAxis is a valueAxis that starts at 0.
-func zeroAxis(name string) *Axis {
+func zeroAxis(name string) *XAxis {
 	a := valueAxis(name)
 	a.Min = 0
 	return a
 }
 
-func hbarOption(title, sub string) Option {
+func hbarOption(text, sub string) Option {
 	o := baseOption()
-	o.Title = &Title{Text: title, Subtext: sub, Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "8%", Top: "90", Bottom: "40", ContainLabel: true}
+	o.Title = title(text, sub)
+	o.Grid = grid("3%", "8%", "90", "40")
 	return o
 }
 
-func ratioOption(aggs []PolicyAgg, label string) Option {
-	o := policyBars("Tokens against what ran (as-logged): total and 95 % CI", label+" · Σ policy / Σ as-logged effective tokens (prompts + re-invocations + summarizer input) on the same calls, run-level bootstrap (sim_runs.as_logged_tokens)", aggs, zeroAxis("token ratio (× as-logged)"))
+// asLoggedLine is the dashed reference line at 1 × what ran.
+func asLoggedLine() *opts.MarkLines {
+	return markLines("end", "what ran", lineStyle("#888", 0, "dashed"), opts.MarkLineNameXAxisItem{XAxis: 1})
+}
+
+func ratioOption(aggs []PolicyAgg, group string) Option {
+	o := policyBars("Tokens × what ran: total and 95 % CI", group, aggs, zeroAxis("tokens × what ran (as-logged)"))
 	box := make([]any, len(aggs))
-	med := make([]any, len(aggs))
+	tot := make([]any, len(aggs))
 	for i, a := range aggs {
 		box[i] = []float64{round4(a.RatioLo), round4(a.Ratio), round4(a.Ratio), round4(a.Ratio), round4(a.RatioHi)}
-		med[i] = []any{round4(a.Ratio), a.Policy}
+		tot[i] = []any{round4(a.Ratio), a.Policy}
 	}
-	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
-	o.Series = []Series{
-		{Name: "95 % CI", Type: "boxplot", Data: box, ItemStyle: &ItemStyle{Color: "#fff", BorderColor: "#4e79a7", BorderWidth: 2}},
-		{Name: "median", Type: "scatter", Data: med, SymbolSize: 9, ItemStyle: &ItemStyle{Color: "#e15759"}, Z: 3,
-			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "as-logged"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
-	}
+	o.Tooltip = richTooltip("item")
+	ci := Series{SingleSeries: charts.SingleSeries{Name: "95 % CI", Type: types.ChartBoxPlot, Data: box,
+		ItemStyle: &opts.ItemStyle{Color: "#fff", BorderColor: "#4e79a7", BorderWidth: 2}}}
+	total := Series{SingleSeries: charts.SingleSeries{Name: "total ratio (Σ policy / Σ as-logged)", Type: types.ChartScatter, Data: tot, SymbolSize: 9,
+		ItemStyle: &opts.ItemStyle{Color: "#e15759"}, MarkLines: asLoggedLine()}}
+	o.Series = []Series{ci, total}
 	withLegend(&o, 56, halfWidth, 10, nil)
 	return o
 }
 
-func outcomesOption(aggs []PolicyAgg, label string) Option {
-	o := policyBars("Runs saved from overflow", label+" · SAVED: lost under what ran (as-logged overflows, or the log ended on window length), the policy gets through; LOST: the policy overflows where what ran fits (sim_runs.saved, lost)", aggs, valueAxis("runs"))
+func outcomesOption(aggs []PolicyAgg, group string) Option {
+	o := policyBars("Runs saved from overflow", group, aggs, valueAxis("runs"))
 	saved, lost, over := make([]any, len(aggs)), make([]any, len(aggs)), make([]any, len(aggs))
 	for i, a := range aggs {
 		saved[i], lost[i], over[i] = a.Saved, a.Lost, a.Overflow
 	}
-	o.Series = []Series{
-		{Name: "saved", Type: "bar", Data: saved, ItemStyle: &ItemStyle{Color: "#59a14f"}},
-		{Name: "lost", Type: "bar", Data: lost, ItemStyle: &ItemStyle{Color: "#e15759"}},
-		{Name: "overflow", Type: "bar", Data: over, ItemStyle: &ItemStyle{Color: "#bab0ac"}},
+	o.Series = []Series{bar("saved", saved), bar("lost", lost), bar("overflow", over)}
+	for i, c := range []string{"#59a14f", "#e15759", "#bab0ac"} {
+		o.Series[i].ItemStyle = &opts.ItemStyle{Color: c}
 	}
 	withLegend(&o, 56, halfWidth, 10, nil)
 	return o
 }
 
-func reinvOption(aggs []PolicyAgg, label string) Option {
-	o := policyBars("Predicted re-invocations per 100 calls", label+" · uses of an output that was hidden or cut at the using call, per 100 replayed calls (sim_runs.reinvocations / calls)", aggs, valueAxis("re-invocations per 100 calls"))
+func reinvOption(aggs []PolicyAgg, group string) Option {
+	o := policyBars("Predicted re-invocations per 100 calls", group, aggs, valueAxis("re-invocations per 100 calls"))
 	v := make([]any, len(aggs))
 	for i, a := range aggs {
 		v[i] = round3(a.ReinvPer100)
 	}
-	o.Series = []Series{{Name: "re-invocations per 100 calls", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#f28e2b"}, Label: &Label{Show: true, Position: "right"}}}
-	if !slices.ContainsFunc(aggs, func(a PolicyAgg) bool { return a.ReinvPer100 > 0 }) {
-		o = noData(o, "no policy hid or cut an output that a later call used: 0 re-invocations")
-	}
+	s := bar("re-invocations per 100 calls", v)
+	s.ItemStyle, s.Label = &opts.ItemStyle{Color: "#f28e2b"}, label("right", "")
+	o.Series = []Series{s}
 	return o
 }
 
-func costOption(aggs []PolicyAgg, label string) Option {
-	o := policyBars("Cost against what ran (as-logged), with and without prompt caching", label+" · cost × = Σ cost_cached_usd / Σ as_logged_cost_cached_usd (the objective), and the same without caching; priced runs only", aggs, zeroAxis("cost ratio (× as-logged)"))
+func costOption(aggs []PolicyAgg, group string) Option {
+	sub := group
 	plain, cached := make([]any, len(aggs)), make([]any, len(aggs))
 	priced := false
 	for i, a := range aggs {
@@ -536,15 +671,16 @@ func costOption(aggs []PolicyAgg, label string) Option {
 		priced = true
 		plain[i], cached[i] = round4(a.Uncached), round4(a.Cost)
 	}
-	o.Series = []Series{
-		{Name: "cost × (with caching)", Type: "bar", Data: cached, ItemStyle: &ItemStyle{Color: "#76b7b2"},
-			MarkLine: &MarkLine{Silent: true, Symbol: []string{"none", "none"}, Label: &Label{Show: true, Position: "end", Formatter: "as-logged"}, LineStyle: &LineStyle{Type: "dashed", Color: "#888"}, Data: []MarkLineItem{{XAxis: 1}}}},
-		{Name: "without caching", Type: "bar", Data: plain, ItemStyle: &ItemStyle{Color: "#4e79a7"}},
-	}
-	withLegend(&o, 56, halfWidth, 10, nil)
 	if !priced {
-		o = noData(o, "no priced run (no model in the price table)")
+		sub += " · no priced run"
 	}
+	o := policyBars("Cost × what ran, with and without caching", sub, aggs, zeroAxis("cost × what ran (as-logged)"))
+	c := bar("cost × (with caching)", cached)
+	c.ItemStyle, c.MarkLines = &opts.ItemStyle{Color: "#76b7b2"}, asLoggedLine()
+	u := bar("without caching", plain)
+	u.ItemStyle = &opts.ItemStyle{Color: "#4e79a7"}
+	o.Series = []Series{c, u}
+	withLegend(&o, 56, halfWidth, 10, nil)
 	return o
 }
 
@@ -552,28 +688,29 @@ func costOption(aggs []PolicyAgg, label string) Option {
 const RentTop = 15
 
 func rentChart(d *Data) Chart {
-	o := hbarOption("Token rent by tool", fmt.Sprintf("share of Σ est_tokens × the calls that carried them (diag_rent); top %d", RentTop))
 	rows := d.Rent
 	if len(rows) > RentTop {
 		rows = rows[:RentTop]
 	}
+	if len(rows) == 0 {
+		return emptyChart("rent-tools", SecRent, "Token rent by tool: no tool output was carried by a later call.")
+	}
+	o := hbarOption("Token rent by tool", fmt.Sprintf("share of Σ est_tokens × the calls that carried them (diag_rent); top %d", RentTop))
 	names := make([]string, len(rows))
 	v := make([]any, len(rows))
 	for i, t := range rows {
 		names[i] = orDash(t.Tool)
 		v[i] = round3(100 * t.Share)
 	}
-	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "tool", AxisLabel: &AxisLabel{Interval: 0, Width: 200, Overflow: "truncate"}}
+	o.YAxis = categoryY("tool", names, 200)
 	o.XAxis = zeroAxis("% of token rent")
-	o.Series = []Series{{Name: "share of rent (%)", Type: "bar", Data: v, ItemStyle: &ItemStyle{Color: "#b07aa1"}, Label: &Label{Show: true, Position: "right", Formatter: "{c} %"}}}
-	if len(rows) == 0 {
-		o = noData(o, "no tool output was carried by a later call")
-	}
+	s := bar("share of rent (%)", v)
+	s.ItemStyle, s.Label = &opts.ItemStyle{Color: "#b07aa1"}, label("right", "{c} %")
+	o.Series = []Series{s}
 	return Chart{ID: "rent-tools", Section: SecRent, Height: 140 + 26*max(len(rows), 3), Option: o}
 }
 
 func recommendChart(d *Data) Chart {
-	o := hbarOption("Expected saving of the recommended policy (held-out runs)", "1 − Σ policy / Σ what ran on held-out runs, in the currency the family was decided in (cost with prompt caching; per solved task where outcomes are known; tokens where nothing is priced), with a bootstrap 95 % CI; families short of runs have none")
 	var names []string
 	box, med := []any{}, []any{}
 	for _, r := range d.Recommendations {
@@ -589,17 +726,20 @@ func recommendChart(d *Data) Chart {
 		box = append(box, []float64{lo, mid, mid, mid, hi})
 		med = append(med, []any{mid, name})
 	}
-	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
-	o.YAxis = &Axis{Type: "category", Data: names, Inverse: true, NameLocation: "start", Name: "family: policy", AxisLabel: &AxisLabel{Interval: 0, Width: 260, Overflow: "truncate"}}
-	o.XAxis = &Axis{Type: "value", Name: "expected saving (% of what ran)", NameLocation: "middle", NameGap: 28, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
-	o.Series = []Series{
-		{Name: "95 % CI", Type: "boxplot", Data: box, ItemStyle: &ItemStyle{Color: "#fff", BorderColor: "#59a14f", BorderWidth: 2}},
-		{Name: "saving", Type: "scatter", Data: med, SymbolSize: 9, ItemStyle: &ItemStyle{Color: "#59a14f"}, Z: 3},
-	}
 	if len(names) == 0 {
-		o = noData(o, "no family had enough runs to hold some out")
+		return emptyChart("recommend-saving", SecRecommendations, "Expected saving: no family has one yet. A family needs enough runs to hold some out (≥ 10 training and ≥ 5 held-out runs); the table says what each lacks.")
 	}
-	return Chart{ID: "recommend-saving", Section: SecRecommendations, Height: 140 + 30*max(len(names), 2), Option: o}
+	o := hbarOption("Expected saving of the recommended policy (held-out runs)", "1 − Σ policy / Σ what ran on the held-out runs, with a bootstrap 95 % CI")
+	o.Tooltip = richTooltip("item")
+	o.YAxis = categoryY("family: policy", names, 260)
+	o.XAxis = &XAxis{XAxis: opts.XAxis{Type: "value", Name: "expected saving (% of what ran)", NameLocation: "middle", NameGap: 28},
+		AxisLabel: &AxisLabel{AxisLabel: opts.AxisLabel{Formatter: "{value} %"}}}
+	ci := Series{SingleSeries: charts.SingleSeries{Name: "95 % CI", Type: types.ChartBoxPlot, Data: box,
+		ItemStyle: &opts.ItemStyle{Color: "#fff", BorderColor: "#59a14f", BorderWidth: 2}}}
+	sv := Series{SingleSeries: charts.SingleSeries{Name: "saving", Type: types.ChartScatter, Data: med, SymbolSize: 9, ItemStyle: &opts.ItemStyle{Color: "#59a14f"}}}
+	o.Series = []Series{ci, sv}
+	return Chart{ID: "recommend-saving", Section: SecRecommendations, Height: 140 + 30*max(len(names), 2), Option: o,
+		Caption: "In the currency the family was decided in (cost with prompt caching; per solved task where outcomes are known; tokens where nothing is priced: in brackets); families short of runs have none."}
 }
 
 func safeDiv(a, b float64) float64 {
@@ -609,12 +749,16 @@ func safeDiv(a, b float64) float64 {
 	return a / b
 }
 
+// behaviourChart draws each family's rates per 100 model calls
+// (manage_context operations, compactions): what every family has, tool
+// or not. The shares (shallow ops, re-enable rate, thrash share) are of
+// manage_context operations: 0 for a family with none, they stay in the
+// table.
 func behaviourChart(bs []BehaviourProfile) Chart {
-	o := hbarOption("manage_context behaviour by model family", "shares per family (behaviour profiles)")
 	var metrics []string
 	for _, b := range bs {
 		for _, m := range b.Metrics {
-			if m.Unit == "%" && !slices.Contains(metrics, m.Name) {
+			if m.Unit == "" && strings.HasSuffix(m.Name, "per 100 calls") && !slices.Contains(metrics, m.Name) {
 				metrics = append(metrics, m.Name)
 			}
 		}
@@ -622,24 +766,31 @@ func behaviourChart(bs []BehaviourProfile) Chart {
 	fams := make([]string, len(bs))
 	for i, b := range bs {
 		fams[i] = b.Family
+		if b.Label != "" {
+			fams[i] += " (" + b.Label + ")"
+		}
 	}
-	o.YAxis = &Axis{Type: "category", Data: fams, Inverse: true, NameLocation: "start", Name: "model family"}
-	o.XAxis = &Axis{Type: "value", Name: "share (%)", NameLocation: "middle", NameGap: 28, Min: 0, AxisLabel: &AxisLabel{Formatter: "{value} %"}}
+	o := hbarOption("manage_context operations and compactions by model family", "per 100 model calls (behaviour profiles)")
+	o.YAxis = categoryY("model family", fams, 0)
+	o.XAxis = zeroAxis("per 100 model calls")
+	nonzero := false
 	for _, name := range metrics {
 		v := make([]any, len(bs))
 		for i, b := range bs {
+			v[i] = 0.0
 			for _, m := range b.Metrics {
 				if m.Name == name {
-					v[i] = round3(100 * m.Value)
+					v[i] = round3(m.Value)
+					nonzero = nonzero || v[i] != 0.0
 				}
 			}
 		}
-		o.Series = append(o.Series, Series{Name: name, Type: "bar", Data: v})
+		o.Series = append(o.Series, bar(name, v))
+	}
+	if !nonzero {
+		return emptyChart("behaviour", SecBehaviour, "manage_context behaviour: no family used manage_context or compacted its context (0 per 100 calls for every family).")
 	}
 	withLegend(&o, 56, fullWidth, 10, nil)
-	if len(metrics) == 0 {
-		o = noData(o, "no share metric")
-		o.Series = []Series{}
-	}
-	return Chart{ID: "behaviour", Section: SecBehaviour, Height: 140 + 40*max(len(bs), 2), Option: o}
+	return Chart{ID: "behaviour", Section: SecBehaviour, Height: 140 + 40*max(len(bs), 2), Option: o,
+		Caption: "Rates per 100 model calls, by model family (its manage_context label in brackets). The shares of manage_context operations (shallow ops, re-enable rate, thrash share) are in the table: they are 0 for a family that never calls it."}
 }

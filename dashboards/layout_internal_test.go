@@ -57,7 +57,7 @@ func TestProcessLayout(t *testing.T) {
 	}
 	// the chart draws the self-loop through its loop point
 	c := processChart(pm)
-	links := c.Option.Series[0].Links
+	links, _ := c.Option.Series[0].Links.([]GraphLink)
 	if !slices.ContainsFunc(links, func(l GraphLink) bool {
 		return l.Source == loopNode("b") && l.Target == "b" && l.Label.Formatter == "2"
 	}) {

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
 // The process map's artificial start and end nodes, as mining names them
@@ -156,8 +160,6 @@ func nodeCount(ns []ProcessNode, id string) int64 {
 	return 0
 }
 
-func f64p(f float64) *float64 { return &f }
-
 // nodeColor shades a node from light to dark blue by t in [0, 1] and
 // returns the label colour that reads on it.
 func nodeColor(t float64) (fill, text string) {
@@ -200,7 +202,7 @@ func processChart(pm *ProcessMap) Chart {
 			edges = top
 		}
 		o := baseOption()
-		o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
+		o.Tooltip = richTooltip("item")
 		sub := "left to right from start; box shade and edge width: how often; edge label: transitions (count)"
 		if mode == "performance" {
 			sub = "left to right from start; box shade and edge width: mean duration; edge label: mean time between the two activities"
@@ -208,7 +210,7 @@ func processChart(pm *ProcessMap) Chart {
 		if len(edges) < len(all) {
 			sub += fmt.Sprintf(" · %d of %d transitions (all from start and to end, each activity's most frequent in and out, then the most frequent)", len(edges), len(all))
 		}
-		o.Title = &Title{Text: "Process map (directly-follows graph)", Subtext: sub, Left: "center"}
+		o.Title = title("Process map (directly-follows graph)", sub)
 		var nmax, emax float64
 		for _, n := range nodes {
 			nmax = max(nmax, val(mode, n.Count, n.MeanMS))
@@ -239,12 +241,13 @@ func processChart(pm *ProcessMap) Chart {
 		var gn []GraphNode
 		for _, id := range []string{StartNode, EndNode} {
 			p := pos[id]
-			color, label := "#59a14f", "start"
+			color, lbl := "#59a14f", "start"
 			if id == EndNode {
-				color, label = "#e15759", "end"
+				color, lbl = "#e15759", "end"
 			}
-			gn = append(gn, GraphNode{Name: id, SymbolSize: 34, Symbol: "circle", X: f64p(p[0]), Y: f64p(p[1]), ItemStyle: &ItemStyle{Color: color},
-				Label: &Label{Show: true, Position: "bottom", Formatter: label, FontSize: 12, Color: "#333"}})
+			l := label("bottom", lbl)
+			l.FontSize, l.Color = 12, "#333"
+			gn = append(gn, GraphNode{GraphNode: opts.GraphNode{Name: id, SymbolSize: 34, Symbol: "circle", ItemStyle: &opts.ItemStyle{Color: color}}, X: p[0], Y: p[1], Label: l})
 		}
 		for _, n := range nodes {
 			p := pos[n.ID]
@@ -254,20 +257,21 @@ func processChart(pm *ProcessMap) Chart {
 			if mode == "performance" {
 				f = "{b}\n" + durationText(n.MeanMS)
 			}
-			gn = append(gn, GraphNode{Name: name[n.ID], Value: round3(v), Symbol: "roundRect", SymbolSize: []int{150, 40}, X: f64p(p[0]), Y: f64p(p[1]),
-				ItemStyle: &ItemStyle{Color: fill, BorderColor: "#2171b5", BorderWidth: 1},
-				Label:     &Label{Show: true, Position: "inside", Formatter: f, FontSize: 11, LineHeight: 14, Color: text, Width: 140, Overflow: "truncate"}})
+			l := label("inside", f)
+			l.FontSize, l.LineHeight, l.Color, l.Width, l.Overflow = 11, 14, text, 140, "truncate"
+			gn = append(gn, GraphNode{GraphNode: opts.GraphNode{Name: name[n.ID], Value: float32(round3(v)), Symbol: "roundRect", SymbolSize: []int{150, 40},
+				ItemStyle: &opts.ItemStyle{Color: fill, BorderColor: "#2171b5", BorderWidth: 1}}, X: p[0], Y: p[1], Label: l})
 			if _, ok := loops[n.ID]; ok {
 				// a self-loop is drawn through a point above the node
 				// (ECharts draws no edge from a node to itself)
-				gn = append(gn, GraphNode{Name: loopNode(name[n.ID]), Symbol: "circle", SymbolSize: 1, X: f64p(p[0]), Y: f64p(p[1] - 0.62*rowGap),
-					ItemStyle: &ItemStyle{Color: "#b07aa1"}, Label: &Label{Show: false}})
+				gn = append(gn, GraphNode{GraphNode: opts.GraphNode{Name: loopNode(name[n.ID]), Symbol: "circle", SymbolSize: 1, ItemStyle: &opts.ItemStyle{Color: "#b07aa1"}},
+					X: p[0], Y: p[1] - 0.62*rowGap, Label: noLabel()})
 			}
 		}
 		var links []GraphLink
 		for _, e := range edges {
 			v := val(mode, e.Count, e.MeanMS)
-			ls := &LineStyle{Width: round3(1 + 6*safeDiv(v, emax)), Opacity: 0.75, Color: "#6b7f99"}
+			ls := &opts.LineStyle{Width: float32(round3(1 + 6*safeDiv(v, emax))), Opacity: opts.Float(0.75), Color: "#6b7f99"}
 			lf, lt := layer[e.From], layer[e.To]
 			switch {
 			case e.From == e.To:
@@ -278,25 +282,26 @@ func processChart(pm *ProcessMap) Chart {
 			case lt > lf+1:
 				ls.Curveness = 0.2 // skips a layer
 			}
-			label := &Label{Show: true, Formatter: thousands(e.Count), FontSize: 10, Color: "#333"}
+			el := &opts.EdgeLabel{Show: opts.Bool(true), Formatter: thousands(e.Count), FontSize: 10, Color: "#333"}
 			if mode == "performance" {
-				label.Formatter = durationText(e.MeanMS)
+				el.Formatter = durationText(e.MeanMS)
 			}
 			if e.inferred {
-				label = &Label{Show: false}
+				el = &opts.EdgeLabel{Show: opts.Bool(false)}
 				ls.Type = "dashed"
 			}
 			if e.From == e.To {
 				ls.Curveness = 0.9
 				up := *ls
-				links = append(links, GraphLink{Source: name[e.From], Target: loopNode(name[e.From]), Value: round3(v), LineStyle: &up, Label: &Label{Show: false}, Symbol: []string{"none", "none"}},
-					GraphLink{Source: loopNode(name[e.From]), Target: name[e.To], Value: round3(v), LineStyle: ls, Label: label})
+				links = append(links, GraphLink{GraphLink: opts.GraphLink{Source: name[e.From], Target: loopNode(name[e.From]), Value: float32(round3(v)), LineStyle: &up,
+					Label: &opts.EdgeLabel{Show: opts.Bool(false)}}, Symbol: []string{"none", "none"}},
+					GraphLink{GraphLink: opts.GraphLink{Source: loopNode(name[e.From]), Target: name[e.To], Value: float32(round3(v)), LineStyle: ls, Label: el}})
 				continue
 			}
-			links = append(links, GraphLink{Source: name[e.From], Target: name[e.To], Value: round3(v), LineStyle: ls, Label: label})
+			links = append(links, GraphLink{GraphLink: opts.GraphLink{Source: name[e.From], Target: name[e.To], Value: float32(round3(v)), LineStyle: ls, Label: el}})
 		}
-		o.Series = []Series{{Name: mode, Type: "graph", Top: "100", Bottom: "40", Left: "60", Right: "60", Layout: "none", Roam: true, Data: gn, Links: links, EdgeSym: []string{"none", "arrow"},
-			EdgeLabel: &Label{Show: true, FontSize: 10}}}
+		o.Series = []Series{{SingleSeries: charts.SingleSeries{Name: mode, Type: types.ChartGraph, Top: "100", Bottom: "40", Left: "60", Right: "60", Layout: "none", Roam: opts.Bool(true),
+			Data: gn, Links: links, EdgeSymbol: []string{"none", "arrow"}, EdgeLabel: &opts.EdgeLabel{Show: opts.Bool(true), FontSize: 10}}}}
 		c.Variants = append(c.Variants, ChartVariant{Key: key, Label: key, Option: o})
 	}
 	c.Option = c.Variants[0].Option
@@ -400,47 +405,67 @@ func activityColours(vs []Variant) []ActivityColour {
 const VariantSteps = 40
 
 // variantsChart draws each variant as a row of coloured activity blocks in
-// order (a sequence chart), labelled with its runs and share: one stacked
-// bar series per position, each block coloured by its activity.
+// order (a sequence chart), labelled with its rank, runs and share: one
+// stacked bar series per position, each block coloured by its activity.
+// A variant of no events (runs with no activity: no tool call, no context
+// operation) has nothing to draw: it keeps its rank in the table and the
+// subtitle counts its runs, but gets no row.
 func variantsChart(vs []Variant) Chart {
-	o := hbarOption("Variants: activity sequences", "each row one distinct sequence of activities, in order; block colour: the activity")
-	o.Tooltip = &Tooltip{Trigger: "item", Formatter: "{b}", RenderMode: "richText", Confine: true}
 	colour := map[string]string{}
 	for _, k := range activityColours(vs) {
 		colour[k.Name] = k.Colour
 	}
 	steps := 0
-	rows := make([]string, len(vs))
+	var rows []string
+	var drawn []Variant
+	var none int64
+	noneShare := 0.0
 	for i, v := range vs {
+		if len(v.Activities) == 0 {
+			none += v.Runs
+			noneShare += v.Share
+			continue
+		}
 		runs := "runs"
 		if v.Runs == 1 {
 			runs = "run"
 		}
-		rows[i] = fmt.Sprintf("#%d · %s %s (%s)", i+1, thousands(v.Runs), runs, pct(v.Share))
+		rows = append(rows, fmt.Sprintf("#%d · %s %s (%s)", i+1, thousands(v.Runs), runs, pct(v.Share)))
+		drawn = append(drawn, v)
 		steps = max(steps, min(len(v.Activities), VariantSteps))
 	}
+	if len(drawn) == 0 {
+		return emptyChart("process-variants", SecProcess, "Variants: no run has an activity (no tool call or context operation).")
+	}
+	sub := "each row one distinct sequence of activities, in order; block colour: the activity"
+	if none > 0 {
+		sub += fmt.Sprintf(" · not drawn: %s runs (%s) with no events", thousands(none), pct(noneShare))
+	}
+	o := hbarOption("Variants: activity sequences", sub)
+	o.Tooltip = richTooltip("item")
+	o.Tooltip.Formatter = "{b}"
 	for k := range steps {
-		data := make([]any, len(vs))
-		for i, v := range vs {
+		data := make([]any, len(drawn))
+		for i, v := range drawn {
 			switch {
 			case k >= len(v.Activities):
 				data[i] = nil
 			case k == VariantSteps-1 && len(v.Activities) > VariantSteps:
-				data[i] = BarItem{Value: 1, Name: fmt.Sprintf("… %d more", len(v.Activities)-k), ItemStyle: &ItemStyle{Color: "#ccc"}}
+				data[i] = opts.BarData{Value: 1, Name: fmt.Sprintf("… %d more", len(v.Activities)-k), ItemStyle: &opts.ItemStyle{Color: "#ccc"}}
 			default:
 				a := v.Activities[k]
-				data[i] = BarItem{Value: 1, Name: a, ItemStyle: &ItemStyle{Color: colour[a], BorderColor: "#fff", BorderWidth: 1}}
+				data[i] = opts.BarData{Value: 1, Name: a, ItemStyle: &opts.ItemStyle{Color: colour[a], BorderColor: "#fff", BorderWidth: 1}}
 			}
 		}
-		o.Series = append(o.Series, Series{Type: "bar", Stack: "variant", Data: data, BarWidth: "70%",
-			Label: &Label{Show: steps <= 16, Position: "inside", Formatter: "{b}", FontSize: 10, Color: "#fff", Width: max(20, 1000/max(steps, 1)-6), Overflow: "truncate"}})
+		s := Series{SingleSeries: charts.SingleSeries{Type: types.ChartBar, Stack: "variant", Data: data, BarWidth: "70%"}}
+		s.Label = label("inside", "{b}")
+		s.Label.Show = opts.Bool(steps <= 16)
+		s.Label.FontSize, s.Label.Color, s.Label.Width, s.Label.Overflow = 10, "#fff", max(20, 1000/max(steps, 1)-6), "truncate"
+		o.Series = append(o.Series, s)
 	}
-	o.YAxis = &Axis{Type: "category", Data: rows, Inverse: true, NameLocation: "start", Name: "variant", AxisLabel: &AxisLabel{Interval: 0}}
-	o.XAxis = &Axis{Type: "value", Name: "activity position in the run", NameLocation: "middle", NameGap: 28, Min: 0, Max: max(steps, 1), MinInterval: 1}
+	o.YAxis = categoryY("variant", rows, 0)
+	o.YAxis.AxisLabel = &AxisLabel{Interval: intp(0)}
+	o.XAxis = &XAxis{XAxis: opts.XAxis{Type: "value", Name: "activity position in the run", NameLocation: "middle", NameGap: 28, Min: 0, Max: max(steps, 1), MinInterval: 1}}
 	o.Grid.Top = "70"
-	if len(vs) == 0 {
-		o = noData(o, "no variants")
-		o.Series = []Series{}
-	}
-	return Chart{ID: "process-variants", Section: SecProcess, Height: 130 + 30*max(len(vs), 2), Option: o}
+	return Chart{ID: "process-variants", Section: SecProcess, Height: 130 + 30*max(len(drawn), 2), Option: o}
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
-// EChartsVersion is the vendored ECharts (assets/echarts.min.js, from the
-// npm package echarts; the version go-echarts v2.6.7 targets).
+// EChartsVersion is the vendored ECharts (assets/echarts.min.js, the npm
+// package echarts@5.4.3's dist/echarts.min.js, byte for byte): the version
+// go-echarts v2.6.7, whose option types build the charts, targets.
 const EChartsVersion = "5.4.3"
 
 var (
@@ -141,6 +142,10 @@ type view struct {
 	// VariantKey is the variants chart's activity colours.
 	VariantKey []ActivityColour
 	Groups     []string // comparison groups, "" (all runs) first
+	// DefaultRun is the sampled run shown first (DefaultRun), and
+	// DefaultRunText says which and why.
+	DefaultRun     int
+	DefaultRunText string
 
 	// JSON blocks (marshalled and escaped by html/template in
 	// <script type="application/json">)
@@ -173,6 +178,9 @@ type runsJSON struct {
 	// Recommended is each family's recommended policy (short name): the
 	// timeline's default policy for the family's runs.
 	Recommended map[string]string `json:"recommended"`
+	// Default is the key of the sampled run shown first (DefaultRun); ""
+	// none.
+	Default string `json:"default"`
 	// All is every run's compact record (allRunsJSON), gzip-compressed and
 	// base64-encoded; AllRuns is their number.
 	All     string `json:"all"`
@@ -233,6 +241,9 @@ func runsOf(d *Data) runsJSON {
 	for _, r := range d.Recommendations {
 		out.Recommended[r.Family] = r.Short
 	}
+	if i := DefaultRun(d); i >= 0 {
+		out.Default = RunKey(i)
+	}
 	for i, p := range d.Policies {
 		out.Policies[i] = p.Short
 	}
@@ -289,13 +300,16 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		return err
 	}
 	v := view{D: d, Head: headlineOf(d), Charts: charts, VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
-		Script: template.JS(pageJS), Style: template.CSS(reportCSS), Version: EChartsVersion}
+		Script: template.JS(pageJS), Style: template.CSS(reportCSS), Version: EChartsVersion, DefaultRun: DefaultRun(d), DefaultRunText: defaultRunText(d)}
 	if o.noLibrary {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
 	v.RunsJSON.All = all
 	v.LibraryHash, v.ScriptHash = cspHash(string(v.Library)), cspHash(pageJS)
 	for _, c := range charts {
+		if c.Empty != "" {
+			continue // not drawn: the page says why
+		}
 		cj := chartJSON{ID: c.ID, Option: c.Option}
 		for _, x := range c.Variants {
 			cj.Variants = append(cj.Variants, variantJSON(x))

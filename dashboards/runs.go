@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
 )
 
 // RunPoints is the most calls of a run the page's compact record keeps:
@@ -222,10 +226,13 @@ func endColour(reason string, i int) string {
 // prompt, coloured by end reason; a click opens the run in the drill-down
 // (the third value of a point is its index in Data.Runs).
 func runsScatter(d *Data) Chart {
+	if len(d.Runs) == 0 {
+		return emptyChart("runs-scatter", SecOccupancy, "Every run: no run records.")
+	}
 	o := baseOption()
-	o.Title = &Title{Text: "Every run: length against peak prompt", Subtext: fmt.Sprintf("%s runs (diag_runs, diag_calls) by end reason; click a point to open the run", thousands(int64(len(d.Runs)))), Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "90", Bottom: "40", ContainLabel: true}
-	o.Tooltip = &Tooltip{Trigger: "item", RenderMode: "richText", Confine: true}
+	o.Title = title("Every run: length against peak prompt", fmt.Sprintf("%s runs (diag_runs, diag_calls) by end reason; click a point to open the run", thousands(int64(len(d.Runs)))))
+	o.Grid = grid("3%", "4%", "90", "40")
+	o.Tooltip = richTooltip("item")
 	var reasons []string
 	for _, r := range d.Runs {
 		if !slices.Contains(reasons, orDash(r.EndReason)) {
@@ -240,16 +247,15 @@ func runsScatter(d *Data) Chart {
 				pts = append(pts, []int64{int64(len(r.Calls)), r.PeakTokens, int64(k)})
 			}
 		}
-		o.Series = append(o.Series, Series{Name: reason, Type: "scatter", Data: pts, SymbolSize: 6, Large: len(d.Runs) > 2000,
-			ItemStyle: &ItemStyle{Color: endColour(reason, i)}})
+		s := Series{SingleSeries: charts.SingleSeries{Name: reason, Type: types.ChartScatter, Data: pts, SymbolSize: 6, ItemStyle: &opts.ItemStyle{Color: endColour(reason, i)}}}
+		if len(d.Runs) > 2000 {
+			s.Large = opts.Bool(true)
+		}
+		o.Series = append(o.Series, s)
 	}
 	withLegend(&o, 56, fullWidth, 10, nil)
 	o.XAxis = zeroAxis("model calls")
-	o.YAxis = &Axis{Type: "value", Name: "peak prompt tokens", Min: 0}
-	if len(d.Runs) == 0 {
-		o = noData(o, "no run records")
-		o.Series = []Series{}
-	}
+	o.YAxis = &YAxis{YAxis: opts.YAxis{Type: "value", Name: "peak prompt tokens", Min: 0}}
 	return Chart{ID: "runs-scatter", Section: SecOccupancy, Height: 420, Option: o}
 }
 
@@ -258,14 +264,15 @@ func runsScatter(d *Data) Chart {
 // call as logged and under the policy, the tool outputs' tokens on a
 // second axis, compactions and the overflow as marks on the same calls).
 func timelineChart(d *Data) Chart {
-	o := baseOption()
-	o.Title = &Title{Text: "Run timeline", Subtext: "prompt tokens per model call, as logged and under the chosen policy; tool outputs, compactions and overflow on the same calls", Left: "center"}
-	o.Grid = &Grid{Left: "3%", Right: "4%", Top: "100", Bottom: "60", ContainLabel: true}
-	o.XAxis = zeroAxis("model call")
-	o.YAxis = &Axis{Type: "value", Name: "prompt tokens", Min: 0}
-	o.Series = []Series{}
 	if len(d.Runs) == 0 {
-		o = noData(o, "no runs")
+		return emptyChart("run-timeline", SecDrilldown, "No run to show.")
 	}
-	return Chart{ID: "run-timeline", Section: SecDrilldown, Height: 480, Option: o}
+	o := baseOption()
+	o.Title = title("Run timeline", "prompt tokens per model call, as logged and under the chosen policy")
+	o.Grid = grid("3%", "4%", "100", "60")
+	o.XAxis = zeroAxis("model call")
+	o.YAxis = &YAxis{YAxis: opts.YAxis{Type: "value", Name: "prompt tokens", Min: 0}}
+	o.Series = []Series{}
+	return Chart{ID: "run-timeline", Section: SecDrilldown, Height: 480, Option: o,
+		Caption: "logged (wide): the run's prompt per call as logged; the chosen policy's replay (dashed) is drawn over it, so both show where they agree; tool outputs' tokens on the right axis; compactions and overflows as marks on their calls."}
 }

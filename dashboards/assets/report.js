@@ -110,6 +110,17 @@
 
   function pct(f) { return (100 * f).toFixed(1) + '%'; }
 
+  // usd is a run's cost, the same in the run list and the drill-down:
+  // cents from $1 up, four decimals below (a cheap run is not $0.00)
+  function usd(x) { return '$' + x.toFixed(x >= 1 ? 2 : 4); }
+
+  // columns splits a dataset whose first row names the columns (the
+  // sampled-run chart's): {dims, rows}
+  function columnsOf(ds) {
+    var src = ds && ds.source ? ds.source : [];
+    return { dims: src.length ? src[0] : ['call', 'logged'], rows: src.slice(1) };
+  }
+
   // --- sortable, filterable tables ----------------------------------------
 
   // sortKey reads a cell as a number when it starts like one (1,234; 12.5%;
@@ -306,7 +317,7 @@
     list.rows.slice(from, from + PAGE).forEach(function (r) {
       var row = el('tr', null, r.i === openIndex ? 'open' : '');
       [r.id, r.model, r.family, r.format, fmt(r.calls), fmt(r.peak), r.window > 0 ? pct(r.share) : '-',
-        r.window > 0 ? fmt(r.window) : 'unknown', r.end, r.endSrc, r.cost >= 0 ? '$' + r.cost.toFixed(2) : '-',
+        r.window > 0 ? fmt(r.window) : 'unknown', r.end, r.endSrc, r.cost >= 0 ? usd(r.cost) : '-',
         r.rec >= 0 ? r.rec.toFixed(3) : '-', r.sample >= 0 ? 'yes' : ''].forEach(function (v, c) {
         row.appendChild(el('td', v, c < 4 || c === 8 ? 'text' : ''));
       });
@@ -407,9 +418,13 @@
     if (r.window > 0) {
       marks.push({ name: 'window', yAxis: r.window, label: { formatter: 'window ' + fmt(r.window), position: 'insideEndTop' }, lineStyle: { color: '#c00', type: 'dashed' } });
     }
+    // logged is drawn first and widest, half transparent; every replay is
+    // drawn over it, narrower (dashed when it is the chosen policy's), so
+    // that a replay equal to the log (as-logged's, keep-all's) shows on it
+    // instead of hiding under it
     var series = [{
-      name: 'as logged', type: 'line', data: logged, showSymbol: one, symbolSize: 7, z: 3,
-      lineStyle: { width: 2.5, color: '#1f3b5b' }, itemStyle: { color: '#1f3b5b' },
+      name: 'logged', type: 'line', data: logged, showSymbol: one, symbolSize: 7,
+      lineStyle: { width: 5, color: '#1f3b5b', opacity: 0.45 }, itemStyle: { color: '#1f3b5b' },
       markLine: { silent: true, symbol: ['none', 'none'], data: marks }
     }];
     var note = '';
@@ -418,8 +433,8 @@
       for (var j = 0; j < s.policies.length; j++) { if (s.policies[j].policy === policy) { k = j; } }
       var opt = variant('occupancy-run', 'r' + r.sample);
       if (k >= 0 && opt && opt.dataset) {
-        var col = opt.dataset.dimensions.indexOf(policy);
-        var pdata = opt.dataset.source.filter(function (row) { return row[col] !== null && row[col] !== undefined; }).map(function (row) { return [row[0], row[col]]; });
+        var ds = columnsOf(opt.dataset), col = ds.dims.indexOf(policy);
+        var pdata = ds.rows.filter(function (row) { return row[col] !== null && row[col] !== undefined; }).map(function (row) { return [row[0], row[col]]; });
         var pm = [];
         var p = s.policies[k];
         if (p.overflow_call >= 0) {
@@ -428,8 +443,8 @@
         if (p.first_activation >= 0) {
           pm.push({ name: 'first acted', xAxis: p.first_activation, label: { formatter: policy + ' first acts', position: 'insideEndTop' }, lineStyle: { color: '#f28e2b', type: 'dotted' } });
         }
-        series.push({ name: policy, type: 'line', data: pdata, showSymbol: pdata.length < 2, symbolSize: 7, z: 2,
-          lineStyle: { width: 2, color: '#f28e2b' }, itemStyle: { color: '#f28e2b' },
+        series.push({ name: policy + ' (replay)', type: 'line', data: pdata, showSymbol: pdata.length < 2, symbolSize: 7,
+          lineStyle: { width: 2, color: '#f28e2b', type: 'dashed' }, itemStyle: { color: '#f28e2b' },
           markLine: { silent: true, symbol: ['none', 'none'], data: pm } });
       }
       var per = {};
@@ -447,11 +462,11 @@
       // the replays every run carries: as-logged and keep-all as references,
       // the chosen policy when it is one of them (all.tl)
       var rp = replays(r.i), drawn = [];
-      [[policy, '#f28e2b', 'solid', 2], ['as-logged', '#4e79a7', 'solid', 1.5], ['keep-all', '#999', 'dashed', 1.5]].forEach(function (x) {
+      [[policy, '#f28e2b', 'dashed', 2.5], ['as-logged', '#4e79a7', 'solid', 1.5], ['keep-all', '#999', 'dotted', 1.5]].forEach(function (x) {
         var pts = rp[x[0]];
         if (!pts || drawn.indexOf(x[0]) >= 0) { return; }
         drawn.push(x[0]);
-        series.push({ name: x[0] + ' (replay)', type: 'line', data: pts, showSymbol: pts.length < 2, symbolSize: 7, z: 2,
+        series.push({ name: x[0] + ' (replay)', type: 'line', data: pts, showSymbol: pts.length < 2, symbolSize: 7,
           lineStyle: { width: x[3], color: x[1], type: x[2] }, itemStyle: { color: x[1] } });
       });
       var stored = all.tl.filter(function (n) { return rp[n]; });
@@ -492,7 +507,7 @@
       ['calls', fmt(r.calls) + (r.est ? ' (' + fmt(r.est) + ' prompts estimated)' : '')],
       ['peak', fmt(r.peak) + (r.window > 0 ? ' (' + pct(r.share) + ' of the window)' : '')],
       ['end', r.end + ' (' + r.endSrc + ')' + (s && s.end_why ? ': ' + s.end_why : '')],
-      ['cost', r.cost >= 0 ? '$' + r.cost.toFixed(4) : 'unknown'],
+      ['cost', r.cost >= 0 ? usd(r.cost) : 'unknown'],
       ['under ' + (policySel ? policySel.value : ''), (function () {
         var o = outcome(r.i, policySel ? policySel.value : '');
         return o ? o.status + (o.overflow >= 0 ? ' (overflow at call ' + o.overflow + ')' : '') + ', ' + o.ratio.toFixed(3) + ' × what ran\'s tokens' : 'not simulated';
@@ -600,11 +615,11 @@
 
     // prompt per call per policy: the occupancy chart's dataset for this run
     var opt = variant('occupancy-run', key);
-    var ds = opt && opt.dataset ? opt.dataset : { dimensions: ['call', 'logged'], source: [] };
+    var ds = columnsOf(opt ? opt.dataset : null);
     var meta = {};
     r.calls.forEach(function (c) { meta[c[0]] = c; });
-    var head = ['call', 'source', 'compaction'].concat(ds.dimensions.slice(1));
-    fillTable(document.getElementById('drill-calls'), head, ds.source.map(function (row) {
+    var head = ['call', 'source', 'compaction'].concat(ds.dims.slice(1));
+    fillTable(document.getElementById('drill-calls'), head, ds.rows.map(function (row) {
       var m = meta[row[0]];
       var cells = [row[0], m ? (m[2] ? 'estimated' : 'logged') : '-', m && m[3] ? 'yes' : ''];
       return cells.concat(row.slice(1).map(fmt));
@@ -634,7 +649,7 @@
   document.querySelectorAll('select.run-select').forEach(function (sel) {
     sel.addEventListener('change', function () { selectRun(sel.value, false); });
   });
-  if (runs.runs.length > 0) { renderDrill(runs.runs[0].key); }
+  if (runs.runs.length > 0) { renderDrill(runs.default || runs.runs[0].key); }
 
   // --- clicks on charts and table rows open runs or filter the run list ---
 
@@ -686,7 +701,7 @@
   // --- decode the run records, then the page is ready ----------------------
 
   // firstRun is the run the page opens with: the one the address names
-  // (#run=<id>, as opening a run sets it), else the first sampled run
+  // (#run=<id>, as opening a run sets it)
   function firstRun() {
     var m = /^#run=(.*)$/.exec(location.hash);
     if (m) {
@@ -695,7 +710,10 @@
       var k = id === null ? -1 : all.id.indexOf(id);
       if (k >= 0) { return k; }
     }
-    for (var i = 0; i < all.sample.length; i++) { if (all.sample[i] === 0) { return i; } }
+    // else the sampled run the page shows first (the longest main-agent
+    // run of the sample: runs.default)
+    var first = runs.default ? Number(runs.default.slice(1)) : 0;
+    for (var i = 0; i < all.sample.length; i++) { if (all.sample[i] === first) { return i; } }
     return 0;
   }
 
