@@ -555,3 +555,91 @@ func TestPolicyRatioLegend(t *testing.T) {
 	}
 	t.Error("no policy-ratio chart")
 }
+
+// TestDefaultRun: the sampled run shown first is the main-agent run (no
+// parent) with the most calls, ties to the first in the sample; when every
+// sampled run has a parent, the longest of them; -1 with no sample.
+func TestDefaultRun(t *testing.T) {
+	run := func(parent string, calls int) dashboards.RunDetail {
+		return dashboards.RunDetail{Parent: parent, Calls: make([]dashboards.Call, calls)}
+	}
+	for _, tc := range []struct {
+		name   string
+		sample []dashboards.RunDetail
+		want   int
+	}{
+		{"none", nil, -1},
+		{"one", []dashboards.RunDetail{run("", 3)}, 0},
+		{"side-call first", []dashboards.RunDetail{run("s", 1), run("", 4), run("", 9)}, 2},
+		{"longer side-call", []dashboards.RunDetail{run("", 4), run("s", 40)}, 0},
+		{"tie to the first", []dashboards.RunDetail{run("s", 9), run("", 5), run("", 5)}, 1},
+		{"all side-calls", []dashboards.RunDetail{run("s", 2), run("t", 7), run("s", 7)}, 1},
+	} {
+		if got := dashboards.DefaultRun(&dashboards.Data{Sample: tc.sample}); got != tc.want {
+			t.Errorf("%s: DefaultRun = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestEmptyCharts: a chart whose data holds nothing to draw is not drawn
+// (no container, no option in the page) and the page says why instead.
+func TestEmptyCharts(t *testing.T) {
+	for _, tc := range []struct {
+		name, id, says string
+		edit           func(d *dashboards.Data)
+	}{
+		{"no held-out saving", "recommend-saving", "Expected saving: no family has one yet", func(d *dashboards.Data) {
+			for i := range d.Recommendations {
+				d.Recommendations[i].Saving = nil
+			}
+		}},
+		{"no rate", "behaviour", "no family used manage_context or compacted", func(d *dashboards.Data) {
+			for i := range d.Behaviour {
+				d.Behaviour[i].Metrics = []dashboards.Metric{{Name: "shallow ops", Value: 0.5, Unit: "%"}, {Name: "compactions per 100 calls", Value: 0}}
+			}
+		}},
+		{"no variant with events", "process-variants", "Variants: no run has an activity", func(d *dashboards.Data) {
+			d.Variants = []dashboards.Variant{{Runs: 3, Share: 1}}
+		}},
+		{"no re-invocation", "policy-reinv", "Predicted re-invocations: none", func(d *dashboards.Data) {
+			for i := range d.Comparison {
+				d.Comparison[i].ReinvPer100 = 0
+			}
+		}},
+		{"nothing priced", "policy-cost", "no run is priced", func(d *dashboards.Data) {
+			for i := range d.Comparison {
+				d.Comparison[i].Priced = 0
+			}
+		}},
+		{"no tool rent", "rent-tools", "no tool output was carried", func(d *dashboards.Data) { d.Rent = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := fixture(true)
+			tc.edit(d)
+			found := false
+			for _, c := range dashboards.Charts(d) {
+				if c.ID == tc.id {
+					found = true
+					if !strings.Contains(c.Empty, tc.says) {
+						t.Errorf("chart %s: Empty = %q, want it to say %q", c.ID, c.Empty, tc.says)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no chart %s", tc.id)
+			}
+			page := render(t, d)
+			if strings.Contains(page, `data-chart="`+tc.id+`"`) || strings.Contains(page, `"id":"`+tc.id+`"`) {
+				t.Errorf("the page draws the empty chart %s", tc.id)
+			}
+			if !strings.Contains(page, `<p class="nochart" id="chart-`+tc.id+`">`) || !strings.Contains(page, htmlText(tc.says)) {
+				t.Errorf("the page does not say why chart %s is empty", tc.id)
+			}
+		})
+	}
+}
+
+// htmlText is s as html/template writes it in text.
+func htmlText(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
