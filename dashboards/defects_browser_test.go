@@ -27,7 +27,8 @@ import (
 //   - timeline: the default policy is as-logged, whose replay is the
 //     logged line (two legend names for one thing, one line under the
 //     other);
-//   - titles: the policy charts' titles at half width (clipped).
+//   - titles: the policy charts' titles at half width (clipped);
+//   - and a page of no runs, where every chart is a sentence.
 func TestBrowserDefects(t *testing.T) {
 	browsertest.Chromium(t)
 	cases := []struct {
@@ -92,6 +93,16 @@ func TestBrowserDefects(t *testing.T) {
 			return d
 		}},
 		{name: "titles", charts: []string{"policy-ratio", "policy-outcomes", "policy-reinv", "policy-cost"}, data: func() *dashboards.Data { return fixture(true) }},
+		// no runs at all: every chart is a sentence, and the page still
+		// loads without an error (its script has no chart to draw)
+		{name: "no-runs", data: func() *dashboards.Data {
+			return &dashboards.Data{Title: "empty", Recommendations: []dashboards.Recommendation{}}
+		},
+			step: `String(document.querySelectorAll('[data-chart]').length) + ' charts, ' + document.querySelectorAll('p.nochart').length + ' sentences'`,
+			// ends, peaks, the four policy charts, every run, the sampled
+			// run, the timeline, rent, survival (no family: the
+			// recommendations section says it has none, without a chart)
+			want: "0 charts, 11 sentences"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
