@@ -304,18 +304,17 @@ func RunKey(i int) string { return fmt.Sprintf("r%d", i) }
 func DefaultRun(d *Data) int {
 	best := -1
 	for i := range d.Sample {
-		r, b := &d.Sample[i], -1
-		if best >= 0 {
-			b = best
-		}
-		switch {
-		case b < 0:
+		r := &d.Sample[i]
+		if best < 0 {
 			best = i
-		case (r.Parent == "") != (d.Sample[b].Parent == ""):
-			if r.Parent == "" {
+			continue
+		}
+		b := &d.Sample[best]
+		if main, bmain := r.Parent == "", b.Parent == ""; main != bmain {
+			if main {
 				best = i
 			}
-		case len(r.Calls) > len(d.Sample[b].Calls):
+		} else if len(r.Calls) > len(b.Calls) {
 			best = i
 		}
 	}
