@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/analysis"
-	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
@@ -594,13 +594,13 @@ func (o *ReportOptions) analysis(runs int) (*analysis.ReportOptions, error) {
 
 // writeReportHTML writes the page to a temporary file beside path and
 // renames it into place, so that a failed write leaves no half page.
-func writeReportHTML(path string, d *htmlreport.Data) error {
+func writeReportHTML(path string, d *dashboards.Data) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
-	if err := htmlreport.Write(f, d, nil); err != nil {
+	if err := dashboards.Write(f, d, nil); err != nil {
 		f.Close()
 		return err
 	}
