@@ -11,9 +11,9 @@ import (
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
-func ptrB(b bool) *bool          { return &b }
-func ptrF(f float64) *float64    { return &f }
-func at(min int) *time.Time      { t := time.Date(2026, 1, 2, 10, min, 0, 0, time.UTC); return &t }
+func ptrB(b bool) *bool           { return &b }
+func ptrF(f float64) *float64     { return &f }
+func at(min int) *time.Time       { t := time.Date(2026, 1, 2, 10, min, 0, 0, time.UTC); return &t }
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // planted is the two-group dataset with known truth: 40 tasks t00…t39 run
@@ -22,7 +22,7 @@ func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 //   - off solves t00…t15 (16/40 = 40 %); on solves t00…t27 (28/40 = 70 %):
 //     12 discordant pairs, all for on: McNemar p = 2/2¹² = 0.000488.
 //   - off costs 1 + 0.25·(i mod 5) dollars; on costs 0.6 × that × (1 ± 0.2),
-//     + for even i, − for odd: over every 10 tasks Σ off·(±1) = 0, so
+//   - for even i, − for odd: over every 10 tasks Σ off·(±1) = 0, so
 //     Σ on / Σ off = 0.6 exactly (−40 %) while the runs vary.
 //   - input tokens: off 100,000 + 10,000·(i mod 5), on 0.7 × that ×
 //     (1 ± 0.1): Σ on / Σ off = 0.7 (−30 %); steps 50 and 40 (−20 %);
