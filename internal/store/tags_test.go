@@ -29,8 +29,8 @@ func TestRunTags(t *testing.T) {
 	}{
 		{[]string{"./exp/on/"}, []schema.Tag{{Key: "dtoc", Value: "on"}, {Key: "seed", Value: "1"}}},
 		{[]string{"exp/off"}, []schema.Tag{{Key: "dtoc", Value: "off"}}},
-		{[]string{"exp/on/sub"}, []schema.Tag{{Key: "seed", Value: "2"}}},    // nearer than exp/on for b
-		{[]string{"exp/off"}, []schema.Tag{{Key: "dtoc", Value: "none"}}},    // replaces off
+		{[]string{"exp/on/sub"}, []schema.Tag{{Key: "seed", Value: "2"}}},       // nearer than exp/on for b
+		{[]string{"exp/off"}, []schema.Tag{{Key: "dtoc", Value: "none"}}},       // replaces off
 		{[]string{"exp/off/c.traj.json"}, []schema.Tag{{Key: "x", Value: "y"}}}, // a file
 	} {
 		if err := st.SetTags(ctx, step.paths, step.tags); err != nil {
