@@ -114,7 +114,15 @@ func (c *Comparison) overall() *Row {
 // a note for the comparisons it leaves unchecked.
 func (r *Result) Plans(replay string) ([]Plan, []string) {
 	var plans []Plan
-	var notes []string
+	// notes: one per reason, naming the comparisons it holds for
+	var reasons []string
+	who := map[string][]string{}
+	note := func(c *Comparison, reason string) {
+		if _, ok := who[reason]; !ok {
+			reasons = append(reasons, reason)
+		}
+		who[reason] = append(who[reason], c.Group+" vs "+c.Reference)
+	}
 	info := map[string]GroupInfo{}
 	for _, g := range r.Groups {
 		info[g.Name] = g
@@ -126,10 +134,17 @@ func (r *Result) Plans(replay string) ([]Plan, []string) {
 			continue
 		}
 		p := Plan{Group: c.Group, Reference: c.Reference}
-		if replay != "" {
+		switch {
+		case replay != "":
 			p.Policy, p.Mechanism, p.Replayed = replay, "--replay", c.Reference
 			p.Reason = fmt.Sprintf("the %s runs replayed under %s (--replay)", c.Reference, replay)
-		} else {
+		case r.By == ByModel || r.By == ByHarness:
+			note(c, fmt.Sprintf("the groups are %ss, and the simulator replays context policies, not %ss (--replay SPEC replays the reference's runs under a policy)", r.By, r.By))
+			continue
+		case row.Unpaired:
+			note(c, "no shared task: the observed difference mixes the tasks with the condition (--replay SPEC forces a check)")
+			continue
+		default:
 			g, ref := info[c.Group], info[c.Reference]
 			var inG, inRef []string
 			for _, m := range []struct {
@@ -147,16 +162,15 @@ func (r *Result) Plans(replay string) ([]Plan, []string) {
 			}
 			switch {
 			case len(inG) > 0 && len(inRef) > 0:
-				notes = append(notes, fmt.Sprintf("%s vs %s: the groups differ by mechanisms on both sides (%s; %s): no one replay predicts the change (--replay SPEC replays the %s runs under a policy)",
-					c.Group, c.Reference, strings.Join(inG, "+")+" in "+c.Group, strings.Join(inRef, "+")+" in "+c.Reference, c.Reference))
+				note(c, fmt.Sprintf("the groups differ by mechanisms on both sides (%s in %s; %s in %s): no one replay predicts the change (--replay SPEC replays the reference's runs under a policy)",
+					strings.Join(inG, "+"), c.Group, strings.Join(inRef, "+"), c.Reference))
 				continue
 			case len(inG) > 0:
 				p.Policy, p.Mechanism, p.Replayed, p.Invert = "keep-all", strings.Join(inG, "+"), c.Group, true
 			case len(inRef) > 0:
 				p.Policy, p.Mechanism, p.Replayed = "keep-all", strings.Join(inRef, "+"), c.Reference
 			default:
-				notes = append(notes, fmt.Sprintf("%s vs %s: no replayable context policy separates the groups (neither calls manage_context, compacts or masks where the other does not); --replay SPEC replays the %s runs under a policy",
-					c.Group, c.Reference, c.Reference))
+				note(c, "no replayable context policy separates the groups (neither calls manage_context, compacts or masks where the other does not; --replay SPEC replays the reference's runs under a policy)")
 				continue
 			}
 			p.Reason = fmt.Sprintf("the %s runs (%s) replayed without it (keep-all)", p.Replayed, p.Mechanism)
@@ -179,6 +193,10 @@ func (r *Result) Plans(replay string) ([]Plan, []string) {
 			}
 		}
 		plans = append(plans, p)
+	}
+	var notes []string
+	for _, reason := range reasons {
+		notes = append(notes, strings.Join(who[reason], ", ")+": "+reason)
 	}
 	return plans, notes
 }

@@ -475,11 +475,11 @@ func pairedSolve(pairs []pair, o *Options) Solve {
 		}
 	}
 	s.N, s.NGroup, s.NRef = len(x), len(x), len(x)
+	s.RateGroup, s.RateRef = rate(s.Group, s.N), rate(s.Ref, s.N)
 	if s.N == 0 {
 		s.Verdict, s.P, s.Diff, s.Lo, s.Hi = NoOutcomes, math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		return s
 	}
-	s.RateGroup, s.RateRef = float64(s.Group)/float64(s.N), float64(s.Ref)/float64(s.N)
 	s.Diff, s.Lo, s.Hi = stats.PairedMeanDiff(x, y, o.B, o.Level, o.Seed)
 	s.P = stats.McNemarExact(s.B, s.C)
 	switch {
@@ -493,6 +493,14 @@ func pairedSolve(pairs []pair, o *Options) Solve {
 		s.Verdict = NoDifference
 	}
 	return s
+}
+
+// rate is k/n, NaN when n is 0.
+func rate(k, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(k) / float64(n)
 }
 
 func unpairedSolve(gs, rs []*Run, o *Options) Solve {
@@ -520,11 +528,11 @@ func unpairedSolve(gs, rs []*Run, o *Options) Solve {
 	}
 	s.NGroup, s.NRef = len(x), len(y)
 	s.N = min(s.NGroup, s.NRef)
+	s.RateGroup, s.RateRef = rate(s.Group, s.NGroup), rate(s.Ref, s.NRef)
 	if s.NGroup == 0 || s.NRef == 0 {
 		s.Verdict, s.P, s.Diff, s.Lo, s.Hi = NoOutcomes, math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		return s
 	}
-	s.RateGroup, s.RateRef = float64(s.Group)/float64(s.NGroup), float64(s.Ref)/float64(s.NRef)
 	s.Diff, s.Lo, s.Hi = stats.TwoSampleMeanDiff(x, y, o.B, o.Level, o.Seed)
 	s.P = stats.FisherExact(s.Group, s.NGroup-s.Group, s.Ref, s.NRef-s.Ref)
 	switch {

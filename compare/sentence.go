@@ -94,7 +94,7 @@ func (s *Solve) TestName() string {
 func SolveVerdictText(s *Solve, unpaired bool, r Rules) string {
 	switch s.Verdict {
 	case NoOutcomes:
-		return "no outcomes on both sides: solve rate unknown"
+		return "no outcomes on one side or both: solve rate not compared"
 	case NotEnough:
 		if unpaired {
 			return fmt.Sprintf("not enough to conclude: fewer than %d runs with an outcome in a group", r.MinPairs)
@@ -111,9 +111,9 @@ func SolveVerdictText(s *Solve, unpaired bool, r Rules) string {
 
 // MetricVerdictText says what a figure's comparison concludes.
 func MetricVerdictText(m *Metric, unpaired bool, r Rules) string {
-	unit := "pairs"
+	unit := plural(m.N, "pair", "pairs")
 	if unpaired {
-		unit = "runs per group"
+		unit = plural(m.N, "run", "runs") + " in the smaller group"
 	}
 	switch m.Verdict {
 	case NoValue:
@@ -174,7 +174,7 @@ func sentence(c *Comparison, r *Row, o *Options) string {
 	s := &r.Solve
 	b.WriteString(": solve rate ")
 	if s.Verdict == NoOutcomes {
-		b.WriteString("unknown (no outcomes on both sides)")
+		fmt.Fprintf(&b, "%s vs %s (not compared: no outcomes on one side or both)", Pct(s.RateGroup), Pct(s.RateRef))
 	} else {
 		fmt.Fprintf(&b, "%s vs %s (%s %s; %s p %s", Pct(s.RateGroup), Pct(s.RateRef), Points(s.Diff), PointsCI(s.Lo, s.Hi), s.TestName(), PEquals(s.P))
 		if !r.Unpaired {
