@@ -1,6 +1,7 @@
 package compare_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -79,6 +80,40 @@ func TestPlans(t *testing.T) {
 			if p.Group != tc.want.Group || p.Reference != tc.want.Reference || p.Policy != tc.want.Policy || p.Mechanism != tc.want.Mechanism ||
 				p.Replayed != tc.want.Replayed || p.Invert != tc.want.Invert || !slices.Equal(p.RunIDs, tc.want.RunIDs) {
 				t.Errorf("plan %+v\nwant %+v", p, *tc.want)
+			}
+		})
+	}
+}
+
+// TestPlansNotChecked: groups that are models (or harnesses) and groups
+// that share no task get no automatic check, and say why; --replay forces
+// one on unpaired groups, replaying every reference run.
+func TestPlansNotChecked(t *testing.T) {
+	var runs []compare.Run
+	for i := range 3 {
+		runs = append(runs,
+			compare.Run{ID: fmt.Sprint("a", i), Task: fmt.Sprint("a", i), Model: "x", Tags: map[string]string{"c": "on"}, ManageContext: true},
+			compare.Run{ID: fmt.Sprint("b", i), Task: fmt.Sprint("b", i), Model: "y", Tags: map[string]string{"c": "off"}})
+	}
+	for _, tc := range []struct {
+		name, by, replay, note string
+		plans              int
+	}{
+		{"by model", compare.ByModel, "", "y vs x: the groups are models, and the simulator replays context policies, not models", 0},
+		{"unpaired", "tag:c", "", "on vs off: no shared task: the observed difference mixes the tasks with the condition", 0},
+		{"unpaired, forced", "tag:c", "mask", "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := compare.Compare(runs, compare.Grouping{By: tc.by}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plans, notes := res.Plans(tc.replay)
+			if len(plans) != tc.plans || tc.note != "" && (len(notes) != 1 || !strings.HasPrefix(notes[0], tc.note)) {
+				t.Errorf("plans %+v notes %q", plans, notes)
+			}
+			if tc.plans == 1 && len(plans[0].RunIDs) != 3 {
+				t.Errorf("forced plan replays %v, want the 3 reference runs", plans[0].RunIDs)
 			}
 		})
 	}
