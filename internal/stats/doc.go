@@ -15,7 +15,7 @@
 // ([FisherExact] for two groups with no shared task) and the paired
 // bootstraps [PairedMeanDiff], [SumRatio] and [PerUnitRatio] (the
 // two-sample ones for unpaired groups); trajmine mine --compare tests each
-// edge's per-run rate with [MannWhitneyU] and corrects for the number of
+// edge's per-run rate with [WelchT] and corrects for the number of
 // edges tested with [BenjaminiHochberg].
 //
 // Invariants:

@@ -99,32 +99,6 @@ func TestBenjaminiHochberg(t *testing.T) {
 	}
 }
 
-// TestMannWhitneyU: x = 1,2,3 and y = 4,5,6: U = 0, σ² = 9/12·7 = 5.25,
-// Z = (−4.5 + 0.5)/√5.25 = −1.7457, P = 0.08086 (R: wilcox.test(1:3, 4:6,
-// exact = FALSE)). With ties x = 1,2,2 and y = 2,3,3: ranks 1, 3, 3 | 3,
-// 5.5, 5.5, U = 7 − 6 = 1, Σ(t³−t) = 24 + 6, σ² = 9/12·(7 − 30/30) = 4.5,
-// Z = (−3.5 + 0.5)/√4.5 = −1.41421, P = 0.157299.
-func TestMannWhitneyU(t *testing.T) {
-	for _, tc := range []struct {
-		name        string
-		x, y        []float64
-		u, z, p, rb float64
-	}{
-		{"separated", []float64{1, 2, 3}, []float64{4, 5, 6}, 0, -1.7457431, 0.0808556, -1},
-		{"ties", []float64{1, 2, 2}, []float64{2, 3, 3}, 1, -1.4142136, 0.1572992, 2.0/9 - 1},
-		{"reversed", []float64{4, 5, 6}, []float64{1, 2, 3}, 9, 1.7457431, 0.0808556, 1},
-		{"all tied", []float64{1, 1}, []float64{1, 1}, 2, 0, 1, 0},
-		{"empty", nil, []float64{1}, 0, 0, 1, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := stats.MannWhitneyU(tc.x, tc.y)
-			if !nearTol(got.U, tc.u, 1e-9) || !nearTol(got.Z, tc.z, 1e-6) || !nearTol(got.P, tc.p, 1e-6) || !nearTol(got.RankBiserial, tc.rb, 1e-9) {
-				t.Errorf("got %+v, want U %v Z %v P %v r %v", got, tc.u, tc.z, tc.p, tc.rb)
-			}
-		})
-	}
-}
-
 // TestBootstraps: the point estimates by hand, and intervals that must be
 // a point where every resample gives the same value.
 func TestBootstraps(t *testing.T) {
@@ -187,5 +161,34 @@ func TestBootstraps(t *testing.T) {
 	d2, lo2, hi2 := stats.PairedMeanDiff(x, y, 2000, 0.95, 7)
 	if d != 3.0/8 || lo > d || hi < d || lo != lo2 || hi != hi2 || d2 != d {
 		t.Errorf("PairedMeanDiff = %v [%v, %v], again %v [%v, %v]", d, lo, hi, d2, lo2, hi2)
+	}
+}
+
+// TestWelchT: worked by hand with Student's t in closed form. x = 50, 0,
+// 50 and y = 0, 0, 50: means 33.33 and 16.67, both variances 833.33, T =
+// 16.667/√(2·833.33/3) = 0.70711, DF = 4; with α = T/√(4+T²) = 1/3,
+// F₄(T) = ½ + ¾α(1 − α²/3) = 0.74074, P = 0.51852. x = 0, 0, 0 and y =
+// 100, 100, 0: T = −66.667/√(3333.3/3) = −2, DF = 2, F₂(2) = ½ + 2/(2√6),
+// P = 0.18350.
+func TestWelchT(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		x, y      []float64
+		tt, df, p float64
+	}{
+		{"df 4", []float64{50, 0, 50}, []float64{0, 0, 50}, 0.70711, 4, 0.51852},
+		{"df 2", []float64{0, 0, 0}, []float64{100, 100, 0}, -2, 2, 0.18350},
+		{"no variance, equal means", []float64{1, 1}, []float64{1, 1}, 0, 0, 1},
+		{"one value", []float64{1}, []float64{1, 2}, 0, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := stats.WelchT(tc.x, tc.y)
+			if !nearTol(got.T, tc.tt, 1e-4) || !nearTol(got.DF, tc.df, 1e-9) || !nearTol(got.P, tc.p, 1e-4) {
+				t.Errorf("got %+v, want T %v DF %v P %v", got, tc.tt, tc.df, tc.p)
+			}
+		})
+	}
+	if w := stats.WelchT([]float64{1, 1}, []float64{2, 2}); w.P != 0 || !math.IsInf(w.T, -1) {
+		t.Errorf("separated without variance: %+v", w)
 	}
 }

@@ -39,79 +39,61 @@ func BenjaminiHochberg(p []float64) []float64 {
 	return q
 }
 
-// MannWhitney is the result of a Mann–Whitney U (Wilcoxon rank-sum) test.
-type MannWhitney struct {
-	U float64 // U of the first sample: Σ its ranks − n₁(n₁+1)/2
-	Z float64 // normal approximation with tie and continuity corrections; 0 when undefined
-	P float64 // two-sided p-value from Z; 1 when either sample is empty or every value ties
-	// RankBiserial is the effect size r = 2U/(n₁n₂) − 1, in [−1, 1]:
-	// the probability that a value of the first sample exceeds one of the
-	// second, minus the reverse (0 when the samples are alike).
-	RankBiserial float64
+// Welch is the result of Welch's two-sample t-test.
+type Welch struct {
+	T  float64 // (mean(x) − mean(y)) / √(s²ₓ/nₓ + s²ᵧ/nᵧ)
+	DF float64 // Welch–Satterthwaite degrees of freedom
+	P  float64 // two-sided p-value from Student's t with DF
 }
 
-// MannWhitneyU tests, two-sided, whether values of x tend to be larger or
-// smaller than values of y (two independent samples):
+// WelchT tests, two-sided, whether x and y (independent samples) have the
+// same mean, without assuming equal variances:
 //
-//  1. rank the pooled values (ties get their average rank); R₁ is the sum
-//     of x's ranks and U = R₁ − n₁(n₁+1)/2;
-//  2. Z = (U − n₁n₂/2 − sign·½) / σ, σ² = n₁n₂/12 · ((N+1) − Σ(t³−t)/(N(N−1)))
-//     over groups of t tied values, N = n₁ + n₂ (continuity correction ½
-//     towards the mean, as R's wilcox.test(x, y, exact = FALSE, correct = TRUE));
-//  3. P = 2·Φ(−|Z|).
+//	T  = (x̄ − ȳ) / √(s²ₓ/nₓ + s²ᵧ/nᵧ)
+//	DF = (s²ₓ/nₓ + s²ᵧ/nᵧ)² / ((s²ₓ/nₓ)²/(nₓ−1) + (s²ᵧ/nᵧ)²/(nᵧ−1))
+//	P  = 2·(1 − F_DF(|T|))   (gonum distuv.StudentsT)
 //
-// NaN values are left out.
-func MannWhitneyU(x, y []float64) MannWhitney {
-	var vals []float64
-	var first []bool
-	for _, v := range x {
-		if !math.IsNaN(v) {
-			vals, first = append(vals, v), append(first, true)
+// with s² the unbiased sample variances (R's t.test(x, y)). Fewer than two
+// values on a side gives P = 1 (no test); two samples of zero variance
+// give P = 1 when their means are equal and 0 otherwise. NaN values are
+// left out.
+func WelchT(x, y []float64) Welch {
+	mv := func(v []float64) (m, s2 float64, n int) {
+		for _, a := range v {
+			if !math.IsNaN(a) {
+				m += a
+				n++
+			}
 		}
-	}
-	n1 := len(vals)
-	for _, v := range y {
-		if !math.IsNaN(v) {
-			vals, first = append(vals, v), append(first, false)
+		if n == 0 {
+			return 0, 0, 0
 		}
-	}
-	n2 := len(vals) - n1
-	if n1 == 0 || n2 == 0 {
-		return MannWhitney{P: 1}
-	}
-	ranks := Ranks(vals)
-	var r1 float64
-	for i, r := range ranks {
-		if first[i] {
-			r1 += r
+		m /= float64(n)
+		for _, a := range v {
+			if !math.IsNaN(a) {
+				s2 += (a - m) * (a - m)
+			}
 		}
-	}
-	sorted := slices.Clone(vals)
-	slices.Sort(sorted)
-	var ties float64
-	for i := 0; i < len(sorted); {
-		j := i + 1
-		for j < len(sorted) && sorted[j] == sorted[i] {
-			j++
+		if n > 1 {
+			s2 /= float64(n - 1)
 		}
-		if t := float64(j - i); t > 1 {
-			ties += t*t*t - t
+		return m, s2, n
+	}
+	mx, sx, nx := mv(x)
+	my, sy, ny := mv(y)
+	if nx < 2 || ny < 2 {
+		return Welch{P: 1}
+	}
+	vx, vy := sx/float64(nx), sy/float64(ny)
+	se2 := vx + vy
+	if se2 == 0 {
+		if mx == my {
+			return Welch{P: 1}
 		}
-		i = j
+		return Welch{T: math.Copysign(math.Inf(1), mx-my), DF: float64(nx + ny - 2), P: 0}
 	}
-	f1, f2 := float64(n1), float64(n2)
-	nn := f1 + f2
-	u := r1 - f1*(f1+1)/2
-	res := MannWhitney{U: u, RankBiserial: 2*u/(f1*f2) - 1, P: 1}
-	v := f1 * f2 / 12 * ((nn + 1) - ties/(nn*(nn-1)))
-	if v <= 0 {
-		return res
-	}
-	dev := u - f1*f2/2
-	if dev == 0 {
-		return res
-	}
-	res.Z = (dev - math.Copysign(0.5, dev)) / math.Sqrt(v)
-	res.P = math.Min(1, 2*distuv.UnitNormal.CDF(-math.Abs(res.Z)))
-	return res
+	w := Welch{T: (mx - my) / math.Sqrt(se2)}
+	w.DF = se2 * se2 / (vx*vx/float64(nx-1) + vy*vy/float64(ny-1))
+	w.P = math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: w.DF}.Survival(math.Abs(w.T)))
+	return w
 }
