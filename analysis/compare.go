@@ -7,7 +7,9 @@ import (
 
 	"github.com/trajmine/trajmine/compare"
 	"github.com/trajmine/trajmine/diagnose"
+	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 )
@@ -161,4 +163,92 @@ func (a *compareRuns) Add(v any) error {
 		a.runs = append(a.runs, r)
 	}
 	return nil
+}
+
+// ComparePage is the page's comparison section from a compare.Result:
+// every figure as trajmine compare prints it (compare's formatting), laid
+// out as the DTOC paper's Tables 3 and 4 (htmlreport.Compare).
+func ComparePage(res *compare.Result) *htmlreport.Compare {
+	how := "explicit groups"
+	if res.By != "" {
+		how = "--by " + res.By
+	}
+	runs := 0
+	for _, g := range res.Groups {
+		runs += g.Runs
+	}
+	out := &htmlreport.Compare{Title: fmt.Sprintf("%s runs in %d groups (%s), each compared with the reference, %s; root runs only, paired by task (and model), figures on the pairs.",
+		textfmt.Thousands(int64(runs)), len(res.Groups), how, res.Reference), CheckNote: res.CheckNote}
+	if res.Left > 0 {
+		out.Title += fmt.Sprintf(" %s runs are in no group.", textfmt.Thousands(int64(res.Left)))
+	}
+	for _, g := range res.Groups {
+		out.Groups = append(out.Groups, htmlreport.CompareGroup{Name: g.Name, Runs: g.Runs, Tasks: g.Tasks, NoOutcome: g.NoOutcome, Unpriced: g.Unpriced, MCs: g.ManageContext})
+	}
+	for _, c := range res.Comparisons {
+		t := htmlreport.CompareTable{Group: c.Group, Reference: c.Reference, Figures: []string{"solve rate"}}
+		for k := range c.Rows {
+			r := &c.Rows[k]
+			if k == 0 {
+				for i := range r.Metrics {
+					t.Figures = append(t.Figures, compare.FigureLabel(&r.Metrics[i]))
+				}
+				t.Figures = append(t.Figures, compare.FigureLabel(&r.PerSolved))
+			}
+			m := htmlreport.CompareModel{Model: r.Model, Sentence: r.Sentence}
+			if r.Unpaired {
+				m.Pairing = fmt.Sprintf("no shared task: %d vs %d runs", r.RunsGroup, r.RunsRef)
+			} else {
+				m.Pairing = fmt.Sprintf("%d paired tasks", r.Paired)
+			}
+			s := &r.Solve
+			solve := fmt.Sprintf("%s [%s]", compare.Points(s.Diff), strings.Trim(compare.PointsCI(s.Lo, s.Hi), "[]"))
+			if s.Verdict != compare.NoOutcomes {
+				solve += fmt.Sprintf("; %s p %s", s.TestName(), compare.PEquals(s.P))
+			}
+			m.Ref, m.Group, m.Change, m.Verdict = []string{compare.Pct(s.RateRef)}, []string{compare.Pct(s.RateGroup)}, []string{solve}, []string{compare.ShortVerdict(s.Verdict)}
+			for _, x := range append(append([]compare.Metric{}, r.Metrics...), r.PerSolved) {
+				m.Ref = append(m.Ref, compare.FigureText(x.Ref, x.Unit))
+				m.Group = append(m.Group, compare.FigureText(x.Group, x.Unit))
+				m.Change = append(m.Change, strings.TrimSpace(compare.SignedPct(x.Change)+" "+compare.ChangeCI(x.Lo, x.Hi)))
+				m.Verdict = append(m.Verdict, compare.ShortVerdict(x.Verdict))
+			}
+			t.Models = append(t.Models, m)
+		}
+		out.Tables = append(out.Tables, t)
+	}
+	for _, ck := range res.Check {
+		out.Check = append(out.Check, ck.Sentence)
+	}
+	mx := &res.Matrix
+	for _, c := range mx.Columns {
+		if c.Model == "" {
+			out.Matrix.Columns = append(out.Matrix.Columns, c.Group)
+		} else {
+			out.Matrix.Columns = append(out.Matrix.Columns, c.Model+"/"+c.Group)
+		}
+	}
+	differs := 0
+	for _, tk := range mx.Tasks {
+		row := htmlreport.CompareTask{Task: tk.Task, Differs: tk.Differs}
+		for _, c := range tk.Cells {
+			row.Marks = append(row.Marks, c.Mark())
+		}
+		if tk.Differs {
+			differs++
+		}
+		out.Matrix.Rows = append(out.Matrix.Rows, row)
+	}
+	out.Matrix.Note = fmt.Sprintf("%d tasks, %d where the groups differ; ✓ solved, ✗ failed, ? run without an outcome, - no run, k/n: k of n runs with an outcome solved.", len(mx.Tasks), differs)
+	if mx.NoTask > 0 {
+		out.Matrix.Note += fmt.Sprintf(" %d runs without a task id are in no row.", mx.NoTask)
+	}
+	r := res.Rules
+	out.Rules = fmt.Sprintf("As trajmine compare: each change is Σ group / Σ reference − 1 over the pairs with a %g%% paired bootstrap CI (%d resamples of the pairs, seed %d; rows with no shared task: two-sample bootstraps); "+
+		"the solve rate's difference is in points, tested with McNemar's exact test on the discordant pairs, p = min(1, 2·Σ_{i≤min(b,c)} C(b+c, i)/2^(b+c)) (rows with no shared task: Fisher's exact test); "+
+		"cost is with prompt caching as trajmine diagnose prices it, cost per solved task Σ cost / Σ solved over the runs with an outcome. "+
+		"Not enough: fewer than %d discordant pairs (even all of them one way could not give p < %g); too few: fewer than %d pairs; otherwise a change is called when p < %g (solve rate) or the interval excludes 0. "+
+		"The simulator check replays one side's runs (trajmine compare --help) and agrees when the two 95%% intervals overlap.",
+		100*r.Level, r.B, r.Seed, r.MinDiscordant, r.Alpha, r.MinPairs, r.Alpha)
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 
@@ -266,16 +265,9 @@ func writeCompareRow(w io.Writer, c *compare.Comparison, r *compare.Row, width i
 	if s.Verdict != compare.NoOutcomes {
 		p = compare.PValue(s.P)
 	}
-	t.add("solve rate", compare.Pct(s.RateRef), compare.Pct(s.RateGroup), compare.Points(s.Diff), compare.PointsCI(s.Lo, s.Hi), cmpNum(solveN), p, shortVerdict(s.Verdict))
+	t.add("solve rate", compare.Pct(s.RateRef), compare.Pct(s.RateGroup), compare.Points(s.Diff), compare.PointsCI(s.Lo, s.Hi), cmpNum(solveN), p, compare.ShortVerdict(s.Verdict))
 	for _, m := range append(append([]compare.Metric{}, r.Metrics...), r.PerSolved) {
-		name := m.Name
-		switch m.Unit {
-		case "s":
-			name += " (s)"
-		case "USD":
-			name += " ($)"
-		}
-		t.add(name, figureText(m.Ref, m.Unit), figureText(m.Group, m.Unit), compare.SignedPct(m.Change), compare.ChangeCI(m.Lo, m.Hi), cmpNum(m.N), "", shortVerdict(m.Verdict))
+		t.add(compare.FigureLabel(&m), compare.FigureText(m.Ref, m.Unit), compare.FigureText(m.Group, m.Unit), compare.SignedPct(m.Change), compare.ChangeCI(m.Lo, m.Hi), cmpNum(m.N), "", compare.ShortVerdict(m.Verdict))
 	}
 	test := fmt.Sprintf("McNemar's exact test on the %d discordant pairs (%d only %s, %d only %s)", s.B+s.C, s.B, c.Group, s.C, c.Reference)
 	if r.Unpaired {
@@ -289,41 +281,6 @@ func writeCompareRow(w io.Writer, c *compare.Comparison, r *compare.Row, width i
 		t.footer = append(t.footer, fmt.Sprintf("%d %s without an outcome left out of the solve rate and cost per solved task.", s.NoOutcome, cmpPlural(s.NoOutcome, "run", "runs")))
 	}
 	return t.write(w, width, bold)
-}
-
-// figureText formats a mean: tokens and calls as whole numbers, seconds
-// with no decimals, dollars with two (four below a cent).
-func figureText(v float64, unit string) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "-"
-	case unit == "USD" && v < 0.01:
-		return strconv.FormatFloat(v, 'f', 4, 64)
-	case unit == "USD":
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case unit == "calls":
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return textfmt.Thousands(int64(math.Round(v)))
-}
-
-// shortVerdict is a verdict in the table's words.
-func shortVerdict(v string) string {
-	switch v {
-	case compare.Higher:
-		return "higher"
-	case compare.Lower:
-		return "lower"
-	case compare.NoDifference:
-		return "no difference"
-	case compare.NotEnough:
-		return "not enough"
-	case compare.TooFew:
-		return "too few"
-	case compare.NoOutcomes:
-		return "no outcomes"
-	}
-	return "-"
 }
 
 // writeCompareCheck prints the simulator check: a table per check, or the

@@ -266,3 +266,37 @@ func TestCompareCorpusOutcomes(t *testing.T) {
 	}
 	testutil.Golden(t, stdout, filepath.Join("testdata", "compare-corpus-outcomes-100-columns.stdout"))
 }
+
+// TestReportCompareSection: trajmine report --compare-by puts the
+// comparison in its own section of the page, with the figures trajmine
+// compare prints; a bad --compare-by is a usage error.
+func TestReportCompareSection(t *testing.T) {
+	dir := t.TempDir()
+	plantedCorpus(t, dir)
+	d := compareStore(t, dir, "on")
+	page := filepath.Join(t.TempDir(), "page.html")
+	if _, stderr, code := run(t, d, "report", "--all", "--compare-by", "tag:dtoc", "-o", page); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{`<a href="#compare">Compare</a>`, `<section id="compare">`, "<h3>on vs off</h3>", "12 paired tasks",
+		"-66.1% [-68.5%, -63.0%]", `<table id="compare-matrix">`, "no replayable context policy separates the groups"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if _, stderr, code := run(t, d, "report", "--all", "--compare-by", "format", "-o", page); code != exitUsage || !strings.Contains(stderr, "--compare-by:") {
+		t.Errorf("--compare-by format: exit %d, %s", code, stderr)
+	}
+	// without it, no section
+	if _, stderr, code := run(t, d, "report", "--all", "-o", page); code != 0 {
+		t.Fatal(stderr)
+	}
+	if b, _ := os.ReadFile(page); strings.Contains(string(b), `<section id="compare">`) {
+		t.Error("a compare section without --compare-by")
+	}
+}

@@ -203,3 +203,69 @@ func sentence(c *Comparison, r *Row, o *Options) string {
 	b.WriteString(".")
 	return b.String()
 }
+
+// FigureText formats a mean in its unit: tokens as whole numbers, calls
+// with one decimal, seconds whole, dollars with two decimals (four below
+// a cent); "-" when unknown.
+func FigureText(v float64, unit string) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "-"
+	case unit == "USD" && v < 0.01:
+		return strconv.FormatFloat(v, 'f', 4, 64)
+	case unit == "USD":
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case unit == "calls":
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return thousands(int64(math.Round(v)))
+}
+
+// thousands formats n with comma separators.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// FigureLabel is a figure's name with its unit where the value does not
+// say it: "duration (s)", "cost ($)".
+func FigureLabel(m *Metric) string {
+	switch m.Unit {
+	case "s":
+		return m.Name + " (s)"
+	case "USD":
+		return m.Name + " ($)"
+	}
+	return m.Name
+}
+
+// ShortVerdict is a verdict in a table's words.
+func ShortVerdict(v string) string {
+	switch v {
+	case Higher:
+		return "higher"
+	case Lower:
+		return "lower"
+	case NoDifference:
+		return "no difference"
+	case NotEnough:
+		return "not enough"
+	case TooFew:
+		return "too few"
+	case NoOutcomes:
+		return "no outcomes"
+	}
+	return "-"
+}
