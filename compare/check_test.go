@@ -97,7 +97,7 @@ func TestPlansNotChecked(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, by, replay, note string
-		plans              int
+		plans                  int
 	}{
 		{"by model", compare.ByModel, "", "y vs x: the groups are models, and the simulator replays context policies, not models", 0},
 		{"unpaired", "tag:c", "", "on vs off: no shared task: the observed difference mixes the tasks with the condition", 0},
