@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/trajmine/trajmine/compare"
 	"github.com/trajmine/trajmine/internal/testutil"
 )
@@ -191,6 +193,7 @@ func TestComparePlanted(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
+			fits(t, stdout, 100)
 			testutil.Golden(t, stdout, filepath.Join("testdata", "compare-planted-"+tc.cond+"-100-columns.stdout"))
 			stdout, stderr, code = run(t, d, append(args, "--json")...)
 			if code != 0 {
@@ -264,7 +267,18 @@ func TestCompareCorpusOutcomes(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
+	fits(t, stdout, 100)
 	testutil.Golden(t, stdout, filepath.Join("testdata", "compare-corpus-outcomes-100-columns.stdout"))
+}
+
+// fits fails the test for every line of out wider than width.
+func fits(t *testing.T, out string, width int) {
+	t.Helper()
+	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if w := runewidth.StringWidth(l); w > width {
+			t.Errorf("line %d is %d columns wide: %q", i+1, w, l)
+		}
+	}
 }
 
 // TestReportCompareSection: trajmine report --compare-by puts the
@@ -298,5 +312,45 @@ func TestReportCompareSection(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(page); strings.Contains(string(b), `<section id="compare">`) {
 		t.Error("a compare section without --compare-by")
+	}
+}
+
+// TestCompareFlags: the flags reach the comparison: --reference, --seed,
+// --boot, --replay none, and --all lists every task of the matrix.
+func TestCompareFlags(t *testing.T) {
+	dir := t.TempDir()
+	plantedCorpus(t, dir)
+	d := compareStore(t, dir, "on")
+	out, stderr, code := run(t, d, "compare", "--by", "tag:dtoc", "--reference", "on", "--seed", "2", "--boot", "500", "--replay", "none", "--min-pairs", "20", "--min-discordant", "2", "--json")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var res compare.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	r := res.Comparisons[0].Rows[0]
+	if res.Reference != "on" || res.Comparisons[0].Group != "off" || res.Rules.Seed != 2 || res.Rules.B != 500 || res.Rules.MinPairs != 20 ||
+		res.CheckNote != "not checked (--replay none)" || len(res.Check) != 0 || r.Metric("input tokens").Verdict != compare.TooFew || r.Solve.Verdict != compare.NoDifference {
+		t.Errorf("rules %+v, reference %s, check %q, row %+v", res.Rules, res.Reference, res.CheckNote, r)
+	}
+	// the matrix: 35 tasks, 30 listed without --all
+	m := &compare.Matrix{Columns: []compare.Column{{Group: "off"}, {Group: "on"}}}
+	for i := range 35 {
+		m.Tasks = append(m.Tasks, compare.Task{Task: fmt.Sprintf("t%02d", i), Cells: []compare.Cell{{Runs: 1, Known: 1, Solved: 1}, {Runs: 1, Known: 1}}, Differs: i%2 == 0})
+	}
+	for _, all := range []bool{false, true} {
+		var b strings.Builder
+		if err := writeSolveMatrix(&b, m, "off", 0, false, all); err != nil {
+			t.Fatal(err)
+		}
+		rows := strings.Count(b.String(), "\n  t")
+		more := strings.Contains(b.String(), "… and 5 more tasks")
+		if all && (rows != 35 || more) || !all && (rows != 30 || !more) {
+			t.Errorf("all=%v: %d rows, 'more' line %v\n%s", all, rows, more, b.String())
+		}
+		if first := strings.Index(b.String(), "\n  t00"); first < 0 || first > strings.Index(b.String(), "\n  t01") {
+			t.Errorf("all=%v: the tasks where the groups differ are not first", all)
+		}
 	}
 }

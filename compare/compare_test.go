@@ -314,3 +314,42 @@ func TestSentences(t *testing.T) {
 	b.WriteString(res.Comparisons[0].Rows[0].Sentence + "\n")
 	testutil.Golden(t, b.String(), "testdata/sentences.golden")
 }
+
+// TestOptionsMatter: every option changes what it should: the seed and
+// the number of resamples the intervals, the level their width, Alpha the
+// verdict of a p-value between two levels.
+func TestOptionsMatter(t *testing.T) {
+	cost := func(o *compare.Options) compare.Metric {
+		res, err := compare.Compare(planted(), compare.Grouping{By: "tag:dtoc"}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Comparisons[0].Rows[0].Metric("cost")
+	}
+	base := cost(nil)
+	for _, tc := range []struct {
+		name string
+		o    *compare.Options
+	}{{"seed", &compare.Options{Seed: 2}}, {"resamples", &compare.Options{B: 300}}} {
+		if m := cost(tc.o); m.Lo == base.Lo && m.Hi == base.Hi {
+			t.Errorf("%s: the interval did not change: %v…%v", tc.name, m.Lo, m.Hi)
+		}
+	}
+	if m := cost(&compare.Options{Level: 0.8}); m.Hi-m.Lo >= base.Hi-base.Lo {
+		t.Errorf("an 80%% interval %v…%v is not narrower than the 95%% one %v…%v", m.Lo, m.Hi, base.Lo, base.Hi)
+	}
+	// six discordant pairs all one way: p = 2/64 = 0.031, below 0.05, not below 0.01
+	var six []compare.Run
+	for i := range 6 {
+		task := fmt.Sprint(i)
+		six = append(six, compare.Run{ID: "on" + task, Task: task, Model: "m", Tags: map[string]string{"c": "on"}, Resolved: ptrB(true)},
+			compare.Run{ID: "off" + task, Task: task, Model: "m", Tags: map[string]string{"c": "off"}, Resolved: ptrB(false)})
+	}
+	res, err := compare.Compare(six, compare.Grouping{By: "tag:c"}, &compare.Options{Alpha: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Comparisons[0].Rows[0].Solve; s.Verdict != compare.NoDifference || res.Rules.Alpha != 0.01 {
+		t.Errorf("alpha 0.01: %+v", s)
+	}
+}
