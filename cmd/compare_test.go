@@ -21,9 +21,13 @@ import (
 type plantedRun struct {
 	id, task string
 	resolved bool
-	reads    []int // characters of each tool output read, in order
-	prompts  []int // logged prompt tokens per model call (len(reads)+1)
-	seconds  int
+	// dtoc: the outputs come in DTOC's envelope (key k<j>) and from the
+	// second read on the agent disables the previous output with
+	// manage_context in the same model call
+	dtoc    bool
+	reads   []int // characters of each tool output read, in order
+	prompts []int // logged prompt tokens per model call (len(reads)+1)
+	seconds int
 }
 
 // The planted token model: a system message of 1,600 characters and a
@@ -73,6 +77,19 @@ func maskedPrompts(reads []int, noise float64) []int {
 	return p
 }
 
+// dtocPrompts are the logged prompts of an agent that disabled each
+// output at the call after it read it (DTOC, placeholder 40 tokens),
+// scaled by 1 + noise: call t sees base + t calls of 30 tokens (the read
+// and the manage_context call) + (t − 1) placeholders + output_{t−1}.
+func dtocPrompts(reads []int, noise float64) []int {
+	p := []int{int(float64(plantBase) * (1 + noise))}
+	for t := 1; t <= len(reads); t++ {
+		v := plantBase + t*(plantCall+15) + (t-1)*40 + reads[t-1]/4
+		p = append(p, int(float64(v)*(1+noise)))
+	}
+	return p
+}
+
 // plantedCorpus writes the off, on and on-but-the-agents-changed runs of
 // plantTasks tasks (off/runs.jsonl, on/runs.jsonl, changed/runs.jsonl)
 // under dir:
@@ -84,11 +101,13 @@ func maskedPrompts(reads []int, noise float64) []int {
 //     by task); solves every even task and the odd ones with i mod 3 ≠ 0;
 //   - changed: masked the same way, but the agents, having lost the
 //     outputs, read every file twice (2K calls): the observed change is
-//     far smaller than the replay predicts.
+//     far smaller than the replay predicts;
+//   - dtoc: the agent itself disabled every output with manage_context at
+//     the call after it read it (DTOC envelopes, ±3 % noise), solving as off.
 func plantedCorpus(t *testing.T, dir string) {
 	t.Helper()
 	start := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	for _, cond := range []string{"off", "on", "changed"} {
+	for _, cond := range []string{"off", "on", "changed", "dtoc"} {
 		var lines []string
 		for i := range plantTasks {
 			reads := plantReads(i)
@@ -102,6 +121,8 @@ func plantedCorpus(t *testing.T, dir string) {
 			case "changed":
 				twice := append(append([]int{}, reads...), reads...)
 				r.reads, r.prompts, r.seconds = twice, maskedPrompts(twice, noise), 900
+			case "dtoc":
+				r.prompts, r.dtoc = dtocPrompts(reads, noise), true
 			}
 			lines = append(lines, plantedLine(t, r, start.Add(time.Duration(i)*time.Hour)))
 		}
@@ -131,10 +152,24 @@ func plantedLine(t *testing.T, r plantedRun, start time.Time) string {
 	var usage []any
 	for j, n := range r.reads {
 		id := fmt.Sprintf("c%d", j)
-		msgs = append(msgs,
-			map[string]any{"role": "assistant", "content": "", "tool_calls": []any{map[string]any{"id": id, "type": "function",
-				"function": map[string]any{"name": "bash", "arguments": fmt.Sprintf(`{"command":"cat f%d.py"}`, j%len(plantReadsOf(r)))}}}},
-			map[string]any{"role": "tool", "tool_call_id": id, "content": text(n, string(rune('a'+j%26)))})
+		calls := []any{map[string]any{"id": id, "type": "function",
+			"function": map[string]any{"name": "bash", "arguments": fmt.Sprintf(`{"command":"cat f%d.py"}`, j%len(plantReadsOf(r)))}}}
+		if r.dtoc && j > 0 {
+			calls = append(calls, map[string]any{"id": fmt.Sprintf("m%d", j), "type": "function",
+				"function": map[string]any{"name": "manage_context", "arguments": fmt.Sprintf(`{"disable":["k%d"]}`, j-1)}})
+		}
+		body := text(n, string(rune('a'+j%26)))
+		if r.dtoc {
+			env, err := json.Marshal(map[string]any{"tool_key": fmt.Sprintf("k%d", j), "tool_result": body, "estimated_tokens": n / 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body = string(env)
+		}
+		msgs = append(msgs, map[string]any{"role": "assistant", "content": "", "tool_calls": calls}, map[string]any{"role": "tool", "tool_call_id": id, "content": body})
+		if r.dtoc && j > 0 {
+			msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": fmt.Sprintf("m%d", j), "content": "ok"})
+		}
 		usage = append(usage, map[string]any{"prompt_tokens": r.prompts[j], "completion_tokens": plantOutput})
 	}
 	msgs = append(msgs, map[string]any{"role": "assistant", "content": "done"})
@@ -216,6 +251,39 @@ func TestComparePlanted(t *testing.T) {
 				testutil.Golden(t, stdout, filepath.Join("testdata", "compare-planted-on.json"))
 			}
 		})
+	}
+}
+
+// TestCompareDTOCDetected: with no --replay, groups by manage_context use
+// (the dtoc runs call it, the off runs do not) are checked by replaying the
+// dtoc runs without it (keep-all): the replay predicts the observed change
+// in input tokens and cost (agree), the default path of the check.
+func TestCompareDTOCDetected(t *testing.T) {
+	dir := t.TempDir()
+	plantedCorpus(t, dir)
+	d := testDeps(t, map[string]string{"COLUMNS": "100"})
+	d.DB = filepath.Join(t.TempDir(), "dtoc.duckdb")
+	if _, stderr, code := run(t, d, "ingest", filepath.Join(dir, "off"), filepath.Join(dir, "dtoc")); code != 0 {
+		t.Fatal(stderr)
+	}
+	out, stderr, code := run(t, d, "compare", "--by", "manage-context", "--prices", filepath.Join(dir, "prices.yaml"), "--json")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var res compare.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Reference != compare.GroupOff || len(res.Check) != 1 {
+		t.Fatalf("reference %s, check %+v, note %q", res.Reference, res.Check, res.CheckNote)
+	}
+	c := res.Check[0]
+	if c.Mechanism != "manage_context" || c.Policy != "keep-all" || c.Replayed != compare.GroupOn || !c.Invert || c.Runs != plantTasks ||
+		c.Tokens.Verdict != compare.Agree || c.Cost.Verdict != compare.Agree || c.Tokens.Observed > -0.5 {
+		t.Errorf("check %+v", c)
+	}
+	if g := res.Groups[1]; g.Name != compare.GroupOn || g.ManageContext != plantTasks {
+		t.Errorf("groups %+v", res.Groups)
 	}
 }
 
