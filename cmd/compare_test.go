@@ -203,8 +203,12 @@ func compareStore(t *testing.T, dir, cond string) *Deps {
 		{"ingest", "--tag", "dtoc=off", filepath.Join(dir, "off")},
 		{"ingest", "--tag", "dtoc=on", filepath.Join(dir, cond)},
 	} {
-		if _, stderr, code := run(t, d, step...); code != 0 {
+		stdout, stderr, code := run(t, d, step...)
+		if code != 0 {
 			t.Fatalf("%v: exit %d\n%s", step, code, stderr)
+		}
+		if want := fmt.Sprintf("tagged %s: %d run(s) carry it\n", step[2], plantTasks); !strings.HasSuffix(stdout, want) {
+			t.Errorf("%v: stdout %q lacks %q", step, stdout, want)
 		}
 	}
 	return d
@@ -284,6 +288,20 @@ func TestCompareDTOCDetected(t *testing.T) {
 	}
 	if g := res.Groups[1]; g.Name != compare.GroupOn || g.ManageContext != plantTasks {
 		t.Errorf("groups %+v", res.Groups)
+	}
+}
+
+// TestIngestTagLake: a lake holds no tags, and ingest --tag says so
+// before importing anything.
+func TestIngestTagLake(t *testing.T) {
+	d := testDeps(t, nil)
+	d.Lake = t.TempDir()
+	_, stderr, code := run(t, d, "ingest", "--tag", "dtoc=on", fixtureDir)
+	if code != exitUsage || !strings.Contains(stderr, "--tag: a lake holds no tags") {
+		t.Errorf("exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := run(t, testDeps(t, nil), "ingest", "--db", filepath.Join(t.TempDir(), "x.duckdb"), "--tag", "dtoc", fixtureDir); code != exitUsage || !strings.Contains(stderr, "want KEY=VALUE") {
+		t.Errorf("--tag dtoc: exit %d, %s", code, stderr)
 	}
 }
 
