@@ -61,6 +61,8 @@ type Data struct {
 	TimelinePolicies []string
 
 	// Optional sections filled by other analyses; nil means not computed.
+	// Compare: trajmine report --compare-by / --compare-group (compare.go).
+	Compare    *Compare
 	ProcessMap *ProcessMap
 	Variants   []Variant
 	Behaviour  []BehaviourProfile

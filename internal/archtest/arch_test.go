@@ -29,7 +29,8 @@ var allowed = map[string][]string{
 	"ingest/internal/jsonx":  {},
 	"diagnose":               {"schema", "internal/textfmt"},
 	"synth":                  {"schema"},
-	"mining":                 {"schema"},
+	"mining":                 {"schema", "internal/stats"}, // stats: mine --compare's rank test and Benjamini–Hochberg
+	"compare":                {"internal/stats"},           // trajmine compare: groups of real runs (issue 28)
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "internal/textfmt", "mining", "internal/holdout"},
@@ -45,8 +46,8 @@ var allowed = map[string][]string{
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
+	"analysis":               {"schema", "compare", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
+	"cmd":                    {"schema", "compare", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
 	"cmd/trajmine":           {"cmd"},
 }
 
