@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/trajmine/trajmine/compare"
-	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/dashboards"
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/schema"
