@@ -228,7 +228,7 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 		return err
 	}
 	fmt.Fprintln(w)
-	t := &table{header: []string{"RUN", "MODEL", "WINDOW", "PEAK", "PEAK%", "≥80%", "COMPACT", "END", "WHY"}, min: []int{12, 8, 10, 4, 5, 4, 7, 10, 20}}
+	t := &table{header: []string{"RUN", "MODEL", "WINDOW", "PEAK", "PEAK%", "≥80%", "COMPACT", "END", "WHY"}, min: []int{12, 8, 10, 4, 5, 4, 7, 10, 20}, ids: 1}
 	estimated, inferred := false, false
 	for _, r := range d.Runs {
 		o := r.Occupancy
@@ -245,7 +245,7 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 		if r.End.Source == "inferred" {
 			end, inferred = end+"?", true
 		}
-		t.add(snippet(r.RunID, 40), snippet(orDash(r.Model), 28), window, peak, share, thousands(int64(o.Calls80)), thousands(int64(len(o.Compactions))), end, r.End.Rule+": "+snippet(r.End.Why, 80))
+		t.add(idCell(r.RunID), snippet(orDash(r.Model), 28), window, peak, share, thousands(int64(o.Calls80)), thousands(int64(len(o.Compactions))), end, r.End.Rule+": "+snippet(r.End.Why, 80))
 	}
 	var marks []string
 	if estimated {
