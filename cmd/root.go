@@ -184,6 +184,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewMineCmd(d, nil),
 		NewCheckCmd(d, nil),
 		NewTrainCmd(d, nil),
+		NewTermsCmd(d),
 	)
 	return root
 }
