@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -202,14 +201,8 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 		if err != nil {
 			return nil, err
 		}
-		var total int64
-		for _, f := range files {
-			if st, err := os.Stat(f); err == nil {
-				total += st.Size()
-			}
-		}
-		b := newIngestBar(rawWriter(errw), total)
-		opts.Progress, opts.Skipped = b.read, b.skipped
+		b := newIngestBar(rawWriter(errw), len(files))
+		opts.Progress, opts.Skipped, opts.Done = b.read, b.skipped, b.fileDone
 		warn := opts.Warn
 		opts.Warn = func(err error) { _ = b.bar.Clear(); warn(err) }
 		defer b.bar.Finish()
