@@ -149,7 +149,7 @@ func decisionSentence(d Decision, aggs []simulate.Agg, windowEnds int) string {
 		s += fmt.Sprintf(" (tokens × %s)", textfmt.Ratio(h.Tokens.X))
 	}
 	if h.LostLogged > 0 {
-		s += fmt.Sprintf(", carrying %s of the %s lost under what ran through", textfmt.Thousands(int64(h.Saved)), runsOf(h.LostLogged))
+		s += fmt.Sprintf(", carrying through %s of the %s lost under what ran", textfmt.Thousands(int64(h.Saved)), runsOf(h.LostLogged))
 	}
 	s += fmt.Sprintf(", losing no run, with %.1f predicted re-invocations per 100 calls", h.ReinvPer100)
 	if n := len(d.Named) - 1; n > 0 {
@@ -196,11 +196,11 @@ func carriedText(aggs []simulate.Agg) string {
 		}
 	}
 	if len(opts) == 0 {
-		return fmt.Sprintf("replayed on the same calls, no policy carries any of the %s lost under what ran through", runsOf(lost))
+		return fmt.Sprintf("replayed on the same calls, no policy carries through any of the %s lost under what ran", runsOf(lost))
 	}
 	c := recommend.Choose(opts, recommend.Gates{MaxReinvPer100: recommend.DefaultMaxReinv})
 	pass := len(opts) - len(c.Excluded)
-	s := fmt.Sprintf("replayed on the same calls over all runs, %s carry some of the %s lost under what ran through", textfmt.Plural(len(opts), "policy", "policies"), runsOf(lost))
+	s := fmt.Sprintf("replayed on the same calls over all runs, %s through some of the %s lost under what ran", textfmt.Plural(len(opts), "policy carries", "policies carry"), runsOf(lost))
 	limits := fmt.Sprintf(" without losing a run or passing %d re-invocations per 100 calls", recommend.DefaultMaxReinv)
 	if pass == 0 {
 		return s + ", but none of them " + cheaperText(c.Currency, true) + limits

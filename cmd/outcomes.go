@@ -131,7 +131,7 @@ func outcomesRun(ctx context.Context, d *Deps, o *OutcomesOptions) error {
 	var sum *ingest.Summary
 	if len(o.Inputs) > 0 {
 		opts := &ingest.Options{Format: o.Format, Outcomes: true}
-		if sum, err = runIngest(ctx, st, o.Inputs, opts, o.Err, o.Progress); err != nil {
+		if sum, err = runIngest(ctx, st, o.Inputs, opts, newIngestLog(o.Err, false), o.Progress); err != nil {
 			return err
 		}
 		s := ingestSummaryOf(sum)

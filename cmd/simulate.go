@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,7 @@ type SimulateOptions struct {
 	Calls      bool
 	NoSave     bool
 	JSON       bool
+	Err        io.Writer // warnings (a learned policy's model families)
 
 	shard, shards int
 	windows       []int64
@@ -140,37 +142,11 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 			if o.shard, o.shards, err = parseShard(o.Shard); err != nil {
 				return err
 			}
+			o.Err = c.ErrOrStderr()
 			if runF != nil {
 				return runF(o)
 			}
-			pols, err := simulatePolicies(o)
-			if err != nil {
-				return err
-			}
-			var st *store.Store
-			if d.lakeDir() != "" && !o.NoSave {
-				st, err = d.openLakeWriter(c.Context(), store.LakeSimulate, o.shard, o.shards)
-			} else {
-				st, err = d.open(c.Context(), o.NoSave)
-			}
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			out, err := analysis.SimulateStore(c.Context(), st, o.analysis(), pols)
-			if err != nil {
-				return err
-			}
-			if st.Lake() != "" && !o.NoSave {
-				if _, err := st.CommitLake(c.Context()); err != nil {
-					return err
-				}
-			}
-			warnModelFamilies(c.ErrOrStderr(), learnedFamilies(out.Results))
-			if o.JSON {
-				return writeJSON(o.Out, out)
-			}
-			return writeSimulate(o.Out, out, o.Width, o.Bold)
+			return simulateRun(c.Context(), d, o)
 		},
 	}
 	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "policy spec, e.g. 'halflife(cap=4000)' (repeatable; default: the whole catalog)")
@@ -185,6 +161,40 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 	c.Flags().BoolVar(&o.NoSave, "no-save", false, "write no tables (opens the database read-only)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: comparison, per-run results, accuracy")
 	return c
+}
+
+// simulateRun replays the runs (the lake's shard, with --lake) under the
+// policies and prints the comparison: the store is opened to write
+// sim_runs and sim_calls, or read-only with --no-save.
+func simulateRun(ctx context.Context, d *Deps, o *SimulateOptions) error {
+	pols, err := simulatePolicies(o)
+	if err != nil {
+		return err
+	}
+	var st *store.Store
+	if d.lakeDir() != "" && !o.NoSave {
+		st, err = d.openLakeWriter(ctx, store.LakeSimulate, o.shard, o.shards)
+	} else {
+		st, err = d.open(ctx, o.NoSave)
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	out, err := analysis.SimulateStore(ctx, st, o.analysis(), pols)
+	if err != nil {
+		return err
+	}
+	if st.Lake() != "" && !o.NoSave {
+		if _, err := st.CommitLake(ctx); err != nil {
+			return err
+		}
+	}
+	warnModelFamilies(o.Err, learnedFamilies(out.Results))
+	if o.JSON {
+		return writeJSON(o.Out, out)
+	}
+	return writeSimulate(o.Out, out, o.Width, o.Bold)
 }
 
 func parseWindows(s string) ([]int64, error) {
