@@ -31,6 +31,7 @@ type IngestOptions struct {
 	JSON      bool
 	Shard     string // --shard i/n (with --lake)
 	Out, Err  io.Writer
+	Width     int // the summary line's wrap (0: one line)
 	Progress  bool
 
 	// MaxDecompressed caps what one archive may decompress to (negative: none).
@@ -105,7 +106,7 @@ them (README, Scale-out).`,
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
+			o.Inputs, o.Out, o.Err, o.Width = args, c.OutOrStdout(), c.ErrOrStderr(), d.width()
 			o.Progress = d.ErrIsTTY()
 			if runF != nil {
 				return runF(o)
@@ -187,7 +188,7 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 			return err
 		}
 	} else {
-		printSummary(o.Out, sum, log, true)
+		printSummary(o.Out, o.Width, sum, log, true)
 	}
 	if sum.Failed > 0 {
 		return &exitCodeError{code: exitFailed, msg: countOf(sum.Failed, "file") + " failed to import"}
@@ -287,29 +288,31 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 	return sum, err
 }
 
-// printSummary prints an import's summary line; hint: the rejected lines
-// are in the database trajmine rejects reads (not a report's temporary one).
-func printSummary(w io.Writer, s *ingest.Summary, log *ingestLog, hint bool) {
-	fmt.Fprintf(w, "imported %s (%s): %s, %s", countOf(s.Files, "file"), humanBytes(s.Bytes), countOf(int(s.Runs), "run"), countOf(int(s.Events), "event"))
+// printSummary prints an import's summary line wrapped to width; hint:
+// the rejected lines are in the database trajmine rejects reads (not a
+// report's temporary one).
+func printSummary(out io.Writer, width int, s *ingest.Summary, log *ingestLog, hint bool) {
+	var w strings.Builder
+	fmt.Fprintf(&w, "imported %s (%s): %s, %s", countOf(s.Files, "file"), humanBytes(s.Bytes), countOf(int(s.Runs), "run"), countOf(int(s.Events), "event"))
 	sep := ", "
 	if s.Rejects > 0 {
 		sep = "; "
 	}
-	fmt.Fprint(w, sep+log.rejectText(s.Rejects, hint))
+	fmt.Fprint(&w, sep+log.rejectText(s.Rejects, hint))
 	if s.Repairs > 0 {
-		fmt.Fprintf(w, "; %s repaired (invalid UTF-8 as U+FFFD, raw control characters escaped; sources.n_repairs)", countOf(int(s.Repairs), "text field"))
+		fmt.Fprintf(&w, "; %s repaired (invalid UTF-8 as U+FFFD, raw control characters escaped; sources.n_repairs)", countOf(int(s.Repairs), "text field"))
 	}
 	if s.OutcomeFiles > 0 || s.Outcomes.Changed > 0 {
-		fmt.Fprintf(w, "; %s with %s: %s given an outcome, %s matching no run",
+		fmt.Fprintf(&w, "; %s with %s: %s given an outcome, %s matching no run",
 			countOf(s.OutcomeFiles, "outcome file"), countOf(int(s.OutcomeRows), "outcome row"), countOf(int(s.Outcomes.Changed), "run"), countOf(int(s.Outcomes.Unmatched), "row"))
 	}
 	if s.Skipped > 0 {
-		fmt.Fprintf(w, "; %s skipped (already imported or not a log)", textfmt.Thousands(int64(s.Skipped)))
+		fmt.Fprintf(&w, "; %s skipped (already imported or not a log)", textfmt.Thousands(int64(s.Skipped)))
 	}
 	if s.Failed > 0 {
-		fmt.Fprintf(w, "; %s failed", textfmt.Thousands(int64(s.Failed)))
+		fmt.Fprintf(&w, "; %s failed", textfmt.Thousands(int64(s.Failed)))
 	}
-	fmt.Fprintln(w)
+	printWrapped(out, width, w.String())
 }
 
 // ingestSummary is an import's counts and errors, as ingest --json and

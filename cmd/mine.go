@@ -287,7 +287,7 @@ func behaviourTable(gs []behavior.Group) *table {
 		runs += g.Runs
 		comps += g.Compaction.Compactions
 		t.add(snippet(orDash(g.Key), 40), thousands(int64(g.Runs)), fmt.Sprintf("%.1f", m.OpsPer100), thousands(int64(m.FreedPerOp.Median+0.5)),
-			fmt.Sprintf("%.0f%%", 100*m.ShallowShare), fmt.Sprintf("%.0f%%", 100*m.ReEnableRate), fmt.Sprintf("%.0f%%", 100*m.ThrashShare),
+			pct(m.ShallowShare), pct(m.ReEnableRate), pct(m.ThrashShare),
 			thousands(g.Compaction.Compactions), string(g.Class.Label))
 	}
 	if len(gs) > 1 {
@@ -298,5 +298,10 @@ func behaviourTable(gs []behavior.Group) *table {
 	if zero := t.collapse(2, 3, 4, 5, 6, 7); len(zero) > 0 {
 		t.footer = append(t.footer, "0 in every family (column left out): "+strings.Join(zero, ", ")+".")
 	}
+	// at a narrow terminal the family stays whole and the figures the
+	// label rests on least give way first
+	t.key = t.columns("FAMILY")
+	t.optional = t.columns("COMPACTIONS", "FREED/OP", "THRASH", "RE-ENABLE", "SHALLOW")
+	t.optionalHint = "trajmine mine --json has every figure"
 	return t
 }

@@ -261,7 +261,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	}
 	if err := reportOn(ctx, st, o, sc, sum, log, func(w io.Writer) {
 		if len(inputs) > 0 {
-			printSummary(w, sum, log, true)
+			printSummary(w, o.Width, sum, log, true)
 		}
 	}); err != nil {
 		return err
@@ -338,14 +338,14 @@ func reportDemo(ctx context.Context, o *ReportOptions, why string) error {
 		return err
 	}
 	sc := &reportScope{runs: runs, dbRuns: len(runs), files: len(m.Files), lead: why,
-		from: "a generated demo corpus", note: fmt.Sprintf("trajmine synth -n %d --seed 1; temporary database %s, removed afterwards", o.DemoN, db)}
+		from: "a generated demo corpus", note: fmt.Sprintf("trajmine synth -n %d --seed 1, in a temporary database removed afterwards", o.DemoN)}
 	if why == "" {
 		sc.lead = "--demo"
 	}
 	o.dbLabel = db + " (temporary, removed after the report)"
 	return reportOn(ctx, st, o, sc, sum, log, func(w io.Writer) {
 		printSynth(w, o.Width, "a temporary directory", m)
-		printSummary(w, sum, log, false)
+		printSummary(w, o.Width, sum, log, false)
 	})
 }
 
@@ -439,6 +439,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if err := writeHTML(); err != nil {
 		return err
 	}
+	// one line, whatever the width: a path to copy whole, the last line printed
 	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
 }
