@@ -146,7 +146,7 @@ func decisionSentence(d Decision, aggs []simulate.Agg, windowEnds int) string {
 	h := r.HeldOutFigures
 	s := fmt.Sprintf("Replayed on the %s held out for %s, %s would have %s", runsOf(r.HeldOut), r.Family, r.Short, CostText(r.Currency, h.Objective(r.Currency)))
 	if r.Currency != recommend.CurrencyTokens {
-		s += fmt.Sprintf(" (tokens × %s)", textfmt.Ratio(h.Tokens.X))
+		s += ", and tokens × " + textfmt.Ratio(h.Tokens.X)
 	}
 	if h.LostLogged > 0 {
 		s += fmt.Sprintf(", carrying through %s of the %s lost under what ran", textfmt.Thousands(int64(h.Saved)), runsOf(h.LostLogged))
@@ -168,7 +168,7 @@ func CostText(c recommend.Currency, f recommend.Figure) string {
 	x := recommend.FigureValue(f)
 	switch c {
 	case recommend.CurrencyPerSolved:
-		return fmt.Sprintf("cost per solved task × %s against what ran (prompt caching included; a replay keeps each run's outcome, a run lost counts as unsolved)", x)
+		return fmt.Sprintf("cost per solved task × %s against what ran, with prompt caching (a replay keeps each run's outcome; a run lost counts as unsolved)", x)
 	case recommend.CurrencyCost:
 		return fmt.Sprintf("cost × %s against what ran, with prompt caching", x)
 	}

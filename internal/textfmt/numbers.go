@@ -99,10 +99,13 @@ func Ratio(f float64) string { return fixed(f, 3) }
 // RatioBound formats one end of a confidence interval on a ratio as Ratio
 // does, except that a bound that is not 1 never prints as 1.000: below 1
 // it prints "<1.000", above ">1.000" (whether the CI reaches 1, what ran,
-// is the question a ratio's CI answers).
+// is the question a ratio's CI answers); and one above zero never as
+// 0.000, but "<0.001".
 func RatioBound(f float64) string {
 	s := Ratio(f)
 	switch {
+	case f > 0 && s == "0.000":
+		return "<0.001"
 	case f < 1 && s == "1.000":
 		return "<1.000"
 	case f > 1 && s == "1.000":

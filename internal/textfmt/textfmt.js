@@ -27,6 +27,7 @@ var trajmineFmt = (function () {
   function ratio(f) { return fixed(f, 3); }
   function ratioBound(f) {
     var s = ratio(f);
+    if (f > 0 && s === "0.000") return "<0.001";
     if (f < 1 && s === "1.000") return "<1.000";
     if (f > 1 && s === "1.000") return ">1.000";
     return s;

@@ -58,6 +58,8 @@ func formatCases() []formatCase {
 		{RatioBound(1.0004), "ratioBound", []any{1.0004}, ">1.000"},
 		{RatioBound(1.00049), "ratioBound", []any{1.00049}, ">1.000"},
 		{RatioBound(1.0006), "ratioBound", []any{1.0006}, "1.001"},
+		{RatioBound(0.0003), "ratioBound", []any{0.0003}, "<0.001"}, // not zero
+		{RatioBound(0), "ratioBound", []any{0}, "0.000"},
 		{RatioCI(0.9, 0.9997), "ratioCI", []any{0.9, 0.9997}, "[0.900, <1.000]"},
 		{RatioWithCI(0.928, 0.88, 0.9997), "ratioWithCI", []any{0.928, 0.88, 0.9997}, "0.928 [0.880, <1.000]"},
 		// dollars: 2 decimals from $1 (and at 0), 4 below
