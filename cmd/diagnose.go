@@ -14,6 +14,7 @@ import (
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
 // DiagnoseOptions are the flags of trajmine diagnose.
@@ -68,7 +69,7 @@ cut mid-sentence with the last prompt ≥ 80 % of the window, or inside an
 open code block; finished when it ends on the model's reply without a tool
 call; stalled when its last tool call repeats a command that failed with the
 same output; else the importer's inference is kept. WHY names the rule
-(diagnose.EndRules) and says why.
+(--json: end.rule) and says why.
 
 The reading boundary is the call by which half of the runs had stopped while
 still reading (none of their last 3 tool calls an edit, test or submit, at
@@ -77,16 +78,18 @@ incidence of that stop, finishing a competing outcome, runs that stopped
 otherwise censored at their last call. It is stated only over at least 10
 runs; the Kaplan–Meier curve that censors finished runs is in --json.
 
-Token rent is each tool output's estimated tokens × the model calls that
-carried it until compacted or hidden. Where the log shows them, the system
-prompt (system events of role system or developer) and the tool definitions
-(the system event of role tools) pay rent the same way, as rows "(system
-prompt)" and "(tool definitions)", until a compaction, summary or
-continuation (keyless masking and truncation drop history, not them).
-Shares are of the total rent, prefix included; the verdict names the top
-tool and, when present, the system prompt's and tool definitions' shares.
-A prompt part no event shows (Claude Code and Codex logs omit the system
-prompt and tool schemas) pays no rent here.
+Carried tokens (the RENT column; the table diag_rent) are each tool
+output's estimated tokens × the model calls that carried it until
+compacted or hidden: what keeping it cost. Where the log shows them, the
+system prompt (system events of role system or developer) and the tool
+definitions (the system event of role tools) are counted the same way, as
+rows "(system prompt)" and "(tool definitions)", until a compaction, summary
+or continuation (keyless masking and truncation drop history, not them).
+Shares are of all the tokens carried, prefix included; the verdict names
+the tool whose outputs make up most of them and, when present, the system
+prompt's and tool definitions' shares. A prompt part no event shows (Claude
+Code and Codex logs omit the system prompt and tool schemas) is not counted
+here.
 
 A re-read reads a target again, while the earlier output was still visible
 in the prompt or after it was hidden; a stall is the same command (tool and
@@ -277,7 +280,7 @@ func diagnoseByHeader(by string) string {
 // curve's event points, and the re-read and stall totals.
 func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) error {
 	fmt.Fprintln(w)
-	printWrapped(w, width, "Token rent by tool (tokens × the calls that carried them; top 10):")
+	printWrapped(w, width, "Tokens carried into later calls by tool (RENT: each output's tokens × the calls that carried it; top 10):")
 	if len(d.RentByTool) == 0 {
 		fmt.Fprintln(w, "  no tool outputs")
 	} else {
@@ -314,9 +317,9 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 	}
 	t := d.Totals
 	fmt.Fprintln(w)
-	cost := fmt.Sprintf("Cost: $%.2f over %d runs (logged %d, priced from usage %d, unknown %d)", t.SpendUSD, t.CostLogged+t.CostPriced, t.CostLogged, t.CostPriced, t.CostUnknown)
+	cost := fmt.Sprintf("Cost: %s over %s (logged %d, priced from usage %d, unknown %d)", textfmt.Dollars(t.SpendUSD), countOf(int(t.CostLogged+t.CostPriced), "run"), t.CostLogged, t.CostPriced, t.CostUnknown)
 	if ps := t.PerSolved; ps.USD != nil {
-		cost += fmt.Sprintf("; per solved task $%.2f (%d resolved, %d failed; %d runs with unknown outcome left out)", *ps.USD, ps.Resolved, ps.Failed, ps.Excluded)
+		cost += fmt.Sprintf("; per solved task %s (%d resolved, %d failed; %s with unknown outcome left out)", textfmt.Dollars(*ps.USD), ps.Resolved, ps.Failed, countOf(ps.Excluded, "run"))
 	} else {
 		cost += "; per solved task: no run with a known resolved outcome"
 	}

@@ -83,7 +83,7 @@ After the import, runs an older version imported get their tool calls'
 action classes and their system-prompt flag as this version stores them;
 the runs that disable outputs (DTOC) get their tool
 outputs' uses stored (tables uses_runs and output_uses: which later call
-used which output, counterfactual.Uses), and then every run its
+used which output, and by which later call), and then every run its
 context-management profile (table run_profiles: what trajmine mine's
 behaviour section pools), which trajmine mine then reads instead of the
 events; runs whose uses and profile are stored for their current source

@@ -84,13 +84,20 @@ run (missing, unreadable or of no known format), it exits 1 and writes no
 page; when some inputs fail to import, it reports on the rest and exits 1,
 as trajmine ingest does.
 
-It prints the ingest summary, the diagnose verdict, the replay of every
-catalog policy at each run's own window (trajmine simulate; --window N
-replays, diagnoses and recommends at N instead), totals per format and the
-runs table, and writes one self-contained HTML file (-o,
+It prints one screen: the scope, the ingest summary (lines rejected are
+counted there, and trajmine rejects lists them), the answer in three
+sentences (how many runs ended on window length; the policy to apply, with
+its figures on held-out runs, or why none is named; what to do next), the
+top policies by cost against what ran (the replay of every catalog policy
+at each run's own window: trajmine simulate; --window N replays, diagnoses
+and recommends at N instead) and where the rest is. --full adds every table:
+the diagnose verdict, the whole comparison with its accuracy lines, each
+model family's recommendation, the agents' behaviour (trajmine mine),
+totals per format and the runs table. It writes one self-contained HTML file (-o,
 default ./report.html; its path is the last line printed): the verdict,
 occupancy curves, reading-boundary survival per policy, the policy
-comparison per model family, token rent by tool, trajmine recommend's
+comparison per model family, the tokens each tool's outputs kept in later
+prompts, trajmine recommend's
 choices and a run drill-down. The page works offline (ECharts is embedded;
 it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,

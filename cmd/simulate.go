@@ -363,7 +363,7 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 		if n == 0 || b <= 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2f", a/b)
+		return textfmt.Ratio(a / b)
 	}
 	for _, r := range rows {
 		format, family := r.Format, r.Family
@@ -371,8 +371,8 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 			format, family = "all", "all"
 		}
 		t.add(format, family, r.Rule, thousands(int64(r.Runs)), thousands(int64(r.Calls)),
-			fmt.Sprintf("%.1f%%", 100*r.MedianAbs), fmt.Sprintf("%.1f%%", 100*r.P90Abs), fmt.Sprintf("%.2f", r.ReadRatio),
-			fmt.Sprintf("%.1f%%", 100*r.IdealMedianAbs), fmt.Sprintf("%.1f%%", 100*r.IdealP90Abs), fmt.Sprintf("%.2f", r.IdealReadRatio),
+			pct(r.MedianAbs), pct(r.P90Abs), textfmt.Ratio(r.ReadRatio),
+			pct(r.IdealMedianAbs), pct(r.IdealP90Abs), textfmt.Ratio(r.IdealReadRatio),
 			ratio(r.ModelledUSD, r.UsageUSD, r.PricedRuns), ratio(r.ModelledStated, r.StatedUSD, r.StatedRuns))
 	}
 	if gone := t.collapse(t.columns("STATED ×")...); len(gone) > 0 {
@@ -430,11 +430,11 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 		cost, ci, usd := "-", "-", "-"
 		if a.Priced > 0 {
 			cost, ci = textfmt.Ratio(a.CostCachedRatio), textfmt.RatioCI(a.CostCachedLo, a.CostCachedHi)
-			usd = fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
+			usd = textfmt.Dollars(a.AsLoggedCostCachedUSD - a.CostCachedUSD)
 		}
 		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), cost, ci, usd, signedThousands(a.TokensSaved),
 			textfmt.Ratio(a.TotalRatio), textfmt.RatioCI(a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
-			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
+			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), textfmt.Ratio(a.KeepAllRatio), b}
 		if grouped {
 			row = append([]string{a.Group}, row...)
 		}

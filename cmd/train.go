@@ -16,6 +16,7 @@ import (
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/tracer"
@@ -262,7 +263,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if err := tracer.WriteModel(o.Model, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Model, len(m.Training.Curves), elapsed.Seconds(), o.Model)
+	fmt.Fprintf(w, "wrote %s (%s in %s); use it as tracer(model=%s)\n", o.Model, countOf(len(m.Training.Curves), "epoch"), textfmt.Duration(elapsed), o.Model)
 	if u := m.Training.Uniform; u != nil {
 		printWrapped(w, o.Width, tunedText(u, len(train)))
 	}
