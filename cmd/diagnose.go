@@ -297,8 +297,8 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 	}
 	b := d.ReadingBoundary
 	fmt.Fprintln(w)
-	printWrapped(w, width, fmt.Sprintf("Reading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):",
-		b.Runs, b.Events, b.Finished, b.Censored))
+	printWrapped(w, width, fmt.Sprintf("Reading boundary (cumulative incidence of stopping while reading, Aalen–Johansen, finishing a competing outcome; %s: %d stopped while reading, %d finished, %d censored; calls with reading stops):",
+		countOf(int(b.Runs), "run"), b.Events, b.Finished, b.Censored))
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
 	} else {
@@ -326,8 +326,8 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 	printWrapped(w, width,
 		fmt.Sprintf("Re-reads: %s while the earlier output was visible, %s after it was hidden, %s before it reached a prompt",
 			thousands(t.ReReadsVisible), thousands(t.ReReadsHidden), thousands(t.ReReadsPending)),
-		fmt.Sprintf("Stalls: %s repeats of a command with an identical failing output, in %s runs; %s repeats with an identical output that did not fail, in %s runs",
-			thousands(t.Stalls), thousands(t.StallRuns), thousands(t.Repeats), thousands(t.RepeatRuns)),
+		fmt.Sprintf("Stalls: %s of a command with an identical failing output, in %s; %s with an identical output that did not fail, in %s",
+			textfmt.Plural(int(t.Stalls), "repeat", "repeats"), countOf(int(t.StallRuns), "run"), textfmt.Plural(int(t.Repeats), "repeat", "repeats"), countOf(int(t.RepeatRuns), "run")),
 		cost)
 	return nil
 }

@@ -211,7 +211,7 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 }
 
 func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
-	fmt.Fprintf(w, "mine: %s runs, %s events, activities by %s\n\n", thousands(int64(out.Cases)), thousands(int64(out.Events)), out.Activity)
+	fmt.Fprintf(w, "mine: %s, %s, activities by %s\n\n", countOf(out.Cases, "run"), countOf(out.Events, "event"), out.Activity)
 	if out.Cases == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil

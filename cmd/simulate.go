@@ -303,8 +303,8 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	if out.Shard != "" {
 		shard = " (shard " + out.Shard + ")"
 	}
-	printWrapped(w, width, fmt.Sprintf("simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated",
-		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", ")))
+	printWrapped(w, width, fmt.Sprintf("simulate: %s%s × %s × window %s; nothing past a run's logged end is extrapolated",
+		countOf(out.Runs, "run"), shard, textfmt.Plural(len(out.Policies), "policy", "policies"), strings.Join(wl, ", ")))
 	if out.Runs == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil

@@ -17,16 +17,16 @@ func BoundaryClause(b ReadingBoundary) string {
 	const what = "stopping while reading: cumulative incidence"
 	switch {
 	case b.Found:
-		return fmt.Sprintf("reading boundary at call %s (%s %s by then, %d of %d runs observed)",
-			textfmt.Thousands(b.Turn), what, textfmt.Pct(b.incidenceAt(b.Turn)), b.EventsBy, b.Runs)
+		return fmt.Sprintf("reading boundary at call %s (%s %s by then, %d of %s observed)",
+			textfmt.Thousands(b.Turn), what, textfmt.Pct(b.incidenceAt(b.Turn)), b.EventsBy, textfmt.CountOf(int(b.Runs), "run"))
 	case b.Events == 0:
 		return "no reading boundary (no unfinished run stopped while reading)"
 	case b.Reached:
-		return fmt.Sprintf("no reading boundary stated (%s %s by call %s, but over %d runs, fewer than %d)",
-			what, textfmt.Pct(b.incidenceAt(b.ReachedTurn)), textfmt.Thousands(b.ReachedTurn), b.Runs, b.MinRuns)
+		return fmt.Sprintf("no reading boundary stated (%s %s by call %s, but over %s, fewer than %d)",
+			what, textfmt.Pct(b.incidenceAt(b.ReachedTurn)), textfmt.Thousands(b.ReachedTurn), textfmt.CountOf(int(b.Runs), "run"), b.MinRuns)
 	}
-	return fmt.Sprintf("no reading boundary (%s %s, %d of %d runs (%s) observed; %s needed)",
-		what, textfmt.Pct(b.Incidence), b.Events, b.Runs, textfmt.Pct(float64(b.Events)/float64(b.Runs)), textfmt.Pct(b.Share))
+	return fmt.Sprintf("no reading boundary (%s %s, %d of %s (%s) observed; %s needed)",
+		what, textfmt.Pct(b.Incidence), b.Events, textfmt.CountOf(int(b.Runs), "run"), textfmt.Pct(float64(b.Events)/float64(b.Runs)), textfmt.Pct(b.Share))
 }
 
 // incidenceAt is the cumulative incidence of stopping while reading by
@@ -75,8 +75,8 @@ func rentClause(v Verdict) string {
 func (d *Summary) VerdictText() string {
 	var w strings.Builder
 	v := d.Verdict
-	fmt.Fprintf(&w, "%s of %s runs (%s) ended on window length (%d explicit, %d inferred); %s; %s\n",
-		textfmt.Thousands(int64(v.WindowEnds)), textfmt.Thousands(int64(v.Runs)), textfmt.Pct(v.Share), v.Explicit, v.Inferred,
+	fmt.Fprintf(&w, "%s of %s (%s) ended on window length (%d explicit, %d inferred); %s; %s\n",
+		textfmt.Thousands(int64(v.WindowEnds)), textfmt.CountOf(v.Runs, "run"), textfmt.Pct(v.Share), v.Explicit, v.Inferred,
 		BoundaryClause(d.ReadingBoundary), rentClause(v))
 	if v.WhatIfRuns > 0 {
 		w.WriteString(WhatIfText(v) + "\n")
