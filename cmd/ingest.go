@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -270,7 +271,13 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 		if err != nil {
 			return nil, err
 		}
-		b := newIngestBar(rawWriter(log.errw), len(files))
+		var total int64
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil {
+				total += st.Size()
+			}
+		}
+		b := newIngestBar(rawWriter(log.errw), len(files), total)
 		opts.Progress, opts.Skipped, opts.Done = b.read, b.skipped, b.fileDone
 		log.clear = func() { _ = b.bar.Clear() }
 		defer b.bar.Finish()

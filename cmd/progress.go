@@ -16,27 +16,30 @@ import (
 // terminal (Deps.ErrIsTTY): ingest's in bytes read, then report's one per
 // analysis stage (analysis.ReportOptions.Progress) and the page's write.
 
-// ingestBar is ingest's bar: files done of the inputs' files (imported,
-// skipped or failed: ingest.Options.Done), described by the bytes read,
-// their rate and the files' rate (ingestText). Files the quick check
-// skips (ingest.Options.Skipped: imported before, unchanged) count as done
-// and are named, but their bytes never count as read: counting them gave
-// rates like "795 GB/s", and a bar in bytes stood at "ingest 1.5 MB 0%"
-// through a re-import of files all skipped. The library's own rate is
-// off: it is over its last few renders.
+// ingestBar is ingest's bar: the inputs' bytes done, read or skipped,
+// described by the files done of all (imported, skipped or failed:
+// ingest.Options.Done), the bytes read, their rate and the files' rate
+// (ingestText). The bytes of a file the quick check skips
+// (ingest.Options.Skipped: imported before, unchanged) move the bar but
+// never count as read: counting them read gave rates like "795 GB/s", and
+// taking them off the total left a re-import of files all skipped at
+// "ingest 1.5 MB 0%". The library's own rate is off: it is over its last
+// few renders.
 type ingestBar struct {
 	bar   *progressbar.ProgressBar
 	start time.Time
 	mu    sync.Mutex // the counts, the description
+	files int        // the inputs' files
 	nread int64
 	done  int // files done with
 	same  int // of them skipped unchanged
 }
 
-func newIngestBar(w io.Writer, files int) *ingestBar {
-	return &ingestBar{start: time.Now(), bar: progressbar.NewOptions(max(files, 1),
-		progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("ingest"), progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())}
+func newIngestBar(w io.Writer, files int, bytes int64) *ingestBar {
+	b := &ingestBar{start: time.Now(), files: files, bar: progressbar.NewOptions64(max(bytes, 1),
+		progressbar.OptionSetWriter(w), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())}
+	b.describe()
+	return b
 }
 
 // read counts n bytes read.
@@ -45,13 +48,15 @@ func (b *ingestBar) read(n int64) {
 	defer b.mu.Unlock()
 	b.nread += n
 	b.describe()
+	_ = b.bar.Add64(n)
 }
 
-// skipped counts a file the quick check skipped (its n bytes unread).
-func (b *ingestBar) skipped(int64) {
+// skipped counts a file the quick check skipped, its n bytes unread.
+func (b *ingestBar) skipped(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.same++
+	_ = b.bar.Add64(n)
 }
 
 // fileDone counts a file done with.
@@ -60,24 +65,23 @@ func (b *ingestBar) fileDone() {
 	defer b.mu.Unlock()
 	b.done++
 	b.describe()
-	_ = b.bar.Set(b.done)
 }
 
 func (b *ingestBar) describe() {
-	b.bar.Describe("ingest " + ingestText(b.nread, b.done, b.same, time.Since(b.start)))
+	b.bar.Describe("ingest " + ingestText(b.done, b.files, b.same, b.nread, time.Since(b.start)))
 }
 
-// ingestText is what the ingest bar says after d: the bytes read and,
-// once a second has passed (before that a rate is one file's burst, not
-// the ingest's), their rate and the files' (skipped files counted), and
-// how many files were skipped unchanged.
-func ingestText(n int64, files, same int, d time.Duration) string {
-	s := humanBytes(n) + " read"
+// ingestText is what the ingest bar says after d: the files done of all,
+// the bytes read and, once a second has passed (before that a rate is one
+// file's burst, not the ingest's), their rate and the files' (skipped
+// files counted), and how many files were skipped unchanged.
+func ingestText(done, files, same int, n int64, d time.Duration) string {
+	s := fmt.Sprintf("%s of %s, %s read", textfmt.Thousands(int64(done)), countOf(files, "file"), humanBytes(n))
 	if d >= time.Second {
-		s += fmt.Sprintf(", %s/s, %s files/s", humanBytes(int64(float64(n)/d.Seconds())), textfmt.Thousands(int64(float64(files)/d.Seconds())))
+		s += fmt.Sprintf(" (%s/s), %s files/s", humanBytes(int64(float64(n)/d.Seconds())), textfmt.Thousands(int64(float64(done)/d.Seconds())))
 	}
 	if same > 0 {
-		s += fmt.Sprintf(", %s unchanged since imported", countOf(same, "file"))
+		s += fmt.Sprintf(", %s unchanged since imported", textfmt.Thousands(int64(same)))
 	}
 	return s
 }
