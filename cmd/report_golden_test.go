@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,42 @@ func TestReportGolden(t *testing.T) {
 			}
 			testutil.Golden(t, stdout, filepath.Join("testdata", tc.golden+".stdout"))
 		})
+	}
+}
+
+// TestReportRejectsAfterScope (issue 32.1): a report on logs with a
+// rejected line prints the scope line first and counts the rejects in the
+// import's line, naming the command that lists them, instead of a warning
+// per line before the scope; a file that fails to import is said after
+// the scope line too (on stderr), and trajmine rejects lists the line.
+func TestReportRejectsAfterScope(t *testing.T) {
+	d := testDeps(t, nil)
+	dir := t.TempDir()
+	d.DB = filepath.Join(dir, "r.duckdb")
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"hello": "world"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, d, "report", "-o", filepath.Join(dir, "r.html"), fixtureDir, bad)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d (a file failed): %s", code, exitFailed, stderr)
+	}
+	lines := strings.Split(stdout, "\n")
+	if !strings.HasPrefix(lines[0], "trajmine report: 3 runs from 2 files under ../ingest/testdata/claude-code, "+bad) {
+		t.Errorf("first line %q: want the scope", lines[0])
+	}
+	// by hand: overflow_subagent.jsonl's line 9 is the fixture's one reject
+	if want := "imported 2 files (6.2 kB): 3 runs, 20 events; 1 line rejected in 1 file (trajmine rejects lists it); 1 failed"; lines[1] != want {
+		t.Errorf("second line\n%q\nwant\n%q", lines[1], want)
+	}
+	if strings.Contains(stderr, "record is not a JSON object") {
+		t.Errorf("stderr holds the reject's warning:\n%s", stderr)
+	}
+	if !strings.HasPrefix(stderr, bad+": unknown format") || !strings.HasSuffix(stderr, "trajmine: 1 file failed to import (the report covers the rest)\n") {
+		t.Errorf("stderr %q: want the failed file, then the exit's message", stderr)
+	}
+	out, _, _ := run(t, d, "rejects")
+	if want := "../ingest/testdata/claude-code/overflow_subagent.jsonl:9: record is not a JSON object\n"; out != want {
+		t.Errorf("trajmine rejects:\n%q\nwant\n%q", out, want)
 	}
 }
