@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/glossary"
+	"github.com/trajmine/trajmine/recommend"
 )
 
 // TestHelpTerms: trajmine help terms (and terms --help) prints every term
@@ -27,6 +30,25 @@ func TestHelpTerms(t *testing.T) {
 			}
 			at += i + 1
 		}
+	}
+	// the glossary's figures are the code's (it imports nothing: checked here)
+	def := map[string]string{}
+	for _, x := range glossary.Terms {
+		def[x.Name] = x.Definition
+	}
+	for _, c := range []struct{ term, want string }{
+		{"held-out runs", fmt.Sprintf("mod --holdout-every (%d) is 0", recommend.DefaultHoldoutEvery)},
+		{"reading boundary", fmt.Sprintf("at least %d runs", diagnose.BoundaryMinRuns)},
+		{"reading boundary", "reaches half the runs"},
+		{"stopped while reading", fmt.Sprintf("last %d tool calls", diagnose.BoundaryK)},
+		{"CI", "95% confidence interval"},
+	} {
+		if !strings.Contains(def[c.term], c.want) {
+			t.Errorf("%s: %q does not say %q", c.term, def[c.term], c.want)
+		}
+	}
+	if diagnose.BoundaryShare != 0.5 {
+		t.Errorf("the reading boundary's share is %v: the glossary says half", diagnose.BoundaryShare)
 	}
 	root, _, _ := run(t, d, "--help")
 	if !strings.Contains(root, "Additional help topics:\n  trajmine terms ") {
