@@ -204,7 +204,7 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 		return writeJSON(o.Out, out)
 	}
 	if o.shards > 1 {
-		fmt.Fprintf(o.Out, "diagnose: shard %d/%d: the figures are over this shard's %d runs\n\n", o.shard, o.shards, len(out.Runs))
+		fmt.Fprintf(o.Out, "diagnose: shard %d/%d: the figures are over this shard's %s\n\n", o.shard, o.shards, countOf(len(out.Runs), "run"))
 	}
 	return writeDiagnose(o.Out, out, o.Width, o.Bold)
 }
