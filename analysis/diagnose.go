@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -9,11 +10,15 @@ import (
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // DiagnoseOptions are what a diagnosis depends on.
 type DiagnoseOptions struct {
-	Window int64  // context window for every run; 0: each run's own
+	// Window is the context window for every run: each run's own (the
+	// zero value) or a fixed one; simulate.Unbounded is refused (occupancy
+	// is a share of a window).
+	Window simulate.Window
 	By     string // group the peak-occupancy summary by model, harness or format
 	Prices string // a YAML/JSON price file adding to or replacing the embedded prices; "" none
 	// Shard and Shards select every Shards-th run by run_id, starting at
@@ -77,6 +82,9 @@ type Diagnose struct {
 
 // NewDiagnose prepares a diagnosis with o (its price file loaded).
 func NewDiagnose(o *DiagnoseOptions) (*Diagnose, error) {
+	if o.Window == simulate.Unbounded {
+		return nil, errors.New("diagnose: no unbounded window: occupancy is a share of a window (give one in tokens, or each run's own)")
+	}
 	prices, err := LoadPrices(o.Prices)
 	if err != nil {
 		return nil, err
@@ -89,10 +97,10 @@ func (a *Diagnose) Worker() (func(*RunWork) any, error) {
 	return func(w *RunWork) any {
 		// the result keeps nothing of w's slices: it is built afresh
 		var res diagnose.RunResult
-		if a.o.Window == 0 {
-			res = *w.Diagnosed()
+		if n, fixed := a.o.Window.Fixed(); fixed {
+			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, n, w.endOptions())
 		} else {
-			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, a.o.Window, w.endOptions())
+			res = *w.Diagnosed()
 		}
 		out := diagnose.Complete(res, w.Run, w.Events, w.Usage, w.Ops, *w.Stalls(), w.Classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)

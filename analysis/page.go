@@ -329,7 +329,7 @@ func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
 // with what each policy did to them, both from the run replayed again
 // (ReplayOutputs); the replay's calls go to add as sim_calls rows.
 func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagnosis, why string, sim Simulation, rows []int,
-	pols []simulate.Policy, window int64, red *redact.Redactor, add func(vals ...any) error) (htmlreport.RunDetail, error) {
+	pols []simulate.Policy, window simulate.Window, red *redact.Redactor, add func(vals ...any) error) (htmlreport.RunDetail, error) {
 	occ := r.Occupancy
 	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
@@ -386,11 +386,11 @@ type reportReplay struct {
 // ReplayOutputs lists a run's tool outputs (tool_result events, seq order)
 // and, per policy spec, what the policy first did to each and its replayed
 // calls: the run is replayed as trajmine simulate replays it (same trace,
-// calibration factor, its own window unless window > 0) with each policy wrapped in a watcher
+// calibration factor, at window) with each policy wrapped in a watcher
 // that notes, after every call's rendering, the outputs no longer in full.
 // With red set, each output's target and preview are redacted (the
 // preview from the redacted head of the text: redact.Redactor.Head).
-func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window int64, red *redact.Redactor) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
+func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window simulate.Window, red *redact.Redactor) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
 	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
 	if err != nil || len(rs) != 1 {
 		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
@@ -425,12 +425,9 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 				Target: red.String(target), EstTokens: e.EstTokens, Chars: e.Chars, Preview: preview(red, e.Text)})
 		}
 	}
-	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
+	tr, err := reportTrace(ctx, st, run, events, usage, ops)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if window > 0 { // the window every run is replayed at (report --window)
-		win = window
 	}
 	// tool outputs by trace item
 	item := map[int32]int{}
@@ -455,16 +452,9 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 		}
 		w := &reportWatch{Policy: fresh, items: item, acts: make([]htmlreport.Action, len(outs))}
 		var calls []simulate.CallResult
-		opt := simulate.Options{Window: win, Calls: &calls}
-		if win == 0 {
-			opt.Window = -1 // unbounded, as trajmine simulate replays it
-		}
-		r := rp.Replay(tr, w, opt)
-		if win == 0 {
-			r.Window = 0
-		}
+		r := rp.Replay(tr, w, simulate.Options{Window: window, Calls: &calls})
 		acts[p.Name()] = w.acts
-		replays[p.Name()] = reportReplay{window: r.Window, calls: calls}
+		replays[p.Name()] = reportReplay{window: r.WindowTokens, calls: calls}
 	}
 	return outs, acts, replays, nil
 }
@@ -534,11 +524,11 @@ func redactPage(d *htmlreport.Data, red *redact.Redactor) {
 
 // reportTrace builds a run's trace as the shared pass does for trajmine
 // simulate (runWork.replayTrace: its diagnosed end, calibration factor, the
-// actions classifier) and returns the window it replays at (the run's own).
-func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
+// actions classifier).
+func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, error) {
 	classify, err := DefaultClassify()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	f := 0.0
 	if c, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator); err == nil && c != nil && c.Factor > 0 {
@@ -546,7 +536,7 @@ func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []
 	}
 	end := diagnose.Run(run, events, usage, ops, 0).End
 	tr := simulate.NewTrace(run, events, usage, ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
-	return tr, tr.Window, nil
+	return tr, nil
 }
 
 // reportWatch wraps a policy and notes, per tool output, the first call at

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // handover is a Pass consumer whose worker does almost nothing: a small
@@ -60,7 +61,7 @@ func BenchmarkPass(b *testing.B) {
 			b.Fatal(err)
 		}
 		for b.Loop() {
-			sa, err := NewSimulate(&SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model"}, pols)
+			sa, err := NewSimulate(&SimulateOptions{Windows: []simulate.Window{simulate.OwnWindow}, Shards: 1, By: "model"}, pols)
 			if err != nil {
 				b.Fatal(err)
 			}

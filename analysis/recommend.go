@@ -17,11 +17,11 @@ import (
 
 // RecommendOptions are what a recommendation depends on.
 type RecommendOptions struct {
-	Grid         []string // candidate specs; nil: the built-in grid
-	Window       int64    // replay every run at this window; 0: each run's own
-	HoldoutEvery uint32   // hold out runs whose FNV-1a(run id) mod this is 0
-	MaxReinv     float64  // most predicted re-invocations per 100 calls a candidate may cause
-	AnyMechanism bool     // candidates a family's run harnesses cannot be set to run stay eligible
+	Grid         []string        // candidate specs; nil: the built-in grid
+	Window       simulate.Window // replay every run at this window (the zero value: each run's own)
+	HoldoutEvery uint32          // hold out runs whose FNV-1a(run id) mod this is 0
+	MaxReinv     float64         // most predicted re-invocations per 100 calls a candidate may cause
+	AnyMechanism bool            // candidates a family's run harnesses cannot be set to run stay eligible
 	// TrainedOn holds the runs a learned candidate was trained on
 	// (recommend.Options.TrainedOn: a held-out one among them is an error).
 	TrainedOn map[string]bool

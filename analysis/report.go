@@ -82,7 +82,7 @@ type ReportOptions struct {
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
 	Policies  []string          // replayed besides the catalog's defaults (e.g. tracer(model=FILE))
-	Window    int64             // every run's context window, for diagnose, simulate and recommend; 0: each run's own
+	Window    simulate.Window   // every run's context window, for diagnose, simulate and recommend (the zero value: each run's own)
 	// Redact, when set, redacts the log text of the sample's drill-down
 	// (tool-output previews and targets) and, through Page, the page's
 	// other log-derived text; nil keeps it as logged.
@@ -163,10 +163,7 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	// no per-call rows kept (the sample's come from reportSample); groups by
 	// model family, as trajmine simulate --by model
 	// every replay's prompts per call are kept for the page's timeline
-	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model", Prompts: true}
-	if o.Window > 0 {
-		simO.Windows = []int64{o.Window}
-	}
+	simO := &SimulateOptions{Windows: []simulate.Window{o.Window}, Shards: 1, By: "model", Prompts: true}
 	pols, err := reportPolicies(o)
 	if err != nil {
 		return nil, err

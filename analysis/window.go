@@ -29,8 +29,9 @@ import (
 //
 // aggs are simulate's comparison rows; only those over all runs (no group)
 // at window count.
-func WindowVerdict(aggs []simulate.Agg, window int64) string {
-	if window <= 0 {
+func WindowVerdict(aggs []simulate.Agg, window simulate.Window) string {
+	tokens, fixed := window.Fixed()
+	if !fixed {
 		return ""
 	}
 	var base *simulate.Agg
@@ -51,7 +52,7 @@ func WindowVerdict(aggs []simulate.Agg, window int64) string {
 			rows = append(rows, a)
 		}
 	}
-	n := textfmt.Thousands(window)
+	n := textfmt.Thousands(tokens)
 	why := fmt.Sprintf("their logged prompts exceed %s, below the windows they ran at", n)
 	if base.BaselineOverflow == 1 {
 		why = fmt.Sprintf("its logged prompts exceed %s, below the window it ran at", n)

@@ -14,12 +14,13 @@ import (
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // DiagnoseOptions are the flags of trajmine diagnose.
 type DiagnoseOptions struct {
 	Terminal
-	Window int64
+	Window simulate.Window
 	By     string
 	Prices string
 	JSON   bool
@@ -137,9 +138,6 @@ diagnose --lake DIR --no-save.
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			switch o.By {
 			case "model", "harness", "format":
 			default:
@@ -173,7 +171,7 @@ diagnose --lake DIR --no-save.
 			return onStore(c.Context(), d, readOnly, o, diagnoseRun)
 		},
 	}
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (overrides the log and the table)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run, in tokens (200000, 128k; overrides the log and the table) or own")
 	c.Flags().StringVar(&o.By, "by", "model", "group the summary by model, harness or format")
 	c.Flags().StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: verdict, groups and every run with its calls and why")

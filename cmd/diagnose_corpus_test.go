@@ -17,6 +17,7 @@ import (
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/testutil"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // TestDiagnoseCorpus diagnoses the whole shared corpus (skipped when it is
@@ -54,11 +55,11 @@ func TestDiagnoseCorpus(t *testing.T) {
 
 	tests := []struct {
 		name           string
-		window         int64
+		window         simulate.Window
 		someWindowEnds bool
 	}{
-		{"logged or known windows", 0, false},
-		{"window 20000", 20000, true},
+		{"logged or known windows", simulate.OwnWindow, false},
+		{"window 20000", simulate.Tokens(20000), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 type RecommendOptions struct {
 	Terminal
 	Grid         []string
-	Window       int64
+	Window       simulate.Window
 	HoldoutEvery uint32
 	MaxReinv     float64
 	JSON         bool
@@ -117,8 +117,8 @@ so.`,
 				return flagErrorf("--config: unknown harness %q (known: %s)", o.Config, strings.Join(recommend.Harnesses, ", "))
 			}
 
-			if o.Window < 0 || o.MaxReinv < 0 {
-				return flagErrorf("--window and --max-reinv must be ≥ 0")
+			if o.MaxReinv < 0 {
+				return flagErrorf("--max-reinv must be ≥ 0")
 			}
 			for _, s := range o.Grid {
 				if _, err := simulate.Parse(s); err != nil {
@@ -152,7 +152,7 @@ so.`,
 			warnModelFamilies(c.ErrOrStderr(), recommendFamilies(ao.Grid, rs))
 			switch {
 			case o.Config != "":
-				return writeHarnessConfigs(o.Out, rs, o.Config, o.Window)
+				return writeHarnessConfigs(o.Out, rs, o.Config, windowTokens(o.Window))
 			case o.JSON:
 				return writeJSON(o.Out, struct {
 					Config  recommend.Config   `json:"config"`
@@ -170,7 +170,7 @@ so.`,
 		},
 	}
 	c.Flags().StringArrayVar(&o.Grid, "grid", nil, "candidate policy spec (repeatable; default: the built-in grid, see --help)")
-	c.Flags().Int64Var(&o.Window, "window", 0, "replay every run at this window (default: each run's own)")
+	c.Flags().Var(windowVar(&o.Window, true), "window", "replay every run at this window: tokens (200000, 128k), own or unbounded")
 	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", recommend.DefaultHoldoutEvery, "hold out runs whose FNV-1a(run id) mod this is 0")
 	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", recommend.DefaultMaxReinv, "most predicted re-invocations per 100 calls a candidate may cause")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")

@@ -38,7 +38,7 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Err       io.Writer
 	Progress  bool
-	Window    int64 // --window: every run's context window; 0 = each run's own
+	Window    simulate.Window // --window: every run's context window (the zero value: each run's own)
 	Rehash    bool
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
@@ -130,9 +130,6 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if o.Demo && len(args) > 0 {
 				return flagErrorf("--demo reports on a generated corpus: it takes no PATH")
 			}
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
@@ -155,7 +152,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (diagnose, replay and recommend; default: each run's own)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run (diagnose, replay and recommend): tokens (200000, 128k) or own")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
@@ -428,8 +425,8 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	fmt.Fprintln(o.Out)
 	printFitted(o.Out, o.Width, "Verdict (trajmine diagnose has the tables): "+diag.VerdictText())
 	fmt.Fprintln(o.Out)
-	if o.Window > 0 {
-		printWrapped(o.Out, o.Width, fmt.Sprintf("Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):", thousands(o.Window)))
+	if n, fixed := o.Window.Fixed(); fixed {
+		printWrapped(o.Out, o.Width, fmt.Sprintf("Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):", thousands(n)))
 	} else {
 		printWrapped(o.Out, o.Width, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
 	}

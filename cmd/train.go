@@ -25,7 +25,7 @@ import (
 type TrainOptions struct {
 	Terminal
 	Family      string
-	Window      int64
+	Window      simulate.Window
 	Seed        uint64
 	Model       string // -o: the model file
 	Epochs      int
@@ -164,7 +164,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 	f := t.Flags()
 	f.StringVarP(&o.Model, "out", "o", "", "model file to write (JSON)")
 	f.StringVar(&o.Family, "family", "", "train on runs of this model family only")
-	f.Int64Var(&o.Window, "window", 0, "window in tokens to replay at (0: each run's own)")
+	f.Var(windowVar(&o.Window, true), "window", "window to replay at: tokens (200000, 128k), own or unbounded")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of every random choice (initialisation, order, sampling, split, bootstrap)")
 	f.IntVar(&o.Epochs, "epochs", 30, "passes over the training runs")
 	f.IntVar(&o.Samples, "samples", 2, "sampled replays per run and epoch (≥ 2)")

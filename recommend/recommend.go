@@ -82,14 +82,14 @@ const (
 
 // Options configures Recommend. Zero values take the documented defaults.
 type Options struct {
-	Grid           []string // candidate specs (default DefaultGrid)
-	HoldoutEvery   uint32   // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default DefaultHoldoutEvery)
-	MinTrain       int      // training runs needed (default DefaultMinTrain)
-	MinHeldOut     int      // held-out runs needed (default DefaultMinHeldOut)
-	MaxReinvPer100 float64  // eligibility bound on predicted re-invocations per 100 calls (default DefaultMaxReinv)
-	Window         int64    // replay window for every run; 0 = each run's own
-	Bootstrap      int      // CI resamples (default 1000)
-	Seed           uint64   // bootstrap seed (default 1)
+	Grid           []string        // candidate specs (default DefaultGrid)
+	HoldoutEvery   uint32          // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default DefaultHoldoutEvery)
+	MinTrain       int             // training runs needed (default DefaultMinTrain)
+	MinHeldOut     int             // held-out runs needed (default DefaultMinHeldOut)
+	MaxReinvPer100 float64         // eligibility bound on predicted re-invocations per 100 calls (default DefaultMaxReinv)
+	Window         simulate.Window // replay window for every run (the zero value: each run's own)
+	Bootstrap      int             // CI resamples (default 1000)
+	Seed           uint64          // bootstrap seed (default 1)
 	// Label returns a family's behaviour label (behavior's classifier:
 	// selective, shallow, never, thrasher, or "" when unknown).
 	Label func(family string) string
@@ -301,12 +301,12 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 // Grid is the parsed candidate set (as-logged first) and the replay window.
 type Grid struct {
 	pols   []simulate.Policy
-	window int64
+	window simulate.Window
 }
 
 // NewGrid parses specs (DefaultGrid when empty), puts as-logged, the
-// baseline, first if it is not, and replays at window (0 = each run's own).
-func NewGrid(specs []string, window int64) (*Grid, error) {
+// baseline, first if it is not, and replays at window.
+func NewGrid(specs []string, window simulate.Window) (*Grid, error) {
 	if len(specs) == 0 {
 		specs = DefaultGrid
 	}

@@ -20,9 +20,6 @@ type Row struct {
 	AsLoggedCostUSD, AsLoggedCostCachedUSD *float64
 	// keep-all's cost on the same calls (window ignored), a reference column
 	KeepAllCostUSD, KeepAllCostCachedUSD *float64
-	// OwnWindow: replayed at the run's own window (Window holds it); such
-	// rows aggregate together under window -1.
-	OwnWindow bool `json:"own_window"`
 }
 
 // CostRatio is Σ CostUSD / Σ as-logged cost on the same calls (plain), and
@@ -91,7 +88,7 @@ func Cost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 type Agg struct {
 	Group  string `json:"group,omitempty"`
 	Policy string `json:"policy"`
-	Window int64  `json:"window"` // -1: each run's own window
+	Window Window `json:"window"` // the window asked for (RunResult.Window): each run's own, unbounded or fixed
 	Runs   int    `json:"runs"`
 	// Rank orders the policies of one group × window by the objective:
 	// where a run of the group × window is priced, the lowest cost with
@@ -207,7 +204,7 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 	}
 	type key struct {
 		group, policy string
-		window        int64
+		window        Window
 	}
 	policyOrder := map[string]int{}
 	idx := map[key][]int{}
@@ -221,18 +218,14 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 		if _, ok := policyOrder[r.Policy]; !ok {
 			policyOrder[r.Policy] = len(policyOrder)
 		}
-		w := r.Window
-		if r.OwnWindow {
-			w = -1
-		}
-		k := key{g, r.Policy, w}
+		k := key{g, r.Policy, r.Window}
 		if _, ok := idx[k]; !ok {
 			keys = append(keys, k)
 		}
 		idx[k] = append(idx[k], i)
 	}
 	slices.SortStableFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.window, b.window), cmp.Compare(policyOrder[a.policy], policyOrder[b.policy]))
+		return cmp.Or(cmp.Compare(a.group, b.group), a.window.Compare(b.window), cmp.Compare(policyOrder[a.policy], policyOrder[b.policy]))
 	})
 	// each group × policy × window is summarised on its own (its bootstrap
 	// seeded alike), so they are computed on every CPU, each into its slot
@@ -246,7 +239,7 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 }
 
 // aggregateOne summarises the rows ix of rows, one group × policy × window.
-func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o AggOptions) Agg {
+func aggregateOne(rows []Row, ix []int, group, policy string, window Window, o AggOptions) Agg {
 	a := Agg{Group: group, Policy: policy, Window: window, Runs: len(ix)}
 	ratios := make([]float64, 0, len(ix))
 	eff := make([]float64, 0, len(ix))
@@ -364,7 +357,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 func rank(aggs []Agg) {
 	type gw struct {
 		g string
-		w int64
+		w Window
 	}
 	by := map[gw][]int{}
 	var keys []gw
@@ -399,7 +392,7 @@ func rank(aggs []Agg) {
 
 // RankedByCost reports whether the ranking of aggs' group × window g, w
 // is by cost (some run priced; see Agg.Rank) rather than by tokens.
-func RankedByCost(aggs []Agg, g string, w int64) bool {
+func RankedByCost(aggs []Agg, g string, w Window) bool {
 	return slices.ContainsFunc(aggs, func(a Agg) bool { return a.Group == g && a.Window == w && a.Priced > 0 })
 }
 
@@ -407,7 +400,7 @@ func RankedByCost(aggs []Agg, g string, w int64) bool {
 func Ranked(aggs []Agg) []Agg {
 	out := slices.Clone(aggs)
 	slices.SortStableFunc(out, func(a, b Agg) int {
-		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Window, b.Window), cmp.Compare(a.Rank, b.Rank))
+		return cmp.Or(cmp.Compare(a.Group, b.Group), a.Window.Compare(b.Window), cmp.Compare(a.Rank, b.Rank))
 	})
 	return out
 }

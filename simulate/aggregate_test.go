@@ -18,7 +18,7 @@ import (
 func TestAggregate(t *testing.T) {
 	price := diagnose.Price{Input: 1, Output: 10, CacheRead: 0.1, CacheWrite: 1.25}
 	row := func(policy string, prompt, keepAll int64, st Status, kaOverflow int, act int) Row {
-		r := Row{RunResult: RunResult{RunID: "r", Policy: policy, Window: 1000, Calls: 10, Status: st, OverflowCall: -1,
+		r := Row{RunResult: RunResult{RunID: "r", Policy: policy, WindowTokens: 1000, Calls: 10, Status: st, OverflowCall: -1,
 			FirstActivation: act, PromptTokens: prompt, KeepAllTokens: keepAll, KeepAllOverflowAt: kaOverflow,
 			AsLoggedTokens: keepAll, AsLoggedCached: keepAll / 2, AsLoggedOverflowAt: kaOverflow, BaselineOverflow: kaOverflow >= 0,
 			CachedTokens: prompt / 2, KeepAllCached: keepAll / 2, OutputTokens: 100, BoundaryTurn: 10,
@@ -171,7 +171,7 @@ func TestCost(t *testing.T) {
 func TestAggregateParallel(t *testing.T) {
 	var rows []Row
 	for i := range 400 {
-		r := Row{RunResult: RunResult{RunID: fmt.Sprint("r", i/8), Policy: fmt.Sprint("p", i%8), Window: 1000, Calls: 10 + i%7, Status: Survived,
+		r := Row{RunResult: RunResult{RunID: fmt.Sprint("r", i/8), Policy: fmt.Sprint("p", i%8), WindowTokens: 1000, Calls: 10 + i%7, Status: Survived,
 			OverflowCall: -1, FirstActivation: i % 5, PromptTokens: int64(500 + 37*i%900), KeepAllTokens: 1000, AsLoggedTokens: 1000,
 			KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1, BoundaryTurn: int64(i % 9)}, Family: fmt.Sprint("f", i%3)}
 		rows = append(rows, r)

@@ -41,7 +41,7 @@ func TestAsLoggedPrompts(t *testing.T) {
 			// the catalog policy replays the same prompts
 			var calls []CallResult
 			var rp Replayer
-			rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: -1, Calls: &calls})
+			rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: Unbounded, Calls: &calls})
 			for i, c := range calls {
 				if c.PromptTokens != tc.want[i] {
 					t.Errorf("as-logged policy call %d: %d, want %d", i, c.PromptTokens, tc.want[i])

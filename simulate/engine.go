@@ -84,7 +84,12 @@ const (
 type RunResult struct {
 	RunID  string `json:"run_id"`
 	Policy string `json:"policy"`
-	Window int64  `json:"window"` // 0: unbounded (no window known or given)
+	// Window is the window the replay was asked for (Options.Window:
+	// OwnWindow, Unbounded or Tokens(n)); WindowTokens is what it resolved
+	// to for this run (Window.Resolve), in tokens, 0 for none (Unbounded,
+	// or the run's own window unknown).
+	Window       Window `json:"window"`
+	WindowTokens int64  `json:"window_tokens"`
 
 	Calls        int    `json:"calls"` // calls replayed (≤ the logged calls)
 	Status       Status `json:"status"`
@@ -227,9 +232,9 @@ type CallResult struct {
 
 // Options configures a replay.
 type Options struct {
-	// Window in tokens; 0 means the trace's own window (unbounded when the
-	// trace has none); negative means unbounded.
-	Window int64
+	// Window is the window to replay at: the trace's own (OwnWindow, the
+	// zero value; none when the trace has none), Unbounded, or Tokens(n).
+	Window Window
 	// Reserve is the minimum output reserved per call: a call overflows when
 	// prompt + max(its output tokens, Reserve) > window.
 	Reserve int64
@@ -244,9 +249,9 @@ type Options struct {
 // Sim is the replay state of one run under one policy. Policies read and
 // change renderings through its methods.
 type Sim struct {
-	Tr     *Trace
-	Window int64 // 0 unbounded
-	T      int   // the call being prepared
+	Tr           *Trace
+	WindowTokens int64 // 0 unbounded
+	T            int   // the call being prepared
 
 	mode      []Mode
 	tok       []int32 // rendered tokens of admitted items (0 before admission)
@@ -433,15 +438,9 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	s := &rp.s
 	s.reset(tr)
-	w := o.Window
-	switch {
-	case w == 0:
-		w = tr.Window
-	case w < 0:
-		w = 0
-	}
-	s.Window = w
-	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
+	w := o.Window.Resolve(tr.Window)
+	s.WindowTokens = w
+	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: o.Window, WindowTokens: w, OverflowCall: -1, FirstActivation: -1,
 		LoggedCalls: full.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
 	// keep-all's prompts (window ignored) give the token ratio's reference
 	keepAll := tr.keepAllPrompts()

@@ -41,7 +41,7 @@ func TestReplayLoggedOverflow(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		window   int64
+		window   Window
 		status   Status
 		call     int
 		logged   bool
@@ -173,7 +173,7 @@ func TestDTOCEnvelope(t *testing.T) {
 			}
 			var calls []CallResult
 			var rp Replayer
-			rp.Replay(tr, p, Options{Window: -1, Calls: &calls})
+			rp.Replay(tr, p, Options{Window: Unbounded, Calls: &calls})
 			if len(calls) != 3 || calls[2].PromptTokens != tc.last {
 				t.Fatalf("calls %+v; want 3, the last with prompt %d", calls, tc.last)
 			}

@@ -95,7 +95,7 @@ func TestWithoutContextCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := ctxTrace(tc.mixed)
 			var calls []CallResult
-			r := replayNamed(t, tr, tc.policy, Options{Window: -1, Calls: &calls})
+			r := replayNamed(t, tr, tc.policy, Options{Window: Unbounded, Calls: &calls})
 			got := want{r.PromptTokens, r.KeepAllTokens, r.AsLoggedTokens, r.OutputTokens, r.DroppedContextOutput, r.Calls, r.DroppedContextCalls}
 			if got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
@@ -148,7 +148,7 @@ func TestWithoutContextCallsNone(t *testing.T) {
 	if tr.WithoutContextCalls() != nil || tr.DroppedContextCalls() != 0 {
 		t.Fatal("a todo list is not manage_context")
 	}
-	r := replayNamed(t, tr, "keep-all", Options{Window: -1})
+	r := replayNamed(t, tr, "keep-all", Options{Window: Unbounded})
 	// 250 + 780 + 800
 	if r.PromptTokens != 1830 || r.Calls != 3 || r.DroppedContextCalls != 0 || r.DroppedContextOutput != 0 {
 		t.Errorf("keep-all %d over %d calls, %d dropped; want 1830 over 3, none", r.PromptTokens, r.Calls, r.DroppedContextCalls)
@@ -214,7 +214,7 @@ func TestWithoutContextCallsCalibration(t *testing.T) {
 	if !slices.Equal(r.Logged, []int64{1225, 1570, 2065, 2290}) || !slices.Equal(r.orig, []int32{0, 1, 2, 4}) {
 		t.Errorf("reduced logged %v orig %v", r.Logged, r.orig)
 	}
-	rr := replayNamed(t, tr, "keep-all", Options{Window: -1})
+	rr := replayNamed(t, tr, "keep-all", Options{Window: Unbounded})
 	// as-logged (no ops: keep-all of the logged run): 1225+1570+2065+2260+2290
 	if rr.PromptTokens != 1225+1570+2065+2260 || rr.AsLoggedTokens != 9410 || rr.DroppedContextCalls != 1 {
 		t.Errorf("keep-all %d against as-logged %d, %d dropped; want 7120, 9410, 1", rr.PromptTokens, rr.AsLoggedTokens, rr.DroppedContextCalls)
