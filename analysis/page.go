@@ -197,7 +197,7 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRe
 			}
 			byRun[x.RunID] = ps
 		}
-		ps[k] = htmlreport.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.Ratio(), Saved: x.Saved, Lost: x.Lost}
+		ps[k] = htmlreport.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.TokenRatio(), Saved: x.Saved, Lost: x.Lost}
 	}
 	out := make([]htmlreport.RunRecord, len(runs))
 	for i := range runs {

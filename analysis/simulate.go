@@ -397,9 +397,9 @@ func simRunValues(r *simulate.Row) []any {
 	}
 	return []any{r.RunID, r.Policy, r.WindowTokens, r.Format, r.Family, r.Harness, int64(r.LoggedCalls), int64(r.Calls), string(r.Status),
 		nullIf(r.OverflowCall, r.OverflowCall < 0), nullIf(r.KeepAllOverflowAt, r.KeepAllOverflowAt < 0), nullIf(r.FirstActivation, r.FirstActivation < 0),
-		r.PromptTokens, r.KeepAllTokens, r.TokenRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
+		r.PromptTokens, r.KeepAllTokens, r.KeepAllRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
 		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
-		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
+		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.TokenRatio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
 		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls), string(r.BaselineLoss)}
 }

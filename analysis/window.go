@@ -24,7 +24,7 @@ import (
 // where X is as-logged's as_logged_overflow at N (Xw of them
 // as_logged_overflow_at_window: their logged prompts exceed N), Z the
 // policy's saved, C its cost ratio with prompt caching and its CI
-// (Agg.CostCachedRatio; its token ratio when no run is priced). Nothing is said past a run's logged
+// (Agg.CostCachedRatio; its effective ratio when no run is priced). Nothing is said past a run's logged
 // end: what the agent would have done after it is not in the data.
 //
 // aggs are simulate's comparison rows; only those over all runs (no group)

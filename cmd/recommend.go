@@ -71,8 +71,9 @@ selective), lost (it loses a run what ran gets through), re-invocations
 (more than --max-reinv per 100 calls), cost (the upper end of its CI is not
 below 1: it is not strictly cheaper than what ran, so it is never presented
 as a saving). Of the rest the cheapest wins, then the one saving more runs,
-then the lower token ratio. At a run's own window a run whose log finished
-is never counted as saved. --window N below the windows the runs ran at asks
+then the lower effective ratio (effective tokens against what ran's). At a
+run's own window a run whose log finished is never counted as saved.
+--window N below the windows the runs ran at asks
 the window what-if (could these runs move to an N-token model?): a run with
 a call whose logged prompt plus output exceeds N dies under what ran at that
 call, finished log or not; a candidate that keeps every call within N carries

@@ -291,9 +291,9 @@ type RunRecord struct {
 // PolicyOutcome is what one policy did to a whole run (a sim_runs row).
 type PolicyOutcome struct {
 	Status       string
-	OverflowCall int // -1 none
-	TokenRatio   float64
-	Saved, Lost  bool // sim_runs.saved, sim_runs.lost: against what ran (as-logged)
+	OverflowCall int     // -1 none
+	TokenRatio   float64 // prompts against what ran's (simulate.RunResult.TokenRatio)
+	Saved, Lost  bool    // sim_runs.saved, sim_runs.lost: against what ran (as-logged)
 }
 
 // Call is one diag_calls row.
@@ -308,9 +308,9 @@ type Call struct {
 type RunPolicy struct {
 	Policy          string // short name
 	Status          string
-	OverflowCall    int // -1 none
-	FirstActivation int // -1 never
-	TokenRatio      float64
+	OverflowCall    int     // -1 none
+	FirstActivation int     // -1 never
+	TokenRatio      float64 // prompts against what ran's (simulate.RunResult.TokenRatio), as PolicyOutcome's
 	PeakTokens      int64
 	Reinvocations   int
 	PlaceholdersMax int

@@ -48,7 +48,7 @@
 //     not strictly cheaper than what ran).
 //
 // Among the rest the lowest ratio wins, then more runs saved, then the
-// lower token ratio, then the earlier in the grid. None left: what ran
+// lower effective ratio, then the earlier in the grid. None left: what ran
 // (as-logged), with the reason.
 //
 // 4. Held out. The winner is replayed on the held-out runs and put through
@@ -178,10 +178,12 @@ type Candidate struct {
 	Why      string   `json:"why,omitempty"`         // that rule, in words
 	Rules    []string `json:"excluded_by_all,omitempty"`
 	Whys     []string `json:"why_all,omitempty"`
-	// MedianEff is the median per-run token ratio
+	// MedianEff is the median per-run effective ratio (effective tokens
+	// over as-logged's on the same calls)
 	MedianEff float64 `json:"median_effective_ratio"`
-	// KeepAllRatio is Σ effective / Σ keep-all: a reference
-	KeepAllRatio float64 `json:"keep_all_ratio"`
+	// KeepAllEffRatio is Σ effective tokens / Σ keep-all prompt tokens: a
+	// reference (simulate's keep-all ratio puts prompts alone over them)
+	KeepAllEffRatio float64 `json:"keep_all_effective_ratio"`
 }
 
 // Result is the recommendation for one family.
@@ -608,9 +610,9 @@ func evaluate(runs []*RunOutcome, ci int, spec string, o Options) Candidate {
 		f := figure(stats.PerUnitRatio(sx, su, sy, sv, o.Bootstrap, 0.95, o.Seed))
 		c.PerSolved = &f
 	}
-	c.KeepAllRatio = 1
+	c.KeepAllEffRatio = 1
 	if sk > 0 {
-		c.KeepAllRatio = sum(x) / sk
+		c.KeepAllEffRatio = sum(x) / sk
 	}
 	if c.Calls > 0 {
 		c.ReinvPer100 = 100 * float64(reinv) / float64(c.Calls)

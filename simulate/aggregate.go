@@ -252,7 +252,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window Window, o A
 	var cx, cy []float64 // per priced run: the policy's and as-logged's cost with caching
 	for _, i := range ix {
 		r := &rows[i]
-		ratios = append(ratios, r.Ratio())
+		ratios = append(ratios, r.TokenRatio())
 		e := 1.0
 		if b := r.BaselineEffective(); b > 0 {
 			e = float64(r.EffectiveTokens()) / float64(b)

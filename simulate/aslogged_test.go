@@ -120,9 +120,9 @@ func TestAsLoggedAgainstItself(t *testing.T) {
 	tr.Finalize()
 	var rp Replayer
 	r := rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: 5000})
-	if r.Reinvocations != 0 || r.PromptTokens+r.ReinvocationTok+r.SummarizerIn != r.BaselineEffective() || r.Ratio() != 1 || r.Saved || r.Lost {
+	if r.Reinvocations != 0 || r.PromptTokens+r.ReinvocationTok+r.SummarizerIn != r.BaselineEffective() || r.TokenRatio() != 1 || r.Saved || r.Lost {
 		t.Errorf("as-logged against itself: %d re-invocations, effective %d vs baseline %d, ratio %v, saved %v lost %v",
-			r.Reinvocations, r.PromptTokens+r.ReinvocationTok+r.SummarizerIn, r.BaselineEffective(), r.Ratio(), r.Saved, r.Lost)
+			r.Reinvocations, r.PromptTokens+r.ReinvocationTok+r.SummarizerIn, r.BaselineEffective(), r.TokenRatio(), r.Saved, r.Lost)
 	}
 	// the same use costs a policy that hid the output: mask(n=1) placeholders it
 	if m := rp.Replay(tr, mustParse(t, "mask(n=1)"), Options{Window: 5000}); m.Reinvocations != 1 {

@@ -182,9 +182,12 @@ type RunResult struct {
 	DroppedContextOutput int64 `json:"dropped_context_output_tokens"`
 }
 
-// Ratio is PromptTokens / AsLoggedTokens, the token ratio against what ran
-// (1 when both are 0).
-func (r *RunResult) Ratio() float64 {
+// TokenRatio is the run's token ratio: PromptTokens / AsLoggedTokens, its
+// prompts against what ran's on the same calls (1 when both are 0;
+// sim_runs.as_logged_ratio). Effective tokens over as-logged's are the
+// effective ratio (Agg.EffectiveRatio), prompts over keep-all's the
+// keep-all ratio (KeepAllRatio).
+func (r *RunResult) TokenRatio() float64 {
 	if r.AsLoggedTokens == 0 {
 		return 1
 	}
@@ -196,9 +199,11 @@ func (r *RunResult) Ratio() float64 {
 // re-invocation).
 func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedTokens + r.AsLoggedSummIn }
 
-// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
-// ratio against the keep-all reference (sim_runs.token_ratio).
-func (r *RunResult) TokenRatio() float64 {
+// KeepAllRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
+// keep-all ratio, against the keep-all reference (the sim_runs column
+// token_ratio, named before this ratio was; not the token ratio,
+// TokenRatio).
+func (r *RunResult) KeepAllRatio() float64 {
 	if r.KeepAllTokens == 0 {
 		return 1
 	}
@@ -442,7 +447,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	s.WindowTokens = w
 	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: o.Window, WindowTokens: w, OverflowCall: -1, FirstActivation: -1,
 		LoggedCalls: full.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
-	// keep-all's prompts (window ignored) give the token ratio's reference
+	// keep-all's prompts (window ignored) give the keep-all ratio's reference
 	keepAll := tr.keepAllPrompts()
 	if w > 0 {
 		for t, ka := range keepAll {
