@@ -223,12 +223,12 @@ func cheaperText(c recommend.Currency, one bool) string {
 
 // OptionOf is a comparison row's figures as recommend.Choose reads them:
 // cost with caching (CostCachedRatio and its CI) over the priced runs,
-// tokens (TotalRatio and its CI), runs saved and lost, re-invocations per
+// tokens (EffectiveRatio and its CI), runs saved and lost, re-invocations per
 // 100 calls.
 func OptionOf(a simulate.Agg) recommend.Option {
 	return recommend.Option{Spec: a.Policy, Runs: a.Runs, Priced: a.Priced,
 		Cost:   recommend.Figure{X: a.CostCachedRatio, Lo: a.CostCachedLo, Hi: a.CostCachedHi},
-		Tokens: recommend.Figure{X: a.TotalRatio, Lo: a.TotalLo, Hi: a.TotalHi}, TokensSaved: a.TokensSaved,
+		Tokens: recommend.Figure{X: a.EffectiveRatio, Lo: a.EffectiveLo, Hi: a.EffectiveHi}, TokensSaved: a.TokensSaved,
 		Saved: a.Saved, Lost: a.Lost, LostLogged: a.BaselineOverflow, ReinvPer100: a.ReinvPer100, Calls: a.Calls}
 }
 

@@ -130,7 +130,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	for _, a := range slices.Concat(simulate.Ranked(sim.Comparison), simulate.Ranked(sim.Groups)) { // Groups: by model family (AnalyseReport)
 		c, _ := a.CostRatio()
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
-			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, TokensSaved: a.TokensSaved,
+			Ratio: a.EffectiveRatio, RatioLo: a.EffectiveLo, RatioHi: a.EffectiveHi, TokensSaved: a.TokensSaved,
 			Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
 			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, Cost: a.CostCachedRatio, CostLo: a.CostCachedLo, CostHi: a.CostCachedHi, Uncached: c,

@@ -400,6 +400,6 @@ func simRunValues(r *simulate.Row) []any {
 		r.PromptTokens, r.KeepAllTokens, r.KeepAllRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
 		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
-		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.TokenRatio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
+		r.AsLoggedPromptTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.TokenRatio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
 		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls), string(r.BaselineLoss)}
 }

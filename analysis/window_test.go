@@ -14,17 +14,17 @@ import (
 // input (the cost ratio 0.9 = 9 / 10 dollars with caching).
 func TestWindowVerdict(t *testing.T) {
 	const w = 32_000
-	base := simulate.Agg{Policy: simulate.AsLoggedName, Window: w, Runs: 5, BaselineOverflow: 3, BaselineOverflowAtWindow: 3, TotalRatio: 1}
+	base := simulate.Agg{Policy: simulate.AsLoggedName, Window: w, Runs: 5, BaselineOverflow: 3, BaselineOverflowAtWindow: 3, EffectiveRatio: 1}
 	// caps prompts: saves 2 of the 3, priced: $9 against what ran's $10 with caching
-	capped := simulate.Agg{Policy: "truncate", Window: w, Runs: 5, Saved: 2, SavedAtWindow: 2, TokensSaved: 100, TotalRatio: 0.9,
+	capped := simulate.Agg{Policy: "truncate", Window: w, Runs: 5, Saved: 2, SavedAtWindow: 2, TokensSaved: 100, EffectiveRatio: 0.9,
 		Priced: 5, CostUSD: 8, AsLoggedCostUSD: 10, CostCachedUSD: 9, AsLoggedCostCachedUSD: 10,
 		CostCachedRatio: 0.9, CostCachedLo: 0.85, CostCachedHi: 0.95}
 	// cheaper, but loses a run: excluded by recommend's gates, not named
-	other := simulate.Agg{Policy: "mask", Window: w, Runs: 5, Saved: 2, SavedAtWindow: 2, TokensSaved: 50, Lost: 1, TotalRatio: 0.95,
+	other := simulate.Agg{Policy: "mask", Window: w, Runs: 5, Saved: 2, SavedAtWindow: 2, TokensSaved: 50, Lost: 1, EffectiveRatio: 0.95,
 		Priced: 5, CostCachedRatio: 0.8, CostCachedLo: 0.7, CostCachedHi: 0.9}
 	// saves all 3 but an oracle (no agent can run it): not named
 	oracle := simulate.Agg{Policy: "dtoc-oracle(placeholder=40)", Window: w, Runs: 5, Saved: 3, TokensSaved: 999}
-	unpriced := simulate.Agg{Policy: "truncate", Window: w, Runs: 5, Saved: 1, SavedAtWindow: 1, Lost: 1, TotalRatio: 0.875}
+	unpriced := simulate.Agg{Policy: "truncate", Window: w, Runs: 5, Saved: 1, SavedAtWindow: 1, Lost: 1, EffectiveRatio: 0.875}
 	for _, tc := range []struct {
 		name   string
 		aggs   []simulate.Agg

@@ -410,7 +410,7 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 			usd = fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
 		}
 		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), cost, ci, usd, signedThousands(a.TokensSaved),
-			textfmt.Ratio(a.TotalRatio), textfmt.RatioCI(a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
+			textfmt.Ratio(a.EffectiveRatio), textfmt.RatioCI(a.EffectiveLo, a.EffectiveHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
 			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
 		if grouped {
 			row = append([]string{a.Group}, row...)

@@ -199,7 +199,7 @@ type PolicyAgg struct {
 	Policy  string // short name
 	Runs    int
 	Acted   int
-	Ratio   float64 // tokens ×: Σ policy / Σ as-logged effective tokens (simulate.Agg.TotalRatio)
+	Ratio   float64 // tokens ×: Σ policy / Σ as-logged effective tokens (simulate.Agg.EffectiveRatio)
 	RatioLo float64 // 95 % bootstrap CI
 	RatioHi float64
 

@@ -35,12 +35,12 @@ func (a *Agg) CostRatio() (plain, cached float64) {
 }
 
 // AsLoggedCost prices the as-logged baseline on the calls r replayed
-// (window ignored): its prompts AsLoggedTokens with AsLoggedCached cached,
+// (window ignored): its prompts AsLoggedPromptTokens with AsLoggedCached cached,
 // its summarizer calls, and its outputs: the replay's, plus those of the
 // manage_context calls a replacing policy's replay dropped
 // (DroppedContextOutput).
 func AsLoggedCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
-	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, UncachedTokens: r.AsLoggedUncached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
+	al := RunResult{PromptTokens: r.AsLoggedPromptTokens, CachedTokens: r.AsLoggedCached, UncachedTokens: r.AsLoggedUncached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
 		SummarizerIn: r.AsLoggedSummIn, SummarizerOut: r.AsLoggedSummOut}
 	return Cost(&al, p)
 }
@@ -99,24 +99,25 @@ type Agg struct {
 
 	// the headline: totals against as-logged over the same calls
 	//
-	//	tokens          = Σ effective tokens (prompts + predicted re-invocations + summarizer input)
-	//	as_logged_tokens = Σ as-logged prompts + its summarizer input
-	//	total_ratio      = tokens / as_logged_tokens, with a run-level percentile-bootstrap 95 % CI
-	Tokens         int64   `json:"tokens"`
-	AsLoggedTokens int64   `json:"as_logged_tokens"`
-	TokensSaved    int64   `json:"tokens_saved"` // as_logged_tokens − tokens
-	TotalRatio     float64 `json:"total_ratio"`
-	TotalLo        float64 `json:"total_ratio_lo"`
-	TotalHi        float64 `json:"total_ratio_hi"`
-	Calls          int     `json:"calls"`
+	//	effective_tokens           = Σ effective tokens (prompts + predicted re-invocations + summarizer input)
+	//	as_logged_effective_tokens = Σ as-logged's effective tokens (its prompts + its summarizer input)
+	//	tokens_saved               = as_logged_effective_tokens − effective_tokens
+	//	effective_ratio            = effective_tokens / as_logged_effective_tokens, with a run-level percentile-bootstrap 95 % CI
+	EffectiveTokens         int64   `json:"effective_tokens"`
+	AsLoggedEffectiveTokens int64   `json:"as_logged_effective_tokens"`
+	TokensSaved             int64   `json:"tokens_saved"`
+	EffectiveRatio          float64 `json:"effective_ratio"`
+	EffectiveLo             float64 `json:"effective_ratio_lo"`
+	EffectiveHi             float64 `json:"effective_ratio_hi"`
+	Calls                   int     `json:"calls"`
 	// predicted re-invocations per 100 replayed calls (as-logged predicts none)
 	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
 
-	// per-run token ratio = prompt_tokens / as_logged_tokens: median and percentile-bootstrap 95 % CI
+	// per-run token ratio = prompt_tokens / as_logged_prompt_tokens (RunResult.TokenRatio): median and percentile-bootstrap 95 % CI
 	RatioMedian float64 `json:"token_ratio_median"`
 	RatioLo     float64 `json:"token_ratio_lo"`
 	RatioHi     float64 `json:"token_ratio_hi"`
-	// effective ratio adds re-invocations and summarizer input to the policy's side (and as-logged's summarizer input to its)
+	// per-run effective ratio (effective tokens over as-logged's): median
 	EffRatioMedian float64 `json:"effective_ratio_median"`
 	// paired Wilcoxon signed-rank of effective tokens against as-logged's on the same calls
 	Wilcoxon stats.Wilcoxon `json:"wilcoxon"`
@@ -167,7 +168,7 @@ type Agg struct {
 	// CostCachedRatio is the objective (issue 27): cost with prompt
 	// caching against what ran on the same calls, over the priced runs,
 	// with a run-level percentile-bootstrap 95 % CI (stats.SumRatio, as
-	// TotalRatio):
+	// EffectiveRatio):
 	//
 	//	cost_cached_ratio = Σ cost_cached_usd / Σ as_logged_cost_cached_usd   (runs with a price)
 	//
@@ -260,8 +261,8 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window Window, o A
 		eff = append(eff, e)
 		x = append(x, float64(r.EffectiveTokens()))
 		y = append(y, float64(r.BaselineEffective()))
-		a.Tokens += r.EffectiveTokens()
-		a.AsLoggedTokens += r.BaselineEffective()
+		a.EffectiveTokens += r.EffectiveTokens()
+		a.AsLoggedEffectiveTokens += r.BaselineEffective()
 		a.KeepAllTokens += r.KeepAllTokens
 		prompts += r.PromptTokens
 		a.Calls += r.Calls
@@ -317,10 +318,10 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window Window, o A
 		br = append(br, r.BoundaryInput())
 		a.StallMessages += int64(r.StallMessages)
 	}
-	a.TokensSaved = a.AsLoggedTokens - a.Tokens
-	a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
-	if math.IsNaN(a.TotalRatio) { // no as-logged tokens: nothing to compare
-		a.TotalRatio, a.TotalLo, a.TotalHi = 1, 1, 1
+	a.TokensSaved = a.AsLoggedEffectiveTokens - a.EffectiveTokens
+	a.EffectiveRatio, a.EffectiveLo, a.EffectiveHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
+	if math.IsNaN(a.EffectiveRatio) { // no as-logged tokens: nothing to compare
+		a.EffectiveRatio, a.EffectiveLo, a.EffectiveHi = 1, 1, 1
 	}
 	if len(cx) > 0 {
 		a.CostCachedRatio, a.CostCachedLo, a.CostCachedHi = stats.SumRatio(cx, cy, o.Bootstrap, 0.95, o.Seed)

@@ -74,8 +74,8 @@ func TestAsLoggedSavedLost(t *testing.T) {
 	}
 	// over the 5 calls keep-all replayed, as-logged sent 150+260+470+160+570 = 1610
 	// and one summarizer call whose input was the 780-token prompt it compacted
-	if k.AsLoggedTokens != 1610 || k.AsLoggedSummIn != 780 || k.AsLoggedSummOut != 60 {
-		t.Errorf("keep-all's baseline: %d tokens, summarizer %d in / %d out; want 1610, 780 / 60", k.AsLoggedTokens, k.AsLoggedSummIn, k.AsLoggedSummOut)
+	if k.AsLoggedPromptTokens != 1610 || k.AsLoggedSummIn != 780 || k.AsLoggedSummOut != 60 {
+		t.Errorf("keep-all's baseline: %d tokens, summarizer %d in / %d out; want 1610, 780 / 60", k.AsLoggedPromptTokens, k.AsLoggedSummIn, k.AsLoggedSummOut)
 	}
 	tc := rp.Replay(tr, trunc, Options{Window: 1200})
 	if tc.Status == Overflow || tc.Saved || tc.Lost {

@@ -138,11 +138,11 @@ type RunResult struct {
 	// The as-logged baseline (see AsLogged) over the same calls, window
 	// ignored: its prompts, cached prefixes and summarizer calls, and the
 	// first call it overflows at this window (-1 never).
-	AsLoggedTokens     int64 `json:"as_logged_tokens"`
-	AsLoggedCached     int64 `json:"as_logged_cached"`
-	AsLoggedSummIn     int64 `json:"as_logged_summarizer_in"`
-	AsLoggedSummOut    int64 `json:"as_logged_summarizer_out"`
-	AsLoggedOverflowAt int   `json:"as_logged_overflow_call"`
+	AsLoggedPromptTokens int64 `json:"as_logged_prompt_tokens"`
+	AsLoggedCached       int64 `json:"as_logged_cached"`
+	AsLoggedSummIn       int64 `json:"as_logged_summarizer_in"`
+	AsLoggedSummOut      int64 `json:"as_logged_summarizer_out"`
+	AsLoggedOverflowAt   int   `json:"as_logged_overflow_call"`
 	// BaselineOverflow: the run is lost under what ran at this window
 	// (BaselineLoss says why): the log ended on window length (diagnose's
 	// end reason) and this is the run's own window or a smaller one; or
@@ -182,22 +182,22 @@ type RunResult struct {
 	DroppedContextOutput int64 `json:"dropped_context_output_tokens"`
 }
 
-// TokenRatio is the run's token ratio: PromptTokens / AsLoggedTokens, its
+// TokenRatio is the run's token ratio: PromptTokens / AsLoggedPromptTokens, its
 // prompts against what ran's on the same calls (1 when both are 0;
 // sim_runs.as_logged_ratio). Effective tokens over as-logged's are the
 // effective ratio (Agg.EffectiveRatio), prompts over keep-all's the
 // keep-all ratio (KeepAllRatio).
 func (r *RunResult) TokenRatio() float64 {
-	if r.AsLoggedTokens == 0 {
+	if r.AsLoggedPromptTokens == 0 {
 		return 1
 	}
-	return float64(r.PromptTokens) / float64(r.AsLoggedTokens)
+	return float64(r.PromptTokens) / float64(r.AsLoggedPromptTokens)
 }
 
 // BaselineEffective is what the as-logged baseline spends on prompts over
 // the same calls: its prompts + its summarizer input (it predicts no
 // re-invocation).
-func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedTokens + r.AsLoggedSummIn }
+func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedPromptTokens + r.AsLoggedSummIn }
 
 // KeepAllRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
 // keep-all ratio, against the keep-all reference (the sim_runs column
@@ -553,7 +553,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.PromptTokens += prompt
 		res.KeepAllTokens += keepAll[t]
 		if base != nil && tr == full {
-			res.AsLoggedTokens += base[t].PromptTokens
+			res.AsLoggedPromptTokens += base[t].PromptTokens
 			res.AsLoggedCached += base[t].CachedTokens
 			res.AsLoggedUncached += base[t].uncached()
 			res.AsLoggedSummIn += base[t].SummarizerIn
@@ -669,7 +669,7 @@ func (res *RunResult) reducedBaseline(r, full *Trace, base []CallResult) {
 	}
 	var out int64
 	for t := 0; t < end; t++ {
-		res.AsLoggedTokens += base[t].PromptTokens
+		res.AsLoggedPromptTokens += base[t].PromptTokens
 		res.AsLoggedCached += base[t].CachedTokens
 		res.AsLoggedUncached += base[t].uncached()
 		res.AsLoggedSummIn += base[t].SummarizerIn
