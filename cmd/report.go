@@ -536,10 +536,11 @@ func decisionOf(d analysis.Decision) decisionJSON {
 }
 
 // reportHeapBase and reportHeapPerRun are the Go heap report aims to stay
-// within (reportMemoryLimit): the shared pass holds a few windows of event
-// text read ahead (≈ 260 MB at 16,384 events a window) and keeps about
-// 25 KB of results a run (sim_runs rows, diagnoses, recommend outcomes,
-// the event log mined), about 510 MB live at 10,000 runs.
+// within (reportMemoryLimit): the shared pass holds a few chunks of event
+// text read ahead (≈ 260 MB at 16,384 events a chunk, store's scanChunk)
+// and keeps about 25 KB of results a run (sim_runs rows, diagnoses,
+// recommend outcomes, the event log mined), about 510 MB live at 10,000
+// runs.
 const (
 	reportHeapBase   = 384 << 20
 	reportHeapPerRun = 40 << 10
