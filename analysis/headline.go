@@ -274,7 +274,7 @@ func ApplyNote(r recommend.Result) string {
 	if DropsManageContext(r) {
 		notes = append(notes, "remove the agent's manage_context tool")
 	}
-	if r.Choice.Harness != "" && r.PolicyOf != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
+	if r.Choice.Harness != "" && r.Mechanism != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
 		notes = append(notes, "API-level: "+strings.Join(recommend.APIHarnesses(r.Family), ", "))
 	}
 	if len(notes) == 0 {

@@ -139,7 +139,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	d.Recommendations = []htmlreport.Recommendation{}
 	for _, r := range recs {
 		d.Recommendations = append(d.Recommendations, htmlreport.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
-			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Currency: string(r.Currency), Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
+			Policy: r.Policy, Short: r.Short, Mechanism: r.Mechanism, Currency: string(r.Currency), Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
 			SavedRuns: r.SavedRuns, Why: r.Why, Note: strings.TrimSuffix(strings.TrimPrefix(ApplyNote(r), " ("), ")")})
 	}
 

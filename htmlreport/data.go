@@ -223,22 +223,22 @@ type PolicyAgg struct {
 
 // Recommendation is one model family's recommend.Result.
 type Recommendation struct {
-	Family       string
-	Label        string
-	Runs         int
-	Train        int
-	HeldOut      int
-	Policy       string
-	Short        string
-	PolicyFamily string
-	Currency     string   // what Saving is in: cost, cost per solved task, tokens
-	Saving       *float64 // held-out expected saving (1 − ratio in Currency); nil when not split
-	SavingLo     *float64
-	SavingHi     *float64
-	ReinvPer100  *float64
-	SavedRuns    int
-	Why          string
-	Note         string // what applying Policy takes beyond its setting (remove the manage_context tool; API-level); "" nothing
+	Family      string
+	Label       string
+	Runs        int
+	Train       int
+	HeldOut     int
+	Policy      string
+	Short       string
+	Mechanism   string
+	Currency    string   // what Saving is in: cost, cost per solved task, tokens
+	Saving      *float64 // held-out expected saving (1 − ratio in Currency); nil when not split
+	SavingLo    *float64
+	SavingHi    *float64
+	ReinvPer100 *float64
+	SavedRuns   int
+	Why         string
+	Note        string // what applying Policy takes beyond its setting (remove the manage_context tool; API-level); "" nothing
 }
 
 // RunDetail is one sampled run, call by call.

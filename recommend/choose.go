@@ -310,7 +310,7 @@ func (g Gates) exclusions(o *Option, cur Currency) Exclusion {
 	if ok, why := Runnable(o.Spec, g.Harnesses, g.Family, g.AnyMechanism); !ok {
 		add(RuleHarness, why)
 	}
-	if !Eligible(PolicyFamily(o.Spec), g.Label) {
+	if !Eligible(Mechanism(o.Spec), g.Label) {
 		add(RuleBehaviour, "the model's own manage_context ops are only recommended for selective families (label "+orUnknown(g.Label)+")")
 	}
 	if o.Lost > 0 {

@@ -198,9 +198,9 @@ type Result struct {
 	Insufficient bool `json:"insufficient_evidence"`
 	Need         int  `json:"runs_to_collect,omitempty"`
 	// Policy is the recommendation (canonical spec; as-logged: keep what ran)
-	Policy   string `json:"policy"`
-	Short    string `json:"policy_short"` // spec with non-default parameters only
-	PolicyOf string `json:"policy_family"`
+	Policy    string `json:"policy"`
+	Short     string `json:"policy_short"` // spec with non-default parameters only
+	Mechanism string `json:"mechanism"`    // the policy's mechanism (Mechanism)
 	// Best is the training runs' choice, whether or not the held-out runs
 	// confirmed it ("" when insufficient evidence stopped before)
 	Best string `json:"training_choice,omitempty"`
@@ -247,10 +247,11 @@ func (r Result) Winner() *Option {
 	return r.HeldOutFigures
 }
 
-// PolicyFamily is the mechanism of the policy spec names, read from the
-// catalog (simulate.Def.Mechanism: logged, dtoc, masking, truncation,
+// Mechanism is the mechanism of the policy spec names (what it does to the
+// prompt; a family is the runs' model family, never a policy's), read from
+// the catalog (simulate.Def.Mechanism: logged, dtoc, masking, truncation,
 // compaction, none), or "other" for a name the catalog does not have.
-func PolicyFamily(spec string) string {
+func Mechanism(spec string) string {
 	name, _, _ := strings.Cut(spec, "(")
 	if d, ok := simulate.Lookup(strings.TrimSpace(name)); ok {
 		return d.Mechanism
@@ -258,12 +259,12 @@ func PolicyFamily(spec string) string {
 	return "other"
 }
 
-// Eligible reports whether a policy family may be recommended for a
-// behaviour label: the model's own manage_context ops (dtoc) only for
-// "selective" families, whose ops the evidence says pay off; every other
-// family is open to all labels.
-func Eligible(policyFamily, label string) bool {
-	if policyFamily == simulate.MechanismDtoc {
+// Eligible reports whether a policy of mechanism may be recommended for a
+// model family of a behaviour label: the model's own manage_context ops
+// (dtoc) only for "selective" families, whose ops the evidence says pay
+// off; every other mechanism is open to all labels.
+func Eligible(mechanism, label string) bool {
+	if mechanism == simulate.MechanismDtoc {
 		return label == "selective"
 	}
 	return true
@@ -486,7 +487,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 				choice = 0
 			}
 		}
-		res.Policy, res.Short, res.PolicyOf = pols[choice].Name(), simulate.Short(pols[choice]), PolicyFamily(pols[choice].Name())
+		res.Policy, res.Short, res.Mechanism = pols[choice].Name(), simulate.Short(pols[choice]), Mechanism(pols[choice].Name())
 		res.Why, res.Reason = why(res, res.Candidates[best], heldChoice)
 		out = append(out, res)
 	}
