@@ -17,15 +17,17 @@ const BoundaryK = 3
 // itself does not depend on it.
 type ClassifyFunc func(harness, tool, args string) string
 
-// defaultSubmits are the tool names DefaultClassify calls "submit" (the
+// fallbackSubmits are the tool names FallbackClassify calls "submit" (the
 // actions classifier's submit names without its patterns).
-var defaultSubmits = []string{"submit", "finish", "attempt_completion", "mark_task_complete", "task_complete", "complete_task", "final_answer"}
+var fallbackSubmits = []string{"submit", "finish", "attempt_completion", "mark_task_complete", "task_complete", "complete_task", "final_answer"}
 
-// DefaultClassify is the fallback ClassifyFunc: "submit" for the usual
-// submit and finish tool names (defaultSubmits, any case), "read" when
-// DefaultIsRead says so, else "other". It knows no searches or edits.
-func DefaultClassify(_, tool, args string) string {
-	if slices.Contains(defaultSubmits, strings.ToLower(tool)) {
+// FallbackClassify is the ClassifyFunc used when none is given (the real
+// classifier is the actions package's, analysis.DefaultClassify, which
+// cmd passes): "submit" for the usual submit and finish tool names
+// (fallbackSubmits, any case), "read" when DefaultIsRead says so, else
+// "other". It knows no searches or edits.
+func FallbackClassify(_, tool, args string) string {
+	if slices.Contains(fallbackSubmits, strings.ToLower(tool)) {
 		return "submit"
 	}
 	if DefaultIsRead(tool, args) {
@@ -37,10 +39,10 @@ func DefaultClassify(_, tool, args string) string {
 // StoppedWhileReading reports whether a run's last BoundaryK tool_call events
 // (in seq order; fewer when the run has fewer) include at least one read or
 // search and no edit, submit or test. A run without tool calls did not stop
-// while reading. classify nil means DefaultClassify.
+// while reading. classify nil means FallbackClassify.
 func StoppedWhileReading(harness string, events []schema.Event, classify ClassifyFunc) bool {
 	if classify == nil {
-		classify = DefaultClassify
+		classify = FallbackClassify
 	}
 	var calls []schema.Event
 	for _, e := range events {

@@ -58,7 +58,7 @@ func (e End) WindowEnd() bool { return e.Reason == schema.EndContextOverflow }
 // EndOptions are the optional inputs of EndReasonWith.
 type EndOptions struct {
 	// Classify gives the action class of a tool call (for RuleSubmit); nil
-	// means DefaultClassify.
+	// means FallbackClassify.
 	Classify ClassifyFunc
 	// Stalls are the run's Stalls (for RuleStall); nil computes them.
 	Stalls *RunStalls
@@ -127,7 +127,7 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 	last, res, hasCall := lastToolCall(events)
 	classify := o.Classify
 	if classify == nil {
-		classify = DefaultClassify
+		classify = FallbackClassify
 	}
 	if hasCall && isSubmit(classify, run.Harness, last) && (res == nil || !failing(res)) && !userAfter(events, last.Seq) {
 		what := endQuote(last.ToolName)

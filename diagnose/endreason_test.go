@@ -154,7 +154,7 @@ func TestEndReason(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 // TestEndReasonClassify: RuleSubmit asks the given classifier, not only
-// DefaultClassify's names.
+// FallbackClassify's names.
 func TestEndReasonClassify(t *testing.T) {
 	events := []schema.Event{{Turn: 0, Seq: 0, Kind: schema.KindToolCall, ToolName: "hand_in", CallID: "a"}}
 	if got := EndReasonWith(schema.Run{}, events, RunOccupancy{}, nil); got.Reason != schema.EndUnknown {
