@@ -97,6 +97,14 @@ type ReportOptions struct {
 	Runs int
 }
 
+// RecommendOptions are the report's recommendation's: trajmine
+// recommend's with no flag but --window (recommend's named defaults: the
+// built-in grid, held out every recommend.DefaultHoldoutEvery runs, at most
+// recommend.DefaultMaxReinv re-invocations per 100 calls), at o.Window.
+func (o *ReportOptions) RecommendOptions() *RecommendOptions {
+	return &RecommendOptions{HoldoutEvery: recommend.DefaultHoldoutEvery, MaxReinv: recommend.DefaultMaxReinv, Window: o.Window}
+}
+
 // reportPolicies are the policies the report replays: keep-all, the
 // catalog's defaults, then o.Policies.
 func reportPolicies(o *ReportOptions) ([]simulate.Policy, error) {
@@ -179,7 +187,7 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if da.conts, err = st.Continuations(ctx); err != nil { // resumed sessions counted once, as in diagnose
 		return nil, err
 	}
-	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2, Window: o.Window}) // trajmine recommend's defaults
+	ra, err := NewRecommend(o.RecommendOptions())
 	if err != nil {
 		return nil, err
 	}
