@@ -65,7 +65,7 @@ func DiagnoseStore(ctx context.Context, st *store.Store, o *DiagnoseOptions) (di
 	if a.conts, err = st.Continuations(ctx); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
-	if err := Pass(ctx, st, store.ScanOptions{Shard: o.Shard, Shards: o.Shards}, env, a); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{Shard: o.Shard, Shards: o.Shards}, env, Of(a)); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
 	return a.Finish(), nil
@@ -92,9 +92,9 @@ func NewDiagnose(o *DiagnoseOptions) (*Diagnose, error) {
 	return &Diagnose{o: o, prices: prices}, nil
 }
 
-// Worker diagnoses one run (Analysis).
-func (a *Diagnose) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+// Worker diagnoses one run (Consumer).
+func (a *Diagnose) Worker() (func(*RunWork) diagnose.RunDiagnosis, error) {
+	return func(w *RunWork) diagnose.RunDiagnosis {
 		// the result keeps nothing of w's slices: it is built afresh
 		var res diagnose.RunResult
 		if n, fixed := a.o.Window.Fixed(); fixed {
@@ -113,9 +113,9 @@ func (a *Diagnose) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-// Add keeps one run's diagnosis, in scan order (Analysis).
-func (a *Diagnose) Add(v any) error {
-	a.results = append(a.results, v.(diagnose.RunDiagnosis))
+// Add keeps one run's diagnosis, in scan order (Consumer).
+func (a *Diagnose) Add(r diagnose.RunDiagnosis) error {
+	a.results = append(a.results, r)
 	return nil
 }
 

@@ -87,7 +87,7 @@ func TestMineBehaviourMatchesPass(t *testing.T) {
 				}
 			}
 			ba := NewBehaviour(env, c.keep)
-			if err := Pass(ctx, st, store.ScanOptions{}, env, ba); err != nil {
+			if err := Pass(ctx, st, store.ScanOptions{}, env, Of(ba)); err != nil {
 				t.Fatal(err)
 			}
 			want, err := json.Marshal(ba.Groups())

@@ -15,12 +15,11 @@ type handover struct{ n, events int }
 
 type handoverResult struct{ events, usage int }
 
-func (h *handover) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any { return handoverResult{len(w.Events), len(w.Usage)} }, nil
+func (h *handover) Worker() (func(*RunWork) handoverResult, error) {
+	return func(w *RunWork) handoverResult { return handoverResult{len(w.Events), len(w.Usage)} }, nil
 }
 
-func (h *handover) Add(v any) error {
-	r := v.(handoverResult)
+func (h *handover) Add(r handoverResult) error {
 	h.n++
 	h.events += r.events
 	return nil
@@ -47,7 +46,7 @@ func BenchmarkPass(b *testing.B) {
 	b.Run("handover", func(b *testing.B) {
 		for b.Loop() {
 			h := &handover{}
-			if err := Pass(ctx, st, store.ScanOptions{NoText: true}, env, h); err != nil {
+			if err := Pass(ctx, st, store.ScanOptions{NoText: true}, env, Of(h)); err != nil {
 				b.Fatal(err)
 			}
 			if h.n != 300 {
@@ -74,7 +73,7 @@ func BenchmarkPass(b *testing.B) {
 				b.Fatal(err)
 			}
 			ba := NewBehaviour(env, nil)
-			if err := Pass(ctx, st, store.ScanOptions{}, env, sa, da, ra, ba); err != nil {
+			if err := Pass(ctx, st, store.ScanOptions{}, env, Of(sa), Of(da), Of(ra), Of(ba)); err != nil {
 				b.Fatal(err)
 			}
 		}

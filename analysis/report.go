@@ -129,18 +129,18 @@ const (
 	StageFinish Stage = "finish"  // the tables written, the aggregates (CIs, recommendations, mined models)
 )
 
-// progress is an Analysis that counts the runs the pass has added (it is
+// progress is a Consumer that counts the runs the pass has added (it is
 // last in Pass's list, so a run counts once every analysis has it).
 type progress struct {
 	done, total int
 	fn          func(Stage, int, int)
 }
 
-func (p *progress) Worker() (func(*RunWork) any, error) {
-	return func(*RunWork) any { return nil }, nil
+func (p *progress) Worker() (func(*RunWork) struct{}, error) {
+	return func(*RunWork) struct{} { return struct{}{} }, nil
 }
 
-func (p *progress) Add(any) error {
+func (p *progress) Add(struct{}) error {
 	p.done++
 	p.fn(StagePass, p.done, p.total)
 	return nil
@@ -203,10 +203,10 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	var aggErr error
 	var agg sync.WaitGroup
 	calls := func(add func(vals ...any) error) error {
-		as := []Analysis{sa, da, ra, ba, ma}
+		as := []Analysis{Of(sa), Of(da), Of(ra), Of(ba), Of(ma)}
 		if o.Progress != nil {
 			o.Progress(StagePass, 0, o.Runs)
-			as = append(as, &progress{total: o.Runs, fn: o.Progress})
+			as = append(as, Of(&progress{total: o.Runs, fn: o.Progress}))
 		}
 		if err := Pass(ctx, st, o.Scan, env, as...); err != nil {
 			return err

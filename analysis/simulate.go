@@ -152,9 +152,9 @@ func SimulateStore(ctx context.Context, st *store.Store, o *SimulateOptions, pol
 	}
 	so := store.ScanOptions{Shard: o.Shard, Shards: o.Shards, Formats: o.Formats}
 	if o.NoSave {
-		err = Pass(ctx, st, so, env, a)
+		err = Pass(ctx, st, so, env, Of(a))
 	} else {
-		err = st.WriteDerived(ctx, a.Tables(func() error { return Pass(ctx, st, so, env, a) })...)
+		err = st.WriteDerived(ctx, a.Tables(func() error { return Pass(ctx, st, so, env, Of(a)) })...)
 	}
 	if err != nil {
 		return a.out, err
@@ -243,8 +243,8 @@ func (a *Simulate) RunsRows(add func(vals ...any) error) error {
 	return nil
 }
 
-// Worker replays one run under every policy at every window (Analysis).
-func (a *Simulate) Worker() (func(*RunWork) any, error) {
+// Worker replays one run under every policy at every window (Consumer).
+func (a *Simulate) Worker() (func(*RunWork) simDone, error) {
 	o := a.o
 	// policies keep per-run state: each worker has its own instances
 	pols := make([]simulate.Policy, len(a.pols))
@@ -257,7 +257,7 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	var rp simulate.Replayer
 	keepCalls := o.Calls && !o.NoSave
 	var buf []simulate.CallResult // the calls when only their prompts are kept
-	return func(w *RunWork) any {
+	return func(w *RunWork) simDone {
 		tr := w.Trace()
 		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
 			ctxRun: tr.WithoutContextCalls() != nil, ctxCalls: tr.DroppedContextCalls(),
@@ -314,9 +314,8 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 }
 
 // Add keeps one run's rows, in scan order, writing its sim_calls rows
-// when Tables' pass runs (Analysis).
-func (a *Simulate) Add(v any) error {
-	r := v.(simDone)
+// when Tables' pass runs (Consumer).
+func (a *Simulate) Add(r simDone) error {
 	a.out.Runs++
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
 	a.rereads.Add(r.runID, r.rereads)

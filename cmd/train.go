@@ -191,8 +191,8 @@ type traceCollector struct {
 	traces []*simulate.Trace
 }
 
-func (a *traceCollector) Worker() (func(w *analysis.RunWork) any, error) {
-	return func(w *analysis.RunWork) any {
+func (a *traceCollector) Worker() (func(w *analysis.RunWork) *simulate.Trace, error) {
+	return func(w *analysis.RunWork) *simulate.Trace {
 		if a.family != "" && w.Run.ModelFamily != a.family {
 			return nil
 		}
@@ -200,8 +200,8 @@ func (a *traceCollector) Worker() (func(w *analysis.RunWork) any, error) {
 	}, nil
 }
 
-func (a *traceCollector) Add(v any) error {
-	if tr, ok := v.(*simulate.Trace); ok {
+func (a *traceCollector) Add(tr *simulate.Trace) error {
+	if tr != nil { // nil: a run of another family
 		a.traces = append(a.traces, tr)
 	}
 	return nil
@@ -222,7 +222,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		return err
 	}
 	col := &traceCollector{family: o.Family}
-	if err := analysis.Pass(ctx, st, store.ScanOptions{}, env, col); err != nil {
+	if err := analysis.Pass(ctx, st, store.ScanOptions{}, env, analysis.Of(col)); err != nil {
 		return err
 	}
 	if len(col.traces) == 0 {
