@@ -181,10 +181,10 @@ func DiagRunRow(r *diagnose.RunDiagnosis) schema.DiagRun {
 	row := schema.DiagRun{
 		RunID: r.RunID, SourceFormat: r.SourceFormat, Harness: r.Harness, Model: r.Model, ModelFamily: r.ModelFamily,
 		WindowSource: r.WindowSource, NCalls: int64(len(o.Calls)), LoggedCalls: int64(o.LoggedCalls), EstimatedCalls: int64(o.EstimatedCalls),
-		PeakTokens: o.PeakTokens, PeakTurn: o.PeakTurn, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
+		PeakTokens: o.PeakTokens, PeakTurn: o.PeakCall, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
 		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
 		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
-		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
+		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryCall, BoundaryEvent: r.BoundaryEvent,
 		CostSource: r.Cost.Source, Resolved: r.Resolved, Repeats: r.Repeats, BoundaryFinished: r.BoundaryFinished,
 		ContinuesRunID: r.ContinuesRunID, CopiedCalls: r.CopiedCalls, Copy: r.Copy,
 	}
@@ -204,8 +204,8 @@ func DiagCallRows(r *diagnose.RunDiagnosis) []schema.DiagCall {
 	o := r.Occupancy
 	rows := make([]schema.DiagCall, len(o.Calls))
 	for i, c := range o.Calls {
-		_, compaction := slices.BinarySearch(o.Compactions, c.Turn) // sorted, distinct
-		rows[i] = schema.DiagCall{RunID: r.RunID, Turn: c.Turn, PromptTokens: c.Prompt, PromptSource: string(c.Source), Compaction: compaction}
+		_, compaction := slices.BinarySearch(o.Compactions, c.Call) // sorted, distinct
+		rows[i] = schema.DiagCall{RunID: r.RunID, Turn: c.Call, PromptTokens: c.Prompt, PromptSource: string(c.Source), Compaction: compaction}
 		if o.Window > 0 {
 			s := c.Share
 			rows[i].Share = &s

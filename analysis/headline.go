@@ -113,12 +113,12 @@ func Headline(rep *Report) []string {
 	case v.WindowEnds == 0:
 		out = append(out, fmt.Sprintf("None of the %s ended on window length.", runsOf(v.Runs)))
 	default:
-		how := fmt.Sprintf("%s said so in the log, %s inferred from the last turn", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
+		how := fmt.Sprintf("%s said so in the log, %s inferred from the last call", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
 		switch {
 		case v.Inferred == 0:
 			how = "each said so in the log"
 		case v.Explicit == 0:
-			how = "each inferred from its last turn (the log does not say)"
+			how = "each inferred from its last call (the log does not say)"
 		}
 		out = append(out, fmt.Sprintf("%s of %s (%s) ended on window length: %s.", textfmt.Thousands(int64(v.WindowEnds)), runsOf(v.Runs), textfmt.Pct(v.Share), how))
 	}

@@ -42,7 +42,7 @@ func TestHeadline(t *testing.T) {
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 10, WindowEnds: 3, Share: 0.3, Explicit: 2, Inferred: 1}},
 				Simulation: Simulation{Comparison: aggs},
 				Recs:       []recommend.Result{claude, thin}},
-			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last turn.",
+			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last call.",
 				"Replayed on the 6 runs held out for claude, mask would have cost 92.8% of what ran [88.0%, 97.0%] with prompt caching, with 54.0% of its prompt tokens, carrying 2 of the 3 runs lost under what ran through, losing no run, with 1.5 predicted re-invocations per 100 calls.",
 				"Next: use mask for claude (trajmine recommend --config HARNESS prints the harness's own setting); 1 model family is short of runs."}},
 		{"no family has the runs: none, and what the replay over all runs shows",

@@ -307,7 +307,7 @@ func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*sche
 			profiles = append(profiles, p)
 			continue
 		}
-		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,
+		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastCall: sh.LastTurn, LastOutputCall: sh.LastOutputTurn,
 			HasTool: sh.EnvelopeKey || sh.Mentions}, ba.o))
 	}
 	return profiles, nil

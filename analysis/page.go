@@ -80,13 +80,13 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 		Database:  database,
 	}
 	for _, a := range totals {
-		d.Formats = append(d.Formats, htmlreport.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Turns, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		d.Formats = append(d.Formats, htmlreport.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Calls, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 			CacheReadTokens: a.CacheReadTokens, EstTokens: a.EstTokens, NoUsage: a.NoUsage, Overflow: a.Overflow})
 	}
 	fillMined(d, mined)
 	v, t := diag.Verdict, diag.Totals
 	d.Verdict = htmlreport.Verdict{Text: strings.TrimSpace(diag.VerdictText()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
-		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryTurn, BoundaryEvents: diag.ReadingBoundary.Events,
+		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryCall, BoundaryEvents: diag.ReadingBoundary.Events,
 		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
 		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
 		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
@@ -132,7 +132,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
 			Ratio: a.EffectiveRatio, RatioLo: a.EffectiveLo, RatioHi: a.EffectiveHi, TokensSaved: a.TokensSaved,
 			Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
-			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
+			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryCall, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, Cost: a.CostCachedRatio, CostLo: a.CostCachedLo, CostHi: a.CostCachedHi, Uncached: c,
 			SavedUSD: a.AsLoggedCostCachedUSD - a.CostCachedUSD, CostCachedUSD: a.CostCachedUSD})
 	}
@@ -317,9 +317,9 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
 	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
 	// (finishing competing), the boundary's own curve
-	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
+	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Call}
 	for _, p := range b.CIF {
-		s.Curve = append(s.Curve, htmlreport.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
+		s.Curve = append(s.Curve, htmlreport.KMPoint{Turn: p.Call, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }

@@ -17,7 +17,7 @@ import (
 type FormatTotals struct {
 	Format          string `json:"source_format"`
 	Runs            int64  `json:"runs"`
-	Turns           int64  `json:"turns"`
+	Calls           int64  `json:"calls"`
 	InputTokens     int64  `json:"input_tokens"`
 	OutputTokens    int64  `json:"output_tokens"`
 	CacheReadTokens int64  `json:"cache_read_tokens"`
@@ -47,7 +47,7 @@ func TotalsByFormat(runs []schema.Run) []FormatTotals {
 		}
 		a := &out[i]
 		a.Runs++
-		a.Turns += r.NTurns
+		a.Calls += r.NTurns
 		a.InputTokens += r.InputTokens
 		a.OutputTokens += r.OutputTokens
 		a.CacheReadTokens += r.CacheReadTokens

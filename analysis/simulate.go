@@ -398,7 +398,7 @@ func simRunValues(r *simulate.Row) []any {
 		nullIf(r.OverflowCall, r.OverflowCall < 0), nullIf(r.KeepAllOverflowAt, r.KeepAllOverflowAt < 0), nullIf(r.FirstActivation, r.FirstActivation < 0),
 		r.PromptTokens, r.KeepAllTokens, r.KeepAllRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
-		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
+		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryCall, r.BoundaryEvent,
 		r.AsLoggedPromptTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.TokenRatio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
 		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls), string(r.BaselineLoss)}
 }

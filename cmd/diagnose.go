@@ -236,7 +236,7 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 			share = pct(o.PeakShare)
 		}
 		peak := thousands(o.PeakTokens)
-		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Turn == o.PeakTurn })].Source == diagnose.PromptEstimated {
+		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Call == o.PeakCall })].Source == diagnose.PromptEstimated {
 			peak, estimated = "~"+peak, true
 		}
 		end := string(r.End.Reason)
@@ -292,7 +292,7 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 	}
 	b := d.ReadingBoundary
 	fmt.Fprintln(w)
-	printWrapped(w, width, fmt.Sprintf("Reading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):",
+	printWrapped(w, width, fmt.Sprintf("Reading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; calls with reading stops):",
 		b.Runs, b.Events, b.Finished, b.Censored))
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
@@ -302,7 +302,7 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 			if p.Events == 0 {
 				continue
 			}
-			bt.add(thousands(p.Turn), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
+			bt.add(thousands(p.Call), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
 		}
 		bt.optional = bt.columns("FINISHED INCIDENCE", "CENSORED", "FINISHED")
 		bt.optionalHint = "--json has every column; widen the terminal"

@@ -268,7 +268,7 @@ WHERE boundary_turn > 0 GROUP BY boundary_turn ORDER BY boundary_turn`)
 			found, turn = true, p.turn
 		}
 	}
-	if b := out.ReadingBoundary; found != b.Found || turn != b.Turn {
-		t.Errorf("reading boundary from diag_runs: found %v at %d; printed %v at %d", found, turn, b.Found, b.Turn)
+	if b := out.ReadingBoundary; found != b.Found || turn != b.Call {
+		t.Errorf("reading boundary from diag_runs: found %v at %d; printed %v at %d", found, turn, b.Found, b.Call)
 	}
 }

@@ -80,7 +80,7 @@ func TestDiagnoseUsageErrors(t *testing.T) {
 
 func TestDiagnoseExtrasCurve(t *testing.T) {
 	var buf strings.Builder
-	d := diagnose.Summary{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})}
+	d := diagnose.Summary{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Call: 23, Event: true}, {Call: 30}})}
 	if err := writeDiagnoseExtras(&buf, d, 0, false); err != nil {
 		t.Fatal(err)
 	}

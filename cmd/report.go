@@ -461,15 +461,15 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			"NO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow."}}
 	var tot analysis.FormatTotals
 	for _, a := range totals {
-		ft.add(a.Format, thousands(a.Runs), thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow))
-		tot.Runs, tot.Turns, tot.InputTokens, tot.OutputTokens = tot.Runs+a.Runs, tot.Turns+a.Turns, tot.InputTokens+a.InputTokens, tot.OutputTokens+a.OutputTokens
+		ft.add(a.Format, thousands(a.Runs), thousands(a.Calls), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow))
+		tot.Runs, tot.Calls, tot.InputTokens, tot.OutputTokens = tot.Runs+a.Runs, tot.Calls+a.Calls, tot.InputTokens+a.InputTokens, tot.OutputTokens+a.OutputTokens
 		tot.CacheReadTokens, tot.EstTokens, tot.NoUsage, tot.Overflow = tot.CacheReadTokens+a.CacheReadTokens, tot.EstTokens+a.EstTokens, tot.NoUsage+a.NoUsage, tot.Overflow+a.Overflow
 	}
 	for _, a := range totals {
 		tot.CopiedCalls += a.CopiedCalls
 	}
 	if len(totals) > 1 {
-		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Turns), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
+		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Calls), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
 	}
 	if tot.CopiedCalls > 0 {
 		ft.footer = append(ft.footer, fmt.Sprintf("Each API response is counted once: %s calls that resumed sessions copied from earlier runs are left out of LOGGED IN/OUT here and counted in the run they came from (runs.copied_calls).", thousands(tot.CopiedCalls)))

@@ -402,7 +402,7 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 		wl := windowLabel(a.Window)
 		b := "-"
 		if a.BoundaryFound {
-			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
+			b = "call " + strconv.FormatInt(a.BoundaryCall, 10)
 		}
 		cost, ci, usd := "-", "-", "-"
 		if a.Priced > 0 {

@@ -69,9 +69,9 @@ func StoppedWhileReading(harness string, events []schema.Event, classify Classif
 // BoundaryRun is one run's input to the reading-boundary curves.
 type BoundaryRun struct {
 	RunID string `json:"run_id"`
-	// Turn is the run's number of model calls (schema.Run.NTurns): the call
+	// Call is the run's number of model calls (schema.Run.NTurns): the call
 	// at which it stopped, 1-based.
-	Turn int64 `json:"turn"`
+	Call int64 `json:"call"`
 	// Event: the run did not finish and stopped while reading (the event of
 	// interest).
 	Event bool `json:"event"`
@@ -97,29 +97,29 @@ func BoundaryInput(run schema.Run, end End, events []schema.Event, classify Clas
 	}
 	swr := StoppedWhileReading(run.Harness, events, classify)
 	fin := end.Reason == schema.EndFinished
-	return BoundaryRun{RunID: run.RunID, Turn: t, Event: !fin && swr, Finished: fin, StoppedWhileReading: swr}
+	return BoundaryRun{RunID: run.RunID, Call: t, Event: !fin && swr, Finished: fin, StoppedWhileReading: swr}
 }
 
-// KMPoint is one step of a Kaplan–Meier curve: at Turn, AtRisk runs had
-// Turn ≥ this turn, Events of them stopped while reading at it and Censored
+// KMPoint is one step of a Kaplan–Meier curve: at Call, AtRisk runs had
+// Call ≥ this call, Events of them stopped while reading at it and Censored
 // were censored at it (finished runs included); Survival is the
 // product-limit estimate after it.
 type KMPoint struct {
-	Turn     int64   `json:"turn"`
+	Call     int64   `json:"call"`
 	AtRisk   int64   `json:"at_risk"`
 	Events   int64   `json:"events"`
 	Censored int64   `json:"censored"`
 	Survival float64 `json:"survival"`
 }
 
-// CIFPoint is one step of the Aalen–Johansen estimate: at Turn, AtRisk runs
-// had Turn ≥ this turn; Events stopped while reading at it, Finished
+// CIFPoint is one step of the Aalen–Johansen estimate: at Call, AtRisk runs
+// had Call ≥ this call; Events stopped while reading at it, Finished
 // finished at it and Censored were censored at it. Survival is the
 // all-outcome product-limit estimate after it (still going: neither
 // outcome yet); Incidence is the cumulative incidence of stopping while
 // reading by Turn and FinishedIncidence that of finishing.
 type CIFPoint struct {
-	Turn              int64   `json:"turn"`
+	Call              int64   `json:"call"`
 	AtRisk            int64   `json:"at_risk"`
 	Events            int64   `json:"events"`
 	Finished          int64   `json:"finished"`
@@ -159,24 +159,24 @@ type ReadingBoundary struct {
 	MinRuns  int64   `json:"min_runs"`
 	// Found: the incidence reaches Share at Turn and Runs ≥ MinRuns.
 	Found bool  `json:"found"`
-	Turn  int64 `json:"turn"` // the boundary; 0 when not Found
-	// Reached: the incidence reaches Share (at ReachedTurn) whether or not
+	Call  int64 `json:"call"` // the boundary; 0 when not Found
+	// Reached: the incidence reaches Share (at ReachedCall) whether or not
 	// Runs ≥ MinRuns; Reached && !Found means too few runs to state it.
 	Reached     bool  `json:"reached"`
-	ReachedTurn int64 `json:"reached_turn"`
+	ReachedCall int64 `json:"reached_call"`
 	// EventsBy is the number of runs that stopped while reading by
-	// ReachedTurn (all of them when not Reached).
+	// ReachedCall (all of them when not Reached).
 	EventsBy int64 `json:"events_by"`
 	// Incidence is the final cumulative incidence of stopping while reading
 	// (at the last turn).
 	Incidence float64    `json:"incidence"`
 	CIF       []CIFPoint `json:"incidence_curve"`
 
-	// KMFound, KMTurn: the Kaplan–Meier survival of "not stopped while
-	// reading", finished runs censored, first ≤ 1 − Share at KMTurn (no
+	// KMFound, KMCall: the Kaplan–Meier survival of "not stopped while
+	// reading", finished runs censored, first ≤ 1 − Share at KMCall (no
 	// minimum applies). Curve is that survival curve.
 	KMFound bool      `json:"km_found"`
-	KMTurn  int64     `json:"km_turn"`
+	KMCall  int64     `json:"km_call"`
 	Curve   []KMPoint `json:"curve"`
 }
 
@@ -210,18 +210,18 @@ func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
 	rb := ReadingBoundary{Share: share, MinRuns: minRuns}
 	rs := make([]BoundaryRun, 0, len(runs))
 	for _, r := range runs {
-		if r.Turn > 0 {
+		if r.Call > 0 {
 			rs = append(rs, r)
 		}
 	}
-	slices.SortStableFunc(rs, func(a, b BoundaryRun) int { return cmp.Compare(a.Turn, b.Turn) })
+	slices.SortStableFunc(rs, func(a, b BoundaryRun) int { return cmp.Compare(a.Call, b.Call) })
 	rb.Runs = int64(len(rs))
 	const eps = 1e-12 // F₁ is a sum of products: 1/2 may come out a hair below
 	atRisk := rb.Runs
 	s, f1, f2, km := 1.0, 0.0, 0.0, 1.0
 	for i := 0; i < len(rs); {
-		p := CIFPoint{Turn: rs[i].Turn, AtRisk: atRisk}
-		for ; i < len(rs) && rs[i].Turn == p.Turn; i++ {
+		p := CIFPoint{Call: rs[i].Call, AtRisk: atRisk}
+		for ; i < len(rs) && rs[i].Call == p.Call; i++ {
 			switch {
 			case rs[i].Event:
 				p.Events++
@@ -244,12 +244,12 @@ func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
 		rb.Censored += p.Censored
 		atRisk -= p.Events + p.Finished + p.Censored
 		rb.CIF = append(rb.CIF, p)
-		rb.Curve = append(rb.Curve, KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: km})
+		rb.Curve = append(rb.Curve, KMPoint{Call: p.Call, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: km})
 		if !rb.Reached && f1 >= share-eps {
-			rb.Reached, rb.ReachedTurn, rb.EventsBy = true, p.Turn, rb.Events
+			rb.Reached, rb.ReachedCall, rb.EventsBy = true, p.Call, rb.Events
 		}
 		if !rb.KMFound && km <= 1-share+eps {
-			rb.KMFound, rb.KMTurn = true, p.Turn
+			rb.KMFound, rb.KMCall = true, p.Call
 		}
 	}
 	rb.Incidence = f1
@@ -257,7 +257,7 @@ func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
 		rb.EventsBy = rb.Events
 	}
 	if rb.Reached && rb.Runs >= minRuns {
-		rb.Found, rb.Turn = true, rb.ReachedTurn
+		rb.Found, rb.Call = true, rb.ReachedCall
 	}
 	return rb
 }

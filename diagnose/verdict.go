@@ -13,12 +13,12 @@ func BoundaryClause(b ReadingBoundary) string {
 	switch {
 	case b.Found:
 		return fmt.Sprintf("reading boundary at call %s (%s of runs stopped while reading by then, %d of %d runs)",
-			textfmt.Thousands(b.Turn), textfmt.Pct(b.Share), b.EventsBy, b.Runs)
+			textfmt.Thousands(b.Call), textfmt.Pct(b.Share), b.EventsBy, b.Runs)
 	case b.Events == 0:
 		return "no reading boundary (no unfinished run stopped while reading)"
 	case b.Reached:
 		return fmt.Sprintf("no reading boundary stated (%s stopped while reading by call %s, but over %d runs, fewer than %d)",
-			textfmt.Pct(b.Share), textfmt.Thousands(b.ReachedTurn), b.Runs, b.MinRuns)
+			textfmt.Pct(b.Share), textfmt.Thousands(b.ReachedCall), b.Runs, b.MinRuns)
 	}
 	return fmt.Sprintf("no reading boundary (%s of %d runs stopped while reading, %d of them; %s needed)", textfmt.Pct(b.Incidence), b.Runs, b.Events, textfmt.Pct(b.Share))
 }

@@ -11,7 +11,7 @@ func TestVerdictClauses(t *testing.T) {
 	// ten runs: reading stops at 23 (×5, n=10: F1 = 5/10 = 50%), five finished at 30
 	var ten []BoundaryRun
 	for range 5 {
-		ten = append(ten, BoundaryRun{Turn: 23, Event: true}, BoundaryRun{Turn: 30, Finished: true})
+		ten = append(ten, BoundaryRun{Call: 23, Event: true}, BoundaryRun{Call: 30, Finished: true})
 	}
 	for _, tc := range []struct {
 		runs []BoundaryRun
@@ -19,10 +19,10 @@ func TestVerdictClauses(t *testing.T) {
 	}{
 		{ten, "reading boundary at call 23 (50.0% of runs stopped while reading by then, 5 of 10 runs)"},
 		// F1(23) = 1/2 but over 2 runs
-		{[]BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}},
+		{[]BoundaryRun{{Call: 23, Event: true}, {Call: 30}},
 			"no reading boundary stated (50.0% stopped while reading by call 23, but over 2 runs, fewer than 10)"},
 		// F1(30) = 1/3: the finished runs compete
-		{[]BoundaryRun{{Turn: 30, Event: true}, {Turn: 50, Finished: true}, {Turn: 40, Finished: true}},
+		{[]BoundaryRun{{Call: 30, Event: true}, {Call: 50, Finished: true}, {Call: 40, Finished: true}},
 			"no reading boundary (33.3% of 3 runs stopped while reading, 1 of them; 50.0% needed)"},
 		{nil, "no reading boundary (no unfinished run stopped while reading)"},
 	} {
@@ -53,8 +53,8 @@ func TestVerdictClauses(t *testing.T) {
 }
 
 func TestVerdictWhatIf(t *testing.T) {
-	dies := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: 3, Prompt: 40_000}
-	fits := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: -1}
+	dies := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Call: 3, Prompt: 40_000}
+	fits := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Call: -1}
 	ended := End{Reason: schema.EndContextOverflow, Source: "explicit"}
 	run := func(w *WindowDeath, e End) RunDiagnosis {
 		return RunDiagnosis{RunResult: RunResult{Occupancy: RunOccupancy{Window: 32_000}, End: e, WhatIf: w}}

@@ -148,11 +148,11 @@ type Agg struct {
 	// the reading boundary of the replayed runs (diagnose.Boundary:
 	// Aalen–Johansen, finishing competing, at least BoundaryMinRuns runs)
 	BoundaryFound bool  `json:"reading_boundary_found"`
-	BoundaryTurn  int64 `json:"reading_boundary_turn"`
+	BoundaryCall  int64 `json:"reading_boundary_call"`
 	BoundaryRuns  int64 `json:"reading_boundary_events"` // runs that stopped while reading
-	// BoundaryKMTurn: the Kaplan–Meier boundary (finished censored) for
+	// BoundaryKMCall: the Kaplan–Meier boundary (finished censored) for
 	// comparison; 0 when it has none
-	BoundaryKMTurn int64 `json:"reading_boundary_km_turn"`
+	BoundaryKMCall int64 `json:"reading_boundary_km_call"`
 
 	Activated             int      `json:"activated"`               // runs where the policy changed a prompt (stall messages aside)
 	StallMessages         int64    `json:"stall_messages"`          // Σ stall messages injected (RunResult.StallMessages)
@@ -347,7 +347,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window Window, o A
 		a.CharsRemovedAll = cr / cf
 	}
 	b := diagnose.Boundary(br)
-	a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns, a.BoundaryKMTurn = b.Found, b.Turn, b.Events, b.KMTurn
+	a.BoundaryFound, a.BoundaryCall, a.BoundaryRuns, a.BoundaryKMCall = b.Found, b.Call, b.Events, b.KMCall
 	return a
 }
 

@@ -21,7 +21,7 @@ func TestAggregate(t *testing.T) {
 		r := Row{RunResult: RunResult{RunID: "r", Policy: policy, WindowTokens: 1000, Calls: 10, Status: st, OverflowCall: -1,
 			FirstActivation: act, PromptTokens: prompt, KeepAllTokens: keepAll, KeepAllOverflowAt: kaOverflow,
 			AsLoggedPromptTokens: keepAll, AsLoggedCached: keepAll / 2, AsLoggedOverflowAt: kaOverflow, BaselineOverflow: kaOverflow >= 0,
-			CachedTokens: prompt / 2, KeepAllCached: keepAll / 2, OutputTokens: 100, BoundaryTurn: 10,
+			CachedTokens: prompt / 2, KeepAllCached: keepAll / 2, OutputTokens: 100, BoundaryCall: 10,
 			CharsFull: 1000, CharsRemoved: 1000 - 1000*prompt/keepAll}, Family: "m"}
 		if policy != "keep-all" {
 			r.Saved = r.BaselineOverflow && st != Overflow
@@ -173,7 +173,7 @@ func TestAggregateParallel(t *testing.T) {
 	for i := range 400 {
 		r := Row{RunResult: RunResult{RunID: fmt.Sprint("r", i/8), Policy: fmt.Sprint("p", i%8), WindowTokens: 1000, Calls: 10 + i%7, Status: Survived,
 			OverflowCall: -1, FirstActivation: i % 5, PromptTokens: int64(500 + 37*i%900), KeepAllTokens: 1000, AsLoggedPromptTokens: 1000,
-			KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1, BoundaryTurn: int64(i % 9)}, Family: fmt.Sprint("f", i%3)}
+			KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1, BoundaryCall: int64(i % 9)}, Family: fmt.Sprint("f", i%3)}
 		rows = append(rows, r)
 	}
 	o := AggOptions{Bootstrap: 300, Group: func(r *Row) string { return r.Family }}

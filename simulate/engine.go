@@ -129,7 +129,7 @@ type RunResult struct {
 	StallMessages     int   `json:"stall_messages"`       // messages injected by a stall detector (Inject); not an activation
 	StallMessageTok   int64 `json:"stall_message_tokens"` // their tokens
 	ReadingStop       bool  `json:"reading_stop"`         // the run stopped (overflow or logged end) while reading
-	BoundaryTurn      int64 `json:"boundary_turn"`
+	BoundaryCall      int64 `json:"boundary_call"`
 	BoundaryEvent     bool  `json:"boundary_event"`
 	BoundaryFinished  bool  `json:"boundary_finished"` // the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished
 	LoggedCalls       int   `json:"logged_calls"`
@@ -172,7 +172,7 @@ type RunResult struct {
 	// many of them fall within the replayed part of the run (before the
 	// overflow call, or all). Calls + DroppedContextCalls = LoggedCalls
 	// when the replay got through. Call indexes (OverflowCall,
-	// FirstActivation, KeepAllOverflowAt, BoundaryTurn, CallResult.Call)
+	// FirstActivation, KeepAllOverflowAt, BoundaryCall, CallResult.Call)
 	// are the logged run's; the As-logged fields cover the same part of
 	// the run, dropped calls included. 0 for dtoc and as-logged.
 	DroppedContextCalls int `json:"dropped_context_calls"`
@@ -629,15 +629,15 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	// point the data cannot say).
 	switch {
 	case res.OverflowLogged: // the log's stop: after its NCalls calls
-		res.BoundaryTurn = int64(tr.NCalls)
+		res.BoundaryCall = int64(tr.NCalls)
 		res.ReadingStop = tr.ReadingAt[tr.NCalls]
 		res.BoundaryEvent = res.ReadingStop
 	case res.Status == Overflow:
-		res.BoundaryTurn = int64(res.OverflowCall)
+		res.BoundaryCall = int64(res.OverflowCall)
 		res.ReadingStop = tr.ReadingAt[res.OverflowCall]
 		res.BoundaryEvent = res.ReadingStop
 	default:
-		res.BoundaryTurn = int64(tr.NCalls)
+		res.BoundaryCall = int64(tr.NCalls)
 		res.ReadingStop = tr.ReadingAt[tr.NCalls]
 		res.BoundaryEvent = !tr.Finished && !tr.WindowEnd && res.ReadingStop
 		res.BoundaryFinished = tr.Finished
@@ -647,7 +647,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.OverflowCall = tr.origCall(res.OverflowCall, full)
 		res.FirstActivation = tr.origCall(res.FirstActivation, full)
 		res.KeepAllOverflowAt = tr.origCall(res.KeepAllOverflowAt, full)
-		res.BoundaryTurn = int64(tr.origCall(int(res.BoundaryTurn), full))
+		res.BoundaryCall = int64(tr.origCall(int(res.BoundaryCall), full))
 		if o.Calls != nil {
 			for i := callsFrom; i < len(*o.Calls); i++ {
 				(*o.Calls)[i].Call = tr.origCall((*o.Calls)[i].Call, full)
@@ -814,7 +814,7 @@ func resize[T any](buf []T, n int) []T {
 
 // BoundaryInput is the run's reading-boundary input.
 func (r *RunResult) BoundaryInput() diagnose.BoundaryRun {
-	return diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.ReadingStop}
+	return diagnose.BoundaryRun{RunID: r.RunID, Call: r.BoundaryCall, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.ReadingStop}
 }
 
 // Boundary turns replay results into the reading-boundary input.

@@ -61,9 +61,9 @@ func TestReplayLoggedOverflow(t *testing.T) {
 			if r.KeepAllOverflowAt != tc.call {
 				t.Errorf("keep-all overflow at %d, want %d (keep-all is the log: it overflows where the log did)", r.KeepAllOverflowAt, tc.call)
 			}
-			if r.Status != tc.status || r.OverflowCall != tc.call || r.OverflowLogged != tc.logged || r.BoundaryTurn != tc.boundary {
+			if r.Status != tc.status || r.OverflowCall != tc.call || r.OverflowLogged != tc.logged || r.BoundaryCall != tc.boundary {
 				t.Errorf("status %s at %d (logged %v, boundary %d); want %s at %d (logged %v, boundary %d)",
-					r.Status, r.OverflowCall, r.OverflowLogged, r.BoundaryTurn, tc.status, tc.call, tc.logged, tc.boundary)
+					r.Status, r.OverflowCall, r.OverflowLogged, r.BoundaryCall, tc.status, tc.call, tc.logged, tc.boundary)
 			}
 		})
 	}

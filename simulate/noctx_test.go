@@ -133,8 +133,8 @@ func TestWithoutContextCallsOverflow(t *testing.T) {
 		t.Errorf("prompt %d as-logged %d output %d dropped output %d; want 250, 1030, 30, 15", r.PromptTokens, r.AsLoggedPromptTokens, r.OutputTokens, r.DroppedContextOutput)
 	}
 	// as-logged itself overflows at call 1 (780 + 15 > 700); keep-all's reference too (its own replay's call 1 = logged 2)
-	if r.AsLoggedOverflowAt != 1 || r.KeepAllOverflowAt != 2 || r.BoundaryTurn != 2 {
-		t.Errorf("as-logged overflow %d, keep-all overflow %d, boundary %d; want 1, 2, 2", r.AsLoggedOverflowAt, r.KeepAllOverflowAt, r.BoundaryTurn)
+	if r.AsLoggedOverflowAt != 1 || r.KeepAllOverflowAt != 2 || r.BoundaryCall != 2 {
+		t.Errorf("as-logged overflow %d, keep-all overflow %d, boundary %d; want 1, 2, 2", r.AsLoggedOverflowAt, r.KeepAllOverflowAt, r.BoundaryCall)
 	}
 }
 
@@ -232,7 +232,7 @@ func TestWithoutContextCallsAll(t *testing.T) {
 	}
 	tr.Finalize()
 	r := replayNamed(t, tr, "keep-all", Options{Window: 1000})
-	if r.Calls != 0 || r.DroppedContextCalls != 1 || r.PromptTokens != 0 || r.AsLoggedPromptTokens != 100 || r.DroppedContextOutput != 12 || r.Status != Censored || r.BoundaryTurn != 1 {
+	if r.Calls != 0 || r.DroppedContextCalls != 1 || r.PromptTokens != 0 || r.AsLoggedPromptTokens != 100 || r.DroppedContextOutput != 12 || r.Status != Censored || r.BoundaryCall != 1 {
 		t.Errorf("got %+v; want 0 calls, 1 dropped, as-logged 100, 12 output dropped, censored, boundary 1", r)
 	}
 }
