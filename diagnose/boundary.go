@@ -146,18 +146,18 @@ type BoundaryOptions struct {
 	MinRuns int64   // fewest runs for a stated boundary; 0 means BoundaryMinRuns, < 0 none
 }
 
-// ReadingBoundary is the reading boundary of a set of runs: the first turn
+// ReadingBoundary is the reading boundary of a set of runs: the first call
 // by which the cumulative incidence of stopping while reading, with
 // finishing as a competing outcome (Aalen–Johansen), reaches Share. The
 // Kaplan–Meier curve that censors finished runs is kept for comparison.
 type ReadingBoundary struct {
-	Runs     int64   `json:"runs"`     // runs the estimate rests on (Turn > 0)
+	Runs     int64   `json:"runs"`     // runs the estimate rests on (Call > 0)
 	Events   int64   `json:"events"`   // stopped while reading
 	Finished int64   `json:"finished"` // finished: the competing outcome
 	Censored int64   `json:"censored"` // neither
 	Share    float64 `json:"share"`
 	MinRuns  int64   `json:"min_runs"`
-	// Found: the incidence reaches Share at Turn and Runs ≥ MinRuns.
+	// Found: the incidence reaches Share at Call and Runs ≥ MinRuns.
 	Found bool  `json:"found"`
 	Call  int64 `json:"call"` // the boundary; 0 when not Found
 	// Reached: the incidence reaches Share (at ReachedCall) whether or not
