@@ -279,7 +279,7 @@ func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*sche
 		bas[1].stored = stored // the runs read without text whose uses ingest stored
 		for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
 			if len(so.RunIDs) > 0 {
-				g.Go(func() error { return Pass(ctx, st, so, env, bas[k]) })
+				g.Go(func() error { return Pass(ctx, st, so, env, Of(bas[k])) })
 			}
 		}
 		return nil
@@ -313,7 +313,7 @@ func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*sche
 			profiles = append(profiles, p)
 			continue
 		}
-		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,
+		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastCall: sh.LastTurn, LastOutputCall: sh.LastOutputTurn,
 			HasTool: sh.EnvelopeKey || sh.Mentions}, ba.o))
 	}
 	return profiles, nil
@@ -416,9 +416,9 @@ type Mine struct {
 	dtoc     map[string]bool // runs with manage_context ops
 }
 
-// Worker classifies one kept run's tool calls (Analysis).
-func (a *Mine) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+// Worker classifies one kept run's tool calls (Consumer).
+func (a *Mine) Worker() (func(*RunWork) *RunWork, error) {
+	return func(w *RunWork) *RunWork {
 		if !a.keep(&w.Run) {
 			return nil
 		}
@@ -433,10 +433,9 @@ func (a *Mine) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-// Add adds one kept run to the event log, in scan order (Analysis).
-func (a *Mine) Add(v any) error {
-	w, ok := v.(*RunWork)
-	if !ok {
+// Add adds one kept run to the event log, in scan order (Consumer).
+func (a *Mine) Add(w *RunWork) error {
+	if w == nil { // a run keep left out
 		return nil
 	}
 	// the worker is done with w: its memo is this goroutine's now

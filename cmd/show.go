@@ -92,7 +92,7 @@ them either way.`,
 type TurnView struct {
 	Turn int64 `json:"turn"`
 	// AfterLastCall: the turn follows the run's last model call
-	// (diagnose.LastCallTurn): no prompt was sent with its events, and
+	// (diagnose.LastCall): no prompt was sent with its events, and
 	// EstimatedInput is 0.
 	AfterLastCall  bool           `json:"after_last_call,omitempty"`
 	LoggedInput    *int64         `json:"logged_input_tokens,omitempty"`
@@ -113,7 +113,7 @@ func BuildTurns(events []schema.Event, usage []schema.Usage) []TurnView {
 		byTurn[usage[i].Turn] = &usage[i]
 	}
 	est := diagnose.EstimatedPrompts(events)
-	lastCall, anyCall := diagnose.LastCallTurn(events, usage)
+	lastCall, anyCall := diagnose.LastCall(events, usage)
 	var out []TurnView
 	idx := map[int64]int{}
 	for _, e := range events {
