@@ -117,7 +117,8 @@ type span struct {
 
 func redact(d *detect.Detector, s string) (string, int) {
 	fs := d.DetectString(s) // prefilters on the rules' keywords
-	if len(fs) == 0 {
+	urls := urlPasswords(s)
+	if len(fs) == 0 && len(urls) == 0 {
 		return s, 0
 	}
 	// one rule per secret, whatever the detector's (map) order: a
@@ -154,10 +155,13 @@ func redact(d *detect.Detector, s string) (string, int) {
 			}
 			sp := span{off + i, off + i + len(sc.text), sc.rule}
 			off = sp.end
-			if !slices.ContainsFunc(spans, func(o span) bool { return sp.start < o.end && o.start < sp.end }) {
+			if !slices.ContainsFunc(spans, func(o span) bool { return overlap(sp, o) }) {
 				spans = append(spans, sp)
 			}
 		}
+	}
+	for _, u := range urls {
+		spans = mergeSpan(spans, u)
 	}
 	if len(spans) == 0 {
 		return s, 0
@@ -173,6 +177,31 @@ func redact(d *detect.Detector, s string) (string, int) {
 	}
 	b.WriteString(s[last:])
 	return b.String(), len(spans)
+}
+
+func overlap(a, b span) bool { return a.start < b.end && b.start < a.end }
+
+// mergeSpan adds u (a URL password) to spans, which do not overlap: the
+// spans u overlaps and u become their union, one span named by the
+// longest of them (the earlier, a rule of gitleaks', on a tie), so that a
+// token gitleaks names (https://x-access-token:ghp_…@github.com) keeps its
+// name and no part of a password around a secret stays shown.
+func mergeSpan(spans []span, u span) []span {
+	m := u
+	name := u
+	out := spans[:0]
+	for _, o := range spans {
+		if !overlap(o, u) {
+			out = append(out, o)
+			continue
+		}
+		m.start, m.end = min(m.start, o.start), max(m.end, o.end)
+		if o.end-o.start >= name.end-name.start {
+			name = o
+		}
+	}
+	m.rule = name.rule
+	return append(out, m)
 }
 
 // betterRule reports whether rule a names a secret better than rule b: a
