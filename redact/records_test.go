@@ -14,10 +14,10 @@ import (
 // computed values), per record type: a string field added to the schema
 // fails TestRecordsFields until it is put in one of the two lists.
 var recordFields = []struct {
-	typ        reflect.Type
-	redacted   []string
-	kept       []string
-	records    func(v reflect.Value) (run *schema.Run, ev []schema.Event, us []schema.Usage, ops []schema.ContextOp)
+	typ      reflect.Type
+	redacted []string
+	kept     []string
+	records  func(v reflect.Value) (run *schema.Run, ev []schema.Event, us []schema.Usage, ops []schema.ContextOp)
 }{
 	{reflect.TypeFor[schema.Run](),
 		[]string{"RunID", "ParentRunID", "SourcePath", "Model", "TaskID", "EndReasonDetail", "ContinuesRunID", "OutcomeSource"},
