@@ -38,8 +38,8 @@ var allowed = map[string][]string{
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
-	"internal/parallel":      {},                                                                                                            // indices 0 … n-1 on every CPU (simulate, analysis)
-	"redact":                 {"schema"},                                                                                                    // Records: the log text of the canonical records
+	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
+	"redact":                 {"schema"},
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward
