@@ -117,6 +117,13 @@ type span struct {
 
 func redact(d *detect.Detector, s string) (string, int) {
 	fs := d.DetectString(s) // prefilters on the rules' keywords
+	if strings.Contains(s, `\"`) {
+		// JSON-escaped text (tool-call arguments): rules that end a secret
+		// at a quote (anthropic-api-key: ["\s;'`] or \n, \r) miss one
+		// followed by \"; the text with \" as ` "` (same length) ends
+		// it, and the secrets found are looked for in s as text
+		fs = append(fs, d.DetectString(strings.ReplaceAll(s, `\"`, ` "`))...)
+	}
 	urls := urlPasswords(s)
 	if len(fs) == 0 && len(urls) == 0 {
 		return s, 0
