@@ -15,7 +15,9 @@
 //     "://" is returned as it is, with no copy.
 //  2. Otherwise gitleaks' detector runs the rules whose keywords occur
 //     and reports each finding's secret (the rule's secret group, or the
-//     whole match).
+//     whole match); text holding escaped quotes (\", JSON arguments) is
+//     searched again with them as ` "`, since some rules end a secret
+//     only at a plain quote.
 //  3. Every occurrence of each secret in the text, longest secrets first
 //     and never overlapping, is a span to replace; each URL password is
 //     one too, merged with the spans it overlaps.
