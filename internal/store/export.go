@@ -52,19 +52,19 @@ func exportQuery(t schema.Table, star string) (sel string, parts []string) {
 // Every other VARCHAR column of a table, a column added later included,
 // is redacted.
 var exportKept = map[string]bool{
-	schema.ColSourceFormat:  true, // an importer's name
-	schema.ColModelFamily:   true, // normalised from the model's name
-	schema.ColSourceSHA256:  true, // a hash
-	"harness":               true, // set by the importer
-	"kind":                  true, // events: the event kinds
-	"end_reason":            true, // schema.EndReason values
-	"end_reason_source":     true, // explicit or inferred
-	"estimator":             true, // the token estimator's name
-	"classified_by":         true, // the classifier's fingerprint
-	"action_class":          true, // the classifier's classes
-	"error_rule":            true, // actions.FailureRules names
-	"op":                    true, // context_ops: the op kinds
-	"key_kind":              true, // outcomes: run_id, task_id, path or scope
+	schema.ColSourceFormat: true, // an importer's name
+	schema.ColModelFamily:  true, // normalised from the model's name
+	schema.ColSourceSHA256: true, // a hash
+	"harness":              true, // set by the importer
+	"kind":                 true, // events: the event kinds
+	"end_reason":           true, // schema.EndReason values
+	"end_reason_source":    true, // explicit or inferred
+	"estimator":            true, // the token estimator's name
+	"classified_by":        true, // the classifier's fingerprint
+	"action_class":         true, // the classifier's classes
+	"error_rule":           true, // actions.FailureRules names
+	"op":                   true, // context_ops: the op kinds
+	"key_kind":             true, // outcomes: run_id, task_id, path or scope
 }
 
 // exportStar is the select list of table name (aliased t) with
