@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
@@ -23,18 +22,18 @@ func Marker(rule string) string { return "[REDACTED:" + rule + "]" }
 // secrets it replaced. The zero value is not usable: use New. Its methods
 // are safe for concurrent use; a nil *Redactor redacts nothing.
 type Redactor struct {
-	det *detect.Detector
+	det *detectors
 	n   atomic.Int64
 }
 
 var (
 	defaultOnce sync.Once
-	defaultDet  *detect.Detector
+	defaultDet  *detectors
 	defaultErr  error
 )
 
 // detector compiles gitleaks' default configuration once per process.
-func detector() (*detect.Detector, error) {
+func detector() (*detectors, error) {
 	defaultOnce.Do(func() {
 		// gitleaks logs (to stderr) from inside detection; trajmine's
 		// stderr is its own
@@ -55,7 +54,7 @@ func detector() (*detect.Detector, error) {
 			defaultErr = fmt.Errorf("redact: compile gitleaks rules: %w", err)
 			return
 		}
-		defaultDet = detect.NewDetector(cfg)
+		defaultDet, defaultErr = newDetectors(cfg)
 	})
 	return defaultDet, defaultErr
 }
@@ -115,14 +114,14 @@ type span struct {
 	rule       string
 }
 
-func redact(d *detect.Detector, s string) (string, int) {
-	fs := d.DetectString(s) // prefilters on the rules' keywords
+func redact(d *detectors, s string) (string, int) {
+	fs := d.find(s) // prefilters on the rules' keywords
 	if strings.Contains(s, `\"`) {
 		// JSON-escaped text (tool-call arguments): rules that end a secret
 		// at a quote (anthropic-api-key: ["\s;'`] or \n, \r) miss one
 		// followed by \"; the text with \" as ` "` (same length) ends
 		// it, and the secrets found are looked for in s as text
-		fs = append(fs, d.DetectString(strings.ReplaceAll(s, `\"`, ` "`))...)
+		fs = append(fs, d.find(strings.ReplaceAll(s, `\"`, ` "`))...)
 	}
 	urls := urlPasswords(s)
 	if len(fs) == 0 && len(urls) == 0 {
