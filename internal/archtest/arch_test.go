@@ -1,8 +1,9 @@
 // Package archtest enforces trajmine's dependency direction (go-style.md §1):
 // schema is a leaf; ingest and synth import only schema (ingest also its own
-// internal/jsonx, goccy/go-json with number errors repaired); internal/store
-// is the only importer of the DuckDB driver; analysis feeds the domain
-// packages from the store; only cmd imports cobra; nothing imports cmd.
+// internal/jsonx, goccy/go-json with number errors repaired, and actions,
+// which classifies each tool call at import); internal/store is the only
+// importer of the DuckDB driver; analysis feeds the domain packages from
+// the store; only cmd imports cobra; nothing imports cmd.
 package archtest
 
 import (
