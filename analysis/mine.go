@@ -495,7 +495,12 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, log *minin
 					}
 				}
 			}
-			red.Records(&d.Run, d.Events, nil, d.Ops, 0)
+			if red != nil {
+				for i := range d.Events {
+					d.Events[i].Text = "" // not written (eventlog.Options.TextLimit 0): not redacted
+				}
+				red.Records(&d.Run, d.Events, nil, d.Ops, 0)
+			}
 			return yield(&eventlog.RunRecords{Run: d.Run, Events: d.Events, Ops: d.Ops})
 		})
 	}

@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"htmlreport/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},
+	"internal/doccheck":      {},
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},

@@ -19,7 +19,7 @@ import (
 	"github.com/trajmine/trajmine/schema"
 )
 
-// exportQueries give each table's Parquet export. Every table is partitioned
+// exportQuery gives each table's Parquet export. Every table is partitioned
 // by the run's source_format and model_family (Hive layout
 // DIR/<table>/source_format=…/model_family=…/*.parquet), joined from runs
 // where the table has no such columns, so engines can prune by them:
