@@ -341,3 +341,39 @@ func readJSONStrings(t *testing.T, path string) string {
 	walk(v)
 	return b.String()
 }
+
+// TestURLPasswordsRedacted: the page and trajmine show (text and JSON)
+// of the urls run hold none of its secrets, nor their first 12
+// characters (the URL passwords whole: they are shorter), while the
+// URLs' schemes, users and hosts stay.
+func TestURLPasswordsRedacted(t *testing.T) {
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "x.duckdb")
+	page := filepath.Join(t.TempDir(), "page.html")
+	if _, stderr, code := run(t, d, "report", "-o", page, urlsLog); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := append(slices.Clone(urlSecrets[:3]), shown(leakySecrets[0]), shown(leakySecrets[2]), shown(leakySecrets[6]))
+	outs := map[string]string{"page": string(html)}
+	for _, args := range [][]string{{"show", "release"}, {"show", "--json", "release"}} {
+		stdout, stderr, code := run(t, d, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
+		}
+		outs[strings.Join(args, " ")] = stdout
+	}
+	for name, out := range outs {
+		for _, s := range secrets {
+			if strings.Contains(out, s) {
+				t.Errorf("%s shows %s", name, s)
+			}
+		}
+		if !strings.Contains(out, "postgres://app:[REDACTED:url-password]@db.internal") {
+			t.Errorf("%s lacks the psql URL with its password redacted", name)
+		}
+	}
+}

@@ -385,11 +385,7 @@ func (m *Module) rel(path string) string {
 // "//" and one space, or the lines of a /* */ comment.
 func commentLines(text string) []string {
 	if strings.HasPrefix(text, "//") {
-		t := strings.TrimPrefix(text, "//")
-		if strings.HasPrefix(t, " ") {
-			t = t[1:]
-		}
-		return []string{t}
+		return []string{strings.TrimPrefix(strings.TrimPrefix(text, "//"), " ")}
 	}
 	text = strings.TrimSuffix(strings.TrimPrefix(text, "/*"), "*/")
 	return strings.Split(text, "\n")
