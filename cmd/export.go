@@ -45,7 +45,7 @@ rule) are replaced with [REDACTED:<rule>], in log text, arguments,
 targets, ids, paths and names alike (equal text gives equal text, so the
 ids still join the tables); the columns trajmine fills from a closed set
 (source_format, model_family, kind, end_reason, …) are copied. It prints
-how many secrets it replaced. Redaction runs gitleaks' rules over every
+how many occurrences of secrets it replaced. Redaction runs gitleaks' rules over every
 text value, which makes the export slower (BENCHMARKS.md). --no-redact
 copies the tables as stored, secrets included, and says so on stderr.
 The database is not changed.`,
@@ -86,11 +86,12 @@ func warnNotRedacted(w io.Writer, where string) {
 	fmt.Fprintf(w, "warning: export is not redacted: %s holds the log text as imported, secrets included (--no-redact)\n", termSafe(where))
 }
 
-// printRedacted says how many secrets a redacted export replaced (nothing
-// when red is nil: not redacted).
+// printRedacted says how many secrets a redacted export replaced, each
+// time it did (a secret in a run id is replaced in every row that holds
+// it); nothing when red is nil: not redacted.
 func printRedacted(w io.Writer, red *redact.Redactor) {
 	if red != nil {
-		fmt.Fprintf(w, "%s replaced with [REDACTED:<rule>] (--no-redact keeps them)\n", countOf(red.Count(), "secret"))
+		fmt.Fprintf(w, "%s of secrets replaced with [REDACTED:<rule>] (--no-redact keeps them)\n", countOf(red.Count(), "occurrence"))
 	}
 }
 

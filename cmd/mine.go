@@ -108,11 +108,11 @@ them; events-xes, every event and context op of the runs as XES, with their
 logged times only (untimed events have none); ocel, the same as OCEL 2.0
 JSON; dot, the DFG as Graphviz DOT. The exports are redacted as trajmine
 show is: secrets (API keys, tokens, passwords, passwords in URLs, private
-keys) in the records' text, targets, ids and names, and in the mined
-activity names, are replaced with [REDACTED:<rule>], the activities of
---activity class computed first, from the arguments as logged.
---no-redact writes them as stored, secrets included, and says so on
-stderr.
+keys) in the records' targets, tool keys, ids and names, and in the
+mined activity names, are replaced with [REDACTED:<rule>], the
+activities of --activity class computed first, from the arguments as
+logged. --no-redact writes them as stored, secrets included, and says so
+on stderr.
 
 Action classes are those ingest stored with each tool call
 (events.action_class); the calls of runs an older trajmine imported (their
@@ -214,6 +214,9 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 	if o.Export != "" {
 		if o.NoRedact {
 			_, file, _ := strings.Cut(o.Export, ":")
+			if file == "-" {
+				file = "standard output"
+			}
 			warnNotRedacted(o.Err, file)
 		} else {
 			red, err := redact.New()

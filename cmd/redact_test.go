@@ -190,8 +190,8 @@ func TestExportRedacts(t *testing.T) {
 							t.Errorf("--no-redact: %s is not in the export", s)
 						}
 					}
-					if n != 0 {
-						t.Errorf("--no-redact: %d markers", n)
+					if n != 0 || strings.Contains(stdout, "REDACTED") {
+						t.Errorf("--no-redact: %d markers\n%s", n, stdout)
 					}
 					continue
 				}
@@ -205,6 +205,10 @@ func TestExportRedacts(t *testing.T) {
 				}
 				if tc.markers >= 0 && n != tc.markers || n == 0 {
 					t.Errorf("%d markers, want %d\n%s", n, tc.markers, stdout)
+				}
+				// export parquet says how many it replaced: one marker each
+				if line := fmt.Sprintf("%d occurrences of secrets replaced with [REDACTED:<rule>] (--no-redact keeps them)\n", n); tc.name == "parquet" && !strings.Contains(stdout, line) {
+					t.Errorf("stdout lacks %q:\n%s", line, stdout)
 				}
 			}
 		})
@@ -375,5 +379,31 @@ func TestURLPasswordsRedacted(t *testing.T) {
 		if !strings.Contains(out, "postgres://app:[REDACTED:url-password]@db.internal") {
 			t.Errorf("%s lacks the psql URL with its password redacted", name)
 		}
+	}
+}
+
+// TestMineNoRedactWarning: mine --no-redact warns once, naming where the
+// export went (standard output for '-'), and not at all without --export.
+func TestMineNoRedactWarning(t *testing.T) {
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(t.TempDir(), "x.duckdb")
+	if _, stderr, code := run(t, d, "ingest", urlsLog); code != 0 {
+		t.Fatal(stderr)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mine", "--no-profiles", "--no-redact", "--export", "dot:-"}, "warning: export is not redacted: standard output holds the log text as imported, secrets included (--no-redact)\n"},
+		{[]string{"mine", "--no-profiles", "--no-redact"}, ""},
+		{[]string{"mine", "--no-profiles", "--export", "dot:-"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args[1:], " "), func(t *testing.T) {
+			_, stderr, code := run(t, d, tc.args...)
+			if code != 0 || stderr != tc.want {
+				t.Errorf("exit %d, stderr %q; want %q", code, stderr, tc.want)
+			}
+		})
 	}
 }
