@@ -14,12 +14,14 @@
 //     its parameters and results.
 //  2. Check reads the doc comments of each package: the package doc and
 //     every declaration's (functions, types, their fields, variables,
-//     constants), without their code blocks (go/doc/comment), and takes
-//     the words that stand where code would (Words): A.B and A.B.C forms,
-//     [Name] doc links, backquoted identifiers, and words shaped like Go
-//     identifiers with a capital after a lower-case letter ("reportData",
-//     "RecommendStore"). Text in double quotes is data, not code: a name
-//     from outside Go (a JSON key, an event type) is written so.
+//     constants; the comments above them, not those that trail a line),
+//     without their code blocks (the lines gofmt indents with a tab), and
+//     takes the words that stand where code would (Words): A.B and A.B.C
+//     forms, [Name] doc links, backquoted identifiers, and words shaped
+//     like Go identifiers with a capital after a lower-case letter
+//     ("reportData", "RecommendStore"). Text in double quotes is data, not
+//     code: a name from outside Go (a JSON key, an event type) is written
+//     so.
 //  3. Each word is resolved (resolve, by the rules below), and the ones
 //     that resolve to nothing are reported as "file:line: …".
 //
@@ -34,9 +36,12 @@
 //     checked);
 //   - a single word: it is declared in the package, is a parameter or
 //     result of the declaration it documents, is declared in another
-//     package of the module, is exported by a package the file imports,
-//     or is in Known, a short list of names from outside Go (products,
-//     formats), each with its reason.
+//     package of the module or in a test file, is a word of the module's
+//     string literals (a JSON key the code reads; in lower case, a
+//     product's name: DuckDB, "duckdb"), is exported by a package the
+//     file imports, is the plural of one of these, or is in Known, a
+//     short list of names from outside Go (products, browser APIs), each
+//     with its reason.
 //
 // Only what a word can be checked against is checked: a name in a
 // package outside the module is taken on trust unless the file imports
