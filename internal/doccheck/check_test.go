@@ -45,7 +45,8 @@ func TestPlanted(t *testing.T) {
 		"stale/stale.go:22 Gone doc link",
 		"stale/stale.go:22 RunWork.Replay dotted",
 		"stale/stale.go:25 Gone2 backquoted",
-		"stale/stale.go:31 reportSample camel-case",
+		"stale/stale.go:28 Wrapped.Nope dotted",
+		"stale/stale.go:40 reportSample camel-case",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)

@@ -25,8 +25,17 @@ func (w *RunWork) Trace() string { return w.page.Title }
 // CacheCheck is one check; NewPage returns CacheChecks in `Gone2`.
 type CacheCheck struct{}
 
+// Wrapped has other.Thing's fields: Wrapped.Size, not Wrapped.Nope. Its
+// worker is in worker.go.
+type Wrapped struct {
+	other.Thing
+	w worker
+}
+
+type worker struct{}
+
 // NewPage returns a Page titled title, formatted with fmt.Sprintf (as
-// with ScanState). It reads the "sessionId" and "toolCallId" keys, writes
+// with ScanState). It reads the sessionId and "toolCallId" keys, writes
 // README.md, o.Export and runs.run_id as DuckDB does; maxBlock bounds
 // it. TestNewPage checks it; reportSample did once.
 //
