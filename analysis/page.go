@@ -18,24 +18,6 @@ import (
 	"github.com/trajmine/trajmine/simulate"
 )
 
-// reportData fills the HTML report from the results the CLI prints (and the
-// tables they are stored in): every figure is the CLI's, converted.
-//
-//  1. verdict, groups, end reasons, peak shares, rent: DiagnoseStore
-//     (diag_runs, diag_calls, diag_rent);
-//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
-//     policy's sim_runs rows (boundary_turn, boundary_event);
-//  3. comparison: simulate's over all runs and per model family (trajmine
-//     simulate --by model), both computed in AnalyseReport;
-//  4. recommendations: RecommendStore;
-//  5. the sample (sample: dashboards.SampleRuns over diag_runs): each
-//     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
-//     and what each policy did to each output from the run replayed again by
-//     the same engine, watching the outputs' renderings (the replay's calls
-//     are the sim_calls rows report writes);
-//  6. every run's compact record (runRecords): diag_runs, diag_calls and
-//     sim_runs figures, so that the page reaches every run.
-//
 // fillMined puts trajmine mine's process map (the directly-follows graph),
 // top 20 variants and behaviour profiles into the report.
 func fillMined(d *dashboards.Data, m Mined) {
@@ -69,8 +51,32 @@ func fillMined(d *dashboards.Data, m Mined) {
 	}
 }
 
-// Page is reportData: the page's data from a Report; source and database
-// are the page's header lines.
+// Page is the page's data from a Report; source and database are the
+// page's header lines. Every figure is the one the CLI prints (and the
+// tables it is stored in), converted:
+//
+//  1. verdict, groups, end reasons, peak shares, rent: Report.Diagnosis
+//     (diag_runs, diag_calls, diag_rent);
+//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
+//     policy's results (sim_runs: boundary_turn, boundary_event);
+//  3. comparison: simulate's over all runs and per model family (trajmine
+//     simulate --by model), both computed in AnalyseReport;
+//  4. recommendations, the headline and the best-policy card:
+//     Report.Recs, recommend's results from the same pass (trajmine
+//     recommend's), and Decide over them (recommend.Choose's pick per
+//     family, checked on the held-out runs);
+//  5. the sample (Report.Sample, drawn by sample: dashboards.SampleRuns
+//     over diagnose's runs): each run's diag_calls, its sim_runs rows, its
+//     tool outputs, and its prompts and what each policy did to each
+//     output from the run replayed again by the same engine, watching the
+//     outputs' renderings (the replay's calls are the sim_calls rows
+//     report writes);
+//  6. every run's compact record (runRecords): diag_runs, diag_calls and
+//     sim_runs figures, so that the page reaches every run;
+//  7. the process map, variants and behaviour profiles: Report.Mined
+//     (fillMined);
+//
+// then the page's other log-derived text is redacted (redactPage).
 func Page(rep *Report, totals []FormatTotals, source, database string) *dashboards.Data {
 	diag, sim, recs, mined, sample := rep.Diagnosis, rep.Simulation, rep.Recs, rep.Mined, rep.Sample
 	d := &dashboards.Data{
@@ -532,7 +538,7 @@ func redactPage(d *dashboards.Data, red *redact.Redactor) {
 }
 
 // reportTrace builds a run's trace as the shared pass does for trajmine
-// simulate (runWork.replayTrace: its diagnosed end, calibration factor, the
+// simulate (RunWork.Trace: its diagnosed end, calibration factor, the
 // actions classifier).
 func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, error) {
 	classify, err := DefaultClassify()

@@ -25,7 +25,7 @@ import (
 
 // Consumer is one consumer of the shared pass whose workers compute a T
 // per run and whose Add takes them: the hand-over is typed (as benchstat's
-// Builder.Add takes a *benchfmt.Result), with no assertion on the way.
+// "Builder.Add" takes a "*benchfmt.Result"), with no assertion on the way.
 type Consumer[T any] interface {
 	// Worker returns the function a worker goroutine calls for each run,
 	// with any per-worker state it needs (policies keep per-run state).

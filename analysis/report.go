@@ -170,7 +170,7 @@ func (o *ReportOptions) progress(s Stage, done, total int) {
 // every catalog policy at each run's own window (trajmine simulate), trajmine
 // recommend's defaults, the behaviour profiles and trajmine mine's defaults;
 // then it draws the sample and replays the sampled runs again for their
-// drill-down (reportSample). sim_runs (every run), sim_calls (the sampled
+// drill-down (sample). sim_runs (every run), sim_calls (the sampled
 // runs: what the page draws call by call; trajmine simulate writes every
 // run's), diag_runs, diag_calls and diag_rent are replaced in one
 // transaction. Each figure is the one the stand-alone command computes:
@@ -181,7 +181,7 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	// no per-call rows kept (the sample's come from reportSample); groups by
+	// no per-call rows kept (the sample's come from sample); groups by
 	// model family, as trajmine simulate --by model
 	// every replay's prompts per call are kept for the page's timeline
 	simO := &SimulateOptions{Windows: []simulate.Window{o.Window}, Shards: 1, By: "model", Prompts: true}

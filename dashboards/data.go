@@ -8,8 +8,9 @@ package dashboards
 // shows Decision, the CLI's. Optional parts are nil when not computed, and
 // the page then says so.
 type Data struct {
-	// Title heads the page; Generated is a fixed label (the caller's clock,
-	// or a constant in tests) shown under it.
+	// Title heads the page; Generated is the label shown under it, as the
+	// caller writes it (analysis.Page: the wall clock's UTC minute from
+	// time.Now; tests: a constant). htmlreport reads no clock.
 	Title     string
 	Generated string
 	Source    string // what was ingested (e.g. "local agent logs")

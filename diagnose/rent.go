@@ -53,7 +53,7 @@ func (o CarriedOutput) VisibleAt(turn int64) bool {
 
 // VisibilityOptions configures NewVisibility. A nil *VisibilityOptions means defaults.
 type VisibilityOptions struct {
-	// NCalls is the run's number of model calls (schema.Run.NCalls); the last
+	// NCalls is the run's number of model calls (schema.Run.NTurns); the last
 	// call is NCalls-1. Zero means infer it from the events (see NewVisibility).
 	NCalls int64
 	// Copied are the model calls (turns) that copy another run's (a resumed

@@ -129,7 +129,7 @@
 //  3. <format>_test.go: table-driven tests on testdata/<format>/ with hand
 //     counts; detect_internal_test.go (TestDetectFormat's rules) and
 //     corpus_more_test.go (TestNoForeignClaims over every corpus file, the
-//     per-folder goldens under testdata/corpus-more/, TestIssue21 tables)
+//     per-folder goldens under testdata/corpus-more/, the TestIssue21LineRejects tables)
 //     when it has a corpus folder; corpus_golden_test.go's goldens are
 //     regenerated with -update and reviewed.
 //  4. fuzz_test.go: a fuzzTable entry with the fixtures as seeds.

@@ -485,8 +485,6 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	var prevPrompt int64
 	adm, exp := 0, 0
 	useIdx := 0
-	var opsDone bool
-	_ = opsDone
 	for t := 0; t < tr.NCalls; t++ {
 		s.T = t
 		for ; exp < len(tr.Expire) && int(tr.Items[tr.Expire[exp]].Until) < t; exp++ {
