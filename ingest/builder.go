@@ -343,7 +343,8 @@ func (b *RunBuilder) NoteModel(model string) {
 // input/output/cache totals are sums over the per-call usage rows (or, per
 // field, the log's own stated totals when larger: SetLoggedTotals); n_turns is
 // the number of model calls; model is the most used model (ties: first name in
-// sort order) unless the importer set one.
+// sort order) unless the importer set one. A run with no events and no model
+// calls is stored all the same, and Options.Warn is told of it.
 func (b *RunBuilder) Finish() error {
 	if b.finished {
 		return nil
@@ -353,6 +354,11 @@ func (b *RunBuilder) Finish() error {
 		return b.err
 	}
 	r := &b.Run
+	if b.seq == 0 && b.calls == 0 && b.f.warn != nil {
+		// nothing of the run was read: most likely a file of another
+		// format that this one's detection claimed (issue 30.10)
+		b.f.warn(fmt.Errorf("%s: run %s: empty run (no events, no model calls read as %s)", b.f.path, r.RunID, b.f.format))
+	}
 	turns := make([]int64, 0, len(b.usage))
 	for t := range b.usage {
 		turns = append(turns, t)
