@@ -103,7 +103,7 @@ const vsLogRules = `{"kind":1,"k":["customTitle"],"v":"early"}
 `
 
 // TestVSCodeCopilotLogRules checks the replay of a mutation log
-// (vscode_copilot_log.go) and the reading of the session it leaves.
+// (vscode_copilot_chat_log.go) and the reading of the session it leaves.
 func TestVSCodeCopilotLogRules(t *testing.T) {
 	m, err := ingest.Parse(context.Background(), vsFormat, "s1.jsonl", []byte(vsLogRules), nil)
 	if err != nil {

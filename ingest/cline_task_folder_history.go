@@ -12,7 +12,7 @@ import (
 	"github.com/trajmine/trajmine/schema"
 )
 
-// History mode of clineTask (cline_task.go): the task folder's run read
+// History mode of clineTask (cline_task_folder.go): the task folder's run read
 // from api_conversation_history.json, with the ui_messages.json beside it
 // for usage, times, context records and the end.
 //
@@ -22,7 +22,7 @@ import (
 //     another role, or content of another shape is rejected at its line.
 //  2. An assistant message is one model call. The k-th api_req_started
 //     record of ui_messages.json is its request (requests and responses
-//     come in the same order): its usage, cost and time (cline_task.go
+//     come in the same order): its usage, cost and time (cline_task_folder.go
 //     step 3). A response without a record has no usage; a record left
 //     over is a model call without events.
 //  3. An assistant message's blocks: thinking → reasoning; tool_use → a
@@ -47,7 +47,7 @@ import (
 //  6. The Roo context records of ui_messages.json (condense_context,
 //     sliding_window_truncation) are placed before the assistant message
 //     of the request after them.
-//  7. End: cline_task.go step 4 from ui_messages.json; else a last tool
+//  7. End: cline_task_folder.go step 4 from ui_messages.json; else a last tool
 //     call attempt_completion (Cline's way to finish) → finished; else
 //     inferred from the last event.
 

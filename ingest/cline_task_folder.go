@@ -24,7 +24,7 @@ import (
 // (task_metadata.json; Roo's history_item.json). A task folder is one run.
 //
 // The anchor rule: the run is read from api_conversation_history.json when
-// the folder has one (history mode, cline_task_history.go), from
+// the folder has one (history mode, cline_task_folder_history.go), from
 // ui_messages.json only when it is alone (ui mode). Both are detected by
 // their names and shapes. A ui_messages.json beside a history is checked
 // (its bad records rejected at their lines) but makes no run: the
@@ -337,7 +337,7 @@ func ctNewRun(f *File, anchor string, msgs []*ctUIMsg) (*RunBuilder, error) {
 
 // ctHarness names the extension a task folder belongs to (step 2).
 func ctHarness(path string, hasItem bool, msgs []*ctUIMsg) string {
-	lower := strings.ToLower(filepath.ToSlash(path))
+	lower := "/" + strings.ToLower(filepath.ToSlash(path))
 	for _, e := range ctExtensions {
 		if strings.Contains(lower, "/"+e.id+"/") {
 			return e.harness

@@ -18,7 +18,7 @@ const ctFormat = "cline-task-folder"
 // TestClineTaskFixtures imports the task folders of testdata/agents (Roo
 // Code's ui_messages.json alone; a Kilo Code folder with its history) and
 // checks them against the hand counts of their counts.json. The rules
-// that turn a count into a run field (cline_task.go):
+// that turn a count into a run field (cline_task_folder.go):
 //   - a model call is an api_req_started record (counts.json's
 //     model_calls): the run's usage_calls; a folder read from its history
 //     has a model call per assistant message, so its n_turns is the
@@ -230,8 +230,8 @@ const ctUIOnly = `[
 {"ts":1700000013000,"type":"say","say":"text","text":"Partial answ"}
 ]`
 
-// TestClineTaskRules checks the reading rules of cline_task.go and
-// cline_task_history.go on hand-written task folders, each imported from
+// TestClineTaskRules checks the reading rules of cline_task_folder.go and
+// cline_task_folder_history.go on hand-written task folders, each imported from
 // its real path (the files beside it are read).
 func TestClineTaskRules(t *testing.T) {
 	const id = "1700000000000"
