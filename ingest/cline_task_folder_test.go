@@ -472,3 +472,124 @@ func TestClineTaskDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestClineTaskMoreRules checks the rules TestClineTaskRules leaves out:
+// the ends a ui_messages.json states, assistant asks whose text is JSON,
+// the tools whose results ui_messages.json holds (MCP, browser, Roo's
+// sub-tasks), a record's own reasoning field, and, in history mode, Roo's
+// context records placed before the response of the request after them
+// and a request left without a response.
+func TestClineTaskMoreRules(t *testing.T) {
+	const id = "t"
+	req := func(ts int, in int) string {
+		return `{"ts":` + fmt.Sprint(ts) + `,"type":"say","say":"api_req_started","text":"{\"tokensIn\":` + fmt.Sprint(in) + `}"}`
+	}
+	ui := func(records ...string) string { return "[\n" + strings.Join(records, ",\n") + "\n]" }
+	tests := []struct {
+		name   string
+		files  map[string]string
+		anchor string
+		run    pkRun
+		kinds  []schema.EventKind
+		texts  []string // the events' texts (tool calls: name and arguments)
+		turns  []int64
+		ops    []pkOp
+	}{{
+		name: "completion_result ends", anchor: "ui_messages.json",
+		files: map[string]string{"ui_messages.json": ui(`{"ts":1,"type":"say","say":"task","text":"Do it"}`, req(2, 10),
+			`{"ts":3,"type":"ask","ask":"followup","text":"{\"question\":\"Which file?\",\"options\":[\"a\",\"b\"]}"}`,
+			`{"ts":4,"type":"say","say":"user_feedback","text":"a"}`, req(5, 20),
+			`{"ts":6,"type":"say","say":"text","reasoning":"a is small","text":"Done with a."}`,
+			`{"ts":7,"type":"say","say":"completion_result","text":"Changed a."}`, `{"ts":8,"type":"ask","ask":"completion_result","text":""}`)},
+		run: pkRun{ID: id, Harness: "cline", End: schema.EndFinished, Source: schema.SourceExplicit, Detail: "completion_result", Turns: 2, In: 30, UsageCalls: 2},
+		kinds: []schema.EventKind{schema.KindUser, schema.KindAssistant, schema.KindUser, schema.KindReasoning, schema.KindAssistant, schema.KindAssistant},
+		texts: []string{"Do it", "Which file?", "a", "a is small", "Done with a.", "Changed a."},
+		turns: []int64{0, 0, 1, 1, 1, 1},
+		ops:   []pkOp{},
+	}, {
+		// feedback after the completion: the task went on
+		name: "completion_result then feedback", anchor: "ui_messages.json",
+		files: map[string]string{"ui_messages.json": ui(`{"ts":1,"type":"say","say":"task","text":"Do it"}`, req(2, 10),
+			`{"ts":3,"type":"say","say":"completion_result","text":"Done."}`, `{"ts":4,"type":"say","say":"user_feedback","text":"Again"}`, req(5, 20),
+			`{"ts":6,"type":"ask","ask":"plan_mode_respond","text":"{\"response\":\"Plan: b\"}"}`, req(7, 30))},
+		run: pkRun{ID: id, Harness: "cline", End: schema.EndFinished, Source: schema.SourceInferred, Detail: inferredFinished, Turns: 3, In: 60, UsageCalls: 3},
+		kinds: []schema.EventKind{schema.KindUser, schema.KindAssistant, schema.KindUser, schema.KindAssistant},
+		texts: []string{"Do it", "Done.", "Again", "Plan: b"},
+		turns: []int64{0, 0, 1, 1},
+		ops:   []pkOp{},
+	}, {
+		name: "a failed stream ends", anchor: "ui_messages.json",
+		files: map[string]string{"ui_messages.json": ui(`{"ts":1,"type":"say","say":"task","text":"Do it"}`,
+			`{"ts":2,"type":"say","say":"api_req_started","text":"{\"tokensIn\":5,\"cancelReason\":\"streaming_failed\"}"}`,
+			`{"ts":3,"type":"ask","ask":"api_req_failed","text":"529 overloaded"}`)},
+		run:   pkRun{ID: id, Harness: "cline", End: schema.EndError, Source: schema.SourceExplicit, Detail: "cancelReason: streaming_failed", Turns: 1, In: 5, UsageCalls: 1},
+		kinds: []schema.EventKind{schema.KindUser, schema.KindError},
+		texts: []string{"Do it", "529 overloaded"},
+		turns: []int64{0, 1},
+		ops:   []pkOp{},
+	}, {
+		// each output answers the latest open call of its tool, not the
+		// oldest open call (the read_file call has no result here)
+		name: "ui tool results", anchor: "ui_messages.json",
+		files: map[string]string{"ui_messages.json": ui(`{"ts":1,"type":"say","say":"task","text":"Do it"}`, req(2, 10),
+			`{"ts":3,"type":"say","say":"tool","text":"{\"tool\":\"readFile\",\"path\":\"a.go\"}"}`,
+			`{"ts":4,"type":"ask","ask":"use_mcp_server","text":"{\"serverName\":\"gh\",\"toolName\":\"issue\",\"arguments\":\"{}\"}"}`,
+			`{"ts":5,"type":"say","say":"mcp_server_response","text":"issue 1"}`,
+			`{"ts":6,"type":"say","say":"browser_action_launch","text":"http://localhost:3000"}`,
+			`{"ts":7,"type":"say","say":"browser_action_result","text":"{\"logs\":\"\"}"}`,
+			`{"ts":8,"type":"ask","ask":"tool","text":"{\"tool\":\"newTask\",\"mode\":\"code\",\"content\":\"sub\"}"}`,
+			`{"ts":9,"type":"say","say":"subtask_result","text":"sub done"}`,
+			`{"ts":10,"type":"ask","ask":"tool","text":"not json"}`)},
+		run: pkRun{ID: id, Harness: "cline", End: schema.EndUnknown, Source: schema.SourceInferred, Detail: "log ends on a tool call without its result", Turns: 1, In: 10, UsageCalls: 1},
+		kinds: []schema.EventKind{schema.KindUser, schema.KindToolCall, schema.KindToolCall, schema.KindToolResult, schema.KindToolCall, schema.KindToolResult,
+			schema.KindToolCall, schema.KindToolResult, schema.KindToolCall},
+		texts: []string{"Do it", `readFile {"path":"a.go","tool":"readFile"}`, `use_mcp_server {"arguments":"{}","serverName":"gh","toolName":"issue"}`, "issue 1",
+			`browser_action {"action":"launch","url":"http://localhost:3000"}`, `{"logs":""}`, `newTask {"content":"sub","mode":"code","tool":"newTask"}`, "sub done",
+			`tool {"text":"not json"}`},
+		// no request record between them: one model call's outputs, the
+		// results its inputs
+		turns: []int64{0, 0, 0, 1, 0, 1, 0, 1, 0},
+		ops:   []pkOp{},
+	}, {
+		// history mode: the condensation logged between the first and the
+		// second request goes before the second response; the third
+		// request has no response in the history; the ui's
+		// completion_result is the end
+		name: "history with ui records", anchor: "api_conversation_history.json",
+		files: map[string]string{
+			"api_conversation_history.json": `[{"role":"user","content":"Do it"},{"role":"assistant","content":"One."},{"role":"user","content":"More"},{"role":"assistant","content":"Two."}]`,
+			"ui_messages.json": ui(`{"ts":1,"type":"say","say":"task","text":"Do it"}`, req(2, 10),
+				`{"ts":3,"type":"say","say":"condense_context","contextCondense":{"cost":0,"prevContextTokens":500,"newContextTokens":100,"summary":"S"}}`,
+				req(4, 20), req(5, 30), `{"ts":6,"type":"say","say":"completion_result","text":"Two."}`),
+		},
+		run:   pkRun{ID: id, Harness: "cline", End: schema.EndFinished, Source: schema.SourceExplicit, Detail: "completion_result", Turns: 3, In: 60, UsageCalls: 3},
+		kinds: []schema.EventKind{schema.KindUser, schema.KindAssistant, schema.KindUser, schema.KindCompaction, schema.KindAssistant},
+		texts: []string{"Do it", "One.", "More", "S", "Two."},
+		turns: []int64{0, 0, 1, 1, 1},
+		ops:   []pkOp{{id, 3, 1, schema.OpCompaction, "condense_context", 500, 100, "condense_context"}},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "tasks", id)
+			writeTask(t, dir, tc.files)
+			path := filepath.Join(dir, tc.anchor)
+			m := pkParse(t, ctFormat, path, path)
+			pkCheck(t, "runs", []pkRun{tc.run}, pkRuns(m))
+			var kinds []schema.EventKind
+			var texts []string
+			var turns []int64
+			for _, e := range m.Events {
+				kinds, texts, turns = append(kinds, e.Kind), append(texts, e.Text), append(turns, e.Turn)
+			}
+			pkCheck(t, "kinds", tc.kinds, kinds)
+			pkCheck(t, "texts", tc.texts, texts)
+			pkCheck(t, "turns", tc.turns, turns)
+			pkCheck(t, "ops", tc.ops, pkOps(m))
+			pkCheck(t, "rejects", []pkReject{}, pkRejects(m))
+			calls, results, linked := eventCounts(m)
+			if results != linked {
+				t.Errorf("%d of %d results linked to a call (%d calls)", linked, results, calls)
+			}
+		})
+	}
+}

@@ -289,10 +289,10 @@ func (v *vsRun) responseItems(q *vsRequest, add func(schema.Event) error) error 
 		switch it.Kind {
 		case "", "markdownContent":
 			call()
-			if s, _, ok := stringValue(it.Value); ok {
-				text.WriteString(s)
-			} else if it.Content != nil {
+			if it.Content != nil {
 				text.WriteString(it.Content.Value)
+			} else if s, _, ok := stringValue(it.Value); ok {
+				text.WriteString(s)
 			}
 		case "thinking":
 			call()

@@ -189,3 +189,26 @@ func TestVSCodeCopilotChatDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestVSCodeCopilotChatItems checks step 4 on a request without tool-call
+// rounds: markdown values (also markdownContent items) are assistant text
+// up to a tool invocation or a thinking item; items of other kinds add
+// nothing.
+func TestVSCodeCopilotChatItems(t *testing.T) {
+	doc := `{"version":3,"responderUsername":"GitHub Copilot","sessionId":"s","requests":[{"message":{"text":"Q"},"timestamp":1770650031889,"modelId":"m","response":[
+{"kind":"thinking","value":"hmm"},{"value":"A"},{"kind":"markdownContent","content":{"value":"B"}},{"kind":"inlineReference","inlineReference":{}},
+{"kind":"toolInvocationSerialized","toolId":"copilot_findFiles","toolCallId":"tc9"},{"value":"C"}]}]}`
+	m, err := ingest.Parse(context.Background(), vsFormat, "s.json", []byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []schema.EventKind
+	var texts []string
+	for _, e := range m.Events {
+		kinds, texts = append(kinds, e.Kind), append(texts, e.Text)
+	}
+	pkCheck(t, "kinds", []schema.EventKind{schema.KindUser, schema.KindReasoning, schema.KindAssistant, schema.KindToolCall, schema.KindAssistant}, kinds)
+	pkCheck(t, "texts", []string{"Q", "hmm", "AB", "copilot_findFiles {}", "C"}, texts)
+	pkCheck(t, "runs", []pkRun{{ID: "s", Harness: vsFormat, Model: "m", End: schema.EndFinished, Source: schema.SourceInferred, Detail: inferredFinished,
+		Turns: 1, Estimated: true}}, pkRuns(m))
+}
