@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/trajmine/trajmine/analysis"
-	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/internal/testutil"
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/simulate"
@@ -245,7 +245,7 @@ func TestComparisonUnitsMatchPage(t *testing.T) {
 	}
 	d := analysis.Page(&analysis.Report{Simulation: analysis.Simulation{Policies: pols, Comparison: aggs}}, nil, "test", "x.duckdb")
 	var page strings.Builder
-	if err := htmlreport.Write(&page, d, nil); err != nil {
+	if err := dashboards.Write(&page, d, nil); err != nil {
 		t.Fatal(err)
 	}
 	tbl := regexp.MustCompile(`(?s)<table id="policy-table">(.*?)</table>`).FindStringSubmatch(page.String())

@@ -17,6 +17,7 @@ import (
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/schema"
 )
 
 // IngestOptions are the flags and arguments of trajmine ingest.
@@ -28,7 +29,8 @@ type IngestOptions struct {
 	Workers   int
 	Rehash    bool
 	JSON      bool
-	Shard     string // --shard i/n (with --lake)
+	Shard     string   // --shard i/n (with --lake)
+	Tags      []string // --tag KEY=VALUE: given to every run under the PATHs
 	Out, Err  io.Writer
 	Progress  bool
 
@@ -87,6 +89,13 @@ behaviour section pools), which trajmine mine then reads instead of the
 events; runs whose uses and profile are stored for their current source
 and this version are left alone, so a second ingest adds nothing.
 
+--tag KEY=VALUE (repeatable) records a condition for the runs of the
+PATHs, for trajmine compare --by tag:KEY: every run whose log is a PATH
+or lies under one carries the tag, those imported earlier and later too
+(tagging a PATH again with a KEY replaces its value; a run under two
+tagged PATHs takes the nearer one's). The tags are kept in the table
+tags (path, key, value); a lake holds none.
+
 With --lake DIR (a Parquet lake, README "Scale-out"), --shard i/n imports
 only the files of shard i: a file's shard is the FNV-1a 64-bit hash of its
 path relative to the PATH argument it was found under (slash-separated; a
@@ -100,6 +109,7 @@ one file's bytes imported by two shards under two paths, are resolved by the
 lake's readers as one process importing the files in path order would store
 them (README, Scale-out).`,
 		Example: `  trajmine ingest ~/.claude/projects ~/.codex/sessions
+  trajmine ingest --tag dtoc=on runs/dtoc-on && trajmine ingest --tag dtoc=off runs/dtoc-off
   trajmine ingest --lake lake/ --shard 3/16 /data/runs
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -119,6 +129,7 @@ them (README, Scale-out).`,
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every file, even those imported unchanged since (same path, size, older modification time)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
 	c.Flags().StringVar(&o.Shard, "shard", "", "with --lake: import shard i of n of the files (i/n, 0-based)")
+	c.Flags().StringArrayVar(&o.Tags, "tag", nil, "give every run under the PATHs this tag, KEY=VALUE (repeatable; trajmine compare --by tag:KEY)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none"`)
 	return c
@@ -137,6 +148,17 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	shard, shards, err := parseShard(o.Shard)
 	if err != nil {
 		return err
+	}
+	var tags []schema.Tag
+	for _, s := range o.Tags {
+		t, err := schema.ParseTag(s)
+		if err != nil {
+			return flagErrorf("--tag: %v", err)
+		}
+		tags = append(tags, t)
+	}
+	if len(tags) > 0 && d.lakeDir() != "" {
+		return flagErrorf("--tag: a lake holds no tags; tag the runs in a database file (--db)")
 	}
 	opts := &ingest.Options{
 		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),
@@ -174,6 +196,11 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	if _, err := analysis.DeriveProfiles(ctx, st); err != nil {
 		return err
 	}
+	if len(tags) > 0 {
+		if err := st.SetTags(ctx, o.Inputs, tags); err != nil {
+			return err
+		}
+	}
 	if st.Lake() != "" {
 		// files that failed are not in the shard, as they are not in a database file
 		if _, err := st.CommitLake(ctx); err != nil {
@@ -186,6 +213,11 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 		}
 	} else {
 		printSummary(o.Out, sum)
+		if len(tags) > 0 {
+			if err := printTagged(ctx, o.Out, st, tags); err != nil {
+				return err
+			}
+		}
 	}
 	if sum.Failed > 0 {
 		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%d file(s) failed to import", sum.Failed)}
@@ -350,4 +382,22 @@ func IngestShard(inputs []string, path string, n int) int {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return int(h.Sum64() % uint64(n))
+}
+
+// printTagged says, per tag given, how many runs of the store carry it.
+func printTagged(ctx context.Context, w io.Writer, st *store.Store, tags []schema.Tag) error {
+	rt, err := st.RunTags(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tags {
+		n := 0
+		for _, kv := range rt {
+			if kv[t.Key] == t.Value {
+				n++
+			}
+		}
+		fmt.Fprintf(w, "tagged %s=%s: %s run(s) carry it\n", t.Key, t.Value, textfmt.Thousands(int64(n)))
+	}
+	return nil
 }

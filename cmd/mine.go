@@ -88,8 +88,18 @@ set); --outcome selects the runs the maps are drawn from.
 
 --compare A B compares two groups of runs, each one of resolved, failed,
 dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
-format=NAME: the edges and variants whose share differs most, with a
-two-proportion z. --by model prints variants and edges per model family.
+format=NAME. Longer runs have more of every edge, so an edge between two
+activities is compared by its rate per run, 100 × its count / the run's
+transitions, with Welch's t-test; the edges from the start and to the end
+and the variants (repeats collapsed) by the share of runs with them, with
+Fisher's exact test; and every p-value is corrected for the number of
+edges (or variants) tested: q is the Benjamini–Hochberg q-value, and a
+difference is reported at a 5 % false discovery rate when q ≤ 0.05. The
+unnormalised, uncorrected presence test is kept as presence_p. When most
+runs are variants of their own, the top variants at a coarser level are
+printed too: with repeats collapsed, or, when that still leaves more
+variants than half the runs, by the order in which each run took up its
+activities (the variants --compare compares are at the same level). --by model prints variants and edges per model family.
 --export KIND:FILE writes ('-' for stdout): xes, the mined log as XES (IEEE
 1849): one trace per run, one event per mined activity (the activities the
 DFG counts, by --activity), so that a DFG computed from the file (PM4Py's
@@ -221,6 +231,15 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 	var b strings.Builder
 	if err := mining.WriteVariants(&b, out.Variants, o.Top); err != nil {
 		return err
+	}
+	if out.Cases > 1 && 2*len(out.Variants) > out.Cases {
+		// most runs are variants of their own: the coarser variants say more
+		how := map[mining.VariantLevel]string{mining.LevelCollapsed: "with repeats collapsed (read, read, edit → read, edit)",
+			mining.LevelOrder: "by the order in which each run took up its activities (read, search, read, edit → read, search, edit; repeats collapsed still left more variants than half the runs)"}[out.CoarseLevel]
+		fmt.Fprintf(&b, "%s variants in %s runs; %s, %s:\n", thousands(int64(len(out.Variants))), thousands(int64(out.Cases)), how, thousands(int64(len(out.Coarse))))
+		if err := mining.WriteVariants(&b, out.Coarse, o.Top); err != nil {
+			return err
+		}
 	}
 	printFitted(w, o.Width, b.String())
 	fmt.Fprintln(w, "\nBusiest edges (directly-follows):")

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/analysis"
-	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
@@ -44,6 +44,7 @@ type ReportOptions struct {
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
 	NoRedact  bool
+	Compare   reportCompare // --compare-by, --compare-group: a comparison section on the page
 	// CPUProfile and MemProfile (hidden flags) write pprof profiles of the
 	// whole command: where its time and allocations go (BENCHMARKS.md)
 	CPUProfile, MemProfile string
@@ -145,6 +146,9 @@ them. The database is not changed: it keeps the logs as they were.`,
 					return flagErrorf("--format names the format of the files of PATH...: give PATH (the standard places hold many formats)")
 				}
 			}
+			if err := o.Compare.parse(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -178,6 +182,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	_ = c.Flags().MarkHidden("cpuprofile")
 	_ = c.Flags().MarkHidden("memprofile")
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
+	o.Compare.flags(c)
 	return c
 }
 
@@ -396,6 +401,10 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	diag, sim, recs, mined := res.Diagnosis, res.Simulation, res.Recs, res.Mined
+	cmpSection, err := o.Compare.section(ctx, st, o.scanOptions())
+	if err != nil {
+		return err
+	}
 	html, err := filepath.Abs(o.Output)
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
@@ -405,7 +414,9 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			bars.page()
 			defer bars.finish()
 		}
-		return writeReportHTML(html, analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path())))
+		d := analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path()))
+		d.Compare = cmpSection
+		return writeReportHTML(html, d)
 	}
 	if o.JSON {
 		if err := writeHTML(); err != nil {
@@ -594,13 +605,13 @@ func (o *ReportOptions) analysis(runs int) (*analysis.ReportOptions, error) {
 
 // writeReportHTML writes the page to a temporary file beside path and
 // renames it into place, so that a failed write leaves no half page.
-func writeReportHTML(path string, d *htmlreport.Data) error {
+func writeReportHTML(path string, d *dashboards.Data) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".report-*.html")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
-	if err := htmlreport.Write(f, d, nil); err != nil {
+	if err := dashboards.Write(f, d, nil); err != nil {
 		f.Close()
 		return err
 	}
