@@ -221,7 +221,7 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 }
 
 func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
-	fmt.Fprintf(w, "mine: %s runs, %s events, activities by %s\n\n", thousands(int64(out.Cases)), thousands(int64(out.Events)), out.Activity)
+	fmt.Fprintf(w, "mine: %s, %s, activities by %s\n\n", countOf(out.Cases, "run"), countOf(out.Events, "event"), out.Activity)
 	if out.Cases == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -306,7 +306,7 @@ func behaviourTable(gs []behavior.Group) *table {
 		runs += g.Runs
 		comps += g.Compaction.Compactions
 		t.add(snippet(orDash(g.Key), 40), thousands(int64(g.Runs)), fmt.Sprintf("%.1f", m.OpsPer100), thousands(int64(m.FreedPerOp.Median+0.5)),
-			fmt.Sprintf("%.0f%%", 100*m.ShallowShare), fmt.Sprintf("%.0f%%", 100*m.ReEnableRate), fmt.Sprintf("%.0f%%", 100*m.ThrashShare),
+			pct(m.ShallowShare), pct(m.ReEnableRate), pct(m.ThrashShare),
 			thousands(g.Compaction.Compactions), string(g.Class.Label))
 	}
 	if len(gs) > 1 {
@@ -317,5 +317,10 @@ func behaviourTable(gs []behavior.Group) *table {
 	if zero := t.collapse(2, 3, 4, 5, 6, 7); len(zero) > 0 {
 		t.footer = append(t.footer, "0 in every family (column left out): "+strings.Join(zero, ", ")+".")
 	}
+	// at a narrow terminal the family stays whole and the figures the
+	// label rests on least give way first
+	t.key = t.columns("FAMILY")
+	t.optional = t.columns("COMPACTIONS", "FREED/OP", "THRASH", "RE-ENABLE", "SHALLOW")
+	t.optionalHint = "trajmine mine --json has every figure"
 	return t
 }

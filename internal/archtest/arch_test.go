@@ -41,13 +41,14 @@ var allowed = map[string][]string{
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
+	"internal/glossary":      {}, // trajmine help terms; the page may embed it
 	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
 	"redact":                 {},
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward
 	"analysis":               {"schema", "compare", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
-	"cmd":                    {"schema", "compare", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout"},
+	"cmd":                    {"schema", "compare", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout", "internal/glossary"},
 	"cmd/trajmine":           {"cmd"},
 }
 
