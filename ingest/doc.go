@@ -63,8 +63,10 @@
 // Each importer has its own file, named for its format (the outcome
 // formats: swebench_report.go, swebench_results.go, swebench_preds.go,
 // harbor_result.go, terminal_bench_results.go, outcome_table.go; a large one keeps
-// its parts beside it: atif_files.go, harbor_traces.go, inspect_archive.go,
-// opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
+// its parts beside it: atif_files.go, cline_task_folder_history.go,
+// harbor_traces.go, inspect_archive.go, opencode_storage.go,
+// openhands_values.go, swe_agent_actions.go,
+// vscode_copilot_chat_log.go). What
 // several importers share has a file named for what it does:
 //
 //   - formats.go: the registration of every importer in detection order,
