@@ -149,6 +149,7 @@ type sourceReader struct {
 	base     int64 // bytes skipped before what the importer sees (a BOM)
 	h        hash.Hash
 	progress func(int64)
+	read     int64 // bytes streamed so far
 }
 
 func newSourceReader(fh *os.File, n int64, progress func(int64)) *sourceReader {
@@ -172,6 +173,7 @@ func (s *sourceReader) skipBOM() error {
 func (s *sourceReader) Read(b []byte) (int, error) {
 	n, err := s.sec.Read(b)
 	if n > 0 {
+		s.read += int64(n)
 		s.h.Write(b[:n])
 		if s.progress != nil {
 			s.progress(int64(n))
