@@ -502,14 +502,12 @@ func parseBlocks(raw json.RawMessage) ([]ccBlock, string, error) {
 		err := json.Unmarshal(raw, &s)
 		return nil, s, err
 	}
-	if out, ok := decodeBlockList(raw); ok {
-		return out, blockTexts(out), nil
-	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil {
 		return nil, "", err
 	}
 	out := make([]ccBlock, 0, len(items))
+	texts := make([]string, 0, len(items))
 	for _, it := range items {
 		var blk ccBlock
 		if len(it) > 0 && it[0] == '"' {
@@ -525,42 +523,9 @@ func parseBlocks(raw json.RawMessage) ([]ccBlock, string, error) {
 			blk.resultText = ContentText(blk.Content)
 		}
 		out = append(out, blk)
-	}
-	return out, blockTexts(out), nil
-}
-
-// decodeBlockList is parseBlocks' one pass over a list of block objects
-// (issue 33): the list decoded straight into blocks, instead of into raw
-// items first and each item again. ok is false when the list is anything
-// else (a string among the blocks, a value that does not decode): then
-// parseBlocks reads it item by item, as it always did, and says what is
-// wrong.
-func decodeBlockList(raw json.RawMessage) ([]ccBlock, bool) {
-	if raw[0] != '[' {
-		return nil, false
-	}
-	var out []ccBlock
-	if json.Unmarshal(raw, &out) != nil {
-		return nil, false
-	}
-	if out == nil {
-		out = []ccBlock{}
-	}
-	for i := range out {
-		if out[i].Type == "tool_result" {
-			out[i].resultText = ContentText(out[i].Content)
+		if blk.Text != "" {
+			texts = append(texts, blk.Text)
 		}
 	}
-	return out, true
-}
-
-// blockTexts joins the blocks' texts with newlines.
-func blockTexts(blocks []ccBlock) string {
-	texts := make([]string, 0, len(blocks))
-	for _, b := range blocks {
-		if b.Text != "" {
-			texts = append(texts, b.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
+	return out, strings.Join(texts, "\n"), nil
 }
