@@ -22,8 +22,8 @@ import (
 // queueDepth how many such batches may wait for it: the rows in flight are
 // bounded (a few thousand, whatever their size).
 const (
-	queueBatchRows = 256
-	queueDepth     = 4
+	queueBatchRows = 128
+	queueDepth     = 1
 )
 
 // queuedRow is one row waiting for its Appender.
