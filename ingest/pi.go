@@ -343,11 +343,9 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 	failed := m.StopReason == "error" || m.StopReason == "aborted"
 	c.lastStop, c.lastErr = strings.Clone(m.StopReason), strings.Clone(m.ErrorMessage)
 	if len(blocks) > 0 || hasUsage || !failed {
-		if m.ResponseID != "" && m.ResponseID == c.lastResp && b.seq == c.respSeq {
-			b.Call(m.ResponseID) // the same response, nothing logged since
-		} else {
+		if m.ResponseID == "" || m.ResponseID != c.lastResp || b.seq != c.respSeq {
 			b.NewCall()
-		}
+		} // else the same response, nothing logged since: the call goes on
 		b.NoteModel(m.Model)
 		c.sawModel = c.sawModel || m.Model != ""
 		if hasUsage {
