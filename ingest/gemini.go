@@ -106,6 +106,10 @@ func (gc geminiCLI) Import(f *File, r io.Reader) error {
 	if len(doc.root.raw) == 0 {
 		return nil
 	}
+	var v any // readJSONDoc's check: a syntax error is rejected at its line
+	if err := json.Unmarshal(doc.root.raw, &v); err != nil {
+		return doc.syntax(f, err)
+	}
 	fields, ok, err := doc.object(f)
 	if !ok || err != nil {
 		return err
