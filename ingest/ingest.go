@@ -178,6 +178,9 @@ type Options struct {
 	// each file skipped without being read (the QuickSink check), so that
 	// a rate over Progress counts only bytes read.
 	Skipped func(n int64)
+	// Done, when set, is called once for each file when it is done with:
+	// imported, skipped (already imported, or not a log) or failed.
+	Done func()
 	// SmallFile is the size up to which files are parsed in memory and
 	// committed in batches when the sink is a BatchSink (default 4 MiB;
 	// negative: never).
