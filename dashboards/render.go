@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trajmine/trajmine/internal/glossary"
 	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
@@ -71,6 +72,8 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"inc":      func(i int) int { return i + 1 },
 	"neg":      func(f float64) float64 { return -f },
 	"runkey":   RunKey,
+	"termth":   termTH,
+	"termid":   TermID,
 	"groupkey": func(g string) string {
 		return GroupKey(g)
 	},
@@ -132,6 +135,9 @@ type Options struct {
 	// charts, when set, replaces the charts Charts computes (tests of the
 	// browser checks draw deliberately broken charts).
 	charts func([]Chart) []Chart
+	// terms, when set, replaces the glossary (glossary.Terms) the page
+	// embeds (the escaping test's hostile terms).
+	terms []glossary.Term
 }
 
 // view is what the template sees.
@@ -142,6 +148,8 @@ type view struct {
 	// VariantKey is the variants chart's activity colours.
 	VariantKey []ActivityColour
 	Groups     []string // comparison groups, "" (all runs) first
+	// Terms is the glossary the Terms section lists (glossary.Terms).
+	Terms []glossary.Term
 	// DefaultRun is the sampled run shown first (DefaultRun), and
 	// DefaultRunText says which and why.
 	DefaultRun     int
@@ -202,7 +210,7 @@ type runJSON struct {
 	EndSource    string         `json:"end_source"`
 	EndWhy       string         `json:"end_why"`
 	Why          string         `json:"why"`
-	Calls        [][4]int64     `json:"calls"` // turn, prompt, estimated 0/1, compaction 0/1
+	Calls        [][4]int64     `json:"calls"` // call, prompt, estimated 0/1, compaction 0/1
 	Policies     []runPolicyRow `json:"policies"`
 	Outputs      []outputJSON   `json:"outputs"`
 }
@@ -221,7 +229,7 @@ type runPolicyRow struct {
 
 type outputJSON struct {
 	Seq       int64  `json:"seq"`
-	Turn      int64  `json:"turn"`
+	Call      int64  `json:"call"`
 	Tool      string `json:"tool"`
 	Key       string `json:"key"`
 	Target    string `json:"target"`
@@ -253,7 +261,7 @@ func runsOf(d *Data) runsJSON {
 			WindowSource: r.WindowSource, PeakTokens: r.PeakTokens, PeakShare: round4(r.PeakShare), EndReason: r.EndReason, EndSource: r.EndSource,
 			EndWhy: r.EndWhy, Why: r.Why, Calls: make([][4]int64, len(r.Calls)), Policies: make([]runPolicyRow, len(r.Policies)), Outputs: make([]outputJSON, len(r.Outputs))}
 		for k, c := range r.Calls {
-			j.Calls[k] = [4]int64{c.Turn, c.Prompt, b01(c.Estimated), b01(c.Compaction)}
+			j.Calls[k] = [4]int64{c.Index, c.Prompt, b01(c.Estimated), b01(c.Compaction)}
 		}
 		for k, p := range r.Policies {
 			j.Policies[k] = runPolicyRow{Policy: p.Policy, Status: p.Status, OverflowCall: p.OverflowCall, FirstActivation: p.FirstActivation,
@@ -266,7 +274,7 @@ func runsOf(d *Data) runsJSON {
 					acts[a] = fmt.Sprintf("%c%d", x.Mode[0], x.Call)
 				}
 			}
-			j.Outputs[k] = outputJSON{Seq: o.Seq, Turn: o.Turn, Tool: o.Tool, Key: o.Key, Target: snippet(o.Target, 160), EstTokens: o.EstTokens,
+			j.Outputs[k] = outputJSON{Seq: o.Seq, Call: o.Call, Tool: o.Tool, Key: o.Key, Target: snippet(o.Target, 160), EstTokens: o.EstTokens,
 				Chars: o.Chars, Preview: snippet(o.Preview, PreviewChars), Actions: acts}
 		}
 		out.Runs[i] = j
@@ -305,6 +313,10 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
 	v.RunsJSON.All = all
+	v.Terms = glossary.Terms
+	if o.terms != nil {
+		v.Terms = o.terms
+	}
 	v.LibraryHash, v.ScriptHash = cspHash(string(v.Library)), cspHash(pageJS)
 	for _, c := range charts {
 		if c.Empty != "" {

@@ -157,8 +157,10 @@
     });
     table.querySelectorAll('thead th').forEach(function (th, col) {
       th.classList.add('sortable');
-      th.title = 'sort';
-      th.addEventListener('click', function () {
+      // a header naming a glossary term keeps its definition as the tooltip
+      th.title = th.title ? th.title + ' (click to sort)' : 'sort';
+      th.addEventListener('click', function (e) {
+        if (e.target.closest && e.target.closest('a')) { return; } // the "?" goes to the glossary
         var dir = th.classList.contains('asc') ? -1 : 1;
         table.querySelectorAll('thead th').forEach(function (h) { h.classList.remove('asc', 'desc'); });
         th.classList.add(dir > 0 ? 'asc' : 'desc');
@@ -448,7 +450,7 @@
           markLine: { silent: true, symbol: ['none', 'none'], data: pm } });
       }
       var per = {};
-      s.outputs.forEach(function (o) { per[o.turn] = (per[o.turn] || 0) + o.est_tokens; });
+      s.outputs.forEach(function (o) { per[o.call] = (per[o.call] || 0) + o.est_tokens; });
       var bars = Object.keys(per).map(function (t) { return [Number(t), per[t]]; });
       if (bars.length) {
         series.push({ name: 'tool outputs (est. tokens)', type: 'bar', yAxisIndex: 1, data: bars, barMaxWidth: 10, itemStyle: { color: '#b07aa1', opacity: 0.7 } });
@@ -633,7 +635,7 @@
         o.actions.forEach(function (a, i) {
           if (a) { did.push(pols[i] + ': ' + (modes[a.charAt(0)] || a.charAt(0)) + ' at call ' + a.slice(1)); }
         });
-        return [o.seq, o.turn, o.tool, o.key, o.target, fmt(o.est_tokens), fmt(o.chars), o.preview, did.length ? did.join('; ') : '-'];
+        return [o.seq, o.call, o.tool, o.key, o.target, fmt(o.est_tokens), fmt(o.chars), o.preview, did.length ? did.join('; ') : '-'];
       }), [false, false, true, true, true, false, false, true, true]);
   }
 
