@@ -40,13 +40,15 @@ func inlineJS(s string) string {
 
 var (
 	libraryJS = inlineJS(echartsJS)
-	pageJS    = inlineJS(reportJS)
+	// the page's script: textfmt's formatters (trajmineFmt), then
+	// report.js, which formats every figure with them
+	pageJS = inlineJS(textfmt.JS + "\n" + reportJS)
 )
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"num":      num,
 	"pct":      pct,
-	"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+	"usd":      textfmt.Dollars,
 	"usdp":     usdp,
 	"ratio":    textfmt.Ratio,
 	"ratioci":  textfmt.RatioCI,
@@ -61,7 +63,6 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"signed":   func(n int64) string { return textfmt.Thousands(n) },
 	"per100":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"optreinv": func(p *float64) string { return optFloat(p, "%.1f") },
-	"usd2":     textfmt.Dollars, // the CLI's $ SAVED (textfmt: one formatter per kind)
 	"snippet":  snippet,
 	"dash":     orDash,
 	"window":   windowText,
@@ -104,7 +105,7 @@ func usdp(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("$%.2f", *p)
+	return textfmt.Dollars(*p)
 }
 
 func optPct(p *float64) string {

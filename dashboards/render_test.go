@@ -258,7 +258,7 @@ func TestBrowser(t *testing.T) {
 	if r.FirstScreen == "" {
 		t.Error("no first-screen screenshot")
 	}
-	for _, id := range []string{"verdict", "occupancy", "survival", "policies", "rent", "process", "behaviour", "recommendations", "drilldown"} {
+	for _, id := range []string{"verdict", "occupancy", "survival", "policies", "rent", "process", "behaviour", "recommendations", "drilldown", "terms"} {
 		if r.Sections[id] == "" {
 			t.Errorf("no screenshot of section %s", id)
 		}
