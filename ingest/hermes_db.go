@@ -41,7 +41,8 @@ import (
 //     reasoning_tokens as the run's stated totals; actual_cost_usd, else
 //     estimated_cost_usd, as its cost. api_call_count is the number of
 //     model calls: calls it counts beyond the assistant messages the
-//     database holds are added after the last event, without events.
+//     database holds are added after the last event, without events (up
+//     to maxMissingCalls; a count further beyond is rejected).
 //  5. The end reason is inferred from the last event.
 type hermesDB struct{ formatInfo }
 
@@ -54,6 +55,10 @@ func (h hermesDB) Import(f *File, r io.Reader) error { return importStoreBytes(f
 func (hermesDB) claims(s dbSchema) bool {
 	return s.has("sessions", "id", "source", "started_at") && s.has("messages", "session_id", "role", "content", "tool_call_id")
 }
+
+// maxMissingCalls bounds the model calls api_call_count may add beyond
+// the assistant messages (a larger count is rejected, not believed).
+const maxMissingCalls = 100_000
 
 // hdSession is one sessions row.
 type hdSession struct {
@@ -166,7 +171,15 @@ func (hermesDB) session(f *File, db *sql.DB, s dbSchema, hs *hdSession) error {
 	if err != nil {
 		return err
 	}
-	for range hs.calls - assistants {
+	missing := hs.calls - assistants
+	if missing > maxMissingCalls {
+		msg := fmt.Sprintf("api_call_count %d is more than %d beyond the session's %d assistant messages: not believed", hs.calls, maxMissingCalls, assistants)
+		if err := f.rejectRow("sessions", hs.rowid, msg, nil); err != nil {
+			return err
+		}
+		missing = 0
+	}
+	for range missing {
 		b.NewCall() // calls the database counts but holds no messages of
 	}
 	b.SetLoggedTotals(hs.usage)

@@ -103,9 +103,15 @@ func TestStoreWAL(t *testing.T) {
 	if mainAfter, _ := os.ReadFile(p); string(mainAfter) != string(mainBefore) {
 		t.Fatal("the database file changed: the test needs the transaction in the -wal only")
 	}
-	sum, err = ingest.Files(context.Background(), m, []string{p}, nil)
+	q := &quickMem{MemSink: m}
+	sum, err = ingest.Files(context.Background(), q, []string{p}, nil)
 	if err != nil || sum.Files != 1 {
 		t.Fatalf("second import: %+v, %v", sum, err)
+	}
+	st, _ = os.Stat(p)
+	wal, _ = os.Stat(p + "-wal")
+	if want := []int64{st.Size() + wal.Size()}; !slices.Equal(q.asked, want) {
+		t.Errorf("the quick check was asked about %v bytes, want the database's and the -wal's %v", q.asked, want)
 	}
 	if len(m.Sources) != 2 || m.Sources[0].SHA256 == m.Sources[1].SHA256 {
 		t.Fatalf("sources %+v: the -wal's new transaction did not change the hash", m.Sources)
@@ -206,4 +212,21 @@ func TestStoreLeavesNoCopy(t *testing.T) {
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Errorf("left in the temporary directory: %v", ents)
 	}
+}
+
+// quickMem is a MemSink with the quick check: a path is unchanged when a
+// source of it has this size. It records the sizes it is asked about.
+type quickMem struct {
+	*ingest.MemSink
+	asked []int64
+}
+
+func (q *quickMem) Unchanged(_ context.Context, path string, size int64, _ time.Time) (bool, error) {
+	q.asked = append(q.asked, size)
+	for _, s := range q.Sources {
+		if s.Path == path && s.Bytes == size {
+			return true, nil
+		}
+	}
+	return false, nil
 }
