@@ -40,11 +40,13 @@ type IngestOptions struct {
 func NewIngestCmd(d *Deps, runF func(*IngestOptions) error) *cobra.Command {
 	o := &IngestOptions{}
 	c := &cobra.Command{
-		Use:   "ingest [--format auto|NAME] [--strict] PATH...",
+		Use:   "ingest [--format auto|NAME] [--strict] [PATH...]",
 		Short: "Import agent logs (files or directories) into the database",
 		Long: `Import agent logs into the database. Directories are walked recursively;
 each file's format is detected (see trajmine formats) unless --format names
-one. Files are parsed in parallel and stored in path order (the same rows and
+one. With no PATH it imports the standard places of every agent it reads
+that exist, on Linux and macOS (README, "Where trajmine looks"), and says on
+stderr which it found; when there are none, it exits 1. Files are parsed in parallel and stored in path order (the same rows and
 run ids as importing them one by one); each file's import is all-or-nothing,
 and a file already imported (same sha256) is skipped: of two files with the
 same content, the first in path order is kept. A file whose content changed
@@ -102,7 +104,7 @@ them (README, Scale-out).`,
 		Example: `  trajmine ingest ~/.claude/projects ~/.codex/sessions
   trajmine ingest --lake lake/ --shard 3/16 /data/runs
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
 			o.Progress = d.ErrIsTTY()
@@ -137,6 +139,11 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	shard, shards, err := parseShard(o.Shard)
 	if err != nil {
 		return err
+	}
+	if len(o.Inputs) == 0 { // no PATH: the standard places (places.go)
+		if _, o.Inputs = standardPlaces(d, o.Err); len(o.Inputs) == 0 {
+			return &exitCodeError{code: exitFailed, msg: "ingest: no PATH given, and no logs in the standard places (" + standardPlacesText() + ")"}
+		}
 	}
 	opts := &ingest.Options{
 		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),
