@@ -30,6 +30,12 @@
 //     the outcome rows it holds to its runs (ApplyOutcomes), and the
 //     Summary counts the outcome files and the runs given an outcome.
 //
+// A SQLite database (an agent's store: Goose, OpenCode, Hermes, Kiro CLI)
+// is not read as a head: prepare copies it with its -wal and -journal into
+// a private temporary folder (hashing what it copies), detects its format
+// from its tables on the copy, and its importer (a storeImporter) reads the
+// copy, never the agent's file (sqlite.go).
+//
 // Outcome files (a SWE-bench report.json or results.json, predictions,
 // Harbor and terminal-bench results, a plain CSV or JSONL: outcomes.go) are
 // detected and imported like logs, but make outcome rows (File.Outcome,
@@ -92,6 +98,10 @@
 //     (IsOutcomeFormat, PathKeyed), an outcome row (outcomeRow), the
 //     readings of resolved and score values, the id a file's place gives
 //     (placeID).
+//   - sqlite.go, sqlite_values.go: the SQLite stores' snapshot, detection
+//     and positioned rejects ("file: table T row N: …"), and the reading
+//     of loosely typed column values; places.go: the standard places of
+//     every agent's logs (Places, Discover).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr; lines.go: ParallelLines.
 //   - repair.go: the importer boundary's repairs (jsonInput and
