@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/schema"
@@ -23,6 +24,7 @@ type storeRuleCase struct {
 	ops               int                            // context ops
 	compaction        string                         // the text of the one compaction event, when set
 	errorResults      int                            // tool results marked failed
+	times             map[string][2]string           // run id → its start and end (RFC 3339), when set
 }
 
 func TestStoreRules(t *testing.T) {
@@ -69,6 +71,14 @@ func TestStoreRules(t *testing.T) {
 		{name: "goose failed tool response", fixture: "goose/sessions.sql", db: "sessions.db",
 			more: []string{`UPDATE messages SET content_json = '[{"type":"toolResponse","id":"call-read","toolResult":{"status":"error","error":"no such file"}}]' WHERE message_id = 'message-user-1700000001'`},
 			runs: 1, errorResults: 1, rejects: []string{"table messages row 4: content block type \"futureContent\""}},
+		{name: "goose session without messages: its row's times; messages' times otherwise", fixture: "goose/sessions.sql", db: "sessions.db",
+			more: []string{"INSERT INTO sessions (id, working_dir, created_at, updated_at) VALUES ('empty', '/e', '2024-01-02 03:04:05', '2024-01-02 04:00:00')"},
+			runs: 2, rejects: []string{"table messages row 4: content block type \"futureContent\""},
+			// child: its messages' created_timestamp 1700000000 … 1700000003 (the ledger's 1700000011 is not an event's)
+			times: map[string][2]string{"empty": {"2024-01-02T03:04:05Z", "2024-01-02T04:00:00Z"}, "child": {"2023-11-14T22:13:20Z", "2023-11-14T22:13:23Z"}}},
+		{name: "hermes session times", fixture: "hermes/state.sql", db: "state.db",
+			// started_at 1778767200.0, ended_at 1778767800.0
+			runs: 1, times: map[string][2]string{"child": {"2026-05-14T14:00:00Z", "2026-05-14T14:10:00Z"}}},
 		{name: "hermes session left to its transcript", fixture: "hermes/state.sql", db: "state.db",
 			setup: func(t *testing.T, dir string) {
 				data, err := os.ReadFile(filepath.Join(agentsDir, "hermes/sessions/session_child.json"))
@@ -138,6 +148,21 @@ func TestStoreRules(t *testing.T) {
 				t.Errorf("%d context ops, want %d", len(m.ContextOps), tc.ops)
 			}
 			checkCompaction(t, m, tc.compaction)
+			for _, r := range m.Runs {
+				want, ok := tc.times[r.RunID]
+				if !ok {
+					continue
+				}
+				var got [2]string
+				for i, ts := range []*time.Time{r.StartedAt, r.EndedAt} {
+					if ts != nil {
+						got[i] = ts.Format(time.RFC3339)
+					}
+				}
+				if got != want {
+					t.Errorf("run %s: times %v, want %v", r.RunID, got, want)
+				}
+			}
 			failed := 0
 			for _, e := range m.Events {
 				if e.Kind == schema.KindToolResult && e.IsError {

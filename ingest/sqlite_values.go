@@ -105,15 +105,6 @@ func dbTime(v any) *time.Time {
 	return nil
 }
 
-// dbBool is a flag value: an integer (non-zero is true), or text true/false.
-func dbBool(v any) bool {
-	if n, ok := dbInt(v); ok {
-		return n != 0
-	}
-	b, _ := strconv.ParseBool(strings.TrimSpace(dbText(v)))
-	return b
-}
-
 // scanTable runs query (reading table) on db and calls fn with each row's
 // values (see dbText and the others), in a slice fn must not keep. An
 // error of the database (a damaged file) is positioned at the table
