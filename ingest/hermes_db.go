@@ -20,11 +20,12 @@ import (
 //
 // Steps:
 //  1. A session whose transcript is beside the database
-//     (sessions/session_<id>.json or sessions/<id>.jsonl under the
-//     database's folder) is left to it: the hermes-agent importer reads
-//     the transcript, which may hold more messages than the database, and
-//     one session must not be two runs. Its token totals in the database
-//     are then not read (the transcript has none).
+//     (sessions/session_<id>.json under the database's folder) is left to
+//     it: the hermes-agent importer reads the transcript, which may hold
+//     more messages than the database, and one session must not be two
+//     runs. Its token totals in the database are then not read (the
+//     transcript has none). (Hermes' sessions/<id>.jsonl form is not read
+//     by trajmine: a session with one is read from the database.)
 //  2. sessions: id is the run id, parent_session_id the parent run, model
 //     the model, started_at / ended_at (Unix seconds) the run's times,
 //     system_prompt a system event.
@@ -110,12 +111,8 @@ func hermesTranscript(dir, id string) bool {
 	if id == "" || strings.ContainsAny(id, `/\`) {
 		return false
 	}
-	for _, name := range []string{"session_" + id + ".json", id + ".jsonl"} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
+	st, err := os.Stat(filepath.Join(dir, "session_"+id+".json"))
+	return err == nil && st.Mode().IsRegular()
 }
 
 func (hermesDB) session(f *File, db *sql.DB, s dbSchema, hs *hdSession) error {

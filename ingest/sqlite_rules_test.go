@@ -93,6 +93,16 @@ func TestStoreRules(t *testing.T) {
 				}
 			},
 			runs: 0},
+		{name: "hermes session with a .jsonl transcript, which is not read: from the database", fixture: "hermes/state.sql", db: "state.db",
+			setup: func(t *testing.T, dir string) {
+				if err := os.MkdirAll(filepath.Join(dir, "sessions"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, "sessions/child.jsonl"), []byte("{}\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			runs: 1},
 		{name: "hermes api_call_count below the assistant messages adds no call; actual cost over estimated", fixture: "hermes/state.sql", db: "state.db",
 			more: []string{"UPDATE sessions SET api_call_count = 1, actual_cost_usd = 0.2",
 				`INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES
