@@ -65,10 +65,16 @@ func MineGroup(spec string) (func(*mining.Case, bool) bool, error) {
 
 // Mined is mine's result.
 type Mined struct {
-	Activity    string                `json:"activity"`
-	Cases       int                   `json:"cases"`
-	Events      int                   `json:"events"`
-	Variants    []mining.Variant      `json:"variants"`
+	Activity string           `json:"activity"`
+	Cases    int              `json:"cases"`
+	Events   int              `json:"events"`
+	Variants []mining.Variant `json:"variants"`
+	// Coarse are the variants at a coarser level (mining.CoarseVariants:
+	// repeats collapsed, else the order of first occurrence): where almost
+	// every run is a variant of its own, runs that differ only in how
+	// often they repeated a step, or in nothing but their path, share one.
+	Coarse      []mining.Variant      `json:"variants_coarse"`
+	CoarseLevel mining.VariantLevel   `json:"variant_level_coarse"`
 	DFG         *mining.DFG           `json:"dfg"`
 	Heuristics  *mining.HeuristicsNet `json:"heuristics"`
 	Conformance *mining.Conformance   `json:"conformance"`
@@ -354,6 +360,7 @@ func (ma *Mine) Finish(ctx context.Context, st *store.Store, behaviour []behavio
 	}
 	out = Mined{Activity: o.Mode.String(), Cases: len(log.Cases), Events: log.Events()}
 	out.Variants = mining.Variants(log)
+	out.Coarse, out.CoarseLevel = mining.CoarseVariants(log)
 	out.DFG = mining.NewDFG(log)
 	out.Heuristics = mining.NewHeuristics(log, nil)
 	model := out.Heuristics.Model()

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/diagnose"
-	"github.com/trajmine/trajmine/htmlreport"
 	"github.com/trajmine/trajmine/internal/parallel"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
@@ -28,7 +28,7 @@ import (
 //  3. comparison: simulate's over all runs and per model family (trajmine
 //     simulate --by model), both computed in AnalyseReport;
 //  4. recommendations: RecommendStore;
-//  5. the sample (sample: htmlreport.SampleRuns over diag_runs): each
+//  5. the sample (sample: dashboards.SampleRuns over diag_runs): each
 //     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
 //     and what each policy did to each output from the run replayed again by
 //     the same engine, watching the outputs' renderings (the replay's calls
@@ -38,14 +38,14 @@ import (
 //
 // fillMined puts trajmine mine's process map (the directly-follows graph),
 // top 20 variants and behaviour profiles into the report.
-func fillMined(d *htmlreport.Data, m Mined) {
+func fillMined(d *dashboards.Data, m Mined) {
 	if m.DFG != nil && m.Cases > 0 {
-		pm := &htmlreport.ProcessMap{}
+		pm := &dashboards.ProcessMap{}
 		for _, n := range m.DFG.Nodes {
-			pm.Nodes = append(pm.Nodes, htmlreport.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
+			pm.Nodes = append(pm.Nodes, dashboards.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
 		}
 		for _, e := range m.DFG.Edges {
-			pm.Edges = append(pm.Edges, htmlreport.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
+			pm.Edges = append(pm.Edges, dashboards.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
 		}
 		d.ProcessMap = pm
 	}
@@ -53,12 +53,12 @@ func fillMined(d *htmlreport.Data, m Mined) {
 		if i == 20 {
 			break
 		}
-		d.Variants = append(d.Variants, htmlreport.Variant{Activities: v.Activities, Runs: int64(v.Count), Share: v.Share})
+		d.Variants = append(d.Variants, dashboards.Variant{Activities: v.Activities, Runs: int64(v.Count), Share: v.Share})
 	}
 	for _, g := range m.Behaviour {
 		mp := g.Manage
-		d.Behaviour = append(d.Behaviour, htmlreport.BehaviourProfile{Family: textfmt.OrDash(g.Key), Label: string(g.Class.Label), Runs: g.Runs,
-			Metrics: []htmlreport.Metric{
+		d.Behaviour = append(d.Behaviour, dashboards.BehaviourProfile{Family: textfmt.OrDash(g.Key), Label: string(g.Class.Label), Runs: g.Runs,
+			Metrics: []dashboards.Metric{
 				{Name: "manage_context ops per 100 calls", Value: mp.OpsPer100},
 				{Name: "tokens freed per op (median)", Value: mp.FreedPerOp.Median},
 				{Name: "shallow ops", Value: mp.ShallowShare, Unit: "%"},
@@ -71,28 +71,28 @@ func fillMined(d *htmlreport.Data, m Mined) {
 
 // Page is reportData: the page's data from a Report; source and database
 // are the page's header lines.
-func Page(rep *Report, totals []FormatTotals, source, database string) *htmlreport.Data {
+func Page(rep *Report, totals []FormatTotals, source, database string) *dashboards.Data {
 	diag, sim, recs, mined, sample := rep.Diagnosis, rep.Simulation, rep.Recs, rep.Mined, rep.Sample
-	d := &htmlreport.Data{
+	d := &dashboards.Data{
 		Title:     "trajmine report",
 		Generated: "generated " + time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Source:    source,
 		Database:  database,
 	}
 	for _, a := range totals {
-		d.Formats = append(d.Formats, htmlreport.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Turns, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		d.Formats = append(d.Formats, dashboards.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Turns, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 			CacheReadTokens: a.CacheReadTokens, EstTokens: a.EstTokens, NoUsage: a.NoUsage, Overflow: a.Overflow})
 	}
 	fillMined(d, mined)
 	v, t := diag.Verdict, diag.Totals
-	d.Verdict = htmlreport.Verdict{Text: strings.TrimSpace(diag.VerdictText()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
+	d.Verdict = dashboards.Verdict{Text: strings.TrimSpace(diag.VerdictText()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
 		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryTurn, BoundaryEvents: diag.ReadingBoundary.Events,
 		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
 		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
 		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
 		Resolved: t.PerSolved.Resolved, Failed: t.PerSolved.Failed, Excluded: t.PerSolved.Excluded}
 	for _, g := range diag.Groups {
-		d.Groups = append(d.Groups, htmlreport.Group(g))
+		d.Groups = append(d.Groups, dashboards.Group(g))
 	}
 	ends := map[string]int{}
 	for _, r := range diag.Runs {
@@ -102,17 +102,17 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 		}
 	}
 	for k, n := range ends {
-		d.Ends = append(d.Ends, htmlreport.Count{Label: k, N: n})
+		d.Ends = append(d.Ends, dashboards.Count{Label: k, N: n})
 	}
-	slices.SortFunc(d.Ends, func(a, b htmlreport.Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Label, b.Label)) })
+	slices.SortFunc(d.Ends, func(a, b dashboards.Count) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Label, b.Label)) })
 	for _, r := range diag.RentByTool {
-		d.Rent = append(d.Rent, htmlreport.ToolRent(r))
+		d.Rent = append(d.Rent, dashboards.ToolRent(r))
 	}
 
 	short := map[string]string{}
 	for _, p := range sim.Policies {
 		short[p.Spec] = p.Short
-		d.Policies = append(d.Policies, htmlreport.Policy{Spec: p.Spec, Short: p.Short})
+		d.Policies = append(d.Policies, dashboards.Policy{Spec: p.Spec, Short: p.Short})
 	}
 	d.Boundary = append(d.Boundary, survivalOf("logged", diag.ReadingBoundary))
 	byPolicy := map[string][]diagnose.BoundaryRun{}
@@ -129,16 +129,16 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 	// CI, $ SAVED, TOKENS ×, REINV/100 CALLS
 	for _, a := range slices.Concat(simulate.Ranked(sim.Comparison), simulate.Ranked(sim.Groups)) { // Groups: by model family (AnalyseReport)
 		c, _ := a.CostRatio()
-		d.Comparison = append(d.Comparison, htmlreport.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
+		d.Comparison = append(d.Comparison, dashboards.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
 			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, TokensSaved: a.TokensSaved,
 			Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
 			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, Cost: a.CostCachedRatio, CostLo: a.CostCachedLo, CostHi: a.CostCachedHi, Uncached: c,
 			SavedUSD: a.AsLoggedCostCachedUSD - a.CostCachedUSD, CostCachedUSD: a.CostCachedUSD})
 	}
-	d.Recommendations = []htmlreport.Recommendation{}
+	d.Recommendations = []dashboards.Recommendation{}
 	for _, r := range recs {
-		d.Recommendations = append(d.Recommendations, htmlreport.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
+		d.Recommendations = append(d.Recommendations, dashboards.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
 			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Currency: string(r.Currency), Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
 			SavedRuns: r.SavedRuns, Why: r.Why, Note: strings.TrimSuffix(strings.TrimPrefix(ApplyNote(r), " ("), ")")})
 	}
@@ -161,15 +161,15 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *htmlrepo
 // DecisionCard is the best-policy card's figures: the decision's lead
 // family's policy on its held-out runs (what the headline says), or none
 // with the headline's reason.
-func DecisionCard(dec Decision) htmlreport.Decision {
+func DecisionCard(dec Decision) dashboards.Decision {
 	r := dec.Lead
 	if r == nil {
-		return htmlreport.Decision{Reason: dec.Reason()}
+		return dashboards.Decision{Reason: dec.Reason()}
 	}
 	h := r.HeldOutFigures
 	f := h.Objective(r.Currency)
 	note := strings.TrimSuffix(strings.TrimPrefix(ApplyNote(*r), " ("), ")")
-	return htmlreport.Decision{Policy: r.Short, Family: r.Family, Currency: string(r.Currency), Ratio: f.X, Lo: f.Lo, Hi: f.Hi, Tokens: h.Tokens.X,
+	return dashboards.Decision{Policy: r.Short, Family: r.Family, Currency: string(r.Currency), Ratio: f.X, Lo: f.Lo, Hi: f.Hi, Tokens: h.Tokens.X,
 		HeldOut: r.HeldOut, Saved: h.Saved, Lost: h.Lost, LostLogged: h.LostLogged, ReinvPer100: h.ReinvPer100, More: len(dec.Named) - 1, Note: note}
 }
 
@@ -177,12 +177,12 @@ func DecisionCard(dec Decision) htmlreport.Decision {
 // timeline: diag_runs' figures and cost, the run's diag_calls
 // (DiagCallRows) and its sim_runs rows (report replays every run at its
 // own window), in sim.Policies order.
-func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRecord {
+func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []dashboards.RunRecord {
 	col := map[string]int{}
 	for i, p := range sim.Policies {
 		col[p.Spec] = i
 	}
-	byRun := map[string][]htmlreport.PolicyOutcome{}
+	byRun := map[string][]dashboards.PolicyOutcome{}
 	for i := range sim.Results {
 		x := &sim.Results[i]
 		k, ok := col[x.Policy]
@@ -191,25 +191,25 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRe
 		}
 		ps := byRun[x.RunID]
 		if ps == nil {
-			ps = make([]htmlreport.PolicyOutcome, len(sim.Policies))
+			ps = make([]dashboards.PolicyOutcome, len(sim.Policies))
 			for j := range ps {
 				ps[j].OverflowCall = -1
 			}
 			byRun[x.RunID] = ps
 		}
-		ps[k] = htmlreport.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.Ratio(), Saved: x.Saved, Lost: x.Lost}
+		ps[k] = dashboards.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.Ratio(), Saved: x.Saved, Lost: x.Lost}
 	}
-	out := make([]htmlreport.RunRecord, len(runs))
+	out := make([]dashboards.RunRecord, len(runs))
 	for i := range runs {
 		r := &runs[i]
 		occ := r.Occupancy
-		rec := htmlreport.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
+		rec := dashboards.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
 			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
 			CostUSD: r.Cost.USD, CostKnown: r.Cost.Source != diagnose.CostUnknown, Policies: byRun[r.RunID]}
 		rows := DiagCallRows(r)
-		rec.Calls = make([]htmlreport.Call, len(rows))
+		rec.Calls = make([]dashboards.Call, len(rows))
 		for k, c := range rows {
-			rec.Calls[k] = htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction}
+			rec.Calls[k] = dashboards.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction}
 		}
 		out[i] = rec
 	}
@@ -221,7 +221,7 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []htmlreport.RunRe
 // best (the best-policy card's policy, a spec; "" none), the policies
 // whose short names it returns, in that order; none when the simulation
 // kept no prompts (SimulateOptions.Prompts).
-func timelineReplays(recs []htmlreport.RunRecord, sim Simulation, best string) []string {
+func timelineReplays(recs []dashboards.RunRecord, sim Simulation, best string) []string {
 	if sim.prompts == nil {
 		return nil
 	}
@@ -250,10 +250,10 @@ func timelineReplays(recs []htmlreport.RunRecord, sim Simulation, best string) [
 // sampled runs.
 type Sample struct {
 	Rule string
-	Runs []htmlreport.RunDetail
+	Runs []dashboards.RunDetail
 }
 
-// sample draws the sample (htmlreport.SampleRuns over diagnose's
+// sample draws the sample (dashboards.SampleRuns over diagnose's
 // runs) and builds each sampled run's drill-down (reportRunDetail); add
 // receives the sampled runs' sim_calls rows.
 func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnose.Summary, sim Simulation, add func(vals ...any) error) (Sample, error) {
@@ -262,11 +262,11 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	for i := range sim.Results {
 		byRun[sim.Results[i].RunID] = append(byRun[sim.Results[i].RunID], i)
 	}
-	cands := make([]htmlreport.Candidate, len(diag.Runs))
+	cands := make([]dashboards.Candidate, len(diag.Runs))
 	for i, r := range diag.Runs {
-		cands[i] = htmlreport.Candidate{RunID: r.RunID, PeakShare: r.Occupancy.PeakShare, PeakTokens: r.Occupancy.PeakTokens, Known: r.Occupancy.Window > 0}
+		cands[i] = dashboards.Candidate{RunID: r.RunID, PeakShare: r.Occupancy.PeakShare, PeakTokens: r.Occupancy.PeakTokens, Known: r.Occupancy.Window > 0}
 	}
-	picks, rule := htmlreport.SampleRuns(cands, o.SampleTop, o.SampleN)
+	picks, rule := dashboards.SampleRuns(cands, o.SampleTop, o.SampleN)
 	out.Rule = rule
 	pols, err := reportPolicies(o)
 	if err != nil {
@@ -276,7 +276,7 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	// the sampled runs are read and replayed on every CPU; their details
 	// and sim_calls rows are taken here in the sample's order
 	type detail struct {
-		rd   htmlreport.RunDetail
+		rd   dashboards.RunDetail
 		rows [][]any // sim_calls rows
 		err  error
 	}
@@ -314,12 +314,12 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 	return out, nil
 }
 
-func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
+func survivalOf(name string, b diagnose.ReadingBoundary) dashboards.Survival {
 	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
 	// (finishing competing), the boundary's own curve
-	s := htmlreport.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
+	s := dashboards.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
 	for _, p := range b.CIF {
-		s.Curve = append(s.Curve, htmlreport.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
+		s.Curve = append(s.Curve, dashboards.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }
@@ -329,13 +329,22 @@ func survivalOf(name string, b diagnose.ReadingBoundary) htmlreport.Survival {
 // with what each policy did to them, both from the run replayed again
 // (ReplayOutputs); the replay's calls go to add as sim_calls rows.
 func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagnosis, why string, sim Simulation, rows []int,
-	pols []simulate.Policy, window int64, red *redact.Redactor, add func(vals ...any) error) (htmlreport.RunDetail, error) {
+	pols []simulate.Policy, window int64, red *redact.Redactor, add func(vals ...any) error) (dashboards.RunDetail, error) {
 	occ := r.Occupancy
-	rd := htmlreport.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
+	rd := dashboards.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
 		EndWhy: r.End.Why, Why: why}
 	for _, c := range DiagCallRows(r) {
-		rd.Calls = append(rd.Calls, htmlreport.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
+		rd.Calls = append(rd.Calls, dashboards.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
+	}
+	// its parent (a sub-agent's or side-call's): the page opens a
+	// main-agent run first (dashboards.DefaultRun)
+	runs, err := st.Runs(ctx, store.RunFilter{RunID: r.RunID})
+	if err != nil {
+		return rd, err
+	}
+	if len(runs) == 1 {
+		rd.Parent = runs[0].ParentRunID
 	}
 	outs, acts, replays, err := ReplayOutputs(ctx, st, r.RunID, pols, window, red)
 	if err != nil {
@@ -362,12 +371,12 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagno
 		for _, c := range replays[x.Policy].calls {
 			prompts = append(prompts, c.PromptTokens)
 		}
-		rd.Policies = append(rd.Policies, htmlreport.RunPolicy{Policy: short[x.Policy], Status: string(x.Status), OverflowCall: x.OverflowCall,
+		rd.Policies = append(rd.Policies, dashboards.RunPolicy{Policy: short[x.Policy], Status: string(x.Status), OverflowCall: x.OverflowCall,
 			FirstActivation: x.FirstActivation, TokenRatio: x.TokenRatio(), PeakTokens: x.PeakTokens, Reinvocations: x.Reinvocations,
 			PlaceholdersMax: x.PlaceholdersMax, CharsRemoved: x.CharsRemovedShare(), Prompts: prompts})
 	}
 	for i := range outs {
-		outs[i].Actions = make([]htmlreport.Action, len(sim.Policies))
+		outs[i].Actions = make([]dashboards.Action, len(sim.Policies))
 		for j, p := range sim.Policies {
 			outs[i].Actions[j] = acts[p.Spec][i]
 		}
@@ -390,7 +399,7 @@ type reportReplay struct {
 // that notes, after every call's rendering, the outputs no longer in full.
 // With red set, each output's target and preview are redacted (the
 // preview from the redacted head of the text: redact.Redactor.Head).
-func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window int64, red *redact.Redactor) ([]htmlreport.ToolOutput, map[string][]htmlreport.Action, map[string]reportReplay, error) {
+func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window int64, red *redact.Redactor) ([]dashboards.ToolOutput, map[string][]dashboards.Action, map[string]reportReplay, error) {
 	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
 	if err != nil || len(rs) != 1 {
 		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
@@ -409,7 +418,7 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 		return nil, nil, nil, err
 	}
 	targets := map[string]string{}
-	var outs []htmlreport.ToolOutput
+	var outs []dashboards.ToolOutput
 	for _, e := range events {
 		switch e.Kind {
 		case schema.KindToolCall:
@@ -421,7 +430,7 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 			if target == "" {
 				target = targets[e.CallID]
 			}
-			outs = append(outs, htmlreport.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: red.String(e.ToolName), Key: red.String(e.ToolKey),
+			outs = append(outs, dashboards.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: red.String(e.ToolName), Key: red.String(e.ToolKey),
 				Target: red.String(target), EstTokens: e.EstTokens, Chars: e.Chars, Preview: preview(red, e.Text)})
 		}
 	}
@@ -445,7 +454,7 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 			}
 		}
 	}
-	acts := map[string][]htmlreport.Action{}
+	acts := map[string][]dashboards.Action{}
 	replays := map[string]reportReplay{}
 	var rp simulate.Replayer
 	for _, p := range pols {
@@ -453,7 +462,7 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		w := &reportWatch{Policy: fresh, items: item, acts: make([]htmlreport.Action, len(outs))}
+		w := &reportWatch{Policy: fresh, items: item, acts: make([]dashboards.Action, len(outs))}
 		var calls []simulate.CallResult
 		opt := simulate.Options{Window: win, Calls: &calls}
 		if win == 0 {
@@ -472,7 +481,7 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 // previewHead is how much of an output's text a redacted preview is made
 // from: enough for PreviewChars characters after whitespace is collapsed,
 // and for a secret that starts in them to end within it.
-const previewHead = 4 * htmlreport.PreviewChars
+const previewHead = 4 * dashboards.PreviewChars
 
 // preview is an output's preview on the page: its first PreviewChars
 // characters on one line, from the redacted head of its text when red is
@@ -481,10 +490,10 @@ const previewHead = 4 * htmlreport.PreviewChars
 // redactor counts the secrets the preview shows markers of.
 func preview(red *redact.Redactor, text string) string {
 	if red == nil {
-		return textfmt.Line(text, htmlreport.PreviewChars)
+		return textfmt.Line(text, dashboards.PreviewChars)
 	}
 	h, n := red.Head(text, previewHead)
-	p := textfmt.Line(h, htmlreport.PreviewChars)
+	p := textfmt.Line(h, dashboards.PreviewChars)
 	if n > 0 {
 		red.Add(redact.Markers(p)) // the secrets in what the page shows
 	}
@@ -496,7 +505,7 @@ func preview(red *redact.Redactor, text string) string {
 // end-reason explanations, the verdict and recommendation texts, the
 // mined activities. The same text always becomes the same, so the keys
 // that join them on the page still do.
-func redactPage(d *htmlreport.Data, red *redact.Redactor) {
+func redactPage(d *dashboards.Data, red *redact.Redactor) {
 	if red == nil {
 		d.Unredacted = true
 		return
@@ -527,7 +536,7 @@ func redactPage(d *htmlreport.Data, red *redact.Redactor) {
 	d.Sample = slices.Clone(d.Sample) // the Report's stay as they were
 	for i := range d.Sample {
 		r := &d.Sample[i]
-		r.RunID, r.Model, r.EndWhy = s(r.RunID), s(r.Model), s(r.EndWhy)
+		r.RunID, r.Model, r.EndWhy, r.Parent = s(r.RunID), s(r.Model), s(r.EndWhy), s(r.Parent)
 	}
 	d.Redacted = red.Count()
 }
@@ -554,7 +563,7 @@ func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []
 type reportWatch struct {
 	simulate.Policy
 	items map[int32]int // trace item → output index
-	acts  []htmlreport.Action
+	acts  []dashboards.Action
 }
 
 // Before renders call t as the wrapped policy does, then notes the outputs
@@ -579,7 +588,7 @@ func (w *reportWatch) look(t int, s *simulate.Sim) {
 			continue
 		}
 		if m := s.Mode(i); m != simulate.Full {
-			w.acts[k] = htmlreport.Action{Mode: m.String(), Call: t}
+			w.acts[k] = dashboards.Action{Mode: m.String(), Call: t}
 		}
 	}
 }

@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/trajmine/trajmine/htmlreport"
+	"github.com/trajmine/trajmine/dashboards"
 )
 
-// pageRuns is the part of the page's run records (htmlreport's
+// pageRuns is the part of the page's run records (dashboards's
 // allRunsJSON, in the page's trajmine-runs block) this test reads.
 type pageRuns struct {
 	ID     []string    `json:"id"`
@@ -157,7 +157,7 @@ func TestPageTimelineMatchesSimCalls(t *testing.T) {
 	}
 	d.TimelinePolicies, d.BestPolicy = timelineReplays(d.Runs, rep.Simulation, best), "mask"
 	var page bytes.Buffer
-	if err := htmlreport.Write(&page, d, nil); err != nil {
+	if err := dashboards.Write(&page, d, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := readPageRuns(t, page.Bytes())

@@ -63,6 +63,19 @@ func TotalsByFormat(runs []schema.Run) []FormatTotals {
 	return out
 }
 
+// Add adds b's counts to a (a total over formats; a's Format stays).
+func (a *FormatTotals) Add(b FormatTotals) {
+	a.Runs += b.Runs
+	a.Turns += b.Turns
+	a.InputTokens += b.InputTokens
+	a.OutputTokens += b.OutputTokens
+	a.CacheReadTokens += b.CacheReadTokens
+	a.EstTokens += b.EstTokens
+	a.NoUsage += b.NoUsage
+	a.Overflow += b.Overflow
+	a.CopiedCalls += b.CopiedCalls
+}
+
 // Report is what trajmine report computes.
 type Report struct {
 	Diagnosis  diagnose.Summary

@@ -80,7 +80,7 @@ func WindowVerdict(aggs []simulate.Agg, window int64) string {
 	c := recommend.Choose(opts, recommend.Gates{MaxReinvPer100: recommend.DefaultMaxReinv})
 	if c.Index < 0 {
 		return s + fmt.Sprintf(", and %s would have carried some of them to their logged end, but none %s without losing a run or passing %d re-invocations per 100 calls; what the agents would have done after their logged ends is unknown.",
-			plural(len(opts), "replayed policy", "replayed policies"), cheaperText(c.Currency, true), recommend.DefaultMaxReinv)
+			textfmt.Plural(len(opts), "replayed policy", "replayed policies"), cheaperText(c.Currency, true), recommend.DefaultMaxReinv)
 	}
 	o := opts[c.Index]
 	short := o.Spec

@@ -144,6 +144,8 @@ func TestGolden(t *testing.T) {
 	}{
 		{"ingest", []string{"ingest", "--workers", "1", fixtureDir}, 0},
 		{"ingest-again", []string{"ingest", fixtureDir}, 0},
+		{"rejects", []string{"rejects"}, 0},
+		{"rejects-json", []string{"rejects", "--json"}, 0},
 		{"runs", []string{"runs"}, 0},
 		{"runs-json", []string{"runs", "--json"}, 0},
 		{"show", []string{"show", "s-split"}, 0},

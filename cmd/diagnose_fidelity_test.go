@@ -45,7 +45,7 @@ func TestDiagnoseCorpusPrintsFidelity(t *testing.T) {
 		t.Errorf("boundary over %d runs (%d + %d + %d), verdict %d", b.Runs, b.Events, b.Finished, b.Censored, out.Verdict.Runs)
 	}
 	for _, want := range []string{
-		"Reading boundary (Aalen–Johansen, finishing a competing outcome; " + thousands(b.Runs) + " runs: ",
+		"Reading boundary (cumulative incidence of stopping while reading, Aalen–Johansen, finishing a competing outcome; " + thousands(b.Runs) + " runs: ",
 		"Stalls: " + thousands(tot.Stalls) + " repeats of a command with an identical failing output, in " + thousands(tot.StallRuns) + " runs; " +
 			thousands(tot.Repeats) + " repeats with an identical output that did not fail",
 		diagnose.BoundaryClause(b),

@@ -88,8 +88,18 @@ set); --outcome selects the runs the maps are drawn from.
 
 --compare A B compares two groups of runs, each one of resolved, failed,
 dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
-format=NAME: the edges and variants whose share differs most, with a
-two-proportion z. --by model prints variants and edges per model family.
+format=NAME. Longer runs have more of every edge, so an edge between two
+activities is compared by its rate per run, 100 × its count / the run's
+transitions, with Welch's t-test; the edges from the start and to the end
+and the variants (repeats collapsed) by the share of runs with them, with
+Fisher's exact test; and every p-value is corrected for the number of
+edges (or variants) tested: q is the Benjamini–Hochberg q-value, and a
+difference is reported at a 5 % false discovery rate when q ≤ 0.05. The
+unnormalised, uncorrected presence test is kept as presence_p. When most
+runs are variants of their own, the top variants at a coarser level are
+printed too: with repeats collapsed, or, when that still leaves more
+variants than half the runs, by the order in which each run took up its
+activities (the variants --compare compares are at the same level). --by model prints variants and edges per model family.
 --export KIND:FILE writes ('-' for stdout): xes, the mined log as XES (IEEE
 1849): one trace per run, one event per mined activity (the activities the
 DFG counts, by --activity), so that a DFG computed from the file (PM4Py's
@@ -211,7 +221,7 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 }
 
 func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
-	fmt.Fprintf(w, "mine: %s runs, %s events, activities by %s\n\n", thousands(int64(out.Cases)), thousands(int64(out.Events)), out.Activity)
+	fmt.Fprintf(w, "mine: %s, %s, activities by %s\n\n", countOf(out.Cases, "run"), countOf(out.Events, "event"), out.Activity)
 	if out.Cases == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -221,6 +231,15 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 	var b strings.Builder
 	if err := mining.WriteVariants(&b, out.Variants, o.Top); err != nil {
 		return err
+	}
+	if out.Cases > 1 && 2*len(out.Variants) > out.Cases {
+		// most runs are variants of their own: the coarser variants say more
+		how := map[mining.VariantLevel]string{mining.LevelCollapsed: "with repeats collapsed (read, read, edit → read, edit)",
+			mining.LevelOrder: "by the order in which each run took up its activities (read, search, read, edit → read, search, edit; repeats collapsed still left more variants than half the runs)"}[out.CoarseLevel]
+		fmt.Fprintf(&b, "%s variants in %s runs; %s, %s:\n", thousands(int64(len(out.Variants))), thousands(int64(out.Cases)), how, thousands(int64(len(out.Coarse))))
+		if err := mining.WriteVariants(&b, out.Coarse, o.Top); err != nil {
+			return err
+		}
 	}
 	printFitted(w, o.Width, b.String())
 	fmt.Fprintln(w, "\nBusiest edges (directly-follows):")
@@ -287,7 +306,7 @@ func behaviourTable(gs []behavior.Group) *table {
 		runs += g.Runs
 		comps += g.Compaction.Compactions
 		t.add(snippet(orDash(g.Key), 40), thousands(int64(g.Runs)), fmt.Sprintf("%.1f", m.OpsPer100), thousands(int64(m.FreedPerOp.Median+0.5)),
-			fmt.Sprintf("%.0f%%", 100*m.ShallowShare), fmt.Sprintf("%.0f%%", 100*m.ReEnableRate), fmt.Sprintf("%.0f%%", 100*m.ThrashShare),
+			pct(m.ShallowShare), pct(m.ReEnableRate), pct(m.ThrashShare),
 			thousands(g.Compaction.Compactions), string(g.Class.Label))
 	}
 	if len(gs) > 1 {
@@ -298,5 +317,10 @@ func behaviourTable(gs []behavior.Group) *table {
 	if zero := t.collapse(2, 3, 4, 5, 6, 7); len(zero) > 0 {
 		t.footer = append(t.footer, "0 in every family (column left out): "+strings.Join(zero, ", ")+".")
 	}
+	// at a narrow terminal the family stays whole and the figures the
+	// label rests on least give way first
+	t.key = t.columns("FAMILY")
+	t.optional = t.columns("COMPACTIONS", "FREED/OP", "THRASH", "RE-ENABLE", "SHALLOW")
+	t.optionalHint = "trajmine mine --json has every figure"
 	return t
 }

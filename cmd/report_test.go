@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/trajmine/trajmine/analysis"
-	"github.com/trajmine/trajmine/htmlreport"
-	"github.com/trajmine/trajmine/htmlreport/browsertest"
+	"github.com/trajmine/trajmine/dashboards"
+	"github.com/trajmine/trajmine/dashboards/browsertest"
 	"github.com/trajmine/trajmine/internal/store"
 )
 
@@ -22,7 +22,7 @@ func TestReportDemoWithoutLocalLogs(t *testing.T) {
 	dir := t.TempDir()
 	d.DB = filepath.Join(dir, "demo.duckdb")
 	html := filepath.Join(dir, "demo.html")
-	stdout, stderr, code := run(t, d, "report", "--demo-sessions", "12", "-o", html)
+	stdout, stderr, code := run(t, d, "report", "--full", "--demo-sessions", "12", "-o", html)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -143,14 +143,14 @@ func writeHostileCorpus(t *testing.T, dir string, n int) string {
 // and checks the page: statically (no markup from log text, every string
 // escaped) and in headless Chromium (no dialog, console error or request;
 // every chart drawn; the strings shown as text), with a screenshot of each
-// section in testdata/report-shots (ignored by git).
+// section (kept with -screenshots DIR, or $TRAJMINE_SCREENSHOTS).
 func TestReportHostileHTML(t *testing.T) {
 	d := testDeps(t, nil)
 	dir := t.TempDir()
 	d.DB = filepath.Join(dir, "x.duckdb")
 	corpus := writeHostileCorpus(t, dir, 9)
 	html := filepath.Join(dir, "report.html")
-	stdout, stderr, code := run(t, d, "report", "-o", html, "--sample-top", "2", "--sample", "3", corpus)
+	stdout, stderr, code := run(t, d, "report", "--full", "-o", html, "--sample-top", "2", "--sample", "3", corpus)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -189,7 +189,7 @@ func TestReportHostileHTML(t *testing.T) {
 	}
 
 	browsertest.Chromium(t)
-	shots := filepath.Join("testdata", "report-shots")
+	shots := browsertest.ShotDir(t, "report")
 	// every run is in the run list, not only the sample (5 of 9 here)
 	r := browsertest.Load(t, html, &browsertest.Options{ShotDir: shots, Select: []string{"r1", "r4", "r0"},
 		Steps: []string{`document.getElementById('runs-pager').textContent`}})
@@ -323,7 +323,7 @@ func BenchmarkReport(b *testing.B) {
 			}
 			b.ReportMetric(time.Since(t0).Seconds(), name+"-s")
 		}
-		var data *htmlreport.Data
+		var data *dashboards.Data
 		var res *analysis.Report
 		stage("analyse", func() (err error) {
 			res, err = analysis.AnalyseReport(ctx, st, o)
@@ -354,7 +354,7 @@ func TestReportWindow(t *testing.T) {
 	dir := t.TempDir()
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(dir, "w.duckdb")
-	stdout, stderr, code := run(t, d, "report", "--window", "5000", "-o", filepath.Join(dir, "r.html"), fixtureDir)
+	stdout, stderr, code := run(t, d, "report", "--full", "--window", "5000", "-o", filepath.Join(dir, "r.html"), fixtureDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

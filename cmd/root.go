@@ -169,7 +169,9 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewReportCmd(d, nil),
 		NewIngestCmd(d, nil),
 		NewOutcomesCmd(d, nil),
+		NewCompareCmd(d, nil),
 		NewRunsCmd(d, nil),
+		NewRejectsCmd(d, nil),
 		NewShowCmd(d, nil),
 		NewSQLCmd(d, nil),
 		NewFormatsCmd(d, nil),
@@ -184,6 +186,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewMineCmd(d, nil),
 		NewCheckCmd(d, nil),
 		NewTrainCmd(d, nil),
+		NewTermsCmd(d),
 	)
 	return root
 }

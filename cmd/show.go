@@ -15,6 +15,7 @@ import (
 
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 )
@@ -198,15 +199,17 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		}{run, end, usage, turns, ops})
 	}
 	w := o.Out
-	fmt.Fprintf(w, "run %s  (%s, %s)\n", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath))
+	// the header's lines wrap at the width, the run id and path whole
+	head := func(s string) { printIndented(w, o.Columns, "", "    ", s) }
+	head(fmt.Sprintf("run %s  (%s, %s)", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath)))
 	if run.CopiedCalls > 0 { // a resumed or forked session: its totals leave the copies out
-		fmt.Fprintf(w, "continues %s: its %d calls copied from that run (in %s out %s) are counted there, not in the totals below\n",
-			termSafe(run.ContinuesRunID), run.CopiedCalls, thousands(run.CopiedInputTokens), thousands(run.CopiedOutputTokens))
+		head(fmt.Sprintf("continues %s: its %s copied from that run (in %s out %s) are counted there, not in the totals below",
+			termSafe(run.ContinuesRunID), countOf(int(run.CopiedCalls), "call"), thousands(run.CopiedInputTokens), thousands(run.CopiedOutputTokens)))
 	}
-	fmt.Fprintf(w, "model %s  turns %d  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)\n",
-		termSafe(orDash(run.Model)), run.NTurns, thousands(run.InputTokens), thousands(run.OutputTokens),
-		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator)
-	writeShowEnd(w, run, end)
+	head(fmt.Sprintf("model %s  turns %s  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)",
+		termSafe(orDash(run.Model)), thousands(run.NTurns), thousands(run.InputTokens), thousands(run.OutputTokens),
+		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator))
+	writeShowEnd(w, o.Columns, run, end)
 	opsBySeq := map[int64][]schema.ContextOp{}
 	for _, op := range ops {
 		opsBySeq[op.Seq] = append(opsBySeq[op.Seq], op)
@@ -220,7 +223,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if t.LoggedInput != nil {
 			logged = thousands(*t.LoggedInput)
 			if t.EstimatedInput > 0 {
-				ratio = fmt.Sprintf("  logged/est %.2f", float64(*t.LoggedInput)/float64(t.EstimatedInput))
+				ratio = "  logged/est " + textfmt.Ratio(float64(*t.LoggedInput)/float64(t.EstimatedInput))
 			}
 		}
 		calibrated := ""
@@ -231,8 +234,11 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if t.AfterLastCall {
 			head = fmt.Sprintf("turn %d  after the last model call: no prompt was sent", t.Turn)
 		}
+		var hb strings.Builder
+		printIndented(&hb, o.Columns, "", "    ", head)
+		head = strings.TrimSuffix(hb.String(), "\n")
 		if o.Bold {
-			head = "\x1b[1m" + head + "\x1b[0m"
+			head = "\x1b[1m" + strings.ReplaceAll(head, "\n", "\x1b[0m\n\x1b[1m") + "\x1b[0m"
 		}
 		heads[k] = head
 		// seq, event, tokens, text: the text (prose) takes what is left
@@ -286,11 +292,11 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	return nil
 }
 
-// writeShowEnd prints the end line(s) of trajmine show: the end reason
-// with its source, and by what it was decided (RunEnd).
-func writeShowEnd(w io.Writer, run schema.Run, end RunEnd) {
+// writeShowEnd prints the end line(s) of trajmine show, wrapped to width:
+// the end reason with its source, and by what it was decided (RunEnd).
+func writeShowEnd(w io.Writer, width int, run schema.Run, end RunEnd) {
 	line := func(parts ...string) {
-		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
+		printIndented(w, width, "", "    ", strings.TrimRight(strings.Join(parts, " "), " "))
 	}
 	if end.By != EndByDiagnose {
 		line("end", string(end.Reason), "("+string(end.Source)+"; importer, not diagnosed)", snippet(end.Why, 80))

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,7 @@ type SimulateOptions struct {
 	Calls      bool
 	NoSave     bool
 	JSON       bool
+	Err        io.Writer // warnings (a learned policy's model families)
 
 	shard, shards int
 	windows       []int64
@@ -140,37 +142,11 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 			if o.shard, o.shards, err = parseShard(o.Shard); err != nil {
 				return err
 			}
+			o.Err = c.ErrOrStderr()
 			if runF != nil {
 				return runF(o)
 			}
-			pols, err := simulatePolicies(o)
-			if err != nil {
-				return err
-			}
-			var st *store.Store
-			if d.lakeDir() != "" && !o.NoSave {
-				st, err = d.openLakeWriter(c.Context(), store.LakeSimulate, o.shard, o.shards)
-			} else {
-				st, err = d.open(c.Context(), o.NoSave)
-			}
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			out, err := analysis.SimulateStore(c.Context(), st, o.analysis(), pols)
-			if err != nil {
-				return err
-			}
-			if st.Lake() != "" && !o.NoSave {
-				if _, err := st.CommitLake(c.Context()); err != nil {
-					return err
-				}
-			}
-			warnModelFamilies(c.ErrOrStderr(), learnedFamilies(out.Results))
-			if o.JSON {
-				return writeJSON(o.Out, out)
-			}
-			return writeSimulate(o.Out, out, o.Width, o.Bold)
+			return simulateRun(c.Context(), d, o)
 		},
 	}
 	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "policy spec, e.g. 'halflife(cap=4000)' (repeatable; default: the whole catalog)")
@@ -185,6 +161,40 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 	c.Flags().BoolVar(&o.NoSave, "no-save", false, "write no tables (opens the database read-only)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: comparison, per-run results, accuracy")
 	return c
+}
+
+// simulateRun replays the runs (the lake's shard, with --lake) under the
+// policies and prints the comparison: the store is opened to write
+// sim_runs and sim_calls, or read-only with --no-save.
+func simulateRun(ctx context.Context, d *Deps, o *SimulateOptions) error {
+	pols, err := simulatePolicies(o)
+	if err != nil {
+		return err
+	}
+	var st *store.Store
+	if d.lakeDir() != "" && !o.NoSave {
+		st, err = d.openLakeWriter(ctx, store.LakeSimulate, o.shard, o.shards)
+	} else {
+		st, err = d.open(ctx, o.NoSave)
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	out, err := analysis.SimulateStore(ctx, st, o.analysis(), pols)
+	if err != nil {
+		return err
+	}
+	if st.Lake() != "" && !o.NoSave {
+		if _, err := st.CommitLake(ctx); err != nil {
+			return err
+		}
+	}
+	warnModelFamilies(o.Err, learnedFamilies(out.Results))
+	if o.JSON {
+		return writeJSON(o.Out, out)
+	}
+	return writeSimulate(o.Out, out, o.Width, o.Bold)
 }
 
 func parseWindows(s string) ([]int64, error) {
@@ -293,8 +303,8 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	if out.Shard != "" {
 		shard = " (shard " + out.Shard + ")"
 	}
-	printWrapped(w, width, fmt.Sprintf("simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated",
-		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", ")))
+	printWrapped(w, width, fmt.Sprintf("simulate: %s%s × %s × window %s; nothing past a run's logged end is extrapolated",
+		countOf(out.Runs, "run"), shard, textfmt.Plural(len(out.Policies), "policy", "policies"), strings.Join(wl, ", ")))
 	if out.Runs == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -353,7 +363,7 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 		if n == 0 || b <= 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2f", a/b)
+		return textfmt.Ratio(a / b)
 	}
 	for _, r := range rows {
 		format, family := r.Format, r.Family
@@ -361,8 +371,8 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 			format, family = "all", "all"
 		}
 		t.add(format, family, r.Rule, thousands(int64(r.Runs)), thousands(int64(r.Calls)),
-			fmt.Sprintf("%.1f%%", 100*r.MedianAbs), fmt.Sprintf("%.1f%%", 100*r.P90Abs), fmt.Sprintf("%.2f", r.ReadRatio),
-			fmt.Sprintf("%.1f%%", 100*r.IdealMedianAbs), fmt.Sprintf("%.1f%%", 100*r.IdealP90Abs), fmt.Sprintf("%.2f", r.IdealReadRatio),
+			pct(r.MedianAbs), pct(r.P90Abs), textfmt.Ratio(r.ReadRatio),
+			pct(r.IdealMedianAbs), pct(r.IdealP90Abs), textfmt.Ratio(r.IdealReadRatio),
 			ratio(r.ModelledUSD, r.UsageUSD, r.PricedRuns), ratio(r.ModelledStated, r.StatedUSD, r.StatedRuns))
 	}
 	if gone := t.collapse(t.columns("STATED ×")...); len(gone) > 0 {
@@ -420,11 +430,11 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 		cost, ci, usd := "-", "-", "-"
 		if a.Priced > 0 {
 			cost, ci = textfmt.Ratio(a.CostCachedRatio), textfmt.RatioCI(a.CostCachedLo, a.CostCachedHi)
-			usd = fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
+			usd = textfmt.Dollars(a.AsLoggedCostCachedUSD - a.CostCachedUSD)
 		}
 		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), cost, ci, usd, signedThousands(a.TokensSaved),
 			textfmt.Ratio(a.TotalRatio), textfmt.RatioCI(a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
-			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
+			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), textfmt.Ratio(a.KeepAllRatio), b}
 		if grouped {
 			row = append([]string{a.Group}, row...)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/tracer"
@@ -236,7 +237,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		return fmt.Errorf("train tracer: all %d runs are held out (%s): use a larger --holdout-every", len(held), holdout.Rule(o.Holdout))
 	}
 	w := o.Out
-	fmt.Fprintf(w, "training on %d runs, %d held out (%s, recommend's split); reward: %s\n", len(train), len(held), holdout.Rule(o.Holdout), rewardText(o.Reward))
+	fmt.Fprintf(w, "training on %s, %d held out (%s, recommend's split); reward: %s\n", countOf(len(train), "run"), len(held), holdout.Rule(o.Holdout), rewardText(o.Reward))
 	et := &table{header: []string{"EPOCH", "REWARD", "TOKENS/KEEP-ALL", "COST/KEEP-ALL", "REINV/100", "OVERFLOWS", "MEAN RATIO", "MEAN-POLICY REWARD", "MEAN-POLICY TOKENS", "OUTCOME LOGLOSS"},
 		right: []bool{true, true, true, true, true, true, true, true, true, true}, optionalHint: "the model file has every figure; widen the terminal"}
 	et.optional = []int{9, 8, 7, 6}
@@ -262,7 +263,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if err := tracer.WriteModel(o.Model, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Model, len(m.Training.Curves), elapsed.Seconds(), o.Model)
+	fmt.Fprintf(w, "wrote %s (%s in %s); use it as tracer(model=%s)\n", o.Model, countOf(len(m.Training.Curves), "epoch"), textfmt.Duration(elapsed), o.Model)
 	if u := m.Training.Uniform; u != nil {
 		printWrapped(w, o.Width, tunedText(u, len(train)))
 	}

@@ -131,7 +131,7 @@ WHERE s.window_tokens = ? AND ((s.saved AND (NOT (e.logged OR e.over) OR s.statu
 		head string // keep the output up to this line (exclusive); "" all
 	}{
 		{"simulate-window-what-if", []string{"simulate", "--window", "32000", "--no-save", "--policy", "truncate", "--policy", "compact-codex", "--policy", "mask", "--policy", "halflife"}, ""},
-		{"report-window-what-if", []string{"report", "--all", "--window", "32000", "-o", filepath.Join(t.TempDir(), "r.html")}, "Context policies replayed"},
+		{"report-window-what-if", []string{"report", "--full", "--all", "--window", "32000", "-o", filepath.Join(t.TempDir(), "r.html")}, "Context policies replayed"},
 		{"recommend-window-what-if", []string{"recommend", "--window", "32000"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

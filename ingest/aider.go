@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"math"
 	"path/filepath"
@@ -104,10 +103,11 @@ type adImport struct {
 }
 
 func (aider) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	data = bytes.TrimPrefix(data, utf8BOM)
 	lines := strings.Split(string(data), "\n")
 	breaks := false

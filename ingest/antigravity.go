@@ -86,7 +86,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 	var q callLinker
 	var last schema.EventKind
 	lastStatus := ""
-	err := jsonLines(f, r, func(line int64, raw []byte, s *agStep) error {
+	err := lineReader[agStep]{decode: jsonValue[agStep]}.read(f, r, func(line int64, raw []byte, s *agStep) error {
 		if s.Type == "" {
 			return f.Reject(line, "step without a type", raw)
 		}

@@ -113,7 +113,6 @@ type atif struct{ formatInfo }
 var (
 	atifVersionRe = regexp.MustCompile(`"schema_version"\s*:\s*"ATIF-v\d`)
 	atifEpisodeRe = regexp.MustCompile(`"episode"\s*:\s*"episode-\d+"`)
-	atifBOM       = []byte("\xef\xbb\xbf")
 )
 
 // Detect accepts a JSON object whose top-level schema_version names ATIF
@@ -122,7 +121,7 @@ var (
 // key and carries an "episode": "episode-N" (or, when the head ends before
 // that key, a *.traces.json(l) name).
 func (atif) Detect(name string, head []byte) bool {
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, atifBOM), " \t\r\n")
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
 	if len(h) == 0 {
 		return false
 	}
@@ -162,11 +161,11 @@ func atifTopLevel(b []byte, key string) bool {
 // continuation file that its root's import holds imports nothing (see the
 // type doc).
 func (atif) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
-	data = bytes.TrimPrefix(data, atifBOM)
+	data := bytes.TrimPrefix(whole.data, utf8BOM)
 	start := jsonWS(data, 0)
 	if start >= len(data) {
 		return nil
@@ -198,17 +197,18 @@ func (atif) Import(f *File, r io.Reader) error {
 	return atifTrajectory(f, p, nil, 0, 0)
 }
 
-// atifIsJSONL reports whether the first line of data is a complete traces
-// record (a JSONL export), as opposed to a broken JSON document.
+// atifIsJSONL reports whether one of the first lines of data (voteLines)
+// is a complete traces record (a JSONL export, whose first line may be a
+// bad one), as opposed to a broken JSON document.
 func atifIsJSONL(data []byte, start int) bool {
-	end := bytes.IndexByte(data[start:], '\n')
-	if end < 0 {
+	if bytes.IndexByte(data[start:], '\n') < 0 {
 		return false
 	}
-	var rec struct {
+	return anyJSONL(data[start:], voteLines, func(rec *struct {
 		Conversations json.RawMessage `json:"conversations"`
-	}
-	return json.Unmarshal(data[start:start+end], &rec) == nil && rec.Conversations != nil
+	}) bool {
+		return rec.Conversations != nil
+	})
 }
 
 type atifDoc struct {

@@ -154,7 +154,7 @@ func atifLoad(path string) (p *atifPart, exists bool) {
 		return nil, true
 	}
 	// repaired, not counted: the file's own import counts it
-	data, _ = repairJSONText(bytes.TrimPrefix(data, atifBOM))
+	data, _ = repairJSONText(bytes.TrimPrefix(data, utf8BOM))
 	start := jsonWS(data, 0)
 	if start >= len(data) || data[start] != '{' {
 		return nil, true

@@ -125,7 +125,7 @@ func (b *RunBuilder) SetUsage(u schema.Usage) {
 // SetUsageAt records the logged usage of model call turn. A negative count
 // (input, output, cache read or write, reasoning: one rule for all) is set to
 // 0 and recorded as a reject, naming the field and the logged value, at the
-// line being read (File.Lines, ParallelLines), else at the latest event's;
+// line being read (File.Lines, lineReader), else at the latest event's;
 // in strict mode Finish then fails the file.
 func (b *RunBuilder) SetUsageAt(turn int64, u schema.Usage) {
 	u.RunID, u.Turn = b.Run.RunID, turn
@@ -290,7 +290,7 @@ func (b *RunBuilder) SetLoggedTotals(u schema.Usage) {
 
 // nonNegative sets each negative count of u (what names it in the reject)
 // to 0 and records a reject per count, naming the field and the logged
-// value, at the line being read (File.Lines, ParallelLines), else at the
+// value, at the line being read (File.Lines, lineReader), else at the
 // latest event's. In strict mode the reject's error is kept for Finish.
 func (b *RunBuilder) nonNegative(u *schema.Usage, what string) {
 	for _, c := range []struct {

@@ -142,10 +142,7 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		rec  ccRecord
 	}
 	var pending []pendingRec
-	err := ParallelLines(f, r, decodeCCLine, func(line int64, raw []byte, d *ccLine) error {
-		if d.reject != "" {
-			return f.Reject(line, d.reject, raw)
-		}
+	err := lineReader[ccLine]{decode: decodeCCLine, parallel: true}.read(f, r, func(line int64, raw []byte, d *ccLine) error {
 		if d.skip {
 			return nil
 		}
@@ -438,7 +435,7 @@ func (cr *ccRun) finish() error {
 }
 
 // ccLine is one decoded line: the pure part of the import, done in parallel
-// by ParallelLines before the line is handled in order.
+// by lineReader before the line is handled in order.
 type ccLine struct {
 	rec    ccRecord
 	msg    ccMessage
@@ -449,20 +446,19 @@ type ccLine struct {
 }
 
 // decodeCCLine decodes and checks one line (step 1 of the import).
-func decodeCCLine(_ int64, raw []byte) *ccLine {
-	d := &ccLine{}
+func decodeCCLine(_ int64, raw []byte, d *ccLine) string {
 	rec, msg := &d.rec, &d.msg
 	if d.reject = decodeRecord(raw, rec); d.reject != "" {
-		return d
+		return d.reject
 	}
 	if rec.Message != nil && rec.Message[0] != '{' && string(rec.Message) != "null" {
 		d.reject = "message is not an object"
-		return d
+		return d.reject
 	}
 	if len(rec.Message) > 0 && rec.Message[0] == '{' {
 		if err := json.Unmarshal(rec.Message, msg); err != nil {
 			d.reject = "invalid message: " + clipErr(err)
-			return d
+			return d.reject
 		}
 	}
 	if rec.Type == "" && msg.Role != "" {
@@ -471,15 +467,15 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 	switch rec.Type {
 	case "progress", "file-history-snapshot", "queue-operation":
 		d.skip = true
-		return d
+		return d.reject
 	case "user", "assistant":
 		if rec.Message == nil {
 			d.reject = rec.Type + " record without message"
-			return d
+			return d.reject
 		}
 		if msg.Content == nil && (rec.Type == "user" || msg.Usage == nil) {
 			d.reject = rec.Type + " message without content"
-			return d
+			return d.reject
 		}
 		var err error
 		if d.blocks, d.text, err = parseBlocks(msg.Content); err != nil {
@@ -491,7 +487,7 @@ func decodeCCLine(_ int64, raw []byte) *ccLine {
 	default:
 		d.reject = "unknown record type " + clipQuote(rec.Type)
 	}
-	return d
+	return d.reject
 }
 
 // parseBlocks decodes Anthropic content: a string (blocks nil, text set) or

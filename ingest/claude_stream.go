@@ -169,11 +169,11 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 	t := trimHead(head)
 	if len(t) > 0 && t[0] == '{' && csIsCassette(t) {
 		si.cassette = true
-		data, err := io.ReadAll(br)
+		doc, err := readDocument(f, br)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", f.Path(), err)
+			return err
 		}
-		if err := si.document(data); err != nil {
+		if err := si.document(doc); err != nil {
 			return err
 		}
 	} else {
@@ -191,8 +191,7 @@ func (claudeStream) Import(f *File, r io.Reader) error {
 }
 
 // document imports a cassette.
-func (si *csImport) document(data []byte) error {
-	doc := newJSONDoc(data)
+func (si *csImport) document(doc *jsonDoc) error {
 	if len(doc.root.raw) == 0 {
 		return nil
 	}
@@ -200,10 +199,10 @@ func (si *csImport) document(data []byte) error {
 	if !ok {
 		return err
 	}
-	ix := doc.ix
+	ix := doc.index()
 	ms, found := fields["messages"]
 	if !found {
-		return si.f.Reject(1, "cassette without a messages array", data)
+		return si.f.Reject(1, "cassette without a messages array", doc.data)
 	}
 	elems, err := arrayElems(ms)
 	if err != nil {

@@ -41,11 +41,11 @@ func (claudeWeb) Detect(_ string, head []byte) bool {
 }
 
 func (claudeWeb) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
+	doc, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
-	doc := newJSONDoc(data)
+	data := doc.data
 	if len(doc.root.raw) == 0 {
 		return nil
 	}
@@ -53,7 +53,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 	if !ok {
 		return err
 	}
-	ix := doc.ix
+	ix := doc.index()
 	ll, found := fields["loglines"]
 	if !found {
 		return f.Reject(1, "export without a loglines array", data)
@@ -70,9 +70,9 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 			}
 		}
 		line := ix.line(el.off)
-		d := decodeCCLine(line, el.raw)
-		if d.reject != "" {
-			if err := f.Reject(line, fmt.Sprintf("logline %d: %s", i+1, d.reject), el.raw); err != nil {
+		d := &ccLine{}
+		if why := decodeCCLine(line, el.raw, d); why != "" {
+			if err := f.Reject(line, fmt.Sprintf("logline %d: %s", i+1, why), el.raw); err != nil {
 				return err
 			}
 			continue

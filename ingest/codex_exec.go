@@ -132,7 +132,7 @@ type cxeImport struct {
 
 func (codexExec) Import(f *File, r io.Reader) error {
 	ci := &cxeImport{f: f, runs: map[string]*cxeRun{}}
-	if err := f.Lines(r, ci.line); err != nil {
+	if err := (lineReader[cxeRecord]{decode: cxeDecode}).read(f, r, ci.line); err != nil {
 		return err
 	}
 	for _, k := range ci.order {
@@ -172,14 +172,18 @@ func (ci *cxeImport) run(id string) (*cxeRun, error) {
 	return cr, nil
 }
 
-func (ci *cxeImport) line(line int64, raw []byte) error {
-	f := ci.f
+// cxeDecode decodes a line into a record (a BOM left on line 1 dropped).
+func cxeDecode(line int64, raw []byte, rec *cxeRecord) string {
 	if line == 1 {
 		raw = bytes.TrimPrefix(raw, utf8BOM)
 	}
-	var rec cxeRecord
-	if why := decodeRecord(raw, &rec); why != "" {
-		return f.Reject(line, why, raw)
+	return decodeRecord(raw, rec)
+}
+
+func (ci *cxeImport) line(line int64, raw []byte, rec *cxeRecord) error {
+	f := ci.f
+	if line == 1 {
+		raw = bytes.TrimPrefix(raw, utf8BOM)
 	}
 	if rec.Type == "" {
 		return f.Reject(line, "record without type", raw)

@@ -189,7 +189,7 @@ func (copilotCLI) Import(f *File, r io.Reader) error {
 		order = append(order, id)
 		return cr, nil
 	}
-	err := jsonLines(f, r, func(line int64, raw []byte, env *cpEnvelope) error {
+	err := lineReader[cpEnvelope]{decode: jsonValue[cpEnvelope]}.read(f, r, func(line int64, raw []byte, env *cpEnvelope) error {
 		if env.Type == "" {
 			return f.Reject(line, "event without a type", raw)
 		}

@@ -71,7 +71,7 @@ func (cursorAgent) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var q callLinker
 	var last schema.EventKind
-	err := jsonLines(f, r, func(line int64, raw []byte, l *cuLine) error {
+	err := lineReader[cuLine]{decode: jsonValue[cuLine]}.read(f, r, func(line int64, raw []byte, l *cuLine) error {
 		if l.Role == "" || l.Message == nil {
 			return f.Reject(line, "line without a role and a message", raw)
 		}

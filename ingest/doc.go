@@ -8,8 +8,11 @@
 //  1. Walk the inputs (a directory that cannot be read is reported and the
 //     walk goes on); open each file without blocking and skip it unless it is
 //     a regular file (a FIFO or device could block or never end); read its
-//     head and Detect its format (or take the one forced with
-//     Options.Format). A leading UTF-8 byte order mark is dropped for every
+//     head (readHead: past a first line longer than HeadSize to the lines
+//     after it) and Detect its format (or take the one forced with
+//     Options.Format, trajmine ingest --format). One bad line among the
+//     first ones does not defeat detection (DetectFormat's second look,
+//     majorityHead). A leading UTF-8 byte order mark is dropped for every
 //     format.
 //  2. Hash the file; a sha256 the Sink has Seen is skipped (re-import is a
 //     no-op). A file of at most Options.SmallFile bytes is kept in memory
@@ -73,19 +76,29 @@
 //   - formats.go: the registration of every importer in detection order,
 //     with its name and description (formatInfo), and the corpus folders
 //     it is tested on.
-//   - detect.go: headLines, firstLines, detectJSONL and anyJSONL, the look
-//     at a head's first records that Detect does for JSONL formats.
-//   - jsonl.go: a JSONL file's records decoded line by line (jsonLines,
-//     decodeRecord), with the rejection of a line that is not one.
+//   - lines.go and jsondoc.go: the two ways an importer reads its input.
+//     lineReader (lines.go) reads a file line by line, each line decoded
+//     into a record type (jsonRecord by default, jsonValue, or the
+//     format's own decoder), with a parallel option (decode on every core,
+//     handle in order); a line the decoder refuses is rejected at its line
+//     and the rest read on. File.Lines is the same reader without
+//     decoding, for importers whose decoding of a line depends on what came
+//     before. readDocument (jsondoc.go) reads a file whole, once, as a
+//     jsonDoc: values split off with their offsets (objectFields,
+//     arrayElems, d.object, d.array), array elements decoded one by one
+//     (decodeElems), the whole decoded (d.decode), every problem rejected
+//     at its line (the lineIndex, made on first use); readJSONDoc,
+//     readJSONObject and docRun are readDocument for a file that must be
+//     JSON, one object, one run.
+//   - detect.go: every helper of Detect: headLines, firstLines, anyJSONL
+//     and detectJSONL (a JSONL head's first records); majorityHead, the
+//     second look DetectFormat takes without the lines most first lines
+//     disagree with (issue 30.12); headKeys, topKeys, firstElemKeys and the
+//     token steps (skipValue, skipRest, enter, nextKey), the keys at the
+//     head of a document cut off at HeadSize.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
-//     jsonEachField, jsonEachElem, jsonFieldAt, headKeys) for heads and
-//     offsets, without decoding.
-//   - jsondoc.go: a file read as one JSON document (jsonDoc, readJSONDoc,
-//     readJSONObject, docRun), values split off with their offsets
-//     (objectFields, arrayElems), array elements decoded one by one
-//     (decodeElems), the lineIndex, decoding errors as a line and a short
-//     reason, and the token steps of Detect's scanners (skipValue,
-//     skipRest, enter, nextKey).
+//     jsonEachField, jsonEachElem, jsonFieldAt) for heads and offsets,
+//     without decoding.
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
 //     logs, and toolCallFields; jsonutil.go: values read one way for every
 //     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,
@@ -103,9 +116,53 @@
 //     of loosely typed column values; places.go: the standard places of
 //     every agent's logs (Places, Discover).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
-//     errors.go: SyntaxError and clipErr; lines.go: ParallelLines.
+//     errors.go: SyntaxError and clipErr.
 //   - repair.go: the importer boundary's repairs (jsonInput and
 //     repairJSONText before the importer, repairTx after it).
+//
+// # Adding an importer
+//
+// The template is cursor_agent.go, a small JSONL importer read through
+// lineReader (a whole-document format: hermes_agent.go, on docRun and
+// decodeElems), with its tests in cursor_agent_test.go and its fixture
+// folder testdata/cursor-agent-transcripts/ (the log, its LICENSE and a
+// README naming its source and its hand counts). A new format touches:
+//
+//  1. <format>.go: a type embedding formatInfo, with Detect (on
+//     detect.go's helpers: anyJSONL or detectJSONL for JSONL, headKeys for
+//     a document; a JSONL detector that reads the first line only or
+//     every line is helped by majorityHead, so that TestDetectOneBadLine
+//     passes) and Import (on lineReader or readDocument; rows through
+//     f.NewRun's RunBuilder, bad records through f.Reject).
+//  2. formats.go: register(priority, …) with the name --format takes and
+//     its one-line description, and its corpusFolders (and alsoReads).
+//  3. <format>_test.go: table-driven tests on testdata/<format>/ with hand
+//     counts; detect_internal_test.go (TestDetectFormat's rules) and
+//     corpus_more_test.go (TestNoForeignClaims over every corpus file, the
+//     per-folder goldens under testdata/corpus-more/, TestIssue21 tables)
+//     when it has a corpus folder; corpus_golden_test.go's goldens are
+//     regenerated with -update and reviewed.
+//  4. fuzz_test.go: a fuzzTable entry with the fixtures as seeds.
+//  5. TestDetectOneBadLine (detect_badline_internal_test.go) covers a new
+//     JSONL format by itself once a .jsonl fixture is detected as it; add
+//     it to jsonlFormatsCovered, and to badLineKeys the key its records
+//     cannot do without if it is none of those listed.
+//  6. The formats listing: trajmine formats prints Describe (cmd/formats.go
+//     and its golden); README's formats table names the agent and the
+//     versions its fixtures come from.
+//  7. readerversion.go: a new format starts at 1 (no entry). Raise a
+//     format's version, with a line saying why, whenever its importer reads
+//     the same bytes into other rows, so that stores read it again; a
+//     change of detection alone raises nothing.
+//
+// An agent's SQLite store is read by a storeImporter instead (template
+// goose_db.go; sqlite.go): Detect is false, claims recognises the store by
+// its tables and columns on the snapshot prepare takes, importDB reads its
+// rows (f.scanTable, the values through sqlite_values.go's readers, bad
+// rows through f.rejectRow, "file: table T row N: …"). Its tests build the
+// store from the fixture's SQL (sqlite_test.go, sqlite_rules_test.go), and
+// FuzzStoreValues (sqlite_fuzz_test.go) fuzzes its JSON columns: a
+// fuzzTable entry does not fit, since a damaged database may fail.
 //
 // Package internal/jsonx decodes with goccy/go-json and error messages that
 // name the JSON field and the problem in plain words.

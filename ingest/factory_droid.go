@@ -96,7 +96,7 @@ func (factoryDroid) Import(f *File, r io.Reader) error {
 		b.Run.Harness = "factory-droid"
 		return nil
 	}
-	err := jsonLines(f, r, func(line int64, raw []byte, rec *fdRecord) error {
+	err := lineReader[fdRecord]{decode: jsonValue[fdRecord]}.read(f, r, func(line int64, raw []byte, rec *fdRecord) error {
 		switch rec.Type {
 		case "":
 			return f.Reject(line, "record without a type", raw)

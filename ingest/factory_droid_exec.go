@@ -79,7 +79,7 @@ type fxEvent struct {
 func (factoryDroidExec) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var last schema.EventKind
-	err := jsonLines(f, r, func(line int64, raw []byte, e *fxEvent) error {
+	err := lineReader[fxEvent]{decode: jsonValue[fxEvent]}.read(f, r, func(line int64, raw []byte, e *fxEvent) error {
 		if e.Type == "" {
 			return f.Reject(line, "event without a type", raw)
 		}

@@ -90,10 +90,11 @@ func gaiRecords(f *File, data []byte) ([]gaiRecord, error) {
 // each, decoded into plain values (gaiDecodeAny); a record that does not
 // decode is rejected and fn does not see it.
 func gaiEachValue(f *File, r io.Reader, fn func(rec gaiRecord, v any) error) error {
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	recs, err := gaiRecords(f, data)
 	if err != nil {
 		return err

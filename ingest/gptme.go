@@ -151,7 +151,7 @@ func (gptme) Import(f *File, r io.Reader) error {
 	var last schema.EventKind
 	var cost float64
 	hasCost := false
-	err := jsonLines(f, r, func(line int64, raw []byte, m *gmeMessage) error {
+	err := lineReader[gmeMessage]{decode: jsonValue[gmeMessage]}.read(f, r, func(line int64, raw []byte, m *gmeMessage) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}

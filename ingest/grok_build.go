@@ -115,7 +115,7 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "grok-build"
 	var last schema.EventKind
-	err = jsonLines(f, r, func(line int64, raw []byte, row *grRow) error {
+	err = lineReader[grRow]{decode: jsonValue[grRow]}.read(f, r, func(line int64, raw []byte, row *grRow) error {
 		if !grokTypes[row.Type] {
 			if row.Type == "" {
 				return f.Reject(line, "row without a type", raw)

@@ -25,7 +25,9 @@ type Importer interface {
 	// Describe says in one line what the importer reads.
 	Describe() string
 	// Detect reports whether a file with this name starting with head is in
-	// the importer's format. head is at most HeadSize bytes.
+	// the importer's format. head is the file's first HeadSize bytes or
+	// fewer; when those hold no line end, the HeadSize bytes after the
+	// first line follow them, after a "\n" (readHead).
 	Detect(name string, head []byte) bool
 	// Import reads the whole file, feeding runs built with f.NewRun.
 	// Malformed records go to f.Reject; a returned error aborts the file.
@@ -111,12 +113,28 @@ func Detect(name string, head []byte) Importer {
 // wrapping ErrUnknownFormat naming the formats tried, or ErrAmbiguousFormat
 // naming the candidates.
 func DetectFormat(name string, head []byte) (Importer, error) {
-	var specific, generic []Importer
-	for _, im := range Candidates(name, head) {
-		if priority[im.Name()] < genericPriority {
-			specific = append(specific, im)
-		} else {
-			generic = append(generic, im)
+	specific, generic := candidates(name, head)
+	if len(specific) != 1 {
+		// no specific format, or several: look again without the lines
+		// most of the first ones disagree with (majorityHead), so that
+		// one bad line cannot hide a JSONL format or make it ambiguous
+		repaired, _ := repairJSONText(trimBOM(head))
+		var alt [][]byte
+		if i := bytes.IndexByte(repaired, '\n'); i >= HeadSize-1 {
+			alt = append(alt, repaired[i+1:]) // the lines after a first line longer than the head (readHead)
+		}
+		if clean, ok := majorityHead(repaired); ok {
+			alt = append(alt, clean)
+		}
+		if i := bytes.IndexByte(repaired, '\n'); i >= 0 && i < len(repaired)-1 && repaired[0] == '{' {
+			// records so long that the head holds too few for a
+			// majority: the head without its first line
+			alt = append(alt, repaired[i+1:])
+		}
+		for _, h := range alt {
+			if s, _ := candidates(name, h); len(s) == 1 {
+				return s[0], nil
+			}
 		}
 	}
 	switch {
@@ -134,6 +152,18 @@ func DetectFormat(name string, head []byte) (Importer, error) {
 	return nil, unknownFormatError(name)
 }
 
+// candidates is Candidates split at genericPriority.
+func candidates(name string, head []byte) (specific, generic []Importer) {
+	for _, im := range Candidates(name, head) {
+		if priority[im.Name()] < genericPriority {
+			specific = append(specific, im)
+		} else {
+			generic = append(generic, im)
+		}
+	}
+	return specific, generic
+}
+
 // Options configure an import. A nil *Options means defaults.
 type Options struct {
 	Format    string    // "" or "auto": detect per file
@@ -148,6 +178,9 @@ type Options struct {
 	// each file skipped without being read (the QuickSink check), so that
 	// a rate over Progress counts only bytes read.
 	Skipped func(n int64)
+	// Done, when set, is called once for each file when it is done with:
+	// imported, skipped (already imported, or not a log) or failed.
+	Done func()
 	// SmallFile is the size up to which files are parsed in memory and
 	// committed in batches when the sink is a BatchSink (default 4 MiB;
 	// negative: never).
@@ -209,7 +242,7 @@ type File struct {
 	runs, events, rejects, outcomes int64
 
 	maxDecompressed int64 // Options.MaxDecompressed
-	line            int64 // the line being handled by Lines or ParallelLines (0: none)
+	line            int64 // the line being handled by Lines or lineReader (0: none)
 
 	where string // the store row being read ("table T row N", rowWhere), which Reject names instead of a line
 
@@ -263,7 +296,7 @@ func (f *File) Lines(r io.Reader, fn func(line int64, b []byte) error) error {
 
 // eachLine is Lines; track says whether it records the line being handled
 // in f.line, which only the goroutine that handles lines may do
-// (ParallelLines' reader goroutine does not: issue 31.7's data race).
+// (parallelLines' reader goroutine does not: issue 31.7's data race).
 func (f *File) eachLine(r io.Reader, fn func(line int64, b []byte) error, track bool) error {
 	br := bufio.NewReaderSize(r, 64<<10) // longer lines are joined below
 	if track {
@@ -416,7 +449,9 @@ func prepare(path string, forced Importer, small int64, only func(Importer) bool
 		return nil, nil, nil, err
 	}
 	defer fh.Close()
-	var buf []byte
+	var buf, head []byte
+	var h hash.Hash // for a large file: the hash of its first hashed bytes
+	var hashed int64
 	whole := false
 	if st.Size() <= small {
 		// read up to small+1 bytes: a file that grew past small since the
@@ -425,34 +460,39 @@ func prepare(path string, forced Importer, small int64, only func(Importer) bool
 		_, err = b.ReadFrom(io.LimitReader(fh, small+1))
 		buf = b.Bytes()
 		whole = int64(len(buf)) <= small
-	} else {
-		buf = make([]byte, HeadSize)
-		var n int
-		n, err = io.ReadFull(fh, buf)
-		buf = buf[:n]
-		if err == io.ErrUnexpectedEOF || err == io.EOF {
-			err = nil
+		if err == nil {
+			head, err = readHead(bytes.NewReader(buf))
 		}
+	} else {
+		// every byte read for the head is hashed as it is read, the
+		// rest after detection
+		h = sha256.New()
+		cr := &headReader{r: io.TeeReader(fh, h)}
+		head, err = readHead(cr)
+		hashed = cr.n
 	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if _, store := forced.(storeImporter); isSQLite(buf) && (forced == nil || store) {
+	if _, store := forced.(storeImporter); isSQLite(head) && (forced == nil || store) {
 		src, im, err := prepareStore(path, forced, only) // sqlite.go: a snapshot, not the head
 		return src, im, nil, err
 	}
 	im := forced
 	if im == nil {
-		if im, err = DetectFormat(path, buf[:min(len(buf), HeadSize)]); err != nil {
+		if im, err = DetectFormat(path, head); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	if only != nil && !only(im) {
 		return nil, nil, nil, fmt.Errorf("%s: %w: it is a %s file (trajmine ingest imports it)", path, errNotOutcome, im.Name())
 	}
-	h := sha256.New()
-	h.Write(buf)
-	n := int64(len(buf))
+	if h == nil {
+		h = sha256.New()
+		h.Write(buf)
+		hashed = int64(len(buf))
+	}
+	n := hashed
 	if whole {
 		return newSource(path, h, n, im), im, buf, nil
 	}
@@ -461,6 +501,58 @@ func prepare(path string, forced Importer, small int64, only func(Importer) bool
 		return nil, nil, nil, fmt.Errorf("hash %s: %w", path, err)
 	}
 	return newSource(path, h, n+m, im), im, nil, nil
+}
+
+// readHead reads what Detect sees of a file: its first HeadSize bytes and,
+// when they hold no line end (a first line longer than HeadSize, such as
+// one huge or cut-off record), a "\n" and up to HeadSize bytes after the
+// end of that line, so that a JSONL format is still detected on the lines
+// that follow (issue 30.12). The rest of the long line is read through,
+// not kept.
+func readHead(r io.Reader) ([]byte, error) {
+	head := make([]byte, HeadSize, 2*HeadSize+1)
+	n, err := io.ReadFull(r, head)
+	head = head[:n]
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return head, nil
+	}
+	if err != nil || bytes.IndexByte(head, '\n') >= 0 {
+		return head, err
+	}
+	br := bufio.NewReaderSize(r, HeadSize)
+	for {
+		_, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			return head, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		break
+	}
+	head = append(head, '\n')
+	more := head[len(head) : len(head)+HeadSize]
+	m, err := io.ReadFull(br, more)
+	head = head[:len(head)+m]
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return head, err
+}
+
+// headReader counts the bytes read through it (for the head, readHead).
+type headReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *headReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func newSource(path string, h hash.Hash, n int64, im Importer) *schema.Source {

@@ -98,7 +98,7 @@ func (inspectAI) Detect(name string, head []byte) bool {
 	if bytes.HasPrefix(head, []byte("PK\x05\x06")) { // an empty archive
 		return strings.HasSuffix(strings.ToLower(name), ".eval")
 	}
-	h := bytes.TrimLeft(bytes.TrimPrefix(head, atifBOM), " \t\r\n")
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
 	at := jsonFieldAt(h, 0, "eval")
 	if at < 0 {
 		return false
@@ -131,14 +131,15 @@ func (inspectAI) Import(f *File, r io.Reader) error {
 			return inspArchive(f, ra, ra.Size())
 		}
 	}
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	if bytes.HasPrefix(data, []byte("PK")) {
 		return inspArchive(f, bytes.NewReader(data), int64(len(data)))
 	}
-	return inspDocument(f, data)
+	return inspDocument(f, whole)
 }
 
 type inspSample struct {

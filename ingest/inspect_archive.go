@@ -159,16 +159,18 @@ func inspArchive(f *File, ra io.ReaderAt, size int64) error {
 }
 
 // inspDocument imports a .json log.
-func inspDocument(f *File, data []byte) error {
-	data = bytes.TrimPrefix(data, atifBOM)
-	lines := newLineIndex(data)
+func inspDocument(f *File, d *jsonDoc) error {
 	var log struct {
 		inspHeader
 		Samples []json.RawMessage `json:"samples"`
 	}
-	if err := json.Unmarshal(data, &log); err != nil {
-		err = exactSyntaxErr(err, data)
-		return f.Reject(decodeErrLine(err, data, lines), "invalid JSON: "+decodeErrText(err), data)
+	if ok, err := d.decode(f, &log); !ok {
+		return err
+	}
+	data := bytes.TrimPrefix(d.data, utf8BOM)
+	lines := d.index()
+	if len(data) < len(d.data) {
+		lines = newLineIndex(data)
 	}
 	spec := log.spec(f.Path())
 	att := newInspAttach(uint64(len(data)))

@@ -29,15 +29,25 @@ type jsonSpan struct {
 
 // jsonDoc is a file read as one JSON document.
 type jsonDoc struct {
-	data  []byte    // the file
-	start int       // offset of the document's first byte (after a BOM and white space)
-	root  jsonSpan  // the document, without the white space around it; empty for a blank file
-	ix    lineIndex // lines of data
+	data    []byte    // the file
+	start   int       // offset of the document's first byte (after a BOM and white space)
+	root    jsonSpan  // the document, without the white space around it; empty for a blank file
+	ix      lineIndex // lines of data, once index made them
+	indexed bool
+}
+
+// index returns the lines of the file, found on first use (a document
+// read without a reject or a line to give needs none).
+func (d *jsonDoc) index() lineIndex {
+	if !d.indexed {
+		d.ix, d.indexed = newLineIndex(d.data), true
+	}
+	return d.ix
 }
 
 // newJSONDoc finds the document in data.
 func newJSONDoc(data []byte) *jsonDoc {
-	d := &jsonDoc{data: data, ix: newLineIndex(data)}
+	d := &jsonDoc{data: data}
 	if bytes.HasPrefix(data, utf8BOM) {
 		d.start = len(utf8BOM)
 	}
@@ -47,7 +57,7 @@ func newJSONDoc(data []byte) *jsonDoc {
 }
 
 // line is the 1-based line of offset off of the file.
-func (d *jsonDoc) line(off int) int64 { return d.ix.line(off) }
+func (d *jsonDoc) line(off int) int64 { return d.index().line(off) }
 
 // errLine is the line of err, a syntax error from splitting or decoding the
 // document (its offset counts from the document's start): the error's line,
@@ -66,17 +76,47 @@ func (d *jsonDoc) errLine(err error) int64 {
 	return 1
 }
 
-// readJSONDoc reads a whole-file JSON document. It returns nil for a file of
-// white space only, and nil after rejecting a document that is not valid
-// JSON (at the line of the syntax error). The document is decoded once in
-// full to validate it: objectFields and arrayElems split values with a
-// json.Decoder, which does not check the values it skips.
-func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
+// readDocument is reading primitive 2 of 2 (the other is lineReader,
+// lines.go): it reads the whole file once into a jsonDoc, whose offsets
+// give the line of any value (d.line) and of any decoding error
+// (d.errLine, d.decode), so that what is wrong is rejected at its line. It
+// does not check that the file is JSON (readJSONDoc does): a format that is
+// not (aider's Markdown, CSV tables) reads d.data.
+func readDocument(f *File, r io.Reader) (*jsonDoc, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
 	}
-	d := newJSONDoc(data)
+	return newJSONDoc(data), nil
+}
+
+// decode decodes the whole document into v. When it does not decode, the
+// problem is rejected at its line ("invalid JSON: <why>", the exact offset
+// of a syntax error found again with encoding/json) and ok is false.
+func (d *jsonDoc) decode(f *File, v any) (ok bool, err error) {
+	data, ix := trimBOM(d.data), d.index()
+	derr := json.Unmarshal(data, v)
+	if derr == nil {
+		return true, nil
+	}
+	if len(data) < len(d.data) { // offsets count from after the BOM
+		ix = newLineIndex(data)
+	}
+	derr = exactSyntaxErr(derr, data)
+	return false, f.Reject(decodeErrLine(derr, data, ix), "invalid JSON: "+decodeErrText(derr), data)
+}
+
+// readJSONDoc is readDocument for a file that must be one JSON value. It
+// returns nil for a file of white space only, and nil after rejecting a
+// document that is not valid JSON (at the line of the syntax error). The
+// document is decoded once in full to validate it: objectFields and
+// arrayElems split values with a json.Decoder, which does not check the
+// values it skips.
+func readJSONDoc(f *File, r io.Reader) (*jsonDoc, error) {
+	d, err := readDocument(f, r)
+	if err != nil {
+		return nil, err
+	}
 	if len(d.root.raw) == 0 {
 		return nil, nil
 	}
@@ -227,65 +267,6 @@ func nextSpan(dec *stdjson.Decoder, base int) (jsonSpan, error) {
 	}
 	end := int(dec.InputOffset())
 	return jsonSpan{raw: v, off: base + end - len(v)}, nil
-}
-
-// skipValue consumes one JSON value and returns its first token.
-func skipValue(dec *stdjson.Decoder) (stdjson.Token, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := t.(stdjson.Delim); ok && (d == '{' || d == '[') {
-		return t, skipRest(dec)
-	}
-	return t, nil
-}
-
-// skipRest consumes the rest of an object or array whose opening delimiter
-// was just read.
-func skipRest(dec *stdjson.Decoder) error {
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case stdjson.Delim('{'), stdjson.Delim('['):
-			depth++
-		case stdjson.Delim('}'), stdjson.Delim(']'):
-			depth--
-		}
-	}
-	return nil
-}
-
-// nextKey reads the next key of an object being read token by token, the
-// decoder then at the key's value; ok is false at the object's '}' and on an
-// error (err).
-func nextKey(dec *stdjson.Decoder) (key string, ok bool, err error) {
-	t, err := dec.Token()
-	if err != nil || t == stdjson.Delim('}') {
-		return "", false, err
-	}
-	key, _ = t.(string)
-	return key, true, nil
-}
-
-// enter reads the first token of the next value and reports whether it is
-// open ('{' or '['): the value is then entered, its first member next. Any
-// other value is passed over whole.
-func enter(dec *stdjson.Decoder, open stdjson.Delim) (bool, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return false, err
-	}
-	if t == open {
-		return true, nil
-	}
-	if _, isDelim := t.(stdjson.Delim); isDelim {
-		return false, skipRest(dec)
-	}
-	return false, nil
 }
 
 // lineIndex maps byte offsets to 1-based line numbers.

@@ -1,7 +1,5 @@
 package ingest
 
-import json "github.com/trajmine/trajmine/ingest/internal/jsonx"
-
 // Byte-level JSON scanning, for the importers that look into a document
 // without decoding it: a head cut off at HeadSize (Detect), or the offsets of
 // values in a whole file (for the lines of rejects). The scanner checks
@@ -171,40 +169,4 @@ func jsonFieldAt(b []byte, i int, key string) int {
 		return true
 	})
 	return at
-}
-
-// headKey is one top-level key of a JSON object as headKeys saw it.
-type headKey struct {
-	name string
-	kind byte   // first byte of the value
-	str  string // the value, when it is a short string
-	off  int    // offset of the value
-}
-
-// trimHead drops a BOM and leading white space.
-func trimHead(head []byte) []byte {
-	head = trimBOM(head)
-	return head[jsonWS(head, 0):]
-}
-
-// headKeys reads the leading keys of the JSON object at the start of b (at
-// most limit) without decoding values, so that a head cut off inside a long
-// value still shows the keys before it. A cut-off value ends the scan after
-// its key.
-func headKeys(b []byte, limit int) []headKey {
-	var out []headKey
-	jsonEachField(b, 0, func(key []byte, val int) bool {
-		var name string
-		if len(out) >= limit || json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &name) != nil || val >= len(b) {
-			return false
-		}
-		k := headKey{name: name, kind: b[val], off: val}
-		end := jsonSkipValue(b, val)
-		if end >= 0 && b[val] == '"' && end-val < 512 {
-			_ = json.Unmarshal(b[val:end], &k.str)
-		}
-		out = append(out, k)
-		return end >= 0 && len(out) < limit
-	})
-	return out
 }

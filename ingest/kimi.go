@@ -118,15 +118,11 @@ func (kimiWire) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness, b.Run.ParentRunID = "kimi-cli", parent
 	k := &kimiState{b: b}
-	err = f.Lines(r, func(line int64, raw []byte) error {
-		var rec kimiRecord
-		if why := decodeRecord(raw, &rec); why != "" {
-			return f.Reject(line, why, raw)
-		}
+	err = lineReader[kimiRecord]{}.read(f, r, func(line int64, raw []byte, rec *kimiRecord) error {
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)
 		}
-		reason, err := k.record(line, &rec)
+		reason, err := k.record(line, rec)
 		if err != nil {
 			return err
 		}

@@ -7,15 +7,104 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
+
+// Reading primitive 1 of 2: a file line by line (the other is the whole
+// document, jsondoc.go). Every line-by-line importer reads through
+// lineReader; File.Lines, the same reader without decoding, is left to the
+// importers whose decoding of a line depends on what came before it.
+
+// lineReader reads a file line by line: each non-blank line (white space
+// trimmed, 1-based line numbers counting blank lines, no length limit) is
+// decoded into a fresh T and handed to the handler in file order. A line
+// the decoder refuses is rejected at its line (File.Reject) and the handler
+// does not see it, so one bad line costs that line only.
+//
+//	err := lineReader[myRecord]{}.read(f, r, func(line int64, raw []byte, rec *myRecord) error {
+//		…
+//	})
+type lineReader[T any] struct {
+	// decode fills v from the line raw, or returns why the line is to be
+	// rejected. nil: jsonRecord (a JSON object decoded into T). With
+	// parallel it runs on several goroutines and out of order, so it
+	// must be pure: everything stateful belongs in the handler.
+	decode func(line int64, raw []byte, v *T) (reject string)
+	// parallel decodes lines on up to GOMAXPROCS goroutines and hands
+	// them to the handler in order on the calling goroutine; at most a
+	// few batches of ≤ 512 lines / 4 MB are in flight, so memory stays
+	// bounded. For formats whose decoding is most of the work.
+	parallel bool
+}
+
+// jsonRecord is the default decoder: the line must be a JSON object
+// ("record is not a JSON object"), decoded into v ("invalid JSON: <why>").
+func jsonRecord[T any](_ int64, raw []byte, v *T) string { return decodeRecord(raw, v) }
+
+// jsonValue decodes a line that may be any JSON value into v (null leaves v
+// zero); a line that does not decode is "invalid JSON: <why>". For the
+// importers that accepted any value before the object check was shared.
+func jsonValue[T any](_ int64, raw []byte, v *T) string {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return "invalid JSON: " + clipErr(err)
+	}
+	return badKey(raw)
+}
+
+// decodeRecord decodes a line that must hold a JSON object into v. It
+// returns why the line is to be rejected ("record is not a JSON object",
+// "invalid JSON: <clipped error>", badKey's), or "" when it decoded.
+func decodeRecord(raw []byte, v any) string {
+	if len(raw) == 0 || raw[0] != '{' {
+		return "record is not a JSON object"
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return "invalid JSON: " + clipErr(err)
+	}
+	return badKey(raw)
+}
+
+// badKey says why a record that decoded is still to be rejected: a key
+// with an invalid byte ("a key is not valid UTF-8"), whose field the record
+// type cannot have read, so that the record is not kept with a field
+// silently missing (issue 30.12). Invalid UTF-8 in values is repaired, not
+// rejected (repairTx).
+func badKey(raw []byte) string {
+	if utf8.Valid(raw) || keysValidUTF8(raw, 0, 0) {
+		return ""
+	}
+	return "a key is not valid UTF-8"
+}
+
+// read reads r line by line, calling fn for every line the decoder keeps.
+// It stops at the first error fn (or, in strict mode, a rejection) returns.
+func (lr lineReader[T]) read(f *File, r io.Reader, fn func(line int64, raw []byte, v *T) error) error {
+	decode := lr.decode
+	if decode == nil {
+		decode = jsonRecord[T]
+	}
+	if lr.parallel {
+		return parallelLines(f, r, decode, fn)
+	}
+	return f.Lines(r, func(line int64, raw []byte) error {
+		var v T
+		if why := decode(line, raw, &v); why != "" {
+			return f.Reject(line, why, raw)
+		}
+		return fn(line, raw, &v)
+	})
+}
 
 // lineBatch is a run of consecutive lines handed to one decoder.
 type lineBatch[T any] struct {
-	first int64    // line number of lines[0]
-	nums  []int64  // line numbers (blank lines are skipped)
-	lines [][]byte // trimmed line bytes, owned by the batch
-	out   []T
-	done  chan struct{}
+	first  int64    // line number of lines[0]
+	nums   []int64  // line numbers (blank lines are skipped)
+	lines  [][]byte // trimmed line bytes, owned by the batch
+	out    []T
+	reject []string // the decoder's reasons, "" for a line kept
+	done   chan struct{}
 }
 
 const (
@@ -23,20 +112,14 @@ const (
 	batchBytes = 4 << 20
 )
 
-// ParallelLines reads r line by line (as File.Lines does) and decodes the
-// lines on up to GOMAXPROCS goroutines, then calls handle for every line in
-// file order on the calling goroutine. decode must be pure (it may run
-// concurrently and out of order); handle does everything stateful. At most a
-// few batches are in flight, so memory stays bounded by the batch size.
-//
-// Steps:
+// parallelLines is lineReader.read with parallel set. Steps:
 //  1. a reader goroutine cuts the input into batches of ≤ 512 lines / 4 MB,
 //     copying the line bytes, and sends each batch both to the decoders and,
 //     in order, to the handler queue;
-//  2. decoders fill batch.out and close batch.done;
+//  2. decoders fill batch.out and batch.reject and close batch.done;
 //  3. the caller takes batches from the queue in order, waits for each to be
-//     decoded, and calls handle line by line.
-func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte) T, handle func(line int64, b []byte, v T) error) error {
+//     decoded, and rejects or handles it line by line.
+func parallelLines[T any](f *File, r io.Reader, decode func(line int64, raw []byte, v *T) string, handle func(line int64, raw []byte, v *T) error) error {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	defer func() { f.line = 0 }()
 	work := make(chan *lineBatch[T], workers)
@@ -53,9 +136,9 @@ func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte
 				panicked.CompareAndSwap(nil, &err)
 			}
 		}()
-		b.out = make([]T, len(b.lines))
+		b.out, b.reject = make([]T, len(b.lines)), make([]string, len(b.lines))
 		for i, l := range b.lines {
-			b.out[i] = decode(b.nums[i], l)
+			b.reject[i] = decode(b.nums[i], l, &b.out[i])
 		}
 	}
 	for range workers {
@@ -118,7 +201,12 @@ func ParallelLines[T any](f *File, r io.Reader, decode func(line int64, b []byte
 		}
 		for i, l := range b.lines {
 			f.line = b.nums[i]
-			if herr = handle(b.nums[i], l, b.out[i]); herr != nil {
+			if why := b.reject[i]; why != "" {
+				herr = f.Reject(b.nums[i], why, l)
+			} else {
+				herr = handle(b.nums[i], l, &b.out[i])
+			}
+			if herr != nil {
 				close(stop)
 				break
 			}

@@ -240,7 +240,7 @@ func (mi *msgImport) litellmJoin(conv *msgRun, data []byte) (handled bool, err e
 func (mi *msgImport) litellmRecord(l *litellmLog) (*msgRun, bool) {
 	data := l.data
 	doc := newJSONDoc(data)
-	ix := doc.ix
+	ix := doc.index()
 	fields, err := objectFields(doc.root)
 	if err != nil {
 		return nil, false

@@ -183,10 +183,11 @@ func (m messagesImporter) Import(f *File, r io.Reader) error {
 	if strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".ndjson") {
 		return f.Lines(r, mi.line)
 	}
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && bytes.Contains(trimmed, []byte("\n{")) && !json.Valid(trimmed) {
 		return f.Lines(bytes.NewReader(data), mi.line)
@@ -221,7 +222,7 @@ func (mi *msgImport) line(n int64, b []byte) error {
 // document imports a whole-file JSON array or object.
 func (mi *msgImport) document(data []byte) error {
 	d := newJSONDoc(data)
-	ix, doc := d.ix, d.root
+	ix, doc := d.index(), d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}

@@ -238,7 +238,7 @@ func (miniSWEAgent) Import(f *File, r io.Reader) error {
 	if d == nil {
 		return err
 	}
-	doc, ix, data := d.root, d.ix, d.data
+	doc, ix, data := d.root, d.index(), d.data
 	mi := &miniImport{f: f, ix: ix, base: sweBaseName(f.Path(), ".traj.json")}
 	if doc.raw[0] == '[' {
 		elems, err := arrayElems(doc)

@@ -94,7 +94,7 @@ func (mistralVibe) Import(f *File, r io.Reader) error {
 	}
 	b.Run.Harness = "mistral-vibe"
 	var last schema.EventKind
-	err = jsonLines(f, r, func(line int64, raw []byte, m *vbMessage) error {
+	err = lineReader[vbMessage]{decode: jsonValue[vbMessage]}.read(f, r, func(line int64, raw []byte, m *vbMessage) error {
 		if m.Role == "" {
 			return f.Reject(line, "message without a role", raw)
 		}

@@ -114,11 +114,8 @@ func (openClaw) Import(f *File, r io.Reader) error {
 	base := strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
 	var recs []*ocRecord
 	started := map[string]bool{} // session keys that start an agent
-	err := f.Lines(r, func(line int64, raw []byte) error {
-		rec := &ocRecord{line: line}
-		if why := decodeRecord(raw, rec); why != "" {
-			return f.Reject(line, why, raw)
-		}
+	err := lineReader[ocRecord]{}.read(f, r, func(line int64, raw []byte, rec *ocRecord) error {
+		rec.line = line
 		if rec.Type == "" {
 			return f.Reject(line, "record without type", raw)
 		}

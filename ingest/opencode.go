@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -287,10 +286,11 @@ func (m *opcMsg) part(p opcPart, line int64) {
 }
 
 func (opencode) Import(f *File, r io.Reader) error {
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	if t := trimHead(data); len(t) > 0 && t[0] == '{' {
 		switch opcStorageKind(headKeys(t, 64)) {
 		case "message", "part":

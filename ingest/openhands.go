@@ -257,10 +257,11 @@ func (openHands) Import(f *File, r io.Reader) error {
 	if first == '{' && (strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".ndjson")) {
 		return oh.lines(br)
 	}
-	data, err := io.ReadAll(br)
+	whole, err := readDocument(f, br)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if len(trimmed) > 0 && trimmed[0] == '{' && !json.Valid(trimmed) {
 		return oh.lines(bytes.NewReader(data))
@@ -295,10 +296,11 @@ type ohImport struct {
 
 // lines imports one instance per JSONL line.
 func (oh *ohImport) lines(r io.Reader) error {
-	return ParallelLines(oh.f, r, ohDecodeLine, func(n int64, raw []byte, d ohLine) error {
-		if d.reject != "" {
-			return oh.f.Reject(n, d.reject, raw)
-		}
+	decode := func(n int64, raw []byte, d *ohLine) string {
+		*d = ohDecodeLine(n, raw)
+		return d.reject
+	}
+	return lineReader[ohLine]{decode: decode, parallel: true}.read(oh.f, r, func(n int64, raw []byte, d *ohLine) error {
 		if d.inst == nil {
 			return nil
 		}
@@ -359,7 +361,7 @@ func ohAppendEvent(out []ohRawEvent, el []byte, line int64, idx int) []ohRawEven
 // instance (or {"trajectory": [...]}) object.
 func (oh *ohImport) document(data []byte) error {
 	d := newJSONDoc(data)
-	ix, doc := d.ix, d.root
+	ix, doc := d.index(), d.root
 	if len(doc.raw) == 0 {
 		return nil
 	}

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bytes"
 	"encoding/csv"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -126,11 +125,8 @@ func tableRecord(line []byte, comma rune) ([]string, error) {
 func (outcomeTable) Import(f *File, r io.Reader) error {
 	kind := tableKind(f.Path())
 	if kind == 'j' {
-		return f.Lines(r, func(line int64, raw []byte) error {
-			var rec map[string]json.RawMessage
-			if why := decodeRecord(raw, &rec); why != "" {
-				return f.Reject(line, why, raw)
-			}
+		return lineReader[map[string]json.RawMessage]{}.read(f, r, func(line int64, raw []byte, pr *map[string]json.RawMessage) error {
+			rec := *pr
 			cell := func(names ...string) (string, []byte, bool) {
 				for _, n := range names {
 					if v, ok := rec[n]; ok && !isJSONNull(v) {
@@ -216,10 +212,11 @@ func tableRow(f *File, line int64, raw []byte, key func(string) string, resolved
 // keeps the tabs and spaces at the ends of a line, which are empty cells.
 // A leading BOM is dropped.
 func tableLines(f *File, r io.Reader, fn func(line int64, raw []byte) error) error {
-	data, err := io.ReadAll(r)
+	whole, err := readDocument(f, r)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", f.Path(), err)
+		return err
 	}
+	data := whole.data
 	data = trimBOM(data)
 	var n int64
 	for l := range bytes.Lines(data) {

@@ -227,37 +227,6 @@ func placeID(path string) string {
 	return ""
 }
 
-// headKeyNamed returns the head key named name, if the head shows it.
-func headKeyNamed(keys []headKey, name string) (headKey, bool) {
-	for _, k := range keys {
-		if k.name == name {
-			return k, true
-		}
-	}
-	return headKey{}, false
-}
-
-// firstElemKeys returns the head keys of the first element of the array
-// that key k of head h holds, when that element is an object the head
-// shows; ok is false otherwise.
-func firstElemKeys(h []byte, k headKey) (keys []headKey, ok bool) {
-	if k.kind != '[' {
-		return nil, false
-	}
-	first := -1
-	jsonEachElem(h, k.off, func(val int) bool { first = val; return false })
-	if first < 0 || first >= len(h) || h[first] != '{' {
-		return nil, false
-	}
-	return headKeys(h[first:], 16), true
-}
-
-// isBoolKind reports whether a head key's value starts a JSON boolean.
-func isBoolKind(c byte) bool { return c == 't' || c == 'f' }
-
-// isNumberKind reports whether a head key's value starts a JSON number.
-func isNumberKind(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
-
 // sortedFields are an object's fields in the order of the document.
 func sortedFields(fields map[string]jsonSpan) []namedSpan {
 	out := make([]namedSpan, 0, len(fields))

@@ -143,7 +143,7 @@ type piBlock struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-// piLine is one decoded line (the pure part, done by ParallelLines).
+// piLine is one decoded line (the pure part, decoded in parallel by lineReader).
 type piLine struct {
 	e      piEntry
 	m      piMessage
@@ -152,10 +152,9 @@ type piLine struct {
 	reject string
 }
 
-func decodePiLine(_ int64, raw []byte) *piLine {
-	d := &piLine{}
+func decodePiLine(_ int64, raw []byte, d *piLine) string {
 	if d.reject = decodeRecord(raw, &d.e); d.reject != "" {
-		return d
+		return d.reject
 	}
 	switch d.e.Type {
 	case "":
@@ -164,7 +163,7 @@ func decodePiLine(_ int64, raw []byte) *piLine {
 		m := bytes.TrimSpace(d.e.Message)
 		if len(m) == 0 || m[0] != '{' {
 			d.reject = "message entry without a message object"
-			return d
+			return d.reject
 		}
 		if reason := piDecodeMessage(m, &d.m, &d.blocks, &d.text); reason != "" {
 			d.reject = reason
@@ -172,7 +171,7 @@ func decodePiLine(_ int64, raw []byte) *piLine {
 	case "custom_message":
 		d.text = ContentText(d.e.Content)
 	}
-	return d
+	return d.reject
 }
 
 // piDecodeMessage decodes one AgentMessage and its content; it returns why
@@ -218,10 +217,7 @@ func (piCodingAgent) Import(f *File, r io.Reader) error {
 		conv = &piConv{b: b}
 		return nil
 	}
-	err := ParallelLines(f, r, decodePiLine, func(line int64, raw []byte, d *piLine) error {
-		if d.reject != "" {
-			return f.Reject(line, d.reject, raw)
-		}
+	err := lineReader[piLine]{decode: decodePiLine, parallel: true}.read(f, r, func(line int64, raw []byte, d *piLine) error {
 		e := &d.e
 		if e.Type == "session" || conv == nil {
 			id := ""

@@ -85,12 +85,14 @@ func (p *pipeline) fail(err error) {
 	p.sum.Failed++
 	p.sum.Errors = append(p.sum.Errors, err)
 	p.mu.Unlock()
+	p.done()
 }
 
 func (p *pipeline) skip() {
 	p.mu.Lock()
 	p.sum.Skipped++
 	p.mu.Unlock()
+	p.done()
 }
 
 func (p *pipeline) imported(src *schema.Source) {
@@ -106,6 +108,14 @@ func (p *pipeline) imported(src *schema.Source) {
 	p.sum.Repairs += src.Repairs
 	p.sum.Bytes += src.Bytes
 	p.mu.Unlock()
+	p.done()
+}
+
+// done tells Options.Done that a file is done with.
+func (p *pipeline) done() {
+	if p.o.Done != nil {
+		p.o.Done()
+	}
 }
 
 func (p *pipeline) progress(n int64) {

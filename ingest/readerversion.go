@@ -13,17 +13,39 @@ package ingest
 // longer compactions and multi-agent histories are split; and the formats
 // whose logs carry no error flag get failures inferred from text
 // (textFailureFormats).
+//
+// Version 3 of atif, gptme, mistral-vibe and grok-build, version 2 of the
+// other formats from claude-code on: issue 30.12's readings. A record
+// with a key that is not valid UTF-8 is rejected at its line (badKey), not
+// read with that field missing, in every format read through lineReader's
+// decoders or decodeRecord; an ATIF traces JSONL file whose first line is
+// not a record is read as JSONL (atifIsJSONL), not rejected whole.
 var readerVersions = map[string]int64{
 	formatSWEAgent:          2,
 	formatMiniSWEAgent:      2,
-	"atif":                  2,
+	"atif":                  3,
 	formatOpenAIMessages:    2,
 	"otel-genai-spans":      2,
 	"langfuse-trace-export": 2,
-	"gptme":                 2,
+	"gptme":                 3,
 	"hermes-agent":          2,
-	"mistral-vibe":          2,
-	"grok-build":            2,
+	"mistral-vibe":          3,
+	"grok-build":            3,
+
+	"claude-code":                    2,
+	"claude-code-web-export":         2,
+	"claude-agent-sdk-stream-json":   2,
+	"codex-exec-json":                2,
+	"pi-coding-agent":                2,
+	"kimi-cli-wire":                  2,
+	"openclaw-telemetry":             2,
+	"antigravity-cli":                2,
+	"copilot-cli-events":             2,
+	"cursor-agent-transcripts":       2,
+	"factory-droid":                  2,
+	"factory-droid-exec-stream-json": 2,
+	formatOutcomeTable:               2,
+	formatSWEBenchPreds:              2,
 }
 
 // ReaderVersion is the version of the named importer's reading (1 unless

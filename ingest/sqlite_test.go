@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -140,21 +141,25 @@ func TestStoresHandCounts(t *testing.T) {
 			{id: "sqlite-session", format: "kiro-cli-db", harness: "kiro-cli", turns: 2, toolCalls: 1, cost: -1},
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := buildStore(t, t.TempDir(), tc.fixture, tc.name)
-			m, sum, warns := ingestPaths(t, nil, p)
-			if sum.Files != 1 || sum.Failed != 0 {
-				t.Fatalf("summary %+v, warnings %q", sum, warns)
-			}
-			if len(m.Runs) != len(tc.want) {
-				t.Fatalf("%d runs, want %d", len(m.Runs), len(tc.want))
-			}
-			for i, w := range tc.want {
-				if got := storeRunCounts(m, &m.Runs[i]); got != w {
-					t.Errorf("run %d:\n got %+v\nwant %+v", i, got, w)
+		// a store is read the same way whether prepare reads it whole
+		// (at most SmallFile bytes) or its head only (SmallFile -1: never whole)
+		for _, small := range []int64{0, -1} {
+			t.Run(fmt.Sprintf("%s/small=%d", tc.name, small), func(t *testing.T) {
+				p := buildStore(t, t.TempDir(), tc.fixture, tc.name)
+				m, sum, warns := ingestPaths(t, &ingest.Options{SmallFile: small}, p)
+				if sum.Files != 1 || sum.Failed != 0 {
+					t.Fatalf("summary %+v, warnings %q", sum, warns)
 				}
-			}
-		})
+				if len(m.Runs) != len(tc.want) {
+					t.Fatalf("%d runs, want %d", len(m.Runs), len(tc.want))
+				}
+				for i, w := range tc.want {
+					if got := storeRunCounts(m, &m.Runs[i]); got != w {
+						t.Errorf("run %d:\n got %+v\nwant %+v", i, got, w)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -189,7 +189,7 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 	if d == nil {
 		return err
 	}
-	doc, ix, data := d.root, d.ix, d.data
+	doc, ix, data := d.root, d.index(), d.data
 	fields, err := objectFields(doc)
 	if err != nil {
 		return sweSyntax(f, ix, doc, data, err)
@@ -224,11 +224,11 @@ func (sweAgent) Import(f *File, r io.Reader) error {
 // when arrays is set, an array) and has been rejected; err is then the
 // Reject's result.
 func sweDocument(f *File, r io.Reader, arrays bool) (*jsonDoc, error) {
-	data, err := io.ReadAll(r)
+	d, err := readDocument(f, r)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Path(), err)
+		return nil, err
 	}
-	d := newJSONDoc(data)
+	data := d.data
 	doc := d.root
 	switch {
 	case len(doc.raw) == 0:
@@ -236,7 +236,7 @@ func sweDocument(f *File, r io.Reader, arrays bool) (*jsonDoc, error) {
 	case doc.raw[0] == '{' || arrays && doc.raw[0] == '[':
 		return d, nil
 	case !json.Valid(doc.raw):
-		return nil, sweSyntax(f, d.ix, doc, data, errors.New("invalid JSON"))
+		return nil, sweSyntax(f, d.index(), doc, data, errors.New("invalid JSON"))
 	case arrays:
 		return nil, f.Reject(1, "expected a JSON array or object", data)
 	}

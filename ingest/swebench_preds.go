@@ -68,12 +68,8 @@ func isPredRecord(keys []headKey) bool {
 func (swebenchPreds) Import(f *File, r io.Reader) error {
 	lower := strings.ToLower(f.Path())
 	if strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".ndjson") {
-		return f.Lines(r, func(line int64, raw []byte) error {
-			var p predRecord
-			if why := decodeRecord(raw, &p); why != "" {
-				return f.Reject(line, why, raw)
-			}
-			return emitPred(f, line, "", &p)
+		return lineReader[predRecord]{}.read(f, r, func(line int64, _ []byte, p *predRecord) error {
+			return emitPred(f, line, "", p)
 		})
 	}
 	d, err := readJSONDoc(f, r)

@@ -215,51 +215,6 @@ func readSibling(path string, v any) bool {
 	return json.Unmarshal(data, v) == nil
 }
 
-// topKeys returns the keys of the top-level JSON object at the start of
-// head, in order, up to the first value that cannot be read (head may be
-// cut). It returns nil when head does not start with an object.
-func topKeys(head []byte) []string {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		k, _ := tok.(string)
-		keys = append(keys, k)
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
-	}
-	return keys
-}
-
-// hasKeys reports whether keys holds every one of want.
-func hasKeys(keys []string, want ...string) bool {
-	for _, w := range want {
-		found := false
-		for _, k := range keys {
-			if k == w {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
 // dirRunID returns the run id of a file named anchor, which the tool
 // writes into a directory of its own (the session's): the directory's
 // name. For any other file name, or a file at the root of a relative path,

@@ -160,12 +160,17 @@ func (f *Figure) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// String is "0.928 [0.880, 0.970]", bounds by textfmt.RatioBound.
-func (f Figure) String() string {
+// String is "0.928 [0.880, 0.970]" (FigureValue).
+func (f Figure) String() string { return FigureValue(f) }
+
+// FigureValue is a figure as every sentence and table prints it: the
+// ratio and its CI by textfmt.RatioWithCI ("0.928 [0.880, <1.000]"), or
+// "∞ (no task solved)".
+func FigureValue(f Figure) string {
 	if math.IsInf(f.X, 1) {
 		return "∞ (no task solved)"
 	}
-	return textfmt.Ratio(f.X) + " " + textfmt.RatioCI(f.Lo, f.Hi)
+	return textfmt.RatioWithCI(f.X, f.Lo, f.Hi)
 }
 
 // Option is one candidate's figures on a set of runs against what ran

@@ -69,6 +69,7 @@ import (
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -460,7 +461,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 			res.Insufficient = true
 			res.Need = need(res.Train, res.HeldOut, o)
 			res.Why = fmt.Sprintf("insufficient evidence: %s (%d training, %d held out), need ≥ %d training and ≥ %d held-out: collect about %d more runs of %s",
-				runs(res.Runs, "run"), res.Train, res.HeldOut, o.MinTrain, o.MinHeldOut, res.Need, fam.Name)
+				textfmt.CountOf(res.Runs, "run"), res.Train, res.HeldOut, o.MinTrain, o.MinHeldOut, res.Need, fam.Name)
 			res.Reason = strings.SplitN(res.Why, ": collect", 2)[0]
 			out = append(out, res)
 			continue
@@ -645,27 +646,19 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// runs is n with its noun, plural unless n is 1: "1 run", "3 training runs".
-func runs(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // figures is an option's figures in words: "cost × 0.928 [0.880, 0.970],
-// 53.9% of the tokens, 11 runs saved from overflow, none lost, 0.2
-// re-invocations per 100 calls".
+// tokens × 0.539, 11 runs saved from overflow, 0.2 re-invocations per
+// 100 calls".
 func figures(o *Option, cur Currency) string {
 	s := FigureText(cur, o.objective(cur))
 	if cur != CurrencyTokens {
-		s += fmt.Sprintf(", %.1f%% of the tokens", 100*o.Tokens.X)
+		s += ", tokens × " + textfmt.Ratio(o.Tokens.X)
 	}
 	if o.Saved > 0 {
-		s += fmt.Sprintf(", %s saved from overflow", runs(o.Saved, "run"))
+		s += fmt.Sprintf(", %s saved from overflow", textfmt.CountOf(o.Saved, "run"))
 	}
 	if o.Lost > 0 {
-		s += fmt.Sprintf(", %s lost", runs(o.Lost, "run"))
+		s += fmt.Sprintf(", %s lost", textfmt.CountOf(o.Lost, "run"))
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", o.ReinvPer100)
 	return s
@@ -684,16 +677,16 @@ func why(r Result, win Candidate, held Choice) (string, string) {
 		note = "; " + r.Choice.Harness
 	}
 	if r.Best == simulate.AsLoggedName || r.Best == "" {
-		reason := fmt.Sprintf("on %s, %s", runs(r.Train, "training run"), r.Choice.Reason)
+		reason := fmt.Sprintf("on %s, %s", textfmt.CountOf(r.Train, "training run"), r.Choice.Reason)
 		return "keep what ran (as-logged): " + reason + note + lab, reason
 	}
 	cur := r.Choice.Currency
-	s := fmt.Sprintf("%s: %s on %s", ShortSpec(win.Spec), figures(&win.Option, cur), runs(r.Train, "training run"))
+	s := fmt.Sprintf("%s: %s on %s", ShortSpec(win.Spec), figures(&win.Option, cur), textfmt.CountOf(r.Train, "training run"))
 	if win.DroppedContextCalls > 0 {
 		s += fmt.Sprintf(" (replayed without the agent's %d context-only manage_context calls, its other actions held fixed)", win.DroppedContextCalls)
 	}
 	if h := r.HeldOutFigures; h != nil {
-		s += fmt.Sprintf("; held out (%s): %s", runs(r.HeldOut, "run"), figures(h, held.Currency))
+		s += fmt.Sprintf("; held out (%s): %s", textfmt.CountOf(r.HeldOut, "run"), figures(h, held.Currency))
 	}
 	if r.Policy == simulate.AsLoggedName {
 		reason := "held out, " + strings.Join(heldReasons(held), "; ")

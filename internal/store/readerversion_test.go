@@ -17,13 +17,13 @@ import (
 // replaced and not duplicated; a file read by the current version is
 // skipped as before, whether the quick check or the hash finds it.
 func TestReaderVersionReimports(t *testing.T) {
-	if ingest.ReaderVersion("mini-swe-agent") < 2 || ingest.ReaderVersion("claude-code") != 1 {
-		t.Fatal("the test assumes mini-swe-agent past reader version 1 and claude-code at 1")
+	if ingest.ReaderVersion("mini-swe-agent") < 2 || ingest.ReaderVersion("codex-cli") != 1 {
+		t.Fatal("the test assumes mini-swe-agent past reader version 1 and codex-cli at 1")
 	}
 	dir := t.TempDir()
 	for _, f := range []struct{ from, to string }{
 		{filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "mini-swe-agent", "stall.traj.json"), "a.traj.json"},
-		{filepath.Join(fixtures, "split_responses.jsonl"), "b.jsonl"},
+		{filepath.Join(testutil.RepoRoot(), "ingest", "testdata", "codex", "compact.jsonl"), "b.jsonl"},
 	} {
 		b, err := os.ReadFile(f.from)
 		if err != nil {
@@ -74,7 +74,7 @@ func TestReaderVersionReimports(t *testing.T) {
 		st = open()
 		re, err := ingest.Files(ctx, st, []string{dir}, o)
 		if err != nil || re.Files != 1 || re.Skipped != 1 {
-			t.Fatalf("after the version change: %v, %d imported, %d skipped; want 1 (mini-swe-agent) and 1 (claude-code)", err, re.Files, re.Skipped)
+			t.Fatalf("after the version change: %v, %d imported, %d skipped; want 1 (mini-swe-agent) and 1 (codex-cli)", err, re.Files, re.Skipped)
 		}
 		if got := counts(); got != want {
 			t.Errorf("sources, runs, events, usage = %v after the re-read, want %v (replaced, not added)", got, want)
@@ -82,8 +82,8 @@ func TestReaderVersionReimports(t *testing.T) {
 		if n := scalar[int64](t, st, "SELECT count(*) FROM sources WHERE source_format = 'mini-swe-agent' AND reader_version = ?", ingest.ReaderVersion("mini-swe-agent")); n != 1 {
 			t.Errorf("%d current mini-swe-agent sources rows, want 1", n)
 		}
-		if n := scalar[int64](t, st, "SELECT count(*) FROM sources WHERE source_format = 'claude-code' AND reader_version IS NULL"); n != 1 {
-			t.Errorf("the claude-code row was rewritten (%d rows left as they were, want 1)", 1-n)
+		if n := scalar[int64](t, st, "SELECT count(*) FROM sources WHERE source_format = 'codex-cli' AND reader_version IS NULL"); n != 1 {
+			t.Errorf("the codex-cli row was rewritten (%d rows left as they were, want 1)", 1-n)
 		}
 		if again, err := ingest.Files(ctx, st, []string{dir}, o); err != nil || again.Files != 0 {
 			t.Errorf("a third ingest imported %d files (%v), want none", again.Files, err)

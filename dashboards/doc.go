@@ -1,0 +1,49 @@
+// Package dashboards renders trajmine's report as one self-contained HTML
+// file (the design card's dashboards: go-echarts, assets embedded, works
+// offline). Its sections, by importance: the verdict (the CLI's verdict
+// line, six headline cards from the same figures, the recommended action
+// per model family), recommendations, the policy comparison per model
+// family, occupancy (every run as a point, the top runs, a sampled run
+// under every policy), the run list and per-run timeline, token rent by
+// tool, reading-boundary survival per policy, the process map and
+// variants, and manage_context behaviour profiles when the caller has
+// them. Secondary tables and the formulas are in collapsed <details>.
+//
+// The data flow is one way:
+//
+//  1. the caller (analysis.Page) computes every figure with the CLI's own
+//     functions (trajmine diagnose, simulate, recommend) and fills a Data;
+//     SampleRuns chooses the runs shown call by call with every policy's
+//     replay, and DefaultRun the one shown first (the longest main-agent
+//     run of the sample); Data.Runs holds every run's compact record
+//     (diag_runs figures and diag_calls prompts), so that every run is
+//     reachable;
+//  2. Charts turns Data into ECharts options built from go-echarts' option
+//     types (echarts.go; no JavaScript functions) with stable chart ids
+//     and series order, golden-tested per chart; a chart with nothing to
+//     draw is not drawn (Chart.Empty: the page says why); the process map
+//     is laid out in Go (processLayout: left to right from a start node to
+//     an end node);
+//  3. Write executes the embedded page template: ECharts 5.4.3 (npm
+//     echarts' dist/echarts.min.js, the version go-echarts v2.6.7 targets;
+//     see assets/), the page's script and style are inlined, the options
+//     and run details are JSON in <script type="application/json">
+//     blocks; the run records are gzip-compressed, base64-encoded JSON in
+//     one of them (at most RunPoints calls per run), which the script
+//     decodes with the browser's DecompressionStream and shows 50 rows at
+//     a time. A Content-Security-Policy allows only the two scripts (by
+//     hash) and no network source.
+//
+// The script makes every table sortable (click a header) and filterable
+// (a text box), draws the chosen run's timeline (prompt per call as logged
+// and under a chosen policy, tool outputs, compactions, overflow), and
+// opens a run from the run list, a point of the runs chart or a top-run
+// chart (the address then names it: #run=<id>); bars of the end-reason,
+// peak-share and runs-saved charts, the recommendation and behaviour
+// charts' families and the family rows filter the run list.
+//
+// Invariants: the page makes no network request; text from logs reaches it
+// only through html/template's contextual escaping (HTML text, or JSON
+// with <, > and & escaped) and is shown by the script with textContent;
+// the same Data gives the same bytes. dashboards never reads the database.
+package dashboards
