@@ -54,11 +54,11 @@ func TestIngestStandardPlaces(t *testing.T) {
 			}
 			gooseStore(t, filepath.Join(home, ".local/share/goose/sessions/sessions.db"))
 		}, 0, "standard places found: Claude Code ~/.claude/projects, Goose ~/.local/share/goose/sessions/sessions.db",
-			"imported 3 file(s) "},
+			"imported 3 files "},
 		{"Goose under XDG_DATA_HOME", map[string]string{"XDG_DATA_HOME": elsewhere}, func(t *testing.T, home string) {
 			gooseStore(t, filepath.Join(elsewhere, "goose/sessions/sessions.db"))
 			gooseStore(t, filepath.Join(home, ".local/share/goose/sessions/sessions.db")) // not the data home: not read
-		}, 0, "standard places found: Goose @/goose/sessions/sessions.db", "imported 1 file(s) "},
+		}, 0, "standard places found: Goose @/goose/sessions/sessions.db", "imported 1 file "},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
