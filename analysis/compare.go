@@ -63,7 +63,7 @@ func CompareStore(ctx context.Context, st *store.Store, o *CompareOptions) (*com
 		return nil, err
 	}
 	ca := &compareRuns{prices: prices, conts: conts, tags: tags}
-	if err := Pass(ctx, st, store.ScanOptions{NoText: true, RunIDs: o.RunIDs}, env, ca); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{NoText: true, RunIDs: o.RunIDs}, env, Of(ca)); err != nil {
 		return nil, err
 	}
 	res, err := compare.Compare(ca.runs, o.Grouping, &o.Compare)
@@ -81,11 +81,11 @@ func CompareStore(ctx context.Context, st *store.Store, o *CompareOptions) (*com
 		if err != nil {
 			return nil, fmt.Errorf("--replay: %w", err)
 		}
-		sa, err := NewSimulate(&SimulateOptions{Windows: []int64{-1}, Shards: 1, Prices: o.Prices, NoSave: true}, []simulate.Policy{pol})
+		sa, err := NewSimulate(&SimulateOptions{Windows: []simulate.Window{simulate.OwnWindow}, Shards: 1, Prices: o.Prices, NoSave: true}, []simulate.Policy{pol})
 		if err != nil {
 			return nil, err
 		}
-		if err := Pass(ctx, st, store.ScanOptions{RunIDs: p.RunIDs}, env, sa); err != nil {
+		if err := Pass(ctx, st, store.ScanOptions{RunIDs: p.RunIDs}, env, Of(sa)); err != nil {
 			return nil, err
 		}
 		for _, row := range sa.Finish().Results {
@@ -111,8 +111,8 @@ type compareRuns struct {
 
 // Worker makes a run's compare.Run (nil for a sub-agent's run: its task
 // is its parent's).
-func (a *compareRuns) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+func (a *compareRuns) Worker() (func(*RunWork) *compare.Run, error) {
+	return func(w *RunWork) *compare.Run {
 		r := &w.Run
 		if r.ParentRunID != "" {
 			return nil
@@ -153,14 +153,14 @@ func (a *compareRuns) Worker() (func(*RunWork) any, error) {
 			}
 		}
 		out.Compactions = max(out.Compactions, ops)
-		return out
+		return &out
 	}, nil
 }
 
-// Add keeps the run (Analysis).
-func (a *compareRuns) Add(v any) error {
-	if r, ok := v.(compare.Run); ok {
-		a.runs = append(a.runs, r)
+// Add keeps the run (Consumer).
+func (a *compareRuns) Add(r *compare.Run) error {
+	if r != nil {
+		a.runs = append(a.runs, *r)
 	}
 	return nil
 }

@@ -113,12 +113,12 @@ func Headline(rep *Report) []string {
 	case v.WindowEnds == 0:
 		out = append(out, fmt.Sprintf("None of the %s ended on window length.", runsOf(v.Runs)))
 	default:
-		how := fmt.Sprintf("%s said so in the log, %s inferred from the last turn", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
+		how := fmt.Sprintf("%s said so in the log, %s inferred from the last call", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
 		switch {
 		case v.Inferred == 0:
 			how = "each said so in the log"
 		case v.Explicit == 0:
-			how = "each inferred from its last turn (the log does not say)"
+			how = "each inferred from its last call (the log does not say)"
 		}
 		out = append(out, fmt.Sprintf("%s of %s (%s) ended on window length: %s.", textfmt.Thousands(int64(v.WindowEnds)), runsOf(v.Runs), textfmt.Pct(v.Share), how))
 	}
@@ -225,12 +225,12 @@ func cheaperText(c recommend.Currency, one bool) string {
 
 // OptionOf is a comparison row's figures as recommend.Choose reads them:
 // cost with caching (CostCachedRatio and its CI) over the priced runs,
-// tokens (TotalRatio and its CI), runs saved and lost, re-invocations per
+// tokens (EffectiveRatio and its CI), runs saved and lost, re-invocations per
 // 100 calls.
 func OptionOf(a simulate.Agg) recommend.Option {
 	return recommend.Option{Spec: a.Policy, Runs: a.Runs, Priced: a.Priced,
 		Cost:   recommend.Figure{X: a.CostCachedRatio, Lo: a.CostCachedLo, Hi: a.CostCachedHi},
-		Tokens: recommend.Figure{X: a.TotalRatio, Lo: a.TotalLo, Hi: a.TotalHi}, TokensSaved: a.TokensSaved,
+		Tokens: recommend.Figure{X: a.EffectiveRatio, Lo: a.EffectiveLo, Hi: a.EffectiveHi}, TokensSaved: a.TokensSaved,
 		Saved: a.Saved, Lost: a.Lost, LostLogged: a.BaselineOverflow, ReinvPer100: a.ReinvPer100, Calls: a.Calls}
 }
 
@@ -276,7 +276,7 @@ func ApplyNote(r recommend.Result) string {
 	if DropsManageContext(r) {
 		notes = append(notes, "remove the agent's manage_context tool")
 	}
-	if r.Choice.Harness != "" && r.PolicyOf != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
+	if r.Choice.Harness != "" && r.Mechanism != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
 		notes = append(notes, "API-level: "+strings.Join(recommend.APIHarnesses(r.Family), ", "))
 	}
 	if len(notes) == 0 {

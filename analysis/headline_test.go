@@ -26,10 +26,10 @@ func TestHeadline(t *testing.T) {
 	// and saves the most tokens, but costs 2.25 × what ran (not below it);
 	// clear-tool-uses carries 5 at 0.93 [0.90, 0.96]; halflife 4 at 0.95 but
 	// loses one; keep-all and the oracle are references, not counted
-	asLogged := simulate.Agg{Policy: simulate.AsLoggedName, BaselineOverflow: 5, TotalRatio: 1, TotalLo: 1, TotalHi: 1, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1}
-	mask := simulate.Agg{Policy: "mask", Saved: 5, TokensSaved: 9000, TotalRatio: 0.45, TotalLo: 0.41, TotalHi: 0.51, Priced: 10, CostCachedRatio: 2.25, CostCachedLo: 1.9, CostCachedHi: 2.6}
-	clear := simulate.Agg{Policy: "clear-tool-uses", Saved: 5, TokensSaved: 5000, TotalRatio: 0.6, TotalLo: 0.5, TotalHi: 0.7, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96}
-	half := simulate.Agg{Policy: "halflife", Saved: 4, Lost: 1, TokensSaved: 3000, TotalRatio: 0.7, TotalLo: 0.6, TotalHi: 0.8, Priced: 10, CostCachedRatio: 0.95, CostCachedLo: 0.9, CostCachedHi: 0.99}
+	asLogged := simulate.Agg{Policy: simulate.AsLoggedName, BaselineOverflow: 5, EffectiveRatio: 1, EffectiveLo: 1, EffectiveHi: 1, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1}
+	mask := simulate.Agg{Policy: "mask", Saved: 5, TokensSaved: 9000, EffectiveRatio: 0.45, EffectiveLo: 0.41, EffectiveHi: 0.51, Priced: 10, CostCachedRatio: 2.25, CostCachedLo: 1.9, CostCachedHi: 2.6}
+	clear := simulate.Agg{Policy: "clear-tool-uses", Saved: 5, TokensSaved: 5000, EffectiveRatio: 0.6, EffectiveLo: 0.5, EffectiveHi: 0.7, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96}
+	half := simulate.Agg{Policy: "halflife", Saved: 4, Lost: 1, TokensSaved: 3000, EffectiveRatio: 0.7, EffectiveLo: 0.6, EffectiveHi: 0.8, Priced: 10, CostCachedRatio: 0.95, CostCachedLo: 0.9, CostCachedHi: 0.99}
 	oracle := simulate.Agg{Policy: "dtoc-oracle(placeholder=40)", Saved: 5, TokensSaved: 9999, Priced: 10, CostCachedRatio: 0.5, CostCachedLo: 0.4, CostCachedHi: 0.6}
 	aggs := []simulate.Agg{asLogged, mask, clear, half, oracle, {Policy: "keep-all", Saved: 5, Priced: 10, CostCachedRatio: 0.9, CostCachedHi: 0.95}}
 	ends := diagnose.Summary{Verdict: diagnose.Verdict{Runs: 40, WindowEnds: 5, Share: 0.125, Explicit: 5}}
@@ -42,7 +42,7 @@ func TestHeadline(t *testing.T) {
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 10, WindowEnds: 3, Share: 0.3, Explicit: 2, Inferred: 1}},
 				Simulation: Simulation{Comparison: aggs},
 				Recs:       []recommend.Result{claude, thin}},
-			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last turn.",
+			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last call.",
 				"Replayed on the 6 runs held out for claude, mask would have cost × 0.928 [0.880, 0.970] against what ran, with prompt caching, and tokens × 0.540, carrying through 2 of the 3 runs lost under what ran, losing no run, with 1.5 predicted re-invocations per 100 calls.",
 				"Next: use mask for claude (trajmine recommend --config HARNESS prints the harness's own setting); 1 model family is short of runs."}},
 		{"no family has the runs: none, and what the replay over all runs shows",

@@ -206,12 +206,12 @@ func TestReportDemoFirstScreen(t *testing.T) {
 // tables, tab-separated.
 func TestComparisonUnitsMatchPage(t *testing.T) {
 	aggs := []simulate.Agg{
-		{Policy: "clear-tool-uses", Window: -1, Rank: 1, Runs: 10, Activated: 4, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96,
-			AsLoggedCostCachedUSD: 10, CostCachedUSD: 9.3, TokensSaved: 3000, TotalRatio: 0.7, TotalLo: 0.65, TotalHi: 0.75, Saved: 2, Reinvocations: 1, Calls: 100, ReinvPer100: 1, KeepAllRatio: 0.6},
-		{Policy: simulate.AsLoggedName, Window: -1, Rank: 2, Runs: 10, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1, AsLoggedCostCachedUSD: 10, CostCachedUSD: 10,
-			TotalRatio: 1, TotalLo: 1, TotalHi: 1, Overflow: 2, BaselineOverflow: 2, Calls: 100, KeepAllRatio: 0.9},
-		{Policy: "mask", Window: -1, Rank: 3, Runs: 10, Activated: 8, Priced: 10, CostCachedRatio: 2.248, CostCachedLo: 1.902, CostCachedHi: 2.601,
-			AsLoggedCostCachedUSD: 10, CostCachedUSD: 22.48, TokensSaved: 5000, TotalRatio: 0.501, TotalLo: 0.45, TotalHi: 0.9996, Saved: 2, Lost: 1, Reinvocations: 7, Calls: 100, ReinvPer100: 7, KeepAllRatio: 0.4},
+		{Policy: "clear-tool-uses", Window: simulate.OwnWindow, Rank: 1, Runs: 10, Activated: 4, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96,
+			AsLoggedCostCachedUSD: 10, CostCachedUSD: 9.3, TokensSaved: 3000, EffectiveRatio: 0.7, EffectiveLo: 0.65, EffectiveHi: 0.75, Saved: 2, Reinvocations: 1, Calls: 100, ReinvPer100: 1, KeepAllRatio: 0.6},
+		{Policy: simulate.AsLoggedName, Window: simulate.OwnWindow, Rank: 2, Runs: 10, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1, AsLoggedCostCachedUSD: 10, CostCachedUSD: 10,
+			EffectiveRatio: 1, EffectiveLo: 1, EffectiveHi: 1, Overflow: 2, BaselineOverflow: 2, Calls: 100, KeepAllRatio: 0.9},
+		{Policy: "mask", Window: simulate.OwnWindow, Rank: 3, Runs: 10, Activated: 8, Priced: 10, CostCachedRatio: 2.248, CostCachedLo: 1.902, CostCachedHi: 2.601,
+			AsLoggedCostCachedUSD: 10, CostCachedUSD: 22.48, TokensSaved: 5000, EffectiveRatio: 0.501, EffectiveLo: 0.45, EffectiveHi: 0.9996, Saved: 2, Lost: 1, Reinvocations: 7, Calls: 100, ReinvPer100: 7, KeepAllRatio: 0.4},
 	}
 	short := map[string]string{"clear-tool-uses": "clear-tool-uses", simulate.AsLoggedName: "as-logged", "mask": "mask"}
 	var cli strings.Builder

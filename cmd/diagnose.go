@@ -15,12 +15,13 @@ import (
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // DiagnoseOptions are the flags of trajmine diagnose.
 type DiagnoseOptions struct {
 	Terminal
-	Window int64
+	Window simulate.Window
 	By     string
 	Prices string
 	JSON   bool
@@ -140,9 +141,6 @@ diagnose --lake DIR --no-save.
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			switch o.By {
 			case "model", "harness", "format":
 			default:
@@ -176,7 +174,7 @@ diagnose --lake DIR --no-save.
 			return onStore(c.Context(), d, readOnly, o, diagnoseRun)
 		},
 	}
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (overrides the log and the table)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run, in tokens (200000, 128k; overrides the log and the table) or own")
 	c.Flags().StringVar(&o.By, "by", "model", "group the summary by model, harness or format")
 	c.Flags().StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: verdict, groups and every run with its calls and why")
@@ -241,7 +239,7 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 			share = pct(o.PeakShare)
 		}
 		peak := thousands(o.PeakTokens)
-		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Turn == o.PeakTurn })].Source == diagnose.PromptEstimated {
+		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Call == o.PeakCall })].Source == diagnose.PromptEstimated {
 			peak, estimated = "~"+peak, true
 		}
 		end := string(r.End.Reason)
@@ -307,7 +305,7 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 			if p.Events == 0 {
 				continue
 			}
-			bt.add(thousands(p.Turn), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
+			bt.add(thousands(p.Call), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
 		}
 		bt.optional = bt.columns("FINISHED INCIDENCE", "CENSORED", "FINISHED")
 		bt.optionalHint = "--json has every column; widen the terminal"

@@ -118,8 +118,8 @@ func TestOverflowInAMessageEndToEnd(t *testing.T) {
 		}
 		found = true
 		// 2 logged calls: the overflow is the log's, at the last (index 1)
-		if r.Window != 200000 || r.Status != simulate.Overflow || r.OverflowCall != 1 || !r.OverflowLogged {
-			t.Errorf("replay at window %d: %s at %d (logged %v); want overflow at 1, logged, at 200000", r.Window, r.Status, r.OverflowCall, r.OverflowLogged)
+		if r.WindowTokens != 200000 || r.Status != simulate.Overflow || r.OverflowCall != 1 || !r.OverflowLogged {
+			t.Errorf("replay at window %d: %s at %d (logged %v); want overflow at 1, logged, at 200000", r.WindowTokens, r.Status, r.OverflowCall, r.OverflowLogged)
 		}
 	}
 	if !found {

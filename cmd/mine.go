@@ -15,6 +15,7 @@ import (
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/redact"
 )
 
 // MineOptions are the flags of trajmine mine.
@@ -30,7 +31,11 @@ type MineOptions struct {
 	From, To  string // --from, --to: run start bounds
 	ModelFile string
 	Export    string
-	JSON      bool
+	// NoRedact writes --export as stored, secrets included (default:
+	// redacted, as trajmine show is).
+	NoRedact bool
+	JSON     bool
+	Err      io.Writer // the --no-redact warning
 	// NoProfiles skips the behaviour profiles, stored at ingest or read
 	// from the events of the runs with context ops (analysis.MineStore);
 	// the event log is read through store.EventStream either way.
@@ -111,10 +116,13 @@ that logs no time at all (OpenAI message logs) from 2000-01-01T00:00:00Z on,
 time_adjusted how many events moved), so that no tool drops or reorders
 them; events-xes, every event and context op of the runs as XES, with their
 logged times only (untimed events have none); ocel, the same as OCEL 2.0
-JSON; dot, the DFG as Graphviz DOT. The exports are not redacted:
-they carry the tool-call targets as logged (with --activity tool-target,
-the activity names too), like the store; trajmine report and show redact
-what they print (see trajmine report --help).
+JSON; dot, the DFG as Graphviz DOT. The exports are redacted as trajmine
+show is: secrets (API keys, tokens, passwords, passwords in URLs, private
+keys) in the records' targets, tool keys, ids and names, and in the
+mined activity names, are replaced with [REDACTED:<rule>], the
+activities of --activity class computed first, from the arguments as
+logged. --no-redact writes them as stored, secrets included, and says so
+on stderr.
 
 Action classes are those ingest stored with each tool call
 (events.action_class); the calls of runs an older trajmine imported (their
@@ -133,6 +141,7 @@ reads only a few columns of the tool calls and results
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
+			o.Err = c.ErrOrStderr()
 			var err error
 			if o.mode, err = mining.ParseMode(o.Activity); err != nil {
 				return flagErrorf("--activity: %v", err)
@@ -196,6 +205,7 @@ reads only a few columns of the tool calls and results
 	c.Flags().StringVar(&o.To, "to", "", "keep runs started before this date or time")
 	c.Flags().StringVar(&o.ModelFile, "model-file", "", "check conformance against this model (lines 'a -> b', 'start a', 'end z')")
 	c.Flags().StringVar(&o.Export, "export", "", "write the mined log xes:FILE, every event events-xes:FILE or ocel:FILE, or the DFG dot:FILE ('-' = stdout)")
+	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "write --export's secrets as stored (default: replaced with [REDACTED:<rule>])")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads only the event log: faster)")
 	c.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
@@ -210,7 +220,23 @@ func (o *MineOptions) analysis() *analysis.MineOptions {
 }
 
 func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
-	out, err := analysis.MineStore(ctx, st, o.analysis())
+	ao := o.analysis()
+	if o.Export != "" {
+		if o.NoRedact {
+			_, file, _ := strings.Cut(o.Export, ":")
+			if file == "-" {
+				file = "standard output"
+			}
+			warnNotRedacted(o.Err, file)
+		} else {
+			red, err := redact.New()
+			if err != nil {
+				return err
+			}
+			ao.Redact = red
+		}
+	}
+	out, err := analysis.MineStore(ctx, st, ao)
 	if err != nil {
 		return err
 	}

@@ -55,6 +55,19 @@ func TestIngestStandardPlaces(t *testing.T) {
 			gooseStore(t, filepath.Join(home, ".local/share/goose/sessions/sessions.db"))
 		}, 0, "standard places found: Claude Code ~/.claude/projects, Goose ~/.local/share/goose/sessions/sessions.db",
 			"imported 3 files "},
+		{"Roo Code in VS Code, Amp", nil, func(t *testing.T, home string) {
+			// counts.json: one run per task folder, one per Amp thread
+			tasks := filepath.Join(home, ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks")
+			for _, task := range []string{"test-task-peakctx", "test-task-cmdpair"} {
+				mkdir(t, filepath.Join(tasks, task))
+				for _, f := range []string{"history_item.json", "ui_messages.json"} {
+					copyTestFile(t, filepath.Join("../ingest/testdata/agents/roo-code/tasks", task, f), filepath.Join(tasks, task, f))
+				}
+			}
+			mkdir(t, filepath.Join(home, ".local/share/amp/threads"))
+			copyTestFile(t, "../ingest/testdata/agents/amp/T-thread-a.json", filepath.Join(home, ".local/share/amp/threads/T-thread-a.json"))
+		}, 0, "standard places found: Amp ~/.local/share/amp/threads, Roo Code (Code) ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+			"imported 3 files (1.5 kB): 3 runs"},
 		{"Goose under XDG_DATA_HOME", map[string]string{"XDG_DATA_HOME": elsewhere}, func(t *testing.T, home string) {
 			gooseStore(t, filepath.Join(elsewhere, "goose/sessions/sessions.db"))
 			gooseStore(t, filepath.Join(home, ".local/share/goose/sessions/sessions.db")) // not the data home: not read

@@ -24,7 +24,7 @@ import (
 type RecommendOptions struct {
 	Terminal
 	Grid         []string
-	Window       int64
+	Window       simulate.Window
 	HoldoutEvery uint32
 	MaxReinv     float64
 	JSON         bool
@@ -74,8 +74,9 @@ selective), lost (it loses a run what ran gets through), re-invocations
 (more than --max-reinv per 100 calls), cost (the upper end of its CI is not
 below 1: it is not strictly cheaper than what ran, so it is never presented
 as a saving). Of the rest the cheapest wins, then the one saving more runs,
-then the lower token ratio. At a run's own window a run whose log finished
-is never counted as saved. --window N below the windows the runs ran at asks
+then the lower effective ratio (effective tokens against what ran's). At a
+run's own window a run whose log finished is never counted as saved.
+--window N below the windows the runs ran at asks
 the window what-if (could these runs move to an N-token model?): a run with
 a call whose logged prompt plus output exceeds N dies under what ran at that
 call, finished log or not; a candidate that keeps every call within N carries
@@ -120,8 +121,8 @@ so.`,
 				return flagErrorf("--config: unknown harness %q (known: %s)", o.Config, strings.Join(recommend.Harnesses, ", "))
 			}
 
-			if o.Window < 0 || o.MaxReinv < 0 {
-				return flagErrorf("--window and --max-reinv must be ≥ 0")
+			if o.MaxReinv < 0 {
+				return flagErrorf("--max-reinv must be ≥ 0")
 			}
 			for _, s := range o.Grid {
 				if _, err := simulate.Parse(s); err != nil {
@@ -136,7 +137,7 @@ so.`,
 		},
 	}
 	c.Flags().StringArrayVar(&o.Grid, "grid", nil, "candidate policy spec (repeatable; default: the built-in grid, see --help)")
-	c.Flags().Int64Var(&o.Window, "window", 0, "replay every run at this window (default: each run's own)")
+	c.Flags().Var(windowVar(&o.Window, true), "window", "replay every run at this window: tokens (200000, 128k), own or unbounded")
 	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", recommend.DefaultHoldoutEvery, "hold out runs whose FNV-1a(run id) mod this is 0")
 	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", recommend.DefaultMaxReinv, "most predicted re-invocations per 100 calls a candidate may cause")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
@@ -169,7 +170,7 @@ func recommendRun(ctx context.Context, st *store.Store, o *RecommendOptions) err
 	warnModelFamilies(o.Err, recommendFamilies(ao.Grid, rs))
 	switch {
 	case o.Config != "":
-		return writeHarnessConfigs(o.Out, rs, o.Config, o.Window)
+		return writeHarnessConfigs(o.Out, rs, o.Config, windowTokens(o.Window))
 	case o.JSON:
 		return writeJSON(o.Out, struct {
 			Config  recommend.Config   `json:"config"`

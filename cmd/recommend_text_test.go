@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"github.com/trajmine/trajmine/simulate"
 	"strings"
 	"testing"
 
@@ -74,7 +75,7 @@ func TestRecommendAndSimulateRun(t *testing.T) {
 		t.Fatal("simulate failed")
 	}
 	out.Reset()
-	o := &SimulateOptions{Terminal: Terminal{Out: &out}, Err: &errb, Policies: []string{"mask"}, NoSave: true, Calls: true, windows: []int64{-1}, shards: 1}
+	o := &SimulateOptions{Terminal: Terminal{Out: &out}, Err: &errb, Policies: []string{"mask"}, NoSave: true, Calls: true, windows: []simulate.Window{simulate.OwnWindow}, shards: 1}
 	if err := simulateRun(context.Background(), d, o); err != nil || out.String() != want {
 		t.Errorf("simulateRun: %v\n%s\nwant\n%s", err, out.String(), want)
 	}

@@ -36,8 +36,8 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Err       io.Writer
 	Progress  bool
-	Window    int64  // --window: every run's context window; 0 = each run's own
-	Format    string // --format: the format of every file of PATH... ("auto", "": detect per file)
+	Window    simulate.Window // --window: every run's context window (the zero value: each run's own)
+	Format    string          // --format: the format of every file of PATH... ("auto", "": detect per file)
 	Rehash    bool
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
@@ -136,9 +136,6 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if o.Demo && len(args) > 0 {
 				return flagErrorf("--demo reports on a generated corpus: it takes no PATH")
 			}
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
@@ -173,7 +170,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
 	c.Flags().BoolVar(&o.Full, "full", false, "print every table (diagnosis, every policy, each family's recommendation, behaviour, formats, runs), not one screen")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table with --full (0 = all)")
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (diagnose, replay and recommend; default: each run's own)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run (diagnose, replay and recommend): tokens (200000, 128k) or own")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
@@ -485,10 +482,11 @@ func decisionOf(d analysis.Decision) decisionJSON {
 }
 
 // reportHeapBase and reportHeapPerRun are the Go heap report aims to stay
-// within (reportMemoryLimit): the shared pass holds a few windows of event
-// text read ahead (≈ 260 MB at 16,384 events a window) and keeps about
-// 25 KB of results a run (sim_runs rows, diagnoses, recommend outcomes,
-// the event log mined), about 510 MB live at 10,000 runs.
+// within (reportMemoryLimit): the shared pass holds a few chunks of event
+// text read ahead (≈ 260 MB at 16,384 events a chunk, store's scanChunk)
+// and keeps about 25 KB of results a run (sim_runs rows, diagnoses,
+// recommend outcomes, the event log mined), about 510 MB live at 10,000
+// runs.
 const (
 	reportHeapBase   = 384 << 20
 	reportHeapPerRun = 40 << 10

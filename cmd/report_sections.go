@@ -30,8 +30,8 @@ type reportText struct {
 	res    *analysis.Report
 	runs   []schema.Run
 	totals []analysis.FormatTotals
-	window int64 // --window; 0: each run's own
-	limit  int   // --limit: runs listed
+	window simulate.Window // --window (the zero value: each run's own)
+	limit  int             // --limit: runs listed
 }
 
 // reportScreen writes the default report: the headline's three
@@ -106,7 +106,7 @@ func (r *reportText) topPolicies() error {
 		}
 		name := short[a.Policy]
 		oracle = oracle || strings.Contains(a.Policy, "oracle")
-		t.add(strconv.Itoa(i+1), name, cost, ci, textfmt.Ratio(a.TotalRatio), textfmt.Tokens(a.TokensSaved), thousands(int64(a.Saved)), thousands(int64(a.Lost)))
+		t.add(strconv.Itoa(i+1), name, cost, ci, textfmt.Ratio(a.EffectiveRatio), textfmt.Tokens(a.TokensSaved), thousands(int64(a.Saved)), thousands(int64(a.Lost)))
 	}
 	t.collapse(t.columns("LOST")...)
 	t.key = t.columns("POLICY")
@@ -122,8 +122,8 @@ func (r *reportText) topPolicies() error {
 
 // windowText is the window the report replayed at.
 func (r *reportText) windowText() string {
-	if r.window > 0 {
-		return "at a window of " + thousands(r.window) + " tokens (--window)"
+	if n, fixed := r.window.Fixed(); fixed {
+		return "at a window of " + thousands(n) + " tokens (--window)"
 	}
 	return "each run at its own window"
 }
@@ -146,8 +146,8 @@ func (r *reportText) verdict() {
 func (r *reportText) policies() {
 	sim := r.res.Simulation
 	fmt.Fprintln(r.Out)
-	if r.window > 0 {
-		printWrapped(r.Out, r.Width, fmt.Sprintf("Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):", thousands(r.window)))
+	if n, fixed := r.window.Fixed(); fixed {
+		printWrapped(r.Out, r.Width, fmt.Sprintf("Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):", thousands(n)))
 	} else {
 		printWrapped(r.Out, r.Width, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
 	}
@@ -203,7 +203,7 @@ func formatTotalsTable(totals []analysis.FormatTotals) *table {
 		footer: []string{"LOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of the events' estimated tokens;",
 			"NO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow."}}
 	row := func(name string, a analysis.FormatTotals) []string {
-		return []string{name, thousands(a.Runs), thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow)}
+		return []string{name, thousands(a.Runs), thousands(a.Calls), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow)}
 	}
 	var tot analysis.FormatTotals
 	for _, a := range totals {

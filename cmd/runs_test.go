@@ -53,7 +53,7 @@ func TestRunsShowDiagnosedEnd(t *testing.T) {
 	// its only tool round; "cut-off" on a tool result; "later" was never
 	// diagnosed; the runs rows keep what the importer said (nothing)
 	want := map[string]RunEnd{
-		"answered": {Reason: "finished", Source: "inferred", By: EndByDiagnose, Rule: "final-answer", Why: `the run ends on the model's reply without a tool call (turn 1): "go.mod asks for Go 1.26."`},
+		"answered": {Reason: "finished", Source: "inferred", By: EndByDiagnose, Rule: "final-answer", Why: `the run ends on the model's reply without a tool call (call 1): "go.mod asks for Go 1.26."`},
 		"cut-off":  {Reason: "unknown", Source: "inferred", By: EndByDiagnose, Rule: "importer", Why: "neither the log nor the prompt sizes say why the run ended"},
 		"later":    {Reason: "unknown", Source: "inferred", By: EndByImport},
 	}

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -92,7 +90,7 @@ them either way.`,
 type TurnView struct {
 	Turn int64 `json:"turn"`
 	// AfterLastCall: the turn follows the run's last model call
-	// (diagnose.LastCallTurn): no prompt was sent with its events, and
+	// (diagnose.LastCall): no prompt was sent with its events, and
 	// EstimatedInput is 0.
 	AfterLastCall  bool           `json:"after_last_call,omitempty"`
 	LoggedInput    *int64         `json:"logged_input_tokens,omitempty"`
@@ -113,7 +111,7 @@ func BuildTurns(events []schema.Event, usage []schema.Usage) []TurnView {
 		byTurn[usage[i].Turn] = &usage[i]
 	}
 	est := diagnose.EstimatedPrompts(events)
-	lastCall, anyCall := diagnose.LastCallTurn(events, usage)
+	lastCall, anyCall := diagnose.LastCall(events, usage)
 	var out []TurnView
 	idx := map[int64]int{}
 	for _, e := range events {
@@ -170,7 +168,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if !o.JSON {
 			head = max(showHead, 4*o.Width)
 		}
-		redactRun(red, &run, events, ops, head)
+		red.Records(&run, events, usage, ops, head)
 	}
 	turns := BuildTurns(events, usage)
 	cal, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator)
@@ -359,39 +357,6 @@ func ambiguousRun(prefix string, runs []schema.Run) error {
 // showHead is the least of each event text trajmine show's text view
 // redacts (see redact.Redactor.Head).
 const showHead = 1024
-
-// redactRun redacts the log text of a run's record, events and context
-// ops in place, the events on all cores; head > 0 redacts only the first
-// head bytes of each event's text (what the text view can print of it).
-func redactRun(red *redact.Redactor, run *schema.Run, events []schema.Event, ops []schema.ContextOp, head int) {
-	s := red.String
-	run.EndReasonDetail, run.TaskID = s(run.EndReasonDetail), s(run.TaskID)
-	for i := range ops {
-		ops[i].ToolKey, ops[i].Detail = s(ops[i].ToolKey), s(ops[i].Detail)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(runtime.GOMAXPROCS(0), 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				e := &events[i]
-				e.ToolName, e.ToolKey, e.Target, e.Args = s(e.ToolName), s(e.ToolKey), s(e.Target), s(e.Args)
-				if head > 0 {
-					e.Text, _ = red.Head(e.Text, head)
-				} else {
-					e.Text = s(e.Text)
-				}
-			}
-		}()
-	}
-	for i := range events {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
 
 func opKey(op schema.ContextOp) string {
 	if op.ToolKey != "" {

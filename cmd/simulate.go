@@ -34,7 +34,7 @@ type SimulateOptions struct {
 	Err        io.Writer // warnings (a learned policy's model families)
 
 	shard, shards int
-	windows       []int64
+	windows       []simulate.Window
 }
 
 // NewSimulateCmd builds `trajmine simulate`.
@@ -151,7 +151,7 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 	}
 	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "policy spec, e.g. 'halflife(cap=4000)' (repeatable; default: the whole catalog)")
 	c.Flags().StringVar(&o.PolicyFile, "policy-file", "", "YAML/JSON file listing policy specs")
-	c.Flags().StringVar(&o.Windows, "window", "", "comma-separated windows in tokens (default: each run's own window; 0 = unbounded)")
+	c.Flags().StringVar(&o.Windows, "window", "", "comma-separated windows: tokens (200000, 128k), own (each run's own; the default) or unbounded")
 	c.Flags().StringVar(&o.By, "by", "", "also break the comparison down by model, harness or format")
 	c.Flags().StringVar(&o.Shard, "shard", "", "replay shard i of n (i/n, 0-based)")
 	c.Flags().StringSliceVar(&o.Formats, "format", nil, "replay only runs of these source formats (comma-separated or repeated)")
@@ -197,25 +197,13 @@ func simulateRun(ctx context.Context, d *Deps, o *SimulateOptions) error {
 	return writeSimulate(o.Out, out, o.Width, o.Bold)
 }
 
-func parseWindows(s string) ([]int64, error) {
-	if strings.TrimSpace(s) == "" {
-		return []int64{-1}, nil // -1: each run's own
+// parseWindows reads simulate's --window list (simulate.ParseWindows).
+func parseWindows(s string) ([]simulate.Window, error) {
+	ws, err := simulate.ParseWindows(s)
+	if err != nil {
+		return nil, flagErrorf("--window: %v", err)
 	}
-	var out []int64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "own" {
-			out = append(out, -1)
-			continue
-		}
-		n, err := strconv.ParseInt(strings.ReplaceAll(f, "_", ""), 10, 64)
-		if err != nil || n < 0 {
-			return nil, flagErrorf("--window: %q is not a number of tokens (or own)", f)
-		}
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	return ws, nil
 }
 
 func parseShard(s string) (int, int, error) {
@@ -274,14 +262,13 @@ func learnedFamilies(rows []simulate.Row) map[string]map[string]int {
 	return out
 }
 
-func windowLabel(w int64, own bool) string {
-	switch {
-	case own:
-		return "own"
-	case w == 0:
-		return "none"
+// windowLabel is w as the comparison's WINDOW column shows it: own,
+// unbounded, or the tokens with separators.
+func windowLabel(w simulate.Window) string {
+	if n, fixed := w.Fixed(); fixed {
+		return thousands(n)
 	}
-	return thousands(w)
+	return w.String()
 }
 
 // analysis is what the replay depends on.
@@ -297,7 +284,7 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	}
 	var wl []string
 	for _, x := range out.Windows {
-		wl = append(wl, windowLabel(x, x < 0))
+		wl = append(wl, windowLabel(x))
 	}
 	shard := ""
 	if out.Shard != "" {
@@ -422,10 +409,10 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 		t.header = append([]string{"GROUP"}, t.header...)
 	}
 	for _, a := range simulate.Ranked(aggs) {
-		wl := windowLabel(a.Window, a.Window < 0)
+		wl := windowLabel(a.Window)
 		b := "-"
 		if a.BoundaryFound {
-			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
+			b = "call " + strconv.FormatInt(a.BoundaryCall, 10)
 		}
 		cost, ci, usd := "-", "-", "-"
 		if a.Priced > 0 {
@@ -433,7 +420,7 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 			usd = textfmt.Dollars(a.AsLoggedCostCachedUSD - a.CostCachedUSD)
 		}
 		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), cost, ci, usd, signedThousands(a.TokensSaved),
-			textfmt.Ratio(a.TotalRatio), textfmt.RatioCI(a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
+			textfmt.Ratio(a.EffectiveRatio), textfmt.RatioCI(a.EffectiveLo, a.EffectiveHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
 			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), textfmt.Ratio(a.KeepAllRatio), b}
 		if grouped {
 			row = append([]string{a.Group}, row...)

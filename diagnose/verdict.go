@@ -18,23 +18,23 @@ func BoundaryClause(b ReadingBoundary) string {
 	switch {
 	case b.Found:
 		return fmt.Sprintf("reading boundary at call %s (%s %s by then, %d of %s observed)",
-			textfmt.Thousands(b.Turn), what, textfmt.Pct(b.incidenceAt(b.Turn)), b.EventsBy, textfmt.CountOf(int(b.Runs), "run"))
+			textfmt.Thousands(b.Call), what, textfmt.Pct(b.incidenceAt(b.Call)), b.EventsBy, textfmt.CountOf(int(b.Runs), "run"))
 	case b.Events == 0:
 		return "no reading boundary (no unfinished run stopped while reading)"
 	case b.Reached:
 		return fmt.Sprintf("no reading boundary stated (%s %s by call %s, but over %s, fewer than %d)",
-			what, textfmt.Pct(b.incidenceAt(b.ReachedTurn)), textfmt.Thousands(b.ReachedTurn), textfmt.CountOf(int(b.Runs), "run"), b.MinRuns)
+			what, textfmt.Pct(b.incidenceAt(b.ReachedCall)), textfmt.Thousands(b.ReachedCall), textfmt.CountOf(int(b.Runs), "run"), b.MinRuns)
 	}
 	return fmt.Sprintf("no reading boundary (%s %s, %d of %s (%s) observed; %s needed)",
 		what, textfmt.Pct(b.Incidence), b.Events, textfmt.CountOf(int(b.Runs), "run"), textfmt.Pct(float64(b.Events)/float64(b.Runs)), textfmt.Pct(b.Share))
 }
 
 // incidenceAt is the cumulative incidence of stopping while reading by
-// turn (the last point of CIF at or before it).
-func (b ReadingBoundary) incidenceAt(turn int64) float64 {
+// call (the last point of CIF at or before it).
+func (b ReadingBoundary) incidenceAt(call int64) float64 {
 	f := 0.0
 	for _, p := range b.CIF {
-		if p.Turn > turn {
+		if p.Call > call {
 			break
 		}
 		f = p.Incidence

@@ -69,8 +69,10 @@
 // Each importer has its own file, named for its format (the outcome
 // formats: swebench_report.go, swebench_results.go, swebench_preds.go,
 // harbor_result.go, terminal_bench_results.go, outcome_table.go; a large one keeps
-// its parts beside it: atif_files.go, harbor_traces.go, inspect_archive.go,
-// opencode_storage.go, openhands_values.go, swe_agent_actions.go). What
+// its parts beside it: atif_files.go, cline_task_folder_history.go,
+// harbor_traces.go, inspect_archive.go, opencode_storage.go,
+// openhands_values.go, swe_agent_actions.go,
+// vscode_copilot_chat_log.go). What
 // several importers share has a file named for what it does:
 //
 //   - formats.go: the registration of every importer in detection order,
@@ -139,7 +141,7 @@
 //  3. <format>_test.go: table-driven tests on testdata/<format>/ with hand
 //     counts; detect_internal_test.go (TestDetectFormat's rules) and
 //     corpus_more_test.go (TestNoForeignClaims over every corpus file, the
-//     per-folder goldens under testdata/corpus-more/, TestIssue21 tables)
+//     per-folder goldens under testdata/corpus-more/, the TestIssue21LineRejects tables)
 //     when it has a corpus folder; corpus_golden_test.go's goldens are
 //     regenerated with -update and reviewed.
 //  4. fuzz_test.go: a fuzzTable entry with the fixtures as seeds.

@@ -51,6 +51,12 @@ func init() {
 		"aider chat history Markdown (.aider.chat.history.md): a run per \"# aider chat started at\" (start time only), #### user turns, replies as model calls with per-call usage and session cost from \"> Tokens: … Cost: …\" lines, \"Applied edit to\" as edit calls, /clear as truncation ops, end reason from token-limit, reflection-limit and ^C messages; no tool-call ids"}})
 	register(45, clineCassette{formatInfo{"cline-http-cassette",
 		"Cline CLI nock HTTP recordings of /chat/completions (SSE): one model call per exchange with streamed text, reasoning, tool calls and per-call usage; request bodies, when recorded, supply the inputs; no tool results or timestamps beyond the response's created; attempt_completion → finished"}})
+	register(45, clineTask{formatInfo{"cline-task-folder",
+		"Cline, Roo Code and Kilo Code task folders (VS Code globalStorage/<extension>/tasks/<id>/: api_conversation_history.json read with the ui_messages.json beside it, or ui_messages.json alone): per-call usage and cost from the api_req_started records, ms timestamps, tool_use ids or XML tool uses with [tool] Result: blocks linked in order, Roo condense/truncation records as context_ops, harness named by the extension, end from completion_result, cancellations or attempt_completion; fixtures: Roo Code and Kilo Code (legacy extension) task folders from agentsview's tests, no Cline sample (its variant is tested on Roo's layout)"}})
+	register(45, vscodeCopilotChat{formatInfo{"vscode-copilot-chat",
+		"VS Code Copilot Chat sessions (workspaceStorage/<hash>/chatSessions/<id>.json, and the newer .jsonl mutation logs, replayed): a model call per tool-call round (else per request), tool-call ids with their results, request timestamps and elapsed times; no token counts in the log (usage estimated), no compaction records; isCanceled as an explicit end; fixtures: a real session (chat format version 3, VS Code of November 2025, from splitrail) and JSONL logs from agentsview's tests"}})
+	register(45, ampThread{formatInfo{"amp-thread",
+		"Amp threads (~/.local/share/amp/threads/T-<id>.json): per-call usage from assistant messages' usage (cache reads and writes) or, in older threads, the usageLedger events, ms and ISO timestamps, tool_use ids (also Amp's toolUseID/run results), no compaction records, end reason inferred; fixtures: agentsview's and ccusage's test threads (no Amp version logged)"}})
 	register(45, langfuse{formatInfo{"langfuse-trace-export",
 		"Langfuse public-API trace + observations JSON: GENERATIONs as model calls with per-call usage (usageDetails incl. cache), TOOL/linked SPAN observations as tool results, timestamps, message-level tool-call ids, no compaction events, end from level/finish reason"}})
 	register(45, openClaw{formatInfo{"openclaw-telemetry",
@@ -140,6 +146,9 @@ var corpusFolders = map[string][]string{
 	"antigravity-cli":                {"corpus-more/antigravity-cli"},
 	"kiro-cli-sqlite-payload":        {"corpus-more/kiro-cli-sqlite-payload"},
 	"factory-droid":                  {"corpus-more/factory-droid"},
+	"cline-task-folder":              nil,
+	"vscode-copilot-chat":            nil,
+	"amp-thread":                     nil,
 	"goose-sessions-db":              nil, // the SQLite stores: testdata/agents (sqlite_test.go)
 	"opencode-db":                    nil,
 	"hermes-state-db":                nil,
@@ -157,11 +166,13 @@ var corpusFolders = map[string][]string{
 func CorpusFolders(format string) []string { return corpusFolders[format] }
 
 // alsoReads names, per importer, the other agents whose logs it reads
-// because they copy its layout (each tested on its corpus-more folder).
+// because they copy its layout (each tested on its corpus-more folder, or
+// on its fixtures in testdata/agents).
 var alsoReads = map[string][]string{
-	"claude-code":      {"iFlow CLI (~/.iflow/projects/*/session-*.jsonl)"},
-	"codex-cli":        {"Trae CLI (~/.trae/cli/sessions/**/rollout-*.jsonl)"},
-	"otel-genai-spans": {"Visual Studio GitHub Copilot traces (~/.cache/VSGitHubCopilotLogs/traces/*.jsonl)"},
+	"claude-code":       {"iFlow CLI (~/.iflow/projects/*/session-*.jsonl)"},
+	"codex-cli":         {"Trae CLI (~/.trae/cli/sessions/**/rollout-*.jsonl)"},
+	"otel-genai-spans":  {"Visual Studio GitHub Copilot traces (~/.cache/VSGitHubCopilotLogs/traces/*.jsonl)"},
+	"cline-task-folder": {"Roo Code (globalStorage/rooveterinaryinc.roo-cline/tasks/*/)", "Kilo Code's legacy extension (globalStorage/kilocode.kilo-code/tasks/*/)"},
 }
 
 // AlsoReads returns the other agents whose logs an importer reads because

@@ -79,6 +79,15 @@ var fuzzTable = []fuzzEntry{
 	{name: "hermes-agent", globs: []string{"testdata/hermes-agent/*.json"}, parses: []fuzzParse{{"hermes-agent", "fuzz.json"}}, check: sweFuzzCheck},
 	{name: "antigravity-cli", globs: []string{"testdata/antigravity-cli/*.jsonl"}, parses: []fuzzParse{{"antigravity-cli", "fuzz.jsonl"}}, check: sweFuzzCheck},
 	{name: "kiro-cli-sqlite-payload", globs: []string{"testdata/kiro-cli-sqlite-payload/*.json"}, parses: []fuzzParse{{"kiro-cli-sqlite-payload", "fuzz.json"}}, check: sweFuzzCheck},
+	// issue 30 points 9 and 10 (testdata/agents; the hand-written rule
+	// cases as extra seeds); under a fuzz/ name there is no sibling to read
+	{name: ctFormat, globs: []string{"testdata/agents/roo-code/tasks/*/ui_messages.json", "testdata/agents/kilo-code/tasks/*/*.json"},
+		extra:  func(testing.TB) []byte { return []byte(ctXMLHistory) },
+		parses: []fuzzParse{{ctFormat, "fuzz/ui_messages.json"}, {ctFormat, "fuzz/api_conversation_history.json"}}, check: sweFuzzCheck},
+	{name: ampFormat, globs: []string{"testdata/agents/amp/T-*.json"}, extra: func(testing.TB) []byte { return []byte(ampRulesThread) },
+		parses: []fuzzParse{{ampFormat, "fuzz/T-fuzz.json"}}, check: sweFuzzCheck},
+	{name: vsFormat, globs: []string{"testdata/agents/vscode-copilot-chat/chatSessions/*"}, extra: func(testing.TB) []byte { return []byte(vsLogRules) },
+		parses: []fuzzParse{{vsFormat, "fuzz/s.json"}, {vsFormat, "fuzz/s.jsonl"}}, check: sweFuzzCheck},
 	// the outcome files: each input read by every outcome format, under
 	// the names that decide their shapes (a flat report's folder, a
 	// reward.json, a table's extension)

@@ -242,7 +242,7 @@ func gmIssued(id string) *time.Time {
 	return unixTime(float64(ms))
 }
 
-// gmResultText renders a tool call's result (a Gemini PartListUnion) as the
+// gmResultText renders a tool call's result (a Gemini "PartListUnion") as the
 // model saw it: functionResponse.response.output (or .error), text parts,
 // else the display text. failed reports a response error.
 func gmResultText(tc *gmToolCall) (text string, failed bool) {

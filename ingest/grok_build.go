@@ -40,7 +40,7 @@ import (
 //  4. signals.json: contextWindowTokens is the run's window;
 //     contextTokensUsed, the tokens in context at the end, is the last model
 //     call's logged input (the only usage Grok keeps: usage_calls is 1 of
-//     n_turns). compactionCount and totalTokensBeforeCompaction say that
+//     n_turns). "compactionCount" and "totalTokensBeforeCompaction" say that
 //     compactions happened but not where, so they are not context ops.
 //  5. The end reason is inferred from the last event.
 type grokBuild struct{ formatInfo }

@@ -26,7 +26,7 @@ import (
 //     event with the exit code; toolResult → a tool_result linked by
 //     toolCallId; assistant → one model call (RunBuilder.Call with the
 //     responseId when there is one) with thinking / text / toolCall blocks and
-//     its usage. pi's usage.input excludes cache reads and writes (totalTokens
+//     its usage. pi's usage.input excludes cache reads and writes ("totalTokens"
 //     = input + output + cacheRead + cacheWrite), so InputTokens is their sum.
 //     An aborted or failed request that produced nothing (empty content, zero
 //     usage) is not a model call: it becomes an error event.
@@ -42,7 +42,7 @@ import (
 // files form a tree (id/parentId); they are imported in file order.
 type piCodingAgent struct{ formatInfo }
 
-// piRoles are the roles of pi AgentMessages.
+// piRoles are the roles of pi "AgentMessage" values.
 var piRoles = map[string]bool{"user": true, "assistant": true, "toolResult": true, "bashExecution": true,
 	"custom": true, "branchSummary": true, "compactionSummary": true, "hookMessage": true}
 
@@ -100,7 +100,7 @@ type piEntry struct {
 	Content    json.RawMessage `json:"content"`
 }
 
-// piMessage is a pi AgentMessage (also found in OpenClaw telemetry).
+// piMessage is a pi "AgentMessage" (also found in OpenClaw telemetry).
 type piMessage struct {
 	Role         string          `json:"role"`
 	Content      json.RawMessage `json:"content"`
@@ -174,7 +174,7 @@ func decodePiLine(_ int64, raw []byte, d *piLine) string {
 	return d.reject
 }
 
-// piDecodeMessage decodes one AgentMessage and its content; it returns why
+// piDecodeMessage decodes one "AgentMessage" and its content; it returns why
 // the message is malformed, or "".
 func piDecodeMessage(raw []byte, m *piMessage, blocks *[]piBlock, text *string) string {
 	if err := json.Unmarshal(raw, m); err != nil {
@@ -274,7 +274,7 @@ func (piCodingAgent) Import(f *File, r io.Reader) error {
 	return conv.finish()
 }
 
-// piConv maps pi AgentMessages onto a run (pi sessions and OpenClaw history
+// piConv maps pi "AgentMessage" values onto a run (pi sessions and OpenClaw history
 // snapshots share the message format).
 type piConv struct {
 	b        *RunBuilder
@@ -287,7 +287,7 @@ type piConv struct {
 	hasCost  bool
 }
 
-// message adds one AgentMessage. blocks are the assistant's content blocks;
+// message adds one "AgentMessage". blocks are the assistant's content blocks;
 // text is the flattened content of any other role.
 func (c *piConv) message(line int64, ts *time.Time, m *piMessage, blocks []piBlock, text string) error {
 	b := c.b

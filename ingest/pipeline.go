@@ -24,7 +24,7 @@ import (
 // and however their work interleaves; it is the ingest of the files one by
 // one, in path order, with many small files per commit.
 //
-// Memory is bounded: at most window files are between being handed to a
+// Memory is bounded: at most inFlight files are between being handed to a
 // worker and being taken by the committer (parsed in memory and waiting, or
 // being parsed), each at most Options.SmallFile bytes when read into
 // memory; the committer fills one batch of at most batchFiles files and
@@ -43,9 +43,9 @@ const (
 	batchMemory = 64 << 20
 )
 
-// windowPerWorker is how many files per worker may be in flight between
+// inFlightPerWorker is how many files per worker may be in flight between
 // the dispatch and the committer.
-const windowPerWorker = 4
+const inFlightPerWorker = 4
 
 // outcome is what a worker hands the committer for one file: nothing (the
 // file was skipped or failed, already counted), a small file parsed in
@@ -190,13 +190,13 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		p.quick = nil
 	}
 
-	// Each file's outcome has its own slot; window bounds how far the
+	// Each file's outcome has its own slot; inFlight bounds how far the
 	// dispatch runs ahead of the committer.
 	slots := make([]chan *outcome, len(files))
 	for i := range slots {
 		slots[i] = make(chan *outcome, 1)
 	}
-	window := make(chan struct{}, windowPerWorker*workers)
+	inFlight := make(chan struct{}, inFlightPerWorker*workers)
 	type job struct {
 		i    int
 		path string
@@ -236,7 +236,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		defer close(jobs)
 		for i, path := range files {
 			select {
-			case window <- struct{}{}:
+			case inFlight <- struct{}{}:
 			case <-stop:
 				return
 			}
@@ -247,7 +247,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			}
 		}
 	}()
-	p.commit(slots, window)
+	p.commit(slots, inFlight)
 	close(stop)
 	wg.Wait()
 	if e := p.fatal.Load(); e != nil {
@@ -276,7 +276,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 // large file gets its turn after the batch before it is committed. A
 // content (sha256) met a second time is skipped here, so the first file in
 // path order is the one kept.
-func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
+func (p *pipeline) commit(slots []chan *outcome, inFlight chan struct{}) {
 	// A full batch goes to the writer, which commits it while the next
 	// one fills: parsing goes on during DuckDB's commit. At most one batch
 	// is being written and one filling.
@@ -307,7 +307,7 @@ func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
 	}
 	for i := range slots {
 		out := <-slots[i]
-		<-window
+		<-inFlight
 		if out == nil {
 			continue
 		}

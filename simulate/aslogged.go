@@ -146,7 +146,7 @@ func (tr *Trace) asLoggedCalls() []CallResult {
 	rp.noBase = true
 	calls := make([]CallResult, 0, tr.NCalls)
 	p, _ := newAsLogged(nil)
-	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: -1, Calls: &calls})
+	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: Unbounded, Calls: &calls})
 	tr.asLogged = calls
 	return calls
 }
@@ -161,7 +161,7 @@ func (tr *Trace) asLoggedCallsWith(m CacheModel) []CallResult {
 	rp.noBase = true
 	calls := make([]CallResult, 0, tr.NCalls)
 	p, _ := newAsLogged(nil)
-	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: -1, Calls: &calls, Cache: &m})
+	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: Unbounded, Calls: &calls, Cache: &m})
 	return calls
 }
 

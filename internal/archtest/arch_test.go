@@ -1,8 +1,9 @@
 // Package archtest enforces trajmine's dependency direction (go-style.md §1):
 // schema is a leaf; ingest and synth import only schema (ingest also its own
-// internal/jsonx, goccy/go-json with number errors repaired); internal/store
-// is the only importer of the DuckDB driver; analysis feeds the domain
-// packages from the store; only dashboards imports go-echarts and only
+// internal/jsonx, goccy/go-json with number errors repaired, and actions,
+// which classifies each tool call at import); internal/store is the only
+// importer of the DuckDB driver; analysis feeds the domain packages from
+// the store; only dashboards imports go-echarts and only
 // dashboards/browsertest chromedp; only cmd imports cobra; nothing imports
 // cmd.
 package archtest
@@ -38,12 +39,13 @@ var allowed = map[string][]string{
 	"dashboards/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},
+	"internal/doccheck":      {},
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
 	"internal/glossary":      {}, // trajmine help terms; the page may embed it
 	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
-	"redact":                 {},
+	"redact":                 {"schema"},
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward

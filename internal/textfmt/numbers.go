@@ -9,9 +9,9 @@ import (
 )
 
 // fixed is x with d decimals, rounded half away from zero on x's exact
-// binary value (Number.prototype.toFixed's rule; fmt's %.*f rounds an
+// binary value ("Number.prototype.toFixed"'s rule; fmt's %.*f rounds an
 // exact tie such as 0.125 to even); "-" for NaN and ±Inf. A negative x
-// that rounds to zero keeps its sign ("-0.0"), as toFixed does.
+// that rounds to zero keeps its sign ("-0.0"), as "toFixed" does.
 func fixed(x float64, d int) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "-"

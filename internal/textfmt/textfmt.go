@@ -18,7 +18,7 @@
 // whole (of runs, of tokens) is a Pct.
 //
 // Decimals are rounded half away from zero on the float's exact value, as
-// JavaScript's Number.prototype.toFixed does, so that JS, the same rules
+// JavaScript's "Number.prototype.toFixed" does, so that JS, the same rules
 // for the page (JS, checked against these in headless Chromium), prints
 // the same digits.
 package textfmt
