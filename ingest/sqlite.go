@@ -178,25 +178,23 @@ func statStore(path string) ([]fileState, error) {
 // takeSnapshot copies the store at path (with its -wal and -journal) into a
 // new temporary directory, hashing what it copies, and copies it again
 // (at most maxCopies times) while one of its files changes meanwhile.
-func takeSnapshot(path string) (snap *snapshot, sum string, n int64, err error) {
+func takeSnapshot(path string) (*snapshot, string, int64, error) {
 	dir, err := os.MkdirTemp("", "trajmine-sqlite-")
 	if err != nil {
 		return nil, "", 0, fmt.Errorf("snapshot %s: %w", path, err)
 	}
-	snap = &snapshot{dir: dir, db: filepath.Join(dir, "store.db")}
-	defer func() {
-		if err != nil {
-			snap.release()
-			snap = nil
-		}
-	}()
+	snap := &snapshot{dir: dir, db: filepath.Join(dir, "store.db")}
+	fail := func(err error) (*snapshot, string, int64, error) {
+		snap.release()
+		return nil, "", 0, err
+	}
 	for attempt := range maxCopies {
 		before, err := statStore(path)
 		if err != nil {
-			return nil, "", 0, err
+			return fail(err)
 		}
 		h := sha256.New()
-		n = 0
+		var n int64
 		snap.journal = false
 		for i, suffix := range append([]string{""}, companions...) {
 			if !before[i].exists {
@@ -205,7 +203,7 @@ func takeSnapshot(path string) (snap *snapshot, sum string, n int64, err error) 
 			}
 			m, err := copyFile(path+suffix, snap.db+suffix, h)
 			if err != nil {
-				return nil, "", 0, err
+				return fail(err)
 			}
 			n += m
 			snap.journal = snap.journal || suffix == "-journal"
@@ -215,13 +213,13 @@ func takeSnapshot(path string) (snap *snapshot, sum string, n int64, err error) 
 		}
 		after, err := statStore(path)
 		if err != nil {
-			return nil, "", 0, err
+			return fail(err)
 		}
 		if equalStates(before, after) {
 			return snap, hex.EncodeToString(h.Sum(nil)), n, nil
 		}
 	}
-	return nil, "", 0, fmt.Errorf("%s changed each of the %d times it was copied (the agent is writing it); nothing of it was kept, ingest it again", path, maxCopies)
+	return fail(fmt.Errorf("%s changed each of the %d times it was copied (the agent is writing it); nothing of it was kept, ingest it again", path, maxCopies))
 }
 
 func equalStates(a, b []fileState) bool {

@@ -24,6 +24,13 @@ func TestSnapshotCopiesAgain(t *testing.T) {
 		{"changed during every copy", maxCopies, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			defer func() {
+				if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+					t.Errorf("left in the temporary directory: %v", ents)
+				}
+			}()
 			dir := t.TempDir()
 			p := filepath.Join(dir, "s.db")
 			if err := os.WriteFile(p, []byte(sqliteMagic+"db"), 0o644); err != nil {
