@@ -70,8 +70,8 @@
 // formats: swebench_report.go, swebench_results.go, swebench_preds.go,
 // harbor_result.go, terminal_bench_results.go, outcome_table.go; a large one keeps
 // its parts beside it: atif_files.go, cline_task_folder_history.go,
-// harbor_traces.go, inspect_archive.go, opencode_storage.go,
-// openhands_values.go, swe_agent_actions.go,
+// gemini_jsonl.go, harbor_traces.go, inspect_archive.go,
+// opencode_storage.go, openhands_values.go, swe_agent_actions.go,
 // vscode_copilot_chat_log.go). What
 // several importers share has a file named for what it does:
 //
@@ -119,6 +119,9 @@
 //     every agent's logs (Places, Discover).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr.
+//   - unread.go: unreadTypes, the records of types an importer does not
+//     read, named once per file with their count at the first one's line
+//     (a reject per type, not per line: issue 30.1).
 //   - repair.go: the importer boundary's repairs (jsonInput and
 //     repairJSONText before the importer, repairTx after it).
 //
@@ -140,10 +143,16 @@
 //     its one-line description, and its corpusFolders (and alsoReads).
 //  3. <format>_test.go: table-driven tests on testdata/<format>/ with hand
 //     counts; detect_internal_test.go (TestDetectFormat's rules) and
-//     corpus_more_test.go (TestNoForeignClaims over every corpus file, the
-//     per-folder goldens under testdata/corpus-more/, the TestIssue21LineRejects tables)
-//     when it has a corpus folder; corpus_golden_test.go's goldens are
-//     regenerated with -update and reviewed.
+//     corpus_more_test.go (TestNoForeignClaims over every corpus file and
+//     every fixture of testdata/ — a file of testdata/<format>/ must be
+//     claimed by <format> alone, exceptions in fixture_claims_test.go —
+//     the per-folder goldens under testdata/corpus-more/, the TestIssue21LineRejects
+//     tables) when it has a corpus folder; corpus_golden_test.go's goldens
+//     are regenerated with -update and reviewed. A format that reads the
+//     agents of testdata/agents/ (issue 30's real fixtures with hand
+//     counts) names its folder in fixture_claims_test.go's
+//     agentFolderFormats and tests it against the folder's counts.json
+//     (agents_drift_test.go).
 //  4. fuzz_test.go: a fuzzTable entry with the fixtures as seeds.
 //  5. TestDetectOneBadLine (detect_badline_internal_test.go) covers a new
 //     JSONL format by itself once a .jsonl fixture is detected as it; add

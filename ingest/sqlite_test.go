@@ -273,3 +273,53 @@ func TestStoreDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestStoresCountsJSON checks the stores' runs against counts.json itself
+// (the hand counts TestStoresHandCounts writes out), run by run in order:
+// model calls, tool calls and results, and usage, whose input trajmine
+// counts with the cache reads and writes the stores count apart.
+func TestStoresCountsJSON(t *testing.T) {
+	for _, tc := range []struct{ folder, file, db string }{
+		{"goose", "sessions.sql", "sessions.db"},
+		{"opencode-sqlite", "opencode.sql", "opencode.db"},
+		{"hermes", "state.sql", "state.db"},
+		{"kiro", "data.sql", "data.sqlite3"},
+	} {
+		t.Run(tc.folder, func(t *testing.T) {
+			hand := agentCounts(t, tc.folder)[tc.file].Runs
+			m, _, _ := ingestPaths(t, nil, buildStore(t, t.TempDir(), tc.folder+"/"+tc.file, tc.db))
+			if len(m.Runs) != len(hand) {
+				t.Fatalf("%d runs, counts.json has %d", len(m.Runs), len(hand))
+			}
+			for i, h := range hand {
+				got := storeRunCounts(m, &m.Runs[i])
+				check := func(what string, got int64, want *int64) {
+					if want != nil && got != *want {
+						t.Errorf("run %s: %s %d, counts.json %d", runIDAt(m, i), what, got, *want)
+					}
+				}
+				check("model calls", got.turns, h.ModelCalls)
+				check("tool calls", got.toolCalls, h.ToolCalls)
+				check("tool results", got.results, h.ToolResults)
+				check("tool results linked", got.linked, h.ToolResultsLinked)
+				u := h.Usage
+				if u == nil {
+					if got.in+got.out+got.cacheRead+got.cacheWrite != 0 || got.cost != -1 {
+						t.Errorf("run %s: usage %+v, counts.json none", runIDAt(m, i), got)
+					}
+					continue
+				}
+				in := *u.Input + *u.CacheRead + *u.CacheWrite
+				check("input (with the cache)", got.in, &in)
+				check("output", got.out, u.Output)
+				check("cache read", got.cacheRead, u.CacheRead)
+				check("cache write", got.cacheWrite, u.CacheWrite)
+				if u.Cost != nil && math.Abs(got.cost-*u.Cost) > 1e-9 {
+					t.Errorf("run %s: cost %v, counts.json %v", runIDAt(m, i), got.cost, *u.Cost)
+				}
+			}
+		})
+	}
+}
+
+func runIDAt(m *ingest.MemSink, i int) string { return m.Runs[i].RunID }
