@@ -33,6 +33,12 @@
 //     the outcome rows it holds to its runs (ApplyOutcomes), and the
 //     Summary counts the outcome files and the runs given an outcome.
 //
+// A SQLite database (an agent's store: Goose, OpenCode, Hermes, Kiro CLI)
+// is not read as a head: prepare copies it with its -wal and -journal into
+// a private temporary folder (hashing what it copies), detects its format
+// from its tables on the copy, and its importer (a storeImporter) reads the
+// copy, never the agent's file (sqlite.go).
+//
 // Outcome files (a SWE-bench report.json or results.json, predictions,
 // Harbor and terminal-bench results, a plain CSV or JSONL: outcomes.go) are
 // detected and imported like logs, but make outcome rows (File.Outcome,
@@ -107,6 +113,10 @@
 //     (IsOutcomeFormat, PathKeyed), an outcome row (outcomeRow), the
 //     readings of resolved and score values, the id a file's place gives
 //     (placeID).
+//   - sqlite.go, sqlite_values.go: the SQLite stores' snapshot, detection
+//     and positioned rejects ("file: table T row N: …"), and the reading
+//     of loosely typed column values; places.go: the standard places of
+//     every agent's logs (Places, Discover).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr.
 //   - unread.go: unreadTypes, the records of types an importer does not
@@ -155,6 +165,15 @@
 //     format's version, with a line saying why, whenever its importer reads
 //     the same bytes into other rows, so that stores read it again; a
 //     change of detection alone raises nothing.
+//
+// An agent's SQLite store is read by a storeImporter instead (template
+// goose_db.go; sqlite.go): Detect is false, claims recognises the store by
+// its tables and columns on the snapshot prepare takes, importDB reads its
+// rows (f.scanTable, the values through sqlite_values.go's readers, bad
+// rows through f.rejectRow, "file: table T row N: …"). Its tests build the
+// store from the fixture's SQL (sqlite_test.go, sqlite_rules_test.go), and
+// FuzzStoreValues (sqlite_fuzz_test.go) fuzzes its JSON columns: a
+// fuzzTable entry does not fit, since a damaged database may fail.
 //
 // Package internal/jsonx decodes with goccy/go-json and error messages that
 // name the JSON field and the problem in plain words.

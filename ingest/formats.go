@@ -75,6 +75,15 @@ func init() {
 		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, tool_calls ids where logged (else planner calls answered in order by the action steps that follow), harness steps (EPHEMERAL_MESSAGE …) as system events, CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
 	register(66, kiroCLI{formatInfo{"kiro-cli-sqlite-payload",
 		"Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	// SQLite stores (sqlite.go): recognised by their tables on a snapshot, never by a head
+	register(67, gooseDB{formatInfo{"goose-sessions-db",
+		"Goose session store (~/.local/share/goose/sessions/sessions.db, SQLite): a run per session (sub_agent sessions as child runs); per-call usage from usage_ledger rows (compaction calls included) set on the calls in order, cost; timestamps, toolRequest/toolResponse ids, the agent-only summary after hidden messages as a summary op; end reason inferred"}})
+	register(67, opencodeDB{formatInfo{"opencode-db",
+		"OpenCode 1.4+ SQLite store (~/.local/share/opencode/opencode.db; Kilo CLI's ~/.local/share/kilo/kilo.db): a run per session, as opencode-sse-events reads a storage/ session: per-call usage from step-finish (else message) tokens, cost, timestamps, tool callIDs, compaction parts as context_ops, end from finish/error"}})
+	register(67, hermesDB{formatInfo{"hermes-state-db",
+		"Hermes Agent state.db (~/.hermes/state.db, SQLite): a run per session not left to its transcript beside it (sessions/session_<id>.json, read by hermes-agent); OpenAI-shaped messages with timestamps and tool_call ids; usage per session only (stated totals, api_call_count calls), cost; no compaction records; end reason inferred"}})
+	register(67, kiroDB{formatInfo{"kiro-cli-db",
+		"Kiro CLI store (~/.local/share/kiro-cli/data.sqlite3, SQLite): a run per conversations_v2 row, its value read as kiro-cli-sqlite-payload reads a saved one: no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
 	// outcome files (outcomes.go): they make outcome rows, not runs
 	register(70, swebenchReport{formatInfo: formatInfo{formatSWEBenchReport,
 		"outcome file: SWE-bench harness per-instance report.json, keyed by instance id ({\"<id>\": {\"resolved\", …}}; also per_instance_details.json) or flat beside a trajectory (logs/<id>/report.json, id from the folder): resolved per instance"}})
@@ -140,6 +149,10 @@ var corpusFolders = map[string][]string{
 	"cline-task-folder":              nil,
 	"vscode-copilot-chat":            nil,
 	"amp-thread":                     nil,
+	"goose-sessions-db":              nil, // the SQLite stores: testdata/agents (sqlite_test.go)
+	"opencode-db":                    nil,
+	"hermes-state-db":                nil,
+	"kiro-cli-db":                    nil,
 	formatSWEBenchReport:             {"corpus-outcomes/mini-swe-agent-swebench"},
 	formatSWEBenchResults:            nil,
 	formatSWEBenchPreds:              nil,
