@@ -85,8 +85,8 @@ const (
 )
 
 // ctMetaFiles are a task folder's metadata files, each with the keys one of
-// which its head must show: Roo's HistoryItem (id, ts, task) and Cline's
-// TaskMetadata (files_in_context, model_usage, environment_history).
+// which its head must show: Roo's "HistoryItem" (id, ts, task) and Cline's
+// "TaskMetadata" (files_in_context, model_usage, environment_history).
 var ctMetaFiles = map[string][]string{
 	"history_item.json":  {"id", "ts", "task"},
 	"task_metadata.json": {"files_in_context", "model_usage", "environment_history"},
