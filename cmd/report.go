@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/compare"
 	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
@@ -55,10 +55,6 @@ type ReportOptions struct {
 	MaxDecompressed byteSize
 }
 
-// standardPlaces are where agent harnesses keep their logs, relative to $HOME:
-// Claude Code, Codex CLI, Gemini CLI, pi, OpenCode (on-disk storage), Cline.
-var standardPlaces = []string{".claude/projects", ".codex/sessions", ".gemini/tmp", ".pi/agent/sessions", ".local/share/opencode/storage", ".cline/data/sessions"}
-
 // NewReportCmd builds `trajmine report`, the main job.
 func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 	o := &ReportOptions{}
@@ -66,8 +62,10 @@ func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 		Use:   "report [PATH...]",
 		Short: "Ingest agent logs and report on them (the main job)",
 		Long: `Ingest agent logs and report on them. With no PATH it reads the logs found in
-the standard local places (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
-~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions).
+the standard places of every agent it reads, on Linux and macOS
+(~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, Goose's sessions.db,
+VS Code's extension storage …: README, "Where trajmine looks"), and says on
+stderr which it found.
 
 The report covers the runs of the log files under PATH... (or the standard
 places), whether imported now or earlier, not the rest of the database;
@@ -174,7 +172,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().BoolVar(&o.Full, "full", false, "print every table (diagnosis, every policy, each family's recommendation, behaviour, formats, runs), not one screen")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table with --full (0 = all)")
 	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run (diagnose, replay and recommend): tokens (200000, 128k) or own")
-	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
+	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs; the comparison with --compare-by or --compare-group)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
 	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "show secrets found in log text on the page as logged (default: replaced with [REDACTED:<rule>])")
@@ -199,14 +197,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	inputs := o.Inputs
 	discovered := len(inputs) == 0
 	if discovered && !o.Demo {
-		var places []string
-		if home != "" {
-			for _, p := range standardPlaces {
-				if st, err := os.Stat(filepath.Join(home, p)); err == nil && st.IsDir() {
-					places = append(places, filepath.Join(home, p))
-				}
-			}
-		}
+		_, places := standardPlaces(d, o.Err)
 		files, err := ingest.Expand(places, nil)
 		if err != nil {
 			return err
@@ -315,11 +306,6 @@ func reportLake(ctx context.Context, dir string, o *ReportOptions) error {
 	return reportOn(ctx, st, o, sc, &ingest.Summary{}, newIngestLog(o.Err, true), func(io.Writer) {})
 }
 
-// standardPlacesText lists the standard places, ~/ first.
-func standardPlacesText() string {
-	return "~/" + strings.Join(standardPlaces, ", ~/")
-}
-
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -410,7 +396,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	sim, recs := res.Simulation, res.Recs
-	cmpSection, err := o.Compare.section(ctx, st, o.scanOptions())
+	cmpResult, cmpSection, err := o.Compare.section(ctx, st, o.scanOptions())
 	if err != nil {
 		return err
 	}
@@ -446,8 +432,11 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			HTML       string                       `json:"html_report"`
 			Headline   []string                     `json:"headline"`
 			Decision   decisionJSON                 `json:"decision"`
+			// Comparison is trajmine compare --json's, with
+			// --compare-by or --compare-group
+			Comparison *compare.Result `json:"comparison,omitempty"`
 		}{o.sourceText(), o.scopeStatement(len(runs)), ingestSummaryOf(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res),
-			decisionOf(analysis.Decide(recs))}); err != nil {
+			decisionOf(analysis.Decide(recs)), cmpResult}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
