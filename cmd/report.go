@@ -405,7 +405,12 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			bars.page()
 			defer bars.finish()
 		}
-		return writeReportHTML(html, analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path())))
+		page := analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path()))
+		// every run's conversation within the page's budget (the rest: trajmine serve)
+		if err := analysis.PageConversations(ctx, st, page, res.Redactor, dashboards.ConversationChars, dashboards.ConversationBudget); err != nil {
+			return err
+		}
+		return writeReportHTML(html, page)
 	}
 	if o.JSON {
 		if err := writeHTML(); err != nil {

@@ -28,6 +28,10 @@ var (
 	reportCSS string
 	//go:embed assets/report.js
 	reportJS string
+	//go:embed assets/conversation.js
+	conversationJS string
+	//go:embed assets/conversation.css
+	conversationCSS string
 )
 
 // inlineJS is script text as the browser executes it: HTML parsing turns
@@ -39,7 +43,9 @@ func inlineJS(s string) string {
 
 var (
 	libraryJS = inlineJS(echartsJS)
-	pageJS    = inlineJS(reportJS)
+	// the page's one script: the report's, then the conversation view's
+	// and trajmine serve's (conversation.js), which uses the report's hooks
+	pageJS = inlineJS(reportJS + "\n" + conversationJS)
 )
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
@@ -185,6 +191,13 @@ type runsJSON struct {
 	// base64-encoded; AllRuns is their number.
 	All     string `json:"all"`
 	AllRuns int    `json:"all_runs"`
+	// Conversations are Data.Conversations by run id, each gzip-compressed
+	// and base64-encoded JSON (encodeConversations); ConversationNote is
+	// Data.ConversationNote.
+	Conversations    map[string]string `json:"conversations,omitempty"`
+	ConversationNote string            `json:"conversation_note"`
+	// Live is set when trajmine serve serves the page.
+	Live *liveJSON `json:"live,omitempty"`
 }
 
 type runJSON struct {
@@ -300,11 +313,18 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		return err
 	}
 	v := view{D: d, Head: headlineOf(d), Charts: charts, VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
-		Script: template.JS(pageJS), Style: template.CSS(reportCSS), Version: EChartsVersion, DefaultRun: DefaultRun(d), DefaultRunText: defaultRunText(d)}
+		Script: template.JS(pageJS), Style: template.CSS(reportCSS + conversationCSS), Version: EChartsVersion, DefaultRun: DefaultRun(d), DefaultRunText: defaultRunText(d)}
 	if o.noLibrary {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
 	v.RunsJSON.All = all
+	if v.RunsJSON.Conversations, err = encodeConversations(d.Conversations); err != nil {
+		return err
+	}
+	v.RunsJSON.ConversationNote = d.ConversationNote
+	if d.Live != nil {
+		v.RunsJSON.Live = &liveJSON{Generation: d.Live.Generation, Poll: d.Live.Poll}
+	}
 	v.LibraryHash, v.ScriptHash = cspHash(string(v.Library)), cspHash(pageJS)
 	for _, c := range charts {
 		if c.Empty != "" {
