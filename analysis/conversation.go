@@ -3,7 +3,7 @@ package analysis
 import (
 	"cmp"
 	"context"
-		"fmt"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"

@@ -19,8 +19,8 @@ import (
 // output.
 type msgRun struct {
 	id, model, user string
-	calls       [][3]string // tool, arguments (JSON), output
-	resolved    *bool       // the log's outcome; nil none
+	calls           [][3]string // tool, arguments (JSON), output
+	resolved        *bool       // the log's outcome; nil none
 }
 
 func (r msgRun) line(t *testing.T) string {
@@ -103,7 +103,7 @@ func TestSearchText(t *testing.T) {
 	st := msgStore(t, searchRuns...)
 	type hit struct {
 		Run, Kind, Snippet, Match string
-		Hits                             int64
+		Hits                      int64
 	}
 	tests := []struct {
 		name       string
