@@ -136,7 +136,7 @@
       }
       box.appendChild(note);
     }
-    if (!it.args && !it.text && !it.cut) { box.appendChild(el('p', it.kind === 'context_op' ? '' : '(no text)', 'note')); }
+    if (!it.args && !it.text && !it.cut && it.kind !== 'context_op') { box.appendChild(el('p', '(no text)', 'note')); }
   }
 
   function badge(parent, text, cls) { parent.appendChild(el('span', text, 'badge' + (cls ? ' ' + cls : ''))); }
@@ -152,7 +152,12 @@
     if (it.target) { head.appendChild(el('span', it.target, 'conv-target')); }
     if (it.error) { badge(head, 'error' + (it.exit !== undefined ? ' (exit ' + it.exit + ')' : ''), 'bad'); } else if (it.exit !== undefined && it.exit !== 0) { badge(head, 'exit ' + it.exit, 'bad'); }
     (it.fate || []).forEach(function (o) { badge(head, fateText(o), 'fate'); });
-    head.appendChild(el('span', fmt(it.tokens) + ' tokens · ' + fmt(it.chars) + ' chars · seq ' + it.seq, 'conv-size'));
+    head.appendChild(el('span', (it.kind === 'context_op' && !it.chars ? '' : fmt(it.tokens) + ' tokens · ' + fmt(it.chars) + ' chars · ') + 'seq ' + it.seq, 'conv-size'));
+    if (collapsed && it.text) {
+      // a folded item's first words, on one line (hidden once opened)
+      var pv = it.text.replace(/\s+/g, ' ').trim();
+      head.appendChild(el('span', pv.length > 200 ? pv.slice(0, 199) + '…' : pv, 'conv-preview'));
+    }
     box.appendChild(head);
     (it.ops || []).forEach(function (o) { box.appendChild(el('div', opText(o), 'conv-op')); });
     var inner = el('div', null, 'conv-body');

@@ -144,20 +144,7 @@ func Load(t testing.TB, file string, o *Options) *Result {
 		t.Fatal(err)
 	}
 	url := "file://" + abs
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.Headless,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(Width, 900),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), allocatorOptions(bin, t.TempDir())...)
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
