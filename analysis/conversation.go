@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -160,6 +161,9 @@ func headChars(limit int) int {
 	return limit + secretMargin
 }
 
+// ErrNoRun is LoadConversation's error for a run id the store does not hold.
+var ErrNoRun = errors.New("no such run")
+
 // LoadConversation reads run runID's rows from st and builds its
 // conversation (Conversation).
 func LoadConversation(ctx context.Context, st *store.Store, runID string, o *ConversationOptions) (dashboards.Conversation, error) {
@@ -168,7 +172,7 @@ func LoadConversation(ctx context.Context, st *store.Store, runID string, o *Con
 		return dashboards.Conversation{}, err
 	}
 	if len(rs) != 1 {
-		return dashboards.Conversation{}, fmt.Errorf("run %q not found", runID)
+		return dashboards.Conversation{}, fmt.Errorf("run %q: %w", runID, ErrNoRun)
 	}
 	// with a limit, only the head of each text is read: what is kept and
 	// the redaction's margin (a private key's block is read whole, for its

@@ -1,0 +1,54 @@
+package serve
+
+import (
+	"os"
+	"slices"
+	"time"
+
+	"github.com/trajmine/trajmine/ingest"
+)
+
+// fileState is what the watcher compares of a log file.
+type fileState struct {
+	size int64
+	mod  time.Time
+}
+
+// snapshot is every log file under paths (ingest.Expand's walk: the files
+// an import would consider) with its size and modification time. A path
+// that does not exist (yet) is skipped, as is a file gone between the walk
+// and its stat.
+func snapshot(paths []string) map[string]fileState {
+	out := map[string]fileState{}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		files, err := ingest.Expand([]string{p}, nil)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			out[f] = fileState{size: st.Size(), mod: st.ModTime()}
+		}
+	}
+	return out
+}
+
+// changed lists, sorted, the files of cur that prev lacks or that differ
+// from prev in size or modification time. A file gone from cur is not
+// listed: its runs stay in the store, as trajmine ingest leaves them.
+func changed(prev, cur map[string]fileState) []string {
+	var out []string
+	for f, s := range cur {
+		if p, ok := prev[f]; !ok || p.size != s.size || !p.mod.Equal(s.mod) {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
