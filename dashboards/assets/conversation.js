@@ -205,8 +205,8 @@
       inT += k.input; outT += k.output;
       if (k.cost_usd !== undefined) { cost += k.cost_usd; priced++; }
     });
-    var s = fmt(c.events) + ' events, ' + fmt(c.calls.length) + ' model calls with logged usage (in ' + fmt(inT) + ', out ' + fmt(outT) + ' tokens' +
-      (priced ? ', ' + usd(cost) + ' priced per call' + (priced < c.calls.length ? ' for ' + priced + ' of them' : '') : '') + ').';
+    var s = fmt(c.events) + ' events; ' + (c.calls.length ? fmt(c.calls.length) + ' model calls with logged usage (in ' + fmt(inT) + ', out ' + fmt(outT) + ' tokens' +
+      (priced ? ', ' + usd(cost) + ' priced per call' + (priced < c.calls.length ? ' for ' + priced + ' of them' : '') : '') + ').' : 'no logged usage (the log has no per-call tokens).');
     s += ' Tool outputs, system prompts, reasoning and compaction summaries are folded: click one to open it.';
     if (c.limit > 0 && c.cut > 0) {
       s += ' ' + fmt(c.cut) + ' texts are cut at ' + fmt(c.limit) + ' characters' + (live ? ' (load all shows one whole).' : ' in this page; trajmine serve shows them whole.');
@@ -375,7 +375,7 @@
         last = r;
         note.textContent = r.note;
         var head = el('thead'), tr = el('tr');
-        ['run', 'matching events', 'first match', 'where'].forEach(function (h) { tr.appendChild(el('th', h)); });
+        ['run', 'matching events', 'first match', 'where'].forEach(function (h, i) { tr.appendChild(el('th', h, i === 1 ? '' : 'text')); });
         head.appendChild(tr);
         table.appendChild(head);
         var tb = el('tbody');
@@ -384,7 +384,8 @@
           row.appendChild(el('td', h.run_id, 'text'));
           row.appendChild(el('td', fmt(h.hits)));
           var snip = el('td', null, 'text');
-          marked(snip, h.snippet, rx.checked ? h.match : text);
+          // on one line: white space runs as one space, in the match too
+          marked(snip, h.snippet.replace(/\s+/g, ' ').trim(), (rx.checked ? h.match : text).replace(/\s+/g, ' '));
           row.appendChild(snip);
           row.appendChild(el('td', 'call ' + h.turn + ' · ' + (kindLabel[h.kind] || h.kind) + (h.tool ? ' · ' + h.tool : '') + ' · seq ' + h.seq, 'text'));
           row.addEventListener('click', function () { openHit(h, rx.checked ? h.match : text); });

@@ -174,7 +174,7 @@
   }
 
   document.querySelectorAll('main table').forEach(function (t) {
-    if (t.id !== 'runs-table') { enhance(t); }
+    if (t.id !== 'runs-table' && t.id !== 'search-results') { enhance(t); }
   });
 
   // --- every run: compact records ------------------------------------------

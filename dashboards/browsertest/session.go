@@ -17,8 +17,8 @@ import (
 )
 
 // allocatorOptions are the headless Chromium flags of every browser test:
-// a window Width wide, no sandbox or GPU, and the network cut (every host
-// name resolves nowhere; an IP literal such as 127.0.0.1 still connects).
+// a window Width wide, no sandbox or GPU, and the network cut: every host
+// resolves nowhere but 127.0.0.1, where trajmine serve's tests listen.
 func allocatorOptions(bin, dataDir string) []chromedp.ExecAllocatorOption {
 	return append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
@@ -26,7 +26,7 @@ func allocatorOptions(bin, dataDir string) []chromedp.ExecAllocatorOption {
 		chromedp.Headless,
 		chromedp.DisableGPU,
 		chromedp.WindowSize(Width, 900),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
