@@ -66,6 +66,11 @@ type Server struct {
 	mu        sync.RWMutex // guards st: read by requests, replaced by refreshes
 	st        *store.Store // the sandboxed (read-only) handle; nil during a refresh's write phase
 
+	// base is the log files as they were before the first refresh's
+	// import: Watch's first comparison (a file written during that import
+	// or before Watch starts is seen at the first poll)
+	base map[string]fileState
+
 	page  atomic.Pointer[[]byte]
 	gen   atomic.Int64
 	state atomic.Pointer[status]
@@ -105,6 +110,9 @@ func (s *Server) Refresh(ctx context.Context, files []string) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
 	t0 := time.Now()
+	if s.base == nil && s.o.Paths != nil {
+		s.base = snapshot(s.o.Paths())
+	}
 	d, stats, err := s.rebuild(ctx, files)
 	st := *s.state.Load()
 	if err != nil {
@@ -185,13 +193,19 @@ func (s *Server) Close() error {
 
 // Watch polls Options.Paths every Options.Poll until ctx is done and
 // refreshes with the files that are new or changed since the poll before
-// (the first poll compares with the files as they were when Watch
-// started). A failed refresh is logged and retried at the next change.
+// (the first poll compares with the files as they were before the first
+// refresh imported them, or when Watch started if it came first). A failed
+// refresh is logged and retried at the next change.
 func (s *Server) Watch(ctx context.Context) {
 	if s.o.Poll <= 0 || s.o.Paths == nil {
 		return
 	}
-	prev := snapshot(s.o.Paths())
+	s.refreshMu.Lock()
+	prev := s.base
+	s.refreshMu.Unlock()
+	if prev == nil {
+		prev = snapshot(s.o.Paths())
+	}
 	t := time.NewTicker(s.o.Poll)
 	defer t.Stop()
 	for {

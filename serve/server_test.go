@@ -230,17 +230,16 @@ func TestNoRedact(t *testing.T) {
 	}
 }
 
-// TestWatch: a log file written after the start is imported within a few
-// polls and raises the generation, and a failed refresh keeps the page
-// and the API going and says why.
+// TestWatch: a log file written after the first refresh, even before
+// Watch starts, is imported within a few polls and raises the generation.
 func TestWatch(t *testing.T) {
 	s, ts, logs := newServer(t, serve.Options{Poll: 50 * time.Millisecond})
+	writeFile(t, filepath.Join(logs, "later", "b.jsonl"), logLine(t, "gamma", "gpt-4o", "later", "a late output"))
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); s.Watch(ctx) }()
 	defer func() { cancel(); wg.Wait() }()
-	writeFile(t, filepath.Join(logs, "later", "b.jsonl"), logLine(t, "gamma", "gpt-4o", "later", "a late output"))
 	gen := func() (g struct {
 		Generation int64  `json:"generation"`
 		Runs       int    `json:"runs"`
