@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/trajmine/trajmine/dashboards"
@@ -29,6 +31,8 @@ type ConversationOptions struct {
 	// Prices price each call's usage; nil is the embedded table (what
 	// trajmine report's diagnose prices with).
 	Prices diagnose.Prices
+
+	memo *textMemo // PageConversations': texts redacted once for all runs
 }
 
 // Conversation is a run's conversation view (the page's drill-down,
@@ -55,11 +59,16 @@ func Conversation(run schema.Run, events []schema.Event, usage []schema.Usage, o
 		o = &ConversationOptions{}
 	}
 	red := o.Redact
+	// a name or target whole, redacted (through the memo when there is one)
+	str := func(s string) string {
+		out, _ := shownText(red, s, 0, o.memo)
+		return out
+	}
 	c := dashboards.Conversation{RunID: run.RunID, Events: len(events), Limit: o.Limit, Calls: []dashboards.ConvCall{}, Items: []dashboards.ConvItem{}}
 	bare := run
 	bare.CostUSD = nil // a call's cost is its usage priced, not the run's logged total
 	for _, u := range usage {
-		k := dashboards.ConvCall{Turn: u.Turn, Model: red.String(u.Model), Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens,
+		k := dashboards.ConvCall{Turn: u.Turn, Model: str(u.Model), Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CacheReadTokens,
 			CacheWrite: u.CacheWriteTokens, Reasoning: u.ReasoningTokens, Estimated: u.Estimated}
 		if cost := diagnose.RunCost(bare, []schema.Usage{u}, o.Prices); cost.Source == diagnose.CostPriced {
 			usd := cost.USD
@@ -70,15 +79,15 @@ func Conversation(run schema.Run, events []schema.Event, usage []schema.Usage, o
 	bySeq := make(map[int64]int, len(events))
 	byKey := map[string]int{}
 	for _, e := range events {
-		it := dashboards.ConvItem{Seq: e.Seq, Turn: e.Turn, Kind: string(e.Kind), Role: e.Role, Tool: red.String(e.ToolName), CallID: red.String(e.CallID),
-			Key: red.String(e.ToolKey), Target: red.String(e.Target), Chars: e.Chars, Tokens: e.EstTokens, Error: e.IsError, Exit: e.ExitCode}
+		it := dashboards.ConvItem{Seq: e.Seq, Turn: e.Turn, Kind: string(e.Kind), Role: e.Role, Tool: str(e.ToolName), CallID: str(e.CallID),
+			Key: str(e.ToolKey), Target: str(e.Target), Chars: e.Chars, Tokens: e.EstTokens, Error: e.IsError, Exit: e.ExitCode}
 		text := e.Text
 		if e.Kind == schema.KindToolCall && e.Args != "" && (text == e.Args || text == e.ToolName+" "+e.Args) {
 			text = "" // the importer's "name arguments": the item shows both apart
 		}
 		var cut1, cut2 bool
-		it.Text, cut1 = shownText(red, text, o.Limit)
-		it.Args, cut2 = shownText(red, e.Args, o.Limit)
+		it.Text, cut1 = shownText(red, text, o.Limit, o.memo)
+		it.Args, cut2 = shownText(red, e.Args, o.Limit, o.memo)
 		if it.Cut = cut1 || cut2; it.Cut {
 			c.Cut++
 		}
@@ -90,8 +99,8 @@ func Conversation(run schema.Run, events []schema.Event, usage []schema.Usage, o
 	}
 	var extra []dashboards.ConvItem // ops at no event's seq
 	for _, op := range ops {
-		v := dashboards.ConvOp{Op: string(op.Op), Seq: op.Seq, Turn: op.Turn, Key: red.String(op.ToolKey), Before: op.TokensBefore, After: op.TokensAfter,
-			Trigger: op.Trigger, Detail: red.String(op.Detail)}
+		v := dashboards.ConvOp{Op: string(op.Op), Seq: op.Seq, Turn: op.Turn, Key: str(op.ToolKey), Before: op.TokensBefore, After: op.TokensAfter,
+			Trigger: op.Trigger, Detail: str(op.Detail)}
 		if i, ok := bySeq[op.Seq]; ok {
 			c.Items[i].Ops = append(c.Items[i].Ops, v)
 		} else {
@@ -112,27 +121,81 @@ func Conversation(run schema.Run, events []schema.Event, usage []schema.Usage, o
 // than a private-key block, which redact.Redactor.Head reads to its end)
 // that starts in what is kept and is at most this long is replaced whole,
 // not shown in part.
-const secretMargin = 512
+const secretMargin = 256
 
 // shownText is s cut at limit characters (0: whole) and redacted, and
 // whether it was cut. The markers of the secrets replaced in what is kept
-// are added to red's count.
-func shownText(red *redact.Redactor, s string, limit int) (string, bool) {
+// are added to red's count. With memo set, a text seen before (a system
+// prompt every run repeats, a file read again) is not redacted again:
+// its result is taken from memo, and its secrets counted again.
+func shownText(red *redact.Redactor, s string, limit int, memo *textMemo) (string, bool) {
 	if s == "" {
 		return "", false
 	}
-	cut := limit > 0 && utf8.RuneCountInString(s) > limit
-	if !cut {
-		return red.String(s), false // String counts what it replaced
+	if memo != nil && red != nil {
+		if v, ok := memo.get(s); ok {
+			red.Add(v.n)
+			return v.out, v.cut
+		}
 	}
-	if red == nil {
+	var v memoVal
+	switch cut := limit > 0 && utf8.RuneCountInString(s) > limit; {
+	case !cut:
+		v.out, v.n = red.Text(s) // Text counts what it replaced
+	case red == nil:
 		return cutRunes(s, limit), true
+	default:
+		kept := cutRunes(s, limit)
+		h, _ := red.Head(s, len(kept)+secretMargin)
+		v.out, v.cut = cutRunes(h, limit), true
+		v.n = redact.Markers(v.out)
+		red.Add(v.n)
 	}
-	kept := cutRunes(s, limit)
-	h, _ := red.Head(s, len(kept)+secretMargin)
-	out := cutRunes(h, limit)
-	red.Add(redact.Markers(out))
-	return out, true
+	if memo != nil && red != nil {
+		memo.put(s, v)
+	}
+	return v.out, v.cut
+}
+
+// textMemo is what shownText returned for each text redacted (keyed by
+// a 64-bit hash of the text with a random seed, and its length),
+// shared by the goroutines building a page's conversations.
+type textMemo struct {
+	seed maphash.Seed
+	mu   sync.Mutex
+	m    map[memoKey]memoVal
+}
+
+type memoKey struct {
+	h uint64
+	n int
+}
+
+type memoVal struct {
+	out string
+	cut bool
+	n   int // secrets replaced in out
+}
+
+func newTextMemo() *textMemo {
+	return &textMemo{seed: maphash.MakeSeed(), m: map[memoKey]memoVal{}}
+}
+
+func (m *textMemo) key(s string) memoKey { return memoKey{maphash.String(m.seed, s), len(s)} }
+
+func (m *textMemo) get(s string) (memoVal, bool) {
+	k := m.key(s)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[k]
+	return v, ok
+}
+
+func (m *textMemo) put(s string, v memoVal) {
+	k := m.key(s)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m[k] = v
 }
 
 // cutRunes is s's first n characters.
@@ -146,6 +209,9 @@ func cutRunes(s string, n int) string {
 	}
 	return s
 }
+
+// ErrNoRun is LoadConversation's error for a run id the store does not hold.
+var ErrNoRun = errors.New("no such run")
 
 // keyBlock starts a private key's block (PEM), whose redaction rule needs
 // the block's end.
@@ -161,43 +227,59 @@ func headChars(limit int) int {
 	return limit + secretMargin
 }
 
-// ErrNoRun is LoadConversation's error for a run id the store does not hold.
-var ErrNoRun = errors.New("no such run")
-
 // LoadConversation reads run runID's rows from st and builds its
 // conversation (Conversation).
 func LoadConversation(ctx context.Context, st *store.Store, runID string, o *ConversationOptions) (dashboards.Conversation, error) {
-	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
+	cs, err := loadConversations(ctx, st, []string{runID}, o)
 	if err != nil {
 		return dashboards.Conversation{}, err
 	}
-	if len(rs) != 1 {
-		return dashboards.Conversation{}, fmt.Errorf("run %q: %w", runID, ErrNoRun)
+	return cs[0], nil
+}
+
+// loadConversations builds the conversations of runs ids, in their order,
+// from one read of their rows (store.ConversationRows). With a limit,
+// only the head of each text is read: what is kept and the redaction's
+// margin (headChars).
+func loadConversations(ctx context.Context, st *store.Store, ids []string, o *ConversationOptions) ([]dashboards.Conversation, error) {
+	if o == nil {
+		o = &ConversationOptions{}
 	}
-	// with a limit, only the head of each text is read: what is kept and
-	// the redaction's margin (a private key's block is read whole, for its
-	// rule needs the block's end)
-	events, err := st.EventHeads(ctx, runID, headChars(o.Limit))
+	rows, err := st.ConversationRows(ctx, ids, headChars(o.Limit))
 	if err != nil {
-		return dashboards.Conversation{}, err
+		return nil, err
 	}
-	for i := range events {
-		e := &events[i]
-		if o.Limit > 0 && (strings.Contains(e.Text, keyBlock) || strings.Contains(e.Args, keyBlock)) {
-			if e.Text, e.Args, err = st.EventText(ctx, runID, e.Seq); err != nil {
-				return dashboards.Conversation{}, err
-			}
+	return buildConversations(ctx, st, rows, ids, o)
+}
+
+// buildConversations builds the conversations of runs ids from rows, on
+// every CPU (the redaction is the costly part). A text with a private
+// key's block in its head is read whole first (store.EventText), for the
+// key's rule needs the block's end.
+func buildConversations(ctx context.Context, st *store.Store, rows map[string]*store.RunRows, ids []string, o *ConversationOptions) ([]dashboards.Conversation, error) {
+	for _, id := range ids {
+		if rows[id] == nil {
+			return nil, fmt.Errorf("run %q: %w", id, ErrNoRun)
 		}
 	}
-	usage, err := st.Usage(ctx, runID)
-	if err != nil {
-		return dashboards.Conversation{}, err
+	out := make([]dashboards.Conversation, len(ids))
+	errs := make([]error, len(ids))
+	parallel.Start(ctx, len(ids), func(i int) {
+		r := rows[ids[i]]
+		for k := range r.Events {
+			e := &r.Events[k]
+			if o.Limit > 0 && (strings.Contains(e.Text, keyBlock) || strings.Contains(e.Args, keyBlock)) {
+				if e.Text, e.Args, errs[i] = st.EventText(ctx, ids[i], e.Seq); errs[i] != nil {
+					return
+				}
+			}
+		}
+		out[i] = Conversation(r.Run, r.Events, r.Usage, r.Ops, o)
+	})()
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	ops, err := st.ContextOps(ctx, runID)
-	if err != nil {
-		return dashboards.Conversation{}, err
-	}
-	return Conversation(rs[0], events, usage, ops, o), nil
+	return out, errors.Join(errs...)
 }
 
 // PageConversations fills d.Conversations and d.ConversationNote for
@@ -209,41 +291,42 @@ func LoadConversation(ctx context.Context, st *store.Store, runID string, o *Con
 // order (peak share of the window, highest first; runs of an unknown
 // window last; ties in diagnose's order). The first run that does not fit
 // ends the list, so the page holds a prefix of that order. Runs are read
-// and redacted on every CPU, a batch at a time.
+// and redacted on every CPU, pageBatch runs at a time.
 func PageConversations(ctx context.Context, st *store.Store, d *dashboards.Data, red *redact.Redactor, limit, budget int) error {
 	order := conversationOrder(d)
-	o := &ConversationOptions{Limit: limit, Redact: red}
+	o := &ConversationOptions{Limit: limit, Redact: red, memo: newTextMemo()}
 	used := 0
 	full := false
-	batch := 2 * max(1, len(order)/64)
-	batch = min(max(batch, 8), 64)
-	for at := 0; at < len(order) && !full; at += batch {
-		ids := order[at:min(at+batch, len(order))]
-		convs := make([]dashboards.Conversation, len(ids))
-		sizes := make([]int, len(ids))
-		errs := make([]error, len(ids))
-		parallel.Start(ctx, len(ids), func(i int) {
-			c, err := LoadConversation(ctx, st, ids[i], o)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			n, err := dashboards.ConversationSize(&c)
-			convs[i], sizes[i], errs[i] = c, n, err
-		})()
-		if err := ctx.Err(); err != nil {
+	for at := 0; at < len(order) && !full; at += pageBatch {
+		ids := order[at:min(at+pageBatch, len(order))]
+		rows, err := st.ConversationRows(ctx, ids, headChars(limit))
+		if err != nil {
 			return err
 		}
-		for i := range ids {
-			if errs[i] != nil {
-				return errs[i]
+		// built, redacted and compressed on every CPU, a chunk at a
+		// time, so that the runs after the budget's end are not built
+		for c := 0; c < len(ids) && !full; c += pageChunk {
+			chunk := ids[c:min(c+pageChunk, len(ids))]
+			convs, err := buildConversations(ctx, st, rows, chunk, o)
+			if err != nil {
+				return err
 			}
-			if used+sizes[i] > budget {
-				full = true
-				break
+			sizes := make([]int, len(chunk))
+			errs := make([]error, len(chunk))
+			parallel.Start(ctx, len(chunk), func(i int) {
+				sizes[i], errs[i] = dashboards.ConversationSize(&convs[i])
+			})()
+			if err := errors.Join(append(errs, ctx.Err())...); err != nil {
+				return err
 			}
-			used += sizes[i]
-			d.Conversations = append(d.Conversations, convs[i])
+			for i := range chunk {
+				if used+sizes[i] > budget {
+					full = true
+					break
+				}
+				used += sizes[i]
+				d.Conversations = append(d.Conversations, convs[i])
+			}
 		}
 	}
 	d.ConversationNote = conversationNote(len(d.Conversations), len(order), limit, budget)
@@ -252,6 +335,16 @@ func PageConversations(ctx context.Context, st *store.Store, d *dashboards.Data,
 	}
 	return nil
 }
+
+// pageBatch is how many runs' rows PageConversations reads at once: each
+// read scans the events table (DuckDB has no index on run_id), so few
+// large reads (about 32 MB of text heads each at 500 characters a text)
+// cost less than many small ones.
+const pageBatch = 256
+
+// pageChunk is how many runs PageConversations builds between two looks
+// at the budget.
+const pageChunk = 16
 
 // conversationNote states which conversations the page holds.
 func conversationNote(n, runs, limit, budget int) string {

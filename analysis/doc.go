@@ -2,7 +2,9 @@
 // store, in one shared pass (Pass): each command's analysis (Diagnose,
 // Simulate, Recommend, Behaviour, Mine) is a consumer of the pass with its
 // own small options, and Report runs them all at once for trajmine report
-// and assembles the page's data. The domain packages (diagnose, simulate,
+// and assembles the page's data (Page; PageConversations adds the runs'
+// conversations within the page's budget, and Conversation builds one
+// run's from its rows, for the page and trajmine serve). The domain packages (diagnose, simulate,
 // recommend, behavior, mining, counterfactual) hold the per-run and
 // cross-run arithmetic; this package feeds them runs and collects their
 // results; package cmd holds the flags, the wiring and the writers.

@@ -30,6 +30,11 @@ type Conversation struct {
 	Events int `json:"events"`
 	Limit  int `json:"limit"`
 	Cut    int `json:"cut"`
+	// Encoded is the conversation as the page carries it, once
+	// ConversationSize has encoded it (Write then does not encode it
+	// again); "" until then. Change the conversation after, and Encoded
+	// must be cleared.
+	Encoded string `json:"-"`
 }
 
 // ConvCall is one model call's logged usage (a usage row) and its cost.
@@ -92,14 +97,21 @@ type ConvOp struct {
 // ConversationChars characters; trajmine serve shows every run's whole.
 const (
 	ConversationChars  = 500
-	ConversationBudget = 10 << 20
+	ConversationBudget = 8 << 20
 )
 
 // ConversationSize is how many bytes of the page c takes (its JSON,
-// gzip-compressed and base64-encoded, as Write embeds it).
+// gzip-compressed and base64-encoded, as Write embeds it); it keeps the
+// encoding in c.Encoded.
 func ConversationSize(c *Conversation) (int, error) {
-	z, err := encodeConversation(c, nil)
-	return len(z), err
+	if c.Encoded == "" {
+		z, err := encodeConversation(c, nil)
+		if err != nil {
+			return 0, err
+		}
+		c.Encoded = z
+	}
+	return len(c.Encoded), nil
 }
 
 // encodeConversations is the page's conversations: per run id, its
@@ -113,9 +125,12 @@ func encodeConversations(cs []Conversation) (map[string]string, error) {
 	out := make(map[string]string, len(cs))
 	var b bytes.Buffer
 	for i := range cs {
-		z, err := encodeConversation(&cs[i], &b)
-		if err != nil {
-			return nil, err
+		z := cs[i].Encoded
+		if z == "" {
+			var err error
+			if z, err = encodeConversation(&cs[i], &b); err != nil {
+				return nil, err
+			}
 		}
 		out[cs[i].RunID] = z
 	}

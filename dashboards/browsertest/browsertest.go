@@ -7,8 +7,10 @@
 // each once; no line hides under another; no title, legend or axis is
 // clipped; every axis has a title), and takes a
 // screenshot of the first screen and of each section (kept under the test
-// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). It is
-// imported only by tests (dashboards, cmd).
+// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). Session
+// (session.go) opens a page, a file or trajmine serve's address, for a
+// test that drives it step by step (Eval, Wait, Shot). It is imported only
+// by tests (dashboards, cmd).
 package browsertest
 
 import (

@@ -7,24 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/trajmine/trajmine/actions"
-	"github.com/trajmine/trajmine/schema"
 )
-
-// EventHeads returns a run's events in seq order, as Events does, with
-// each event's text and arguments cut to their first n characters in the
-// query (so that a view of the run's start does not read its outputs
-// whole through the driver). n ≤ 0 is Events.
-//
-//	SELECT …, substr(args, 1, n), …, substr(text, 1, n), … FROM events WHERE run_id = ? ORDER BY seq
-func (s *Store) EventHeads(ctx context.Context, runID string, n int) ([]schema.Event, error) {
-	if n <= 0 {
-		return s.Events(ctx, runID)
-	}
-	return queryRows(ctx, s.db, "events", `SELECT run_id, seq, turn, ts, kind, role, tool_name, call_id, tool_key, target, substr(args, 1, ?), chars, est_tokens, is_error, exit_code, line, substr(text, 1, ?), coalesce(envelope_tokens, 0),
-  CASE WHEN (SELECT classified_by FROM runs WHERE run_id = ?) = ? THEN coalesce(action_class, '') ELSE '' END, coalesce(error_rule, '')
-FROM events WHERE run_id = ? ORDER BY seq`, []any{n, n, runID, actions.DefaultFingerprint(), runID}, scanEvent)
-}
 
 // ErrNoEvent is EventText's error for a (run, seq) that names no event.
 var ErrNoEvent = errors.New("no such event")

@@ -160,23 +160,37 @@ func TestTextStats(t *testing.T) {
 	}
 }
 
-// TestEventHeadsAndText: EventHeads cuts each text and argument to n
-// characters (not bytes) in the query; EventText reads one whole.
-func TestEventHeadsAndText(t *testing.T) {
+// TestConversationRows: one read of several runs' rows, each run's
+// events by seq with their text and arguments cut to n characters (not
+// bytes) in the query, its usage and ops; a run not held has no entry;
+// EventText reads one text whole.
+func TestConversationRows(t *testing.T) {
 	ctx := context.Background()
-	st := msgStore(t, msgRun{id: "x", model: "gpt-4o", user: "ééééé-long", calls: [][3]string{{"bash", `{"cmd":"ls -la"}`, "0123456789"}}})
-	heads, err := st.EventHeads(ctx, "x", 4)
+	st := msgStore(t,
+		msgRun{id: "x", model: "gpt-4o", user: "ééééé-long", calls: [][3]string{{"bash", `{"cmd":"ls -la"}`, "0123456789"}}},
+		msgRun{id: "y", model: "gpt-4o", user: "hi", calls: [][3]string{{"read", `{}`, "abc"}}})
+	rows, err := st.ConversationRows(ctx, []string{"x", "y", "nope"}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(rows) != 2 || rows["nope"] != nil {
+		t.Fatalf("%d runs read", len(rows))
+	}
 	var got []string
-	for _, e := range heads {
+	for _, e := range rows["x"].Events {
 		got = append(got, e.Text+"|"+e.Args)
 	}
 	if want := []string{"éééé|", `bash|{"cm`, "0123|", "done|"}; !cmp.Equal(got, want) {
 		t.Errorf("heads = %q, want %q", got, want)
 	}
-	text, args, err := st.EventText(ctx, "x", heads[2].Seq)
+	if r := rows["y"]; r.Run.RunID != "y" || len(r.Events) != 4 || r.Events[2].Text != "abc" {
+		t.Errorf("run y: %+v", r)
+	}
+	whole, err := st.ConversationRows(ctx, []string{"x"}, 0)
+	if err != nil || whole["x"].Events[0].Text != "ééééé-long" {
+		t.Errorf("n = 0: %v, %v", whole, err)
+	}
+	text, args, err := st.EventText(ctx, "x", rows["x"].Events[2].Seq)
 	if err != nil || text != "0123456789" || args != "" {
 		t.Errorf("event text = %q, %q, %v", text, args, err)
 	}
