@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
 )
 
 // ErrNoEvent is EventText's error for a (run, seq) that names no event.
