@@ -74,7 +74,7 @@ read-only connection (as trajmine sql), which the imports close and
 reopen around their writes. Log text is redacted as on the page
 (--no-redact keeps it).
 
-Search: a case-insensitive substring (ILIKE, every character literal) or a
+Search: a substring in any case (every character literal) or a
 regular expression (RE2) over the text of every event of the database: one
 full scan per search (the response states how much text it read and how
 long it took), at most 100 runs listed, most matching events first, and

@@ -175,7 +175,7 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 			}
 			out.Runs = append(out.Runs, searchHit{SearchHit: h, InPage: stat.inPage[h.RunID]})
 		}
-		how := "case-insensitive substring (ILIKE)"
+		how := "substring in any case"
 		if ts.Regexp {
 			how = "regular expression (RE2)"
 		}

@@ -23,8 +23,9 @@
 //     generation (the page polls it and reloads when it changes), a run's
 //     conversation whole (analysis.LoadConversation, texts up to
 //     ConversationChars), one event's whole text, a search of every run's
-//     text (store.SearchText: ILIKE or a regular expression over
-//     events.text, one scan whose cost the response states), and the run
+//     text (store.SearchText: a literal in any case or a regular
+//     expression over events.text, one scan whose cost the response
+//     states), and the run
 //     list's filters (store.FilterRuns, parameterised; or an untrusted
 //     read-only query through store.QueryRunIDs on the sandboxed handle).
 //     Log text in responses is redacted as on the page.

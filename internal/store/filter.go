@@ -21,7 +21,7 @@ type RunQuery struct {
 	EndReason string
 	Tool      string // the run has a tool call of this tool
 	// Text: an event of the run has this in its text, in any case
-	// (SearchText's match).
+	// (SearchText's literal match: literalPattern).
 	Text               string
 	MinCalls, MaxCalls *int64   // bounds on runs.n_turns, inclusive
 	MinPeakShare       *float64 // diag_runs.peak_share ≥ this (a fraction; runs of unknown window never pass)
@@ -39,7 +39,7 @@ type RunQuery struct {
 //	  [AND r.model ILIKE ? ESCAPE '\'] [AND r.model_family = ?] [AND r.source_format = ?] [AND r.harness = ?]
 //	  [AND coalesce(d.end_reason, r.end_reason) = ?]
 //	  [AND EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.run_id AND e.kind = 'tool_call' AND e.tool_name = ?)]
-//	  [AND EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.run_id AND e.text ILIKE ? ESCAPE '\')]
+//	  [AND EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.run_id AND regexp_matches(e.text, ?, 'i'))]
 //	  [AND r.n_turns >= ?] [AND r.n_turns <= ?] [AND d.peak_share >= ?] [AND r.resolved = ?]
 //	ORDER BY r.run_id LIMIT ?
 //
@@ -86,7 +86,7 @@ func (s *Store) FilterRuns(ctx context.Context, q RunQuery) ([]string, string, [
 		add("EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.run_id AND e.kind = 'tool_call' AND e.tool_name = ?)", q.Tool)
 	}
 	if q.Text != "" {
-		add(`EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.run_id AND e.text ILIKE ? ESCAPE '\')`, likePattern(q.Text))
+		add(`EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.run_id AND regexp_matches(e.text, ?, 'i'))`, literalPattern(q.Text))
 	}
 	if q.MinCalls != nil {
 		add("r.n_turns >= ?", *q.MinCalls)

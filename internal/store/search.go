@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -27,9 +28,9 @@ func (s *Store) EventText(ctx context.Context, runID string, seq int64) (text, a
 
 // TextSearch is a search of the log text of every run (SearchText).
 type TextSearch struct {
-	// Query is the text looked for: a substring matched case-insensitively
-	// (every character literal: % and _ included), or with Regexp a
-	// regular expression (DuckDB's regexp_matches, RE2 syntax).
+	// Query is the text looked for: a substring matched in any case
+	// (every character literal), or with Regexp a regular expression
+	// (DuckDB's regexp_matches, RE2 syntax; (?i) makes it case-blind).
 	Query  string
 	Regexp bool
 	// Limit is the most runs returned (their order: most matching events
@@ -61,19 +62,30 @@ type SearchResult struct {
 }
 
 // likePattern is q as an ILIKE pattern matching q anywhere, every
-// character literal (ESCAPE '\').
+// character literal (ESCAPE '\'): for short columns (a model's name).
 func likePattern(q string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return "%" + r.Replace(q) + "%"
 }
 
+// literalPattern is q as a regular expression (RE2) matching q anywhere,
+// every character literal; regexp_matches(x, literalPattern(q), 'i')
+// matches it in any case. Over the events' text DuckDB reads that several
+// times faster than an ILIKE with an ESCAPE clause (which an ILIKE of user
+// text needs: % and _ are literal there) or a (?i) in the pattern
+// (BENCHMARKS.md, trajmine serve).
+func literalPattern(q string) string {
+	return regexp.QuoteMeta(q)
+}
+
 // SearchText finds the events whose text matches q.Query, over every run
 // of the store: one scan of events.text (a tool call's text holds its
-// name and arguments), with DuckDB's ILIKE or regexp_matches, whose cost
-// grows with the text the store holds (TextStats). Every value is a
-// parameter; nothing of the query is spliced into the SQL. With M = text
-// ILIKE ? ESCAPE '\' (the query as a pattern: likePattern) and P = ? (the
-// query itself), or with Regexp M = regexp_matches(text, ?) and P =
+// name and arguments) with DuckDB's regexp_matches, whose cost grows with
+// the text the store holds (TextStats). Every value is a parameter;
+// nothing of the query is spliced into the SQL. M is
+// regexp_matches(text, ?, 'i') with the query as a literal
+// (literalPattern) and P = ? (the query itself), or with Regexp M is
+// regexp_matches(text, ?) with the query as it is and P =
 // regexp_extract(text, ?):
 //
 //	WITH h AS (SELECT run_id, seq, turn, kind, tool_name, text, P AS hit FROM events WHERE M)
@@ -93,7 +105,7 @@ func (s *Store) SearchText(ctx context.Context, q TextSearch) (SearchResult, err
 	if ctxChars <= 0 {
 		ctxChars = 80
 	}
-	match, pos, pat := `text ILIKE ? ESCAPE '\'`, `?`, likePattern(q.Query)
+	match, pos, pat := `regexp_matches(text, ?, 'i')`, `?`, literalPattern(q.Query)
 	if q.Regexp {
 		match, pos, pat = `regexp_matches(text, ?)`, `regexp_extract(text, ?)`, q.Query
 	}

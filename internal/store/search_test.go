@@ -93,8 +93,9 @@ var searchRuns = []msgRun{
 	{id: "c", model: "claude-sonnet-4", user: "O'Reilly said ' OR 1=1 -- and a NEEDLE", calls: [][3]string{{"read", `{"path":"x"}`, "needle one"}, {"read", `{"path":"y"}`, "needle two"}}, resolved: ptr(true)},
 }
 
-// TestSearchText: the query is matched literally (ILIKE with %, _ and \
-// escaped) or as a regular expression, in the events' text (a tool call's
+// TestSearchText: the query is matched literally (as a case-blind regular
+// expression with its special characters escaped; %, _ and \ literal
+// too) or as a regular expression, in the events' text (a tool call's
 // holds its name and arguments), runs with
 // the most matching events first, a snippet around the first match, and
 // totals over every run when the runs listed are limited. Each want was
@@ -114,6 +115,7 @@ func TestSearchText(t *testing.T) {
 		{"percent is literal", store.TextSearch{Query: "100%", Context: 4}, []hit{{"a", "tool_result", " is 100% don", "100%", 1}}, 1, 1},
 		{"underscore is literal", store.TextSearch{Query: "a_b", Context: 3}, []hit{{"a", "user", "nd a_b he", "a_b", 1}, {"b", "user", "ot a_b's ", "a_b", 1}}, 2, 2},
 		{"backslash is literal", store.TextSearch{Query: `a\_b`}, nil, 0, 0},
+		{"dot is literal", store.TextSearch{Query: "a.b"}, nil, 0, 0},
 		{"quote is data", store.TextSearch{Query: "' OR 1=1 --", Context: 2}, []hit{{"c", "user", "d ' OR 1=1 -- a", "' OR 1=1 --", 1}}, 1, 1},
 		// NEEDLE: c's user message and its two outputs (3), b's call (1)
 		{"any case, in calls too", store.TextSearch{Query: "NEEDLE", Context: 3}, []hit{{"c", "user", " a NEEDLE", "NEEDLE", 3}, {"b", "tool_call", "ep needle-in", "NEEDLE", 1}}, 2, 4},
