@@ -461,8 +461,14 @@
     if (bar) { bar.appendChild(document.createTextNode(' ')); bar.appendChild(keep); }
     var y = sessionStorage.getItem('trajmine-scroll');
     if (y !== null) {
+      // once the run list and the conversation are drawn (data-ready)
       sessionStorage.removeItem('trajmine-scroll');
-      setTimeout(function () { window.scrollTo(0, Number(y)); }, 0);
+      var back = setInterval(function () {
+        if (document.documentElement.hasAttribute('data-ready')) {
+          clearInterval(back);
+          window.scrollTo(0, Number(y));
+        }
+      }, 50);
     }
     var s = sessionStorage.getItem('trajmine-search');
     if (s && search) {
