@@ -92,7 +92,10 @@ runs table, and writes one self-contained HTML file (-o,
 default ./report.html; its path is the last line printed): the verdict,
 occupancy curves, reading-boundary survival per policy, the policy
 comparison per model family, token rent by tool, trajmine recommend's
-choices and a run drill-down. The page works offline (ECharts is embedded;
+choices and a run drill-down with each run's conversation (messages, tool
+calls and outputs, context operations, per-call tokens and cost; as many
+runs as fit the page's budget, texts cut at 500 characters: trajmine
+serve shows every run's whole). The page works offline (ECharts is embedded;
 it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
 sim_calls, which report writes). Per-call curves are drawn for a sample of

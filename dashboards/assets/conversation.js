@@ -294,6 +294,7 @@
     var title = byId('conversation-title'), note = byId('conv-note');
     title.textContent = 'Conversation: ' + (id.length > 90 ? id.slice(0, 89) + '…' : id);
     note.textContent = 'loading…';
+    byId('conv-tools').hidden = true; // until there is a conversation to filter
     clear(byId('conv-list'));
     clear(byId('conv-more'));
     R.hold();
@@ -303,6 +304,7 @@
         note.textContent = (runs.conversation_note ? runs.conversation_note + ' ' : '') + 'This run\'s conversation is not in this page: trajmine serve shows every run\'s.';
         return;
       }
+      byId('conv-tools').hidden = false;
       cur.conv = c;
       note.textContent = summary(c);
       render();
