@@ -168,8 +168,8 @@ func TestBrowserConversation(t *testing.T) {
 		}
 	}
 	s.Wait(`document.getElementById('conv-note').textContent`, "This page holds the conversations of 1 of the 5 runs. This run's conversation is not in this page: trajmine serve shows every run's.", 5*time.Second)
-	if n := s.Eval(`String(document.querySelectorAll('#conv-list .conv-item').length)`); n != "0" {
-		t.Errorf("a run without a conversation lists %s items", n)
+	if n := s.Eval(`String(document.querySelectorAll('#conv-list .conv-item').length) + ' ' + getComputedStyle(document.getElementById('conv-tools')).display`); n != "0 none" {
+		t.Errorf("a run without a conversation: %s items, its tools' display; want 0 none", n)
 	}
 	// back to run-3, an output opened, for the screenshot
 	s.Eval(`(function () { var rows = document.querySelectorAll('#runs-table tbody tr'); for (var i = 0; i < rows.length; i++) { if (rows[i].cells[0].textContent === 'run-3') { rows[i].click(); } } return ''; })()`)
