@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -9,11 +10,15 @@ import (
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // DiagnoseOptions are what a diagnosis depends on.
 type DiagnoseOptions struct {
-	Window int64  // context window for every run; 0: each run's own
+	// Window is the context window for every run: each run's own (the
+	// zero value) or a fixed one; simulate.Unbounded is refused (occupancy
+	// is a share of a window).
+	Window simulate.Window
 	By     string // group the peak-occupancy summary by model, harness or format
 	Prices string // a YAML/JSON price file adding to or replacing the embedded prices; "" none
 	// Shard and Shards select every Shards-th run by run_id, starting at
@@ -60,7 +65,7 @@ func DiagnoseStore(ctx context.Context, st *store.Store, o *DiagnoseOptions) (di
 	if a.conts, err = st.Continuations(ctx); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
-	if err := Pass(ctx, st, store.ScanOptions{Shard: o.Shard, Shards: o.Shards}, env, a); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{Shard: o.Shard, Shards: o.Shards}, env, Of(a)); err != nil {
 		return diagnose.Summary{}, fmt.Errorf("diagnose: %w", err)
 	}
 	return a.Finish(), nil
@@ -77,6 +82,9 @@ type Diagnose struct {
 
 // NewDiagnose prepares a diagnosis with o (its price file loaded).
 func NewDiagnose(o *DiagnoseOptions) (*Diagnose, error) {
+	if o.Window == simulate.Unbounded {
+		return nil, errors.New("diagnose: no unbounded window: occupancy is a share of a window (give one in tokens, or each run's own)")
+	}
 	prices, err := LoadPrices(o.Prices)
 	if err != nil {
 		return nil, err
@@ -84,15 +92,15 @@ func NewDiagnose(o *DiagnoseOptions) (*Diagnose, error) {
 	return &Diagnose{o: o, prices: prices}, nil
 }
 
-// Worker diagnoses one run (Analysis).
-func (a *Diagnose) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+// Worker diagnoses one run (Consumer).
+func (a *Diagnose) Worker() (func(*RunWork) diagnose.RunDiagnosis, error) {
+	return func(w *RunWork) diagnose.RunDiagnosis {
 		// the result keeps nothing of w's slices: it is built afresh
 		var res diagnose.RunResult
-		if a.o.Window == 0 {
-			res = *w.Diagnosed()
+		if n, fixed := a.o.Window.Fixed(); fixed {
+			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, n, w.endOptions())
 		} else {
-			res = diagnose.RunWith(w.Run, w.Events, w.Usage, w.Ops, a.o.Window, w.endOptions())
+			res = *w.Diagnosed()
 		}
 		out := diagnose.Complete(res, w.Run, w.Events, w.Usage, w.Ops, *w.Stalls(), w.Classify)
 		out.Cost = diagnose.RunCost(w.Run, w.Usage, a.prices)
@@ -105,9 +113,9 @@ func (a *Diagnose) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-// Add keeps one run's diagnosis, in scan order (Analysis).
-func (a *Diagnose) Add(v any) error {
-	a.results = append(a.results, v.(diagnose.RunDiagnosis))
+// Add keeps one run's diagnosis, in scan order (Consumer).
+func (a *Diagnose) Add(r diagnose.RunDiagnosis) error {
+	a.results = append(a.results, r)
 	return nil
 }
 
@@ -173,10 +181,10 @@ func DiagRunRow(r *diagnose.RunDiagnosis) schema.DiagRun {
 	row := schema.DiagRun{
 		RunID: r.RunID, SourceFormat: r.SourceFormat, Harness: r.Harness, Model: r.Model, ModelFamily: r.ModelFamily,
 		WindowSource: r.WindowSource, NCalls: int64(len(o.Calls)), LoggedCalls: int64(o.LoggedCalls), EstimatedCalls: int64(o.EstimatedCalls),
-		PeakTokens: o.PeakTokens, PeakTurn: o.PeakTurn, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
+		PeakTokens: o.PeakTokens, PeakTurn: o.PeakCall, Calls50: int64(o.Calls50), Calls80: int64(o.Calls80), Calls95: int64(o.Calls95),
 		Compactions: int64(len(o.Compactions)), EndReason: r.End.Reason, EndReasonSource: r.End.Source, EndRule: r.End.Rule, EndReasonWhy: r.End.Why,
 		RentTotal: r.RentTotal, RentSystemPrompt: r.RentSystemPrompt, RentToolDefinitions: r.RentToolDefinitions, ReReadsVisible: r.ReReadsVisible, ReReadsHidden: r.ReReadsHidden, ReReadsPending: r.ReReadsPending,
-		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryTurn, BoundaryEvent: r.BoundaryEvent,
+		Stalls: r.Stalls, StoppedWhileReading: r.StoppedWhileReading, BoundaryTurn: r.BoundaryCall, BoundaryEvent: r.BoundaryEvent,
 		CostSource: r.Cost.Source, Resolved: r.Resolved, Repeats: r.Repeats, BoundaryFinished: r.BoundaryFinished,
 		ContinuesRunID: r.ContinuesRunID, CopiedCalls: r.CopiedCalls, Copy: r.Copy,
 	}
@@ -196,8 +204,8 @@ func DiagCallRows(r *diagnose.RunDiagnosis) []schema.DiagCall {
 	o := r.Occupancy
 	rows := make([]schema.DiagCall, len(o.Calls))
 	for i, c := range o.Calls {
-		_, compaction := slices.BinarySearch(o.Compactions, c.Turn) // sorted, distinct
-		rows[i] = schema.DiagCall{RunID: r.RunID, Turn: c.Turn, PromptTokens: c.Prompt, PromptSource: string(c.Source), Compaction: compaction}
+		_, compaction := slices.BinarySearch(o.Compactions, c.Call) // sorted, distinct
+		rows[i] = schema.DiagCall{RunID: r.RunID, Turn: c.Call, PromptTokens: c.Prompt, PromptSource: string(c.Source), Compaction: compaction}
 		if o.Window > 0 {
 			s := c.Share
 			rows[i].Share = &s

@@ -113,12 +113,12 @@ func Headline(rep *Report) []string {
 	case v.WindowEnds == 0:
 		out = append(out, fmt.Sprintf("None of the %s ended on window length.", runsOf(v.Runs)))
 	default:
-		how := fmt.Sprintf("%s said so in the log, %s inferred from the last turn", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
+		how := fmt.Sprintf("%s said so in the log, %s inferred from the last call", textfmt.Thousands(int64(v.Explicit)), textfmt.Thousands(int64(v.Inferred)))
 		switch {
 		case v.Inferred == 0:
 			how = "each said so in the log"
 		case v.Explicit == 0:
-			how = "each inferred from its last turn (the log does not say)"
+			how = "each inferred from its last call (the log does not say)"
 		}
 		out = append(out, fmt.Sprintf("%s of %s (%s) ended on window length: %s.", textfmt.Thousands(int64(v.WindowEnds)), runsOf(v.Runs), textfmt.Pct(v.Share), how))
 	}
@@ -146,31 +146,33 @@ func decisionSentence(d Decision, aggs []simulate.Agg, windowEnds int) string {
 	h := r.HeldOutFigures
 	s := fmt.Sprintf("Replayed on the %s held out for %s, %s would have %s", runsOf(r.HeldOut), r.Family, r.Short, CostText(r.Currency, h.Objective(r.Currency)))
 	if r.Currency != recommend.CurrencyTokens {
-		s += fmt.Sprintf(", with %s of its prompt tokens", textfmt.Pct(h.Tokens.X))
+		s += ", and tokens × " + textfmt.Ratio(h.Tokens.X)
 	}
 	if h.LostLogged > 0 {
-		s += fmt.Sprintf(", carrying %s of the %s lost under what ran through", textfmt.Thousands(int64(h.Saved)), runsOf(h.LostLogged))
+		s += fmt.Sprintf(", carrying through %s of the %s lost under what ran", textfmt.Thousands(int64(h.Saved)), runsOf(h.LostLogged))
 	}
 	s += fmt.Sprintf(", losing no run, with %.1f predicted re-invocations per 100 calls", h.ReinvPer100)
 	if n := len(d.Named) - 1; n > 0 {
-		s += fmt.Sprintf(" (and a policy for %s: next)", plural(n, "more family", "more families"))
+		s += fmt.Sprintf(" (and a policy for %s: next)", textfmt.Plural(n, "more family", "more families"))
 	}
 	return s + "."
 }
 
-// CostText is a held-out figure as the decision states it: "cost 92.8%
-// of what ran [88.0%, 97.0%] with prompt caching", "cost 85.0% of what ran
-// per solved task [80.0%, 90.0%]", "used 54.0% of what ran's prompt tokens
-// [50.0%, 58.0%] (no run priced)"; CI bounds by textfmt.PctBound.
+// CostText is a held-out figure as the decision states it, a ratio
+// against what ran with its 95 % CI as every table prints it
+// (textfmt.RatioWithCI): "cost × 0.928 [0.880, 0.970] against what ran,
+// with prompt caching", "cost per solved task × 0.850 [0.800, 0.900]
+// against what ran (…)", "sent prompt tokens × 0.540 [0.500, 0.580]
+// against what ran (no run priced)".
 func CostText(c recommend.Currency, f recommend.Figure) string {
-	ci := textfmt.PctCI(f.Lo, f.Hi)
+	x := recommend.FigureValue(f)
 	switch c {
 	case recommend.CurrencyPerSolved:
-		return fmt.Sprintf("cost %s of what ran per solved task %s (prompt caching included; a replay keeps each run's outcome, a run lost counts as unsolved)", textfmt.Pct(f.X), ci)
+		return fmt.Sprintf("cost per solved task × %s against what ran, with prompt caching (a replay keeps each run's outcome; a run lost counts as unsolved)", x)
 	case recommend.CurrencyCost:
-		return fmt.Sprintf("cost %s of what ran %s with prompt caching", textfmt.Pct(f.X), ci)
+		return fmt.Sprintf("cost × %s against what ran, with prompt caching", x)
 	}
-	return fmt.Sprintf("used %s of what ran's prompt tokens %s (no run priced)", textfmt.Pct(f.X), ci)
+	return fmt.Sprintf("sent prompt tokens × %s against what ran (no run priced)", x)
 }
 
 // carriedText is what the replay over all runs shows when runs were lost
@@ -194,11 +196,11 @@ func carriedText(aggs []simulate.Agg) string {
 		}
 	}
 	if len(opts) == 0 {
-		return fmt.Sprintf("replayed on the same calls, no policy carries any of the %s lost under what ran through", runsOf(lost))
+		return fmt.Sprintf("replayed on the same calls, no policy carries through any of the %s lost under what ran", runsOf(lost))
 	}
 	c := recommend.Choose(opts, recommend.Gates{MaxReinvPer100: recommend.DefaultMaxReinv})
 	pass := len(opts) - len(c.Excluded)
-	s := fmt.Sprintf("replayed on the same calls over all runs, %s carry some of the %s lost under what ran through", plural(len(opts), "policy", "policies"), runsOf(lost))
+	s := fmt.Sprintf("replayed on the same calls over all runs, %s through some of the %s lost under what ran", textfmt.Plural(len(opts), "policy carries", "policies carry"), runsOf(lost))
 	limits := fmt.Sprintf(" without losing a run or passing %d re-invocations per 100 calls", recommend.DefaultMaxReinv)
 	if pass == 0 {
 		return s + ", but none of them " + cheaperText(c.Currency, true) + limits
@@ -223,12 +225,12 @@ func cheaperText(c recommend.Currency, one bool) string {
 
 // OptionOf is a comparison row's figures as recommend.Choose reads them:
 // cost with caching (CostCachedRatio and its CI) over the priced runs,
-// tokens (TotalRatio and its CI), runs saved and lost, re-invocations per
+// tokens (EffectiveRatio and its CI), runs saved and lost, re-invocations per
 // 100 calls.
 func OptionOf(a simulate.Agg) recommend.Option {
 	return recommend.Option{Spec: a.Policy, Runs: a.Runs, Priced: a.Priced,
 		Cost:   recommend.Figure{X: a.CostCachedRatio, Lo: a.CostCachedLo, Hi: a.CostCachedHi},
-		Tokens: recommend.Figure{X: a.TotalRatio, Lo: a.TotalLo, Hi: a.TotalHi}, TokensSaved: a.TokensSaved,
+		Tokens: recommend.Figure{X: a.EffectiveRatio, Lo: a.EffectiveLo, Hi: a.EffectiveHi}, TokensSaved: a.TokensSaved,
 		Saved: a.Saved, Lost: a.Lost, LostLogged: a.BaselineOverflow, ReinvPer100: a.ReinvPer100, Calls: a.Calls}
 }
 
@@ -254,10 +256,10 @@ func nextSentence(d Decision, families, unknownWindow int) string {
 		s = "Next: import more runs (trajmine ingest)"
 	}
 	if len(d.Thin) > 0 && len(d.Thin) < families {
-		s += fmt.Sprintf("; %d model famil%s short of runs", len(d.Thin), map[bool]string{true: "y is", false: "ies are"}[len(d.Thin) == 1])
+		s += "; " + textfmt.Plural(len(d.Thin), "model family is", "model families are") + " short of runs"
 	}
 	if unknownWindow > 0 {
-		s += fmt.Sprintf("; %s no known window: give one with --window N", map[bool]string{true: "1 run has", false: textfmt.Thousands(int64(unknownWindow)) + " runs have"}[unknownWindow == 1])
+		s += "; " + textfmt.Plural(unknownWindow, "run has", "runs have") + " no known window: give one with --window N"
 	}
 	return s + "."
 }
@@ -274,7 +276,7 @@ func ApplyNote(r recommend.Result) string {
 	if DropsManageContext(r) {
 		notes = append(notes, "remove the agent's manage_context tool")
 	}
-	if r.Choice.Harness != "" && r.PolicyOf != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
+	if r.Choice.Harness != "" && r.Mechanism != simulate.MechanismNone { // keep-all needs no setting in a loop of your own
 		notes = append(notes, "API-level: "+strings.Join(recommend.APIHarnesses(r.Family), ", "))
 	}
 	if len(notes) == 0 {
@@ -303,14 +305,6 @@ func DropsManageContext(r recommend.Result) bool {
 }
 
 func runsOf(n int) string { return textfmt.CountOf(n, "run") }
-
-// plural is n with its noun, one or many: "1 policy", "3 policies".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return textfmt.Thousands(int64(n)) + " " + many
-}
 
 // BestPolicy is the spec of the policy the decision names first (the
 // headline's and the best-policy card's), "" when it names none.

@@ -26,10 +26,10 @@ func TestHeadline(t *testing.T) {
 	// and saves the most tokens, but costs 2.25 × what ran (not below it);
 	// clear-tool-uses carries 5 at 0.93 [0.90, 0.96]; halflife 4 at 0.95 but
 	// loses one; keep-all and the oracle are references, not counted
-	asLogged := simulate.Agg{Policy: simulate.AsLoggedName, BaselineOverflow: 5, TotalRatio: 1, TotalLo: 1, TotalHi: 1, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1}
-	mask := simulate.Agg{Policy: "mask", Saved: 5, TokensSaved: 9000, TotalRatio: 0.45, TotalLo: 0.41, TotalHi: 0.51, Priced: 10, CostCachedRatio: 2.25, CostCachedLo: 1.9, CostCachedHi: 2.6}
-	clear := simulate.Agg{Policy: "clear-tool-uses", Saved: 5, TokensSaved: 5000, TotalRatio: 0.6, TotalLo: 0.5, TotalHi: 0.7, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96}
-	half := simulate.Agg{Policy: "halflife", Saved: 4, Lost: 1, TokensSaved: 3000, TotalRatio: 0.7, TotalLo: 0.6, TotalHi: 0.8, Priced: 10, CostCachedRatio: 0.95, CostCachedLo: 0.9, CostCachedHi: 0.99}
+	asLogged := simulate.Agg{Policy: simulate.AsLoggedName, BaselineOverflow: 5, EffectiveRatio: 1, EffectiveLo: 1, EffectiveHi: 1, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1}
+	mask := simulate.Agg{Policy: "mask", Saved: 5, TokensSaved: 9000, EffectiveRatio: 0.45, EffectiveLo: 0.41, EffectiveHi: 0.51, Priced: 10, CostCachedRatio: 2.25, CostCachedLo: 1.9, CostCachedHi: 2.6}
+	clear := simulate.Agg{Policy: "clear-tool-uses", Saved: 5, TokensSaved: 5000, EffectiveRatio: 0.6, EffectiveLo: 0.5, EffectiveHi: 0.7, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96}
+	half := simulate.Agg{Policy: "halflife", Saved: 4, Lost: 1, TokensSaved: 3000, EffectiveRatio: 0.7, EffectiveLo: 0.6, EffectiveHi: 0.8, Priced: 10, CostCachedRatio: 0.95, CostCachedLo: 0.9, CostCachedHi: 0.99}
 	oracle := simulate.Agg{Policy: "dtoc-oracle(placeholder=40)", Saved: 5, TokensSaved: 9999, Priced: 10, CostCachedRatio: 0.5, CostCachedLo: 0.4, CostCachedHi: 0.6}
 	aggs := []simulate.Agg{asLogged, mask, clear, half, oracle, {Policy: "keep-all", Saved: 5, Priced: 10, CostCachedRatio: 0.9, CostCachedHi: 0.95}}
 	ends := diagnose.Summary{Verdict: diagnose.Verdict{Runs: 40, WindowEnds: 5, Share: 0.125, Explicit: 5}}
@@ -42,15 +42,15 @@ func TestHeadline(t *testing.T) {
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 10, WindowEnds: 3, Share: 0.3, Explicit: 2, Inferred: 1}},
 				Simulation: Simulation{Comparison: aggs},
 				Recs:       []recommend.Result{claude, thin}},
-			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last turn.",
-				"Replayed on the 6 runs held out for claude, mask would have cost 92.8% of what ran [88.0%, 97.0%] with prompt caching, with 54.0% of its prompt tokens, carrying 2 of the 3 runs lost under what ran through, losing no run, with 1.5 predicted re-invocations per 100 calls.",
+			[]string{"3 of 10 runs (30.0%) ended on window length: 2 said so in the log, 1 inferred from the last call.",
+				"Replayed on the 6 runs held out for claude, mask would have cost × 0.928 [0.880, 0.970] against what ran, with prompt caching, and tokens × 0.540, carrying through 2 of the 3 runs lost under what ran, losing no run, with 1.5 predicted re-invocations per 100 calls.",
 				"Next: use mask for claude (trajmine recommend --config HARNESS prints the harness's own setting); 1 model family is short of runs."}},
 		{"no family has the runs: none, and what the replay over all runs shows",
 			Report{Diagnosis: ends, Simulation: Simulation{Comparison: aggs}, Recs: []recommend.Result{thin}},
 			[]string{"5 of 40 runs (12.5%) ended on window length: each said so in the log.",
 				// mask, clear-tool-uses and halflife carry some through; only
 				// clear-tool-uses loses none within the limits below what ran
-				"No policy is named: no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence); replayed on the same calls over all runs, 3 policies carry some of the 5 runs lost under what ran through, 1 of them costs less than what ran (the upper end of the 95% CI below 1) without losing a run or passing 2 re-invocations per 100 calls (trajmine simulate ranks them).",
+				"No policy is named: no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence); replayed on the same calls over all runs, 3 policies carry through some of the 5 runs lost under what ran, 1 of them costs less than what ran (the upper end of the 95% CI below 1) without losing a run or passing 2 re-invocations per 100 calls (trajmine simulate ranks them).",
 				"Next: collect more runs: no model family has the ≥ 10 training and ≥ 5 held-out runs a recommendation needs (trajmine recommend says how many each lacks)."}},
 		{"what ran kept: its reason",
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 103}}, Recs: []recommend.Result{kept, thin}},
@@ -64,14 +64,14 @@ func TestHeadline(t *testing.T) {
 					HeldOutFigures: &recommend.Option{Tokens: fig(0.6, 0.0003, 0.9), ReinvPer100: 0, DroppedContextCalls: 4}}}},
 			[]string{"The run did not end on window length.",
 				// a CI's lower end of 0.03 % prints <0.1 %, not 0.0 %
-				"Replayed on the 8 runs held out for claude-x, clear-tool-uses would have used 60.0% of what ran's prompt tokens [<0.1%, 90.0%] (no run priced), losing no run, with 0.0 predicted re-invocations per 100 calls.",
+				"Replayed on the 8 runs held out for claude-x, clear-tool-uses would have sent prompt tokens × 0.600 [<0.001, 0.900] against what ran (no run priced), losing no run, with 0.0 predicted re-invocations per 100 calls.",
 				"Next: use clear-tool-uses for claude-x (remove the agent's manage_context tool; API-level: anthropic-api, dtoc) (trajmine recommend --config HARNESS prints the harness's own setting); 1 run has no known window: give one with --window N."}},
 		{"outcomes known: cost per solved task",
 			Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 2}},
 				Recs: []recommend.Result{{Family: "gpt-4o", Runs: 27, HeldOut: 6, Policy: "mask(n=20)", Short: "mask(n=20)", Currency: recommend.CurrencyPerSolved,
 					HeldOutFigures: &recommend.Option{PerSolved: &recommend.Figure{X: 0.85, Lo: 0.8, Hi: 0.9}, Tokens: fig(0.64, 0.6, 0.7), ReinvPer100: 1.7}}}},
 			[]string{"None of the 2 runs ended on window length.",
-				"Replayed on the 6 runs held out for gpt-4o, mask(n=20) would have cost 85.0% of what ran per solved task [80.0%, 90.0%] (prompt caching included; a replay keeps each run's outcome, a run lost counts as unsolved), with 64.0% of its prompt tokens, losing no run, with 1.7 predicted re-invocations per 100 calls.",
+				"Replayed on the 6 runs held out for gpt-4o, mask(n=20) would have cost per solved task × 0.850 [0.800, 0.900] against what ran, with prompt caching (a replay keeps each run's outcome; a run lost counts as unsolved), and tokens × 0.640, losing no run, with 1.7 predicted re-invocations per 100 calls.",
 				"Next: use mask(n=20) for gpt-4o (trajmine recommend --config HARNESS prints the harness's own setting)."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +112,7 @@ func TestHeadlineNotTheTokenBest(t *testing.T) {
 	}
 	rep := &Report{Diagnosis: diagnose.Summary{Verdict: diagnose.Verdict{Runs: 16}}, Recs: recs}
 	got := Headline(rep)
-	want := "Replayed on the 5 runs held out for claude-sonnet-4, mask(n=20) would have cost 90.0% of what ran [90.0%, 90.0%] with prompt caching, with 70.0% of its prompt tokens, losing no run, with 0.0 predicted re-invocations per 100 calls."
+	want := "Replayed on the 5 runs held out for claude-sonnet-4, mask(n=20) would have cost × 0.900 [0.900, 0.900] against what ran, with prompt caching, and tokens × 0.700, losing no run, with 0.0 predicted re-invocations per 100 calls."
 	if got[1] != want {
 		t.Errorf("decision sentence\n got %q\nwant %q", got[1], want)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"golang.org/x/sync/errgroup"
 )
@@ -34,6 +35,10 @@ type MineOptions struct {
 	ModelFile string         // conformance against this model instead of the heuristics net's
 	Export    string         // xes:FILE, events-xes:FILE, ocel:FILE or dot:FILE; "" none
 	ExportOut io.Writer      // where FILE "-" goes
+	// Redact redacts the log text --export writes (redact.Records; the
+	// mined log's run ids and activities, the DFG's activities); nil
+	// writes it as stored.
+	Redact *redact.Redactor
 	// NoProfiles skips the behaviour profiles, which are read from
 	// run_profiles, or, for runs without a stored one, from the events of
 	// the runs with context ops or manage_context calls (mineBehaviour);
@@ -65,10 +70,16 @@ func MineGroup(spec string) (func(*mining.Case, bool) bool, error) {
 
 // Mined is mine's result.
 type Mined struct {
-	Activity    string                `json:"activity"`
-	Cases       int                   `json:"cases"`
-	Events      int                   `json:"events"`
-	Variants    []mining.Variant      `json:"variants"`
+	Activity string           `json:"activity"`
+	Cases    int              `json:"cases"`
+	Events   int              `json:"events"`
+	Variants []mining.Variant `json:"variants"`
+	// Coarse are the variants at a coarser level (mining.CoarseVariants:
+	// repeats collapsed, else the order of first occurrence): where almost
+	// every run is a variant of its own, runs that differ only in how
+	// often they repeated a step, or in nothing but their path, share one.
+	Coarse      []mining.Variant      `json:"variants_coarse"`
+	CoarseLevel mining.VariantLevel   `json:"variant_level_coarse"`
 	DFG         *mining.DFG           `json:"dfg"`
 	Heuristics  *mining.HeuristicsNet `json:"heuristics"`
 	Conformance *mining.Conformance   `json:"conformance"`
@@ -273,7 +284,7 @@ func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*sche
 		bas[1].stored = stored // the runs read without text whose uses ingest stored
 		for k, so := range [2]store.ScanOptions{{RunIDs: text}, {RunIDs: noText, NoText: true}} {
 			if len(so.RunIDs) > 0 {
-				g.Go(func() error { return Pass(ctx, st, so, env, bas[k]) })
+				g.Go(func() error { return Pass(ctx, st, so, env, Of(bas[k])) })
 			}
 		}
 		return nil
@@ -307,7 +318,7 @@ func profileRuns(ctx context.Context, st *store.Store, env *Env, keep func(*sche
 			profiles = append(profiles, p)
 			continue
 		}
-		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn,
+		profiles = append(profiles, behavior.RunBrief(sh.Run, behavior.Brief{LastCall: sh.LastTurn, LastOutputCall: sh.LastOutputTurn,
 			HasTool: sh.EnvelopeKey || sh.Mentions}, ba.o))
 	}
 	return profiles, nil
@@ -354,6 +365,7 @@ func (ma *Mine) Finish(ctx context.Context, st *store.Store, behaviour []behavio
 	}
 	out = Mined{Activity: o.Mode.String(), Cases: len(log.Cases), Events: log.Events()}
 	out.Variants = mining.Variants(log)
+	out.Coarse, out.CoarseLevel = mining.CoarseVariants(log)
 	out.DFG = mining.NewDFG(log)
 	out.Heuristics = mining.NewHeuristics(log, nil)
 	model := out.Heuristics.Model()
@@ -409,9 +421,9 @@ type Mine struct {
 	dtoc     map[string]bool // runs with manage_context ops
 }
 
-// Worker classifies one kept run's tool calls (Analysis).
-func (a *Mine) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+// Worker classifies one kept run's tool calls (Consumer).
+func (a *Mine) Worker() (func(*RunWork) *RunWork, error) {
+	return func(w *RunWork) *RunWork {
 		if !a.keep(&w.Run) {
 			return nil
 		}
@@ -426,10 +438,9 @@ func (a *Mine) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-// Add adds one kept run to the event log, in scan order (Analysis).
-func (a *Mine) Add(v any) error {
-	w, ok := v.(*RunWork)
-	if !ok {
+// Add adds one kept run to the event log, in scan order (Consumer).
+func (a *Mine) Add(w *RunWork) error {
+	if w == nil { // a run keep left out
 		return nil
 	}
 	// the worker is done with w: its memo is this goroutine's now
@@ -453,6 +464,9 @@ func (a *Mine) noteDTOC(runID string, ops []schema.ContextOp) {
 // mineExport writes --export (o.Export: xes:FILE, events-xes:FILE,
 // ocel:FILE or dot:FILE; FILE "-" is o.ExportOut): xes the mined log (its
 // DFG is dfg), events-xes and ocel every event of the runs keep selects.
+// With o.Redact, what it writes is redacted: the records before they are
+// written (tool calls classified first, from their arguments as logged),
+// the mined log's run ids and activity names, the DFG's activities.
 func mineExport(ctx context.Context, st *store.Store, o *MineOptions, log *mining.Log, dfg *mining.DFG, keep func(*schema.Run) bool, classify func(h, t, a string) string) error {
 	kind, file, _ := strings.Cut(o.Export, ":")
 	var w io.Writer = o.ExportOut
@@ -464,28 +478,43 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, log *minin
 		defer fh.Close()
 		w = fh
 	}
+	red := o.Redact
 	switch kind {
 	case "dot":
-		return dfg.WriteDOT(w)
+		return redactDFG(dfg, red).WriteDOT(w)
 	case "xes":
-		if _, err := eventlog.WriteMinedXES(ctx, w, minedTraces(log), ""); err != nil {
+		if _, err := eventlog.WriteMinedXES(ctx, w, minedTraces(log, red), ""); err != nil {
 			return fmt.Errorf("--export xes: %w", err)
 		}
 		return nil
 	}
+	byClass := o.Mode == mining.ModeClass
 	src := func(yield func(*eventlog.RunRecords) error) error {
 		return st.Scan(ctx, store.ScanOptions{}, func(d *store.RunData) error {
 			if !keep(&d.Run) {
 				return nil
 			}
+			if byClass { // the activity, before the arguments are redacted
+				for i := range d.Events {
+					if e := &d.Events[i]; e.Kind == schema.KindToolCall || e.Kind == schema.KindToolResult {
+						e.ActionClass = classify(d.Run.Harness, e.ToolName, e.Args)
+					}
+				}
+			}
+			if red != nil {
+				for i := range d.Events {
+					d.Events[i].Text = "" // not written (eventlog.Options.TextLimit 0): not redacted
+				}
+				red.Records(&d.Run, d.Events, nil, d.Ops, 0)
+			}
 			return yield(&eventlog.RunRecords{Run: d.Run, Events: d.Events, Ops: d.Ops})
 		})
 	}
 	eo := &eventlog.Options{OpActivity: func(_ *schema.Run, c *schema.ContextOp) string { return mining.OpActivity(c.Op) }}
-	if o.Mode == mining.ModeClass {
+	if byClass {
 		eo.Activity = func(r *schema.Run, e *schema.Event) string {
 			if e.Kind == schema.KindToolCall || e.Kind == schema.KindToolResult {
-				return classify(r.Harness, e.ToolName, e.Args)
+				return e.ActionClass
 			}
 			return eventlog.DefaultActivity(r, e)
 		}
@@ -502,17 +531,43 @@ func mineExport(ctx context.Context, st *store.Store, o *MineOptions, log *minin
 	return nil
 }
 
+// redactDFG is d with its activity names redacted by red (d itself when
+// red is nil).
+func redactDFG(d *mining.DFG, red *redact.Redactor) *mining.DFG {
+	if red == nil {
+		return d
+	}
+	r := *d
+	r.Nodes = slices.Clone(d.Nodes)
+	for i := range r.Nodes {
+		r.Nodes[i].Name = red.String(r.Nodes[i].Name)
+	}
+	r.Edges = slices.Clone(d.Edges)
+	for i := range r.Edges {
+		r.Edges[i].From, r.Edges[i].To = red.String(r.Edges[i].From), red.String(r.Edges[i].To)
+	}
+	return &r
+}
+
 // minedTraces hands the cases of log to eventlog.WriteMinedXES, in the
-// log's order (case id).
-func minedTraces(log *mining.Log) func(yield func(*eventlog.MinedTrace) error) error {
+// log's order (case id), their ids and activity names redacted by red
+// (as they are when red is nil).
+func minedTraces(log *mining.Log, red *redact.Redactor) func(yield func(*eventlog.MinedTrace) error) error {
+	acts := log.Activities
+	if red != nil {
+		acts = make([]string, len(log.Activities))
+		for i, a := range log.Activities {
+			acts[i] = red.String(a)
+		}
+	}
 	return func(yield func(*eventlog.MinedTrace) error) error {
 		var t eventlog.MinedTrace
 		for i := range log.Cases {
 			c := &log.Cases[i]
-			t = eventlog.MinedTrace{ID: c.ID, ModelFamily: c.ModelFamily, Harness: c.Harness, Format: c.Format,
+			t = eventlog.MinedTrace{ID: red.String(c.ID), ModelFamily: c.ModelFamily, Harness: c.Harness, Format: c.Format,
 				Resolved: c.Resolved, Start: c.Start, Events: t.Events[:0]}
 			for _, e := range c.Events {
-				t.Events = append(t.Events, eventlog.MinedEvent{Activity: log.Activities[e.Activity], Seq: e.Seq, TS: e.TS, Tokens: e.Tokens})
+				t.Events = append(t.Events, eventlog.MinedEvent{Activity: acts[e.Activity], Seq: e.Seq, TS: e.TS, Tokens: e.Tokens})
 			}
 			if err := yield(&t); err != nil {
 				return err

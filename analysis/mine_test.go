@@ -87,7 +87,7 @@ func TestMineBehaviourMatchesPass(t *testing.T) {
 				}
 			}
 			ba := NewBehaviour(env, c.keep)
-			if err := Pass(ctx, st, store.ScanOptions{}, env, ba); err != nil {
+			if err := Pass(ctx, st, store.ScanOptions{}, env, Of(ba)); err != nil {
 				t.Fatal(err)
 			}
 			want, err := json.Marshal(ba.Groups())
@@ -139,7 +139,7 @@ func TestRunBrief(t *testing.T) {
 		}
 		briefs++
 		want := behavior.Run(d.Run, d.Events, d.Usage, d.Ops, o)
-		got := behavior.RunBrief(sh.Run, behavior.Brief{LastTurn: sh.LastTurn, LastOutputTurn: sh.LastOutputTurn, HasTool: sh.EnvelopeKey || sh.Mentions}, o)
+		got := behavior.RunBrief(sh.Run, behavior.Brief{LastCall: sh.LastTurn, LastOutputCall: sh.LastOutputTurn, HasTool: sh.EnvelopeKey || sh.Mentions}, o)
 		if want.Manage.HasTool {
 			hasTool++
 		}

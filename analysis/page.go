@@ -18,24 +18,6 @@ import (
 	"github.com/trajmine/trajmine/simulate"
 )
 
-// reportData fills the HTML report from the results the CLI prints (and the
-// tables they are stored in): every figure is the CLI's, converted.
-//
-//  1. verdict, groups, end reasons, peak shares, rent: DiagnoseStore
-//     (diag_runs, diag_calls, diag_rent);
-//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
-//     policy's sim_runs rows (boundary_turn, boundary_event);
-//  3. comparison: simulate's over all runs and per model family (trajmine
-//     simulate --by model), both computed in AnalyseReport;
-//  4. recommendations: RecommendStore;
-//  5. the sample (sample: dashboards.SampleRuns over diag_runs): each
-//     run's diag_calls, its sim_runs rows, its tool outputs, and its prompts
-//     and what each policy did to each output from the run replayed again by
-//     the same engine, watching the outputs' renderings (the replay's calls
-//     are the sim_calls rows report writes);
-//  6. every run's compact record (runRecords): diag_runs, diag_calls and
-//     sim_runs figures, so that the page reaches every run.
-//
 // fillMined puts trajmine mine's process map (the directly-follows graph),
 // top 20 variants and behaviour profiles into the report.
 func fillMined(d *dashboards.Data, m Mined) {
@@ -69,8 +51,32 @@ func fillMined(d *dashboards.Data, m Mined) {
 	}
 }
 
-// Page is reportData: the page's data from a Report; source and database
-// are the page's header lines.
+// Page is the page's data from a Report; source and database are the
+// page's header lines. Every figure is the one the CLI prints (and the
+// tables it is stored in), converted:
+//
+//  1. verdict, groups, end reasons, peak shares, rent: Report.Diagnosis
+//     (diag_runs, diag_calls, diag_rent);
+//  2. reading-boundary curves: diagnose's, then diagnose.Boundary over each
+//     policy's results (sim_runs: boundary_turn, boundary_event);
+//  3. comparison: simulate's over all runs and per model family (trajmine
+//     simulate --by model), both computed in AnalyseReport;
+//  4. recommendations, the headline and the best-policy card:
+//     Report.Recs, recommend's results from the same pass (trajmine
+//     recommend's), and Decide over them (recommend.Choose's pick per
+//     family, checked on the held-out runs);
+//  5. the sample (Report.Sample, drawn by sample: dashboards.SampleRuns
+//     over diagnose's runs): each run's diag_calls, its sim_runs rows, its
+//     tool outputs, and its prompts and what each policy did to each
+//     output from the run replayed again by the same engine, watching the
+//     outputs' renderings (the replay's calls are the sim_calls rows
+//     report writes);
+//  6. every run's compact record (runRecords): diag_runs, diag_calls and
+//     sim_runs figures, so that the page reaches every run;
+//  7. the process map, variants and behaviour profiles: Report.Mined
+//     (fillMined);
+//
+// then the page's other log-derived text is redacted (redactPage).
 func Page(rep *Report, totals []FormatTotals, source, database string) *dashboards.Data {
 	diag, sim, recs, mined, sample := rep.Diagnosis, rep.Simulation, rep.Recs, rep.Mined, rep.Sample
 	d := &dashboards.Data{
@@ -80,13 +86,13 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *dashboar
 		Database:  database,
 	}
 	for _, a := range totals {
-		d.Formats = append(d.Formats, dashboards.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Turns, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		d.Formats = append(d.Formats, dashboards.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Calls, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 			CacheReadTokens: a.CacheReadTokens, EstTokens: a.EstTokens, NoUsage: a.NoUsage, Overflow: a.Overflow})
 	}
 	fillMined(d, mined)
 	v, t := diag.Verdict, diag.Totals
 	d.Verdict = dashboards.Verdict{Text: strings.TrimSpace(diag.VerdictText()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
-		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryTurn, BoundaryEvents: diag.ReadingBoundary.Events,
+		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryCall, BoundaryEvents: diag.ReadingBoundary.Events,
 		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
 		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
 		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
@@ -130,16 +136,16 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *dashboar
 	for _, a := range slices.Concat(simulate.Ranked(sim.Comparison), simulate.Ranked(sim.Groups)) { // Groups: by model family (AnalyseReport)
 		c, _ := a.CostRatio()
 		d.Comparison = append(d.Comparison, dashboards.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
-			Ratio: a.TotalRatio, RatioLo: a.TotalLo, RatioHi: a.TotalHi, TokensSaved: a.TokensSaved,
+			Ratio: a.EffectiveRatio, RatioLo: a.EffectiveLo, RatioHi: a.EffectiveHi, TokensSaved: a.TokensSaved,
 			Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
-			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryTurn, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
+			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryCall, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, Cost: a.CostCachedRatio, CostLo: a.CostCachedLo, CostHi: a.CostCachedHi, Uncached: c,
 			SavedUSD: a.AsLoggedCostCachedUSD - a.CostCachedUSD, CostCachedUSD: a.CostCachedUSD})
 	}
 	d.Recommendations = []dashboards.Recommendation{}
 	for _, r := range recs {
 		d.Recommendations = append(d.Recommendations, dashboards.Recommendation{Family: r.Family, Label: r.Label, Runs: r.Runs, Train: r.Train, HeldOut: r.HeldOut,
-			Policy: r.Policy, Short: r.Short, PolicyFamily: r.PolicyOf, Currency: string(r.Currency), Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
+			Policy: r.Policy, Short: r.Short, Mechanism: r.Mechanism, Currency: string(r.Currency), Saving: r.Saving, SavingLo: r.SavingLo, SavingHi: r.SavingHi, ReinvPer100: r.ReinvPer100,
 			SavedRuns: r.SavedRuns, Why: r.Why, Note: strings.TrimSuffix(strings.TrimPrefix(ApplyNote(r), " ("), ")")})
 	}
 
@@ -197,7 +203,7 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []dashboards.RunRe
 			}
 			byRun[x.RunID] = ps
 		}
-		ps[k] = dashboards.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.Ratio(), Saved: x.Saved, Lost: x.Lost}
+		ps[k] = dashboards.PolicyOutcome{Status: string(x.Status), OverflowCall: x.OverflowCall, TokenRatio: x.TokenRatio(), Saved: x.Saved, Lost: x.Lost}
 	}
 	out := make([]dashboards.RunRecord, len(runs))
 	for i := range runs {
@@ -317,9 +323,9 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 func survivalOf(name string, b diagnose.ReadingBoundary) dashboards.Survival {
 	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
 	// (finishing competing), the boundary's own curve
-	s := dashboards.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Turn}
+	s := dashboards.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Call}
 	for _, p := range b.CIF {
-		s.Curve = append(s.Curve, dashboards.KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
+		s.Curve = append(s.Curve, dashboards.KMPoint{Turn: p.Call, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }
@@ -329,7 +335,7 @@ func survivalOf(name string, b diagnose.ReadingBoundary) dashboards.Survival {
 // with what each policy did to them, both from the run replayed again
 // (ReplayOutputs); the replay's calls go to add as sim_calls rows.
 func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagnosis, why string, sim Simulation, rows []int,
-	pols []simulate.Policy, window int64, red *redact.Redactor, add func(vals ...any) error) (dashboards.RunDetail, error) {
+	pols []simulate.Policy, window simulate.Window, red *redact.Redactor, add func(vals ...any) error) (dashboards.RunDetail, error) {
 	occ := r.Occupancy
 	rd := dashboards.RunDetail{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Harness: r.Harness, Format: r.SourceFormat, Window: occ.Window,
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
@@ -395,11 +401,11 @@ type reportReplay struct {
 // ReplayOutputs lists a run's tool outputs (tool_result events, seq order)
 // and, per policy spec, what the policy first did to each and its replayed
 // calls: the run is replayed as trajmine simulate replays it (same trace,
-// calibration factor, its own window unless window > 0) with each policy wrapped in a watcher
+// calibration factor, at window) with each policy wrapped in a watcher
 // that notes, after every call's rendering, the outputs no longer in full.
 // With red set, each output's target and preview are redacted (the
 // preview from the redacted head of the text: redact.Redactor.Head).
-func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window int64, red *redact.Redactor) ([]dashboards.ToolOutput, map[string][]dashboards.Action, map[string]reportReplay, error) {
+func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []simulate.Policy, window simulate.Window, red *redact.Redactor) ([]dashboards.ToolOutput, map[string][]dashboards.Action, map[string]reportReplay, error) {
 	rs, err := st.Runs(ctx, store.RunFilter{RunID: runID})
 	if err != nil || len(rs) != 1 {
 		return nil, nil, nil, cmp.Or(err, fmt.Errorf("run %q not found", runID))
@@ -434,12 +440,9 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 				Target: red.String(target), EstTokens: e.EstTokens, Chars: e.Chars, Preview: preview(red, e.Text)})
 		}
 	}
-	tr, win, err := reportTrace(ctx, st, run, events, usage, ops)
+	tr, err := reportTrace(ctx, st, run, events, usage, ops)
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	if window > 0 { // the window every run is replayed at (report --window)
-		win = window
 	}
 	// tool outputs by trace item
 	item := map[int32]int{}
@@ -464,16 +467,9 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 		}
 		w := &reportWatch{Policy: fresh, items: item, acts: make([]dashboards.Action, len(outs))}
 		var calls []simulate.CallResult
-		opt := simulate.Options{Window: win, Calls: &calls}
-		if win == 0 {
-			opt.Window = -1 // unbounded, as trajmine simulate replays it
-		}
-		r := rp.Replay(tr, w, opt)
-		if win == 0 {
-			r.Window = 0
-		}
+		r := rp.Replay(tr, w, simulate.Options{Window: window, Calls: &calls})
 		acts[p.Name()] = w.acts
-		replays[p.Name()] = reportReplay{window: r.Window, calls: calls}
+		replays[p.Name()] = reportReplay{window: r.WindowTokens, calls: calls}
 	}
 	return outs, acts, replays, nil
 }
@@ -542,12 +538,12 @@ func redactPage(d *dashboards.Data, red *redact.Redactor) {
 }
 
 // reportTrace builds a run's trace as the shared pass does for trajmine
-// simulate (runWork.replayTrace: its diagnosed end, calibration factor, the
-// actions classifier) and returns the window it replays at (the run's own).
-func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, int64, error) {
+// simulate (RunWork.Trace: its diagnosed end, calibration factor, the
+// actions classifier).
+func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp) (*simulate.Trace, error) {
 	classify, err := DefaultClassify()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	f := 0.0
 	if c, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator); err == nil && c != nil && c.Factor > 0 {
@@ -555,7 +551,7 @@ func reportTrace(ctx context.Context, st *store.Store, run schema.Run, events []
 	}
 	end := diagnose.Run(run, events, usage, ops, 0).End
 	tr := simulate.NewTrace(run, events, usage, ops, end, &simulate.TraceOptions{Factor: f, Classify: classify})
-	return tr, tr.Window, nil
+	return tr, nil
 }
 
 // reportWatch wraps a policy and notes, per tool output, the first call at

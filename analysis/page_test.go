@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trajmine/trajmine/dashboards"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // pageRuns is the part of the page's run records (dashboards's
@@ -177,7 +178,7 @@ func TestPageTimelineMatchesSimCalls(t *testing.T) {
 	picked := []string{runIDs[0], runIDs[len(runIDs)/2], runIDs[len(runIDs)-1]}
 	// then trajmine simulate's replays at each run's own window, every
 	// run's sim_calls written (the report writes the sample's only)
-	if _, err := SimulateStore(ctx, st, &SimulateOptions{Windows: []int64{-1}, Shards: 1, Calls: true}, pols); err != nil {
+	if _, err := SimulateStore(ctx, st, &SimulateOptions{Windows: []simulate.Window{simulate.OwnWindow}, Shards: 1, Calls: true}, pols); err != nil {
 		t.Fatal(err)
 	}
 	outside, differs := 0, 0

@@ -23,16 +23,40 @@ import (
 // to one goroutine in scan order, so every result is the same as a
 // sequential loop's (and byte-identical from run to run).
 
-// Analysis is one consumer of the shared pass.
-type Analysis interface {
+// Consumer is one consumer of the shared pass whose workers compute a T
+// per run and whose Add takes them: the hand-over is typed (as benchstat's
+// "Builder.Add" takes a "*benchfmt.Result"), with no assertion on the way.
+type Consumer[T any] interface {
 	// Worker returns the function a worker goroutine calls for each run,
 	// with any per-worker state it needs (policies keep per-run state).
 	// The function must not keep w's record slices past its return unless
 	// it returns them: the pass hands each run's records to one worker and
 	// drops them after add.
-	Worker() (func(w *RunWork) any, error)
+	Worker() (func(w *RunWork) T, error)
 	// Add takes the worker's results in scan order, on one goroutine.
-	Add(v any) error
+	Add(v T) error
+}
+
+// Analysis is a Consumer of any result type, as Pass takes it (Of).
+type Analysis struct {
+	// start makes one worker's function: it computes a run's result and
+	// returns the call that hands it to Add.
+	start func() (func(w *RunWork) (add func() error), error)
+}
+
+// Of is c as Pass takes it; T follows from c's methods (Of(c)). Each
+// run's result reaches c.Add as the worker returned it.
+func Of[T any](c Consumer[T]) Analysis {
+	return Analysis{start: func() (func(*RunWork) func() error, error) {
+		f, err := c.Worker()
+		if err != nil {
+			return nil, err
+		}
+		return func(w *RunWork) func() error {
+			v := f(w)
+			return func() error { return c.Add(v) }
+		}, nil
+	}}
 }
 
 // Env is what every run's shared values need: the action classifier
@@ -162,15 +186,15 @@ func Pass(ctx context.Context, st *store.Store, o store.ScanOptions, env *Env, a
 	}
 	type done struct {
 		seq int
-		out []any
+		add []func() error // each analysis's hand-over of the run's result
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	nw := max(runtime.GOMAXPROCS(0), 1)
-	fns := make([][]func(*RunWork) any, nw)
+	fns := make([][]func(*RunWork) func() error, nw)
 	for i := range fns {
 		for _, a := range as {
-			f, err := a.Worker()
+			f, err := a.start()
 			if err != nil {
 				return err
 			}
@@ -207,16 +231,16 @@ func Pass(ctx context.Context, st *store.Store, o store.ScanOptions, env *Env, a
 	var wg sync.WaitGroup
 	for i := range nw {
 		wg.Add(1)
-		go func(fs []func(*RunWork) any) {
+		go func(fs []func(*RunWork) func() error) {
 			defer wg.Done()
 			for j := range jobs {
 				w := &RunWork{RunData: j.d, env: env}
-				out := make([]any, len(fs))
+				add := make([]func() error, len(fs))
 				for k, f := range fs {
-					out[k] = f(w)
+					add[k] = f(w)
 				}
 				select {
-				case dones <- done{seq: j.seq, out: out}:
+				case dones <- done{seq: j.seq, add: add}:
 				case <-ctx.Done():
 					return
 				}
@@ -225,24 +249,24 @@ func Pass(ctx context.Context, st *store.Store, o store.ScanOptions, env *Env, a
 	}
 	go func() { wg.Wait(); close(dones) }()
 
-	pending := map[int][]any{}
+	pending := map[int][]func() error{}
 	next := 0
 	var addErr error
 	for dn := range dones {
 		if addErr != nil {
 			continue // drain
 		}
-		pending[dn.seq] = dn.out
+		pending[dn.seq] = dn.add
 		for {
-			out, ok := pending[next]
+			add, ok := pending[next]
 			if !ok {
 				break
 			}
 			delete(pending, next)
 			next++
 			<-inflight
-			for k, a := range as {
-				if err := a.Add(out[k]); err != nil {
+			for _, f := range add {
+				if err := f(); err != nil {
 					addErr = err
 					cancel()
 					break

@@ -20,8 +20,8 @@ type orderAnalysis struct {
 	fail int // add returns an error at this run (1-based); 0 never
 }
 
-func (a *orderAnalysis) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+func (a *orderAnalysis) Worker() (func(*RunWork) string, error) {
+	return func(w *RunWork) string {
 		if id := w.Run.RunID; id != "" && id[len(id)-1]%3 == 0 {
 			time.Sleep(2 * time.Millisecond)
 		}
@@ -29,8 +29,8 @@ func (a *orderAnalysis) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-func (a *orderAnalysis) Add(v any) error {
-	a.got = append(a.got, v.(string))
+func (a *orderAnalysis) Add(id string) error {
+	a.got = append(a.got, id)
 	if len(a.got) == a.fail {
 		return errPassTest
 	}
@@ -57,14 +57,14 @@ func TestPassOrderAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := &orderAnalysis{}, &orderAnalysis{}
-	if err := Pass(ctx, st, store.ScanOptions{}, env, a, b); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{}, env, Of(a), Of(b)); err != nil {
 		t.Fatal(err)
 	}
 	if len(want) < 30 || !slices.Equal(a.got, want) || !slices.Equal(b.got, want) {
 		t.Fatalf("add order differs from the scan's:\n got %v\nwant %v", a.got, want)
 	}
 	c := &orderAnalysis{fail: 5}
-	if err := Pass(ctx, st, store.ScanOptions{}, env, c); !errors.Is(err, errPassTest) || len(c.got) != 5 {
+	if err := Pass(ctx, st, store.ScanOptions{}, env, Of(c)); !errors.Is(err, errPassTest) || len(c.got) != 5 {
 		t.Fatalf("Pass = %v after %d runs, want the add error after 5", err, len(c.got))
 	}
 }

@@ -17,11 +17,11 @@ import (
 
 // RecommendOptions are what a recommendation depends on.
 type RecommendOptions struct {
-	Grid         []string // candidate specs; nil: the built-in grid
-	Window       int64    // replay every run at this window; 0: each run's own
-	HoldoutEvery uint32   // hold out runs whose FNV-1a(run id) mod this is 0
-	MaxReinv     float64  // most predicted re-invocations per 100 calls a candidate may cause
-	AnyMechanism bool     // candidates a family's run harnesses cannot be set to run stay eligible
+	Grid         []string        // candidate specs; nil: the built-in grid
+	Window       simulate.Window // replay every run at this window (the zero value: each run's own)
+	HoldoutEvery uint32          // hold out runs whose FNV-1a(run id) mod this is 0
+	MaxReinv     float64         // most predicted re-invocations per 100 calls a candidate may cause
+	AnyMechanism bool            // candidates a family's run harnesses cannot be set to run stay eligible
 	// TrainedOn holds the runs a learned candidate was trained on
 	// (recommend.Options.TrainedOn: a held-out one among them is an error).
 	TrainedOn map[string]bool
@@ -44,7 +44,7 @@ func RecommendStore(ctx context.Context, st *store.Store, o *RecommendOptions) (
 		return nil, err
 	}
 	ba := NewBehaviour(env, nil)
-	if err := Pass(ctx, st, store.ScanOptions{}, env, ra, ba); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{}, env, Of(ra), Of(ba)); err != nil {
 		return nil, err
 	}
 	return ra.Finish(ba.Groups())
@@ -79,16 +79,16 @@ func NewRecommend(o *RecommendOptions) (*Recommend, error) {
 	return &Recommend{o: o, grid: g, prices: prices, idx: map[string]int{}}, nil
 }
 
-// Worker replays one run under every candidate (Analysis), priced as
+// Worker replays one run under every candidate (Consumer), priced as
 // trajmine simulate prices it (the run's price with its cache rule's
 // 1-hour writes), with its outcome (runs.resolved).
-func (a *Recommend) Worker() (func(*RunWork) any, error) {
+func (a *Recommend) Worker() (func(*RunWork) recRun, error) {
 	g, err := a.grid.Fresh()
 	if err != nil {
 		return nil, err
 	}
 	var rp simulate.Replayer
-	return func(w *RunWork) any {
+	return func(w *RunWork) recRun {
 		tr := w.Trace()
 		var price *diagnose.Price
 		if p, ok := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily); ok {
@@ -101,9 +101,8 @@ func (a *Recommend) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-// Add keeps one run's outcomes under its model family (Analysis).
-func (a *Recommend) Add(v any) error {
-	r := v.(recRun)
+// Add keeps one run's outcomes under its model family (Consumer).
+func (a *Recommend) Add(r recRun) error {
 	i, ok := a.idx[r.family]
 	if !ok {
 		i = len(a.fams)
@@ -156,9 +155,9 @@ func NewBehaviour(env *Env, keep func(*schema.Run) bool) *Behaviour {
 	return &Behaviour{o: &behavior.Options{Classify: env.classify}, keep: keep}
 }
 
-// Worker profiles one run (Analysis).
-func (a *Behaviour) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+// Worker profiles one run (Consumer).
+func (a *Behaviour) Worker() (func(*RunWork) *behavior.RunProfile, error) {
+	return func(w *RunWork) *behavior.RunProfile {
 		if a.keep != nil && !a.keep(&w.Run) {
 			return nil
 		}
@@ -173,9 +172,9 @@ func (a *Behaviour) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-// Add keeps one run's profile (Analysis).
-func (a *Behaviour) Add(v any) error {
-	if p, ok := v.(*behavior.RunProfile); ok {
+// Add keeps one run's profile (Consumer).
+func (a *Behaviour) Add(p *behavior.RunProfile) error {
+	if p != nil { // nil: a run keep left out
 		a.profiles = append(a.profiles, *p)
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 type FormatTotals struct {
 	Format          string `json:"source_format"`
 	Runs            int64  `json:"runs"`
-	Turns           int64  `json:"turns"`
+	Calls           int64  `json:"calls"`
 	InputTokens     int64  `json:"input_tokens"`
 	OutputTokens    int64  `json:"output_tokens"`
 	CacheReadTokens int64  `json:"cache_read_tokens"`
@@ -47,7 +47,7 @@ func TotalsByFormat(runs []schema.Run) []FormatTotals {
 		}
 		a := &out[i]
 		a.Runs++
-		a.Turns += r.NTurns
+		a.Calls += r.NTurns
 		a.InputTokens += r.InputTokens
 		a.OutputTokens += r.OutputTokens
 		a.CacheReadTokens += r.CacheReadTokens
@@ -61,6 +61,19 @@ func TotalsByFormat(runs []schema.Run) []FormatTotals {
 		}
 	}
 	return out
+}
+
+// Add adds b's counts to a (a total over formats; a's Format stays).
+func (a *FormatTotals) Add(b FormatTotals) {
+	a.Runs += b.Runs
+	a.Calls += b.Calls
+	a.InputTokens += b.InputTokens
+	a.OutputTokens += b.OutputTokens
+	a.CacheReadTokens += b.CacheReadTokens
+	a.EstTokens += b.EstTokens
+	a.NoUsage += b.NoUsage
+	a.Overflow += b.Overflow
+	a.CopiedCalls += b.CopiedCalls
 }
 
 // Report is what trajmine report computes.
@@ -82,7 +95,7 @@ type ReportOptions struct {
 	SampleTop int               // runs drawn call by call: the top ones by peak share …
 	SampleN   int               // … and this many more by run-id hash
 	Policies  []string          // replayed besides the catalog's defaults (e.g. tracer(model=FILE))
-	Window    int64             // every run's context window, for diagnose, simulate and recommend; 0: each run's own
+	Window    simulate.Window   // every run's context window, for diagnose, simulate and recommend (the zero value: each run's own)
 	// Redact, when set, redacts the log text of the sample's drill-down
 	// (tool-output previews and targets) and, through Page, the page's
 	// other log-derived text; nil keeps it as logged.
@@ -95,6 +108,14 @@ type ReportOptions struct {
 	Progress func(s Stage, done, total int)
 	// Runs is how many runs Scan selects (Progress's total for StagePass).
 	Runs int
+}
+
+// RecommendOptions are the report's recommendation's: trajmine
+// recommend's with no flag but --window (recommend's named defaults: the
+// built-in grid, held out every recommend.DefaultHoldoutEvery runs, at most
+// recommend.DefaultMaxReinv re-invocations per 100 calls), at o.Window.
+func (o *ReportOptions) RecommendOptions() *RecommendOptions {
+	return &RecommendOptions{HoldoutEvery: recommend.DefaultHoldoutEvery, MaxReinv: recommend.DefaultMaxReinv, Window: o.Window}
 }
 
 // reportPolicies are the policies the report replays: keep-all, the
@@ -121,18 +142,18 @@ const (
 	StageFinish Stage = "finish"  // the tables written, the aggregates (CIs, recommendations, mined models)
 )
 
-// progress is an Analysis that counts the runs the pass has added (it is
+// progress is a Consumer that counts the runs the pass has added (it is
 // last in Pass's list, so a run counts once every analysis has it).
 type progress struct {
 	done, total int
 	fn          func(Stage, int, int)
 }
 
-func (p *progress) Worker() (func(*RunWork) any, error) {
-	return func(*RunWork) any { return nil }, nil
+func (p *progress) Worker() (func(*RunWork) struct{}, error) {
+	return func(*RunWork) struct{} { return struct{}{} }, nil
 }
 
-func (p *progress) Add(any) error {
+func (p *progress) Add(struct{}) error {
 	p.done++
 	p.fn(StagePass, p.done, p.total)
 	return nil
@@ -149,7 +170,7 @@ func (o *ReportOptions) progress(s Stage, done, total int) {
 // every catalog policy at each run's own window (trajmine simulate), trajmine
 // recommend's defaults, the behaviour profiles and trajmine mine's defaults;
 // then it draws the sample and replays the sampled runs again for their
-// drill-down (reportSample). sim_runs (every run), sim_calls (the sampled
+// drill-down (sample). sim_runs (every run), sim_calls (the sampled
 // runs: what the page draws call by call; trajmine simulate writes every
 // run's), diag_runs, diag_calls and diag_rent are replaced in one
 // transaction. Each figure is the one the stand-alone command computes:
@@ -160,13 +181,10 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	// no per-call rows kept (the sample's come from reportSample); groups by
+	// no per-call rows kept (the sample's come from sample); groups by
 	// model family, as trajmine simulate --by model
 	// every replay's prompts per call are kept for the page's timeline
-	simO := &SimulateOptions{Windows: []int64{-1}, Shards: 1, By: "model", Prompts: true}
-	if o.Window > 0 {
-		simO.Windows = []int64{o.Window}
-	}
+	simO := &SimulateOptions{Windows: []simulate.Window{o.Window}, Shards: 1, By: "model", Prompts: true}
 	pols, err := reportPolicies(o)
 	if err != nil {
 		return nil, err
@@ -182,7 +200,7 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	if da.conts, err = st.Continuations(ctx); err != nil { // resumed sessions counted once, as in diagnose
 		return nil, err
 	}
-	ra, err := NewRecommend(&RecommendOptions{HoldoutEvery: 4, MaxReinv: 2, Window: o.Window}) // trajmine recommend's defaults
+	ra, err := NewRecommend(o.RecommendOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -198,10 +216,10 @@ func AnalyseReport(ctx context.Context, st *store.Store, o *ReportOptions) (*Rep
 	var aggErr error
 	var agg sync.WaitGroup
 	calls := func(add func(vals ...any) error) error {
-		as := []Analysis{sa, da, ra, ba, ma}
+		as := []Analysis{Of(sa), Of(da), Of(ra), Of(ba), Of(ma)}
 		if o.Progress != nil {
 			o.Progress(StagePass, 0, o.Runs)
-			as = append(as, &progress{total: o.Runs, fn: o.Progress})
+			as = append(as, Of(&progress{total: o.Runs, fn: o.Progress}))
 		}
 		if err := Pass(ctx, st, o.Scan, env, as...); err != nil {
 			return err

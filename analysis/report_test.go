@@ -44,3 +44,14 @@ func TestReportProgress(t *testing.T) {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 }
+
+// TestFormatTotalsAdd: every count of a FormatTotals adds, the format
+// stays (the report's total row), by hand.
+func TestFormatTotalsAdd(t *testing.T) {
+	a := FormatTotals{Format: "total", Runs: 2, Calls: 10, InputTokens: 1000, OutputTokens: 50, CacheReadTokens: 400, EstTokens: 900, NoUsage: 1, Overflow: 0, CopiedCalls: 3}
+	a.Add(FormatTotals{Format: "codex-cli", Runs: 3, Calls: 7, InputTokens: 2500, OutputTokens: 70, CacheReadTokens: 100, EstTokens: 2000, NoUsage: 0, Overflow: 2, CopiedCalls: 1})
+	want := FormatTotals{Format: "total", Runs: 5, Calls: 17, InputTokens: 3500, OutputTokens: 120, CacheReadTokens: 500, EstTokens: 2900, NoUsage: 1, Overflow: 2, CopiedCalls: 4}
+	if diff := cmp.Diff(want, a); diff != "" {
+		t.Errorf("Add (-want +got):\n%s", diff)
+	}
+}

@@ -15,14 +15,14 @@ import (
 
 // SimulateOptions are what a replay of the store depends on.
 type SimulateOptions struct {
-	Windows       []int64  // windows to replay at; -1 = each run's own, 0 = unbounded
-	By            string   // also aggregate by model, harness or format; "" not
-	Shard, Shards int      // replay the runs of shard Shard of Shards (Shards ≤ 1: all)
-	Formats       []string // only runs of these source formats; nil all
-	Reserve       int64    // output tokens reserved per call (when larger than the logged output)
-	Prices        string   // price file (LoadPrices)
-	Calls         bool     // write sim_calls rows too
-	NoSave        bool     // write no table
+	Windows       []simulate.Window // windows to replay at (simulate.ParseWindows)
+	By            string            // also aggregate by model, harness or format; "" not
+	Shard, Shards int               // replay the runs of shard Shard of Shards (Shards ≤ 1: all)
+	Formats       []string          // only runs of these source formats; nil all
+	Reserve       int64             // output tokens reserved per call (when larger than the logged output)
+	Prices        string            // price file (LoadPrices)
+	Calls         bool              // write sim_calls rows too
+	NoSave        bool              // write no table
 	// Prompts keeps every replay's prompt tokens per call (compact, in
 	// memory: Simulation.CallPrompts), for the page's per-run timeline.
 	Prompts bool
@@ -64,7 +64,7 @@ func WithKeepAll(pols []simulate.Policy) ([]simulate.Policy, error) {
 type Simulation struct {
 	Runs       int                    `json:"runs"`
 	Policies   []SimPolicy            `json:"policies"`
-	Windows    []int64                `json:"windows"` // -1 = each run's own
+	Windows    []simulate.Window      `json:"windows"`
 	Shard      string                 `json:"shard,omitempty"`
 	By         string                 `json:"by,omitempty"`
 	Comparison []simulate.Agg         `json:"comparison"`
@@ -152,9 +152,9 @@ func SimulateStore(ctx context.Context, st *store.Store, o *SimulateOptions, pol
 	}
 	so := store.ScanOptions{Shard: o.Shard, Shards: o.Shards, Formats: o.Formats}
 	if o.NoSave {
-		err = Pass(ctx, st, so, env, a)
+		err = Pass(ctx, st, so, env, Of(a))
 	} else {
-		err = st.WriteDerived(ctx, a.Tables(func() error { return Pass(ctx, st, so, env, a) })...)
+		err = st.WriteDerived(ctx, a.Tables(func() error { return Pass(ctx, st, so, env, Of(a)) })...)
 	}
 	if err != nil {
 		return a.out, err
@@ -243,8 +243,8 @@ func (a *Simulate) RunsRows(add func(vals ...any) error) error {
 	return nil
 }
 
-// Worker replays one run under every policy at every window (Analysis).
-func (a *Simulate) Worker() (func(*RunWork) any, error) {
+// Worker replays one run under every policy at every window (Consumer).
+func (a *Simulate) Worker() (func(*RunWork) simDone, error) {
 	o := a.o
 	// policies keep per-run state: each worker has its own instances
 	pols := make([]simulate.Policy, len(a.pols))
@@ -257,7 +257,7 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 	var rp simulate.Replayer
 	keepCalls := o.Calls && !o.NoSave
 	var buf []simulate.CallResult // the calls when only their prompts are kept
-	return func(w *RunWork) any {
+	return func(w *RunWork) simDone {
 		tr := w.Trace()
 		res := simDone{errs: simulate.KeepAllErrors(tr), logged: simulate.RunLoggedErrors(tr), fitted: tr.HoldoutFitted, calibrated: w.Calibrated(), format: tr.Format, family: tr.Family,
 			ctxRun: tr.WithoutContextCalls() != nil, ctxCalls: tr.DroppedContextCalls(),
@@ -270,10 +270,6 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 		price, priced := a.prices.Lookup(w.Run.Model, w.Run.ModelFamily)
 		price = tr.Cache.Price(price) // Anthropic's 1-hour writes at their price
 		for _, win := range o.Windows {
-			own := win < 0
-			if own {
-				win = tr.Window
-			}
 			for _, p := range pols {
 				var calls []simulate.CallResult
 				opt := simulate.Options{Window: win, Reserve: o.Reserve}
@@ -283,14 +279,8 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 					buf = buf[:0]
 					opt.Calls = &buf
 				}
-				if win == 0 {
-					opt.Window = -1 // unbounded, not "the trace's own"
-				}
 				r := rp.Replay(tr, p, opt)
-				if win == 0 {
-					r.Window = 0
-				}
-				row := simulate.Row{RunResult: r, Format: w.Run.SourceFormat, Family: w.Run.ModelFamily, Harness: w.Run.Harness, Model: w.Run.Model, OwnWindow: own}
+				row := simulate.Row{RunResult: r, Format: w.Run.SourceFormat, Family: w.Run.ModelFamily, Harness: w.Run.Harness, Model: w.Run.Model}
 				if priced {
 					c, cc := simulate.Cost(&r, price)
 					kc, kcc := simulate.KeepAllCost(&r, price)
@@ -324,9 +314,8 @@ func (a *Simulate) Worker() (func(*RunWork) any, error) {
 }
 
 // Add keeps one run's rows, in scan order, writing its sim_calls rows
-// when Tables' pass runs (Analysis).
-func (a *Simulate) Add(v any) error {
-	r := v.(simDone)
+// when Tables' pass runs (Consumer).
+func (a *Simulate) Add(r simDone) error {
 	a.out.Runs++
 	a.acc.AddErrors(r.format, r.family, r.errs, r.fitted)
 	a.rereads.Add(r.runID, r.rereads)
@@ -354,7 +343,7 @@ func (a *Simulate) Add(v any) error {
 			continue
 		}
 		for j := range r.calls[i] {
-			if err := a.addCall(simCallValues(row.RunID, row.Policy, row.Window, &r.calls[i][j])...); err != nil {
+			if err := a.addCall(simCallValues(row.RunID, row.Policy, row.WindowTokens, &r.calls[i][j])...); err != nil {
 				return err
 			}
 		}
@@ -405,11 +394,11 @@ func simRunValues(r *simulate.Row) []any {
 	if r.AsLoggedCostUSD != nil {
 		alCost = *r.AsLoggedCostUSD
 	}
-	return []any{r.RunID, r.Policy, r.Window, r.Format, r.Family, r.Harness, int64(r.LoggedCalls), int64(r.Calls), string(r.Status),
+	return []any{r.RunID, r.Policy, r.WindowTokens, r.Format, r.Family, r.Harness, int64(r.LoggedCalls), int64(r.Calls), string(r.Status),
 		nullIf(r.OverflowCall, r.OverflowCall < 0), nullIf(r.KeepAllOverflowAt, r.KeepAllOverflowAt < 0), nullIf(r.FirstActivation, r.FirstActivation < 0),
-		r.PromptTokens, r.KeepAllTokens, r.TokenRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
+		r.PromptTokens, r.KeepAllTokens, r.KeepAllRatio(), r.PeakTokens, r.CachedTokens, r.OutputTokens, int64(r.PlaceholdersMax),
 		r.CharsFull, r.CharsRemoved, r.CharsRemovedShare(), int64(r.SummarizerCalls), r.SummarizerIn, r.SummarizerOut,
-		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryTurn, r.BoundaryEvent,
-		r.AsLoggedTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.Ratio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
+		int64(r.Reinvocations), r.ReinvocationTok, cost, cached, r.BoundaryCall, r.BoundaryEvent,
+		r.AsLoggedPromptTokens, r.AsLoggedSummIn, nullIf(r.AsLoggedOverflowAt, r.AsLoggedOverflowAt < 0), r.TokenRatio(), r.BaselineOverflow, r.Saved, r.Lost, alCost,
 		r.BoundaryFinished, r.OverflowLogged, int64(r.StallMessages), r.StallMessageTok, int64(r.DroppedContextCalls), string(r.BaselineLoss)}
 }

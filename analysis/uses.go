@@ -51,7 +51,7 @@ func DeriveUses(ctx context.Context, st *store.Store) (int, error) {
 		return 0, err
 	}
 	d := &usesDeriver{}
-	if err := Pass(ctx, st, store.ScanOptions{RunIDs: ids}, env, d); err != nil {
+	if err := Pass(ctx, st, store.ScanOptions{RunIDs: ids}, env, Of(d)); err != nil {
 		return 0, fmt.Errorf("derive uses: %w", err)
 	}
 	// the rows of these runs are replaced; those of runs no longer in the
@@ -82,7 +82,7 @@ func DeriveUses(ctx context.Context, st *store.Store) (int, error) {
 	return len(d.runs), nil
 }
 
-// usesDeriver collects the uses of each run of the pass (Analysis).
+// usesDeriver collects the uses of each run of the pass (a Consumer).
 type usesDeriver struct {
 	runs []derivedUses
 }
@@ -92,8 +92,8 @@ type derivedUses struct {
 	uses []store.StoredUse
 }
 
-func (d *usesDeriver) Worker() (func(*RunWork) any, error) {
-	return func(w *RunWork) any {
+func (d *usesDeriver) Worker() (func(*RunWork) *derivedUses, error) {
+	return func(w *RunWork) *derivedUses {
 		r := &derivedUses{run: w.Run, uses: []store.StoredUse{}}
 		for _, u := range w.Uses() {
 			if u.Kind == counterfactual.UseEnable {
@@ -105,7 +105,7 @@ func (d *usesDeriver) Worker() (func(*RunWork) any, error) {
 	}, nil
 }
 
-func (d *usesDeriver) Add(v any) error {
-	d.runs = append(d.runs, *v.(*derivedUses))
+func (d *usesDeriver) Add(r *derivedUses) error {
+	d.runs = append(d.runs, *r)
 	return nil
 }

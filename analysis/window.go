@@ -24,13 +24,14 @@ import (
 // where X is as-logged's as_logged_overflow at N (Xw of them
 // as_logged_overflow_at_window: their logged prompts exceed N), Z the
 // policy's saved, C its cost ratio with prompt caching and its CI
-// (Agg.CostCachedRatio; its token ratio when no run is priced). Nothing is said past a run's logged
+// (Agg.CostCachedRatio; its effective ratio when no run is priced). Nothing is said past a run's logged
 // end: what the agent would have done after it is not in the data.
 //
 // aggs are simulate's comparison rows; only those over all runs (no group)
 // at window count.
-func WindowVerdict(aggs []simulate.Agg, window int64) string {
-	if window <= 0 {
+func WindowVerdict(aggs []simulate.Agg, window simulate.Window) string {
+	tokens, fixed := window.Fixed()
+	if !fixed {
 		return ""
 	}
 	var base *simulate.Agg
@@ -51,7 +52,7 @@ func WindowVerdict(aggs []simulate.Agg, window int64) string {
 			rows = append(rows, a)
 		}
 	}
-	n := textfmt.Thousands(window)
+	n := textfmt.Thousands(tokens)
 	why := fmt.Sprintf("their logged prompts exceed %s, below the windows they ran at", n)
 	if base.BaselineOverflow == 1 {
 		why = fmt.Sprintf("its logged prompts exceed %s, below the window it ran at", n)
@@ -80,7 +81,7 @@ func WindowVerdict(aggs []simulate.Agg, window int64) string {
 	c := recommend.Choose(opts, recommend.Gates{MaxReinvPer100: recommend.DefaultMaxReinv})
 	if c.Index < 0 {
 		return s + fmt.Sprintf(", and %s would have carried some of them to their logged end, but none %s without losing a run or passing %d re-invocations per 100 calls; what the agents would have done after their logged ends is unknown.",
-			plural(len(opts), "replayed policy", "replayed policies"), cheaperText(c.Currency, true), recommend.DefaultMaxReinv)
+			textfmt.Plural(len(opts), "replayed policy", "replayed policies"), cheaperText(c.Currency, true), recommend.DefaultMaxReinv)
 	}
 	o := opts[c.Index]
 	short := o.Spec

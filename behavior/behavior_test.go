@@ -44,20 +44,20 @@ func TestRunManage(t *testing.T) {
 		HasTool: true,
 		Enables: 1,
 		Ops: []behavior.ManageOp{
-			{Turn: 3, Seq: 5, Disabled: []string{"k1", "k2"}, Enabled: []string{}, Freed: 1200, Prompt: 4000, PromptSource: diagnose.PromptLogged, Fill: 0.4,
+			{Call: 3, Seq: 5, Disabled: []string{"k1", "k2"}, Enabled: []string{}, Freed: 1200, Prompt: 4000, PromptSource: diagnose.PromptLogged, Fill: 0.4,
 				CallTokens: 25, StatusTokens: 10, OverheadRent: 25*6 + 10*6, CallPrompt: 4000, Saved: 3000 + 1200},
-			{Turn: 6, Seq: 9, Disabled: []string{}, Enabled: []string{"k1"}, Prompt: 7000, PromptSource: diagnose.PromptLogged, Fill: 0.7,
+			{Call: 6, Seq: 9, Disabled: []string{}, Enabled: []string{"k1"}, Prompt: 7000, PromptSource: diagnose.PromptLogged, Fill: 0.7,
 				CallTokens: 20, StatusTokens: 10, OverheadRent: 20*3 + 10*3, CallPrompt: 7000},
-			{Turn: 8, Seq: 11, Disabled: []string{"k2", "zz"}, Enabled: []string{}, Shallow: true, Prompt: 9000, PromptSource: diagnose.PromptLogged, Fill: 0.9,
+			{Call: 8, Seq: 11, Disabled: []string{"k2", "zz"}, Enabled: []string{}, Shallow: true, Prompt: 9000, PromptSource: diagnose.PromptLogged, Fill: 0.9,
 				CallTokens: 20, StatusTokens: 10, OverheadRent: 20*1 + 10*1, CallPrompt: 9000},
 		},
 		Hides: []behavior.Hide{
-			{Key: "k1", Turn: 3, Seq: 5, Found: true, Tool: "read_file", Class: "read", Target: "a.py", OutputTurn: 1, Age: 2,
+			{Key: "k1", Call: 3, Seq: 5, Found: true, Tool: "read_file", Class: "read", Target: "a.py", OutputCall: 1, Age: 2,
 				Tokens: 1040, Freed: 1000, HiddenCalls: 3, Saved: 3000, Reenabled: true, ReenabledAfter: 3, Thrash: true},
-			{Key: "k2", Turn: 3, Seq: 5, Found: true, Tool: "run_tests", Class: "other", Target: "pytest", OutputTurn: 2, Age: 1,
+			{Key: "k2", Call: 3, Seq: 5, Found: true, Tool: "run_tests", Class: "other", Target: "pytest", OutputCall: 2, Age: 1,
 				Tokens: 240, Freed: 200, HiddenCalls: 6, Saved: 1200, ReenabledAfter: -1, NeededUses: 1, Needed: true},
-			{Key: "k2", Turn: 8, Seq: 11, Found: true, Redundant: true, Tool: "run_tests", Class: "other", Target: "pytest", OutputTurn: 2, Age: 6, ReenabledAfter: -1},
-			{Key: "zz", Turn: 8, Seq: 11, ReenabledAfter: -1},
+			{Key: "k2", Call: 8, Seq: 11, Found: true, Redundant: true, Tool: "run_tests", Class: "other", Target: "pytest", OutputCall: 2, Age: 6, ReenabledAfter: -1},
+			{Key: "zz", Call: 8, Seq: 11, ReenabledAfter: -1},
 		},
 	}
 	if diff := cmp.Diff(want, got.Manage, approx); diff != "" {
@@ -153,10 +153,10 @@ func TestRunCompactions(t *testing.T) {
 	b := compactionRun()
 	got := behavior.Run(b.run, b.events, b.usage, b.ops, nil)
 	want := []behavior.Compaction{
-		{Turn: 5, Seq: 8, Op: schema.OpCompaction, Trigger: "auto", Ops: 1, Before: 8200, BeforeSource: behavior.TokensFromOp,
+		{Call: 5, Seq: 8, Op: schema.OpCompaction, Trigger: "auto", Ops: 1, Before: 8200, BeforeSource: behavior.TokensFromOp,
 			After: 1500, AfterSource: "logged", Fill: 0.82, Dropped: 6700, DroppedShare: 6700.0 / 8200,
 			ReadTargets: 3, RereadTargets: 2, Rereads: 3, RereadTokens: 1050},
-		{Turn: 15, Seq: 17, Op: schema.OpSummary, Trigger: "auto", Ops: 1, Before: 6000, BeforeSource: "logged",
+		{Call: 15, Seq: 17, Op: schema.OpSummary, Trigger: "auto", Ops: 1, Before: 6000, BeforeSource: "logged",
 			After: 2000, AfterSource: "logged", Fill: 0.6, Dropped: 4000, DroppedShare: 4000.0 / 6000,
 			ReadTargets: 4, RereadTargets: 1, Rereads: 1, RereadTokens: 500},
 	}
@@ -201,8 +201,8 @@ func TestRunEstimatedPrompts(t *testing.T) {
 	}
 	est := diagnose.EstimatedPrompts(b.events)
 	for _, op := range got.Manage.Ops {
-		if op.PromptSource != diagnose.PromptEstimated || op.Prompt != est[op.Turn] || op.Fill != 0 {
-			t.Errorf("op at %d: prompt %d (%s) fill %g, want estimated %d", op.Turn, op.Prompt, op.PromptSource, op.Fill, est[op.Turn])
+		if op.PromptSource != diagnose.PromptEstimated || op.Prompt != est[op.Call] || op.Fill != 0 {
+			t.Errorf("op at %d: prompt %d (%s) fill %g, want estimated %d", op.Call, op.Prompt, op.PromptSource, op.Fill, est[op.Call])
 		}
 	}
 	if p := behavior.Summarize([]behavior.RunProfile{got}, nil).Manage; p.FillAtOp.N != 0 {
@@ -302,9 +302,9 @@ func TestCompactionMerge(t *testing.T) {
 	b.compaction(4, schema.OpContinuation, nil, nil)
 	got := behavior.Run(b.run, b.events, b.usage, b.ops, nil).Compactions
 	want := []behavior.Compaction{
-		{Turn: 2, Seq: 2, Op: schema.OpCompaction, Trigger: "auto", Ops: 2, Before: 9500, BeforeSource: behavior.TokensFromOp,
+		{Call: 2, Seq: 2, Op: schema.OpCompaction, Trigger: "auto", Ops: 2, Before: 9500, BeforeSource: behavior.TokensFromOp,
 			After: 700, AfterSource: behavior.TokensFromOp, Fill: 0.95, Dropped: 8800, DroppedShare: 8800.0 / 9500, ReadTargets: 1},
-		{Turn: 4, Seq: 4, Op: schema.OpContinuation, Trigger: "auto", Ops: 1, Before: 900, BeforeSource: "logged",
+		{Call: 4, Seq: 4, Op: schema.OpContinuation, Trigger: "auto", Ops: 1, Before: 900, BeforeSource: "logged",
 			After: 900, AfterSource: "logged", Fill: 0.09, ReadTargets: 1},
 	}
 	if diff := cmp.Diff(want, got, approx); diff != "" {

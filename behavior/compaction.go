@@ -15,9 +15,9 @@ const TokensFromOp = "op"
 // compaction). Everything before it leaves the context (diagnose.NewVisibility
 // step 3).
 type Compaction struct {
-	// Turn is the ops' turn: the first call after the compaction. Seq, Op
+	// Call is the ops' turn (the events' call index): the first call after the compaction. Seq, Op
 	// and Trigger are the first op's; Ops counts the ops merged.
-	Turn    int64         `json:"turn"`
+	Call    int64         `json:"call"`
 	Seq     int64         `json:"seq"`
 	Op      schema.OpKind `json:"op"`
 	Trigger string        `json:"trigger"` // as logged: "auto", "manual", …
@@ -63,7 +63,7 @@ func (rc *runCtx) compactions() []Compaction {
 		if !isCompaction(op) {
 			continue
 		}
-		if n := len(merged); n > 0 && merged[n-1].Turn == op.Turn {
+		if n := len(merged); n > 0 && merged[n-1].Call == op.Turn {
 			merged[n-1].Ops++
 			if before[n-1] == nil {
 				before[n-1] = op.TokensBefore
@@ -73,7 +73,7 @@ func (rc *runCtx) compactions() []Compaction {
 			}
 			continue
 		}
-		merged = append(merged, &Compaction{Turn: op.Turn, Seq: op.Seq, Op: op.Op, Trigger: op.Trigger, Ops: 1})
+		merged = append(merged, &Compaction{Call: op.Turn, Seq: op.Seq, Op: op.Op, Trigger: op.Trigger, Ops: 1})
 		before, after = append(before, op.TokensBefore), append(after, op.TokensAfter)
 	}
 	out := make([]Compaction, 0, len(merged))
@@ -81,12 +81,12 @@ func (rc *runCtx) compactions() []Compaction {
 		c := *cp
 		if before[i] != nil {
 			c.Before, c.BeforeSource = *before[i], TokensFromOp
-		} else if p, src, _ := rc.prompt(c.Turn - 1); src != "" {
+		} else if p, src, _ := rc.prompt(c.Call - 1); src != "" {
 			c.Before, c.BeforeSource = p, string(src)
 		}
 		if after[i] != nil {
 			c.After, c.AfterSource = *after[i], TokensFromOp
-		} else if p, src, _ := rc.prompt(c.Turn); src != "" {
+		} else if p, src, _ := rc.prompt(c.Call); src != "" {
 			c.After, c.AfterSource = p, string(src)
 		}
 		if rc.window > 0 {
@@ -106,7 +106,7 @@ func (rc *runCtx) compactions() []Compaction {
 func (rc *runCtx) rereads(c *Compaction) {
 	before := map[string]bool{}
 	again := map[string]bool{}
-	last := c.Turn + rc.opt.reread - 1
+	last := c.Call + rc.opt.reread - 1
 	for i := range rc.events {
 		e := &rc.events[i]
 		if e.Kind != schema.KindToolCall || e.Target == "" || !rc.opt.isRead(e.ToolName, e.Args) {
@@ -115,7 +115,7 @@ func (rc *runCtx) rereads(c *Compaction) {
 		switch {
 		case e.Seq < c.Seq:
 			before[e.Target] = true
-		case e.Turn >= c.Turn && e.Turn <= last && before[e.Target]:
+		case e.Turn >= c.Call && e.Turn <= last && before[e.Target]:
 			c.Rereads++
 			again[e.Target] = true
 			if res, ok := rc.result(e); ok {

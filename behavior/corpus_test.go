@@ -45,7 +45,7 @@ func TestCorpus(t *testing.T) {
 		}
 		for _, c := range p.Compactions {
 			compactions++
-			if c.Dropped < 0 || c.DroppedShare < 0 || c.DroppedShare > 1 || c.Fill < 0 || c.RereadTargets > c.ReadTargets || c.Turn < 0 || c.Turn > p.Calls {
+			if c.Dropped < 0 || c.DroppedShare < 0 || c.DroppedShare > 1 || c.Fill < 0 || c.RereadTargets > c.ReadTargets || c.Call < 0 || c.Call > p.Calls {
 				t.Errorf("%s: bad compaction %+v", r.RunID, c)
 			}
 		}

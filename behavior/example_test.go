@@ -22,7 +22,7 @@ func ExampleRun() {
 	p := behavior.Run(run, events, usage, ops, nil)
 	op, h := p.Manage.Ops[0], p.Manage.Hides[0]
 	fmt.Printf("call %d (fill %.1f%%) disables %s: age %d, frees %d tokens for %d calls = %d saved\n",
-		op.Turn, 100*op.Fill, h.Key, h.Age, h.Freed, h.HiddenCalls, h.Saved)
+		op.Call, 100*op.Fill, h.Key, h.Age, h.Freed, h.HiddenCalls, h.Saved)
 	fmt.Printf("cost: %d tokens of overhead rent + a %d-token call\n", op.OverheadRent, op.CallPrompt)
 
 	g := behavior.ByFamily([]behavior.RunProfile{p}, nil)[0]

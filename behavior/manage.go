@@ -28,7 +28,7 @@ type ManageRun struct {
 // manage_context (or *__manage_context), with the disable and enable context
 // ops it carries (same seq).
 type ManageOp struct {
-	Turn     int64    `json:"turn"` // the model call that made it
+	Call     int64    `json:"call"` // the model call that made it
 	Seq      int64    `json:"seq"`
 	Disabled []string `json:"disabled"` // keys, in argument order
 	Enabled  []string `json:"enabled"`
@@ -69,7 +69,7 @@ func (op ManageOp) Cost() int64 { return op.OverheadRent + op.CallPrompt }
 // whether it was wanted back.
 type Hide struct {
 	Key  string `json:"key"`
-	Turn int64  `json:"turn"` // the manage_context call (ManageOp.Turn)
+	Call int64  `json:"call"` // the manage_context call (ManageOp.Call)
 	Seq  int64  `json:"seq"`
 	// Found: the key names a tool output of the run that came before the
 	// op. Redundant: it was not in the prompt of call Turn (already hidden,
@@ -81,10 +81,10 @@ type Hide struct {
 	Tool   string `json:"tool"`
 	Class  string `json:"class"`
 	Target string `json:"target"`
-	// OutputTurn is the first call that saw the output; Age = Turn −
-	// OutputTurn, the calls since the output arrived (0: disabled by the
+	// OutputCall is the first call that saw the output; Age = Turn −
+	// OutputCall, the calls since the output arrived (0: disabled by the
 	// first call that saw it).
-	OutputTurn int64 `json:"output_turn"`
+	OutputCall int64 `json:"output_call"`
 	Age        int64 `json:"age"`
 	// Tokens is the output's est_tokens and Freed = max(0, Tokens −
 	// Options.PlaceholderTokens); 0 for a redundant or unknown key.
@@ -149,7 +149,7 @@ func (rc *runCtx) manage() ManageRun {
 			if man {
 				m.HasTool = true
 				bySeq[e.Seq] = len(m.Ops)
-				m.Ops = append(m.Ops, ManageOp{Turn: e.Turn, Seq: e.Seq, Disabled: []string{}, Enabled: []string{}})
+				m.Ops = append(m.Ops, ManageOp{Call: e.Turn, Seq: e.Seq, Disabled: []string{}, Enabled: []string{}})
 			}
 		case e.Kind == schema.KindToolResult && e.CallID != "" && e.ToolKey != e.CallID &&
 			!strings.HasPrefix(e.ToolKey, e.CallID+"#"):
@@ -170,7 +170,7 @@ func (rc *runCtx) manage() ManageRun {
 		}
 		if _, ok := bySeq[op.Seq]; !ok {
 			bySeq[op.Seq] = len(m.Ops)
-			m.Ops = append(m.Ops, ManageOp{Turn: op.Turn, Seq: op.Seq, Disabled: []string{}, Enabled: []string{}})
+			m.Ops = append(m.Ops, ManageOp{Call: op.Turn, Seq: op.Seq, Disabled: []string{}, Enabled: []string{}})
 		}
 		keyOps = append(keyOps, op)
 	}
@@ -188,28 +188,28 @@ func (rc *runCtx) manage() ManageRun {
 			continue
 		}
 		op.Disabled = append(op.Disabled, ko.ToolKey)
-		h := Hide{Key: ko.ToolKey, Turn: ko.Turn, Seq: ko.Seq, ReenabledAfter: -1}
+		h := Hide{Key: ko.ToolKey, Call: ko.Turn, Seq: ko.Seq, ReenabledAfter: -1}
 		if en := enables[h.Key]; len(en) > 0 {
 			if j, _ := slices.BinarySearch(en, n); j < len(en) {
-				h.Reenabled, h.ReenabledAfter = true, keyOps[en[j]].Turn-h.Turn
+				h.Reenabled, h.ReenabledAfter = true, keyOps[en[j]].Turn-h.Call
 				h.Thrash = h.ReenabledAfter <= rc.opt.thrash
 			}
 		}
 		if out, ok := rc.v.Output(h.Key); ok && out.Seq < h.Seq {
 			h.Found = true
-			h.Tool, h.Target, h.OutputTurn = out.ToolName, out.Target, out.Turn
-			h.Age = h.Turn - out.Turn
+			h.Tool, h.Target, h.OutputCall = out.ToolName, out.Target, out.Call
+			h.Age = h.Call - out.Call
 			h.Class = rc.classOf(out)
-			if out.VisibleAt(h.Turn) {
+			if out.VisibleAt(h.Call) {
 				h.Tokens = out.EstTokens
 				h.Freed = max(0, out.EstTokens-rc.opt.placeholder)
 				end := rc.bound(out.Seq)
-				for t := h.Turn + 1; t <= end && !out.VisibleAt(t); t++ {
+				for t := h.Call + 1; t <= end && !out.VisibleAt(t); t++ {
 					h.HiddenCalls++
 				}
 				h.Saved = h.Freed * h.HiddenCalls
 				for _, c := range rc.usesOf(h.Key) {
-					if c > h.Turn && c <= h.Turn+h.HiddenCalls {
+					if c > h.Call && c <= h.Call+h.HiddenCalls {
 						h.NeededUses++
 					}
 				}
@@ -228,19 +228,19 @@ func (rc *runCtx) manage() ManageRun {
 	for i := range m.Ops {
 		op := &m.Ops[i]
 		op.Shallow = len(op.Disabled) > 0 && op.Freed < rc.opt.shallow
-		op.Prompt, op.PromptSource, op.Fill = rc.prompt(op.Turn)
+		op.Prompt, op.PromptSource, op.Fill = rc.prompt(op.Call)
 		ev, ok := rc.eventAt(op.Seq)
 		if !ok || ev.Kind != schema.KindToolCall {
 			continue
 		}
 		op.CallTokens = ev.EstTokens
-		first := !firstOfTurn[op.Turn]
-		firstOfTurn[op.Turn] = true
-		if first && pureTurn[op.Turn] {
-			op.CallTokens += textTok[op.Turn]
+		first := !firstOfTurn[op.Call]
+		firstOfTurn[op.Call] = true
+		if first && pureTurn[op.Call] {
+			op.CallTokens += textTok[op.Call]
 			op.CallPrompt = op.Prompt
 		}
-		op.OverheadRent = op.CallTokens * rc.carried(op.Turn+1, op.Seq)
+		op.OverheadRent = op.CallTokens * rc.carried(op.Call+1, op.Seq)
 		if res, ok := rc.result(ev); ok {
 			op.StatusTokens = res.EstTokens
 			op.OverheadRent += res.EstTokens * rc.carried(res.Turn, res.Seq)

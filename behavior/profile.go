@@ -82,7 +82,7 @@ type CompactionProfile struct {
 	Per100        float64 `json:"per_100"`
 	// ByOp splits the compactions by op kind (Tokens: Σ Dropped).
 	ByOp []Share `json:"by_op"`
-	// FireCall is Compaction.Turn (the first call after it) and
+	// FireCall is Compaction.Call (the first call after it) and
 	// FirePosition Turn / the run's calls, over all compactions.
 	FireCall     Dist `json:"fire_call"`
 	FirePosition Dist `json:"fire_position"`
@@ -237,8 +237,8 @@ func compactionProfile(runs []RunProfile) CompactionProfile {
 			p.Compactions++
 			opN[string(c.Op)]++
 			opT[string(c.Op)] += c.Dropped
-			fire = append(fire, float64(c.Turn))
-			pos = append(pos, ratio(float64(c.Turn), float64(r.Calls)))
+			fire = append(fire, float64(c.Call))
+			pos = append(pos, ratio(float64(c.Call), float64(r.Calls)))
 			if c.BeforeSource != "" {
 				before = append(before, float64(c.Before))
 				if r.Window > 0 {

@@ -16,7 +16,9 @@ import (
 // every run's profile under a fingerprint holding this number (table
 // run_profiles) and readers trust only their own fingerprint's rows.
 // analysis.TestProfileVersion pins the profiles of the ingest fixtures to it.
-const ProfileVersion = 2
+// 3: the stored JSON names a model call "call" (turn, output_turn → call,
+// output_call), so rows of version 2 are derived again.
+const ProfileVersion = 3
 
 // RunProfile is one run's context-management behaviour.
 type RunProfile struct {
@@ -50,13 +52,13 @@ func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []sche
 
 	window, wsrc := diagnose.Window(run, opt.window)
 	occ := diagnose.Occupancy(run, events, usage, ops, window)
-	v := diagnose.NewVisibility(events, ops, &diagnose.VisibilityOptions{NTurns: run.NTurns})
+	v := diagnose.NewVisibility(events, ops, &diagnose.VisibilityOptions{NCalls: run.NTurns})
 	rc := &runCtx{
 		run: run, events: events, ops: ops, opt: opt, window: window, v: v,
 		prompts: make(map[int64]diagnose.CallOccupancy, len(occ.Calls)),
 	}
 	for _, c := range occ.Calls {
-		rc.prompts[c.Turn] = c
+		rc.prompts[c.Call] = c
 	}
 	for _, op := range ops {
 		if diagnose.IsCut(op) {
@@ -66,7 +68,7 @@ func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []sche
 	p := RunProfile{
 		RunID: run.RunID, Model: run.Model, ModelFamily: run.ModelFamily, Harness: run.Harness,
 		SourceFormat: run.SourceFormat, Window: window, WindowSource: wsrc,
-		Calls: max(run.NTurns, v.LastTurn+1),
+		Calls: max(run.NTurns, v.LastCall+1),
 	}
 	p.Manage = rc.manage()
 	p.Compactions = rc.compactions()
@@ -109,7 +111,7 @@ func (rc *runCtx) prompt(turn int64) (tokens int64, src diagnose.PromptSource, f
 // (compaction, summary, continuation, key-less masking or truncation) after
 // seq, as in diagnose.NewVisibility step 3.
 func (rc *runCtx) bound(seq int64) int64 {
-	last := rc.v.LastTurn
+	last := rc.v.LastCall
 	for _, c := range rc.cuts {
 		if c.Seq > seq {
 			return min(last, c.Turn-1)
@@ -164,9 +166,9 @@ func NeedsText(ops []schema.ContextOp) bool {
 // Brief is all that Run reads of a run with no context ops and no
 // manage_context tool call.
 type Brief struct {
-	// LastTurn is the largest turn of the run's events and LastOutputTurn
+	// LastCall is the largest turn of the run's events and LastOutputCall
 	// that of its assistant, reasoning and tool_call events (−1: none).
-	LastTurn, LastOutputTurn int64
+	LastCall, LastOutputCall int64
 	// HasTool: a tool result carries a DTOC key (a tool_key that is neither
 	// its call_id nor call_id#…), or a system event's text mentions
 	// manage_context (ManageRun.HasTool's other sources).
@@ -180,15 +182,15 @@ type Brief struct {
 func RunBrief(run schema.Run, b Brief, o *Options) RunProfile {
 	opt := o.resolve()
 	window, wsrc := diagnose.Window(run, opt.window)
-	// diagnose.NewVisibility's LastTurn
-	last := b.LastOutputTurn
+	// diagnose.NewVisibility's LastCall
+	last := b.LastOutputCall
 	switch {
 	case run.NTurns > 0:
 		last = run.NTurns - 1
 	case last < 0:
-		last = b.LastTurn
+		last = b.LastCall
 	}
-	rc := &runCtx{run: run, opt: opt, window: window, v: &diagnose.Visibility{LastTurn: last},
+	rc := &runCtx{run: run, opt: opt, window: window, v: &diagnose.Visibility{LastCall: last},
 		prompts: map[int64]diagnose.CallOccupancy{}}
 	p := RunProfile{
 		RunID: run.RunID, Model: run.Model, ModelFamily: run.ModelFamily, Harness: run.Harness,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
 // CalibrateOptions are the flags of trajmine calibrate.
@@ -122,11 +123,11 @@ func writeCalibration(w io.Writer, rows []calibrationFit, width int, bold bool) 
 		oneEstimator = oneEstimator && r.Estimator == rows[0].Estimator
 		if !r.Fitted {
 			unfitted = true
-			t.add(r.SourceFormat, r.ModelFamily, r.Estimator, thousands(r.NCalls), "-", "-", fmt.Sprintf("%.1f%%", 100*r.MdAPERaw), "-")
+			t.add(r.SourceFormat, r.ModelFamily, r.Estimator, thousands(r.NCalls), "-", "-", pct(r.MdAPERaw), "-")
 			continue
 		}
-		t.add(r.SourceFormat, r.ModelFamily, r.Estimator, thousands(r.NCalls), fmt.Sprintf("%.3f", r.Factor), thousands(int64(r.Offset+0.5)),
-			fmt.Sprintf("%.1f%%", 100*r.MdAPERaw), fmt.Sprintf("%.1f%%", 100*r.MdAPEFitted))
+		t.add(r.SourceFormat, r.ModelFamily, r.Estimator, thousands(r.NCalls), textfmt.Ratio(r.Factor), thousands(int64(r.Offset+0.5)),
+			pct(r.MdAPERaw), pct(r.MdAPEFitted))
 	}
 	t.totals = []string{"total", "", "", thousands(calls)}
 	t.footer = []string{"logged ≈ OFFSET + FACTOR × estimated prompt (the least-squares fit with the lowest MdAPE); " +

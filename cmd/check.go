@@ -26,8 +26,10 @@ func NewCheckCmd(d *Deps, runF func(*CheckOptions) error) *cobra.Command {
 context_ops row belongs to a run, every run to an imported file, run ids and
 event (run_id, seq) pairs are unique, a file's sha256 is recorded once, and
 each sources row counts its file's runs and events, and a resumed session's
-copied usage rows are marked as store.CopiesSQL finds them (their tokens in
-the copied_* columns of usage and runs, so that sums count them once).
+copied usage rows are marked (usage.copy_of_run_id: a row with the request
+id and the input, output and cache tokens of a row of another run that
+ended first; their tokens in the copied_* columns of usage and runs, so
+that sums count them once).
 Prints each broken rule
 with the number of rows that break it and one of them, and exits 1 if any is
 broken. Imports keep these rules (each file is one transaction); a failure

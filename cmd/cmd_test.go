@@ -77,7 +77,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ingest", "--format", "nope", fixtureDir}, `--format: unknown input format "nope"`},
 		{[]string{"ingest", "--tokenizer", "p50k", fixtureDir}, `--tokenizer: unknown tokenizer "p50k"`},
 		{[]string{"sql", "--format", "xml", "SELECT 1"}, `--format must be table, csv or json`},
-		{[]string{"ingest"}, `requires at least 1 arg`},
 		{[]string{"runs", "--bogus"}, `unknown flag: --bogus`},
 	}
 	for _, tc := range tests {
@@ -145,6 +144,8 @@ func TestGolden(t *testing.T) {
 	}{
 		{"ingest", []string{"ingest", "--workers", "1", fixtureDir}, 0},
 		{"ingest-again", []string{"ingest", fixtureDir}, 0},
+		{"rejects", []string{"rejects"}, 0},
+		{"rejects-json", []string{"rejects", "--json"}, 0},
 		{"runs", []string{"runs"}, 0},
 		{"runs-json", []string{"runs", "--json"}, 0},
 		{"show", []string{"show", "s-split"}, 0},

@@ -160,28 +160,17 @@ func TestHeadlineRecommendPageAgree(t *testing.T) {
 	}
 }
 
-// TestReportDemoFirstScreen (issue 27, must show): the demo's first screen
-// (trajmine report with no logs: synth -n 40 --seed 1), up to and including
-// the headline, golden; and the policy it names, if any, costs less than
-// what ran (the upper end of its held-out cost CI below 1), never a
+// TestReportDemoFirstScreen (issue 27, must show): the policy the demo's
+// first screen (trajmine report with no logs: synth -n 40 --seed 1; its
+// text is TestReportGolden's report.stdout) names, if any, costs less
+// than what ran (the upper end of its held-out cost CI below 1), never a
 // token-saving policy that raises the bill (before issue 27 it named mask
 // at cost × 2.248).
 func TestReportDemoFirstScreen(t *testing.T) {
 	d := testDeps(t, nil)
 	dir := t.TempDir()
 	d.DB = filepath.Join(dir, "unused.duckdb")
-	stdout, stderr, code := run(t, d, "report", "-o", filepath.Join(dir, "demo.html"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	first, _, ok := strings.Cut(stdout, "\nVerdict (trajmine diagnose")
-	if !ok {
-		t.Fatalf("no verdict line:\n%s", stdout)
-	}
-	first = regexp.MustCompile(`temporary database \S+/demo\.duckdb`).ReplaceAllString(first, "temporary database TMP/demo.duckdb")
-	testutil.Golden(t, first+"\n", filepath.Join("testdata", "report-demo-first-screen.stdout"))
-
-	stdout, stderr, code = run(t, d, "report", "--json", "-o", filepath.Join(dir, "demo.html"))
+	stdout, stderr, code := run(t, d, "report", "--json", "-o", filepath.Join(dir, "demo.html"))
 	if code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, stderr)
 	}
@@ -199,7 +188,8 @@ func TestReportDemoFirstScreen(t *testing.T) {
 		t.Errorf("no policy decided, but the headline says %q", rep.Headline[1])
 	}
 	// no policy whose cost × over the demo's runs is not below 1 (mask's
-	// 1.968 among them, the most tokens saved) is named on the first screen
+	// 1.968 among them, the most tokens saved) is named in the headline
+	first := strings.Join(rep.Headline, "\n")
 	for _, a := range rep.Simulation {
 		if a.Group == "" && a.Priced > 0 && a.Cost >= 1 && strings.Contains(first, " "+shortSpec(a.Policy)+" would") {
 			t.Errorf("the first screen names %s, which costs %.3f × what ran", a.Policy, a.Cost)
@@ -216,12 +206,12 @@ func TestReportDemoFirstScreen(t *testing.T) {
 // tables, tab-separated.
 func TestComparisonUnitsMatchPage(t *testing.T) {
 	aggs := []simulate.Agg{
-		{Policy: "clear-tool-uses", Window: -1, Rank: 1, Runs: 10, Activated: 4, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96,
-			AsLoggedCostCachedUSD: 10, CostCachedUSD: 9.3, TokensSaved: 3000, TotalRatio: 0.7, TotalLo: 0.65, TotalHi: 0.75, Saved: 2, Reinvocations: 1, Calls: 100, ReinvPer100: 1, KeepAllRatio: 0.6},
-		{Policy: simulate.AsLoggedName, Window: -1, Rank: 2, Runs: 10, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1, AsLoggedCostCachedUSD: 10, CostCachedUSD: 10,
-			TotalRatio: 1, TotalLo: 1, TotalHi: 1, Overflow: 2, BaselineOverflow: 2, Calls: 100, KeepAllRatio: 0.9},
-		{Policy: "mask", Window: -1, Rank: 3, Runs: 10, Activated: 8, Priced: 10, CostCachedRatio: 2.248, CostCachedLo: 1.902, CostCachedHi: 2.601,
-			AsLoggedCostCachedUSD: 10, CostCachedUSD: 22.48, TokensSaved: 5000, TotalRatio: 0.501, TotalLo: 0.45, TotalHi: 0.9996, Saved: 2, Lost: 1, Reinvocations: 7, Calls: 100, ReinvPer100: 7, KeepAllRatio: 0.4},
+		{Policy: "clear-tool-uses", Window: simulate.OwnWindow, Rank: 1, Runs: 10, Activated: 4, Priced: 10, CostCachedRatio: 0.93, CostCachedLo: 0.9, CostCachedHi: 0.96,
+			AsLoggedCostCachedUSD: 10, CostCachedUSD: 9.3, TokensSaved: 3000, EffectiveRatio: 0.7, EffectiveLo: 0.65, EffectiveHi: 0.75, Saved: 2, Reinvocations: 1, Calls: 100, ReinvPer100: 1, KeepAllRatio: 0.6},
+		{Policy: simulate.AsLoggedName, Window: simulate.OwnWindow, Rank: 2, Runs: 10, Priced: 10, CostCachedRatio: 1, CostCachedLo: 1, CostCachedHi: 1, AsLoggedCostCachedUSD: 10, CostCachedUSD: 10,
+			EffectiveRatio: 1, EffectiveLo: 1, EffectiveHi: 1, Overflow: 2, BaselineOverflow: 2, Calls: 100, KeepAllRatio: 0.9},
+		{Policy: "mask", Window: simulate.OwnWindow, Rank: 3, Runs: 10, Activated: 8, Priced: 10, CostCachedRatio: 2.248, CostCachedLo: 1.902, CostCachedHi: 2.601,
+			AsLoggedCostCachedUSD: 10, CostCachedUSD: 22.48, TokensSaved: 5000, EffectiveRatio: 0.501, EffectiveLo: 0.45, EffectiveHi: 0.9996, Saved: 2, Lost: 1, Reinvocations: 7, Calls: 100, ReinvPer100: 7, KeepAllRatio: 0.4},
 	}
 	short := map[string]string{"clear-tool-uses": "clear-tool-uses", simulate.AsLoggedName: "as-logged", "mask": "mask"}
 	var cli strings.Builder

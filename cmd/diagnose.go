@@ -14,12 +14,14 @@ import (
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // DiagnoseOptions are the flags of trajmine diagnose.
 type DiagnoseOptions struct {
 	Terminal
-	Window int64
+	Window simulate.Window
 	By     string
 	Prices string
 	JSON   bool
@@ -68,7 +70,7 @@ cut mid-sentence with the last prompt ≥ 80 % of the window, or inside an
 open code block; finished when it ends on the model's reply without a tool
 call; stalled when its last tool call repeats a command that failed with the
 same output; else the importer's inference is kept. WHY names the rule
-(diagnose.EndRules) and says why.
+(--json: end.rule) and says why.
 
 The reading boundary is the call by which half of the runs had stopped while
 still reading (none of their last 3 tool calls an edit, test or submit, at
@@ -77,16 +79,18 @@ incidence of that stop, finishing a competing outcome, runs that stopped
 otherwise censored at their last call. It is stated only over at least 10
 runs; the Kaplan–Meier curve that censors finished runs is in --json.
 
-Token rent is each tool output's estimated tokens × the model calls that
-carried it until compacted or hidden. Where the log shows them, the system
-prompt (system events of role system or developer) and the tool definitions
-(the system event of role tools) pay rent the same way, as rows "(system
-prompt)" and "(tool definitions)", until a compaction, summary or
-continuation (keyless masking and truncation drop history, not them).
-Shares are of the total rent, prefix included; the verdict names the top
-tool and, when present, the system prompt's and tool definitions' shares.
-A prompt part no event shows (Claude Code and Codex logs omit the system
-prompt and tool schemas) pays no rent here.
+Carried tokens (the RENT column; the table diag_rent) are each tool
+output's estimated tokens × the model calls that carried it until
+compacted or hidden: what keeping it cost. Where the log shows them, the
+system prompt (system events of role system or developer) and the tool
+definitions (the system event of role tools) are counted the same way, as
+rows "(system prompt)" and "(tool definitions)", until a compaction, summary
+or continuation (keyless masking and truncation drop history, not them).
+Shares are of all the tokens carried, prefix included; the verdict names
+the tool whose outputs make up most of them and, when present, the system
+prompt's and tool definitions' shares. A prompt part no event shows (Claude
+Code and Codex logs omit the system prompt and tool schemas) is not counted
+here.
 
 A re-read reads a target again, while the earlier output was still visible
 in the prompt or after it was hidden; a stall is the same command (tool and
@@ -137,9 +141,6 @@ diagnose --lake DIR --no-save.
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			switch o.By {
 			case "model", "harness", "format":
 			default:
@@ -173,7 +174,7 @@ diagnose --lake DIR --no-save.
 			return onStore(c.Context(), d, readOnly, o, diagnoseRun)
 		},
 	}
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (overrides the log and the table)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run, in tokens (200000, 128k; overrides the log and the table) or own")
 	c.Flags().StringVar(&o.By, "by", "model", "group the summary by model, harness or format")
 	c.Flags().StringVar(&o.Prices, "prices", "", "YAML/JSON price file (USD per million tokens) that adds to or replaces the embedded prices")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON: verdict, groups and every run with its calls and why")
@@ -201,7 +202,7 @@ func diagnoseRun(ctx context.Context, st *store.Store, o *DiagnoseOptions) error
 		return writeJSON(o.Out, out)
 	}
 	if o.shards > 1 {
-		fmt.Fprintf(o.Out, "diagnose: shard %d/%d: the figures are over this shard's %d runs\n\n", o.shard, o.shards, len(out.Runs))
+		fmt.Fprintf(o.Out, "diagnose: shard %d/%d: the figures are over this shard's %s\n\n", o.shard, o.shards, countOf(len(out.Runs), "run"))
 	}
 	return writeDiagnose(o.Out, out, o.Width, o.Bold)
 }
@@ -228,7 +229,7 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 		return err
 	}
 	fmt.Fprintln(w)
-	t := &table{header: []string{"RUN", "MODEL", "WINDOW", "PEAK", "PEAK%", "≥80%", "COMPACT", "END", "WHY"}, min: []int{12, 8, 10, 4, 5, 4, 7, 10, 20}}
+	t := &table{header: []string{"RUN", "MODEL", "WINDOW", "PEAK", "PEAK%", "≥80%", "COMPACT", "END", "WHY"}, min: []int{12, 8, 10, 4, 5, 4, 7, 10, 20}, ids: 1}
 	estimated, inferred := false, false
 	for _, r := range d.Runs {
 		o := r.Occupancy
@@ -238,14 +239,14 @@ func writeDiagnose(w io.Writer, d diagnose.Summary, width int, bold bool) error 
 			share = pct(o.PeakShare)
 		}
 		peak := thousands(o.PeakTokens)
-		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Turn == o.PeakTurn })].Source == diagnose.PromptEstimated {
+		if len(o.Calls) > 0 && o.Calls[slices.IndexFunc(o.Calls, func(c diagnose.CallOccupancy) bool { return c.Call == o.PeakCall })].Source == diagnose.PromptEstimated {
 			peak, estimated = "~"+peak, true
 		}
 		end := string(r.End.Reason)
 		if r.End.Source == "inferred" {
 			end, inferred = end+"?", true
 		}
-		t.add(snippet(r.RunID, 40), snippet(orDash(r.Model), 28), window, peak, share, thousands(int64(o.Calls80)), thousands(int64(len(o.Compactions))), end, r.End.Rule+": "+snippet(r.End.Why, 80))
+		t.add(idCell(r.RunID), snippet(orDash(r.Model), 28), window, peak, share, thousands(int64(o.Calls80)), thousands(int64(len(o.Compactions))), end, r.End.Rule+": "+snippet(r.End.Why, 80))
 	}
 	var marks []string
 	if estimated {
@@ -277,7 +278,7 @@ func diagnoseByHeader(by string) string {
 // curve's event points, and the re-read and stall totals.
 func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) error {
 	fmt.Fprintln(w)
-	printWrapped(w, width, "Token rent by tool (tokens × the calls that carried them; top 10):")
+	printWrapped(w, width, "Tokens carried into later calls by tool (RENT: each output's tokens × the calls that carried it; top 10):")
 	if len(d.RentByTool) == 0 {
 		fmt.Fprintln(w, "  no tool outputs")
 	} else {
@@ -294,8 +295,8 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 	}
 	b := d.ReadingBoundary
 	fmt.Fprintln(w)
-	printWrapped(w, width, fmt.Sprintf("Reading boundary (Aalen–Johansen, finishing a competing outcome; %d runs: %d stopped while reading, %d finished, %d censored; turns with reading stops):",
-		b.Runs, b.Events, b.Finished, b.Censored))
+	printWrapped(w, width, fmt.Sprintf("Reading boundary (cumulative incidence of stopping while reading, Aalen–Johansen, finishing a competing outcome; %s: %d stopped while reading, %d finished, %d censored; calls with reading stops):",
+		countOf(int(b.Runs), "run"), b.Events, b.Finished, b.Censored))
 	if b.Events == 0 {
 		fmt.Fprintln(w, "  no unfinished run stopped while reading")
 	} else {
@@ -304,7 +305,7 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 			if p.Events == 0 {
 				continue
 			}
-			bt.add(thousands(p.Turn), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
+			bt.add(thousands(p.Call), thousands(p.AtRisk), thousands(p.Events), thousands(p.Finished), thousands(p.Censored), pct(p.Incidence), pct(p.FinishedIncidence))
 		}
 		bt.optional = bt.columns("FINISHED INCIDENCE", "CENSORED", "FINISHED")
 		bt.optionalHint = "--json has every column; widen the terminal"
@@ -314,17 +315,17 @@ func writeDiagnoseExtras(w io.Writer, d diagnose.Summary, width int, bold bool) 
 	}
 	t := d.Totals
 	fmt.Fprintln(w)
-	cost := fmt.Sprintf("Cost: $%.2f over %d runs (logged %d, priced from usage %d, unknown %d)", t.SpendUSD, t.CostLogged+t.CostPriced, t.CostLogged, t.CostPriced, t.CostUnknown)
+	cost := fmt.Sprintf("Cost: %s over %s (logged %d, priced from usage %d, unknown %d)", textfmt.Dollars(t.SpendUSD), countOf(int(t.CostLogged+t.CostPriced), "run"), t.CostLogged, t.CostPriced, t.CostUnknown)
 	if ps := t.PerSolved; ps.USD != nil {
-		cost += fmt.Sprintf("; per solved task $%.2f (%d resolved, %d failed; %d runs with unknown outcome left out)", *ps.USD, ps.Resolved, ps.Failed, ps.Excluded)
+		cost += fmt.Sprintf("; per solved task %s (%d resolved, %d failed; %s with unknown outcome left out)", textfmt.Dollars(*ps.USD), ps.Resolved, ps.Failed, countOf(ps.Excluded, "run"))
 	} else {
 		cost += "; per solved task: no run with a known resolved outcome"
 	}
 	printWrapped(w, width,
 		fmt.Sprintf("Re-reads: %s while the earlier output was visible, %s after it was hidden, %s before it reached a prompt",
 			thousands(t.ReReadsVisible), thousands(t.ReReadsHidden), thousands(t.ReReadsPending)),
-		fmt.Sprintf("Stalls: %s repeats of a command with an identical failing output, in %s runs; %s repeats with an identical output that did not fail, in %s runs",
-			thousands(t.Stalls), thousands(t.StallRuns), thousands(t.Repeats), thousands(t.RepeatRuns)),
+		fmt.Sprintf("Stalls: %s of a command with an identical failing output, in %s; %s with an identical output that did not fail, in %s",
+			textfmt.Plural(int(t.Stalls), "repeat", "repeats"), countOf(int(t.StallRuns), "run"), textfmt.Plural(int(t.Repeats), "repeat", "repeats"), countOf(int(t.RepeatRuns), "run")),
 		cost)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/testutil"
 	"github.com/trajmine/trajmine/schema"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // TestDiagnoseCorpus diagnoses the whole shared corpus (skipped when it is
@@ -54,11 +55,11 @@ func TestDiagnoseCorpus(t *testing.T) {
 
 	tests := []struct {
 		name           string
-		window         int64
+		window         simulate.Window
 		someWindowEnds bool
 	}{
-		{"logged or known windows", 0, false},
-		{"window 20000", 20000, true},
+		{"logged or known windows", simulate.OwnWindow, false},
+		{"window 20000", simulate.Tokens(20000), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -267,7 +268,7 @@ WHERE boundary_turn > 0 GROUP BY boundary_turn ORDER BY boundary_turn`)
 			found, turn = true, p.turn
 		}
 	}
-	if b := out.ReadingBoundary; found != b.Found || turn != b.Turn {
-		t.Errorf("reading boundary from diag_runs: found %v at %d; printed %v at %d", found, turn, b.Found, b.Turn)
+	if b := out.ReadingBoundary; found != b.Found || turn != b.Call {
+		t.Errorf("reading boundary from diag_runs: found %v at %d; printed %v at %d", found, turn, b.Found, b.Call)
 	}
 }

@@ -45,7 +45,7 @@ func TestDiagnoseCorpusPrintsFidelity(t *testing.T) {
 		t.Errorf("boundary over %d runs (%d + %d + %d), verdict %d", b.Runs, b.Events, b.Finished, b.Censored, out.Verdict.Runs)
 	}
 	for _, want := range []string{
-		"Reading boundary (Aalen–Johansen, finishing a competing outcome; " + thousands(b.Runs) + " runs: ",
+		"Reading boundary (cumulative incidence of stopping while reading, Aalen–Johansen, finishing a competing outcome; " + thousands(b.Runs) + " runs: ",
 		"Stalls: " + thousands(tot.Stalls) + " repeats of a command with an identical failing output, in " + thousands(tot.StallRuns) + " runs; " +
 			thousands(tot.Repeats) + " repeats with an identical output that did not fail",
 		diagnose.BoundaryClause(b),
@@ -118,8 +118,8 @@ func TestOverflowInAMessageEndToEnd(t *testing.T) {
 		}
 		found = true
 		// 2 logged calls: the overflow is the log's, at the last (index 1)
-		if r.Window != 200000 || r.Status != simulate.Overflow || r.OverflowCall != 1 || !r.OverflowLogged {
-			t.Errorf("replay at window %d: %s at %d (logged %v); want overflow at 1, logged, at 200000", r.Window, r.Status, r.OverflowCall, r.OverflowLogged)
+		if r.WindowTokens != 200000 || r.Status != simulate.Overflow || r.OverflowCall != 1 || !r.OverflowLogged {
+			t.Errorf("replay at window %d: %s at %d (logged %v); want overflow at 1, logged, at 200000", r.WindowTokens, r.Status, r.OverflowCall, r.OverflowLogged)
 		}
 	}
 	if !found {

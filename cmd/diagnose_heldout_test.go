@@ -25,7 +25,7 @@ func TestDiagnoseHeldOut(t *testing.T) {
 		wantWhy    string
 	}{
 		{"langfuse__pydantic-ai-tools-2025-12-04.trace.json", "7a38edd8123db47ad8dcb8aa4c5e3926",
-			schema.EndFinished, "submit", `the last tool call (turn 3), "final_result", is a submit action`},
+			schema.EndFinished, "submit", `the last tool call (call 3), "final_result", is a submit action`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

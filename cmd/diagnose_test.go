@@ -65,7 +65,8 @@ func TestDiagnoseUsageErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"diagnose", "--by", "color"}, "--by must be model, harness or format"},
-		{[]string{"diagnose", "--window", "-5"}, "--window must be a positive number"},
+		{[]string{"diagnose", "--window", "-5"}, `invalid argument "-5" for "--window" flag: window "-5" is not a number of tokens`},
+		{[]string{"diagnose", "--window", "unbounded"}, `invalid argument "unbounded" for "--window" flag: no unbounded window here`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestDiagnoseUsageErrors(t *testing.T) {
 
 func TestDiagnoseExtrasCurve(t *testing.T) {
 	var buf strings.Builder
-	d := diagnose.Summary{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}})}
+	d := diagnose.Summary{ReadingBoundary: diagnose.Boundary([]diagnose.BoundaryRun{{Call: 23, Event: true}, {Call: 30}})}
 	if err := writeDiagnoseExtras(&buf, d, 0, false); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/schema"
 )
 
 // IngestOptions are the flags and arguments of trajmine ingest.
@@ -28,8 +31,10 @@ type IngestOptions struct {
 	Workers   int
 	Rehash    bool
 	JSON      bool
-	Shard     string // --shard i/n (with --lake)
+	Shard     string   // --shard i/n (with --lake)
+	Tags      []string // --tag KEY=VALUE: given to every run under the PATHs
 	Out, Err  io.Writer
+	Width     int // the summary line's wrap (0: one line)
 	Progress  bool
 
 	// MaxDecompressed caps what one archive may decompress to (negative: none).
@@ -40,11 +45,13 @@ type IngestOptions struct {
 func NewIngestCmd(d *Deps, runF func(*IngestOptions) error) *cobra.Command {
 	o := &IngestOptions{}
 	c := &cobra.Command{
-		Use:   "ingest [--format auto|NAME] [--strict] PATH...",
+		Use:   "ingest [--format auto|NAME] [--strict] [PATH...]",
 		Short: "Import agent logs (files or directories) into the database",
 		Long: `Import agent logs into the database. Directories are walked recursively;
 each file's format is detected (see trajmine formats) unless --format names
-one. Files are parsed in parallel and stored in path order (the same rows and
+one. With no PATH it imports the standard places of every agent it reads
+that exist, on Linux and macOS (README, "Where trajmine looks"), and says on
+stderr which it found; when there are none, it exits 1. Files are parsed in parallel and stored in path order (the same rows and
 run ids as importing them one by one); each file's import is all-or-nothing,
 and a file already imported (same sha256) is skipped: of two files with the
 same content, the first in path order is kept. A file whose content changed
@@ -81,11 +88,18 @@ After the import, runs an older version imported get their tool calls'
 action classes and their system-prompt flag as this version stores them;
 the runs that disable outputs (DTOC) get their tool
 outputs' uses stored (tables uses_runs and output_uses: which later call
-used which output, counterfactual.Uses), and then every run its
+used which output, and by which later call), and then every run its
 context-management profile (table run_profiles: what trajmine mine's
 behaviour section pools), which trajmine mine then reads instead of the
 events; runs whose uses and profile are stored for their current source
 and this version are left alone, so a second ingest adds nothing.
+
+--tag KEY=VALUE (repeatable) records a condition for the runs of the
+PATHs, for trajmine compare --by tag:KEY: every run whose log is a PATH
+or lies under one carries the tag, those imported earlier and later too
+(tagging a PATH again with a KEY replaces its value; a run under two
+tagged PATHs takes the nearer one's). The tags are kept in the table
+tags (path, key, value); a lake holds none.
 
 With --lake DIR (a Parquet lake, README "Scale-out"), --shard i/n imports
 only the files of shard i: a file's shard is the FNV-1a 64-bit hash of its
@@ -100,11 +114,12 @@ one file's bytes imported by two shards under two paths, are resolved by the
 lake's readers as one process importing the files in path order would store
 them (README, Scale-out).`,
 		Example: `  trajmine ingest ~/.claude/projects ~/.codex/sessions
+  trajmine ingest --tag dtoc=on runs/dtoc-on && trajmine ingest --tag dtoc=off runs/dtoc-off
   trajmine ingest --lake lake/ --shard 3/16 /data/runs
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Inputs, o.Out, o.Err = args, c.OutOrStdout(), c.ErrOrStderr()
+			o.Inputs, o.Out, o.Err, o.Width = args, c.OutOrStdout(), c.ErrOrStderr(), d.width()
 			o.Progress = d.ErrIsTTY()
 			if runF != nil {
 				return runF(o)
@@ -119,6 +134,7 @@ them (README, Scale-out).`,
 	c.Flags().BoolVar(&o.Rehash, "rehash", false, "hash every file, even those imported unchanged since (same path, size, older modification time)")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the summary as JSON")
 	c.Flags().StringVar(&o.Shard, "shard", "", "with --lake: import shard i of n of the files (i/n, 0-based)")
+	c.Flags().StringArrayVar(&o.Tags, "tag", nil, "give every run under the PATHs this tag, KEY=VALUE (repeatable; trajmine compare --by tag:KEY)")
 	o.MaxDecompressed = ingest.DefaultMaxDecompressed
 	c.Flags().Var(&o.MaxDecompressed, "max-decompressed", `what one archive (.eval) may decompress to: bytes, or with a unit (KiB, MiB, GiB, KB, MB, GB), or "none"`)
 	return c
@@ -138,6 +154,22 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	if err != nil {
 		return err
 	}
+	var tags []schema.Tag
+	for _, s := range o.Tags {
+		t, err := schema.ParseTag(s)
+		if err != nil {
+			return flagErrorf("--tag: %v", err)
+		}
+		tags = append(tags, t)
+	}
+	if len(tags) > 0 && d.lakeDir() != "" {
+		return flagErrorf("--tag: a lake holds no tags; tag the runs in a database file (--db)")
+	}
+	if len(o.Inputs) == 0 { // no PATH: the standard places (places.go)
+		if _, o.Inputs = standardPlaces(d, o.Err); len(o.Inputs) == 0 {
+			return &exitCodeError{code: exitFailed, msg: "ingest: no PATH given, and no logs in the standard places (" + standardPlacesText() + ")"}
+		}
+	}
 	opts := &ingest.Options{
 		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),
 		Format: o.Format, Strict: o.Strict, Estimator: est, Workers: o.Workers,
@@ -156,7 +188,8 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 		return err
 	}
 	defer st.Close()
-	sum, err := runIngest(ctx, st, o.Inputs, opts, o.Err, o.Progress)
+	log := newIngestLog(o.Err, false)
+	sum, err := runIngest(ctx, st, o.Inputs, opts, log, o.Progress)
 	if err != nil {
 		return err
 	}
@@ -174,6 +207,11 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	if _, err := analysis.DeriveProfiles(ctx, st); err != nil {
 		return err
 	}
+	if len(tags) > 0 {
+		if err := st.SetTags(ctx, o.Inputs, tags); err != nil {
+			return err
+		}
+	}
 	if st.Lake() != "" {
 		// files that failed are not in the shard, as they are not in a database file
 		if _, err := st.CommitLake(ctx); err != nil {
@@ -185,18 +223,88 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 			return err
 		}
 	} else {
-		printSummary(o.Out, sum)
+		printSummary(o.Out, o.Width, sum, log, true)
+		if len(tags) > 0 {
+			if err := printTagged(ctx, o.Out, st, tags); err != nil {
+				return err
+			}
+		}
 	}
 	if sum.Failed > 0 {
-		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%d file(s) failed to import", sum.Failed)}
+		return &exitCodeError{code: exitFailed, msg: countOf(sum.Failed, "file") + " failed to import"}
 	}
 	return nil
 }
 
-// runIngest imports inputs into sink, printing warnings (and a progress bar
-// when stderr is a terminal) to errw.
-func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ingest.Options, errw io.Writer, progress bool) (*ingest.Summary, error) {
-	opts.Warn = func(err error) { fmt.Fprintln(errw, err) }
+// ingestLog is what an import says besides its summary: its warnings
+// and failed files' errors, printed to errw as they come, or with hold
+// (trajmine report: nothing may come before the scope line) kept until
+// flush, the lines rejected and the walked files of no known format left
+// out (the summary line counts them: rejectText, "skipped"); and the files
+// whose lines were rejected (ingest.SyntaxError), for the summary line.
+type ingestLog struct {
+	errw    io.Writer
+	hold    bool
+	mu      sync.Mutex
+	clear   func() // clears the progress bar before a warning is printed
+	rejects map[string]bool
+	held    []error
+}
+
+func newIngestLog(errw io.Writer, hold bool) *ingestLog {
+	return &ingestLog{errw: errw, hold: hold, rejects: map[string]bool{}}
+}
+
+func (l *ingestLog) warn(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var se *ingest.SyntaxError
+	if errors.As(err, &se) {
+		l.rejects[se.File] = true
+	}
+	switch {
+	case !l.hold:
+		if l.clear != nil {
+			l.clear()
+		}
+		fmt.Fprintln(l.errw, err)
+	case se != nil, errors.Is(err, ingest.ErrUnknownFormat):
+	default:
+		l.held = append(l.held, err)
+	}
+}
+
+// flush prints the warnings and errors held.
+func (l *ingestLog) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, err := range l.held {
+		fmt.Fprintln(l.errw, err)
+	}
+	l.held = nil
+}
+
+// rejectText is the summary's clause on rejected lines: "no line
+// rejected", or how many in how many files and, with hint, the command
+// that lists them.
+func (l *ingestLog) rejectText(rejects int64, hint bool) string {
+	if rejects == 0 {
+		return "no line rejected"
+	}
+	s := textfmt.CountOf(int(rejects), "line") + " rejected"
+	if l != nil && len(l.rejects) > 0 {
+		s += " in " + countOf(len(l.rejects), "file")
+	}
+	if hint {
+		s += map[bool]string{true: " (trajmine rejects lists it)", false: " (trajmine rejects lists them)"}[rejects == 1]
+	}
+	return s
+}
+
+// runIngest imports inputs into sink, the warnings and errors to log (and
+// a progress bar when stderr is a terminal, to log's errw).
+func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ingest.Options, log *ingestLog, progress bool) (*ingest.Summary, error) {
+	opts.Warn = log.warn
 	if progress {
 		files, err := ingest.Expand(inputs, nil)
 		if err != nil {
@@ -208,38 +316,49 @@ func runIngest(ctx context.Context, sink ingest.Sink, inputs []string, opts *ing
 				total += st.Size()
 			}
 		}
-		b := newIngestBar(rawWriter(errw), total)
-		opts.Progress, opts.Skipped = b.read, b.skipped
-		warn := opts.Warn
-		opts.Warn = func(err error) { _ = b.bar.Clear(); warn(err) }
+		b := newIngestBar(rawWriter(log.errw), len(files), total)
+		opts.Progress, opts.Skipped, opts.Done = b.read, b.skipped, b.fileDone
+		log.clear = func() { _ = b.bar.Clear() }
 		defer b.bar.Finish()
 	}
 	sum, err := ingest.Files(ctx, sink, inputs, opts)
 	if sum != nil {
 		for _, e := range sum.Errors {
-			fmt.Fprintf(errw, "%v\n", e)
+			if log.hold {
+				log.held = append(log.held, e)
+			} else {
+				fmt.Fprintln(log.errw, e)
+			}
 		}
 	}
 	return sum, err
 }
 
-func printSummary(w io.Writer, s *ingest.Summary) {
-	fmt.Fprintf(w, "imported %s file(s) (%s): %s runs, %s events, %s rejects",
-		textfmt.Thousands(int64(s.Files)), humanBytes(s.Bytes), textfmt.Thousands(s.Runs), textfmt.Thousands(s.Events), textfmt.Thousands(int64(s.Rejects)))
+// printSummary prints an import's summary line wrapped to width; hint:
+// the rejected lines are in the database trajmine rejects reads (not a
+// report's temporary one).
+func printSummary(out io.Writer, width int, s *ingest.Summary, log *ingestLog, hint bool) {
+	var w strings.Builder
+	fmt.Fprintf(&w, "imported %s (%s): %s, %s", countOf(s.Files, "file"), humanBytes(s.Bytes), countOf(int(s.Runs), "run"), countOf(int(s.Events), "event"))
+	sep := ", "
+	if s.Rejects > 0 {
+		sep = "; "
+	}
+	fmt.Fprint(&w, sep+log.rejectText(s.Rejects, hint))
 	if s.Repairs > 0 {
-		fmt.Fprintf(w, "; %d text field(s) repaired (invalid UTF-8 as U+FFFD, raw control characters escaped; sources.n_repairs)", s.Repairs)
+		fmt.Fprintf(&w, "; %s repaired (invalid UTF-8 as U+FFFD, raw control characters escaped; sources.n_repairs)", countOf(int(s.Repairs), "text field"))
 	}
 	if s.OutcomeFiles > 0 || s.Outcomes.Changed > 0 {
-		fmt.Fprintf(w, "; %s outcome file(s) with %s outcome row(s): %s run(s) given an outcome, %s row(s) matching no run",
-			textfmt.Thousands(int64(s.OutcomeFiles)), textfmt.Thousands(s.OutcomeRows), textfmt.Thousands(s.Outcomes.Changed), textfmt.Thousands(s.Outcomes.Unmatched))
+		fmt.Fprintf(&w, "; %s with %s: %s given an outcome, %s matching no run",
+			countOf(s.OutcomeFiles, "outcome file"), countOf(int(s.OutcomeRows), "outcome row"), countOf(int(s.Outcomes.Changed), "run"), countOf(int(s.Outcomes.Unmatched), "row"))
 	}
 	if s.Skipped > 0 {
-		fmt.Fprintf(w, "; %d skipped (already imported or not a log)", s.Skipped)
+		fmt.Fprintf(&w, "; %s skipped (already imported or not a log)", textfmt.Thousands(int64(s.Skipped)))
 	}
 	if s.Failed > 0 {
-		fmt.Fprintf(w, "; %d failed", s.Failed)
+		fmt.Fprintf(&w, "; %s failed", textfmt.Thousands(int64(s.Failed)))
 	}
-	fmt.Fprintln(w)
+	printWrapped(out, width, w.String())
 }
 
 // ingestSummary is an import's counts and errors, as ingest --json and
@@ -350,4 +469,22 @@ func IngestShard(inputs []string, path string, n int) int {
 	h := fnv.New64a()
 	h.Write([]byte(key))
 	return int(h.Sum64() % uint64(n))
+}
+
+// printTagged says, per tag given, how many runs of the store carry it.
+func printTagged(ctx context.Context, w io.Writer, st *store.Store, tags []schema.Tag) error {
+	rt, err := st.RunTags(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tags {
+		n := 0
+		for _, kv := range rt {
+			if kv[t.Key] == t.Value {
+				n++
+			}
+		}
+		fmt.Fprintf(w, "tagged %s=%s: %s run(s) carry it\n", t.Key, t.Value, textfmt.Thousands(int64(n)))
+	}
+	return nil
 }

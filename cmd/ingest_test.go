@@ -106,10 +106,10 @@ func TestIngestHostileInputs(t *testing.T) {
 			if code != exitFailed {
 				t.Errorf("exit %d, want %d", code, exitFailed)
 			}
-			if want := tc.stderr + "trajmine: 1 file(s) failed to import\n"; stderr != want {
+			if want := tc.stderr + "trajmine: 1 file failed to import\n"; stderr != want {
 				t.Errorf("stderr\n%q\nwant\n%q", stderr, want)
 			}
-			if !strings.HasPrefix(stdout, "imported 1 file(s)") || !strings.Contains(stdout, "1 runs, 2 events") || !strings.HasSuffix(stdout, "; 1 failed\n") {
+			if !strings.HasPrefix(stdout, "imported 1 file ") || !strings.Contains(stdout, "1 run, 2 events") || !strings.HasSuffix(stdout, "; 1 failed\n") {
 				t.Errorf("stdout %q", stdout)
 			}
 		})

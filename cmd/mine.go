@@ -15,6 +15,7 @@ import (
 	"github.com/trajmine/trajmine/behavior"
 	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/mining"
+	"github.com/trajmine/trajmine/redact"
 )
 
 // MineOptions are the flags of trajmine mine.
@@ -30,7 +31,11 @@ type MineOptions struct {
 	From, To  string // --from, --to: run start bounds
 	ModelFile string
 	Export    string
-	JSON      bool
+	// NoRedact writes --export as stored, secrets included (default:
+	// redacted, as trajmine show is).
+	NoRedact bool
+	JSON     bool
+	Err      io.Writer // the --no-redact warning
 	// NoProfiles skips the behaviour profiles, stored at ingest or read
 	// from the events of the runs with context ops (analysis.MineStore);
 	// the event log is read through store.EventStream either way.
@@ -88,8 +93,18 @@ set); --outcome selects the runs the maps are drawn from.
 
 --compare A B compares two groups of runs, each one of resolved, failed,
 dtoc (runs with manage_context ops), no-dtoc, model=FAMILY, harness=NAME or
-format=NAME: the edges and variants whose share differs most, with a
-two-proportion z. --by model prints variants and edges per model family.
+format=NAME. Longer runs have more of every edge, so an edge between two
+activities is compared by its rate per run, 100 × its count / the run's
+transitions, with Welch's t-test; the edges from the start and to the end
+and the variants (repeats collapsed) by the share of runs with them, with
+Fisher's exact test; and every p-value is corrected for the number of
+edges (or variants) tested: q is the Benjamini–Hochberg q-value, and a
+difference is reported at a 5 % false discovery rate when q ≤ 0.05. The
+unnormalised, uncorrected presence test is kept as presence_p. When most
+runs are variants of their own, the top variants at a coarser level are
+printed too: with repeats collapsed, or, when that still leaves more
+variants than half the runs, by the order in which each run took up its
+activities (the variants --compare compares are at the same level). --by model prints variants and edges per model family.
 --export KIND:FILE writes ('-' for stdout): xes, the mined log as XES (IEEE
 1849): one trace per run, one event per mined activity (the activities the
 DFG counts, by --activity), so that a DFG computed from the file (PM4Py's
@@ -101,10 +116,13 @@ that logs no time at all (OpenAI message logs) from 2000-01-01T00:00:00Z on,
 time_adjusted how many events moved), so that no tool drops or reorders
 them; events-xes, every event and context op of the runs as XES, with their
 logged times only (untimed events have none); ocel, the same as OCEL 2.0
-JSON; dot, the DFG as Graphviz DOT. The exports are not redacted:
-they carry the tool-call targets as logged (with --activity tool-target,
-the activity names too), like the store; trajmine report and show redact
-what they print (see trajmine report --help).
+JSON; dot, the DFG as Graphviz DOT. The exports are redacted as trajmine
+show is: secrets (API keys, tokens, passwords, passwords in URLs, private
+keys) in the records' targets, tool keys, ids and names, and in the
+mined activity names, are replaced with [REDACTED:<rule>], the
+activities of --activity class computed first, from the arguments as
+logged. --no-redact writes them as stored, secrets included, and says so
+on stderr.
 
 Action classes are those ingest stored with each tool call
 (events.action_class); the calls of runs an older trajmine imported (their
@@ -123,6 +141,7 @@ reads only a few columns of the tool calls and results
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.setTerminal(c, d)
+			o.Err = c.ErrOrStderr()
 			var err error
 			if o.mode, err = mining.ParseMode(o.Activity); err != nil {
 				return flagErrorf("--activity: %v", err)
@@ -186,6 +205,7 @@ reads only a few columns of the tool calls and results
 	c.Flags().StringVar(&o.To, "to", "", "keep runs started before this date or time")
 	c.Flags().StringVar(&o.ModelFile, "model-file", "", "check conformance against this model (lines 'a -> b', 'start a', 'end z')")
 	c.Flags().StringVar(&o.Export, "export", "", "write the mined log xes:FILE, every event events-xes:FILE or ocel:FILE, or the DFG dot:FILE ('-' = stdout)")
+	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "write --export's secrets as stored (default: replaced with [REDACTED:<rule>])")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&o.NoProfiles, "no-profiles", false, "skip the behaviour profiles (reads only the event log: faster)")
 	c.Flags().StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
@@ -200,7 +220,23 @@ func (o *MineOptions) analysis() *analysis.MineOptions {
 }
 
 func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
-	out, err := analysis.MineStore(ctx, st, o.analysis())
+	ao := o.analysis()
+	if o.Export != "" {
+		if o.NoRedact {
+			_, file, _ := strings.Cut(o.Export, ":")
+			if file == "-" {
+				file = "standard output"
+			}
+			warnNotRedacted(o.Err, file)
+		} else {
+			red, err := redact.New()
+			if err != nil {
+				return err
+			}
+			ao.Redact = red
+		}
+	}
+	out, err := analysis.MineStore(ctx, st, ao)
 	if err != nil {
 		return err
 	}
@@ -211,7 +247,7 @@ func mineRun(ctx context.Context, st *store.Store, o *MineOptions) error {
 }
 
 func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
-	fmt.Fprintf(w, "mine: %s runs, %s events, activities by %s\n\n", thousands(int64(out.Cases)), thousands(int64(out.Events)), out.Activity)
+	fmt.Fprintf(w, "mine: %s, %s, activities by %s\n\n", countOf(out.Cases, "run"), countOf(out.Events, "event"), out.Activity)
 	if out.Cases == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -221,6 +257,15 @@ func writeMine(w io.Writer, out analysis.Mined, o *MineOptions) error {
 	var b strings.Builder
 	if err := mining.WriteVariants(&b, out.Variants, o.Top); err != nil {
 		return err
+	}
+	if out.Cases > 1 && 2*len(out.Variants) > out.Cases {
+		// most runs are variants of their own: the coarser variants say more
+		how := map[mining.VariantLevel]string{mining.LevelCollapsed: "with repeats collapsed (read, read, edit → read, edit)",
+			mining.LevelOrder: "by the order in which each run took up its activities (read, search, read, edit → read, search, edit; repeats collapsed still left more variants than half the runs)"}[out.CoarseLevel]
+		fmt.Fprintf(&b, "%s variants in %s runs; %s, %s:\n", thousands(int64(len(out.Variants))), thousands(int64(out.Cases)), how, thousands(int64(len(out.Coarse))))
+		if err := mining.WriteVariants(&b, out.Coarse, o.Top); err != nil {
+			return err
+		}
 	}
 	printFitted(w, o.Width, b.String())
 	fmt.Fprintln(w, "\nBusiest edges (directly-follows):")
@@ -287,7 +332,7 @@ func behaviourTable(gs []behavior.Group) *table {
 		runs += g.Runs
 		comps += g.Compaction.Compactions
 		t.add(snippet(orDash(g.Key), 40), thousands(int64(g.Runs)), fmt.Sprintf("%.1f", m.OpsPer100), thousands(int64(m.FreedPerOp.Median+0.5)),
-			fmt.Sprintf("%.0f%%", 100*m.ShallowShare), fmt.Sprintf("%.0f%%", 100*m.ReEnableRate), fmt.Sprintf("%.0f%%", 100*m.ThrashShare),
+			pct(m.ShallowShare), pct(m.ReEnableRate), pct(m.ThrashShare),
 			thousands(g.Compaction.Compactions), string(g.Class.Label))
 	}
 	if len(gs) > 1 {
@@ -298,5 +343,10 @@ func behaviourTable(gs []behavior.Group) *table {
 	if zero := t.collapse(2, 3, 4, 5, 6, 7); len(zero) > 0 {
 		t.footer = append(t.footer, "0 in every family (column left out): "+strings.Join(zero, ", ")+".")
 	}
+	// at a narrow terminal the family stays whole and the figures the
+	// label rests on least give way first
+	t.key = t.columns("FAMILY")
+	t.optional = t.columns("COMPACTIONS", "FREED/OP", "THRASH", "RE-ENABLE", "SHALLOW")
+	t.optionalHint = "trajmine mine --json has every figure"
 	return t
 }

@@ -131,7 +131,7 @@ func outcomesRun(ctx context.Context, d *Deps, o *OutcomesOptions) error {
 	var sum *ingest.Summary
 	if len(o.Inputs) > 0 {
 		opts := &ingest.Options{Format: o.Format, Outcomes: true}
-		if sum, err = runIngest(ctx, st, o.Inputs, opts, o.Err, o.Progress); err != nil {
+		if sum, err = runIngest(ctx, st, o.Inputs, opts, newIngestLog(o.Err, false), o.Progress); err != nil {
 			return err
 		}
 		s := ingestSummaryOf(sum)
@@ -159,7 +159,7 @@ func outcomesRun(ctx context.Context, d *Deps, o *OutcomesOptions) error {
 		return err
 	}
 	if sum != nil && sum.Failed > 0 {
-		return &exitCodeError{code: exitFailed, msg: fmt.Sprintf("%d file(s) failed to import", sum.Failed)}
+		return &exitCodeError{code: exitFailed, msg: countOf(sum.Failed, "file") + " failed to import"}
 	}
 	return nil
 }
@@ -169,9 +169,9 @@ func writeOutcomes(o *OutcomesOptions, rep *outcomesReport, sum *ingest.Summary)
 	w, s := o.Out, rep.Store
 	n := textfmt.Thousands
 	if sum != nil {
-		fmt.Fprintf(w, "read %s outcome file(s) with %s outcome row(s): %s run(s) given an outcome", n(int64(sum.OutcomeFiles)), n(sum.OutcomeRows), n(sum.Outcomes.Changed))
+		fmt.Fprintf(w, "read %s with %s: %s given an outcome", countOf(sum.OutcomeFiles, "outcome file"), countOf(int(sum.OutcomeRows), "outcome row"), countOf(int(sum.Outcomes.Changed), "run"))
 		if sum.Skipped > 0 {
-			fmt.Fprintf(w, "; %s file(s) skipped (already imported, or not outcome files)", n(int64(sum.Skipped)))
+			fmt.Fprintf(w, "; %s skipped (already imported, or not outcome files)", countOf(sum.Skipped, "file"))
 		}
 		if sum.Failed > 0 {
 			fmt.Fprintf(w, "; %s failed", n(int64(sum.Failed)))
@@ -186,9 +186,10 @@ func writeOutcomes(o *OutcomesOptions, rep *outcomesReport, sum *ingest.Summary)
 	}
 	fmt.Fprintln(w)
 	if s.ChildRuns > 0 {
-		fmt.Fprintf(w, "(%s sub-agent run(s) not counted: a task's outcome is its root run's; %s have one)\n", n(s.ChildRuns), n(s.ChildOutcome))
+		fmt.Fprintf(w, "(%s not counted: a task's outcome is its root run's; %s one)\n", countOf(int(s.ChildRuns), "sub-agent run"),
+			textfmt.Plural(int(s.ChildOutcome), "has", "have"))
 	}
-	fmt.Fprintf(w, "outcome files: %s with %s row(s); %s row(s) match no run", n(s.Files), n(s.Rows), n(s.UnmatchedAll))
+	fmt.Fprintf(w, "outcome files: %s with %s; %s no run", n(s.Files), countOf(int(s.Rows), "row"), textfmt.Plural(int(s.UnmatchedAll), "row matches", "rows match"))
 	if s.Shadowed > 0 {
 		fmt.Fprintf(w, ", %s match runs that a nearer or more specific row gives their outcome", n(s.Shadowed))
 	}

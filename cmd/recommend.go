@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/internal/store"
 	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/tracer"
 
@@ -22,14 +24,15 @@ import (
 type RecommendOptions struct {
 	Terminal
 	Grid         []string
-	Window       int64
+	Window       simulate.Window
 	HoldoutEvery uint32
 	MaxReinv     float64
 	JSON         bool
 	YAML         bool
-	Config       string // --config HARNESS: print each family's policy in that harness's own settings
-	AnyMechanism bool   // with --config: choose among every candidate, not only what HARNESS can run
-	Model        string // --model FILE: also consider tracer(model=FILE), a trajmine train tracer model
+	Config       string    // --config HARNESS: print each family's policy in that harness's own settings
+	AnyMechanism bool      // with --config: choose among every candidate, not only what HARNESS can run
+	Model        string    // --model FILE: also consider tracer(model=FILE), a trajmine train tracer model
+	Err          io.Writer // warnings (a learned policy's model families)
 }
 
 // NewRecommendCmd builds `trajmine recommend`.
@@ -71,8 +74,9 @@ selective), lost (it loses a run what ran gets through), re-invocations
 (more than --max-reinv per 100 calls), cost (the upper end of its CI is not
 below 1: it is not strictly cheaper than what ran, so it is never presented
 as a saving). Of the rest the cheapest wins, then the one saving more runs,
-then the lower token ratio. At a run's own window a run whose log finished
-is never counted as saved. --window N below the windows the runs ran at asks
+then the lower effective ratio (effective tokens against what ran's). At a
+run's own window a run whose log finished is never counted as saved.
+--window N below the windows the runs ran at asks
 the window what-if (could these runs move to an N-token model?): a run with
 a call whose logged prompt plus output exceeds N dies under what ran at that
 call, finished log or not; a candidate that keeps every call within N carries
@@ -117,60 +121,23 @@ so.`,
 				return flagErrorf("--config: unknown harness %q (known: %s)", o.Config, strings.Join(recommend.Harnesses, ", "))
 			}
 
-			if o.Window < 0 || o.MaxReinv < 0 {
-				return flagErrorf("--window and --max-reinv must be ≥ 0")
+			if o.MaxReinv < 0 {
+				return flagErrorf("--max-reinv must be ≥ 0")
 			}
 			for _, s := range o.Grid {
 				if _, err := simulate.Parse(s); err != nil {
 					return flagErrorf("--grid: %v", err)
 				}
 			}
+			o.Err = c.ErrOrStderr()
 			if runF != nil {
 				return runF(o)
 			}
-			st, err := d.open(c.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			ao := o.analysis()
-			if o.Model != "" && slices.Contains(ao.Grid, "tracer(model="+o.Model+")") {
-				// a held-out run the model was trained on cannot measure it: Decide refuses
-				m, err := tracer.ReadModel(o.Model)
-				if err != nil {
-					return err
-				}
-				ao.TrainedOn = make(map[string]bool, len(m.Training.RunIDs))
-				for _, id := range m.Training.RunIDs {
-					ao.TrainedOn[id] = true
-				}
-			}
-			rs, err := analysis.RecommendStore(c.Context(), st, ao)
-			if err != nil {
-				return err
-			}
-			warnModelFamilies(c.ErrOrStderr(), recommendFamilies(ao.Grid, rs))
-			switch {
-			case o.Config != "":
-				return writeHarnessConfigs(o.Out, rs, o.Config, o.Window)
-			case o.JSON:
-				return writeJSON(o.Out, struct {
-					Config  recommend.Config   `json:"config"`
-					Results []recommend.Result `json:"results"`
-				}{recommend.ConfigOf(rs), rs})
-			case o.YAML:
-				b, err := yaml.Marshal(recommend.ConfigOf(rs))
-				if err != nil {
-					return err
-				}
-				_, err = o.Out.Write(b)
-				return err
-			}
-			return writeRecommend(o.Out, rs, o.Width, o.Bold)
+			return onStore(c.Context(), d, true, o, recommendRun)
 		},
 	}
 	c.Flags().StringArrayVar(&o.Grid, "grid", nil, "candidate policy spec (repeatable; default: the built-in grid, see --help)")
-	c.Flags().Int64Var(&o.Window, "window", 0, "replay every run at this window (default: each run's own)")
+	c.Flags().Var(windowVar(&o.Window, true), "window", "replay every run at this window: tokens (200000, 128k), own or unbounded")
 	c.Flags().Uint32Var(&o.HoldoutEvery, "holdout-every", recommend.DefaultHoldoutEvery, "hold out runs whose FNV-1a(run id) mod this is 0")
 	c.Flags().Float64Var(&o.MaxReinv, "max-reinv", recommend.DefaultMaxReinv, "most predicted re-invocations per 100 calls a candidate may cause")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print the config and every candidate's figures as JSON")
@@ -179,6 +146,45 @@ so.`,
 	c.Flags().StringVar(&o.Model, "model", "", "also consider the learned policy tracer(model=FILE) of a trajmine train tracer model (no harness can be set to run it: with --any-mechanism it may win)")
 	c.Flags().StringVar(&o.Config, "config", "", "print each family's policy as HARNESS's own settings: "+strings.Join(recommend.Harnesses, ", "))
 	return c
+}
+
+// recommendRun chooses a policy per model family on the store's runs and
+// prints the choice: as text, JSON, YAML or --config's harness settings.
+func recommendRun(ctx context.Context, st *store.Store, o *RecommendOptions) error {
+	ao := o.analysis()
+	if o.Model != "" && slices.Contains(ao.Grid, "tracer(model="+o.Model+")") {
+		// a held-out run the model was trained on cannot measure it: Decide refuses
+		m, err := tracer.ReadModel(o.Model)
+		if err != nil {
+			return err
+		}
+		ao.TrainedOn = make(map[string]bool, len(m.Training.RunIDs))
+		for _, id := range m.Training.RunIDs {
+			ao.TrainedOn[id] = true
+		}
+	}
+	rs, err := analysis.RecommendStore(ctx, st, ao)
+	if err != nil {
+		return err
+	}
+	warnModelFamilies(o.Err, recommendFamilies(ao.Grid, rs))
+	switch {
+	case o.Config != "":
+		return writeHarnessConfigs(o.Out, rs, o.Config, windowTokens(o.Window))
+	case o.JSON:
+		return writeJSON(o.Out, struct {
+			Config  recommend.Config   `json:"config"`
+			Results []recommend.Result `json:"results"`
+		}{recommend.ConfigOf(rs), rs})
+	case o.YAML:
+		b, err := yaml.Marshal(recommend.ConfigOf(rs))
+		if err != nil {
+			return err
+		}
+		_, err = o.Out.Write(b)
+		return err
+	}
+	return writeRecommend(o.Out, rs, o.Width, o.Bold)
 }
 
 // analysis is what the recommendation depends on. With --config (and not
@@ -238,10 +244,7 @@ func writeRecommend(w io.Writer, rs []recommend.Result, width int, bold bool) er
 		len(rs), n, recommend.DefaultMinTrain, recommend.DefaultMinHeldOut))
 	for _, r := range rs {
 		fmt.Fprintln(w)
-		printWrapped(w, width, fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
-		if r.WhatIf != nil {
-			printIndented(w, width, "  ", "  ", whatIfText(r))
-		}
+		writeFamilyVerdict(w, r, width, "")
 		cur := r.Choice.Currency
 		t := &table{header: []string{"", "CANDIDATE", strings.ToUpper(cur.Label()), "95% CI", "TOKENS ×", "TOKENS SAVED", "RUNS SAVED", "LOST", "REINV/100 CALLS", "EXCLUDED BY"},
 			right: []bool{false, false, true, true, true, true, true, true, true, false}, indent: "  ", optionalHint: "--json has every candidate's figures; widen the terminal"}

@@ -26,7 +26,7 @@ func writeHarnessConfigs(w io.Writer, rs []recommend.Result, harness string, win
 			fmt.Fprintf(w, "# %s: no snippet: no policy is recommended on this evidence\n", harness)
 			continue
 		}
-		if recommend.PolicyFamily(r.Policy) == simulate.MechanismLogged {
+		if recommend.Mechanism(r.Policy) == simulate.MechanismLogged {
 			// what ran was not beaten: that is no reason to change a
 			// harness's own context management (keep-all, which turns it
 			// off, is a change: recommended only when it costs less)

@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"bytes"
+	"context"
+	"github.com/trajmine/trajmine/simulate"
 	"strings"
 	"testing"
 
@@ -45,5 +48,35 @@ func TestWriteRecommendTable(t *testing.T) {
 	_ = writeRecommend(&b, []recommend.Result{r}, 0, false)
 	if want := "\n  halflife    0.900  [0.850, 0.950]     0.500        12,345           2     0              1.5  -\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestRecommendAndSimulateRun: recommendRun and simulateRun, called with
+// buffers as every command's xRun is tested, print what the commands
+// print.
+func TestRecommendAndSimulateRun(t *testing.T) {
+	d := simulateDB(t)
+	want, _, code := run(t, d, "recommend")
+	if code != 0 {
+		t.Fatal("recommend failed")
+	}
+	st, err := d.open(context.Background(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err = recommendRun(context.Background(), st, &RecommendOptions{Terminal: Terminal{Out: &out}, Err: &errb, HoldoutEvery: recommend.DefaultHoldoutEvery, MaxReinv: recommend.DefaultMaxReinv})
+	st.Close()
+	if err != nil || out.String() != want {
+		t.Errorf("recommendRun: %v\n%s\nwant\n%s", err, out.String(), want)
+	}
+	want, _, code = run(t, d, "simulate", "--no-save", "--policy", "mask")
+	if code != 0 {
+		t.Fatal("simulate failed")
+	}
+	out.Reset()
+	o := &SimulateOptions{Terminal: Terminal{Out: &out}, Err: &errb, Policies: []string{"mask"}, NoSave: true, Calls: true, windows: []simulate.Window{simulate.OwnWindow}, shards: 1}
+	if err := simulateRun(context.Background(), d, o); err != nil || out.String() != want {
+		t.Errorf("simulateRun: %v\n%s\nwant\n%s", err, out.String(), want)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
-	"github.com/trajmine/trajmine/mining"
 	"github.com/trajmine/trajmine/recommend"
 	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
@@ -38,12 +36,14 @@ type ReportOptions struct {
 	SampleN   int    // … and this many more by run-id hash
 	Err       io.Writer
 	Progress  bool
-	Window    int64  // --window: every run's context window; 0 = each run's own
-	Format    string // --format: the format of every file of PATH... ("auto", "": detect per file)
+	Window    simulate.Window // --window: every run's context window (the zero value: each run's own)
+	Format    string          // --format: the format of every file of PATH... ("auto", "": detect per file)
 	Rehash    bool
 	All       bool
 	Policies  []string // --policy: replayed besides the catalog's defaults
 	NoRedact  bool
+	Compare   reportCompare // --compare-by, --compare-group: a comparison section on the page
+	Full      bool          // --full: every section, not one screen
 	// CPUProfile and MemProfile (hidden flags) write pprof profiles of the
 	// whole command: where its time and allocations go (BENCHMARKS.md)
 	CPUProfile, MemProfile string
@@ -54,10 +54,6 @@ type ReportOptions struct {
 	MaxDecompressed byteSize
 }
 
-// standardPlaces are where agent harnesses keep their logs, relative to $HOME:
-// Claude Code, Codex CLI, Gemini CLI, pi, OpenCode (on-disk storage), Cline.
-var standardPlaces = []string{".claude/projects", ".codex/sessions", ".gemini/tmp", ".pi/agent/sessions", ".local/share/opencode/storage", ".cline/data/sessions"}
-
 // NewReportCmd builds `trajmine report`, the main job.
 func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 	o := &ReportOptions{}
@@ -65,8 +61,10 @@ func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 		Use:   "report [PATH...]",
 		Short: "Ingest agent logs and report on them (the main job)",
 		Long: `Ingest agent logs and report on them. With no PATH it reads the logs found in
-the standard local places (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
-~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions).
+the standard places of every agent it reads, on Linux and macOS
+(~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, Goose's sessions.db,
+VS Code's extension storage …: README, "Where trajmine looks"), and says on
+stderr which it found.
 
 The report covers the runs of the log files under PATH... (or the standard
 places), whether imported now or earlier, not the rest of the database;
@@ -85,17 +83,23 @@ run (missing, unreadable or of no known format), it exits 1 and writes no
 page; when some inputs fail to import, it reports on the rest and exits 1,
 as trajmine ingest does.
 
-It prints the ingest summary, the diagnose verdict, the replay of every
-catalog policy at each run's own window (trajmine simulate; --window N
-replays, diagnoses and recommends at N instead), totals per format and the
-runs table, and writes one self-contained HTML file (-o,
+It prints one screen: the scope, the ingest summary (lines rejected are
+counted there, and trajmine rejects lists them), the answer in three
+sentences (how many runs ended on window length; the policy to apply, with
+its figures on held-out runs, or why none is named; what to do next), the
+top policies by cost against what ran (the replay of every catalog policy
+at each run's own window: trajmine simulate; --window N replays, diagnoses
+and recommends at N instead) and where the rest is. --full adds every table:
+the diagnose verdict, the whole comparison with its accuracy lines, each
+model family's recommendation, the agents' behaviour (trajmine mine),
+totals per format and the runs table. It writes one self-contained HTML file (-o,
 default ./report.html; its path is the last line printed): the verdict,
 occupancy curves, reading-boundary survival per policy, the policy
-comparison per model family, token rent by tool, trajmine recommend's
-choices and a run drill-down with each run's conversation (messages, tool
-calls and outputs, context operations, per-call tokens and cost; as many
-runs as fit the page's budget, texts cut at 500 characters: trajmine
-serve shows every run's whole). The page works offline (ECharts is embedded;
+comparison per model family, the tokens each tool's outputs kept in later
+prompts, trajmine recommend's choices and a run drill-down with each run's
+conversation (messages, tool calls and outputs, context operations,
+per-call tokens and cost; as many runs as fit the page's budget, texts
+cut at 500 characters: trajmine serve shows every run's whole). The page works offline (ECharts is embedded;
 it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
 sim_calls, which report writes). Per-call curves are drawn for a sample of
@@ -134,9 +138,6 @@ them. The database is not changed: it keeps the logs as they were.`,
 			if o.Demo && len(args) > 0 {
 				return flagErrorf("--demo reports on a generated corpus: it takes no PATH")
 			}
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
@@ -147,6 +148,9 @@ them. The database is not changed: it keeps the logs as they were.`,
 				if len(args) == 0 {
 					return flagErrorf("--format names the format of the files of PATH...: give PATH (the standard places hold many formats)")
 				}
+			}
+			if err := o.Compare.parse(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(o)
@@ -166,8 +170,9 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "also replay this policy spec besides the catalog's defaults, e.g. 'tracer(model=tracer.json)' (repeatable)")
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().IntVar(&o.DemoN, "demo-sessions", 40, "sessions in the demo corpus")
-	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table (0 = all)")
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (diagnose, replay and recommend; default: each run's own)")
+	c.Flags().BoolVar(&o.Full, "full", false, "print every table (diagnosis, every policy, each family's recommendation, behaviour, formats, runs), not one screen")
+	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table with --full (0 = all)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run (diagnose, replay and recommend): tokens (200000, 128k) or own")
 	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
@@ -181,6 +186,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	_ = c.Flags().MarkHidden("cpuprofile")
 	_ = c.Flags().MarkHidden("memprofile")
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call in the HTML report besides the top ones (smallest FNV-1a hash of the run id)")
+	o.Compare.flags(c)
 	return c
 }
 
@@ -192,14 +198,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	inputs := o.Inputs
 	discovered := len(inputs) == 0
 	if discovered && !o.Demo {
-		var places []string
-		if home != "" {
-			for _, p := range standardPlaces {
-				if st, err := os.Stat(filepath.Join(home, p)); err == nil && st.IsDir() {
-					places = append(places, filepath.Join(home, p))
-				}
-			}
-		}
+		_, places := standardPlaces(d, o.Err)
 		files, err := ingest.Expand(places, nil)
 		if err != nil {
 			return err
@@ -217,9 +216,9 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 		return err
 	}
 	defer st.Close()
-	sum := &ingest.Summary{}
+	sum, log := &ingest.Summary{}, newIngestLog(o.Err, true)
 	if len(inputs) > 0 {
-		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Format: o.Format, Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, o.Err, o.Progress); err != nil {
+		if sum, err = runIngest(ctx, st, inputs, &ingest.Options{Format: o.Format, Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap()}, log, o.Progress); err != nil {
 			return err
 		}
 	}
@@ -254,6 +253,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 		sc.note = fmt.Sprintf("database %s holds %d; --all for every run", db, len(all))
 	}
 	if len(sc.runs) == 0 {
+		log.flush() // no scope line: why the inputs gave no run comes first
 		switch {
 		case discovered && !o.All && sum.Failed == 0:
 			// logs in the standard places but none of a known format
@@ -270,9 +270,9 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 		}
 		return &exitCodeError{code: exitFailed, msg: msg}
 	}
-	if err := reportOn(ctx, st, o, sc, sum, func(w io.Writer) {
+	if err := reportOn(ctx, st, o, sc, sum, log, func(w io.Writer) {
 		if len(inputs) > 0 {
-			printSummary(w, sum)
+			printSummary(w, o.Width, sum, log, true)
 		}
 	}); err != nil {
 		return err
@@ -304,12 +304,7 @@ func reportLake(ctx context.Context, dir string, o *ReportOptions) error {
 	}
 	sc := &reportScope{runs: all, all: true, dbRuns: len(all), files: sourceFiles(all), from: "lake " + shownPath(dir), note: "every run of the lake"}
 	o.dbLabel = "lake " + dir
-	return reportOn(ctx, st, o, sc, &ingest.Summary{}, func(io.Writer) {})
-}
-
-// standardPlacesText lists the standard places, ~/ first.
-func standardPlacesText() string {
-	return "~/" + strings.Join(standardPlaces, ", ~/")
+	return reportOn(ctx, st, o, sc, &ingest.Summary{}, newIngestLog(o.Err, true), func(io.Writer) {})
 }
 
 func fileExists(p string) bool {
@@ -339,7 +334,8 @@ func reportDemo(ctx context.Context, o *ReportOptions, why string) error {
 		return err
 	}
 	defer st.Close()
-	sum, err := runIngest(ctx, st, []string{corpus}, &ingest.Options{}, o.Err, o.Progress)
+	log := newIngestLog(o.Err, true)
+	sum, err := runIngest(ctx, st, []string{corpus}, &ingest.Options{}, log, o.Progress)
 	if err != nil {
 		return err
 	}
@@ -348,26 +344,28 @@ func reportDemo(ctx context.Context, o *ReportOptions, why string) error {
 		return err
 	}
 	sc := &reportScope{runs: runs, dbRuns: len(runs), files: len(m.Files), lead: why,
-		from: "a generated demo corpus", note: fmt.Sprintf("trajmine synth -n %d --seed 1; temporary database %s, removed afterwards", o.DemoN, db)}
+		from: "a generated demo corpus", note: fmt.Sprintf("trajmine synth -n %d --seed 1, in a temporary database removed afterwards", o.DemoN)}
 	if why == "" {
 		sc.lead = "--demo"
 	}
 	o.dbLabel = db + " (temporary, removed after the report)"
-	return reportOn(ctx, st, o, sc, sum, func(w io.Writer) {
-		printSynth(w, "a temporary directory", m)
-		printSummary(w, sum)
+	return reportOn(ctx, st, o, sc, sum, log, func(w io.Writer) {
+		printSynth(w, o.Width, "a temporary directory", m)
+		printSummary(w, o.Width, sum, log, false)
 	})
 }
 
 // reportOn prints the scope's line and what intro prints (under --json,
-// the line alone, on stderr) and reports on the scope's runs.
-func reportOn(ctx context.Context, st *store.Store, o *ReportOptions, sc *reportScope, sum *ingest.Summary, intro func(io.Writer)) error {
+// the line alone, on stderr), then the import's warnings log held, and
+// reports on the scope's runs: the scope line is always the first.
+func reportOn(ctx context.Context, st *store.Store, o *ReportOptions, sc *reportScope, sum *ingest.Summary, log *ingestLog, intro func(io.Writer)) error {
 	if o.JSON {
 		fmt.Fprintln(o.Err, sc.line())
 	} else {
 		printWrapped(o.Out, o.Width, sc.line())
 		intro(o.Out)
 	}
+	log.flush()
 	o.scope = sc
 	return writeReport(ctx, st, o, sum)
 }
@@ -398,7 +396,11 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 	if err != nil {
 		return err
 	}
-	diag, sim, recs, mined := res.Diagnosis, res.Simulation, res.Recs, res.Mined
+	sim, recs := res.Simulation, res.Recs
+	cmpSection, err := o.Compare.section(ctx, st, o.scanOptions())
+	if err != nil {
+		return err
+	}
 	html, err := filepath.Abs(o.Output)
 	if err != nil {
 		return fmt.Errorf("--output: %w", err)
@@ -408,12 +410,13 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			bars.page()
 			defer bars.finish()
 		}
-		page := analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path()))
+		d := analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path()))
+		d.Compare = cmpSection
 		// every run's conversation within the page's budget (the rest: trajmine serve)
-		if err := analysis.PageConversations(ctx, st, page, res.Redactor, dashboards.ConversationChars, dashboards.ConversationBudget); err != nil {
+		if err := analysis.PageConversations(ctx, st, d, res.Redactor, dashboards.ConversationChars, dashboards.ConversationBudget); err != nil {
 			return err
 		}
-		return writeReportHTML(html, page)
+		return writeReportHTML(html, d)
 	}
 	if o.JSON {
 		if err := writeHTML(); err != nil {
@@ -441,90 +444,18 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)
 		return nil
 	}
-	fmt.Fprintln(o.Out)
-	printWrapped(o.Out, o.Width, analysis.Headline(res)...)
-	fmt.Fprintln(o.Out)
-	printFitted(o.Out, o.Width, "Verdict (trajmine diagnose has the tables): "+diag.VerdictText())
-	fmt.Fprintln(o.Out)
-	if o.Window > 0 {
-		printWrapped(o.Out, o.Width, fmt.Sprintf("Context policies replayed at a window of %s tokens (--window; trajmine simulate; trajmine policies explains them):", thousands(o.Window)))
-	} else {
-		printWrapped(o.Out, o.Width, "Context policies replayed at each run's own window (trajmine simulate; trajmine policies explains them):")
+	rt := &reportText{Terminal: o.Terminal, res: res, runs: runs, totals: totals, window: o.Window, limit: o.Limit}
+	write := rt.reportScreen
+	if o.Full {
+		write = rt.reportFull
 	}
-	writeAccuracyLine(o.Out, sim.Accuracy, sim.LoggedAccuracy, o.Width)
-	short := map[string]string{}
-	for _, p := range sim.Policies {
-		short[p.Spec] = p.Short
-	}
-	writeComparison(o.Out, sim.Comparison, short, false, o.Width, o.Bold)
-	fmt.Fprintln(o.Out)
-	fmt.Fprintln(o.Out, "Recommended policy per model family (trajmine recommend):")
-	for _, r := range recs {
-		printIndented(o.Out, o.Width, "  ", "    ", fmt.Sprintf("%s (%s): %s", r.Family, countOf(r.Runs, "run"), r.Why))
-		if r.WhatIf != nil {
-			printIndented(o.Out, o.Width, "    ", "    ", whatIfText(r))
-		}
-	}
-	fmt.Fprintln(o.Out)
-	printWrapped(o.Out, o.Width, fmt.Sprintf("Agent behaviour (trajmine mine): %s runs, %s events by action class; top variants:", thousands(int64(mined.Cases)), thousands(int64(mined.Events))))
-	var vb strings.Builder
-	if err := mining.WriteVariants(&vb, mined.Variants, reportTop); err != nil {
+	if err := write(); err != nil {
 		return err
-	}
-	printFitted(o.Out, o.Width, vb.String())
-	fmt.Fprintln(o.Out, "busiest edges:")
-	_ = edgesTable(mined.DFG, reportTop).write(o.Out, o.Width, o.Bold)
-	fmt.Fprintln(o.Out, "manage_context behaviour per model family:")
-	_ = behaviourTable(mined.Behaviour).write(o.Out, o.Width, o.Bold)
-	fmt.Fprintln(o.Out)
-	ft := &table{header: []string{"FORMAT", "RUNS", "TURNS", "LOGGED IN", "LOGGED OUT", "CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "OVERFLOW"},
-		footer: []string{"LOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of est_tokens of all events;",
-			"NO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow."}}
-	var tot analysis.FormatTotals
-	for _, a := range totals {
-		ft.add(a.Format, thousands(a.Runs), thousands(a.Turns), thousands(a.InputTokens), thousands(a.OutputTokens), thousands(a.CacheReadTokens), thousands(a.EstTokens), thousands(a.NoUsage), thousands(a.Overflow))
-		tot.Runs, tot.Turns, tot.InputTokens, tot.OutputTokens = tot.Runs+a.Runs, tot.Turns+a.Turns, tot.InputTokens+a.InputTokens, tot.OutputTokens+a.OutputTokens
-		tot.CacheReadTokens, tot.EstTokens, tot.NoUsage, tot.Overflow = tot.CacheReadTokens+a.CacheReadTokens, tot.EstTokens+a.EstTokens, tot.NoUsage+a.NoUsage, tot.Overflow+a.Overflow
-	}
-	for _, a := range totals {
-		tot.CopiedCalls += a.CopiedCalls
-	}
-	if len(totals) > 1 {
-		ft.totals = []string{"total", thousands(tot.Runs), thousands(tot.Turns), thousands(tot.InputTokens), thousands(tot.OutputTokens), thousands(tot.CacheReadTokens), thousands(tot.EstTokens), thousands(tot.NoUsage), thousands(tot.Overflow)}
-	}
-	if tot.CopiedCalls > 0 {
-		ft.footer = append(ft.footer, fmt.Sprintf("Each API response is counted once: %s calls that resumed sessions copied from earlier runs are left out of LOGGED IN/OUT here and counted in the run they came from (runs.copied_calls).", thousands(tot.CopiedCalls)))
-	}
-	ft.key = []int{0}
-	ft.optional = ft.columns("CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "LOGGED OUT")
-	ft.optionalHint = "--json has every column; widen the terminal"
-	if err := ft.write(o.Out, o.Width, o.Bold); err != nil {
-		return err
-	}
-	fmt.Fprintln(o.Out)
-	shown := runs
-	if o.Limit > 0 && len(shown) > o.Limit {
-		shown = shown[:o.Limit]
-	}
-	// the end reasons this report's diagnosis decided (as trajmine runs
-	// shows them once diag_runs holds them)
-	ends := make(map[string]store.DiagEnd, len(diag.Runs))
-	for _, r := range diag.Runs {
-		ends[r.RunID] = store.DiagEnd{Reason: r.End.Reason, Source: r.End.Source, Rule: r.End.Rule, Why: r.End.Why}
-	}
-	rows := make([]RunRow, len(shown))
-	for i, r := range shown {
-		rows[i] = RunRow{Run: r, End: runEnd(r, ends)}
-	}
-	if err := writeRunsTable(o.Out, rows, o.Width, o.Bold); err != nil {
-		return err
-	}
-	if len(shown) < len(runs) {
-		fmt.Fprintf(o.Out, "… and %d more (--limit 0 lists all)\n", len(runs)-len(shown))
 	}
 	if err := writeHTML(); err != nil {
 		return err
 	}
+	// one line, whatever the width: a path to copy whole, the last line printed
 	fmt.Fprintf(o.Out, "\nHTML report (self-contained, opens offline): %s\n", html)
 	return nil
 }
@@ -557,10 +488,11 @@ func decisionOf(d analysis.Decision) decisionJSON {
 }
 
 // reportHeapBase and reportHeapPerRun are the Go heap report aims to stay
-// within (reportMemoryLimit): the shared pass holds a few windows of event
-// text read ahead (≈ 260 MB at 16,384 events a window) and keeps about
-// 25 KB of results a run (sim_runs rows, diagnoses, recommend outcomes,
-// the event log mined), about 510 MB live at 10,000 runs.
+// within (reportMemoryLimit): the shared pass holds a few chunks of event
+// text read ahead (≈ 260 MB at 16,384 events a chunk, store's scanChunk)
+// and keeps about 25 KB of results a run (sim_runs rows, diagnoses,
+// recommend outcomes, the event log mined), about 510 MB live at 10,000
+// runs.
 const (
 	reportHeapBase   = 384 << 20
 	reportHeapPerRun = 40 << 10

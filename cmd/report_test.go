@@ -22,7 +22,7 @@ func TestReportDemoWithoutLocalLogs(t *testing.T) {
 	dir := t.TempDir()
 	d.DB = filepath.Join(dir, "demo.duckdb")
 	html := filepath.Join(dir, "demo.html")
-	stdout, stderr, code := run(t, d, "report", "--demo-sessions", "12", "-o", html)
+	stdout, stderr, code := run(t, d, "report", "--full", "--demo-sessions", "12", "-o", html)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -150,7 +150,7 @@ func TestReportHostileHTML(t *testing.T) {
 	d.DB = filepath.Join(dir, "x.duckdb")
 	corpus := writeHostileCorpus(t, dir, 9)
 	html := filepath.Join(dir, "report.html")
-	stdout, stderr, code := run(t, d, "report", "-o", html, "--sample-top", "2", "--sample", "3", corpus)
+	stdout, stderr, code := run(t, d, "report", "--full", "-o", html, "--sample-top", "2", "--sample", "3", corpus)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -354,7 +354,7 @@ func TestReportWindow(t *testing.T) {
 	dir := t.TempDir()
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(dir, "w.duckdb")
-	stdout, stderr, code := run(t, d, "report", "--window", "5000", "-o", filepath.Join(dir, "r.html"), fixtureDir)
+	stdout, stderr, code := run(t, d, "report", "--full", "--window", "5000", "-o", filepath.Join(dir, "r.html"), fixtureDir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -152,7 +152,7 @@ func TestDiagnoseResumedPair(t *testing.T) {
 	}
 	var w strings.Builder
 	writeVerdict(&w, pair, 0)
-	if !strings.Contains(w.String(), "1 runs are copies of another run") {
+	if !strings.Contains(w.String(), "1 run is a copy of another run") {
 		t.Errorf("verdict does not say the copy is counted once:\n%s", w.String())
 	}
 }

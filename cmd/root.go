@@ -170,7 +170,9 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewServeCmd(d, nil),
 		NewIngestCmd(d, nil),
 		NewOutcomesCmd(d, nil),
+		NewCompareCmd(d, nil),
 		NewRunsCmd(d, nil),
+		NewRejectsCmd(d, nil),
 		NewShowCmd(d, nil),
 		NewSQLCmd(d, nil),
 		NewFormatsCmd(d, nil),
@@ -185,6 +187,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 		NewMineCmd(d, nil),
 		NewCheckCmd(d, nil),
 		NewTrainCmd(d, nil),
+		NewTermsCmd(d),
 	)
 	return root
 }

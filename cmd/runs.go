@@ -110,6 +110,11 @@ func runEnd(r schema.Run, ends map[string]store.DiagEnd) RunEnd {
 	return RunEnd{Reason: r.EndReason, Source: r.EndReasonSource, By: EndByImport, Why: r.EndReasonDetail}
 }
 
+// idCell is a run id as a table cell: on one line, control characters as
+// "?", whole (the table's ids column cuts it no shorter than keeps it
+// distinct).
+func idCell(id string) string { return snippet(id, len(id)) }
+
 // runsMarks explain the runs table's markers; the footer names those used.
 var runsMarks = []struct{ mark, says string }{
 	{"~", "no per-call usage in the log: IN is the estimate (est_tokens)"},
@@ -125,7 +130,7 @@ func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
 			diagnosed++
 		}
 	}
-	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS", "IN", "OUT", "END"}, min: []int{12, 8, 8, 5, 5, 3, 8}}
+	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS", "IN", "OUT", "END"}, min: []int{12, 8, 8, 5, 5, 3, 8}, ids: 1}
 	if diagnosed > 0 {
 		t.header, t.min = append(t.header, "RULE"), append(t.min, 4)
 	}
@@ -147,7 +152,7 @@ func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
 		for _, m := range runsMarks {
 			used[m.mark] = used[m.mark] || strings.Contains(in+end, m.mark)
 		}
-		cells := []string{snippet(r.RunID, 60), r.SourceFormat, snippet(orDash(r.Model), 32), thousands(r.NTurns), in, out, end}
+		cells := []string{idCell(r.RunID), r.SourceFormat, snippet(orDash(r.Model), 32), thousands(r.NTurns), in, out, end}
 		if diagnosed > 0 {
 			cells = append(cells, orDash(r.End.Rule))
 		}

@@ -2,11 +2,14 @@ package cmd
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/internal/testutil"
+	"github.com/trajmine/trajmine/internal/textfmt"
+	"github.com/trajmine/trajmine/schema"
 )
 
 // TestRunsShowDiagnosedEnd (issue 29, point 6): once a run is diagnosed,
@@ -50,7 +53,7 @@ func TestRunsShowDiagnosedEnd(t *testing.T) {
 	// its only tool round; "cut-off" on a tool result; "later" was never
 	// diagnosed; the runs rows keep what the importer said (nothing)
 	want := map[string]RunEnd{
-		"answered": {Reason: "finished", Source: "inferred", By: EndByDiagnose, Rule: "final-answer", Why: `the run ends on the model's reply without a tool call (turn 1): "go.mod asks for Go 1.26."`},
+		"answered": {Reason: "finished", Source: "inferred", By: EndByDiagnose, Rule: "final-answer", Why: `the run ends on the model's reply without a tool call (call 1): "go.mod asks for Go 1.26."`},
 		"cut-off":  {Reason: "unknown", Source: "inferred", By: EndByDiagnose, Rule: "importer", Why: "neither the log nor the prompt sizes say why the run ended"},
 		"later":    {Reason: "unknown", Source: "inferred", By: EndByImport},
 	}
@@ -70,5 +73,47 @@ func TestRunsShowDiagnosedEnd(t *testing.T) {
 	}
 	if shown.End != want["answered"] {
 		t.Errorf("show --json end %+v, want %+v", shown.End, want["answered"])
+	}
+}
+
+// TestRunIDsStayDistinct (issue 32.3): a session and its two sub-agents,
+// whose ids share their first 36 characters, print three different ids in
+// the runs table at any width: an id is cut in the middle, never below
+// the width that keeps the ids printed together distinct, so its
+// distinguishing tail stays (an end cut at 22 columns printed all three
+// as "c38b32a0-72b1-4e5f-9a…").
+func TestRunIDsStayDistinct(t *testing.T) {
+	const session = "c38b32a0-72b1-4e5f-9a1b-2c3d4e5f6a7b"
+	ids := []string{session, session + "/agent-a1b2c3d4", session + "/agent-e5f6a7b8"}
+	rows := make([]RunRow, len(ids))
+	for i, id := range ids {
+		rows[i] = RunRow{Run: schema.Run{RunID: id, SourceFormat: "claude-code", Model: "claude-sonnet-4-5-20250929", NTurns: 12, InputTokens: 123456, OutputTokens: 789, UsageCalls: 12}}
+	}
+	for _, width := range []int{0, 100, 60, 40} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			var b strings.Builder
+			if err := writeRunsTable(&b, rows, width, false); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(b.String(), "\n")
+			printed := map[string]string{}
+			for i, id := range ids {
+				cell := strings.Fields(lines[i+1])[0]
+				if cell != id && !(strings.Contains(cell, "…") && strings.HasPrefix(id, strings.Split(cell, "…")[0]) && strings.HasSuffix(id, strings.Split(cell, "…")[1])) {
+					t.Errorf("%s printed as %q: not the id, nor its head and tail", id, cell)
+				}
+				if o, ok := printed[cell]; ok {
+					t.Errorf("%s and %s both print as %q:\n%s", o, id, cell, b.String())
+				}
+				printed[cell] = id
+			}
+			if width > 0 && width < 100 && !strings.Contains(lines[1], "…") {
+				t.Errorf("at %d columns the ids are whole: the test does not cut them\n%s", width, b.String())
+			}
+		})
+	}
+	// the end cut the table used to make reads alike
+	if a, b := textfmt.Cut(ids[1], 22), textfmt.Cut(ids[2], 22); a != b {
+		t.Errorf("the end cut at 22 tells %q from %q: the case does not test the rule", a, b)
 	}
 }

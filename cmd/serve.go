@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +18,7 @@ import (
 	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/serve"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // ServeOptions are the flags of trajmine serve.
@@ -29,7 +29,7 @@ type ServeOptions struct {
 	Poll      time.Duration // --poll: the watcher's interval; 0 does not watch
 	All       bool
 	NoRedact  bool
-	Window    int64
+	Window    simulate.Window
 	SampleTop int
 	SampleN   int
 	Format    string
@@ -99,9 +99,6 @@ is on the sandboxed connection, checked as trajmine sql checks queries.`,
 			if o.Poll < 0 {
 				return flagErrorf("--poll must be ≥ 0 (0: do not watch)")
 			}
-			if o.Window < 0 {
-				return flagErrorf("--window must be a positive number of tokens")
-			}
 			if o.SampleTop < 0 || o.SampleN < 0 {
 				return flagErrorf("--sample-top and --sample must be ≥ 0")
 			}
@@ -132,7 +129,7 @@ is on the sandboxed connection, checked as trajmine sql checks queries.`,
 	c.Flags().DurationVar(&o.Poll, "poll", 5*time.Second, "how often to look for new or changed log files (0: do not watch)")
 	c.Flags().BoolVar(&o.All, "all", false, "report on every run in the database, not only those from PATH... (or the standard places)")
 	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "show secrets found in log text as logged (default: replaced with [REDACTED:<rule>])")
-	c.Flags().Int64Var(&o.Window, "window", 0, "context window in tokens for every run (diagnose, replay and recommend; default: each run's own)")
+	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run (diagnose, replay and recommend): tokens (200000, 128k) or own")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call with every policy's replay: the top ones by peak share of the window")
 	c.Flags().IntVar(&o.SampleN, "sample", 30, "runs drawn call by call besides the top ones (smallest FNV-1a hash of the run id)")
 	c.Flags().StringVar(&o.Format, "format", "auto", "input format of every file of PATH..., or auto to detect per file (see trajmine ingest)")
@@ -140,28 +137,24 @@ is on the sandboxed connection, checked as trajmine sql checks queries.`,
 }
 
 // servePaths is what trajmine serve watches: PATH... when given, else the
-// standard places that exist now (asked again at every poll).
-func servePaths(home string, inputs []string) func() []string {
+// standard places found now (ingest.Discover, asked again at every poll:
+// an agent installed after the start is watched from then on).
+func servePaths(d *Deps, inputs []string) func() []string {
 	if len(inputs) > 0 {
 		return func() []string { return inputs }
 	}
 	return func() []string {
-		var out []string
-		if home == "" {
-			return nil
-		}
-		for _, p := range standardPlaces {
-			if st, err := os.Stat(filepath.Join(home, p)); err == nil && st.IsDir() {
-				out = append(out, filepath.Join(home, p))
-			}
-		}
-		return out
+		_, paths := standardPlaces(d, nil)
+		return paths
 	}
 }
 
 func serveRun(ctx context.Context, d *Deps, o *ServeOptions) error {
 	home, _ := d.HomeDir()
-	paths := servePaths(home, o.Inputs)
+	paths := servePaths(d, o.Inputs)
+	if len(o.Inputs) == 0 {
+		standardPlaces(d, o.Err) // names the places found, as report does
+	}
 	watching := standardPlacesText()
 	if len(o.Inputs) > 0 {
 		watching = displayPaths(home, o.Inputs)
@@ -211,11 +204,12 @@ func serveRun(ctx context.Context, d *Deps, o *ServeOptions) error {
 // as trajmine report does, with the conversations left to the server.
 func serveBuild(ctx context.Context, st *store.Store, o *ServeOptions, home string, paths, files []string) (*dashboards.Data, error) {
 	if len(files) > 0 {
-		sum, err := runIngest(ctx, st, files, &ingest.Options{Format: o.Format, MaxDecompressed: ingest.DefaultMaxDecompressed}, o.Err, false)
+		log := newIngestLog(o.Err, false)
+		sum, err := runIngest(ctx, st, files, &ingest.Options{Format: o.Format, MaxDecompressed: ingest.DefaultMaxDecompressed}, log, false)
 		if err != nil {
 			return nil, err
 		}
-		printSummary(o.Out, sum)
+		printSummary(o.Out, 0, sum, log, true)
 	}
 	all, err := st.Runs(ctx, store.RunFilter{})
 	if err != nil {

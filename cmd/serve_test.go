@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/trajmine/trajmine/dashboards/browsertest"
+	"github.com/trajmine/trajmine/simulate"
 )
 
 // TestServeFlags: the flags' defaults and values reach the options; an
@@ -28,7 +29,7 @@ func TestServeFlags(t *testing.T) {
 	if err := c.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	want := &ServeOptions{Inputs: []string{"."}, HTTP: "localhost:8080", Poll: 250 * time.Millisecond, All: true, NoRedact: true, SampleTop: 2, SampleN: 3, Window: 64000, Format: "auto"}
+	want := &ServeOptions{Inputs: []string{"."}, HTTP: "localhost:8080", Poll: 250 * time.Millisecond, All: true, NoRedact: true, SampleTop: 2, SampleN: 3, Window: simulate.Tokens(64000), Format: "auto"}
 	if diff := cmp.Diff(want, got, cmpIgnoreWriters); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}

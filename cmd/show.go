@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/redact"
 	"github.com/trajmine/trajmine/schema"
 )
@@ -91,7 +90,7 @@ them either way.`,
 type TurnView struct {
 	Turn int64 `json:"turn"`
 	// AfterLastCall: the turn follows the run's last model call
-	// (diagnose.LastCallTurn): no prompt was sent with its events, and
+	// (diagnose.LastCall): no prompt was sent with its events, and
 	// EstimatedInput is 0.
 	AfterLastCall  bool           `json:"after_last_call,omitempty"`
 	LoggedInput    *int64         `json:"logged_input_tokens,omitempty"`
@@ -112,7 +111,7 @@ func BuildTurns(events []schema.Event, usage []schema.Usage) []TurnView {
 		byTurn[usage[i].Turn] = &usage[i]
 	}
 	est := diagnose.EstimatedPrompts(events)
-	lastCall, anyCall := diagnose.LastCallTurn(events, usage)
+	lastCall, anyCall := diagnose.LastCall(events, usage)
 	var out []TurnView
 	idx := map[int64]int{}
 	for _, e := range events {
@@ -169,7 +168,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if !o.JSON {
 			head = max(showHead, 4*o.Width)
 		}
-		redactRun(red, &run, events, ops, head)
+		red.Records(&run, events, usage, ops, head)
 	}
 	turns := BuildTurns(events, usage)
 	cal, err := st.CalibrationFor(ctx, run.SourceFormat, run.ModelFamily, run.Estimator)
@@ -198,15 +197,17 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		}{run, end, usage, turns, ops})
 	}
 	w := o.Out
-	fmt.Fprintf(w, "run %s  (%s, %s)\n", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath))
+	// the header's lines wrap at the width, the run id and path whole
+	head := func(s string) { printIndented(w, o.Columns, "", "    ", s) }
+	head(fmt.Sprintf("run %s  (%s, %s)", termSafe(run.RunID), run.SourceFormat, termSafe(run.SourcePath)))
 	if run.CopiedCalls > 0 { // a resumed or forked session: its totals leave the copies out
-		fmt.Fprintf(w, "continues %s: its %d calls copied from that run (in %s out %s) are counted there, not in the totals below\n",
-			termSafe(run.ContinuesRunID), run.CopiedCalls, thousands(run.CopiedInputTokens), thousands(run.CopiedOutputTokens))
+		head(fmt.Sprintf("continues %s: its %s copied from that run (in %s out %s) are counted there, not in the totals below",
+			termSafe(run.ContinuesRunID), countOf(int(run.CopiedCalls), "call"), thousands(run.CopiedInputTokens), thousands(run.CopiedOutputTokens)))
 	}
-	fmt.Fprintf(w, "model %s  turns %d  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)\n",
-		termSafe(orDash(run.Model)), run.NTurns, thousands(run.InputTokens), thousands(run.OutputTokens),
-		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator)
-	writeShowEnd(w, run, end)
+	head(fmt.Sprintf("model %s  turns %s  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)",
+		termSafe(orDash(run.Model)), thousands(run.NTurns), thousands(run.InputTokens), thousands(run.OutputTokens),
+		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator))
+	writeShowEnd(w, o.Columns, run, end)
 	opsBySeq := map[int64][]schema.ContextOp{}
 	for _, op := range ops {
 		opsBySeq[op.Seq] = append(opsBySeq[op.Seq], op)
@@ -220,7 +221,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if t.LoggedInput != nil {
 			logged = thousands(*t.LoggedInput)
 			if t.EstimatedInput > 0 {
-				ratio = fmt.Sprintf("  logged/est %.2f", float64(*t.LoggedInput)/float64(t.EstimatedInput))
+				ratio = "  logged/est " + textfmt.Ratio(float64(*t.LoggedInput)/float64(t.EstimatedInput))
 			}
 		}
 		calibrated := ""
@@ -231,8 +232,11 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if t.AfterLastCall {
 			head = fmt.Sprintf("turn %d  after the last model call: no prompt was sent", t.Turn)
 		}
+		var hb strings.Builder
+		printIndented(&hb, o.Columns, "", "    ", head)
+		head = strings.TrimSuffix(hb.String(), "\n")
 		if o.Bold {
-			head = "\x1b[1m" + head + "\x1b[0m"
+			head = "\x1b[1m" + strings.ReplaceAll(head, "\n", "\x1b[0m\n\x1b[1m") + "\x1b[0m"
 		}
 		heads[k] = head
 		// seq, event, tokens, text: the text (prose) takes what is left
@@ -286,11 +290,11 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 	return nil
 }
 
-// writeShowEnd prints the end line(s) of trajmine show: the end reason
-// with its source, and by what it was decided (RunEnd).
-func writeShowEnd(w io.Writer, run schema.Run, end RunEnd) {
+// writeShowEnd prints the end line(s) of trajmine show, wrapped to width:
+// the end reason with its source, and by what it was decided (RunEnd).
+func writeShowEnd(w io.Writer, width int, run schema.Run, end RunEnd) {
 	line := func(parts ...string) {
-		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
+		printIndented(w, width, "", "    ", strings.TrimRight(strings.Join(parts, " "), " "))
 	}
 	if end.By != EndByDiagnose {
 		line("end", string(end.Reason), "("+string(end.Source)+"; importer, not diagnosed)", snippet(end.Why, 80))
@@ -353,39 +357,6 @@ func ambiguousRun(prefix string, runs []schema.Run) error {
 // showHead is the least of each event text trajmine show's text view
 // redacts (see redact.Redactor.Head).
 const showHead = 1024
-
-// redactRun redacts the log text of a run's record, events and context
-// ops in place, the events on all cores; head > 0 redacts only the first
-// head bytes of each event's text (what the text view can print of it).
-func redactRun(red *redact.Redactor, run *schema.Run, events []schema.Event, ops []schema.ContextOp, head int) {
-	s := red.String
-	run.EndReasonDetail, run.TaskID = s(run.EndReasonDetail), s(run.TaskID)
-	for i := range ops {
-		ops[i].ToolKey, ops[i].Detail = s(ops[i].ToolKey), s(ops[i].Detail)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(runtime.GOMAXPROCS(0), 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				e := &events[i]
-				e.ToolName, e.ToolKey, e.Target, e.Args = s(e.ToolName), s(e.ToolKey), s(e.Target), s(e.Args)
-				if head > 0 {
-					e.Text, _ = red.Head(e.Text, head)
-				} else {
-					e.Text = s(e.Text)
-				}
-			}
-		}()
-	}
-	for i := range events {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
 
 func opKey(op schema.ContextOp) string {
 	if op.ToolKey != "" {

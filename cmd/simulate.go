@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -30,9 +31,10 @@ type SimulateOptions struct {
 	Calls      bool
 	NoSave     bool
 	JSON       bool
+	Err        io.Writer // warnings (a learned policy's model families)
 
 	shard, shards int
-	windows       []int64
+	windows       []simulate.Window
 }
 
 // NewSimulateCmd builds `trajmine simulate`.
@@ -140,42 +142,16 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 			if o.shard, o.shards, err = parseShard(o.Shard); err != nil {
 				return err
 			}
+			o.Err = c.ErrOrStderr()
 			if runF != nil {
 				return runF(o)
 			}
-			pols, err := simulatePolicies(o)
-			if err != nil {
-				return err
-			}
-			var st *store.Store
-			if d.lakeDir() != "" && !o.NoSave {
-				st, err = d.openLakeWriter(c.Context(), store.LakeSimulate, o.shard, o.shards)
-			} else {
-				st, err = d.open(c.Context(), o.NoSave)
-			}
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			out, err := analysis.SimulateStore(c.Context(), st, o.analysis(), pols)
-			if err != nil {
-				return err
-			}
-			if st.Lake() != "" && !o.NoSave {
-				if _, err := st.CommitLake(c.Context()); err != nil {
-					return err
-				}
-			}
-			warnModelFamilies(c.ErrOrStderr(), learnedFamilies(out.Results))
-			if o.JSON {
-				return writeJSON(o.Out, out)
-			}
-			return writeSimulate(o.Out, out, o.Width, o.Bold)
+			return simulateRun(c.Context(), d, o)
 		},
 	}
 	c.Flags().StringArrayVar(&o.Policies, "policy", nil, "policy spec, e.g. 'halflife(cap=4000)' (repeatable; default: the whole catalog)")
 	c.Flags().StringVar(&o.PolicyFile, "policy-file", "", "YAML/JSON file listing policy specs")
-	c.Flags().StringVar(&o.Windows, "window", "", "comma-separated windows in tokens (default: each run's own window; 0 = unbounded)")
+	c.Flags().StringVar(&o.Windows, "window", "", "comma-separated windows: tokens (200000, 128k), own (each run's own; the default) or unbounded")
 	c.Flags().StringVar(&o.By, "by", "", "also break the comparison down by model, harness or format")
 	c.Flags().StringVar(&o.Shard, "shard", "", "replay shard i of n (i/n, 0-based)")
 	c.Flags().StringSliceVar(&o.Formats, "format", nil, "replay only runs of these source formats (comma-separated or repeated)")
@@ -187,25 +163,47 @@ the whole lake). Output is byte-identical for the same database and flags.`,
 	return c
 }
 
-func parseWindows(s string) ([]int64, error) {
-	if strings.TrimSpace(s) == "" {
-		return []int64{-1}, nil // -1: each run's own
+// simulateRun replays the runs (the lake's shard, with --lake) under the
+// policies and prints the comparison: the store is opened to write
+// sim_runs and sim_calls, or read-only with --no-save.
+func simulateRun(ctx context.Context, d *Deps, o *SimulateOptions) error {
+	pols, err := simulatePolicies(o)
+	if err != nil {
+		return err
 	}
-	var out []int64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		if f == "own" {
-			out = append(out, -1)
-			continue
-		}
-		n, err := strconv.ParseInt(strings.ReplaceAll(f, "_", ""), 10, 64)
-		if err != nil || n < 0 {
-			return nil, flagErrorf("--window: %q is not a number of tokens (or own)", f)
-		}
-		out = append(out, n)
+	var st *store.Store
+	if d.lakeDir() != "" && !o.NoSave {
+		st, err = d.openLakeWriter(ctx, store.LakeSimulate, o.shard, o.shards)
+	} else {
+		st, err = d.open(ctx, o.NoSave)
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	out, err := analysis.SimulateStore(ctx, st, o.analysis(), pols)
+	if err != nil {
+		return err
+	}
+	if st.Lake() != "" && !o.NoSave {
+		if _, err := st.CommitLake(ctx); err != nil {
+			return err
+		}
+	}
+	warnModelFamilies(o.Err, learnedFamilies(out.Results))
+	if o.JSON {
+		return writeJSON(o.Out, out)
+	}
+	return writeSimulate(o.Out, out, o.Width, o.Bold)
+}
+
+// parseWindows reads simulate's --window list (simulate.ParseWindows).
+func parseWindows(s string) ([]simulate.Window, error) {
+	ws, err := simulate.ParseWindows(s)
+	if err != nil {
+		return nil, flagErrorf("--window: %v", err)
+	}
+	return ws, nil
 }
 
 func parseShard(s string) (int, int, error) {
@@ -264,14 +262,13 @@ func learnedFamilies(rows []simulate.Row) map[string]map[string]int {
 	return out
 }
 
-func windowLabel(w int64, own bool) string {
-	switch {
-	case own:
-		return "own"
-	case w == 0:
-		return "none"
+// windowLabel is w as the comparison's WINDOW column shows it: own,
+// unbounded, or the tokens with separators.
+func windowLabel(w simulate.Window) string {
+	if n, fixed := w.Fixed(); fixed {
+		return thousands(n)
 	}
-	return thousands(w)
+	return w.String()
 }
 
 // analysis is what the replay depends on.
@@ -287,14 +284,14 @@ func writeSimulate(w io.Writer, out analysis.Simulation, width int, bold bool) e
 	}
 	var wl []string
 	for _, x := range out.Windows {
-		wl = append(wl, windowLabel(x, x < 0))
+		wl = append(wl, windowLabel(x))
 	}
 	shard := ""
 	if out.Shard != "" {
 		shard = " (shard " + out.Shard + ")"
 	}
-	printWrapped(w, width, fmt.Sprintf("simulate: %s runs%s × %d policies × window %s; nothing past a run's logged end is extrapolated",
-		thousands(int64(out.Runs)), shard, len(out.Policies), strings.Join(wl, ", ")))
+	printWrapped(w, width, fmt.Sprintf("simulate: %s%s × %s × window %s; nothing past a run's logged end is extrapolated",
+		countOf(out.Runs, "run"), shard, textfmt.Plural(len(out.Policies), "policy", "policies"), strings.Join(wl, ", ")))
 	if out.Runs == 0 {
 		fmt.Fprintln(w, "no runs: import some with trajmine ingest")
 		return nil
@@ -353,7 +350,7 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 		if n == 0 || b <= 0 {
 			return "-"
 		}
-		return fmt.Sprintf("%.2f", a/b)
+		return textfmt.Ratio(a / b)
 	}
 	for _, r := range rows {
 		format, family := r.Format, r.Family
@@ -361,8 +358,8 @@ func writeCacheAccuracy(w io.Writer, rows []simulate.CacheAccuracyRow, width int
 			format, family = "all", "all"
 		}
 		t.add(format, family, r.Rule, thousands(int64(r.Runs)), thousands(int64(r.Calls)),
-			fmt.Sprintf("%.1f%%", 100*r.MedianAbs), fmt.Sprintf("%.1f%%", 100*r.P90Abs), fmt.Sprintf("%.2f", r.ReadRatio),
-			fmt.Sprintf("%.1f%%", 100*r.IdealMedianAbs), fmt.Sprintf("%.1f%%", 100*r.IdealP90Abs), fmt.Sprintf("%.2f", r.IdealReadRatio),
+			pct(r.MedianAbs), pct(r.P90Abs), textfmt.Ratio(r.ReadRatio),
+			pct(r.IdealMedianAbs), pct(r.IdealP90Abs), textfmt.Ratio(r.IdealReadRatio),
 			ratio(r.ModelledUSD, r.UsageUSD, r.PricedRuns), ratio(r.ModelledStated, r.StatedUSD, r.StatedRuns))
 	}
 	if gone := t.collapse(t.columns("STATED ×")...); len(gone) > 0 {
@@ -412,19 +409,19 @@ func writeComparison(w io.Writer, aggs []simulate.Agg, short map[string]string, 
 		t.header = append([]string{"GROUP"}, t.header...)
 	}
 	for _, a := range simulate.Ranked(aggs) {
-		wl := windowLabel(a.Window, a.Window < 0)
+		wl := windowLabel(a.Window)
 		b := "-"
 		if a.BoundaryFound {
-			b = "call " + strconv.FormatInt(a.BoundaryTurn, 10)
+			b = "call " + strconv.FormatInt(a.BoundaryCall, 10)
 		}
 		cost, ci, usd := "-", "-", "-"
 		if a.Priced > 0 {
 			cost, ci = textfmt.Ratio(a.CostCachedRatio), textfmt.RatioCI(a.CostCachedLo, a.CostCachedHi)
-			usd = fmt.Sprintf("%.2f", a.AsLoggedCostCachedUSD-a.CostCachedUSD)
+			usd = textfmt.Dollars(a.AsLoggedCostCachedUSD - a.CostCachedUSD)
 		}
 		row := []string{wl, strconv.Itoa(a.Rank), short[a.Policy], thousands(int64(a.Runs)), thousands(int64(a.Activated)), cost, ci, usd, signedThousands(a.TokensSaved),
-			textfmt.Ratio(a.TotalRatio), textfmt.RatioCI(a.TotalLo, a.TotalHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
-			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), fmt.Sprintf("%.3f", a.KeepAllRatio), b}
+			textfmt.Ratio(a.EffectiveRatio), textfmt.RatioCI(a.EffectiveLo, a.EffectiveHi), thousands(int64(a.Saved)), thousands(int64(a.Lost)),
+			fmt.Sprintf("%.1f", a.ReinvPer100), thousands(int64(a.Overflow)), textfmt.Ratio(a.KeepAllRatio), b}
 		if grouped {
 			row = append([]string{a.Group}, row...)
 		}

@@ -46,7 +46,7 @@ func TestSimulateGolden(t *testing.T) {
 
 func TestSimulateTablesAndDeterminism(t *testing.T) {
 	d := simulateDB(t)
-	args := []string{"simulate", "--window", "3000,0", "--json"}
+	args := []string{"simulate", "--window", "3000,unbounded", "--json"}
 	first, stderr, code := run(t, d, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -104,7 +104,7 @@ func TestSimulateTablesAndDeterminism(t *testing.T) {
 
 	// shards partition the runs and replace only their own rows
 	for _, sh := range []string{"0/2", "1/2"} {
-		if _, stderr, code := run(t, d, "simulate", "--window", "3000,0", "--shard", sh); code != 0 {
+		if _, stderr, code := run(t, d, "simulate", "--window", "3000,unbounded", "--shard", sh); code != 0 {
 			t.Fatalf("shard %s: %s", sh, stderr)
 		}
 	}
@@ -128,7 +128,8 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"simulate", "--policy", "halflife(keep=x)"}, `keep="x" is not an integer`},
 		{[]string{"simulate", "--policy", "halflife(nokey=1)"}, `halflife has no parameter "nokey"`},
 		{[]string{"simulate", "--shard", "2/2"}, "--shard must be i/n"},
-		{[]string{"simulate", "--window", "big"}, `--window: "big" is not a number`},
+		{[]string{"simulate", "--window", "big"}, `--window: window "big" is not a number of tokens`},
+		{[]string{"simulate", "--window", "32k,0"}, `--window: window "0" holds no tokens`},
 		{[]string{"simulate", "--by", "moon"}, "--by must be"},
 	}
 	for _, tc := range tests {

@@ -24,7 +24,7 @@ type SynthOptions struct {
 	ProfileFile string   // --profile-file: JSON array of profiles
 	Calls       int      // --calls: median planned model calls of a regular session
 	PlantReuse  bool     // --plant-reuse: tools with known reuse in the OpenAI-messages sessions
-	Out         io.Writer
+	Terminal
 }
 
 // NewSynthCmd builds `trajmine synth`.
@@ -72,7 +72,8 @@ of ground_truth.json.`,
   trajmine synth -n 80 --formats openai-messages --profiles selective,shallow,never,thrasher planted`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			o.Dir, o.Out = args[0], c.OutOrStdout()
+			o.Dir = args[0]
+			o.setTerminal(c, d)
 			if o.N <= 0 {
 				return flagErrorf("-n must be positive")
 			}
@@ -128,11 +129,11 @@ func synthRun(o *SynthOptions) error {
 	if err != nil {
 		return err
 	}
-	printSynth(o.Out, o.Dir, m)
+	printSynth(o.Out, o.Width, o.Dir, m)
 	return nil
 }
 
-func printSynth(w io.Writer, dir string, m *synth.Manifest) {
+func printSynth(w io.Writer, width int, dir string, m *synth.Manifest) {
 	byFormat := map[string]int{}
 	dtoc, hits := 0, 0
 	for _, f := range m.Files {
@@ -144,8 +145,8 @@ func printSynth(w io.Writer, dir string, m *synth.Manifest) {
 			hits++
 		}
 	}
-	fmt.Fprintf(w, "wrote %d sessions to %s (claude-code %d, codex-cli %d, openai-messages %d; %d DTOC, %d hit their window)\n",
-		len(m.Files), dir, byFormat["claude-code"], byFormat["codex-cli"], byFormat["openai-messages"], dtoc, hits)
+	printWrapped(w, width, fmt.Sprintf("wrote %s to %s (claude-code %d, codex-cli %d, openai-messages %d; %d DTOC, %d hit their window)",
+		countOf(len(m.Files), "session"), dir, byFormat["claude-code"], byFormat["codex-cli"], byFormat["openai-messages"], dtoc, hits))
 	if m.Truth == nil {
 		return
 	}
@@ -154,8 +155,8 @@ func printSynth(w io.Writer, dir string, m *synth.Manifest) {
 		if f.Calls > 0 {
 			per100 = 100 * float64(f.ManageCalls) / float64(f.Calls)
 		}
-		fmt.Fprintf(w, "  %-10s %-18s %3d sessions, %5d calls, %4d manage_context calls (%.1f per 100 calls), %4d disables, %4d enables\n",
-			f.Profile.Name, f.Model, f.Sessions, f.Calls, f.ManageCalls, per100, f.Disables, f.Enables)
+		printFitted(w, width, fmt.Sprintf("  %-10s %-18s %3d sessions, %5d calls, %4d manage_context calls (%.1f per 100 calls), %4d disables, %4d enables",
+			f.Profile.Name, f.Model, f.Sessions, f.Calls, f.ManageCalls, per100, f.Disables, f.Enables))
 	}
 	fmt.Fprintf(w, "ground truth: %s\n", filepath.Join(dir, filepath.FromSlash(path.Clean(synth.GroundTruthFile))))
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
 // table is a terminal table: numbers right-aligned, fitted to a width by
@@ -30,6 +32,11 @@ type table struct {
 	// others leave, so fitting shortens it first, to its min, before any
 	// other text column; --wide (width 0) shows it whole.
 	prose int
+	// ids is 1 + the index of a column of run ids (0: none): fitting
+	// never makes it narrower than the width at which its cells, cut in
+	// the middle (textfmt.CutMiddle), stay distinct (textfmt.UniqueWidth),
+	// so that a session and its sub-agents never print alike.
+	ids int
 	// noHeader leaves the header line out (the lines before the table
 	// name its columns).
 	noHeader bool
@@ -160,7 +167,7 @@ func (t *table) fit(w []int, right []bool, width int) {
 // write prints the table fitted to width (≤ 0: natural widths); bold makes
 // the header bold (a terminal that wants it: see styled).
 func (t *table) write(out io.Writer, width int, bold bool) error {
-	t = t.leaveOut(width)
+	t = t.uniqueIDs().leaveOut(width)
 	w := t.widths()
 	right := t.alignment()
 	fitTo := width
@@ -177,7 +184,11 @@ func (t *table) write(out io.Writer, width int, bold bool) error {
 				c = termSafe(cells[i]) // the table writes past the safe writer (its bold is ours)
 			}
 			if runewidth.StringWidth(c) > w[i] {
-				c = runewidth.Truncate(c, w[i], "…")
+				if i == t.ids-1 {
+					c = textfmt.CutMiddle(c, w[i])
+				} else {
+					c = runewidth.Truncate(c, w[i], "…")
+				}
 			}
 			pad := strings.Repeat(" ", w[i]-runewidth.StringWidth(c))
 			if i > 0 {
@@ -225,7 +236,7 @@ func (t *table) cuts(width int) bool {
 	if width <= 0 {
 		return false
 	}
-	t = t.leaveOut(width)
+	t = t.uniqueIDs().leaveOut(width)
 	w := t.widths()
 	nat := slices.Clone(w)
 	t.fit(w, t.alignment(), max(width-runewidth.StringWidth(t.indent), 1))
@@ -292,22 +303,56 @@ func (t *table) drop(drop map[int]bool) {
 	if len(drop) == 0 {
 		return
 	}
-	if p := t.prose - 1; p >= 0 {
-		if drop[p] {
-			t.prose = 0
-		} else {
-			for c := range drop {
-				if c < p {
-					t.prose--
-				}
-			}
-		}
-	}
+	t.prose, t.ids = shifted(t.prose, drop), shifted(t.ids, drop)
 	t.header, t.totals = keepColumns(t.header, drop), keepColumns(t.totals, drop)
 	for i, r := range t.rows {
 		t.rows[i] = keepColumns(r, drop)
 	}
 	t.right, t.min = keepColumns(t.right, drop), keepColumns(t.min, drop)
+}
+
+// shifted is a 1-based column setting (prose, ids) once the columns in
+// drop are gone: 0 when its column is.
+func shifted(col int, drop map[int]bool) int {
+	p := col - 1
+	if p < 0 || drop[p] {
+		return 0
+	}
+	for c := range drop {
+		if c < p {
+			col--
+		}
+	}
+	return col
+}
+
+// uniqueIDs is t with its run-id column's min raised to the width at
+// which its cells stay distinct (t itself when it has none).
+func (t *table) uniqueIDs() *table {
+	i := t.ids - 1
+	if i < 0 || i >= len(t.header) {
+		return t
+	}
+	c := t.clone()
+	c.key, c.optional = t.key, t.optional
+	cells := make([]string, 0, len(t.rows))
+	for _, r := range t.rows {
+		if i < len(r) {
+			cells = append(cells, termSafe(r[i]))
+		}
+	}
+	lo := max(6, runewidth.StringWidth(t.header[i]))
+	if i < len(t.min) && t.min[i] > 0 {
+		lo = t.min[i]
+	}
+	if c.min == nil {
+		c.min = make([]int, len(t.header))
+	}
+	for len(c.min) < len(t.header) {
+		c.min = append(c.min, 0)
+	}
+	c.min[i] = textfmt.UniqueWidth(cells, lo)
+	return c
 }
 
 // keepColumns returns the entries of s, one per column, whose column is

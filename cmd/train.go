@@ -16,6 +16,7 @@ import (
 	"github.com/trajmine/trajmine/analysis"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/schema"
 	"github.com/trajmine/trajmine/simulate"
 	"github.com/trajmine/trajmine/tracer"
@@ -25,7 +26,7 @@ import (
 type TrainOptions struct {
 	Terminal
 	Family      string
-	Window      int64
+	Window      simulate.Window
 	Seed        uint64
 	Model       string // -o: the model file
 	Epochs      int
@@ -164,7 +165,7 @@ Use the model as the policy tracer(model=FILE) in simulate, recommend
 	f := t.Flags()
 	f.StringVarP(&o.Model, "out", "o", "", "model file to write (JSON)")
 	f.StringVar(&o.Family, "family", "", "train on runs of this model family only")
-	f.Int64Var(&o.Window, "window", 0, "window in tokens to replay at (0: each run's own)")
+	f.Var(windowVar(&o.Window, true), "window", "window to replay at: tokens (200000, 128k), own or unbounded")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of every random choice (initialisation, order, sampling, split, bootstrap)")
 	f.IntVar(&o.Epochs, "epochs", 30, "passes over the training runs")
 	f.IntVar(&o.Samples, "samples", 2, "sampled replays per run and epoch (≥ 2)")
@@ -191,8 +192,8 @@ type traceCollector struct {
 	traces []*simulate.Trace
 }
 
-func (a *traceCollector) Worker() (func(w *analysis.RunWork) any, error) {
-	return func(w *analysis.RunWork) any {
+func (a *traceCollector) Worker() (func(w *analysis.RunWork) *simulate.Trace, error) {
+	return func(w *analysis.RunWork) *simulate.Trace {
 		if a.family != "" && w.Run.ModelFamily != a.family {
 			return nil
 		}
@@ -200,8 +201,8 @@ func (a *traceCollector) Worker() (func(w *analysis.RunWork) any, error) {
 	}, nil
 }
 
-func (a *traceCollector) Add(v any) error {
-	if tr, ok := v.(*simulate.Trace); ok {
+func (a *traceCollector) Add(tr *simulate.Trace) error {
+	if tr != nil { // nil: a run of another family
 		a.traces = append(a.traces, tr)
 	}
 	return nil
@@ -222,7 +223,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		return err
 	}
 	col := &traceCollector{family: o.Family}
-	if err := analysis.Pass(ctx, st, store.ScanOptions{}, env, col); err != nil {
+	if err := analysis.Pass(ctx, st, store.ScanOptions{}, env, analysis.Of(col)); err != nil {
 		return err
 	}
 	if len(col.traces) == 0 {
@@ -236,7 +237,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 		return fmt.Errorf("train tracer: all %d runs are held out (%s): use a larger --holdout-every", len(held), holdout.Rule(o.Holdout))
 	}
 	w := o.Out
-	fmt.Fprintf(w, "training on %d runs, %d held out (%s, recommend's split); reward: %s\n", len(train), len(held), holdout.Rule(o.Holdout), rewardText(o.Reward))
+	fmt.Fprintf(w, "training on %s, %d held out (%s, recommend's split); reward: %s\n", countOf(len(train), "run"), len(held), holdout.Rule(o.Holdout), rewardText(o.Reward))
 	et := &table{header: []string{"EPOCH", "REWARD", "TOKENS/KEEP-ALL", "COST/KEEP-ALL", "REINV/100", "OVERFLOWS", "MEAN RATIO", "MEAN-POLICY REWARD", "MEAN-POLICY TOKENS", "OUTCOME LOGLOSS"},
 		right: []bool{true, true, true, true, true, true, true, true, true, true}, optionalHint: "the model file has every figure; widen the terminal"}
 	et.optional = []int{9, 8, 7, 6}
@@ -262,7 +263,7 @@ func trainRun(ctx context.Context, d *Deps, o *TrainOptions) error {
 	if err := tracer.WriteModel(o.Model, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s (%d epochs in %.1f s); use it as tracer(model=%s)\n", o.Model, len(m.Training.Curves), elapsed.Seconds(), o.Model)
+	fmt.Fprintf(w, "wrote %s (%s in %s); use it as tracer(model=%s)\n", o.Model, countOf(len(m.Training.Curves), "epoch"), textfmt.Duration(elapsed), o.Model)
 	if u := m.Training.Uniform; u != nil {
 		printWrapped(w, o.Width, tunedText(u, len(train)))
 	}

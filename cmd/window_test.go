@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,7 +133,7 @@ WHERE s.window_tokens = ? AND ((s.saved AND (NOT (e.logged OR e.over) OR s.statu
 		head string // keep the output up to this line (exclusive); "" all
 	}{
 		{"simulate-window-what-if", []string{"simulate", "--window", "32000", "--no-save", "--policy", "truncate", "--policy", "compact-codex", "--policy", "mask", "--policy", "halflife"}, ""},
-		{"report-window-what-if", []string{"report", "--all", "--window", "32000", "-o", filepath.Join(t.TempDir(), "r.html")}, "Context policies replayed"},
+		{"report-window-what-if", []string{"report", "--full", "--all", "--window", "32000", "-o", filepath.Join(t.TempDir(), "r.html")}, "Context policies replayed"},
 		{"recommend-window-what-if", []string{"recommend", "--window", "32000"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +178,7 @@ FROM (SELECT run_id, max(input_tokens + output_tokens) AS p, max(input_tokens) A
 	if runs != 20 || over != 6 || overInput != over {
 		t.Fatalf("corpus-outcomes: %d runs, %d over 32,000 with their output, %d by input alone; want 20, 6, 6", runs, over, overInput)
 	}
-	sim, err := analysis.SimulateStore(ctx, st, &analysis.SimulateOptions{Windows: []int64{w}, NoSave: true}, mustPolicies(t))
+	sim, err := analysis.SimulateStore(ctx, st, &analysis.SimulateOptions{Windows: []simulate.Window{w}, NoSave: true}, mustPolicies(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,4 +220,138 @@ func mustPolicies(t *testing.T) []simulate.Policy {
 		t.Fatal(err)
 	}
 	return pols
+}
+
+// TestWindowFlags: every command's --window reads the same spellings
+// (simulate.ParseWindow) into the value its analysis takes, unchanged
+// from the flag to the analysis options (the engine's side:
+// simulate.TestReplayWindowAsGiven, analysis.TestSimulateWindowsAsGiven);
+// diagnose and report, whose figures are shares of a window, refuse
+// unbounded; zero and bad input are usage errors that say what is
+// accepted.
+func TestWindowFlags(t *testing.T) {
+	// each command's window as its analysis receives it
+	type got struct {
+		cmd      simulate.Window
+		analysis []simulate.Window
+	}
+	commands := map[string]func(t *testing.T, args []string) (got, error){
+		"simulate": func(t *testing.T, args []string) (got, error) {
+			var o *SimulateOptions
+			c := NewSimulateCmd(testDeps(t, nil), func(x *SimulateOptions) error { o = x; return nil })
+			c.SetArgs(args)
+			c.SetOut(io.Discard)
+			c.SetErr(io.Discard)
+			err := c.Execute()
+			if err != nil {
+				return got{}, err
+			}
+			return got{cmd: o.windows[0], analysis: o.analysis().Windows}, nil
+		},
+		"diagnose": func(t *testing.T, args []string) (got, error) {
+			var o *DiagnoseOptions
+			c := NewDiagnoseCmd(testDeps(t, nil), func(x *DiagnoseOptions) error { o = x; return nil })
+			c.SetArgs(args)
+			c.SetOut(io.Discard)
+			c.SetErr(io.Discard)
+			if err := c.Execute(); err != nil {
+				return got{}, err
+			}
+			return got{cmd: o.Window, analysis: []simulate.Window{o.analysis().Window}}, nil
+		},
+		"recommend": func(t *testing.T, args []string) (got, error) {
+			var o *RecommendOptions
+			c := NewRecommendCmd(testDeps(t, nil), func(x *RecommendOptions) error { o = x; return nil })
+			c.SetArgs(args)
+			c.SetOut(io.Discard)
+			c.SetErr(io.Discard)
+			if err := c.Execute(); err != nil {
+				return got{}, err
+			}
+			return got{cmd: o.Window, analysis: []simulate.Window{o.analysis().Window}}, nil
+		},
+		"report": func(t *testing.T, args []string) (got, error) {
+			var o *ReportOptions
+			c := NewReportCmd(testDeps(t, nil), func(x *ReportOptions) error { o = x; return nil })
+			c.SetArgs(args)
+			c.SetOut(io.Discard)
+			c.SetErr(io.Discard)
+			if err := c.Execute(); err != nil {
+				return got{}, err
+			}
+			ao, err := o.analysis(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got{cmd: o.Window, analysis: []simulate.Window{ao.Window}}, nil
+		},
+		"train": func(t *testing.T, args []string) (got, error) {
+			var o *TrainOptions
+			c := NewTrainCmd(testDeps(t, nil), func(x *TrainOptions) error { o = x; return nil })
+			c.SetArgs(append([]string{"tracer", "-o", "m.json"}, args...))
+			c.SetOut(io.Discard)
+			c.SetErr(io.Discard)
+			if err := c.Execute(); err != nil {
+				return got{}, err
+			}
+			return got{cmd: o.Window, analysis: []simulate.Window{o.Window}}, nil
+		},
+	}
+	for _, tc := range []struct {
+		arg  string // "" no --window
+		want simulate.Window
+		err  string            // the error of every command; "" none
+		only map[string]string // the error of these commands only
+	}{
+		{arg: "", want: simulate.OwnWindow},
+		{arg: "own", want: simulate.OwnWindow},
+		{arg: "32k", want: simulate.Tokens(32_000)},
+		{arg: "200000", want: simulate.Tokens(200_000)},
+		{arg: "unbounded", want: simulate.Unbounded, only: map[string]string{"diagnose": "no unbounded window", "report": "no unbounded window"}},
+		{arg: "none", want: simulate.Unbounded, only: map[string]string{"diagnose": "no unbounded window", "report": "no unbounded window"}},
+		{arg: "0", err: `window "0" holds no tokens`},
+		{arg: "-1", err: `window "-1" is not a number of tokens`},
+		{arg: "lots", err: `window "lots" is not a number of tokens`},
+	} {
+		for name, parse := range commands {
+			t.Run(name+" "+tc.arg, func(t *testing.T) {
+				var args []string
+				if tc.arg != "" {
+					args = []string{"--window=" + tc.arg}
+				}
+				g, err := parse(t, args)
+				want := tc.err
+				if e, ok := tc.only[name]; ok {
+					want = e
+				}
+				if want != "" {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Fatalf("--window %s: error %v, want one containing %q", tc.arg, err, want)
+					}
+					// through the root: a usage error (exit 2) naming the flag
+					_, stderr, code := run(t, testDeps(t, nil), append(append([]string{name}, map[bool][]string{true: {"tracer", "-o", "m.json"}}[name == "train"]...), args...)...)
+					if code != exitUsage || !strings.Contains(stderr, "--window") || !strings.Contains(stderr, want) {
+						t.Errorf("trajmine %s --window %s: exit %d, stderr %q", name, tc.arg, code, stderr)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g.cmd != tc.want || len(g.analysis) != 1 || g.analysis[0] != tc.want {
+					t.Errorf("--window %s: options hold %v, the analysis gets %v; want %v in both", tc.arg, g.cmd, g.analysis, tc.want)
+				}
+			})
+		}
+	}
+	// simulate's list: in order, every value reaching the analysis as read
+	var o *SimulateOptions
+	c := NewSimulateCmd(testDeps(t, nil), func(x *SimulateOptions) error { o = x; return nil })
+	c.SetArgs([]string{"--window", "unbounded,128k,own,32_000"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []simulate.Window{simulate.OwnWindow, 32_000, 128_000, simulate.Unbounded}; !slices.Equal(o.analysis().Windows, want) {
+		t.Errorf("simulate --window list: %v, want %v", o.analysis().Windows, want)
+	}
 }

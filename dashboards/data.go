@@ -8,8 +8,9 @@ package dashboards
 // shows Decision, the CLI's. Optional parts are nil when not computed, and
 // the page then says so.
 type Data struct {
-	// Title heads the page; Generated is a fixed label (the caller's clock,
-	// or a constant in tests) shown under it.
+	// Title heads the page; Generated is the label shown under it, as the
+	// caller writes it (analysis.Page: the wall clock's UTC minute from
+	// time.Now; tests: a constant). htmlreport reads no clock.
 	Title     string
 	Generated string
 	Source    string // what was ingested (e.g. "local agent logs")
@@ -71,6 +72,8 @@ type Data struct {
 	Live *Live
 
 	// Optional sections filled by other analyses; nil means not computed.
+	// Compare: trajmine report --compare-by / --compare-group (compare.go).
+	Compare    *Compare
 	ProcessMap *ProcessMap
 	Variants   []Variant
 	Behaviour  []BehaviourProfile
@@ -209,7 +212,7 @@ type PolicyAgg struct {
 	Policy  string // short name
 	Runs    int
 	Acted   int
-	Ratio   float64 // tokens ×: Σ policy / Σ as-logged effective tokens (simulate.Agg.TotalRatio)
+	Ratio   float64 // tokens ×: Σ policy / Σ as-logged effective tokens (simulate.Agg.EffectiveRatio)
 	RatioLo float64 // 95 % bootstrap CI
 	RatioHi float64
 
@@ -233,22 +236,22 @@ type PolicyAgg struct {
 
 // Recommendation is one model family's recommend.Result.
 type Recommendation struct {
-	Family       string
-	Label        string
-	Runs         int
-	Train        int
-	HeldOut      int
-	Policy       string
-	Short        string
-	PolicyFamily string
-	Currency     string   // what Saving is in: cost, cost per solved task, tokens
-	Saving       *float64 // held-out expected saving (1 − ratio in Currency); nil when not split
-	SavingLo     *float64
-	SavingHi     *float64
-	ReinvPer100  *float64
-	SavedRuns    int
-	Why          string
-	Note         string // what applying Policy takes beyond its setting (remove the manage_context tool; API-level); "" nothing
+	Family      string
+	Label       string
+	Runs        int
+	Train       int
+	HeldOut     int
+	Policy      string
+	Short       string
+	Mechanism   string
+	Currency    string   // what Saving is in: cost, cost per solved task, tokens
+	Saving      *float64 // held-out expected saving (1 − ratio in Currency); nil when not split
+	SavingLo    *float64
+	SavingHi    *float64
+	ReinvPer100 *float64
+	SavedRuns   int
+	Why         string
+	Note        string // what applying Policy takes beyond its setting (remove the manage_context tool; API-level); "" nothing
 }
 
 // RunDetail is one sampled run, call by call.
@@ -304,9 +307,9 @@ type RunRecord struct {
 // PolicyOutcome is what one policy did to a whole run (a sim_runs row).
 type PolicyOutcome struct {
 	Status       string
-	OverflowCall int // -1 none
-	TokenRatio   float64
-	Saved, Lost  bool // sim_runs.saved, sim_runs.lost: against what ran (as-logged)
+	OverflowCall int     // -1 none
+	TokenRatio   float64 // prompts against what ran's (simulate.RunResult.TokenRatio)
+	Saved, Lost  bool    // sim_runs.saved, sim_runs.lost: against what ran (as-logged)
 }
 
 // Call is one diag_calls row.
@@ -321,9 +324,9 @@ type Call struct {
 type RunPolicy struct {
 	Policy          string // short name
 	Status          string
-	OverflowCall    int // -1 none
-	FirstActivation int // -1 never
-	TokenRatio      float64
+	OverflowCall    int     // -1 none
+	FirstActivation int     // -1 never
+	TokenRatio      float64 // prompts against what ran's (simulate.RunResult.TokenRatio), as PolicyOutcome's
 	PeakTokens      int64
 	Reinvocations   int
 	PlaceholdersMax int

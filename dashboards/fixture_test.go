@@ -119,8 +119,8 @@ func fixture(full bool) *dashboards.Data {
 		return d
 	}
 	d.Recommendations = []dashboards.Recommendation{
-		{Family: "gpt-" + xssImg, Runs: 12, Train: 9, HeldOut: 3, Policy: "mask(n=5,placeholder=x)", Short: "mask(n=5)", PolicyFamily: "masking", Currency: "cost", Saving: f64(0.2), SavingLo: f64(0.0003), SavingHi: f64(0.3), ReinvPer100: f64(0.5), SavedRuns: 1, Why: "saves 1 run " + xssScript},
-		{Family: "claude-sonnet-4", Runs: 1, Train: 1, Policy: "keep-all", Short: "keep-all", PolicyFamily: "none", Why: "too few runs to hold some out"},
+		{Family: "gpt-" + xssImg, Runs: 12, Train: 9, HeldOut: 3, Policy: "mask(n=5,placeholder=x)", Short: "mask(n=5)", Mechanism: "masking", Currency: "cost", Saving: f64(0.2), SavingLo: f64(0.0003), SavingHi: f64(0.3), ReinvPer100: f64(0.5), SavedRuns: 1, Why: "saves 1 run " + xssScript},
+		{Family: "claude-sonnet-4", Runs: 1, Train: 1, Policy: "keep-all", Short: "keep-all", Mechanism: "none", Why: "too few runs to hold some out"},
 	}
 	// the CLI's decision: gpt's recommendation, its held-out figures
 	d.Decision = dashboards.Decision{Policy: "mask(n=5)", Family: "gpt-" + xssImg, Currency: "cost", Ratio: 0.8, Lo: 0.7, Hi: 0.9997, Tokens: 0.6,

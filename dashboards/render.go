@@ -66,7 +66,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"signed":   func(n int64) string { return textfmt.Thousands(n) },
 	"per100":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"optreinv": func(p *float64) string { return optFloat(p, "%.1f") },
-	"usd2":     func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"usd2":     textfmt.Dollars, // the CLI's $ SAVED (textfmt: one formatter per kind)
 	"snippet":  snippet,
 	"dash":     orDash,
 	"window":   windowText,

@@ -518,7 +518,7 @@ func TestHeadlineFromCLI(t *testing.T) {
 	d.Decision = dashboards.Decision{Reason: "no model family has the ≥ 10 training and ≥ 5 held-out runs a choice needs (evidence)"}
 	d.Recommendations = append(d.Recommendations,
 		dashboards.Recommendation{Family: "thin", Runs: 3, Why: "insufficient evidence: 3 runs"},
-		dashboards.Recommendation{Family: "kept", Runs: 30, Policy: "as-logged", Short: "as-logged", PolicyFamily: "logged", Why: "what ran"})
+		dashboards.Recommendation{Family: "kept", Runs: 30, Policy: "as-logged", Short: "as-logged", Mechanism: "logged", Why: "what ran"})
 	page := render(t, d)
 	for _, want := range []string{"collect more runs (no recommendation yet)", "keep your current settings (what ran)"} {
 		if !strings.Contains(page, want) {

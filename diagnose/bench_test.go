@@ -153,7 +153,7 @@ func diagnoseAll(runs []benchRun) (windowEnds, rereads, stalls int64) {
 		if res.End.WindowEnd() {
 			windowEnds++
 		}
-		v := NewVisibility(br.events, br.ops, &VisibilityOptions{NTurns: br.run.NTurns})
+		v := NewVisibility(br.events, br.ops, &VisibilityOptions{NCalls: br.run.NTurns})
 		rents = append(rents, v.Rent())
 		rereads += ReReads(br.events, v, nil).Total()
 		stalls += Stalls(br.events).NRepeats

@@ -17,15 +17,17 @@ const BoundaryK = 3
 // itself does not depend on it.
 type ClassifyFunc func(harness, tool, args string) string
 
-// defaultSubmits are the tool names DefaultClassify calls "submit" (the
+// fallbackSubmits are the tool names FallbackClassify calls "submit" (the
 // actions classifier's submit names without its patterns).
-var defaultSubmits = []string{"submit", "finish", "attempt_completion", "mark_task_complete", "task_complete", "complete_task", "final_answer"}
+var fallbackSubmits = []string{"submit", "finish", "attempt_completion", "mark_task_complete", "task_complete", "complete_task", "final_answer"}
 
-// DefaultClassify is the fallback ClassifyFunc: "submit" for the usual
-// submit and finish tool names (defaultSubmits, any case), "read" when
-// DefaultIsRead says so, else "other". It knows no searches or edits.
-func DefaultClassify(_, tool, args string) string {
-	if slices.Contains(defaultSubmits, strings.ToLower(tool)) {
+// FallbackClassify is the ClassifyFunc used when none is given (the real
+// classifier is the actions package's, analysis.DefaultClassify, which
+// cmd passes): "submit" for the usual submit and finish tool names
+// (fallbackSubmits, any case), "read" when DefaultIsRead says so, else
+// "other". It knows no searches or edits.
+func FallbackClassify(_, tool, args string) string {
+	if slices.Contains(fallbackSubmits, strings.ToLower(tool)) {
 		return "submit"
 	}
 	if DefaultIsRead(tool, args) {
@@ -37,10 +39,10 @@ func DefaultClassify(_, tool, args string) string {
 // StoppedWhileReading reports whether a run's last BoundaryK tool_call events
 // (in seq order; fewer when the run has fewer) include at least one read or
 // search and no edit, submit or test. A run without tool calls did not stop
-// while reading. classify nil means DefaultClassify.
+// while reading. classify nil means FallbackClassify.
 func StoppedWhileReading(harness string, events []schema.Event, classify ClassifyFunc) bool {
 	if classify == nil {
-		classify = DefaultClassify
+		classify = FallbackClassify
 	}
 	var calls []schema.Event
 	for _, e := range events {
@@ -67,9 +69,9 @@ func StoppedWhileReading(harness string, events []schema.Event, classify Classif
 // BoundaryRun is one run's input to the reading-boundary curves.
 type BoundaryRun struct {
 	RunID string `json:"run_id"`
-	// Turn is the run's number of model calls (schema.Run.NTurns): the call
+	// Call is the run's number of model calls (schema.Run.NTurns): the call
 	// at which it stopped, 1-based.
-	Turn int64 `json:"turn"`
+	Call int64 `json:"call"`
 	// Event: the run did not finish and stopped while reading (the event of
 	// interest).
 	Event bool `json:"event"`
@@ -95,29 +97,29 @@ func BoundaryInput(run schema.Run, end End, events []schema.Event, classify Clas
 	}
 	swr := StoppedWhileReading(run.Harness, events, classify)
 	fin := end.Reason == schema.EndFinished
-	return BoundaryRun{RunID: run.RunID, Turn: t, Event: !fin && swr, Finished: fin, StoppedWhileReading: swr}
+	return BoundaryRun{RunID: run.RunID, Call: t, Event: !fin && swr, Finished: fin, StoppedWhileReading: swr}
 }
 
-// KMPoint is one step of a Kaplan–Meier curve: at Turn, AtRisk runs had
-// Turn ≥ this turn, Events of them stopped while reading at it and Censored
+// KMPoint is one step of a Kaplan–Meier curve: at Call, AtRisk runs had
+// Call ≥ this call, Events of them stopped while reading at it and Censored
 // were censored at it (finished runs included); Survival is the
 // product-limit estimate after it.
 type KMPoint struct {
-	Turn     int64   `json:"turn"`
+	Call     int64   `json:"call"`
 	AtRisk   int64   `json:"at_risk"`
 	Events   int64   `json:"events"`
 	Censored int64   `json:"censored"`
 	Survival float64 `json:"survival"`
 }
 
-// CIFPoint is one step of the Aalen–Johansen estimate: at Turn, AtRisk runs
-// had Turn ≥ this turn; Events stopped while reading at it, Finished
+// CIFPoint is one step of the Aalen–Johansen estimate: at Call, AtRisk runs
+// had Call ≥ this call; Events stopped while reading at it, Finished
 // finished at it and Censored were censored at it. Survival is the
 // all-outcome product-limit estimate after it (still going: neither
 // outcome yet); Incidence is the cumulative incidence of stopping while
 // reading by Turn and FinishedIncidence that of finishing.
 type CIFPoint struct {
-	Turn              int64   `json:"turn"`
+	Call              int64   `json:"call"`
 	AtRisk            int64   `json:"at_risk"`
 	Events            int64   `json:"events"`
 	Finished          int64   `json:"finished"`
@@ -144,37 +146,37 @@ type BoundaryOptions struct {
 	MinRuns int64   // fewest runs for a stated boundary; 0 means BoundaryMinRuns, < 0 none
 }
 
-// ReadingBoundary is the reading boundary of a set of runs: the first turn
+// ReadingBoundary is the reading boundary of a set of runs: the first call
 // by which the cumulative incidence of stopping while reading, with
 // finishing as a competing outcome (Aalen–Johansen), reaches Share. The
 // Kaplan–Meier curve that censors finished runs is kept for comparison.
 type ReadingBoundary struct {
-	Runs     int64   `json:"runs"`     // runs the estimate rests on (Turn > 0)
+	Runs     int64   `json:"runs"`     // runs the estimate rests on (Call > 0)
 	Events   int64   `json:"events"`   // stopped while reading
 	Finished int64   `json:"finished"` // finished: the competing outcome
 	Censored int64   `json:"censored"` // neither
 	Share    float64 `json:"share"`
 	MinRuns  int64   `json:"min_runs"`
-	// Found: the incidence reaches Share at Turn and Runs ≥ MinRuns.
+	// Found: the incidence reaches Share at Call and Runs ≥ MinRuns.
 	Found bool  `json:"found"`
-	Turn  int64 `json:"turn"` // the boundary; 0 when not Found
-	// Reached: the incidence reaches Share (at ReachedTurn) whether or not
+	Call  int64 `json:"call"` // the boundary; 0 when not Found
+	// Reached: the incidence reaches Share (at ReachedCall) whether or not
 	// Runs ≥ MinRuns; Reached && !Found means too few runs to state it.
 	Reached     bool  `json:"reached"`
-	ReachedTurn int64 `json:"reached_turn"`
+	ReachedCall int64 `json:"reached_call"`
 	// EventsBy is the number of runs that stopped while reading by
-	// ReachedTurn (all of them when not Reached).
+	// ReachedCall (all of them when not Reached).
 	EventsBy int64 `json:"events_by"`
 	// Incidence is the final cumulative incidence of stopping while reading
 	// (at the last turn).
 	Incidence float64    `json:"incidence"`
 	CIF       []CIFPoint `json:"incidence_curve"`
 
-	// KMFound, KMTurn: the Kaplan–Meier survival of "not stopped while
-	// reading", finished runs censored, first ≤ 1 − Share at KMTurn (no
+	// KMFound, KMCall: the Kaplan–Meier survival of "not stopped while
+	// reading", finished runs censored, first ≤ 1 − Share at KMCall (no
 	// minimum applies). Curve is that survival curve.
 	KMFound bool      `json:"km_found"`
-	KMTurn  int64     `json:"km_turn"`
+	KMCall  int64     `json:"km_call"`
 	Curve   []KMPoint `json:"curve"`
 }
 
@@ -208,18 +210,18 @@ func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
 	rb := ReadingBoundary{Share: share, MinRuns: minRuns}
 	rs := make([]BoundaryRun, 0, len(runs))
 	for _, r := range runs {
-		if r.Turn > 0 {
+		if r.Call > 0 {
 			rs = append(rs, r)
 		}
 	}
-	slices.SortStableFunc(rs, func(a, b BoundaryRun) int { return cmp.Compare(a.Turn, b.Turn) })
+	slices.SortStableFunc(rs, func(a, b BoundaryRun) int { return cmp.Compare(a.Call, b.Call) })
 	rb.Runs = int64(len(rs))
 	const eps = 1e-12 // F₁ is a sum of products: 1/2 may come out a hair below
 	atRisk := rb.Runs
 	s, f1, f2, km := 1.0, 0.0, 0.0, 1.0
 	for i := 0; i < len(rs); {
-		p := CIFPoint{Turn: rs[i].Turn, AtRisk: atRisk}
-		for ; i < len(rs) && rs[i].Turn == p.Turn; i++ {
+		p := CIFPoint{Call: rs[i].Call, AtRisk: atRisk}
+		for ; i < len(rs) && rs[i].Call == p.Call; i++ {
 			switch {
 			case rs[i].Event:
 				p.Events++
@@ -242,12 +244,12 @@ func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
 		rb.Censored += p.Censored
 		atRisk -= p.Events + p.Finished + p.Censored
 		rb.CIF = append(rb.CIF, p)
-		rb.Curve = append(rb.Curve, KMPoint{Turn: p.Turn, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: km})
+		rb.Curve = append(rb.Curve, KMPoint{Call: p.Call, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: km})
 		if !rb.Reached && f1 >= share-eps {
-			rb.Reached, rb.ReachedTurn, rb.EventsBy = true, p.Turn, rb.Events
+			rb.Reached, rb.ReachedCall, rb.EventsBy = true, p.Call, rb.Events
 		}
 		if !rb.KMFound && km <= 1-share+eps {
-			rb.KMFound, rb.KMTurn = true, p.Turn
+			rb.KMFound, rb.KMCall = true, p.Call
 		}
 	}
 	rb.Incidence = f1
@@ -255,7 +257,7 @@ func BoundaryWith(runs []BoundaryRun, o *BoundaryOptions) ReadingBoundary {
 		rb.EventsBy = rb.Events
 	}
 	if rb.Reached && rb.Runs >= minRuns {
-		rb.Found, rb.Turn = true, rb.ReachedTurn
+		rb.Found, rb.Call = true, rb.ReachedCall
 	}
 	return rb
 }

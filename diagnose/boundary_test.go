@@ -56,7 +56,7 @@ func TestBoundaryInput(t *testing.T) {
 	evs := bCalls("execute", "read")
 	fin := diagnose.End{Reason: schema.EndFinished}
 	over := diagnose.End{Reason: schema.EndContextOverflow}
-	if got := diagnose.BoundaryInput(schema.Run{RunID: "a", NTurns: 7}, over, evs, bClassify); !got.Event || got.Finished || got.Turn != 7 {
+	if got := diagnose.BoundaryInput(schema.Run{RunID: "a", NTurns: 7}, over, evs, bClassify); !got.Event || got.Finished || got.Call != 7 {
 		t.Errorf("overflow while reading: %+v", got)
 	}
 	// Finished runs are the competing outcome even when their last calls are reads.
@@ -64,17 +64,17 @@ func TestBoundaryInput(t *testing.T) {
 		t.Errorf("finished: %+v", got)
 	}
 	// NTurns 0: one more than the largest output event turn (the tool_call at 1).
-	if got := diagnose.BoundaryInput(schema.Run{RunID: "a"}, over, evs, bClassify); got.Turn != 2 {
-		t.Errorf("turn = %d, want 2", got.Turn)
+	if got := diagnose.BoundaryInput(schema.Run{RunID: "a"}, over, evs, bClassify); got.Call != 2 {
+		t.Errorf("turn = %d, want 2", got.Call)
 	}
 }
 
 // TestBoundaryKaplanMeier: the Kaplan–Meier comparison curve (finished runs
 // censored) and its boundary K(t) ≤ 1 − Share.
 func TestBoundaryKaplanMeier(t *testing.T) {
-	ev := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Turn: turn, Event: true} }
-	cen := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Turn: turn} }
-	fin := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Turn: turn, Finished: true} }
+	ev := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Call: turn, Event: true} }
+	cen := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Call: turn} }
+	fin := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Call: turn, Finished: true} }
 	type km struct {
 		Found bool
 		Turn  int64
@@ -94,13 +94,13 @@ func TestBoundaryKaplanMeier(t *testing.T) {
 			// t=5: n=2, censored 1 → S = 5/12
 			// t=8: n=1, d=1 → S = 0
 			name: "with censoring",
-			runs: []diagnose.BoundaryRun{ev(8), cen(3), ev(4), ev(2), fin(5), ev(4), {Turn: 0, Event: true}},
+			runs: []diagnose.BoundaryRun{ev(8), cen(3), ev(4), ev(2), fin(5), ev(4), {Call: 0, Event: true}},
 			want: km{true, 4, []diagnose.KMPoint{
-				{Turn: 2, AtRisk: 6, Events: 1, Survival: 5.0 / 6},
-				{Turn: 3, AtRisk: 5, Censored: 1, Survival: 5.0 / 6},
-				{Turn: 4, AtRisk: 4, Events: 2, Survival: 5.0 / 12},
-				{Turn: 5, AtRisk: 2, Censored: 1, Survival: 5.0 / 12},
-				{Turn: 8, AtRisk: 1, Events: 1, Survival: 0},
+				{Call: 2, AtRisk: 6, Events: 1, Survival: 5.0 / 6},
+				{Call: 3, AtRisk: 5, Censored: 1, Survival: 5.0 / 6},
+				{Call: 4, AtRisk: 4, Events: 2, Survival: 5.0 / 12},
+				{Call: 5, AtRisk: 2, Censored: 1, Survival: 5.0 / 12},
+				{Call: 8, AtRisk: 1, Events: 1, Survival: 0},
 			}},
 		},
 		{
@@ -109,8 +109,8 @@ func TestBoundaryKaplanMeier(t *testing.T) {
 			name: "event and censored at the same turn",
 			runs: []diagnose.BoundaryRun{fin(1), cen(1), ev(10), cen(10)},
 			want: km{true, 10, []diagnose.KMPoint{
-				{Turn: 1, AtRisk: 4, Censored: 2, Survival: 1},
-				{Turn: 10, AtRisk: 2, Events: 1, Censored: 1, Survival: 0.5},
+				{Call: 1, AtRisk: 4, Censored: 2, Survival: 1},
+				{Call: 10, AtRisk: 2, Events: 1, Censored: 1, Survival: 0.5},
 			}},
 		},
 		{
@@ -118,15 +118,15 @@ func TestBoundaryKaplanMeier(t *testing.T) {
 			name: "never reaches half",
 			runs: []diagnose.BoundaryRun{ev(3), cen(5), fin(5)},
 			want: km{false, 0, []diagnose.KMPoint{
-				{Turn: 3, AtRisk: 3, Events: 1, Survival: 2.0 / 3},
-				{Turn: 5, AtRisk: 2, Censored: 2, Survival: 2.0 / 3},
+				{Call: 3, AtRisk: 3, Events: 1, Survival: 2.0 / 3},
+				{Call: 5, AtRisk: 2, Censored: 2, Survival: 2.0 / 3},
 			}},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := diagnose.BoundaryWith(tc.runs, &diagnose.BoundaryOptions{MinRuns: -1})
-			got := km{b.KMFound, b.KMTurn, b.Curve}
+			got := km{b.KMFound, b.KMCall, b.Curve}
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-12), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
@@ -137,9 +137,9 @@ func TestBoundaryKaplanMeier(t *testing.T) {
 // TestBoundary: the Aalen–Johansen boundary with finishing as a competing
 // outcome, its share and its minimum number of runs.
 func TestBoundary(t *testing.T) {
-	ev := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Turn: turn, Event: true} }
-	cen := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Turn: turn} }
-	fin := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Turn: turn, Finished: true} }
+	ev := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Call: turn, Event: true} }
+	cen := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Call: turn} }
+	fin := func(turn int64) diagnose.BoundaryRun { return diagnose.BoundaryRun{Call: turn, Finished: true} }
 	// Six runs: reading stops at 2, 5, 6; finished at 3 and 7; censored at 4.
 	// t=2: n=6, d1=1: F1 = 1·1/6 = 1/6;            S = 5/6
 	// t=3: n=5, d2=1: F2 = 5/6·1/5 = 1/6;          S = 5/6·4/5 = 2/3
@@ -150,14 +150,14 @@ func TestBoundary(t *testing.T) {
 	// Kaplan–Meier for comparison (finished censored): K(2) = 5/6,
 	// K(5) = 5/6·2/3 = 5/9 ≈ 0.56, K(6) = 5/9·1/2 = 5/18 ≈ 0.28: K ≤ 0.5 at 6,
 	// K ≤ 0.7 (share 0.3) at 5.
-	six := []diagnose.BoundaryRun{ev(6), fin(3), cen(4), ev(2), ev(5), fin(7), {Turn: 0, Event: true}}
+	six := []diagnose.BoundaryRun{ev(6), fin(3), cen(4), ev(2), ev(5), fin(7), {Call: 0, Event: true}}
 	sixCIF := []diagnose.CIFPoint{
-		{Turn: 2, AtRisk: 6, Events: 1, Survival: 5.0 / 6, Incidence: 1.0 / 6},
-		{Turn: 3, AtRisk: 5, Finished: 1, Survival: 2.0 / 3, Incidence: 1.0 / 6, FinishedIncidence: 1.0 / 6},
-		{Turn: 4, AtRisk: 4, Censored: 1, Survival: 2.0 / 3, Incidence: 1.0 / 6, FinishedIncidence: 1.0 / 6},
-		{Turn: 5, AtRisk: 3, Events: 1, Survival: 4.0 / 9, Incidence: 7.0 / 18, FinishedIncidence: 1.0 / 6},
-		{Turn: 6, AtRisk: 2, Events: 1, Survival: 2.0 / 9, Incidence: 11.0 / 18, FinishedIncidence: 1.0 / 6},
-		{Turn: 7, AtRisk: 1, Finished: 1, Survival: 0, Incidence: 11.0 / 18, FinishedIncidence: 7.0 / 18},
+		{Call: 2, AtRisk: 6, Events: 1, Survival: 5.0 / 6, Incidence: 1.0 / 6},
+		{Call: 3, AtRisk: 5, Finished: 1, Survival: 2.0 / 3, Incidence: 1.0 / 6, FinishedIncidence: 1.0 / 6},
+		{Call: 4, AtRisk: 4, Censored: 1, Survival: 2.0 / 3, Incidence: 1.0 / 6, FinishedIncidence: 1.0 / 6},
+		{Call: 5, AtRisk: 3, Events: 1, Survival: 4.0 / 9, Incidence: 7.0 / 18, FinishedIncidence: 1.0 / 6},
+		{Call: 6, AtRisk: 2, Events: 1, Survival: 2.0 / 9, Incidence: 11.0 / 18, FinishedIncidence: 1.0 / 6},
+		{Call: 7, AtRisk: 1, Finished: 1, Survival: 0, Incidence: 11.0 / 18, FinishedIncidence: 7.0 / 18},
 	}
 	tests := []struct {
 		name string
@@ -169,21 +169,21 @@ func TestBoundary(t *testing.T) {
 			name: "six runs, minimum 6",
 			runs: six, o: &diagnose.BoundaryOptions{MinRuns: 6},
 			want: diagnose.ReadingBoundary{Runs: 6, Events: 3, Finished: 2, Censored: 1, Share: 0.5, MinRuns: 6,
-				Found: true, Turn: 6, Reached: true, ReachedTurn: 6, EventsBy: 3, Incidence: 11.0 / 18, CIF: sixCIF, KMFound: true, KMTurn: 6},
+				Found: true, Call: 6, Reached: true, ReachedCall: 6, EventsBy: 3, Incidence: 11.0 / 18, CIF: sixCIF, KMFound: true, KMCall: 6},
 		},
 		{
 			// the same runs under the default minimum of 10: reached, not stated
 			name: "six runs, default minimum",
 			runs: six,
 			want: diagnose.ReadingBoundary{Runs: 6, Events: 3, Finished: 2, Censored: 1, Share: 0.5, MinRuns: 10,
-				Reached: true, ReachedTurn: 6, EventsBy: 3, Incidence: 11.0 / 18, CIF: sixCIF, KMFound: true, KMTurn: 6},
+				Reached: true, ReachedCall: 6, EventsBy: 3, Incidence: 11.0 / 18, CIF: sixCIF, KMFound: true, KMCall: 6},
 		},
 		{
 			// share 0.3: F1(2) = 1/6 < 0.3 ≤ F1(5) = 7/18 → boundary 5, 2 stops by then
 			name: "six runs, share 0.3",
 			runs: six, o: &diagnose.BoundaryOptions{Share: 0.3, MinRuns: 6},
 			want: diagnose.ReadingBoundary{Runs: 6, Events: 3, Finished: 2, Censored: 1, Share: 0.3, MinRuns: 6,
-				Found: true, Turn: 5, Reached: true, ReachedTurn: 5, EventsBy: 2, Incidence: 11.0 / 18, CIF: sixCIF, KMFound: true, KMTurn: 5},
+				Found: true, Call: 5, Reached: true, ReachedCall: 5, EventsBy: 2, Incidence: 11.0 / 18, CIF: sixCIF, KMFound: true, KMCall: 5},
 		},
 		{
 			// One unfinished run of three, the others finished first:
@@ -193,10 +193,10 @@ func TestBoundary(t *testing.T) {
 			name: "one unfinished run of three",
 			runs: []diagnose.BoundaryRun{fin(5), fin(7), ev(9)}, o: &diagnose.BoundaryOptions{MinRuns: -1},
 			want: diagnose.ReadingBoundary{Runs: 3, Events: 1, Finished: 2, Share: 0.5, EventsBy: 1, Incidence: 1.0 / 3,
-				KMFound: true, KMTurn: 9, CIF: []diagnose.CIFPoint{
-					{Turn: 5, AtRisk: 3, Finished: 1, Survival: 2.0 / 3, FinishedIncidence: 1.0 / 3},
-					{Turn: 7, AtRisk: 2, Finished: 1, Survival: 1.0 / 3, FinishedIncidence: 2.0 / 3},
-					{Turn: 9, AtRisk: 1, Events: 1, Survival: 0, Incidence: 1.0 / 3, FinishedIncidence: 2.0 / 3},
+				KMFound: true, KMCall: 9, CIF: []diagnose.CIFPoint{
+					{Call: 5, AtRisk: 3, Finished: 1, Survival: 2.0 / 3, FinishedIncidence: 1.0 / 3},
+					{Call: 7, AtRisk: 2, Finished: 1, Survival: 1.0 / 3, FinishedIncidence: 2.0 / 3},
+					{Call: 9, AtRisk: 1, Events: 1, Survival: 0, Incidence: 1.0 / 3, FinishedIncidence: 2.0 / 3},
 				}},
 		},
 		{

@@ -17,7 +17,7 @@ type RunResult struct {
 	WhatIf *WindowDeath `json:"window_what_if,omitempty"`
 }
 
-// Run is RunWith with default options (DefaultClassify, stalls computed).
+// Run is RunWith with default options (FallbackClassify, stalls computed).
 func Run(run schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, override int64) RunResult {
 	return RunWith(run, events, usage, ops, override, nil)
 }

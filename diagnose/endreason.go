@@ -32,7 +32,7 @@ const (
 	RuleSubmit      = "submit"       // the last tool call is a submit or finish action that did not fail
 	RuleOutcome     = "outcome"      // the task is recorded as resolved
 	RuleErrorText   = "error-text"   // an error at the end of the run names an overflow
-	RuleMessageText = "message-text" // an assistant message or tool result of the last turn holds a provider's overflow error
+	RuleMessageText = "message-text" // an assistant message or tool result of the last call holds a provider's overflow error
 	RuleSelfReport  = "self-report"  // the last assistant message says the window is full
 	RuleMargin      = "margin"       // the last prompt is within OverflowMargin of the window
 	RuleCutReply    = "cut-reply"    // the run ends on a reply cut mid-sentence near a full window (not finished)
@@ -58,7 +58,7 @@ func (e End) WindowEnd() bool { return e.Reason == schema.EndContextOverflow }
 // EndOptions are the optional inputs of EndReasonWith.
 type EndOptions struct {
 	// Classify gives the action class of a tool call (for RuleSubmit); nil
-	// means DefaultClassify.
+	// means FallbackClassify.
 	Classify ClassifyFunc
 	// Stalls are the run's Stalls (for RuleStall); nil computes them.
 	Stalls *RunStalls
@@ -127,7 +127,7 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 	last, res, hasCall := lastToolCall(events)
 	classify := o.Classify
 	if classify == nil {
-		classify = DefaultClassify
+		classify = FallbackClassify
 	}
 	if hasCall && isSubmit(classify, run.Harness, last) && (res == nil || !failing(res)) && !userAfter(events, last.Seq) {
 		what := endQuote(last.ToolName)
@@ -135,7 +135,7 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 			what += " " + endQuote(t)
 		}
 		return End{schema.EndFinished, schema.SourceInferred, RuleSubmit,
-			fmt.Sprintf("the last tool call (turn %d), %s, is a submit action", last.Turn, what)}
+			fmt.Sprintf("the last tool call (call %d), %s, is a submit action", last.Turn, what)}
 	}
 	if run.Resolved != nil && *run.Resolved {
 		return End{schema.EndFinished, schema.SourceInferred, RuleOutcome, "the task is recorded as resolved"}
@@ -152,13 +152,13 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 		}
 	}
 	if c, ok := occ.Last(); ok {
-		lastTurn = max(lastTurn, c.Turn)
+		lastTurn = max(lastTurn, c.Call)
 	}
 	if e, ok := lastEvent(events, lastTurn, func(e *schema.Event) bool {
 		return e.Kind == schema.KindError && IsOverflowError(e.Text)
 	}); ok {
 		return End{schema.EndContextOverflow, schema.SourceInferred, RuleErrorText,
-			fmt.Sprintf("the last turn (%d) has an overflow error: %s", e.Turn, endQuote(e.Text))}
+			fmt.Sprintf("the last call (%d) has an overflow error: %s", e.Turn, endQuote(e.Text))}
 	}
 	if e, ok := lastEvent(events, lastTurn, func(e *schema.Event) bool {
 		return (e.Kind == schema.KindAssistant || e.Kind == schema.KindToolResult) && IsProviderOverflow(e.Text)
@@ -168,32 +168,32 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 			what = "a tool result"
 		}
 		return End{schema.EndContextOverflow, schema.SourceInferred, RuleMessageText,
-			fmt.Sprintf("the last turn (%d) has %s holding a provider's overflow error: %s", e.Turn, what, endQuote(e.Text))}
+			fmt.Sprintf("the last call (%d) has %s holding a provider's overflow error: %s", e.Turn, what, endQuote(e.Text))}
 	}
 	if e, ok := lastEvent(events, lastTurn, func(e *schema.Event) bool {
 		return e.Kind == schema.KindAssistant && IsOverflowReport(e.Text)
 	}); ok {
 		return End{schema.EndContextOverflow, schema.SourceInferred, RuleSelfReport,
-			fmt.Sprintf("the last assistant message (turn %d) says the window is full: %s", e.Turn, endQuote(overflowReportQuote(e.Text)))}
+			fmt.Sprintf("the last assistant message (call %d) says the window is full: %s", e.Turn, endQuote(overflowReportQuote(e.Text)))}
 	}
 	lastCall, hasLastCall := occ.Last()
 	if hasLastCall && occ.Window > 0 && float64(lastCall.Prompt) >= OverflowMargin*float64(occ.Window) {
 		return End{schema.EndContextOverflow, schema.SourceInferred, RuleMargin,
-			fmt.Sprintf("the last call (turn %d) sent %d %s tokens, %.1f%% of the %d-token window (≥ %.0f%%)",
-				lastCall.Turn, lastCall.Prompt, lastCall.Source, 100*lastCall.Share, occ.Window, 100*OverflowMargin)}
+			fmt.Sprintf("the last call (%d) sent %d %s tokens, %.1f%% of the %d-token window (≥ %.0f%%)",
+				lastCall.Call, lastCall.Prompt, lastCall.Source, 100*lastCall.Share, occ.Window, 100*OverflowMargin)}
 	}
 	if reply, ok := finalReply(events, occ); ok {
 		switch {
 		case openFence(reply.Text):
 			return End{schema.EndUnknown, schema.SourceInferred, RuleCutReply,
-				fmt.Sprintf("the last reply (turn %d) stops inside a code block: %s; it is cut, not a final answer", reply.Turn, endQuote(replyTail(reply.Text)))}
+				fmt.Sprintf("the last reply (call %d) stops inside a code block: %s; it is cut, not a final answer", reply.Turn, endQuote(replyTail(reply.Text)))}
 		case midSentence(reply.Text) && hasLastCall && occ.Window > 0 && float64(lastCall.Prompt) >= CutShare*float64(occ.Window):
 			return End{schema.EndUnknown, schema.SourceInferred, RuleCutReply,
-				fmt.Sprintf("the last reply (turn %d) stops mid-sentence (%s) with the last prompt at %.1f%% of the %d-token window (≥ %.0f%%); it is cut, not a final answer",
+				fmt.Sprintf("the last reply (call %d) stops mid-sentence (%s) with the last prompt at %.1f%% of the %d-token window (≥ %.0f%%); it is cut, not a final answer",
 					reply.Turn, endQuote(replyTail(reply.Text)), 100*lastCall.Share, occ.Window, 100*CutShare)}
 		}
 		return End{schema.EndFinished, schema.SourceInferred, RuleFinalAnswer,
-			fmt.Sprintf("the run ends on the model's reply without a tool call (turn %d): %s", reply.Turn, endQuote(reply.Text))}
+			fmt.Sprintf("the run ends on the model's reply without a tool call (call %d): %s", reply.Turn, endQuote(reply.Text))}
 	}
 	if hasCall {
 		st := o.Stalls
@@ -203,7 +203,7 @@ func EndReasonWith(run schema.Run, events []schema.Event, occ RunOccupancy, o *E
 		}
 		if g, ok := st.EndsInStall(last.Seq); ok {
 			return End{schema.EndStalled, schema.SourceInferred, RuleStall,
-				fmt.Sprintf("the last tool call (turn %d), %s %s, failed with the same output for the %s time",
+				fmt.Sprintf("the last tool call (call %d), %s %s, failed with the same output for the %s time",
 					last.Turn, endQuote(g.Tool), endQuote(g.Target), ordinal(slices.Index(g.Seqs, last.Seq)+1))}
 		}
 	}
@@ -280,7 +280,7 @@ func finalReply(events []schema.Event, occ RunOccupancy) (schema.Event, bool) {
 	if r.Kind != schema.KindAssistant || strings.TrimSpace(r.Text) == "" {
 		return schema.Event{}, false
 	}
-	if c, ok := occ.Last(); ok && c.Turn > r.Turn {
+	if c, ok := occ.Last(); ok && c.Call > r.Turn {
 		return schema.Event{}, false
 	}
 	for j := range events {

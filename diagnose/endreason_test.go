@@ -16,7 +16,7 @@ func TestEndReason(t *testing.T) {
 	calls := func(window int64, prompts ...int64) RunOccupancy {
 		o := RunOccupancy{Window: window}
 		for i, p := range prompts {
-			c := CallOccupancy{Turn: int64(i), Prompt: p, Source: PromptLogged}
+			c := CallOccupancy{Call: int64(i), Prompt: p, Source: PromptLogged}
 			if window > 0 {
 				c.Share = float64(p) / float64(window)
 			}
@@ -82,7 +82,7 @@ func TestEndReason(t *testing.T) {
 		{"prose about the context window is not an overflow but a final answer",
 			schema.Run{}, []schema.Event{
 				{Turn: 1, Seq: 0, Kind: schema.KindAssistant, Text: "The context window is 200K tokens, so I read the file in chunks."},
-			}, calls(0), schema.EndFinished, schema.SourceInferred, RuleFinalAnswer, "without a tool call (turn 1)"},
+			}, calls(0), schema.EndFinished, schema.SourceInferred, RuleFinalAnswer, "without a tool call (call 1)"},
 		{"an overflow message the run went on from does not count",
 			schema.Run{}, []schema.Event{
 				{Turn: 0, Seq: 0, Kind: schema.KindAssistant, Text: "Error: prompt is too long"},
@@ -154,7 +154,7 @@ func TestEndReason(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 // TestEndReasonClassify: RuleSubmit asks the given classifier, not only
-// DefaultClassify's names.
+// FallbackClassify's names.
 func TestEndReasonClassify(t *testing.T) {
 	events := []schema.Event{{Turn: 0, Seq: 0, Kind: schema.KindToolCall, ToolName: "hand_in", CallID: "a"}}
 	if got := EndReasonWith(schema.Run{}, events, RunOccupancy{}, nil); got.Reason != schema.EndUnknown {
@@ -331,7 +331,7 @@ func TestEndReasonOverflowEvidence(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := EndReason(tc.run, tc.events, RunOccupancy{Calls: []CallOccupancy{{Turn: 0}, {Turn: 1}}})
+			got := EndReason(tc.run, tc.events, RunOccupancy{Calls: []CallOccupancy{{Call: 0}, {Call: 1}}})
 			if got.Reason != tc.wantReason || got.Source != schema.SourceInferred || got.Rule != tc.wantRule || !strings.Contains(got.Why, tc.wantWhy) {
 				t.Errorf("EndReason = %+v; want %s (inferred) by %s, why containing %q", got, tc.wantReason, tc.wantRule, tc.wantWhy)
 			}
@@ -373,10 +373,10 @@ func TestEndReasonReaderEnds(t *testing.T) {
 				schema.Event{Turn: 0, Kind: schema.KindToolCall, Role: "assistant", ToolName: "str_replace_editor", CallID: "1", Args: `{"command":"str_replace","path":"/w/a.py"}`},
 				schema.Event{Turn: 1, Kind: schema.KindToolResult, Role: "tool", CallID: "1", Text: "The file /w/a.py has been edited."},
 				schema.Event{Turn: 1, Kind: schema.KindAssistant, Role: "assistant", Text: "I fixed the off-by-one in a.py; the test passes now. Let me know if you need anything else."},
-			), usage(31_000), schema.EndFinished, RuleFinalAnswer, "(turn 1)"},
+			), usage(31_000), schema.EndFinished, RuleFinalAnswer, "(call 1)"},
 		{"Codex: the rollout ends on the final answer",
 			schema.Run{Harness: "codex"}, reply("Branch `fix/team` is pushed; GitHub suggests a PR at https://github.com/o/r/pull/new/fix/team."),
-			usage(61_000), schema.EndFinished, RuleFinalAnswer, "without a tool call (turn 1)"},
+			usage(61_000), schema.EndFinished, RuleFinalAnswer, "without a tool call (call 1)"},
 		{"pydantic-ai: the final_result output tool is a submit",
 			schema.Run{Harness: "pydantic-ai"}, runEv(
 				schema.Event{Turn: 0, Kind: schema.KindUser, Role: "user", Text: "What is the capital of France?"},

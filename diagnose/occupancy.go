@@ -18,7 +18,7 @@ const (
 
 // CallOccupancy is one model call's prompt against the window.
 type CallOccupancy struct {
-	Turn   int64        `json:"turn"`
+	Call   int64        `json:"call"`
 	Prompt int64        `json:"prompt_tokens"`
 	Source PromptSource `json:"source"`
 	Share  float64      `json:"share"` // Prompt / window; 0 when the window is unknown
@@ -31,12 +31,12 @@ type RunOccupancy struct {
 	LoggedCalls    int             `json:"logged_calls"`
 	EstimatedCalls int             `json:"estimated_calls"`
 	PeakTokens     int64           `json:"peak_tokens"` // the largest single request, never a sum
-	PeakTurn       int64           `json:"peak_turn"`
+	PeakCall       int64           `json:"peak_call"`
 	PeakShare      float64         `json:"peak_share"`
 	Calls50        int             `json:"calls_ge_50"` // calls with a prompt ≥ 50 % of the window
 	Calls80        int             `json:"calls_ge_80"`
 	Calls95        int             `json:"calls_ge_95"`
-	Compactions    []int64         `json:"compaction_turns"` // turns of compaction, summary, continuation and truncation ops
+	Compactions    []int64         `json:"compaction_calls"` // turns of compaction, summary, continuation and truncation ops
 }
 
 // Last returns the run's last model call, and false when it has none.
@@ -72,7 +72,7 @@ func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops 
 			logged[u.Turn] = u.InputTokens
 		}
 	}
-	lastCall, anyCall := LastCallTurn(events, usage)
+	lastCall, anyCall := LastCall(events, usage)
 	turns := make([]int64, 0, len(est)+len(usage))
 	for t := range est {
 		if anyCall && t <= lastCall {
@@ -89,7 +89,7 @@ func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops 
 
 	o := RunOccupancy{Window: max(window, 0), Calls: []CallOccupancy{}, Compactions: []int64{}}
 	for _, t := range turns {
-		c := CallOccupancy{Turn: t, Prompt: est[t], Source: PromptEstimated}
+		c := CallOccupancy{Call: t, Prompt: est[t], Source: PromptEstimated}
 		if in, ok := logged[t]; ok {
 			c.Prompt, c.Source = in, PromptLogged
 			o.LoggedCalls++
@@ -103,7 +103,7 @@ func Occupancy(run schema.Run, events []schema.Event, usage []schema.Usage, ops 
 			o.Calls95 += occAtLeast(c.Prompt, o.Window, 95)
 		}
 		if len(o.Calls) == 0 || c.Prompt > o.PeakTokens { // ties keep the earlier call
-			o.PeakTokens, o.PeakTurn, o.PeakShare = c.Prompt, c.Turn, c.Share
+			o.PeakTokens, o.PeakCall, o.PeakShare = c.Prompt, c.Call, c.Share
 		}
 		o.Calls = append(o.Calls, c)
 	}
@@ -133,7 +133,7 @@ func (o RunOccupancy) at(window int64) RunOccupancy {
 			a.Calls80 += occAtLeast(c.Prompt, a.Window, 80)
 			a.Calls95 += occAtLeast(c.Prompt, a.Window, 95)
 		}
-		if c.Turn == o.PeakTurn && c.Prompt == o.PeakTokens {
+		if c.Call == o.PeakCall && c.Prompt == o.PeakTokens {
 			a.PeakShare = c.Share
 		}
 		a.Calls[i] = c
@@ -141,11 +141,11 @@ func (o RunOccupancy) at(window int64) RunOccupancy {
 	return a
 }
 
-// LastCallTurn is the turn of a run's last model call: the largest turn of
-// a model output event (assistant, reasoning, tool_call) or a usage row; false
-// when the run has neither (no model call). Events of later turns are
-// inputs no call was sent (see Occupancy).
-func LastCallTurn(events []schema.Event, usage []schema.Usage) (int64, bool) {
+// LastCall is the index of a run's last model call: the largest turn (the
+// events' call index) of a model output event (assistant, reasoning,
+// tool_call) or a usage row; false when the run has neither (no model
+// call). Events of later turns are inputs no call was sent (see Occupancy).
+func LastCall(events []schema.Event, usage []schema.Usage) (int64, bool) {
 	var last int64
 	found := false
 	for _, u := range usage {

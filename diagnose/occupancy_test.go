@@ -41,21 +41,21 @@ func TestOccupancy(t *testing.T) {
 		{
 			name:   "estimated only",
 			window: 1000,
-			want: RunOccupancy{Window: 1000, EstimatedCalls: 3, PeakTokens: 600, PeakTurn: 2, PeakShare: 0.6, Calls50: 1, Compactions: []int64{},
+			want: RunOccupancy{Window: 1000, EstimatedCalls: 3, PeakTokens: 600, PeakCall: 2, PeakShare: 0.6, Calls50: 1, Compactions: []int64{},
 				Calls: []CallOccupancy{{0, 100, PromptEstimated, 0.1}, {1, 300, PromptEstimated, 0.3}, {2, 600, PromptEstimated, 0.6}}},
 		},
 		{
 			name:   "logged beats estimated, estimated usage rows ignored",
 			usage:  []schema.Usage{{Turn: 0, InputTokens: 500}, {Turn: 1, InputTokens: 960}, {Turn: 2, InputTokens: 1, Estimated: true}},
 			window: 1000,
-			want: RunOccupancy{Window: 1000, LoggedCalls: 2, EstimatedCalls: 1, PeakTokens: 960, PeakTurn: 1, PeakShare: 0.96, Calls50: 3, Calls80: 1, Calls95: 1, Compactions: []int64{},
+			want: RunOccupancy{Window: 1000, LoggedCalls: 2, EstimatedCalls: 1, PeakTokens: 960, PeakCall: 1, PeakShare: 0.96, Calls50: 3, Calls80: 1, Calls95: 1, Compactions: []int64{},
 				Calls: []CallOccupancy{{0, 500, PromptLogged, 0.5}, {1, 960, PromptLogged, 0.96}, {2, 600, PromptEstimated, 0.6}}},
 		},
 		{
 			name:   "peak is a max not a sum; thresholds inclusive",
 			usage:  []schema.Usage{{Turn: 0, InputTokens: 800}, {Turn: 1, InputTokens: 800}, {Turn: 2, InputTokens: 950}},
 			window: 1000,
-			want: RunOccupancy{Window: 1000, LoggedCalls: 3, PeakTokens: 950, PeakTurn: 2, PeakShare: 0.95, Calls50: 3, Calls80: 3, Calls95: 1, Compactions: []int64{},
+			want: RunOccupancy{Window: 1000, LoggedCalls: 3, PeakTokens: 950, PeakCall: 2, PeakShare: 0.95, Calls50: 3, Calls80: 3, Calls95: 1, Compactions: []int64{},
 				Calls: []CallOccupancy{{0, 800, PromptLogged, 0.8}, {1, 800, PromptLogged, 0.8}, {2, 950, PromptLogged, 0.95}}},
 		},
 		{
@@ -64,7 +64,7 @@ func TestOccupancy(t *testing.T) {
 			name:   "usage-only turn is a call, and the turns before it; unknown window counts nothing",
 			usage:  []schema.Usage{{Turn: 4, InputTokens: 700}},
 			window: 0,
-			want: RunOccupancy{LoggedCalls: 1, EstimatedCalls: 4, PeakTokens: 4600, PeakTurn: 3, Compactions: []int64{},
+			want: RunOccupancy{LoggedCalls: 1, EstimatedCalls: 4, PeakTokens: 4600, PeakCall: 3, Compactions: []int64{},
 				Calls: []CallOccupancy{{0, 100, PromptEstimated, 0}, {1, 300, PromptEstimated, 0}, {2, 600, PromptEstimated, 0}, {3, 4600, PromptEstimated, 0}, {4, 700, PromptLogged, 0}}},
 		},
 		{
@@ -77,7 +77,7 @@ func TestOccupancy(t *testing.T) {
 			name:   "compaction points",
 			ops:    []schema.ContextOp{{Turn: 2, Op: schema.OpSummary}, {Turn: 2, Op: schema.OpCompaction}, {Turn: 1, Op: schema.OpTruncation}, {Turn: 1, Op: schema.OpDisable}, {Turn: 0, Op: schema.OpMasking}},
 			window: 1000,
-			want: RunOccupancy{Window: 1000, EstimatedCalls: 3, PeakTokens: 600, PeakTurn: 2, PeakShare: 0.6, Calls50: 1, Compactions: []int64{1, 2},
+			want: RunOccupancy{Window: 1000, EstimatedCalls: 3, PeakTokens: 600, PeakCall: 2, PeakShare: 0.6, Calls50: 1, Compactions: []int64{1, 2},
 				Calls: []CallOccupancy{{0, 100, PromptEstimated, 0.1}, {1, 300, PromptEstimated, 0.3}, {2, 600, PromptEstimated, 0.6}}},
 		},
 	}

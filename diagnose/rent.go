@@ -24,7 +24,7 @@ type CarriedOutput struct {
 	ToolName  string `json:"tool_name"`
 	Target    string `json:"target"`
 	Seq       int64  `json:"seq"`
-	Turn      int64  `json:"turn"` // the first call that could see the output
+	Call      int64  `json:"call"` // the first call that could see the output
 	EstTokens int64  `json:"est_tokens"`
 	// Envelope is the DTOC envelope the log wraps the output in
 	// (schema.Event.EnvelopeTokens): carried with it, so it pays rent too.
@@ -53,9 +53,9 @@ func (o CarriedOutput) VisibleAt(turn int64) bool {
 
 // VisibilityOptions configures NewVisibility. A nil *VisibilityOptions means defaults.
 type VisibilityOptions struct {
-	// NTurns is the run's number of model calls (schema.Run.NTurns); the last
-	// call is NTurns-1. Zero means infer it from the events (see NewVisibility).
-	NTurns int64
+	// NCalls is the run's number of model calls (schema.Run.NTurns); the last
+	// call is NCalls-1. Zero means infer it from the events (see NewVisibility).
+	NCalls int64
 	// Copied are the model calls (turns) that copy another run's (a resumed
 	// or forked session's log repeats the calls of the run it continues:
 	// schema.Usage.CopyOf): they carried what they carried, but their rent
@@ -64,9 +64,9 @@ type VisibilityOptions struct {
 	Copied map[int64]bool
 }
 
-// CopiedTurns are the turns of usage's copied rows (schema.Usage.CopyOf),
+// CopiedCalls are the turns of usage's copied rows (schema.Usage.CopyOf),
 // for VisibilityOptions.Copied; nil when none is a copy.
-func CopiedTurns(usage []schema.Usage) map[int64]bool {
+func CopiedCalls(usage []schema.Usage) map[int64]bool {
 	var out map[int64]bool
 	for _, u := range usage {
 		if u.CopyOf != "" {
@@ -83,7 +83,7 @@ func CopiedTurns(usage []schema.Usage) map[int64]bool {
 // model call. Build it with NewVisibility.
 type Visibility struct {
 	RunID    string          `json:"run_id"`
-	LastTurn int64           `json:"last_turn"` // index of the run's last model call; -1 when there is none
+	LastCall int64           `json:"last_call"` // index of the run's last model call; -1 when there is none
 	Outputs  []CarriedOutput `json:"outputs"`   // in seq order
 	// Prefix holds the system-prompt and tool-definition events (step 6), in
 	// seq order, ToolName RentSystemPrompt or RentToolDefinitions. They are
@@ -116,8 +116,8 @@ func IsPrefix(tool string) bool { return tool == RentSystemPrompt || tool == Ren
 //
 //  1. Every tool_result event is an output, identified by its tool_key (its
 //     call_id, then "t<seq>", when the key is empty). An output with turn c is
-//     carried by calls c, c+1, …, LastTurn unless a later step cuts or hides it.
-//  2. LastTurn is o.NTurns-1 when given, else the largest turn of an output
+//     carried by calls c, c+1, …, LastCall unless a later step cuts or hides it.
+//  2. LastCall is o.NCalls-1 when given, else the largest turn of an output
 //     event (assistant, reasoning, tool_call), else the largest turn of any
 //     event. Outputs created after the last call are carried by no call.
 //  3. Cut: a compaction, summary or continuation op at turn k and seq s removes
@@ -133,11 +133,11 @@ func IsPrefix(tool string) bool { return tool == RentSystemPrompt || tool == Ren
 //     a masking or truncation op with that tool_key at turn m hides it from
 //     call m on (these are inputs, applied before call m); an enable restores
 //     it like a disable.
-//  5. The carried calls are the union of visible calls in [c, min(LastTurn,
+//  5. The carried calls are the union of visible calls in [c, min(LastCall,
 //     cut-1)], kept as disjoint ascending Spans.
 //  6. Prefix: every system-prompt event (kind system, role system or
 //     developer) and tool-definitions event (kind system, role tools) with
-//     turn c is carried by calls c … LastTurn, up to the first compaction,
+//     turn c is carried by calls c … LastCall, up to the first compaction,
 //     summary or continuation op after it (seq greater), like an output; it
 //     has no key, so disable, enable, masking and truncation ops do not act
 //     on it (they remove history, not the prefix). A harness that re-sends
@@ -149,7 +149,7 @@ func IsPrefix(tool string) bool { return tool == RentSystemPrompt || tool == Ren
 // are ignored. Compaction events in events are not read: ops are the source of
 // truth for context management.
 func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityOptions) *Visibility {
-	v := &Visibility{LastTurn: -1, byKey: map[string]int{}}
+	v := &Visibility{LastCall: -1, byKey: map[string]int{}}
 	if o != nil && len(o.Copied) > 0 {
 		v.copied = o.Copied
 		for t := range o.Copied {
@@ -161,8 +161,8 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		v.RunID = events[0].RunID
 	}
 	switch {
-	case o != nil && o.NTurns > 0:
-		v.LastTurn = o.NTurns - 1
+	case o != nil && o.NCalls > 0:
+		v.LastCall = o.NCalls - 1
 	default:
 		maxOut, maxAny := int64(-1), int64(-1)
 		for _, e := range events {
@@ -171,9 +171,9 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 				maxOut = max(maxOut, e.Turn)
 			}
 		}
-		v.LastTurn = maxOut
+		v.LastCall = maxOut
 		if maxOut < 0 {
-			v.LastTurn = maxAny
+			v.LastCall = maxAny
 		}
 	}
 
@@ -201,14 +201,14 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 			if e.IsToolDefinitions() {
 				name = RentToolDefinitions
 			}
-			end := v.LastTurn
+			end := v.LastCall
 			for _, c := range cuts {
 				if c.Seq > e.Seq && c.Op != schema.OpMasking && c.Op != schema.OpTruncation {
 					end = min(end, c.Turn-1)
 					break
 				}
 			}
-			p := CarriedOutput{ToolName: name, Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens}
+			p := CarriedOutput{ToolName: name, Seq: e.Seq, Call: e.Turn, EstTokens: e.EstTokens}
 			if end >= e.Turn {
 				p.Spans = []Span{{e.Turn, end}}
 			}
@@ -220,8 +220,8 @@ func NewVisibility(events []schema.Event, ops []schema.ContextOp, o *VisibilityO
 		}
 		key := e.OutputKey()
 		out := CarriedOutput{ToolKey: key, CallID: e.CallID, ToolName: e.ToolName, Target: e.Target,
-			Seq: e.Seq, Turn: e.Turn, EstTokens: e.EstTokens, Envelope: e.EnvelopeTokens}
-		end := v.LastTurn
+			Seq: e.Seq, Call: e.Turn, EstTokens: e.EstTokens, Envelope: e.EnvelopeTokens}
+		end := v.LastCall
 		for _, c := range cuts {
 			if c.Seq > e.Seq {
 				end = min(end, c.Turn-1)

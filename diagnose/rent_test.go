@@ -108,7 +108,7 @@ func TestVisibilitySpans(t *testing.T) {
 		},
 		{
 			name: "NTurns sets the last call", events: rentCompacted.events, last: 3,
-			opts: &diagnose.VisibilityOptions{NTurns: 4},
+			opts: &diagnose.VisibilityOptions{NCalls: 4},
 			want: map[string][]diagnose.Span{"c1": {{1, 3}}, "c2": {{2, 3}}, "c3": {{3, 3}}, "c4": nil},
 		},
 	}
@@ -122,8 +122,8 @@ func TestVisibilitySpans(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("spans (-want +got):\n%s", diff)
 			}
-			if v.LastTurn != tc.last {
-				t.Errorf("LastTurn = %d, want %d", v.LastTurn, tc.last)
+			if v.LastCall != tc.last {
+				t.Errorf("LastTurn = %d, want %d", v.LastCall, tc.last)
 			}
 		})
 	}
@@ -256,7 +256,7 @@ func TestRentPrefix(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 				t.Errorf("Rent (-want +got):\n%s", diff)
 			}
-			for turn := int64(0); turn <= v.LastTurn; turn++ {
+			for turn := int64(0); turn <= v.LastCall; turn++ {
 				for _, k := range v.InPrompt(turn) {
 					if _, ok := v.Output(k); !ok {
 						t.Errorf("InPrompt(%d) lists %q, not an output", turn, k)
@@ -397,7 +397,7 @@ func TestCopiedTurns(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, diagnose.CopiedTurns(tc.usage)); diff != "" {
+			if diff := cmp.Diff(tc.want, diagnose.CopiedCalls(tc.usage)); diff != "" {
 				t.Errorf("CopiedTurns (-want +got):\n%s", diff)
 			}
 		})

@@ -45,7 +45,7 @@ type ReRead struct {
 	Tool     string     `json:"tool"`
 	PrevSeq  int64      `json:"prev_seq"` // seq of the earlier read's tool_call
 	Seq      int64      `json:"seq"`      // seq of this read's tool_call
-	Turn     int64      `json:"turn"`     // the call that made this read
+	Call     int64      `json:"call"`     // the call that made this read
 	Kind     ReReadKind `json:"kind"`
 	PrevKey  string     `json:"prev_key"` // tool key of the earlier output; empty when it has none
 	Visible  bool       `json:"visible"`  // Kind == ReReadVisible
@@ -120,7 +120,7 @@ func ReReads(events []schema.Event, v *Visibility, isRead func(toolName, args st
 			}
 		}
 		if prev := seen[e.Target]; len(prev) > 0 && !copied {
-			rr := ReRead{Target: e.Target, Tool: e.ToolName, Seq: e.Seq, Turn: e.Turn, Kind: ReReadPending}
+			rr := ReRead{Target: e.Target, Tool: e.ToolName, Seq: e.Seq, Call: e.Turn, Kind: ReReadPending}
 			last := prev[len(prev)-1]
 			rr.PrevSeq, rr.PrevKey, rr.PrevTool = last.seq, last.key, last.tool
 			hiddenFound := false

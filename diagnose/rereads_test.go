@@ -44,9 +44,9 @@ func TestReReads(t *testing.T) {
 		{
 			name: "default classifier",
 			want: diagnose.RunReReads{RunID: "r", Reads: 5, Visible: 1, Hidden: 1, Pending: 1, List: []diagnose.ReRead{
-				{Target: "a.go", Tool: "read_file", PrevSeq: 0, Seq: 2, Turn: 1, Kind: diagnose.ReReadVisible, PrevKey: "c1", Visible: true, PrevTool: "read_file"},
-				{Target: "a.go", Tool: "bash", PrevSeq: 2, Seq: 5, Turn: 3, Kind: diagnose.ReReadHidden, PrevKey: "c2", PrevTool: "read_file"},
-				{Target: "b.go", Tool: "read_file", PrevSeq: 7, Seq: 8, Turn: 4, Kind: diagnose.ReReadPending, PrevKey: "c4", PrevTool: "read_file"},
+				{Target: "a.go", Tool: "read_file", PrevSeq: 0, Seq: 2, Call: 1, Kind: diagnose.ReReadVisible, PrevKey: "c1", Visible: true, PrevTool: "read_file"},
+				{Target: "a.go", Tool: "bash", PrevSeq: 2, Seq: 5, Call: 3, Kind: diagnose.ReReadHidden, PrevKey: "c2", PrevTool: "read_file"},
+				{Target: "b.go", Tool: "read_file", PrevSeq: 7, Seq: 8, Call: 4, Kind: diagnose.ReReadPending, PrevKey: "c4", PrevTool: "read_file"},
 			}},
 		},
 		{
@@ -54,7 +54,7 @@ func TestReReads(t *testing.T) {
 			isRead: func(tool, _ string) bool { return tool == "bash" },
 			// c3's output (turn 4) is still in the prompt of call 5.
 			want: diagnose.RunReReads{RunID: "r", Reads: 2, Visible: 1, List: []diagnose.ReRead{
-				{Target: "a.go", Tool: "bash", PrevSeq: 5, Seq: 11, Turn: 5, Kind: diagnose.ReReadVisible, PrevKey: "c3", Visible: true, PrevTool: "bash"},
+				{Target: "a.go", Tool: "bash", PrevSeq: 5, Seq: 11, Call: 5, Kind: diagnose.ReReadVisible, PrevKey: "c3", Visible: true, PrevTool: "bash"},
 			}},
 		},
 	}
@@ -142,8 +142,8 @@ func TestReReadsCopied(t *testing.T) {
 			// output, seq 8 re-reads b.go within call 4
 			name: "copied prefix", copied: map[int64]bool{0: true, 1: true, 2: true},
 			want: diagnose.RunReReads{RunID: "r", Reads: 3, Hidden: 1, Pending: 1, List: []diagnose.ReRead{
-				{Target: "a.go", Tool: "bash", PrevSeq: 2, Seq: 5, Turn: 3, Kind: diagnose.ReReadHidden, PrevKey: "c2", PrevTool: "read_file"},
-				{Target: "b.go", Tool: "read_file", PrevSeq: 7, Seq: 8, Turn: 4, Kind: diagnose.ReReadPending, PrevKey: "c4", PrevTool: "read_file"},
+				{Target: "a.go", Tool: "bash", PrevSeq: 2, Seq: 5, Call: 3, Kind: diagnose.ReReadHidden, PrevKey: "c2", PrevTool: "read_file"},
+				{Target: "b.go", Tool: "read_file", PrevSeq: 7, Seq: 8, Call: 4, Kind: diagnose.ReReadPending, PrevKey: "c4", PrevTool: "read_file"},
 			}},
 		},
 		{

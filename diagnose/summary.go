@@ -36,9 +36,9 @@ type Verdict struct {
 	WhatIfRuns   int   `json:"what_if_runs,omitempty"`
 	WindowDeaths int   `json:"window_deaths,omitempty"`
 	// BoundaryFound: the reading-boundary survival curve fell to ≤ 50 % at
-	// call BoundaryTurn.
+	// call BoundaryCall.
 	BoundaryFound bool  `json:"reading_boundary_found"`
-	BoundaryTurn  int64 `json:"reading_boundary_turn"`
+	BoundaryCall  int64 `json:"reading_boundary_call"`
 	// TopRentTool holds TopRentShare of all runs' token rent; empty when no
 	// tool output has rent. The system prompt and tool definitions are not
 	// tools: their shares are SystemPromptShare and ToolDefinitionsShare
@@ -62,7 +62,7 @@ type RunDiagnosis struct {
 	Stalls              int64 `json:"stalls"`  // repeats of a (command, failing output) pair beyond the first
 	Repeats             int64 `json:"repeats"` // repeats of a (command, output) pair that did not fail
 	StoppedWhileReading bool  `json:"stopped_while_reading"`
-	BoundaryTurn        int64 `json:"boundary_turn"`     // the run's last call (n_turns)
+	BoundaryCall        int64 `json:"boundary_call"`     // the run's last call (n_turns)
 	BoundaryEvent       bool  `json:"boundary_event"`    // not finished and stopped while reading
 	BoundaryFinished    bool  `json:"boundary_finished"` // finished (competing); neither: censored
 	Cost                Cost  `json:"cost"`
@@ -123,15 +123,15 @@ type Summary struct {
 // Complete completes one run's diagnosis res (Run) with its
 // rent, re-reads, stalls st (Stalls) and reading-boundary input;
 // classify gives action classes. The calls of usage that copy another
-// run's (schema.Usage.CopyOf) add no rent or re-reads (CopiedTurns).
+// run's (schema.Usage.CopyOf) add no rent or re-reads (CopiedCalls).
 func Complete(res RunResult, r schema.Run, events []schema.Event, usage []schema.Usage, ops []schema.ContextOp, st RunStalls, classify ClassifyFunc) RunDiagnosis {
-	vis := NewVisibility(events, ops, &VisibilityOptions{NTurns: r.NTurns, Copied: CopiedTurns(usage)})
+	vis := NewVisibility(events, ops, &VisibilityOptions{NCalls: r.NTurns, Copied: CopiedCalls(usage)})
 	rent := vis.Rent()
 	rr := ReReads(events, vis, func(tool, args string) bool { return classify(r.Harness, tool, args) == "read" })
 	b := BoundaryInput(r, res.End, events, classify)
 	return RunDiagnosis{RunResult: res, RentTotal: rent.Total, RentSystemPrompt: rent.SystemPrompt, RentToolDefinitions: rent.ToolDefinitions, ReReadsVisible: rr.Visible, ReReadsHidden: rr.Hidden,
 		ReReadsPending: rr.Pending, Stalls: st.NStalls, Repeats: st.NRepeats, StoppedWhileReading: b.StoppedWhileReading,
-		BoundaryTurn: b.Turn, BoundaryEvent: b.Event, BoundaryFinished: b.Finished, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
+		BoundaryCall: b.Call, BoundaryEvent: b.Event, BoundaryFinished: b.Finished, Resolved: r.Resolved, RentByTool: rent.Tools, startedAt: r.StartedAt}
 }
 
 // VerdictOf counts the runs that ended on window length, explicit and
@@ -262,7 +262,7 @@ func Summarize(results []RunDiagnosis, by string) Summary {
 	outcomes := make([]schema.Run, 0, len(results)) // only Resolved is read
 	for _, r := range counted {
 		rents = append(rents, RunRent{RunID: r.RunID, Total: r.RentTotal, Tools: r.RentByTool})
-		brs = append(brs, BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.StoppedWhileReading})
+		brs = append(brs, BoundaryRun{RunID: r.RunID, Call: r.BoundaryCall, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.StoppedWhileReading})
 		costs = append(costs, r.Cost)
 		outcomes = append(outcomes, schema.Run{RunID: r.RunID, Resolved: r.Resolved})
 		out.Totals.ReReadsVisible += r.ReReadsVisible
@@ -290,7 +290,7 @@ func Summarize(results []RunDiagnosis, by string) Summary {
 	out.Totals.PerSolved = CostPerSolved(costs, outcomes)
 	out.RentByTool = RentByTool(rents)
 	out.ReadingBoundary = Boundary(brs)
-	out.Verdict.BoundaryFound, out.Verdict.BoundaryTurn = out.ReadingBoundary.Found, out.ReadingBoundary.Turn
+	out.Verdict.BoundaryFound, out.Verdict.BoundaryCall = out.ReadingBoundary.Found, out.ReadingBoundary.Call
 	for _, t := range out.RentByTool {
 		switch {
 		case t.Tool == RentSystemPrompt:

@@ -11,40 +11,40 @@ func TestVerdictClauses(t *testing.T) {
 	// ten runs: reading stops at 23 (×5, n=10: F1 = 5/10 = 50%), five finished at 30
 	var ten []BoundaryRun
 	for range 5 {
-		ten = append(ten, BoundaryRun{Turn: 23, Event: true}, BoundaryRun{Turn: 30, Finished: true})
+		ten = append(ten, BoundaryRun{Call: 23, Event: true}, BoundaryRun{Call: 30, Finished: true})
 	}
+	// five runs: two censored at 5, one stops while reading at 10 (3 at
+	// risk: F1 = 1/3), two finish at 20; observed: 1 of 5 (20.0%)
+	early := []BoundaryRun{{Call: 5}, {Call: 5}, {Call: 10, Event: true}, {Call: 20, Finished: true}, {Call: 20, Finished: true}}
 	for _, tc := range []struct {
 		runs []BoundaryRun
 		want string
 	}{
-		{ten, "reading boundary at call 23 (50.0% of runs stopped while reading by then, 5 of 10 runs)"},
+		{ten, "reading boundary at call 23 (stopping while reading: cumulative incidence 50.0% by then, 5 of 10 runs observed)"},
 		// F1(23) = 1/2 but over 2 runs
-		{[]BoundaryRun{{Turn: 23, Event: true}, {Turn: 30}},
-			"no reading boundary stated (50.0% stopped while reading by call 23, but over 2 runs, fewer than 10)"},
+		{[]BoundaryRun{{Call: 23, Event: true}, {Call: 30}},
+			"no reading boundary stated (stopping while reading: cumulative incidence 50.0% by call 23, but over 2 runs, fewer than 10)"},
 		// F1(30) = 1/3: the finished runs compete
-		{[]BoundaryRun{{Turn: 30, Event: true}, {Turn: 50, Finished: true}, {Turn: 40, Finished: true}},
-			"no reading boundary (33.3% of 3 runs stopped while reading, 1 of them; 50.0% needed)"},
+		{[]BoundaryRun{{Call: 30, Event: true}, {Call: 50, Finished: true}, {Call: 40, Finished: true}},
+			"no reading boundary (stopping while reading: cumulative incidence 33.3%, 1 of 3 runs (33.3%) observed; 50.0% needed)"},
+		// the incidence (33.3%) is not the share observed (20.0%): the runs censored at 5 count only to 5
+		{early, "no reading boundary (stopping while reading: cumulative incidence 33.3%, 1 of 5 runs (20.0%) observed; 50.0% needed)"},
 		{nil, "no reading boundary (no unfinished run stopped while reading)"},
 	} {
 		if got := BoundaryClause(Boundary(tc.runs)); got != tc.want {
 			t.Errorf("boundary clause = %q, want %q", got, tc.want)
 		}
 	}
-	v := Verdict{TopRentTool: "read_file", TopRentShare: 0.38}
-	if got, want := rentClause(v), "read_file holds 38.0% of token rent"; got != want {
-		t.Errorf("rent clause = %q, want %q", got, want)
-	}
-	if got := rentClause(Verdict{}); !strings.HasPrefix(got, "no token rent") {
-		t.Errorf("rent clause = %q", got)
-	}
 	for _, tc := range []struct {
 		v    Verdict
 		want string
 	}{
+		{Verdict{TopRentTool: "read_file", TopRentShare: 0.38}, "read_file's outputs are 38.0% of the tokens carried into later calls"},
+		{Verdict{}, "no tool output was carried into a later call"},
 		{Verdict{TopRentTool: "bash", TopRentShare: 0.5, SystemPromptShare: 0.12, ToolDefinitionsShare: 0.05},
-			"bash holds 50.0% of token rent; system prompt 12.0% / tool definitions 5.0% of token rent"},
-		{Verdict{TopRentTool: "bash", TopRentShare: 0.9, SystemPromptShare: 0.1}, "bash holds 90.0% of token rent; system prompt 10.0% of token rent"},
-		{Verdict{ToolDefinitionsShare: 1}, "no token rent (no tool output was carried by a later call); tool definitions 100.0% of token rent"},
+			"bash's outputs are 50.0% of the tokens carried into later calls; the system prompt 12.0%, tool definitions 5.0%"},
+		{Verdict{TopRentTool: "bash", TopRentShare: 0.9, SystemPromptShare: 0.1}, "bash's outputs are 90.0% of the tokens carried into later calls; the system prompt 10.0%"},
+		{Verdict{ToolDefinitionsShare: 1}, "no tool output was carried into a later call; of the tokens carried, tool definitions 100.0%"},
 	} {
 		if got := rentClause(tc.v); got != tc.want {
 			t.Errorf("rent clause = %q, want %q", got, tc.want)
@@ -53,8 +53,8 @@ func TestVerdictClauses(t *testing.T) {
 }
 
 func TestVerdictWhatIf(t *testing.T) {
-	dies := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: 3, Prompt: 40_000}
-	fits := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: -1}
+	dies := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Call: 3, Prompt: 40_000}
+	fits := &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Call: -1}
 	ended := End{Reason: schema.EndContextOverflow, Source: "explicit"}
 	run := func(w *WindowDeath, e End) RunDiagnosis {
 		return RunDiagnosis{RunResult: RunResult{Occupancy: RunOccupancy{Window: 32_000}, End: e, WhatIf: w}}

@@ -90,17 +90,17 @@ func Window(run schema.Run, override int64) (tokens int64, source string) {
 type WindowDeath struct {
 	Window    int64 `json:"window_tokens"`     // N
 	OwnWindow int64 `json:"own_window_tokens"` // the run's own window (log or table); 0 unknown
-	// Turn is the first call whose prompt plus output exceeds Window (the
+	// Call is the first call whose prompt plus output exceeds Window (the
 	// run would have died there); -1 when every call fits. Prompt and
 	// Output are that call's: its prompt as Occupancy has it (logged
 	// input, else estimated) and its logged output (0 without a usage row).
-	Turn   int64 `json:"turn"`
+	Call   int64 `json:"call"`
 	Prompt int64 `json:"prompt_tokens"`
 	Output int64 `json:"output_tokens"`
 }
 
 // Dies reports whether the run would have died at the window.
-func (d *WindowDeath) Dies() bool { return d != nil && d.Turn >= 0 }
+func (d *WindowDeath) Dies() bool { return d != nil && d.Call >= 0 }
 
 // WindowWhatIf is run's window what-if at window (--window N): nil unless
 // window is positive and below the run's own window (Window without
@@ -124,10 +124,10 @@ func WindowWhatIf(run schema.Run, usage []schema.Usage, occ RunOccupancy, window
 			out[u.Turn] = u.OutputTokens
 		}
 	}
-	d := &WindowDeath{Window: window, OwnWindow: own, Turn: -1}
+	d := &WindowDeath{Window: window, OwnWindow: own, Call: -1}
 	for _, c := range occ.Calls {
-		if c.Prompt+out[c.Turn] > window {
-			d.Turn, d.Prompt, d.Output = c.Turn, c.Prompt, out[c.Turn]
+		if c.Prompt+out[c.Call] > window {
+			d.Call, d.Prompt, d.Output = c.Call, c.Prompt, out[c.Call]
 			break
 		}
 	}

@@ -48,7 +48,7 @@ func TestWindowWhatIf(t *testing.T) {
 	own := int64(200_000)
 	logged := schema.Run{RunID: "r", ModelFamily: "claude-sonnet-4", WindowTokens: &own}
 	// prompts 10,000, 31,950 and 40,000 at turns 0, 1, 2; outputs 50, 100, 50
-	occ := RunOccupancy{Calls: []CallOccupancy{{Turn: 0, Prompt: 10_000}, {Turn: 1, Prompt: 31_950}, {Turn: 2, Prompt: 40_000}}}
+	occ := RunOccupancy{Calls: []CallOccupancy{{Call: 0, Prompt: 10_000}, {Call: 1, Prompt: 31_950}, {Call: 2, Prompt: 40_000}}}
 	usage := []schema.Usage{{Turn: 0, InputTokens: 10_000, OutputTokens: 50}, {Turn: 1, InputTokens: 31_950, OutputTokens: 100}, {Turn: 2, InputTokens: 40_000, OutputTokens: 50}}
 	estimated := []schema.Usage{{Turn: 1, OutputTokens: 100, Estimated: true}}
 	for _, tc := range []struct {
@@ -62,14 +62,14 @@ func TestWindowWhatIf(t *testing.T) {
 		{"the run's own window", logged, usage, 200_000, nil},
 		{"above it", logged, usage, 400_000, nil},
 		// 31,950 + 100 = 32,050 > 32,000: the call's output counts
-		{"below it: dies at the first call over", logged, usage, 32_000, &WindowDeath{Window: 32_000, OwnWindow: 200_000, Turn: 1, Prompt: 31_950, Output: 100}},
+		{"below it: dies at the first call over", logged, usage, 32_000, &WindowDeath{Window: 32_000, OwnWindow: 200_000, Call: 1, Prompt: 31_950, Output: 100}},
 		// an estimated usage row gives no output: 31,950 fits, 40,000 does not
-		{"an estimated row's output is not the log's", logged, estimated, 32_000, &WindowDeath{Window: 32_000, OwnWindow: 200_000, Turn: 2, Prompt: 40_000}},
-		{"every call fits", logged, usage, 100_000, &WindowDeath{Window: 100_000, OwnWindow: 200_000, Turn: -1}},
+		{"an estimated row's output is not the log's", logged, estimated, 32_000, &WindowDeath{Window: 32_000, OwnWindow: 200_000, Call: 2, Prompt: 40_000}},
+		{"every call fits", logged, usage, 100_000, &WindowDeath{Window: 100_000, OwnWindow: 200_000, Call: -1}},
 		// the own window from the table
-		{"table window", schema.Run{ModelFamily: "gemini-3-pro"}, usage, 32_000, &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Turn: 1, Prompt: 31_950, Output: 100}},
+		{"table window", schema.Run{ModelFamily: "gemini-3-pro"}, usage, 32_000, &WindowDeath{Window: 32_000, OwnWindow: 1_048_576, Call: 1, Prompt: 31_950, Output: 100}},
 		// unknown: the run sent its prompts, so it ran at a larger window
-		{"own window unknown", schema.Run{ModelFamily: "my-local-model"}, usage, 32_000, &WindowDeath{Window: 32_000, Turn: 1, Prompt: 31_950, Output: 100}},
+		{"own window unknown", schema.Run{ModelFamily: "my-local-model"}, usage, 32_000, &WindowDeath{Window: 32_000, Call: 1, Prompt: 31_950, Output: 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := WindowWhatIf(tc.run, tc.usage, occ, tc.window)
@@ -108,9 +108,9 @@ func TestRunWithWhatIfEnd(t *testing.T) {
 	}{
 		{"own window", schema.Run{Harness: "codex", ModelFamily: "gpt-5"}, 0, schema.EndFinished, RuleFinalAnswer, 61_000.0 / 400_000, nil},
 		{"what-if below it", schema.Run{Harness: "codex", ModelFamily: "gpt-5"}, 64_000, schema.EndFinished, RuleFinalAnswer, 61_000.0 / 64_000,
-			&WindowDeath{Window: 64_000, OwnWindow: 400_000, Turn: 1, Prompt: 61_000, Output: 5_000}},
+			&WindowDeath{Window: 64_000, OwnWindow: 400_000, Call: 1, Prompt: 61_000, Output: 5_000}},
 		{"no known window", schema.Run{Harness: "codex", ModelFamily: "my-local-model"}, 64_000, schema.EndContextOverflow, RuleMargin, 61_000.0 / 64_000,
-			&WindowDeath{Window: 64_000, Turn: 1, Prompt: 61_000, Output: 5_000}},
+			&WindowDeath{Window: 64_000, Call: 1, Prompt: 61_000, Output: 5_000}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := RunWith(tc.run, evs, usage, nil, tc.window, nil)

@@ -37,6 +37,7 @@ type RunBuilder struct {
 	keys     map[string]int
 	models   map[string]int
 	estTok   int64
+	outputs  int64 // output events (what the model said or did)
 	first    *time.Time
 	last     *time.Time
 	finished bool
@@ -159,6 +160,7 @@ func (b *RunBuilder) Add(e schema.Event) error {
 		b.lastLine = e.Line
 	}
 	if e.Kind.IsOutput() {
+		b.outputs++
 		if !b.explicit && !b.inOutput || b.calls == 0 {
 			b.calls++
 			b.callIdx = b.calls - 1
@@ -343,7 +345,10 @@ func (b *RunBuilder) NoteModel(model string) {
 // input/output/cache totals are sums over the per-call usage rows (or, per
 // field, the log's own stated totals when larger: SetLoggedTotals); n_turns is
 // the number of model calls; model is the most used model (ties: first name in
-// sort order) unless the importer set one.
+// sort order) unless the importer set one. A run with neither an output
+// event nor a usage row (nothing of the model read) is stored all the same,
+// and Options.Warn is told of it unless the file had rejects (which say
+// what was lost).
 func (b *RunBuilder) Finish() error {
 	if b.finished {
 		return nil
@@ -353,6 +358,12 @@ func (b *RunBuilder) Finish() error {
 		return b.err
 	}
 	r := &b.Run
+	if b.outputs == 0 && len(b.usage) == 0 && b.f.rejects == 0 && b.f.warn != nil {
+		// nothing of the model was read, and no reject says why: most
+		// likely a file of another format that this one's detection
+		// claimed (issue 30.10)
+		b.f.warn(fmt.Errorf("%s: run %s: empty run (no model output, no usage read as %s)", b.f.path, r.RunID, b.f.format))
+	}
 	turns := make([]int64, 0, len(b.usage))
 	for t := range b.usage {
 		turns = append(turns, t)

@@ -75,7 +75,11 @@ func TestDecodeErrorsInPlainWords(t *testing.T) {
 		{
 			name: "not an object", format: "openai-messages", file: "m.jsonl",
 			data: "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n{\"messages\": [}\n",
-			want: []string{`m.jsonl:2: invalid JSON record: a value was expected, got '}'`},
+			want: []string{
+				// line 1's run holds a user message only: nothing of the model
+				`m.jsonl: run m#1: empty run (no model output, no usage read as openai-messages)`,
+				`m.jsonl:2: invalid JSON record: a value was expected, got '}'`,
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

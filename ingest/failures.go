@@ -24,6 +24,8 @@ var textFailureFormats = map[string]bool{
 	"hermes-agent":          true, // OpenAI-shaped tool messages
 	"mistral-vibe":          true, // tool messages: tool_call_id and content
 	"grok-build":            true, // tool rows: tool_call_id and content
+	"cline-task-folder":     true, // "[tool] Result:" text blocks, command_output records
+	"vscode-copilot-chat":   true, // toolCallResults: content only
 }
 
 // inferFailure marks e, a tool result whose log gives it neither an error

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,5 +84,41 @@ func TestParseBOM(t *testing.T) {
 	}
 	if len(sink.Events) > 0 && strings.HasPrefix(sink.Events[0].Text, "\ufeff") {
 		t.Errorf("the BOM reached the text")
+	}
+}
+
+// TestDoneOncePerFile: Options.Done is called once for every file, whether
+// imported, skipped (not a log, found by walking) or failed (named, of no
+// known format), with the small files parsed in memory and streamed.
+func TestDoneOncePerFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"split_responses.jsonl", "overflow_subagent.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "claude-code", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notes := filepath.Join(dir, "notes.json") // not a log: skipped when walked
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	for p, s := range map[string]string{notes: `{"notes": "hello"}`, bad: `{"hello": "world"}`} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, small := range []int64{0, -1} {
+		var mu sync.Mutex
+		done := 0
+		sum, err := ingest.Files(context.Background(), &ingest.MemSink{}, []string{dir, bad}, &ingest.Options{SmallFile: small, Warn: func(error) {},
+			Done: func() { mu.Lock(); done++; mu.Unlock() }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// by hand: 2 imported, notes.json skipped, bad.json failed
+		if done != 4 || sum.Files != 2 || sum.Skipped != 1 || sum.Failed != 1 {
+			t.Errorf("small file %d: Done called %d times, want 4; summary %+v", small, done, sum)
+		}
 	}
 }

@@ -37,28 +37,28 @@ import (
 //     attachment referenced 1,000 times was copied into every reference,
 //     6.4 GB allocated for a 2 kB file).
 //  2. The conversation is sample.messages (what the model saw), preceded
-//     by the tool definitions of its first model call (the ModelEvent's
+//     by the tool definitions of its first model call (the "ModelEvent"'s
 //     tools, one system event with role tools; see ToolDefinitions): system →
 //     system, user → user, assistant → one model call (RunBuilder.NewCall)
 //     with its reasoning blocks, text and tool_calls, tool → tool_result
 //     (tool_call_id links it; an error marks it). Assistant messages that
 //     are part of the dataset input (source "input") are context, not calls:
 //     they become user-kind events with role assistant.
-//  3. Each assistant message is matched, in order, to the ModelEvent in
+//  3. Each assistant message is matched, in order, to the "ModelEvent" in
 //     sample.events that produced it (by message id; logs without ids by the
 //     first tool call id, else by text). The match gives the call's time and
 //     usage: output.usage per call, with input_tokens made to include cache
 //     reads and writes where Inspect excludes them (see inspInclusive). Model
 //     events matched to no message (scorer or grader calls, sub-agents whose
 //     messages are not in the sample) are not calls of the run. Tool results
-//     take their time from the ToolEvent with their call id.
+//     take their time from the "ToolEvent" with their call id.
 //  4. Timeline events are placed before the assistant message of the first
-//     model call that follows them: CompactionEvent → a compaction event and
+//     model call that follows them: "CompactionEvent" → a compaction event and
 //     op (summary → summary, edit → masking, trim → truncation) with
-//     tokens_before/tokens_after; a ModelEvent that failed → an error event.
+//     tokens_before/tokens_after; a "ModelEvent" that failed → an error event.
 //     A tool call of the last message that a message limit cut off before its
-//     result keeps the result of its ToolEvent.
-//  5. End reason: sample.limit (or a SampleLimitEvent): message → step_limit,
+//     result keeps the result of its "ToolEvent".
+//  5. End reason: sample.limit (or a "SampleLimitEvent"): message → step_limit,
 //     token → cost_limit (a token budget, not the context window), cost →
 //     cost_limit, time / working / operator / custom → interrupted with the
 //     limit in the detail; sample.error → error (context_overflow when it says
@@ -66,7 +66,7 @@ import (
 //     context_overflow; else the sample completed → finished. Scores give
 //     resolved when every scorer says clearly correct (C, true, 1) or every
 //     one says incorrect (I, N, false, 0).
-//  6. Without any matched ModelEvent, sample.model_usage becomes the run
+//  6. Without any matched "ModelEvent", sample.model_usage becomes the run
 //     totals (no usage rows).
 //
 // Event.Line is the line of the message in a .json log and its 1-based
@@ -477,7 +477,7 @@ func (r *inspRun) conversation(msgs []*inspMessage, timeline []*inspTimeline, li
 }
 
 // cutOff adds the results of the last assistant message's tool calls that a
-// limit ended the sample before (the ToolEvent ran, its message was not
+// limit ended the sample before (the "ToolEvent" ran, its message was not
 // appended).
 func (r *inspRun) cutOff(msgs []*inspMessage, tools map[string]*inspTimeline, line int64) error {
 	last := -1

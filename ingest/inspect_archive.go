@@ -265,7 +265,7 @@ func inspVersion(v string) [3]int {
 	return out
 }
 
-// inspNormalized is the first Inspect version whose ModelUsage.input_tokens
+// inspNormalized is the first Inspect version whose "ModelUsage.input_tokens"
 // excludes cache reads and writes for every provider (0.3.184, 28 February
 // 2026: "Normalize handling of cached tokens in ModelUsage").
 var inspNormalized = [3]int{0, 3, 184}

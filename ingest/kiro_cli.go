@@ -14,7 +14,7 @@ import (
 // kiroCLI reads a Kiro CLI conversation: the JSON value of one row of the
 // conversations table of ~/.local/share/kiro-cli/data.sqlite3, saved as a
 // .json file (trajmine does not open the SQLite store itself). The layout
-// is Amazon Q Developer CLI's ConversationState: conversation_id and
+// is Amazon Q Developer CLI's "ConversationState": conversation_id and
 // history[] of {user, assistant, request_metadata} (older files: pairs
 // [user, assistant]), with Rust enums written as externally tagged JSON
 // ({"Prompt": {…}}).

@@ -53,7 +53,7 @@ type litellmLog struct {
 	data       []byte
 }
 
-// litellmKey orders call logs: file name ts, timestamp field, name.
+// before orders call logs: file name ts, timestamp field, name.
 func (a *litellmLog) before(b *litellmLog) bool {
 	if a.nameTS != b.nameTS {
 		return a.nameTS < b.nameTS

@@ -71,12 +71,14 @@ const (
 // a known "role"), or an object (a whole file or the first JSONL line) whose
 // "messages" or "traj" array starts with a message. Objects carrying keys of
 // other formats (sessionId, payload, history, steps, trajectory_format) and
-// SWE-agent *.traj / *.traj.json files are left to their importers. The
+// SWE-agent *.traj / *.traj.json files, Hermes sessions, Amp threads and
+// Cline task histories (api_conversation_history.json) are left to their
+// importers. The
 // dialect is decided on the head: Anthropic tool_use/tool_result blocks or a
 // top-level "system" → anthropic, else openai.
 func (m messagesImporter) Detect(name string, head []byte) bool {
-	if (hermesAgent{}).Detect(name, head) {
-		return false // a Hermes session object also holds an OpenAI "messages" list
+	if (hermesAgent{}).Detect(name, head) || (ampThread{}).Detect(name, head) || (clineTask{}).Detect(name, head) {
+		return false
 	}
 	ok, anthropic := sniffMessages(name, head)
 	return ok && anthropic == m.anthropic

@@ -20,7 +20,7 @@ import (
 //
 // The records carry no tool-call ids, no token usage, no tool output text and
 // (except message.in) no timestamps. But an agent.start record may hold a
-// "messages" snapshot: the session's history (pi AgentMessages, OpenClaw runs
+// "messages" snapshot: the session's history (pi "AgentMessage" values, OpenClaw runs
 // on pi) before the prompt, with call ids, tool outputs and per-call usage.
 // Steps:
 //

@@ -898,7 +898,7 @@ func (o *ohRun) op(kind schema.OpKind, detail string) error {
 	return o.b.Op(op)
 }
 
-// agentState maps an AgentStateChangedObservation to the run's end.
+// agentState maps an "AgentStateChangedObservation" to the run's end.
 func (o *ohRun) agentState(state, reason string) {
 	b := o.b
 	switch state {

@@ -192,7 +192,7 @@ type ohMetrics struct {
 	TokenUsages           []ohTokens        `json:"token_usages"`
 }
 
-// ohLiteUsage is a LiteLLM ChatCompletion usage.
+// ohLiteUsage is a LiteLLM "ChatCompletion" usage.
 type ohLiteUsage struct {
 	PromptTokens        ohInt `json:"prompt_tokens"`
 	CompletionTokens    ohInt `json:"completion_tokens"`

@@ -201,7 +201,7 @@ func (c *otelCollector) doc(v any) error {
 	return c.f.Reject(c.next(), "not a span or trace document", gaiRaw(v))
 }
 
-// otlp reads an OTLP/JSON ExportTraceServiceRequest's resourceSpans.
+// otlp reads the resourceSpans of an OTLP/JSON "ExportTraceServiceRequest".
 func (c *otelCollector) otlp(rs []any) error {
 	for _, r := range rs {
 		rm, _ := r.(map[string]any)
@@ -346,7 +346,7 @@ func otelKVs(v any) map[string]any {
 	return out
 }
 
-// otelAnyValue reads an OTLP AnyValue.
+// otelAnyValue reads an OTLP "AnyValue".
 func otelAnyValue(v any, depth int) any {
 	m, ok := v.(map[string]any)
 	if !ok || depth > 16 {

@@ -369,7 +369,9 @@ func TestOutcomesOnly(t *testing.T) {
 	}{
 		{"outcomes walk", []string{dir}, true, 2, 0, 2, 0, 0},
 		{"outcomes, a log named", []string{traj}, true, 0, 1, 0, 0, 0},
-		{"ingest walk", []string{dir}, false, 2, 0, 1, 1, 1}, // notes.json: unknown format
+		// notes.json: unknown format; the trajectory holds nothing of the
+		// model (a system message only): an empty run
+		{"ingest walk", []string{dir}, false, 2, 0, 1, 1, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,9 +24,12 @@ import (
 //  3. message: user / custom → user events; bashExecution (a shell command
 //     the user ran with "!", whose output goes into the context) → a user
 //     event with the exit code; toolResult → a tool_result linked by
-//     toolCallId; assistant → one model call (RunBuilder.Call with the
-//     responseId when there is one) with thinking / text / toolCall blocks and
-//     its usage. pi's usage.input excludes cache reads and writes (totalTokens
+//     toolCallId; assistant → one model call per message entry with
+//     thinking / text / toolCall blocks and its usage (an entry repeating
+//     the responseId of the entry just before it, with nothing logged in
+//     between, continues that call; the same responseId after other
+//     entries is another call: issue 30.8's two calls either side of a
+//     compaction). pi's usage.input excludes cache reads and writes ("totalTokens"
 //     = input + output + cacheRead + cacheWrite), so InputTokens is their sum.
 //     An aborted or failed request that produced nothing (empty content, zero
 //     usage) is not a model call: it becomes an error event.
@@ -42,7 +45,7 @@ import (
 // files form a tree (id/parentId); they are imported in file order.
 type piCodingAgent struct{ formatInfo }
 
-// piRoles are the roles of pi AgentMessages.
+// piRoles are the roles of pi "AgentMessage" values.
 var piRoles = map[string]bool{"user": true, "assistant": true, "toolResult": true, "bashExecution": true,
 	"custom": true, "branchSummary": true, "compactionSummary": true, "hookMessage": true}
 
@@ -100,7 +103,7 @@ type piEntry struct {
 	Content    json.RawMessage `json:"content"`
 }
 
-// piMessage is a pi AgentMessage (also found in OpenClaw telemetry).
+// piMessage is a pi "AgentMessage" (also found in OpenClaw telemetry).
 type piMessage struct {
 	Role         string          `json:"role"`
 	Content      json.RawMessage `json:"content"`
@@ -174,7 +177,7 @@ func decodePiLine(_ int64, raw []byte, d *piLine) string {
 	return d.reject
 }
 
-// piDecodeMessage decodes one AgentMessage and its content; it returns why
+// piDecodeMessage decodes one "AgentMessage" and its content; it returns why
 // the message is malformed, or "".
 func piDecodeMessage(raw []byte, m *piMessage, blocks *[]piBlock, text *string) string {
 	if err := json.Unmarshal(raw, m); err != nil {
@@ -274,7 +277,7 @@ func (piCodingAgent) Import(f *File, r io.Reader) error {
 	return conv.finish()
 }
 
-// piConv maps pi AgentMessages onto a run (pi sessions and OpenClaw history
+// piConv maps pi "AgentMessage" values onto a run (pi sessions and OpenClaw history
 // snapshots share the message format).
 type piConv struct {
 	b        *RunBuilder
@@ -283,11 +286,13 @@ type piConv struct {
 	lastStop string // stopReason of the last assistant message
 	lastErr  string // its errorMessage
 	sawModel bool   // an assistant message named its model
+	lastResp string // the responseId of the last assistant message
+	respSeq  int64  // the builder's seq right after that message's events
 	cost     float64
 	hasCost  bool
 }
 
-// message adds one AgentMessage. blocks are the assistant's content blocks;
+// message adds one "AgentMessage". blocks are the assistant's content blocks;
 // text is the flattened content of any other role.
 func (c *piConv) message(line int64, ts *time.Time, m *piMessage, blocks []piBlock, text string) error {
 	b := c.b
@@ -338,11 +343,9 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 	failed := m.StopReason == "error" || m.StopReason == "aborted"
 	c.lastStop, c.lastErr = strings.Clone(m.StopReason), strings.Clone(m.ErrorMessage)
 	if len(blocks) > 0 || hasUsage || !failed {
-		if m.ResponseID != "" {
-			b.Call(m.ResponseID)
-		} else {
+		if m.ResponseID == "" || m.ResponseID != c.lastResp || b.seq != c.respSeq {
 			b.NewCall()
-		}
+		} // else the same response, nothing logged since: the call goes on
 		b.NoteModel(m.Model)
 		c.sawModel = c.sawModel || m.Model != ""
 		if hasUsage {
@@ -372,6 +375,7 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 			}
 		}
 	}
+	c.lastResp, c.respSeq = strings.Clone(m.ResponseID), b.seq
 	if failed {
 		text := firstNonEmpty(m.ErrorMessage, "request "+m.StopReason)
 		c.lastKind = schema.KindError

@@ -24,7 +24,7 @@ import (
 // and however their work interleaves; it is the ingest of the files one by
 // one, in path order, with many small files per commit.
 //
-// Memory is bounded: at most window files are between being handed to a
+// Memory is bounded: at most inFlight files are between being handed to a
 // worker and being taken by the committer (parsed in memory and waiting, or
 // being parsed), each at most Options.SmallFile bytes when read into
 // memory; the committer fills one batch of at most batchFiles files and
@@ -43,9 +43,9 @@ const (
 	batchMemory = 64 << 20
 )
 
-// windowPerWorker is how many files per worker may be in flight between
+// inFlightPerWorker is how many files per worker may be in flight between
 // the dispatch and the committer.
-const windowPerWorker = 4
+const inFlightPerWorker = 4
 
 // outcome is what a worker hands the committer for one file: nothing (the
 // file was skipped or failed, already counted), a small file parsed in
@@ -85,12 +85,14 @@ func (p *pipeline) fail(err error) {
 	p.sum.Failed++
 	p.sum.Errors = append(p.sum.Errors, err)
 	p.mu.Unlock()
+	p.done()
 }
 
 func (p *pipeline) skip() {
 	p.mu.Lock()
 	p.sum.Skipped++
 	p.mu.Unlock()
+	p.done()
 }
 
 func (p *pipeline) imported(src *schema.Source) {
@@ -106,6 +108,14 @@ func (p *pipeline) imported(src *schema.Source) {
 	p.sum.Repairs += src.Repairs
 	p.sum.Bytes += src.Bytes
 	p.mu.Unlock()
+	p.done()
+}
+
+// done tells Options.Done that a file is done with.
+func (p *pipeline) done() {
+	if p.o.Done != nil {
+		p.o.Done()
+	}
 }
 
 func (p *pipeline) progress(n int64) {
@@ -180,13 +190,13 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		p.quick = nil
 	}
 
-	// Each file's outcome has its own slot; window bounds how far the
+	// Each file's outcome has its own slot; inFlight bounds how far the
 	// dispatch runs ahead of the committer.
 	slots := make([]chan *outcome, len(files))
 	for i := range slots {
 		slots[i] = make(chan *outcome, 1)
 	}
-	window := make(chan struct{}, windowPerWorker*workers)
+	inFlight := make(chan struct{}, inFlightPerWorker*workers)
 	type job struct {
 		i    int
 		path string
@@ -205,12 +215,17 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 				}
 				slots[j.i] <- out
 				if out != nil && out.turn != nil {
+					streamed := false
 					select {
 					case ok := <-out.turn:
 						if ok {
 							p.stream(j.path, out)
+							streamed = true
 						}
 					case <-stop:
+					}
+					if !streamed {
+						release(out.im) // a store's snapshot (sqlite.go)
 					}
 					close(out.done)
 				}
@@ -221,7 +236,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 		defer close(jobs)
 		for i, path := range files {
 			select {
-			case window <- struct{}{}:
+			case inFlight <- struct{}{}:
 			case <-stop:
 				return
 			}
@@ -232,7 +247,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 			}
 		}
 	}()
-	p.commit(slots, window)
+	p.commit(slots, inFlight)
 	close(stop)
 	wg.Wait()
 	if e := p.fatal.Load(); e != nil {
@@ -261,7 +276,7 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 // large file gets its turn after the batch before it is committed. A
 // content (sha256) met a second time is skipped here, so the first file in
 // path order is the one kept.
-func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
+func (p *pipeline) commit(slots []chan *outcome, inFlight chan struct{}) {
 	// A full batch goes to the writer, which commits it while the next
 	// one fills: parsing goes on during DuckDB's commit. At most one batch
 	// is being written and one filling.
@@ -292,7 +307,7 @@ func (p *pipeline) commit(slots []chan *outcome, window chan struct{}) {
 	}
 	for i := range slots {
 		out := <-slots[i]
-		<-window
+		<-inFlight
 		if out == nil {
 			continue
 		}
@@ -386,7 +401,8 @@ func (p *pipeline) work(path string) *outcome {
 	o := p.o
 	if p.quick != nil {
 		if fi, err := os.Stat(path); err == nil {
-			if same, err := p.quick.Unchanged(p.ctx, path, fi.Size(), fi.ModTime()); err == nil && same {
+			size, mod := storeStat(path, fi) // a SQLite store: with its -wal and -journal
+			if same, err := p.quick.Unchanged(p.ctx, path, size, mod); err == nil && same {
 				p.skip()
 				if o.Skipped != nil {
 					o.Skipped(fi.Size())
@@ -416,6 +432,9 @@ func (p *pipeline) work(path string) *outcome {
 		return nil
 	}
 	seen, err := p.seen(src)
+	if err != nil || seen {
+		release(im) // a store's snapshot (sqlite.go)
+	}
 	if err != nil {
 		e := fmt.Errorf("check %s: %w", path, err)
 		p.fatal.CompareAndSwap(nil, &e)
@@ -473,7 +492,10 @@ func (p *pipeline) stream(path string, out *outcome) {
 	out.data = nil
 	var r io.Reader
 	isink := p.sink
-	if data != nil {
+	if _, store := im.(*boundStore); store {
+		p.progress(src.Bytes) // it reads the snapshot prepare hashed (sqlite.go)
+		r = bytes.NewReader(nil)
+	} else if data != nil {
 		p.progress(src.Bytes)
 		r = bytes.NewReader(trimBOM(data))
 	} else {

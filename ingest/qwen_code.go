@@ -32,8 +32,8 @@ import (
 //     - assistant: one model call per uuid (RunBuilder.Call); parts with
 //     thought → reasoning, text → assistant, functionCall{id,name,args} →
 //     tool call; usageMetadata → the call's usage (input = prompt +
-//     toolUsePrompt tokens, output = candidates + thoughts, cache read =
-//     cachedContent, reasoning = thoughts); model and contextWindowSize
+//     "toolUsePrompt" tokens, output = candidates + thoughts, cache read =
+//     "cachedContent", reasoning = thoughts); model and contextWindowSize
 //     (the run's window) are top-level;
 //     - tool_result: functionResponse{id, name, response} → tool result
 //     linked by id (response.output, else response.error, else the JSON);

@@ -24,8 +24,12 @@
 //     DFG's arcs, or a file in the model format: ParseModel) and reports
 //     token-replay fitness and the deviations of each case.
 //  5. Compare two groups of cases (Compare: resolved against failed, DTOC on
-//     against off, model A against model B): the edges and variants whose
-//     share of cases differs, with a two-proportion z statistic.
+//     against off, model A against model B): each edge's rate per 100
+//     transitions per case (so that longer cases do not have more of every
+//     edge) with Welch's t-test, the edges from ▶ and to ■ and the variants
+//     (repeats collapsed: CollapsedVariants) on presence with Fisher's exact
+//     test, every p-value corrected for the number of tests
+//     (Benjamini–Hochberg q).
 //  6. Render: every result has a canonical sorted text form (WriteText, for
 //     the CLI and golden tests) and JSON-friendly exported fields; graphs
 //     also render as Graphviz DOT (WriteDOT).
@@ -36,7 +40,7 @@
 // map is iterated into output. Nothing panics on bad input; ParseModel
 // reports errors as "file:line: what". A Log's activities are interned: an
 // event holds an int32 activity id into Log.Activities, so a million events
-// take about 32 MB. The package imports only schema from trajmine; the
-// classifier is a function the caller passes, and the store hands records
-// over as schema values.
+// take about 32 MB. The package imports only schema and internal/stats
+// from trajmine; the classifier is a function the caller passes, and the
+// store hands records over as schema values.
 package mining

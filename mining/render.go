@@ -156,30 +156,61 @@ func (c *Conformance) WriteText(w io.Writer, top int) error {
 	return bw.Flush()
 }
 
-// WriteText writes the comparison: a header, then the first top edges and
-// the first top variants (all when top <= 0) in their order (largest
-// |Diff| first), each with both groups' cases and shares, Diff, Z and P.
+// WriteText writes the comparison: a header, then a line on how edges
+// are tested and the first top edges, then a line on the variants and the
+// first top variants (all when top <= 0), in their order (lowest Q first):
+// a rate-tested edge with both groups' mean rates per 100 transitions, the
+// difference, Welch's t, P and Q, and its presence; a presence
+// test with both groups' cases and shares, the difference, P and Q. Every
+// line ends with the unnormalised presence test's p (presence_p).
 //
 //	compare: A=resolved (3 cases) B=failed (2 cases)
-//	edge a -> b A=2/3=0.667 B=0/2=0.000 diff=+0.667 z=1.826 p=0.068
+//	edges: 5 tested, 1 with q <= 0.05 (rate: 100 × count / transitions per case, Welch's t; ▶/■ edges: presence, Fisher's exact; q: Benjamini–Hochberg)
+//	edge a -> b rate A=33.333 B=0.000 diff=+33.333 t=+1.414 p=0.293 q=0.340 cases A=2/3 B=0/2 presence_p=0.068
+//	variants: repeats collapsed: 2 (4 as logged) in 5 cases, 0 with q <= 0.05 (presence, Fisher's exact; q: Benjamini–Hochberg)
+//	variant a, b cases A=2/3=0.667 B=0/2=0.000 diff=+0.667 p=0.400 q=1.000 presence_p=0.068
 func (c *Comparison) WriteText(w io.Writer, top int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "compare: A=%s (%d cases) B=%s (%d cases)\n", quoteName(c.A), c.CasesA, quoteName(c.B), c.CasesB)
+	signed := func(v float64) string {
+		s := num(v, 3)
+		if !strings.HasPrefix(s, "-") {
+			s = "+" + s
+		}
+		return s
+	}
+	sig := func(ds []Difference) int {
+		n := 0
+		for _, d := range ds {
+			if d.Q <= FDR {
+				n++
+			}
+		}
+		return n
+	}
 	for _, sec := range []struct {
 		kind string
 		ds   []Difference
 	}{{"edge", c.Edges}, {"variant", c.Variants}} {
 		ds := sec.ds
+		if sec.kind == "edge" {
+			fmt.Fprintf(bw, "edges: %d tested, %d with q <= %s (rate: 100 × count / transitions per case, Welch's t; ▶/■ edges: presence, Fisher's exact; q: Benjamini–Hochberg)\n",
+				len(ds), sig(ds), num(FDR, 2))
+		} else {
+			fmt.Fprintf(bw, "variants: %s: %d (%d as logged) in %d cases, %d with q <= %s (presence, Fisher's exact; q: Benjamini–Hochberg)\n",
+				c.VariantLevel, c.VariantsCoarse, c.VariantsExact, c.CasesA+c.CasesB, sig(ds), num(FDR, 2))
+		}
 		if top > 0 && top < len(ds) {
 			ds = ds[:top]
 		}
 		for _, d := range ds {
-			sign := "+"
-			if d.Diff < 0 && num(d.Diff, 3) != "0.000" {
-				sign = ""
+			if d.Test == "rate" {
+				fmt.Fprintf(bw, "%s %s rate A=%s B=%s diff=%s t=%s p=%s q=%s cases A=%d/%d B=%d/%d presence_p=%s\n", sec.kind, d.Key, num(d.RateA, 3), num(d.RateB, 3),
+					signed(d.Diff), signed(d.T), num(d.P, 3), num(d.Q, 3), d.CasesA, c.CasesA, d.CasesB, c.CasesB, num(d.PresenceP, 3))
+				continue
 			}
-			fmt.Fprintf(bw, "%s %s A=%d/%d=%s B=%d/%d=%s diff=%s%s z=%s p=%s\n", sec.kind, d.Key, d.CasesA, c.CasesA, num(d.ShareA, 3),
-				d.CasesB, c.CasesB, num(d.ShareB, 3), sign, num(d.Diff, 3), num(d.Z, 3), num(d.P, 3))
+			fmt.Fprintf(bw, "%s %s cases A=%d/%d=%s B=%d/%d=%s diff=%s p=%s q=%s presence_p=%s\n", sec.kind, d.Key, d.CasesA, c.CasesA, num(d.ShareA, 3),
+				d.CasesB, c.CasesB, num(d.ShareB, 3), signed(d.Diff), num(d.P, 3), num(d.Q, 3), num(d.PresenceP, 3))
 		}
 		if len(ds) < len(sec.ds) {
 			fmt.Fprintf(bw, "… %d more %ss\n", len(sec.ds)-len(ds), sec.kind)

@@ -66,3 +66,76 @@ func Variants(l *Log) []Variant {
 	}
 	return out
 }
+
+// CollapseRepeats returns the case's events with every run of consecutive
+// events of one activity kept as its first: read, read, read, edit, read
+// → read, edit, read.
+func CollapseRepeats(evs []Event) []Event {
+	out := make([]Event, 0, len(evs))
+	for i, e := range evs {
+		if i > 0 && e.Activity == evs[i-1].Activity {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// FirstOccurrences returns the case's events with every activity kept
+// at its first occurrence only: read, search, read, edit, test, edit →
+// read, search, edit, test (the order in which the case took up each
+// activity).
+func FirstOccurrences(evs []Event) []Event {
+	out := make([]Event, 0, 8)
+	seen := map[int32]bool{}
+	for _, e := range evs {
+		if !seen[e.Activity] {
+			seen[e.Activity] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// CollapsedVariants returns the variants of l with consecutive repeats
+// collapsed (CollapseRepeats): cases that differ only in how many times
+// they repeated a step share a variant. Order, shares and examples are
+// Variants'.
+func CollapsedVariants(l *Log) []Variant { return Variants(mapEvents(l, CollapseRepeats)) }
+
+// OrderVariants returns the variants of l by the order in which each case
+// took up its activities (FirstOccurrences): the coarsest level, where
+// long cases that share no path still share a way of working (read,
+// search, edit, test against read, edit, test).
+func OrderVariants(l *Log) []Variant { return Variants(mapEvents(l, FirstOccurrences)) }
+
+// mapEvents is l with every case's events replaced by f of them.
+func mapEvents(l *Log, f func([]Event) []Event) *Log {
+	c := &Log{Activities: l.Activities, ids: l.ids, Cases: make([]Case, len(l.Cases))}
+	for i := range l.Cases {
+		c.Cases[i] = l.Cases[i]
+		c.Cases[i].Events = f(l.Cases[i].Events)
+	}
+	return c
+}
+
+// VariantLevel is how coarsely variants are keyed.
+type VariantLevel string
+
+// The variant levels, finest first.
+const (
+	LevelExact     VariantLevel = "as logged"
+	LevelCollapsed VariantLevel = "repeats collapsed"
+	LevelOrder     VariantLevel = "order of first occurrence"
+)
+
+// CoarseVariants returns the variants of l at the finest level below
+// exact at which cases share variants — repeats collapsed, unless that
+// leaves more variants than half the cases, then the order of first
+// occurrence — and the level.
+func CoarseVariants(l *Log) ([]Variant, VariantLevel) {
+	if vs := CollapsedVariants(l); 2*len(vs) <= len(l.Cases) {
+		return vs, LevelCollapsed
+	}
+	return OrderVariants(l), LevelOrder
+}

@@ -36,7 +36,7 @@ import (
 //     (the upper end of its 95 % CI in the currency is below 1: strictly
 //     cheaper than what ran; nothing else is presented as a saving).
 //  4. Among the rest, the lowest ratio in the currency wins; ties (within
-//     1e-12) go to more runs saved, then the lower token ratio, then the
+//     1e-12) go to more runs saved, then the lower effective ratio, then the
 //     earlier candidate. None left: nothing is chosen (keep what ran), and
 //     Choice.Reason says why: the count per rule and the closest miss (the
 //     cheapest candidate the harness and behaviour gates let through, else
@@ -160,12 +160,17 @@ func (f *Figure) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// String is "0.928 [0.880, 0.970]", bounds by textfmt.RatioBound.
-func (f Figure) String() string {
+// String is "0.928 [0.880, 0.970]" (FigureValue).
+func (f Figure) String() string { return FigureValue(f) }
+
+// FigureValue is a figure as every sentence and table prints it: the
+// ratio and its CI by textfmt.RatioWithCI ("0.928 [0.880, <1.000]"), or
+// "∞ (no task solved)".
+func FigureValue(f Figure) string {
 	if math.IsInf(f.X, 1) {
 		return "∞ (no task solved)"
 	}
-	return textfmt.Ratio(f.X) + " " + textfmt.RatioCI(f.Lo, f.Hi)
+	return textfmt.RatioWithCI(f.X, f.Lo, f.Hi)
 }
 
 // Option is one candidate's figures on a set of runs against what ran
@@ -228,7 +233,7 @@ func currencyOf(opts []Option) Currency {
 }
 
 // better: the lower ratio in the currency, then more runs saved, then the
-// lower token ratio (Choose, step 4).
+// lower effective ratio (Option.Tokens; Choose, step 4).
 func better(a, b *Option, c Currency) bool {
 	x, y := a.objective(c).X, b.objective(c).X
 	if math.Abs(x-y) > 1e-12 {
@@ -310,7 +315,7 @@ func (g Gates) exclusions(o *Option, cur Currency) Exclusion {
 	if ok, why := Runnable(o.Spec, g.Harnesses, g.Family, g.AnyMechanism); !ok {
 		add(RuleHarness, why)
 	}
-	if !Eligible(PolicyFamily(o.Spec), g.Label) {
+	if !Eligible(Mechanism(o.Spec), g.Label) {
 		add(RuleBehaviour, "the model's own manage_context ops are only recommended for selective families (label "+orUnknown(g.Label)+")")
 	}
 	if o.Lost > 0 {

@@ -349,7 +349,7 @@ func TestDefaultGridHasHarnessGrids(t *testing.T) {
 			if def.Policy != cfg.Policy || def.Policy == canonical("as-logged") {
 				t.Errorf("default recommends %s, --config %s recommends %s", def.Policy, tc.harness, cfg.Policy)
 			}
-			if !supports(tc.harness, def.Policy) && PolicyFamily(def.Policy) != "none" {
+			if !supports(tc.harness, def.Policy) && Mechanism(def.Policy) != "none" {
 				t.Errorf("default recommends %s, which %s cannot run", def.Policy, tc.harness)
 			}
 			t.Logf("%s: %s", tc.harness, fmt.Sprint(def.Short))

@@ -272,7 +272,7 @@ func GridFor(harness string, specs []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if sn.Supported && !slices.Contains(out, s) && s != simulate.AsLoggedName && PolicyFamily(s) != simulate.MechanismNone {
+		if sn.Supported && !slices.Contains(out, s) && s != simulate.AsLoggedName && Mechanism(s) != simulate.MechanismNone {
 			out = append(out, s)
 		}
 	}

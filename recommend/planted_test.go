@@ -79,11 +79,11 @@ func TestPlantedProfiles(t *testing.T) {
 		}
 		switch want {
 		case synth.ProfileSelective:
-			if r.PolicyOf != "dtoc" && r.PolicyOf != "logged" {
-				t.Errorf("%s: selective compressor got %s (%s), want its own manage_context ops (what ran)", r.Family, r.Short, r.PolicyOf)
+			if r.Mechanism != "dtoc" && r.Mechanism != "logged" {
+				t.Errorf("%s: selective compressor got %s (%s), want its own manage_context ops (what ran)", r.Family, r.Short, r.Mechanism)
 			}
 		default:
-			if pf := PolicyFamily(r.Best); pf == "dtoc" || pf == "none" || pf == "logged" {
+			if pf := Mechanism(r.Best); pf == "dtoc" || pf == "none" || pf == "logged" {
 				t.Errorf("%s: %s profile's training choice is %s (%s), want a mechanical policy", r.Family, want, r.Best, pf)
 				continue
 			}

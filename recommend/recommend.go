@@ -48,7 +48,7 @@
 //     not strictly cheaper than what ran).
 //
 // Among the rest the lowest ratio wins, then more runs saved, then the
-// lower token ratio, then the earlier in the grid. None left: what ran
+// lower effective ratio, then the earlier in the grid. None left: what ran
 // (as-logged), with the reason.
 //
 // 4. Held out. The winner is replayed on the held-out runs and put through
@@ -69,6 +69,7 @@ import (
 	"github.com/trajmine/trajmine/diagnose"
 	"github.com/trajmine/trajmine/internal/holdout"
 	"github.com/trajmine/trajmine/internal/stats"
+	"github.com/trajmine/trajmine/internal/textfmt"
 	"github.com/trajmine/trajmine/simulate"
 )
 
@@ -82,14 +83,14 @@ const (
 
 // Options configures Recommend. Zero values take the documented defaults.
 type Options struct {
-	Grid           []string // candidate specs (default DefaultGrid)
-	HoldoutEvery   uint32   // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default DefaultHoldoutEvery)
-	MinTrain       int      // training runs needed (default DefaultMinTrain)
-	MinHeldOut     int      // held-out runs needed (default DefaultMinHeldOut)
-	MaxReinvPer100 float64  // eligibility bound on predicted re-invocations per 100 calls (default DefaultMaxReinv)
-	Window         int64    // replay window for every run; 0 = each run's own
-	Bootstrap      int      // CI resamples (default 1000)
-	Seed           uint64   // bootstrap seed (default 1)
+	Grid           []string        // candidate specs (default DefaultGrid)
+	HoldoutEvery   uint32          // hold out runs with FNV-1a(id) % HoldoutEvery == 0 (default DefaultHoldoutEvery)
+	MinTrain       int             // training runs needed (default DefaultMinTrain)
+	MinHeldOut     int             // held-out runs needed (default DefaultMinHeldOut)
+	MaxReinvPer100 float64         // eligibility bound on predicted re-invocations per 100 calls (default DefaultMaxReinv)
+	Window         simulate.Window // replay window for every run (the zero value: each run's own)
+	Bootstrap      int             // CI resamples (default 1000)
+	Seed           uint64          // bootstrap seed (default 1)
 	// Label returns a family's behaviour label (behavior's classifier:
 	// selective, shallow, never, thrasher, or "" when unknown).
 	Label func(family string) string
@@ -178,10 +179,12 @@ type Candidate struct {
 	Why      string   `json:"why,omitempty"`         // that rule, in words
 	Rules    []string `json:"excluded_by_all,omitempty"`
 	Whys     []string `json:"why_all,omitempty"`
-	// MedianEff is the median per-run token ratio
+	// MedianEff is the median per-run effective ratio (effective tokens
+	// over as-logged's on the same calls)
 	MedianEff float64 `json:"median_effective_ratio"`
-	// KeepAllRatio is Σ effective / Σ keep-all: a reference
-	KeepAllRatio float64 `json:"keep_all_ratio"`
+	// KeepAllEffRatio is Σ effective tokens / Σ keep-all prompt tokens: a
+	// reference (simulate's keep-all ratio puts prompts alone over them)
+	KeepAllEffRatio float64 `json:"keep_all_effective_ratio"`
 }
 
 // Result is the recommendation for one family.
@@ -196,9 +199,9 @@ type Result struct {
 	Insufficient bool `json:"insufficient_evidence"`
 	Need         int  `json:"runs_to_collect,omitempty"`
 	// Policy is the recommendation (canonical spec; as-logged: keep what ran)
-	Policy   string `json:"policy"`
-	Short    string `json:"policy_short"` // spec with non-default parameters only
-	PolicyOf string `json:"policy_family"`
+	Policy    string `json:"policy"`
+	Short     string `json:"policy_short"` // spec with non-default parameters only
+	Mechanism string `json:"mechanism"`    // the policy's mechanism (Mechanism)
 	// Best is the training runs' choice, whether or not the held-out runs
 	// confirmed it ("" when insufficient evidence stopped before)
 	Best string `json:"training_choice,omitempty"`
@@ -245,10 +248,11 @@ func (r Result) Winner() *Option {
 	return r.HeldOutFigures
 }
 
-// PolicyFamily is the mechanism of the policy spec names, read from the
-// catalog (simulate.Def.Mechanism: logged, dtoc, masking, truncation,
+// Mechanism is the mechanism of the policy spec names (what it does to the
+// prompt; a family is the runs' model family, never a policy's), read from
+// the catalog (simulate.Def.Mechanism: logged, dtoc, masking, truncation,
 // compaction, none), or "other" for a name the catalog does not have.
-func PolicyFamily(spec string) string {
+func Mechanism(spec string) string {
 	name, _, _ := strings.Cut(spec, "(")
 	if d, ok := simulate.Lookup(strings.TrimSpace(name)); ok {
 		return d.Mechanism
@@ -256,12 +260,12 @@ func PolicyFamily(spec string) string {
 	return "other"
 }
 
-// Eligible reports whether a policy family may be recommended for a
-// behaviour label: the model's own manage_context ops (dtoc) only for
-// "selective" families, whose ops the evidence says pay off; every other
-// family is open to all labels.
-func Eligible(policyFamily, label string) bool {
-	if policyFamily == simulate.MechanismDtoc {
+// Eligible reports whether a policy of mechanism may be recommended for a
+// model family of a behaviour label: the model's own manage_context ops
+// (dtoc) only for "selective" families, whose ops the evidence says pay
+// off; every other mechanism is open to all labels.
+func Eligible(mechanism, label string) bool {
+	if mechanism == simulate.MechanismDtoc {
 		return label == "selective"
 	}
 	return true
@@ -301,12 +305,12 @@ func Recommend(fams []Family, o Options) ([]Result, error) {
 // Grid is the parsed candidate set (as-logged first) and the replay window.
 type Grid struct {
 	pols   []simulate.Policy
-	window int64
+	window simulate.Window
 }
 
 // NewGrid parses specs (DefaultGrid when empty), puts as-logged, the
-// baseline, first if it is not, and replays at window (0 = each run's own).
-func NewGrid(specs []string, window int64) (*Grid, error) {
+// baseline, first if it is not, and replays at window.
+func NewGrid(specs []string, window simulate.Window) (*Grid, error) {
 	if len(specs) == 0 {
 		specs = DefaultGrid
 	}
@@ -460,7 +464,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 			res.Insufficient = true
 			res.Need = need(res.Train, res.HeldOut, o)
 			res.Why = fmt.Sprintf("insufficient evidence: %s (%d training, %d held out), need ≥ %d training and ≥ %d held-out: collect about %d more runs of %s",
-				runs(res.Runs, "run"), res.Train, res.HeldOut, o.MinTrain, o.MinHeldOut, res.Need, fam.Name)
+				textfmt.CountOf(res.Runs, "run"), res.Train, res.HeldOut, o.MinTrain, o.MinHeldOut, res.Need, fam.Name)
 			res.Reason = strings.SplitN(res.Why, ": collect", 2)[0]
 			out = append(out, res)
 			continue
@@ -484,7 +488,7 @@ func Decide(fams []FamilyOutcomes, g *Grid, o Options) ([]Result, error) {
 				choice = 0
 			}
 		}
-		res.Policy, res.Short, res.PolicyOf = pols[choice].Name(), simulate.Short(pols[choice]), PolicyFamily(pols[choice].Name())
+		res.Policy, res.Short, res.Mechanism = pols[choice].Name(), simulate.Short(pols[choice]), Mechanism(pols[choice].Name())
 		res.Why, res.Reason = why(res, res.Candidates[best], heldChoice)
 		out = append(out, res)
 	}
@@ -608,9 +612,9 @@ func evaluate(runs []*RunOutcome, ci int, spec string, o Options) Candidate {
 		f := figure(stats.PerUnitRatio(sx, su, sy, sv, o.Bootstrap, 0.95, o.Seed))
 		c.PerSolved = &f
 	}
-	c.KeepAllRatio = 1
+	c.KeepAllEffRatio = 1
 	if sk > 0 {
-		c.KeepAllRatio = sum(x) / sk
+		c.KeepAllEffRatio = sum(x) / sk
 	}
 	if c.Calls > 0 {
 		c.ReinvPer100 = 100 * float64(reinv) / float64(c.Calls)
@@ -645,27 +649,19 @@ func sum(xs []float64) float64 {
 	return s
 }
 
-// runs is n with its noun, plural unless n is 1: "1 run", "3 training runs".
-func runs(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // figures is an option's figures in words: "cost × 0.928 [0.880, 0.970],
-// 53.9% of the tokens, 11 runs saved from overflow, none lost, 0.2
-// re-invocations per 100 calls".
+// tokens × 0.539, 11 runs saved from overflow, 0.2 re-invocations per
+// 100 calls".
 func figures(o *Option, cur Currency) string {
 	s := FigureText(cur, o.objective(cur))
 	if cur != CurrencyTokens {
-		s += fmt.Sprintf(", %.1f%% of the tokens", 100*o.Tokens.X)
+		s += ", tokens × " + textfmt.Ratio(o.Tokens.X)
 	}
 	if o.Saved > 0 {
-		s += fmt.Sprintf(", %s saved from overflow", runs(o.Saved, "run"))
+		s += fmt.Sprintf(", %s saved from overflow", textfmt.CountOf(o.Saved, "run"))
 	}
 	if o.Lost > 0 {
-		s += fmt.Sprintf(", %s lost", runs(o.Lost, "run"))
+		s += fmt.Sprintf(", %s lost", textfmt.CountOf(o.Lost, "run"))
 	}
 	s += fmt.Sprintf(", %.1f re-invocations per 100 calls", o.ReinvPer100)
 	return s
@@ -684,16 +680,16 @@ func why(r Result, win Candidate, held Choice) (string, string) {
 		note = "; " + r.Choice.Harness
 	}
 	if r.Best == simulate.AsLoggedName || r.Best == "" {
-		reason := fmt.Sprintf("on %s, %s", runs(r.Train, "training run"), r.Choice.Reason)
+		reason := fmt.Sprintf("on %s, %s", textfmt.CountOf(r.Train, "training run"), r.Choice.Reason)
 		return "keep what ran (as-logged): " + reason + note + lab, reason
 	}
 	cur := r.Choice.Currency
-	s := fmt.Sprintf("%s: %s on %s", ShortSpec(win.Spec), figures(&win.Option, cur), runs(r.Train, "training run"))
+	s := fmt.Sprintf("%s: %s on %s", ShortSpec(win.Spec), figures(&win.Option, cur), textfmt.CountOf(r.Train, "training run"))
 	if win.DroppedContextCalls > 0 {
 		s += fmt.Sprintf(" (replayed without the agent's %d context-only manage_context calls, its other actions held fixed)", win.DroppedContextCalls)
 	}
 	if h := r.HeldOutFigures; h != nil {
-		s += fmt.Sprintf("; held out (%s): %s", runs(r.HeldOut, "run"), figures(h, held.Currency))
+		s += fmt.Sprintf("; held out (%s): %s", textfmt.CountOf(r.HeldOut, "run"), figures(h, held.Currency))
 	}
 	if r.Policy == simulate.AsLoggedName {
 		reason := "held out, " + strings.Join(heldReasons(held), "; ")

@@ -81,14 +81,14 @@ func TestRecommend(t *testing.T) {
 		t.Fatalf("splits %d/%d, %d/%d, %d/%d; want 18/6, 18/6, 19/5", over.Train, over.HeldOut, sel.Train, sel.HeldOut, sh.Train, sh.HeldOut)
 	}
 	// overflowing: a mechanical policy, saving every held-out run, CI above zero
-	if over.Insufficient || over.PolicyOf == "logged" || over.PolicyOf == "none" || over.PolicyOf == "dtoc" {
-		t.Errorf("overflowing family: %s (%s): %s", over.Short, over.PolicyOf, over.Why)
+	if over.Insufficient || over.Mechanism == "logged" || over.Mechanism == "none" || over.Mechanism == "dtoc" {
+		t.Errorf("overflowing family: %s (%s): %s", over.Short, over.Mechanism, over.Why)
 	}
 	if over.Saving == nil || *over.SavingLo <= 0 || *over.SavingLo > *over.Saving || *over.SavingHi < *over.Saving || over.SavedRuns != over.HeldOut || over.LostRuns != 0 {
 		t.Errorf("overflowing held-out figures: %+v", over)
 	}
 	// selective: what ran is kept; its own ops (dtoc) are what ran, no gain
-	if sel.Policy != "as-logged" || sel.PolicyOf != "logged" {
+	if sel.Policy != "as-logged" || sel.Mechanism != "logged" {
 		t.Errorf("selective family: %s, want as-logged: %s", sel.Policy, sel.Why)
 	}
 	for _, c := range sel.Candidates {
@@ -101,7 +101,7 @@ func TestRecommend(t *testing.T) {
 	}
 	// the model's own ops are candidates only for the selective family
 	for _, c := range sh.Candidates {
-		if PolicyFamily(c.Spec) == "dtoc" && (c.Eligible || c.Rule != RuleBehaviour || !strings.Contains(c.Why, "selective")) {
+		if Mechanism(c.Spec) == "dtoc" && (c.Eligible || c.Rule != RuleBehaviour || !strings.Contains(c.Why, "selective")) {
 			t.Errorf("shallow family: %s eligible=%v rule %q (%s)", c.Spec, c.Eligible, c.Rule, c.Why)
 		}
 	}
@@ -124,15 +124,15 @@ func TestRecommend(t *testing.T) {
 	}
 }
 
-func TestSplitSpecAndFamily(t *testing.T) {
+func TestSplitSpecAndMechanism(t *testing.T) {
 	name, params := SplitSpec("halflife(activate=0.5,keep=4,cap=8000)")
 	if name != "halflife" || params["cap"] != "8000" || len(params) != 3 {
 		t.Errorf("SplitSpec = %s %v", name, params)
 	}
-	for spec, fam := range map[string]string{"keep-all": "none", "as-logged": "logged", "dtoc(placeholder=40)": "dtoc", "mask(n=3)": "masking",
+	for spec, mech := range map[string]string{"keep-all": "none", "as-logged": "logged", "dtoc(placeholder=40)": "dtoc", "mask(n=3)": "masking",
 		"halflife": "truncation", "compact-codex": "compaction", "tracer-tooltype": "truncation", "gemini-mask": "masking"} {
-		if got := PolicyFamily(spec); got != fam {
-			t.Errorf("PolicyFamily(%s) = %s, want %s", spec, got, fam)
+		if got := Mechanism(spec); got != mech {
+			t.Errorf("Mechanism(%s) = %s, want %s", spec, got, mech)
 		}
 	}
 }

@@ -27,7 +27,8 @@ type WindowWhatIf struct {
 // run of the family dies there because the window is below the one it ran
 // at; it leaves the others nil.
 func AddWhatIf(rs []Result, fams []FamilyOutcomes, g *Grid) {
-	if g.window <= 0 {
+	n, ok := g.window.Fixed()
+	if !ok {
 		return
 	}
 	specs := g.Specs()
@@ -35,7 +36,7 @@ func AddWhatIf(rs []Result, fams []FamilyOutcomes, g *Grid) {
 		if i >= len(fams) || fams[i].Name != rs[i].Family {
 			return // not Decide's results for fams
 		}
-		w := WindowWhatIf{Window: g.window, Runs: len(fams[i].Runs)}
+		w := WindowWhatIf{Window: n, Runs: len(fams[i].Runs)}
 		choice := -1
 		if b := rs[i].Best; b != "" && b != simulate.AsLoggedName {
 			for ci, s := range specs {

@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
-	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
@@ -23,18 +22,18 @@ func Marker(rule string) string { return "[REDACTED:" + rule + "]" }
 // secrets it replaced. The zero value is not usable: use New. Its methods
 // are safe for concurrent use; a nil *Redactor redacts nothing.
 type Redactor struct {
-	det *detect.Detector
+	det *detectors
 	n   atomic.Int64
 }
 
 var (
 	defaultOnce sync.Once
-	defaultDet  *detect.Detector
+	defaultDet  *detectors
 	defaultErr  error
 )
 
 // detector compiles gitleaks' default configuration once per process.
-func detector() (*detect.Detector, error) {
+func detector() (*detectors, error) {
 	defaultOnce.Do(func() {
 		// gitleaks logs (to stderr) from inside detection; trajmine's
 		// stderr is its own
@@ -55,7 +54,7 @@ func detector() (*detect.Detector, error) {
 			defaultErr = fmt.Errorf("redact: compile gitleaks rules: %w", err)
 			return
 		}
-		defaultDet = detect.NewDetector(cfg)
+		defaultDet, defaultErr = newDetectors(cfg)
 	})
 	return defaultDet, defaultErr
 }
@@ -115,9 +114,17 @@ type span struct {
 	rule       string
 }
 
-func redact(d *detect.Detector, s string) (string, int) {
-	fs := d.DetectString(s) // prefilters on the rules' keywords
-	if len(fs) == 0 {
+func redact(d *detectors, s string) (string, int) {
+	fs := d.find(s) // prefilters on the rules' keywords
+	if strings.Contains(s, `\"`) {
+		// JSON-escaped text (tool-call arguments): rules that end a secret
+		// at a quote (anthropic-api-key: ["\s;'`] or \n, \r) miss one
+		// followed by \"; the text with \" as ` "` (same length) ends
+		// it, and the secrets found are looked for in s as text
+		fs = append(fs, d.find(strings.ReplaceAll(s, `\"`, ` "`))...)
+	}
+	urls := urlPasswords(s)
+	if len(fs) == 0 && len(urls) == 0 {
 		return s, 0
 	}
 	// one rule per secret, whatever the detector's (map) order: a
@@ -154,10 +161,13 @@ func redact(d *detect.Detector, s string) (string, int) {
 			}
 			sp := span{off + i, off + i + len(sc.text), sc.rule}
 			off = sp.end
-			if !slices.ContainsFunc(spans, func(o span) bool { return sp.start < o.end && o.start < sp.end }) {
+			if !slices.ContainsFunc(spans, func(o span) bool { return overlap(sp, o) }) {
 				spans = append(spans, sp)
 			}
 		}
+	}
+	for _, u := range urls {
+		spans = mergeSpan(spans, u)
 	}
 	if len(spans) == 0 {
 		return s, 0
@@ -173,6 +183,31 @@ func redact(d *detect.Detector, s string) (string, int) {
 	}
 	b.WriteString(s[last:])
 	return b.String(), len(spans)
+}
+
+func overlap(a, b span) bool { return a.start < b.end && b.start < a.end }
+
+// mergeSpan adds u (a URL password) to spans, which do not overlap: the
+// spans u overlaps and u become their union, one span named by the
+// longest of them (the earlier, a rule of gitleaks', on a tie), so that a
+// token gitleaks names (https://x-access-token:ghp_…@github.com) keeps its
+// name and no part of a password around a secret stays shown.
+func mergeSpan(spans []span, u span) []span {
+	m := u
+	name := u
+	out := spans[:0]
+	for _, o := range spans {
+		if !overlap(o, u) {
+			out = append(out, o)
+			continue
+		}
+		m.start, m.end = min(m.start, o.start), max(m.end, o.end)
+		if o.end-o.start >= name.end-name.start {
+			name = o
+		}
+	}
+	m.rule = name.rule
+	return append(out, m)
 }
 
 // betterRule reports whether rule a names a secret better than rule b: a

@@ -44,6 +44,11 @@ func TestText(t *testing.T) {
 		// curl-auth-header and jwt both find it: one span, the first rule by id
 		{"jwt in a curl header", `curl -H "Authorization: Bearer ` + planted["jwt"] + `" https://x`, `curl -H "Authorization: Bearer [REDACTED:curl-auth-header]" https://x`, 1},
 		{"password", "config/db.ini:password=" + planted["password"] + "\n", "config/db.ini:password=[REDACTED:generic-api-key]\n", 1},
+		// the rule ends the key at a quote, whitespace, ';' or \n: here a \"
+		{"anthropic key in JSON-escaped arguments", `{"command":"curl -H \"x-api-key: ` + planted["anthropic-api-key"] + `\" https://x"}`,
+			`{"command":"curl -H \"x-api-key: [REDACTED:anthropic-api-key]\" https://x"}`, 1},
+		// a repository's mark of a false positive is log text here
+		{"gitleaks:allow in the log", "GITHUB_TOKEN=" + planted["github-pat"] + " # gitleaks:allow", "GITHUB_TOKEN=[REDACTED:github-pat] # gitleaks:allow", 1},
 		{"twice", "a " + planted["github-pat"] + " b " + planted["github-pat"] + " c", "a [REDACTED:github-pat] b [REDACTED:github-pat] c", 2},
 	}
 	for _, tc := range tests {

@@ -25,7 +25,7 @@ var SimRuns = Table{Name: TableSimRuns, Doc: "trajmine simulate: one row per run
 	nul("first_activation", BigInt, "the first call whose prompt the policy changed; NULL when it never acted"),
 	col("prompt_tokens", BigInt, "Σ prompt tokens over the replayed calls (sim_calls.prompt_tokens)"),
 	col("keep_all_tokens", BigInt, "Σ keep-all prompt tokens over the same calls, window ignored (a reference: comparisons are against as_logged_tokens)"),
-	col("token_ratio", Double, "prompt_tokens / keep_all_tokens (1 when both are 0): against the keep-all reference; as_logged_ratio is against what ran"),
+	col("token_ratio", Double, "the keep-all ratio, prompt_tokens / keep_all_tokens (1 when both are 0): against the keep-all reference (named before the token ratio the CLI, the page and the JSON show, which is as_logged_ratio: against what ran)"),
 	col("peak_tokens", BigInt, "the largest prompt of one replayed call"),
 	col("cached_tokens", BigInt, "Σ over calls of the prompt prefix unchanged since the previous call (what a prompt cache reuses)"),
 	col("output_tokens", BigInt, "Σ output tokens of the replayed calls (logged, else estimated)"),

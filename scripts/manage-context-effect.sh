@@ -32,7 +32,8 @@ import json, sys, collections
 old, new = (json.load(open(p)) for p in sys.argv[1:3])
 short = {p['spec']: p['short'] for p in new['policies']}
 print(f"runs: {new['runs']}; runs with manage_context calls: {new.get('manage_context_runs')}; context-only calls: {new.get('context_only_calls')}")
-def key(r): return (r['run_id'], r['policy'], r['window'])
+# the window in tokens: window_tokens since simulate.Window (window is then the one asked for)
+def key(r): return (r['run_id'], r['policy'], r.get('window_tokens', r['window']))
 oldk = {key(r): r for r in old['results']}
 touched = {r['run_id'] for r in new['results'] if r.get('dropped_context_calls', 0) > 0 or r['prompt_tokens'] != oldk[key(r)]['prompt_tokens']}
 print(f"runs whose replays changed: {len(touched)}; rows changed outside them: "
@@ -43,7 +44,7 @@ def agg(d, group):
         if r['run_id'] not in touched:
             continue
         eff = r['prompt_tokens'] + r['reinvocation_tokens'] + r['summarizer_in']
-        b = r['as_logged_tokens'] + r['as_logged_summarizer_in']
+        b = r.get('as_logged_prompt_tokens', r.get('as_logged_tokens', 0)) + r['as_logged_summarizer_in']
         a = s[(group(r), r['policy'])]
         a[0] += eff; a[1] += b; a[2] += r['saved']; a[3] += r['lost']
     return s

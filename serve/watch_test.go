@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// TestSnapshotChanged: the watcher lists a new log file, one that grew and
-// one whose modification time moved, not an unchanged one, one removed, or
+// TestSnapshotChanged: the watcher lists a new log file, one that grew,
+// one whose modification time moved and a SQLite store whose -wal appeared
+// (a watched path naming the file), not an unchanged one, one removed, or
 // a file no import would consider; a watched path that does not exist yet
 // is skipped, and seen once it does.
 func TestSnapshotChanged(t *testing.T) {
@@ -29,10 +30,12 @@ func TestSnapshotChanged(t *testing.T) {
 	write(filepath.Join(logs, "grows.jsonl"), "{}\n")
 	write(filepath.Join(logs, "touched.jsonl"), "{}\n")
 	write(filepath.Join(logs, "gone.jsonl"), "{}\n")
-	paths := []string{logs, later}
+	store := filepath.Join(dir, "agent", "sessions.db")
+	write(store, "SQLite format 3\x00")
+	paths := []string{logs, later, store}
 	before := snapshot(paths)
-	if len(before) != 4 {
-		t.Fatalf("first snapshot: %d files, want 4", len(before))
+	if len(before) != 5 {
+		t.Fatalf("first snapshot: %d files, want 5", len(before))
 	}
 	write(filepath.Join(logs, "grows.jsonl"), "{}\n{}\n")
 	old := before[filepath.Join(logs, "touched.jsonl")].mod
@@ -45,8 +48,9 @@ func TestSnapshotChanged(t *testing.T) {
 	write(filepath.Join(logs, "sub", "new.jsonl"), "{}\n")
 	write(filepath.Join(logs, "notes.txt"), "not a log")
 	write(filepath.Join(later, "s.json"), "[]")
+	write(store+"-wal", "frames")
 	got := changed(before, snapshot(paths))
-	want := []string{filepath.Join(later, "s.json"), filepath.Join(logs, "grows.jsonl"), filepath.Join(logs, "sub", "new.jsonl"), filepath.Join(logs, "touched.jsonl")}
+	want := []string{filepath.Join(later, "s.json"), filepath.Join(logs, "grows.jsonl"), filepath.Join(logs, "sub", "new.jsonl"), filepath.Join(logs, "touched.jsonl"), store}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("changed = %q\nwant %q", got, want)

@@ -15,8 +15,8 @@ func AccuracyText(acc []AccuracyRow) string {
 		return "keep-all accuracy: no run has logged per-call input tokens to check against"
 	}
 	all := acc[len(acc)-1]
-	fmt.Fprintf(&w, "keep-all accuracy (out of sample, against logged input): median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) over %s calls in %s runs",
-		100*all.MedianAbs, 100*all.MedianSigned, 100*all.P90Abs, textfmt.Thousands(int64(all.Calls)), textfmt.Thousands(int64(all.Runs)))
+	fmt.Fprintf(&w, "keep-all accuracy (out of sample, against logged input): median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) over %s in %s",
+		100*all.MedianAbs, 100*all.MedianSigned, 100*all.P90Abs, textfmt.CountOf(all.Calls, "call"), textfmt.CountOf(all.Runs, "run"))
 	if all.MedianAbsFitted != nil && all.FittedCalls < all.Calls {
 		fmt.Fprintf(&w, "; %.1f%% over the %s calls of runs long enough to fit (≥ 5 logged calls)", 100**all.MedianAbsFitted, textfmt.Thousands(int64(all.FittedCalls)))
 	}

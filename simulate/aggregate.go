@@ -20,9 +20,6 @@ type Row struct {
 	AsLoggedCostUSD, AsLoggedCostCachedUSD *float64
 	// keep-all's cost on the same calls (window ignored), a reference column
 	KeepAllCostUSD, KeepAllCostCachedUSD *float64
-	// OwnWindow: replayed at the run's own window (Window holds it); such
-	// rows aggregate together under window -1.
-	OwnWindow bool `json:"own_window"`
 }
 
 // CostRatio is Σ CostUSD / Σ as-logged cost on the same calls (plain), and
@@ -38,12 +35,12 @@ func (a *Agg) CostRatio() (plain, cached float64) {
 }
 
 // AsLoggedCost prices the as-logged baseline on the calls r replayed
-// (window ignored): its prompts AsLoggedTokens with AsLoggedCached cached,
+// (window ignored): its prompts AsLoggedPromptTokens with AsLoggedCached cached,
 // its summarizer calls, and its outputs: the replay's, plus those of the
 // manage_context calls a replacing policy's replay dropped
 // (DroppedContextOutput).
 func AsLoggedCost(r *RunResult, p diagnose.Price) (plain, cached float64) {
-	al := RunResult{PromptTokens: r.AsLoggedTokens, CachedTokens: r.AsLoggedCached, UncachedTokens: r.AsLoggedUncached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
+	al := RunResult{PromptTokens: r.AsLoggedPromptTokens, CachedTokens: r.AsLoggedCached, UncachedTokens: r.AsLoggedUncached, OutputTokens: r.OutputTokens + r.DroppedContextOutput,
 		SummarizerIn: r.AsLoggedSummIn, SummarizerOut: r.AsLoggedSummOut}
 	return Cost(&al, p)
 }
@@ -91,7 +88,7 @@ func Cost(r *RunResult, p diagnose.Price) (plain, cached float64) {
 type Agg struct {
 	Group  string `json:"group,omitempty"`
 	Policy string `json:"policy"`
-	Window int64  `json:"window"` // -1: each run's own window
+	Window Window `json:"window"` // the window asked for (RunResult.Window): each run's own, unbounded or fixed
 	Runs   int    `json:"runs"`
 	// Rank orders the policies of one group × window by the objective:
 	// where a run of the group × window is priced, the lowest cost with
@@ -102,24 +99,25 @@ type Agg struct {
 
 	// the headline: totals against as-logged over the same calls
 	//
-	//	tokens          = Σ effective tokens (prompts + predicted re-invocations + summarizer input)
-	//	as_logged_tokens = Σ as-logged prompts + its summarizer input
-	//	total_ratio      = tokens / as_logged_tokens, with a run-level percentile-bootstrap 95 % CI
-	Tokens         int64   `json:"tokens"`
-	AsLoggedTokens int64   `json:"as_logged_tokens"`
-	TokensSaved    int64   `json:"tokens_saved"` // as_logged_tokens − tokens
-	TotalRatio     float64 `json:"total_ratio"`
-	TotalLo        float64 `json:"total_ratio_lo"`
-	TotalHi        float64 `json:"total_ratio_hi"`
-	Calls          int     `json:"calls"`
+	//	effective_tokens           = Σ effective tokens (prompts + predicted re-invocations + summarizer input)
+	//	as_logged_effective_tokens = Σ as-logged's effective tokens (its prompts + its summarizer input)
+	//	tokens_saved               = as_logged_effective_tokens − effective_tokens
+	//	effective_ratio            = effective_tokens / as_logged_effective_tokens, with a run-level percentile-bootstrap 95 % CI
+	EffectiveTokens         int64   `json:"effective_tokens"`
+	AsLoggedEffectiveTokens int64   `json:"as_logged_effective_tokens"`
+	TokensSaved             int64   `json:"tokens_saved"`
+	EffectiveRatio          float64 `json:"effective_ratio"`
+	EffectiveLo             float64 `json:"effective_ratio_lo"`
+	EffectiveHi             float64 `json:"effective_ratio_hi"`
+	Calls                   int     `json:"calls"`
 	// predicted re-invocations per 100 replayed calls (as-logged predicts none)
 	ReinvPer100 float64 `json:"reinvocations_per_100_calls"`
 
-	// per-run token ratio = prompt_tokens / as_logged_tokens: median and percentile-bootstrap 95 % CI
+	// per-run token ratio = prompt_tokens / as_logged_prompt_tokens (RunResult.TokenRatio): median and percentile-bootstrap 95 % CI
 	RatioMedian float64 `json:"token_ratio_median"`
 	RatioLo     float64 `json:"token_ratio_lo"`
 	RatioHi     float64 `json:"token_ratio_hi"`
-	// effective ratio adds re-invocations and summarizer input to the policy's side (and as-logged's summarizer input to its)
+	// per-run effective ratio (effective tokens over as-logged's): median
 	EffRatioMedian float64 `json:"effective_ratio_median"`
 	// paired Wilcoxon signed-rank of effective tokens against as-logged's on the same calls
 	Wilcoxon stats.Wilcoxon `json:"wilcoxon"`
@@ -150,11 +148,11 @@ type Agg struct {
 	// the reading boundary of the replayed runs (diagnose.Boundary:
 	// Aalen–Johansen, finishing competing, at least BoundaryMinRuns runs)
 	BoundaryFound bool  `json:"reading_boundary_found"`
-	BoundaryTurn  int64 `json:"reading_boundary_turn"`
+	BoundaryCall  int64 `json:"reading_boundary_call"`
 	BoundaryRuns  int64 `json:"reading_boundary_events"` // runs that stopped while reading
-	// BoundaryKMTurn: the Kaplan–Meier boundary (finished censored) for
+	// BoundaryKMCall: the Kaplan–Meier boundary (finished censored) for
 	// comparison; 0 when it has none
-	BoundaryKMTurn int64 `json:"reading_boundary_km_turn"`
+	BoundaryKMCall int64 `json:"reading_boundary_km_call"`
 
 	Activated             int      `json:"activated"`               // runs where the policy changed a prompt (stall messages aside)
 	StallMessages         int64    `json:"stall_messages"`          // Σ stall messages injected (RunResult.StallMessages)
@@ -170,7 +168,7 @@ type Agg struct {
 	// CostCachedRatio is the objective (issue 27): cost with prompt
 	// caching against what ran on the same calls, over the priced runs,
 	// with a run-level percentile-bootstrap 95 % CI (stats.SumRatio, as
-	// TotalRatio):
+	// EffectiveRatio):
 	//
 	//	cost_cached_ratio = Σ cost_cached_usd / Σ as_logged_cost_cached_usd   (runs with a price)
 	//
@@ -207,7 +205,7 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 	}
 	type key struct {
 		group, policy string
-		window        int64
+		window        Window
 	}
 	policyOrder := map[string]int{}
 	idx := map[key][]int{}
@@ -221,18 +219,14 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 		if _, ok := policyOrder[r.Policy]; !ok {
 			policyOrder[r.Policy] = len(policyOrder)
 		}
-		w := r.Window
-		if r.OwnWindow {
-			w = -1
-		}
-		k := key{g, r.Policy, w}
+		k := key{g, r.Policy, r.Window}
 		if _, ok := idx[k]; !ok {
 			keys = append(keys, k)
 		}
 		idx[k] = append(idx[k], i)
 	}
 	slices.SortStableFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.group, b.group), cmp.Compare(a.window, b.window), cmp.Compare(policyOrder[a.policy], policyOrder[b.policy]))
+		return cmp.Or(cmp.Compare(a.group, b.group), a.window.Compare(b.window), cmp.Compare(policyOrder[a.policy], policyOrder[b.policy]))
 	})
 	// each group × policy × window is summarised on its own (its bootstrap
 	// seeded alike), so they are computed on every CPU, each into its slot
@@ -246,7 +240,7 @@ func Aggregate(rows []Row, o AggOptions) []Agg {
 }
 
 // aggregateOne summarises the rows ix of rows, one group × policy × window.
-func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o AggOptions) Agg {
+func aggregateOne(rows []Row, ix []int, group, policy string, window Window, o AggOptions) Agg {
 	a := Agg{Group: group, Policy: policy, Window: window, Runs: len(ix)}
 	ratios := make([]float64, 0, len(ix))
 	eff := make([]float64, 0, len(ix))
@@ -259,7 +253,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 	var cx, cy []float64 // per priced run: the policy's and as-logged's cost with caching
 	for _, i := range ix {
 		r := &rows[i]
-		ratios = append(ratios, r.Ratio())
+		ratios = append(ratios, r.TokenRatio())
 		e := 1.0
 		if b := r.BaselineEffective(); b > 0 {
 			e = float64(r.EffectiveTokens()) / float64(b)
@@ -267,8 +261,8 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 		eff = append(eff, e)
 		x = append(x, float64(r.EffectiveTokens()))
 		y = append(y, float64(r.BaselineEffective()))
-		a.Tokens += r.EffectiveTokens()
-		a.AsLoggedTokens += r.BaselineEffective()
+		a.EffectiveTokens += r.EffectiveTokens()
+		a.AsLoggedEffectiveTokens += r.BaselineEffective()
 		a.KeepAllTokens += r.KeepAllTokens
 		prompts += r.PromptTokens
 		a.Calls += r.Calls
@@ -324,10 +318,10 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 		br = append(br, r.BoundaryInput())
 		a.StallMessages += int64(r.StallMessages)
 	}
-	a.TokensSaved = a.AsLoggedTokens - a.Tokens
-	a.TotalRatio, a.TotalLo, a.TotalHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
-	if math.IsNaN(a.TotalRatio) { // no as-logged tokens: nothing to compare
-		a.TotalRatio, a.TotalLo, a.TotalHi = 1, 1, 1
+	a.TokensSaved = a.AsLoggedEffectiveTokens - a.EffectiveTokens
+	a.EffectiveRatio, a.EffectiveLo, a.EffectiveHi = stats.SumRatio(x, y, o.Bootstrap, 0.95, o.Seed)
+	if math.IsNaN(a.EffectiveRatio) { // no as-logged tokens: nothing to compare
+		a.EffectiveRatio, a.EffectiveLo, a.EffectiveHi = 1, 1, 1
 	}
 	if len(cx) > 0 {
 		a.CostCachedRatio, a.CostCachedLo, a.CostCachedHi = stats.SumRatio(cx, cy, o.Bootstrap, 0.95, o.Seed)
@@ -353,7 +347,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 		a.CharsRemovedAll = cr / cf
 	}
 	b := diagnose.Boundary(br)
-	a.BoundaryFound, a.BoundaryTurn, a.BoundaryRuns, a.BoundaryKMTurn = b.Found, b.Turn, b.Events, b.KMTurn
+	a.BoundaryFound, a.BoundaryCall, a.BoundaryRuns, a.BoundaryKMCall = b.Found, b.Call, b.Events, b.KMCall
 	return a
 }
 
@@ -364,7 +358,7 @@ func aggregateOne(rows []Row, ix []int, group, policy string, window int64, o Ag
 func rank(aggs []Agg) {
 	type gw struct {
 		g string
-		w int64
+		w Window
 	}
 	by := map[gw][]int{}
 	var keys []gw
@@ -399,7 +393,7 @@ func rank(aggs []Agg) {
 
 // RankedByCost reports whether the ranking of aggs' group × window g, w
 // is by cost (some run priced; see Agg.Rank) rather than by tokens.
-func RankedByCost(aggs []Agg, g string, w int64) bool {
+func RankedByCost(aggs []Agg, g string, w Window) bool {
 	return slices.ContainsFunc(aggs, func(a Agg) bool { return a.Group == g && a.Window == w && a.Priced > 0 })
 }
 
@@ -407,7 +401,7 @@ func RankedByCost(aggs []Agg, g string, w int64) bool {
 func Ranked(aggs []Agg) []Agg {
 	out := slices.Clone(aggs)
 	slices.SortStableFunc(out, func(a, b Agg) int {
-		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Window, b.Window), cmp.Compare(a.Rank, b.Rank))
+		return cmp.Or(cmp.Compare(a.Group, b.Group), a.Window.Compare(b.Window), cmp.Compare(a.Rank, b.Rank))
 	})
 	return out
 }

@@ -18,10 +18,10 @@ import (
 func TestAggregate(t *testing.T) {
 	price := diagnose.Price{Input: 1, Output: 10, CacheRead: 0.1, CacheWrite: 1.25}
 	row := func(policy string, prompt, keepAll int64, st Status, kaOverflow int, act int) Row {
-		r := Row{RunResult: RunResult{RunID: "r", Policy: policy, Window: 1000, Calls: 10, Status: st, OverflowCall: -1,
+		r := Row{RunResult: RunResult{RunID: "r", Policy: policy, WindowTokens: 1000, Calls: 10, Status: st, OverflowCall: -1,
 			FirstActivation: act, PromptTokens: prompt, KeepAllTokens: keepAll, KeepAllOverflowAt: kaOverflow,
-			AsLoggedTokens: keepAll, AsLoggedCached: keepAll / 2, AsLoggedOverflowAt: kaOverflow, BaselineOverflow: kaOverflow >= 0,
-			CachedTokens: prompt / 2, KeepAllCached: keepAll / 2, OutputTokens: 100, BoundaryTurn: 10,
+			AsLoggedPromptTokens: keepAll, AsLoggedCached: keepAll / 2, AsLoggedOverflowAt: kaOverflow, BaselineOverflow: kaOverflow >= 0,
+			CachedTokens: prompt / 2, KeepAllCached: keepAll / 2, OutputTokens: 100, BoundaryCall: 10,
 			CharsFull: 1000, CharsRemoved: 1000 - 1000*prompt/keepAll}, Family: "m"}
 		if policy != "keep-all" {
 			r.Saved = r.BaselineOverflow && st != Overflow
@@ -59,13 +59,13 @@ func TestAggregate(t *testing.T) {
 	// totals: p sends 500 + 1000 + 3000 = 4500 against as-logged's
 	// 1000 + 2000 + 3000 = 6000: 1500 saved, ratio 0.75; 30 calls, no
 	// re-invocation
-	if a.Tokens != 4500 || a.AsLoggedTokens != 6000 || a.TokensSaved != 1500 || math.Abs(a.TotalRatio-0.75) > 1e-12 || a.Calls != 30 || a.ReinvPer100 != 0 {
-		t.Errorf("totals: %d / %d saved %d ratio %v calls %d reinv/100 %v", a.Tokens, a.AsLoggedTokens, a.TokensSaved, a.TotalRatio, a.Calls, a.ReinvPer100)
+	if a.EffectiveTokens != 4500 || a.AsLoggedEffectiveTokens != 6000 || a.TokensSaved != 1500 || math.Abs(a.EffectiveRatio-0.75) > 1e-12 || a.Calls != 30 || a.ReinvPer100 != 0 {
+		t.Errorf("totals: %d / %d saved %d ratio %v calls %d reinv/100 %v", a.EffectiveTokens, a.AsLoggedEffectiveTokens, a.TokensSaved, a.EffectiveRatio, a.Calls, a.ReinvPer100)
 	}
 	// run-level bootstrap of Σx/Σy: every resample's ratio lies between the
 	// smallest and largest per-run ratio (0.5 and 1)
-	if a.TotalLo < 0.5 || a.TotalHi > 1 || a.TotalLo > a.TotalHi {
-		t.Errorf("total ratio CI [%v, %v]", a.TotalLo, a.TotalHi)
+	if a.EffectiveLo < 0.5 || a.EffectiveHi > 1 || a.EffectiveLo > a.EffectiveHi {
+		t.Errorf("total ratio CI [%v, %v]", a.EffectiveLo, a.EffectiveHi)
 	}
 	if a.Rank != 1 || aggs[0].Rank != 2 || a.BaselineOverflow != 1 {
 		t.Errorf("ranks: p %d, keep-all %d (want 1, 2); as-logged overflows %d, want 1", a.Rank, aggs[0].Rank, a.BaselineOverflow)
@@ -171,9 +171,9 @@ func TestCost(t *testing.T) {
 func TestAggregateParallel(t *testing.T) {
 	var rows []Row
 	for i := range 400 {
-		r := Row{RunResult: RunResult{RunID: fmt.Sprint("r", i/8), Policy: fmt.Sprint("p", i%8), Window: 1000, Calls: 10 + i%7, Status: Survived,
-			OverflowCall: -1, FirstActivation: i % 5, PromptTokens: int64(500 + 37*i%900), KeepAllTokens: 1000, AsLoggedTokens: 1000,
-			KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1, BoundaryTurn: int64(i % 9)}, Family: fmt.Sprint("f", i%3)}
+		r := Row{RunResult: RunResult{RunID: fmt.Sprint("r", i/8), Policy: fmt.Sprint("p", i%8), WindowTokens: 1000, Calls: 10 + i%7, Status: Survived,
+			OverflowCall: -1, FirstActivation: i % 5, PromptTokens: int64(500 + 37*i%900), KeepAllTokens: 1000, AsLoggedPromptTokens: 1000,
+			KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1, BoundaryCall: int64(i % 9)}, Family: fmt.Sprint("f", i%3)}
 		rows = append(rows, r)
 	}
 	o := AggOptions{Bootstrap: 300, Group: func(r *Row) string { return r.Family }}

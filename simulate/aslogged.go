@@ -146,7 +146,7 @@ func (tr *Trace) asLoggedCalls() []CallResult {
 	rp.noBase = true
 	calls := make([]CallResult, 0, tr.NCalls)
 	p, _ := newAsLogged(nil)
-	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: -1, Calls: &calls})
+	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: Unbounded, Calls: &calls})
 	tr.asLogged = calls
 	return calls
 }
@@ -161,7 +161,7 @@ func (tr *Trace) asLoggedCallsWith(m CacheModel) []CallResult {
 	rp.noBase = true
 	calls := make([]CallResult, 0, tr.NCalls)
 	p, _ := newAsLogged(nil)
-	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: -1, Calls: &calls, Cache: &m})
+	rp.Replay(tr, named{rules: p, name: AsLoggedName, short: AsLoggedName}, Options{Window: Unbounded, Calls: &calls, Cache: &m})
 	return calls
 }
 
@@ -329,11 +329,11 @@ func LoggedAccuracyText(rows []LoggedAccuracyRow) string {
 		return "as-logged accuracy: no run has logged per-call input tokens to check against"
 	}
 	a := rows[len(rows)-1]
-	s := fmt.Sprintf("as-logged accuracy (against logged input, every logged call): median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) over %s calls in %s runs",
-		100*a.MedianAbs, 100*a.MedianSigned, 100*a.P90Abs, textfmt.Thousands(int64(a.Calls)), textfmt.Thousands(int64(a.Runs)))
+	s := fmt.Sprintf("as-logged accuracy (against logged input, every logged call): median |error| %.1f%% (signed %+.1f%%, p90 %.1f%%) over %s in %s",
+		100*a.MedianAbs, 100*a.MedianSigned, 100*a.P90Abs, textfmt.CountOf(a.Calls, "call"), textfmt.CountOf(a.Runs, "run"))
 	if a.MedianAbsAfter != nil {
-		s += fmt.Sprintf("; after a logged compaction %.1f%% over %s calls in %s runs, where keep-all is off by %.1f%% (median %.2f× the logged input)",
-			100**a.MedianAbsAfter, textfmt.Thousands(int64(a.AfterCalls)), textfmt.Thousands(int64(a.CompactedRuns)), 100**a.KeepAllMedianAbsAfter, 1+*a.KeepAllMedianAfter)
+		s += fmt.Sprintf("; after a logged compaction %.1f%% over %s in %s, where keep-all is off by %.1f%% (median %.2f× the logged input)",
+			100**a.MedianAbsAfter, textfmt.CountOf(a.AfterCalls, "call"), textfmt.CountOf(a.CompactedRuns, "run"), 100**a.KeepAllMedianAbsAfter, 1+*a.KeepAllMedianAfter)
 	}
 	return s
 }

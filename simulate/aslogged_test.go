@@ -41,7 +41,7 @@ func TestAsLoggedPrompts(t *testing.T) {
 			// the catalog policy replays the same prompts
 			var calls []CallResult
 			var rp Replayer
-			rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: -1, Calls: &calls})
+			rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: Unbounded, Calls: &calls})
 			for i, c := range calls {
 				if c.PromptTokens != tc.want[i] {
 					t.Errorf("as-logged policy call %d: %d, want %d", i, c.PromptTokens, tc.want[i])
@@ -74,8 +74,8 @@ func TestAsLoggedSavedLost(t *testing.T) {
 	}
 	// over the 5 calls keep-all replayed, as-logged sent 150+260+470+160+570 = 1610
 	// and one summarizer call whose input was the 780-token prompt it compacted
-	if k.AsLoggedTokens != 1610 || k.AsLoggedSummIn != 780 || k.AsLoggedSummOut != 60 {
-		t.Errorf("keep-all's baseline: %d tokens, summarizer %d in / %d out; want 1610, 780 / 60", k.AsLoggedTokens, k.AsLoggedSummIn, k.AsLoggedSummOut)
+	if k.AsLoggedPromptTokens != 1610 || k.AsLoggedSummIn != 780 || k.AsLoggedSummOut != 60 {
+		t.Errorf("keep-all's baseline: %d tokens, summarizer %d in / %d out; want 1610, 780 / 60", k.AsLoggedPromptTokens, k.AsLoggedSummIn, k.AsLoggedSummOut)
 	}
 	tc := rp.Replay(tr, trunc, Options{Window: 1200})
 	if tc.Status == Overflow || tc.Saved || tc.Lost {
@@ -120,9 +120,9 @@ func TestAsLoggedAgainstItself(t *testing.T) {
 	tr.Finalize()
 	var rp Replayer
 	r := rp.Replay(tr, mustParse(t, "as-logged"), Options{Window: 5000})
-	if r.Reinvocations != 0 || r.PromptTokens+r.ReinvocationTok+r.SummarizerIn != r.BaselineEffective() || r.Ratio() != 1 || r.Saved || r.Lost {
+	if r.Reinvocations != 0 || r.PromptTokens+r.ReinvocationTok+r.SummarizerIn != r.BaselineEffective() || r.TokenRatio() != 1 || r.Saved || r.Lost {
 		t.Errorf("as-logged against itself: %d re-invocations, effective %d vs baseline %d, ratio %v, saved %v lost %v",
-			r.Reinvocations, r.PromptTokens+r.ReinvocationTok+r.SummarizerIn, r.BaselineEffective(), r.Ratio(), r.Saved, r.Lost)
+			r.Reinvocations, r.PromptTokens+r.ReinvocationTok+r.SummarizerIn, r.BaselineEffective(), r.TokenRatio(), r.Saved, r.Lost)
 	}
 	// the same use costs a policy that hid the output: mask(n=1) placeholders it
 	if m := rp.Replay(tr, mustParse(t, "mask(n=1)"), Options{Window: 5000}); m.Reinvocations != 1 {

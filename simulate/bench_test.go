@@ -96,7 +96,7 @@ func BenchmarkReplayCatalog(b *testing.B) {
 	if s := os.Getenv("SIM_BENCH_RUNS"); s != "" {
 		runs, _ = strconv.Atoi(s)
 	}
-	windows := []int64{0, 20_480}
+	windows := []Window{OwnWindow, 20_480}
 	npol := len(catalogPolicies(b))
 	var evals atomic.Int64
 	b.ResetTimer()
@@ -155,7 +155,7 @@ func BenchmarkReplayLength(b *testing.B) {
 				for _, tr := range trs {
 					w := tr.keepAllPrompts()[tr.NCalls-1] / 2
 					for _, p := range ps {
-						evals += int64(rp.Replay(tr, p, Options{Window: w}).Calls)
+						evals += int64(rp.Replay(tr, p, Options{Window: Tokens(w)}).Calls)
 					}
 				}
 			}
@@ -304,7 +304,7 @@ func BenchmarkReplayPolicy(b *testing.B) {
 			for range b.N {
 				for _, tr := range trs {
 					w := tr.keepAllPrompts()[tr.NCalls-1] / 2
-					evals += int64(rp.Replay(tr, p, Options{Window: w}).Calls)
+					evals += int64(rp.Replay(tr, p, Options{Window: Tokens(w)}).Calls)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(evals), "ns/eval")

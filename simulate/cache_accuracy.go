@@ -314,14 +314,14 @@ func CacheAccuracyText(rows []CacheAccuracyRow) string {
 	}
 	a := rows[len(rows)-1]
 	var b strings.Builder
-	fmt.Fprintf(&b, "cache model (as-logged replay against the logged cache reads, share of input): median |error| %.1f%% (p90 %.1f%%), Σ %.2f× the logged reads over %s calls in %s runs; ideal prefix caching: %.1f%% (p90 %.1f%%), %.2f×",
-		100*a.MedianAbs, 100*a.P90Abs, a.ReadRatio, textfmt.Thousands(int64(a.Calls)), textfmt.Thousands(int64(a.Runs)),
+	fmt.Fprintf(&b, "cache model (as-logged replay against the logged cache reads, share of input): median |error| %.1f%% (p90 %.1f%%), Σ %.2f× the logged reads over %s in %s; ideal prefix caching: %.1f%% (p90 %.1f%%), %.2f×",
+		100*a.MedianAbs, 100*a.P90Abs, a.ReadRatio, textfmt.CountOf(a.Calls, "call"), textfmt.CountOf(a.Runs, "run"),
 		100*a.IdealMedianAbs, 100*a.IdealP90Abs, a.IdealReadRatio)
 	if a.PricedRuns > 0 {
-		fmt.Fprintf(&b, "; cost of what ran $%.2f modelled against $%.2f from the logged usage × prices (%s runs)", a.ModelledUSD, a.UsageUSD, textfmt.Thousands(int64(a.PricedRuns)))
+		fmt.Fprintf(&b, "; cost of what ran %s modelled against %s from the logged usage × prices (%s)", textfmt.Dollars(a.ModelledUSD), textfmt.Dollars(a.UsageUSD), textfmt.CountOf(a.PricedRuns, "run"))
 	}
 	if a.StatedRuns > 0 {
-		fmt.Fprintf(&b, ", $%.2f against the $%.2f the logs state (%s runs)", a.ModelledStated, a.StatedUSD, textfmt.Thousands(int64(a.StatedRuns)))
+		fmt.Fprintf(&b, ", %s against the %s the logs state (%s)", textfmt.Dollars(a.ModelledStated), textfmt.Dollars(a.StatedUSD), textfmt.CountOf(a.StatedRuns, "run"))
 	}
 	return b.String()
 }

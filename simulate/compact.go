@@ -80,7 +80,7 @@ func (p *compact) Before(t int, s *Sim) {
 		trigger = view > p.maxSize
 	default:
 		// the previous call's usage: its prompt plus its output
-		trigger = s.Window > 0 && t > 0 && float64(p.prevPrompt+p.prevOutput) >= p.limit(s.Window)
+		trigger = s.WindowTokens > 0 && t > 0 && float64(p.prevPrompt+p.prevOutput) >= p.limit(s.WindowTokens)
 	}
 	if trigger {
 		p.compact(t, s)
@@ -166,8 +166,8 @@ func (p *compact) compact(t int, s *Sim) {
 		}
 	}
 	in := s.Prompt() + p.template
-	if p.variant == compactCodex && s.Window > 0 {
-		in = min(in, s.Window) // the oldest items are trimmed until the request fits
+	if p.variant == compactCodex && s.WindowTokens > 0 {
+		in = min(in, s.WindowTokens) // the oldest items are trimmed until the request fits
 	}
 	summarized := s.SummaryTokens()
 	first := int32(math.MaxInt32)

@@ -124,7 +124,7 @@ func TestCorpusKeepAllAccuracy(t *testing.T) {
 	var rp Replayer
 	for _, p := range catalogPolicies(t) {
 		for _, tr := range trs {
-			for _, w := range []int64{0, 20_480} {
+			for _, w := range []Window{OwnWindow, 20_480} {
 				a := rp.Replay(tr, p, Options{Window: w})
 				if b := rp.Replay(tr, p, Options{Window: w}); a != b {
 					t.Fatalf("%s on %s: not deterministic", p.Name(), tr.RunID)

@@ -65,4 +65,44 @@
 // prompt the counterfactual never sends. The agent's other actions are held
 // fixed; the token model is the logged run's; the comparison with as-logged
 // covers the same part of the logged run (RunResult.DroppedContextCalls).
+//
+// # Words
+//
+// Each word below means one thing in this package, in its JSON (README,
+// "JSON fields") and in the CLI's and the page's text; diagnose's package
+// doc defines call, window, prompt, overflow and reading boundary.
+//
+//   - as-logged: the run replayed under its own logged context management
+//     (AsLoggedName): what ran, the baseline every comparison is made
+//     against.
+//   - keep-all: nothing is ever removed from the prompt: a reference, never
+//     the baseline.
+//   - prompt tokens: Σ over the replayed calls of each call's prompt
+//     (RunResult.PromptTokens; as-logged's on the same calls:
+//     AsLoggedPromptTokens; keep-all's: KeepAllTokens).
+//   - effective tokens: prompt tokens + predicted re-invocation tokens +
+//     summarizer input (Row.EffectiveTokens; as-logged's: its prompts + its
+//     summarizer input, RunResult.BaselineEffective).
+//   - token ratio: prompt tokens over as-logged's on the same calls
+//     (RunResult.TokenRatio; Agg.RatioMedian is the median over runs).
+//   - effective ratio: effective tokens over as-logged's (Agg.EffectiveRatio
+//     of the sums, with its CI; Agg.EffRatioMedian over runs).
+//   - keep-all ratio: prompt tokens over keep-all's (RunResult.KeepAllRatio,
+//     Agg.KeepAllRatio): a reference.
+//   - cost ratio: cost over as-logged's cost on the same calls, plain or
+//     with prompt caching (Agg.CostRatio, Agg.CostCachedRatio: the
+//     objective).
+//   - window: the context window a replay is asked to run at, a Window:
+//     each run's own (OwnWindow), none (Unbounded) or Tokens(n); what it
+//     resolves to for one run is RunResult.WindowTokens (0: none).
+//   - overflow: a replayed call whose prompt plus output exceeds the window;
+//     the run ends there (Status overflow). Lost under what ran
+//     (BaselineOverflow, its Loss), saved (Saved) and lost (Lost) compare a
+//     policy's overflow with as-logged's.
+//   - reading boundary: diagnose's (the first call by which half the runs
+//     have stopped while still reading), over the replayed runs
+//     (Agg.BoundaryCall).
+//   - mechanism: what a policy does to the prompt (Def.Mechanism: logged,
+//     dtoc, masking, truncation, compaction, none); a family is a model
+//     family, never a kind of policy.
 package simulate

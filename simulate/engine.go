@@ -84,7 +84,12 @@ const (
 type RunResult struct {
 	RunID  string `json:"run_id"`
 	Policy string `json:"policy"`
-	Window int64  `json:"window"` // 0: unbounded (no window known or given)
+	// Window is the window the replay was asked for (Options.Window:
+	// OwnWindow, Unbounded or Tokens(n)); WindowTokens is what it resolved
+	// to for this run (Window.Resolve), in tokens, 0 for none (Unbounded,
+	// or the run's own window unknown).
+	Window       Window `json:"window"`
+	WindowTokens int64  `json:"window_tokens"`
 
 	Calls        int    `json:"calls"` // calls replayed (≤ the logged calls)
 	Status       Status `json:"status"`
@@ -124,7 +129,7 @@ type RunResult struct {
 	StallMessages     int   `json:"stall_messages"`       // messages injected by a stall detector (Inject); not an activation
 	StallMessageTok   int64 `json:"stall_message_tokens"` // their tokens
 	ReadingStop       bool  `json:"reading_stop"`         // the run stopped (overflow or logged end) while reading
-	BoundaryTurn      int64 `json:"boundary_turn"`
+	BoundaryCall      int64 `json:"boundary_call"`
 	BoundaryEvent     bool  `json:"boundary_event"`
 	BoundaryFinished  bool  `json:"boundary_finished"` // the competing outcome of the reading boundary: the run got through its logged calls and the log says it finished
 	LoggedCalls       int   `json:"logged_calls"`
@@ -133,11 +138,11 @@ type RunResult struct {
 	// The as-logged baseline (see AsLogged) over the same calls, window
 	// ignored: its prompts, cached prefixes and summarizer calls, and the
 	// first call it overflows at this window (-1 never).
-	AsLoggedTokens     int64 `json:"as_logged_tokens"`
-	AsLoggedCached     int64 `json:"as_logged_cached"`
-	AsLoggedSummIn     int64 `json:"as_logged_summarizer_in"`
-	AsLoggedSummOut    int64 `json:"as_logged_summarizer_out"`
-	AsLoggedOverflowAt int   `json:"as_logged_overflow_call"`
+	AsLoggedPromptTokens int64 `json:"as_logged_prompt_tokens"`
+	AsLoggedCached       int64 `json:"as_logged_cached"`
+	AsLoggedSummIn       int64 `json:"as_logged_summarizer_in"`
+	AsLoggedSummOut      int64 `json:"as_logged_summarizer_out"`
+	AsLoggedOverflowAt   int   `json:"as_logged_overflow_call"`
 	// BaselineOverflow: the run is lost under what ran at this window
 	// (BaselineLoss says why): the log ended on window length (diagnose's
 	// end reason) and this is the run's own window or a smaller one; or
@@ -167,7 +172,7 @@ type RunResult struct {
 	// many of them fall within the replayed part of the run (before the
 	// overflow call, or all). Calls + DroppedContextCalls = LoggedCalls
 	// when the replay got through. Call indexes (OverflowCall,
-	// FirstActivation, KeepAllOverflowAt, BoundaryTurn, CallResult.Call)
+	// FirstActivation, KeepAllOverflowAt, BoundaryCall, CallResult.Call)
 	// are the logged run's; the As-logged fields cover the same part of
 	// the run, dropped calls included. 0 for dtoc and as-logged.
 	DroppedContextCalls int `json:"dropped_context_calls"`
@@ -177,23 +182,28 @@ type RunResult struct {
 	DroppedContextOutput int64 `json:"dropped_context_output_tokens"`
 }
 
-// Ratio is PromptTokens / AsLoggedTokens, the token ratio against what ran
-// (1 when both are 0).
-func (r *RunResult) Ratio() float64 {
-	if r.AsLoggedTokens == 0 {
+// TokenRatio is the run's token ratio: PromptTokens / AsLoggedPromptTokens, its
+// prompts against what ran's on the same calls (1 when both are 0;
+// sim_runs.as_logged_ratio). Effective tokens over as-logged's are the
+// effective ratio (Agg.EffectiveRatio), prompts over keep-all's the
+// keep-all ratio (KeepAllRatio).
+func (r *RunResult) TokenRatio() float64 {
+	if r.AsLoggedPromptTokens == 0 {
 		return 1
 	}
-	return float64(r.PromptTokens) / float64(r.AsLoggedTokens)
+	return float64(r.PromptTokens) / float64(r.AsLoggedPromptTokens)
 }
 
 // BaselineEffective is what the as-logged baseline spends on prompts over
 // the same calls: its prompts + its summarizer input (it predicts no
 // re-invocation).
-func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedTokens + r.AsLoggedSummIn }
+func (r *RunResult) BaselineEffective() int64 { return r.AsLoggedPromptTokens + r.AsLoggedSummIn }
 
-// TokenRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
-// ratio against the keep-all reference (sim_runs.token_ratio).
-func (r *RunResult) TokenRatio() float64 {
+// KeepAllRatio is PromptTokens / KeepAllTokens (1 when both are 0): the
+// keep-all ratio, against the keep-all reference (the sim_runs column
+// token_ratio, named before this ratio was; not the token ratio,
+// TokenRatio).
+func (r *RunResult) KeepAllRatio() float64 {
 	if r.KeepAllTokens == 0 {
 		return 1
 	}
@@ -227,9 +237,9 @@ type CallResult struct {
 
 // Options configures a replay.
 type Options struct {
-	// Window in tokens; 0 means the trace's own window (unbounded when the
-	// trace has none); negative means unbounded.
-	Window int64
+	// Window is the window to replay at: the trace's own (OwnWindow, the
+	// zero value; none when the trace has none), Unbounded, or Tokens(n).
+	Window Window
 	// Reserve is the minimum output reserved per call: a call overflows when
 	// prompt + max(its output tokens, Reserve) > window.
 	Reserve int64
@@ -244,9 +254,9 @@ type Options struct {
 // Sim is the replay state of one run under one policy. Policies read and
 // change renderings through its methods.
 type Sim struct {
-	Tr     *Trace
-	Window int64 // 0 unbounded
-	T      int   // the call being prepared
+	Tr           *Trace
+	WindowTokens int64 // 0 unbounded
+	T            int   // the call being prepared
 
 	mode      []Mode
 	tok       []int32 // rendered tokens of admitted items (0 before admission)
@@ -433,17 +443,11 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	}
 	s := &rp.s
 	s.reset(tr)
-	w := o.Window
-	switch {
-	case w == 0:
-		w = tr.Window
-	case w < 0:
-		w = 0
-	}
-	s.Window = w
-	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: w, OverflowCall: -1, FirstActivation: -1,
+	w := o.Window.Resolve(tr.Window)
+	s.WindowTokens = w
+	res := RunResult{RunID: tr.RunID, Policy: p.Name(), Window: o.Window, WindowTokens: w, OverflowCall: -1, FirstActivation: -1,
 		LoggedCalls: full.NCalls, KeepAllOverflowAt: -1, AsLoggedOverflowAt: -1}
-	// keep-all's prompts (window ignored) give the token ratio's reference
+	// keep-all's prompts (window ignored) give the keep-all ratio's reference
 	keepAll := tr.keepAllPrompts()
 	if w > 0 {
 		for t, ka := range keepAll {
@@ -481,8 +485,6 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	var prevPrompt int64
 	adm, exp := 0, 0
 	useIdx := 0
-	var opsDone bool
-	_ = opsDone
 	for t := 0; t < tr.NCalls; t++ {
 		s.T = t
 		for ; exp < len(tr.Expire) && int(tr.Items[tr.Expire[exp]].Until) < t; exp++ {
@@ -549,7 +551,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.PromptTokens += prompt
 		res.KeepAllTokens += keepAll[t]
 		if base != nil && tr == full {
-			res.AsLoggedTokens += base[t].PromptTokens
+			res.AsLoggedPromptTokens += base[t].PromptTokens
 			res.AsLoggedCached += base[t].CachedTokens
 			res.AsLoggedUncached += base[t].uncached()
 			res.AsLoggedSummIn += base[t].SummarizerIn
@@ -625,15 +627,15 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 	// point the data cannot say).
 	switch {
 	case res.OverflowLogged: // the log's stop: after its NCalls calls
-		res.BoundaryTurn = int64(tr.NCalls)
+		res.BoundaryCall = int64(tr.NCalls)
 		res.ReadingStop = tr.ReadingAt[tr.NCalls]
 		res.BoundaryEvent = res.ReadingStop
 	case res.Status == Overflow:
-		res.BoundaryTurn = int64(res.OverflowCall)
+		res.BoundaryCall = int64(res.OverflowCall)
 		res.ReadingStop = tr.ReadingAt[res.OverflowCall]
 		res.BoundaryEvent = res.ReadingStop
 	default:
-		res.BoundaryTurn = int64(tr.NCalls)
+		res.BoundaryCall = int64(tr.NCalls)
 		res.ReadingStop = tr.ReadingAt[tr.NCalls]
 		res.BoundaryEvent = !tr.Finished && !tr.WindowEnd && res.ReadingStop
 		res.BoundaryFinished = tr.Finished
@@ -643,7 +645,7 @@ func (rp *Replayer) Replay(tr *Trace, p Policy, o Options) RunResult {
 		res.OverflowCall = tr.origCall(res.OverflowCall, full)
 		res.FirstActivation = tr.origCall(res.FirstActivation, full)
 		res.KeepAllOverflowAt = tr.origCall(res.KeepAllOverflowAt, full)
-		res.BoundaryTurn = int64(tr.origCall(int(res.BoundaryTurn), full))
+		res.BoundaryCall = int64(tr.origCall(int(res.BoundaryCall), full))
 		if o.Calls != nil {
 			for i := callsFrom; i < len(*o.Calls); i++ {
 				(*o.Calls)[i].Call = tr.origCall((*o.Calls)[i].Call, full)
@@ -665,7 +667,7 @@ func (res *RunResult) reducedBaseline(r, full *Trace, base []CallResult) {
 	}
 	var out int64
 	for t := 0; t < end; t++ {
-		res.AsLoggedTokens += base[t].PromptTokens
+		res.AsLoggedPromptTokens += base[t].PromptTokens
 		res.AsLoggedCached += base[t].CachedTokens
 		res.AsLoggedUncached += base[t].uncached()
 		res.AsLoggedSummIn += base[t].SummarizerIn
@@ -810,7 +812,7 @@ func resize[T any](buf []T, n int) []T {
 
 // BoundaryInput is the run's reading-boundary input.
 func (r *RunResult) BoundaryInput() diagnose.BoundaryRun {
-	return diagnose.BoundaryRun{RunID: r.RunID, Turn: r.BoundaryTurn, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.ReadingStop}
+	return diagnose.BoundaryRun{RunID: r.RunID, Call: r.BoundaryCall, Event: r.BoundaryEvent, Finished: r.BoundaryFinished, StoppedWhileReading: r.ReadingStop}
 }
 
 // Boundary turns replay results into the reading-boundary input.

@@ -41,7 +41,7 @@ func TestReplayLoggedOverflow(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		window   int64
+		window   Window
 		status   Status
 		call     int
 		logged   bool
@@ -61,9 +61,9 @@ func TestReplayLoggedOverflow(t *testing.T) {
 			if r.KeepAllOverflowAt != tc.call {
 				t.Errorf("keep-all overflow at %d, want %d (keep-all is the log: it overflows where the log did)", r.KeepAllOverflowAt, tc.call)
 			}
-			if r.Status != tc.status || r.OverflowCall != tc.call || r.OverflowLogged != tc.logged || r.BoundaryTurn != tc.boundary {
+			if r.Status != tc.status || r.OverflowCall != tc.call || r.OverflowLogged != tc.logged || r.BoundaryCall != tc.boundary {
 				t.Errorf("status %s at %d (logged %v, boundary %d); want %s at %d (logged %v, boundary %d)",
-					r.Status, r.OverflowCall, r.OverflowLogged, r.BoundaryTurn, tc.status, tc.call, tc.logged, tc.boundary)
+					r.Status, r.OverflowCall, r.OverflowLogged, r.BoundaryCall, tc.status, tc.call, tc.logged, tc.boundary)
 			}
 		})
 	}
@@ -173,7 +173,7 @@ func TestDTOCEnvelope(t *testing.T) {
 			}
 			var calls []CallResult
 			var rp Replayer
-			rp.Replay(tr, p, Options{Window: -1, Calls: &calls})
+			rp.Replay(tr, p, Options{Window: Unbounded, Calls: &calls})
 			if len(calls) != 3 || calls[2].PromptTokens != tc.last {
 				t.Fatalf("calls %+v; want 3, the last with prompt %d", calls, tc.last)
 			}

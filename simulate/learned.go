@@ -199,7 +199,7 @@ func (p *learned) Before(t int, s *Sim) {
 			p.target[u.Item]++
 		}
 	}
-	if s.Window <= 0 || float64(s.Prompt()) < p.trigger*float64(s.Window) {
+	if s.WindowTokens <= 0 || float64(s.Prompt()) < p.trigger*float64(s.WindowTokens) {
 		return
 	}
 	end := len(p.results) - p.keep
@@ -216,7 +216,7 @@ func (p *learned) Before(t int, s *Sim) {
 	for _, i := range batch {
 		total += float64(tr.Items[i].Tokens)
 	}
-	share := float64(s.Prompt()) / float64(s.Window)
+	share := float64(s.Prompt()) / float64(s.WindowTokens)
 	for k, i := range batch {
 		it := &tr.Items[i]
 		x := p.xbuf[k*FeatureDim : (k+1)*FeatureDim]

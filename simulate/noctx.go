@@ -44,7 +44,7 @@ func isManageContext(name string) bool {
 // result of one. The tool's name decides, not its action class: the default
 // class rules (package actions) put manage_context in class context with
 // plans, todo lists, thinking and sub-agents, which a harness running a
-// mechanical policy still offers; and diagnose.DefaultClassify, what
+// mechanical policy still offers; and diagnose.FallbackClassify, what
 // NewTrace uses without TraceOptions.Classify, has no context class.
 func contextItem(it *Item) bool {
 	return (it.Kind == ItemToolCall || it.Kind == ItemToolResult) && isManageContext(it.Tool)

@@ -95,8 +95,8 @@ func TestWithoutContextCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := ctxTrace(tc.mixed)
 			var calls []CallResult
-			r := replayNamed(t, tr, tc.policy, Options{Window: -1, Calls: &calls})
-			got := want{r.PromptTokens, r.KeepAllTokens, r.AsLoggedTokens, r.OutputTokens, r.DroppedContextOutput, r.Calls, r.DroppedContextCalls}
+			r := replayNamed(t, tr, tc.policy, Options{Window: Unbounded, Calls: &calls})
+			got := want{r.PromptTokens, r.KeepAllTokens, r.AsLoggedPromptTokens, r.OutputTokens, r.DroppedContextOutput, r.Calls, r.DroppedContextCalls}
 			if got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
@@ -129,12 +129,12 @@ func TestWithoutContextCallsOverflow(t *testing.T) {
 		t.Errorf("status %s at %d, %d calls, %d dropped; want overflow at logged call 2, 1 call, 1 dropped", r.Status, r.OverflowCall, r.Calls, r.DroppedContextCalls)
 	}
 	// as-logged over logged calls 0 and 1: 250 + 780; outputs 30 + 15 against the replay's 30
-	if r.PromptTokens != 250 || r.AsLoggedTokens != 1030 || r.OutputTokens != 30 || r.DroppedContextOutput != 15 {
-		t.Errorf("prompt %d as-logged %d output %d dropped output %d; want 250, 1030, 30, 15", r.PromptTokens, r.AsLoggedTokens, r.OutputTokens, r.DroppedContextOutput)
+	if r.PromptTokens != 250 || r.AsLoggedPromptTokens != 1030 || r.OutputTokens != 30 || r.DroppedContextOutput != 15 {
+		t.Errorf("prompt %d as-logged %d output %d dropped output %d; want 250, 1030, 30, 15", r.PromptTokens, r.AsLoggedPromptTokens, r.OutputTokens, r.DroppedContextOutput)
 	}
 	// as-logged itself overflows at call 1 (780 + 15 > 700); keep-all's reference too (its own replay's call 1 = logged 2)
-	if r.AsLoggedOverflowAt != 1 || r.KeepAllOverflowAt != 2 || r.BoundaryTurn != 2 {
-		t.Errorf("as-logged overflow %d, keep-all overflow %d, boundary %d; want 1, 2, 2", r.AsLoggedOverflowAt, r.KeepAllOverflowAt, r.BoundaryTurn)
+	if r.AsLoggedOverflowAt != 1 || r.KeepAllOverflowAt != 2 || r.BoundaryCall != 2 {
+		t.Errorf("as-logged overflow %d, keep-all overflow %d, boundary %d; want 1, 2, 2", r.AsLoggedOverflowAt, r.KeepAllOverflowAt, r.BoundaryCall)
 	}
 }
 
@@ -148,7 +148,7 @@ func TestWithoutContextCallsNone(t *testing.T) {
 	if tr.WithoutContextCalls() != nil || tr.DroppedContextCalls() != 0 {
 		t.Fatal("a todo list is not manage_context")
 	}
-	r := replayNamed(t, tr, "keep-all", Options{Window: -1})
+	r := replayNamed(t, tr, "keep-all", Options{Window: Unbounded})
 	// 250 + 780 + 800
 	if r.PromptTokens != 1830 || r.Calls != 3 || r.DroppedContextCalls != 0 || r.DroppedContextOutput != 0 {
 		t.Errorf("keep-all %d over %d calls, %d dropped; want 1830 over 3, none", r.PromptTokens, r.Calls, r.DroppedContextCalls)
@@ -214,10 +214,10 @@ func TestWithoutContextCallsCalibration(t *testing.T) {
 	if !slices.Equal(r.Logged, []int64{1225, 1570, 2065, 2290}) || !slices.Equal(r.orig, []int32{0, 1, 2, 4}) {
 		t.Errorf("reduced logged %v orig %v", r.Logged, r.orig)
 	}
-	rr := replayNamed(t, tr, "keep-all", Options{Window: -1})
+	rr := replayNamed(t, tr, "keep-all", Options{Window: Unbounded})
 	// as-logged (no ops: keep-all of the logged run): 1225+1570+2065+2260+2290
-	if rr.PromptTokens != 1225+1570+2065+2260 || rr.AsLoggedTokens != 9410 || rr.DroppedContextCalls != 1 {
-		t.Errorf("keep-all %d against as-logged %d, %d dropped; want 7120, 9410, 1", rr.PromptTokens, rr.AsLoggedTokens, rr.DroppedContextCalls)
+	if rr.PromptTokens != 1225+1570+2065+2260 || rr.AsLoggedPromptTokens != 9410 || rr.DroppedContextCalls != 1 {
+		t.Errorf("keep-all %d against as-logged %d, %d dropped; want 7120, 9410, 1", rr.PromptTokens, rr.AsLoggedPromptTokens, rr.DroppedContextCalls)
 	}
 }
 
@@ -232,7 +232,7 @@ func TestWithoutContextCallsAll(t *testing.T) {
 	}
 	tr.Finalize()
 	r := replayNamed(t, tr, "keep-all", Options{Window: 1000})
-	if r.Calls != 0 || r.DroppedContextCalls != 1 || r.PromptTokens != 0 || r.AsLoggedTokens != 100 || r.DroppedContextOutput != 12 || r.Status != Censored || r.BoundaryTurn != 1 {
+	if r.Calls != 0 || r.DroppedContextCalls != 1 || r.PromptTokens != 0 || r.AsLoggedPromptTokens != 100 || r.DroppedContextOutput != 12 || r.Status != Censored || r.BoundaryCall != 1 {
 		t.Errorf("got %+v; want 0 calls, 1 dropped, as-logged 100, 12 output dropped, censored, boundary 1", r)
 	}
 }

@@ -80,7 +80,7 @@ func TestPolicyParameters(t *testing.T) {
 	)
 	type pcase struct {
 		base       string // spec without the parameter under test (or with its base value)
-		window     int64
+		window     Window
 		setup      func(*Trace)
 		value      string // the changed value
 		dir        paramDir
@@ -91,7 +91,7 @@ func TestPolicyParameters(t *testing.T) {
 	// summaryCases are the summary-model parameters of a compact-* policy
 	// whose base spec (summ100: a fixed 100-token summary, no template)
 	// compacts once on the ladder.
-	summaryCases := func(name, base string, window int64) map[string]pcase {
+	summaryCases := func(name, base string, window Window) map[string]pcase {
 		return map[string]pcase{
 			name + "/summary_a":   {base: base, window: window, value: "300", dir: more},                   // 100 → 300 tokens
 			name + "/summary_b":   {base: base, window: window, value: "0.1", dir: more},                   // + 0.1 × summarized (> 0)
@@ -310,7 +310,7 @@ func TestPolicyParameters(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, base string
-		window     int64
+		window     Window
 	}{
 		{"compact-claude-code", "compact-claude-code(threshold=0.5,files=0,", 1600},
 		{"compact-codex", "compact-codex(threshold=0.3,", 3000},

@@ -47,7 +47,7 @@ func (p *truncate) OnOverflow(t int, s *Sim) {
 		it := &items[i]
 		return it.Kind == ItemToolResult && it.Call >= 0 && s.Mode(it.Call) == Dropped
 	}
-	for int(p.next) < len(items) && s.Admitted(p.next) && (s.Prompt()+reserve > s.Window || orphan(p.next)) {
+	for int(p.next) < len(items) && s.Admitted(p.next) && (s.Prompt()+reserve > s.WindowTokens || orphan(p.next)) {
 		i := p.next
 		p.next++
 		if items[i].Head || s.Mode(i) == Dropped {
@@ -252,7 +252,7 @@ func (p *halflife) Before(t int, s *Sim) {
 		}
 	}
 	if !p.active {
-		if s.Window <= 0 || float64(s.FullPrompt()) < p.activate*float64(s.Window) {
+		if s.WindowTokens <= 0 || float64(s.FullPrompt()) < p.activate*float64(s.WindowTokens) {
 			return
 		}
 		p.active = true
@@ -548,7 +548,7 @@ func (p *tracer) Before(t int, s *Sim) {
 			p.results = append(p.results, i)
 		}
 	}
-	if s.Window <= 0 || float64(s.Prompt()) < p.trigger*float64(s.Window) {
+	if s.WindowTokens <= 0 || float64(s.Prompt()) < p.trigger*float64(s.WindowTokens) {
 		return
 	}
 	end := len(p.results) - p.keep

@@ -53,7 +53,7 @@ func TestPolicies(t *testing.T) {
 	tests := []struct {
 		name         string
 		spec         string
-		window       int64
+		window       Window
 		setup        func(*Trace)
 		prompts      []int64
 		placeholders []int

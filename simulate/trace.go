@@ -246,7 +246,7 @@ type TraceOptions struct {
 	// (see fitTokens); 0 means 1.
 	Factor float64
 	// Classify gives a tool call's action class name; nil means
-	// diagnose.DefaultClassify.
+	// diagnose.FallbackClassify.
 	Classify diagnose.ClassifyFunc
 	// Uses are the run's counterfactual uses; nil computes them.
 	Uses []counterfactual.Use
@@ -267,7 +267,7 @@ func NewTrace(run schema.Run, events []schema.Event, usage []schema.Usage, ops [
 	}
 	classify := o.Classify
 	if classify == nil {
-		classify = diagnose.DefaultClassify
+		classify = diagnose.FallbackClassify
 	}
 	w, _ := diagnose.Window(run, 0)
 	tr := &Trace{RunID: run.RunID, Format: run.SourceFormat, Harness: run.Harness, Model: run.Model, Family: run.ModelFamily,

@@ -17,7 +17,7 @@
 //     replayed Samples times with ratios drawn from the Beta; a replay's
 //     reward (Options.Reward; RewardCost by default) is
 //
-//     R = −C / C_keep-all − λ × predicted re-invocations − OverflowPenalty × [overflowed]
+//     R = −C / C_keep-all − λ × predicted re-invocations − Options.Overflow × [overflowed]
 //
 //     C = ρr × cached + ρw × written + uncached + re-invocation tokens
 //

@@ -34,7 +34,7 @@ func Split(traces []*simulate.Trace, every uint32) (train, held []*simulate.Trac
 
 // EvalOptions configures Evaluate.
 type EvalOptions struct {
-	Window  int64 // as Options.Window
+	Window  simulate.Window // as Options.Window
 	Reserve int64
 	Seed    uint64 // bootstrap and attribution sampling
 	// Attribution is the number of (run, output) pairs the attributor

@@ -24,19 +24,19 @@ import (
 // their defaults.
 type Options struct {
 	Seed       uint64
-	Window     int64   // replay window: 0 each run's own, < 0 unbounded
-	Reserve    int64   // minimum output tokens reserved per call
-	Epochs     int     // passes over the training runs (default 30)
-	Samples    int     // sampled replays per run and epoch (default 2; ≥ 2 for the leave-one-out baseline)
-	Batch      int     // runs per Adam step (default 16)
-	Hidden     int     // hidden units (default 32)
-	LR         float64 // Adam step size (default 0.02)
-	Lambda     float64 // reward per predicted re-invocation (default 0.02; negative means 0)
-	Overflow   float64 // OverflowPenalty: subtracted from an overflowing replay's reward (default 1)
-	Credit     float64 // weight of the outcome model's per-decision channel (default 10; negative means 0, the floor alone)
-	Trigger    float64 // compression event at prompt ≥ Trigger × window (default 0.5)
-	Keep       int     // newest tool results left whole at an event (default 1; negative means 0)
-	Compressor string  // simulate.CompressTruncate (default), CompressHead or CompressSummary
+	Window     simulate.Window // replay window (the zero value: each run's own)
+	Reserve    int64           // minimum output tokens reserved per call
+	Epochs     int             // passes over the training runs (default 30)
+	Samples    int             // sampled replays per run and epoch (default 2; ≥ 2 for the leave-one-out baseline)
+	Batch      int             // runs per Adam step (default 16)
+	Hidden     int             // hidden units (default 32)
+	LR         float64         // Adam step size (default 0.02)
+	Lambda     float64         // reward per predicted re-invocation (default 0.02; negative means 0)
+	Overflow   float64         // OverflowPenalty: subtracted from an overflowing replay's reward (default 1)
+	Credit     float64         // weight of the outcome model's per-decision channel (default 10; negative means 0, the floor alone)
+	Trigger    float64         // compression event at prompt ≥ Trigger × window (default 0.5)
+	Keep       int             // newest tool results left whole at an event (default 1; negative means 0)
+	Compressor string          // simulate.CompressTruncate (default), CompressHead or CompressSummary
 	// OutcomeSamples caps the decisions the outcome model is refitted on
 	// per epoch (an even subsample; default 8000).
 	OutcomeSamples int
@@ -148,16 +148,16 @@ type Model struct {
 
 // Training records how a model was trained.
 type Training struct {
-	Seed     uint64   `json:"seed"`
-	Window   int64    `json:"window"`
-	Epochs   int      `json:"epochs"`
-	Samples  int      `json:"samples"`
-	Batch    int      `json:"batch"`
-	LR       float64  `json:"lr"`
-	Lambda   float64  `json:"lambda"`
-	Overflow float64  `json:"overflow_penalty"`
-	Credit   float64  `json:"credit"`
-	Ablate   []string `json:"ablate,omitempty"` // Options.Ablate
+	Seed     uint64          `json:"seed"`
+	Window   simulate.Window `json:"replay_window"` // Options.Window
+	Epochs   int             `json:"epochs"`
+	Samples  int             `json:"samples"`
+	Batch    int             `json:"batch"`
+	LR       float64         `json:"lr"`
+	Lambda   float64         `json:"lambda"`
+	Overflow float64         `json:"overflow_penalty"`
+	Credit   float64         `json:"credit"`
+	Ablate   []string        `json:"ablate,omitempty"` // Options.Ablate
 	// Reward is the objective (RewardCost or RewardTokens); a file
 	// without one was trained on tokens.
 	Reward string `json:"reward,omitempty"`

@@ -1,8 +1,9 @@
 // Package archtest enforces trajmine's dependency direction (go-style.md §1):
 // schema is a leaf; ingest and synth import only schema (ingest also its own
-// internal/jsonx, goccy/go-json with number errors repaired); internal/store
-// is the only importer of the DuckDB driver; analysis feeds the domain
-// packages from the store; only dashboards imports go-echarts and only
+// internal/jsonx, goccy/go-json with number errors repaired, and actions,
+// which classifies each tool call at import); internal/store is the only
+// importer of the DuckDB driver; analysis feeds the domain packages from
+// the store; only dashboards imports go-echarts and only
 // dashboards/browsertest chromedp; only cmd imports cobra; nothing imports
 // cmd.
 package archtest
@@ -29,7 +30,8 @@ var allowed = map[string][]string{
 	"ingest/internal/jsonx":  {},
 	"diagnose":               {"schema", "internal/textfmt"},
 	"synth":                  {"schema"},
-	"mining":                 {"schema"},
+	"mining":                 {"schema", "internal/stats"}, // stats: mine --compare's rank test and Benjamini–Hochberg
+	"compare":                {"internal/stats"},           // trajmine compare: groups of real runs (issue 28)
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "internal/textfmt", "mining", "internal/holdout"},
@@ -37,17 +39,19 @@ var allowed = map[string][]string{
 	"dashboards/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},
+	"internal/doccheck":      {},
 	"internal/stats":         {},
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
+	"internal/glossary":      {}, // trajmine help terms; the page may embed it
 	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
-	"redact":                 {},
+	"redact":                 {"schema"},
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward
-	"analysis":               {"schema", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
+	"analysis":               {"schema", "compare", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
 	"serve":                  {"ingest", "internal/store", "analysis", "dashboards", "redact", "internal/textfmt"}, // trajmine serve: the page and its API over HTTP, the log watcher
-	"cmd":                    {"schema", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout", "serve"},
+	"cmd":                    {"schema", "compare", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout", "internal/glossary", "serve"},
 	"cmd/trajmine":           {"cmd"},
 }
 
@@ -61,6 +65,7 @@ var exclusive = map[string]string{
 	"github.com/go-echarts/go-echarts/v2/types":  "dashboards",
 	"github.com/zricethezav/gitleaks/v8/config":  "redact",
 	"github.com/zricethezav/gitleaks/v8/detect":  "redact",
+	"modernc.org/sqlite":                         "ingest", // agents' SQLite stores, read from a snapshot (ingest/sqlite.go)
 }
 
 func TestImportDirection(t *testing.T) {

@@ -10,6 +10,14 @@
 //  3. Report the typical relative change as [GeoMeanRatio] of A over B with
 //     its bootstrap interval.
 //
+// For real experiments (trajmine compare: the same tasks run under two
+// conditions) the paired tests are [McNemarExact] on solved/failed pairs
+// ([FisherExact] for two groups with no shared task) and the paired
+// bootstraps [PairedMeanDiff], [SumRatio] and [PerUnitRatio] (the
+// two-sample ones for unpaired groups); trajmine mine --compare tests each
+// edge's per-run rate with [WelchT] and corrects for the number of
+// edges tested with [BenjaminiHochberg].
+//
 // Invariants:
 //   - Inputs are never modified.
 //   - Everything random is drawn from a math/rand/v2 PCG seeded by the caller,

@@ -45,7 +45,7 @@ func TestExportParquetTouchesOnlyItsFiles(t *testing.T) {
 	write(filepath.Join(mine, "events", "notes.txt"), "keep me")
 	write(filepath.Join(mine, "thesis.tex"), "keep me too")
 	for _, overwrite := range []bool{false, true} {
-		if _, err := st.ExportParquet(ctx, mine, overwrite); !errors.Is(err, store.ErrExportNotEmpty) {
+		if _, err := st.ExportParquet(ctx, mine, store.ExportOptions{Overwrite: overwrite}); !errors.Is(err, store.ErrExportNotEmpty) {
 			t.Errorf("overwrite=%v into a directory of other files: %v, want ErrExportNotEmpty", overwrite, err)
 		}
 	}
@@ -58,11 +58,11 @@ func TestExportParquetTouchesOnlyItsFiles(t *testing.T) {
 
 	// a new directory, then again without and with overwrite
 	dir := filepath.Join(t.TempDir(), "lake")
-	first, err := st.ExportParquet(ctx, dir, false)
+	first, err := st.ExportParquet(ctx, dir, store.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ExportParquet(ctx, dir, false); !errors.Is(err, store.ErrExportNotEmpty) {
+	if _, err := st.ExportParquet(ctx, dir, store.ExportOptions{}); !errors.Is(err, store.ErrExportNotEmpty) {
 		t.Errorf("second export without overwrite: %v, want ErrExportNotEmpty", err)
 	}
 	// the user drops a file into the export, and replaces one written file
@@ -80,7 +80,7 @@ func TestExportParquetTouchesOnlyItsFiles(t *testing.T) {
 	if err := os.Symlink(outside, runs[0]); err != nil {
 		t.Fatal(err)
 	}
-	second, err := st.ExportParquet(ctx, dir, true)
+	second, err := st.ExportParquet(ctx, dir, store.ExportOptions{Overwrite: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestExportParquetTouchesOnlyItsFiles(t *testing.T) {
 	}
 	// a manifest naming a path outside the directory is refused
 	write(filepath.Join(dir, store.ExportManifest), `{"files":["../precious.txt"]}`)
-	if _, err := st.ExportParquet(ctx, dir, true); err == nil {
+	if _, err := st.ExportParquet(ctx, dir, store.ExportOptions{Overwrite: true}); err == nil {
 		t.Error("a manifest pointing outside the directory was followed")
 	}
 }
@@ -113,7 +113,7 @@ func TestExportOverwriteStaysInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "lake")
-	if _, err := st.ExportParquet(ctx, dir, false); err != nil {
+	if _, err := st.ExportParquet(ctx, dir, store.ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := filepath.Glob(filepath.Join(dir, "runs", "*", "*", "*.parquet"))
@@ -134,7 +134,7 @@ func TestExportOverwriteStaysInside(t *testing.T) {
 	if err := os.Symlink(elsewhere, part); err != nil {
 		t.Fatal(err)
 	}
-	_, err := st.ExportParquet(ctx, dir, true)
+	_, err := st.ExportParquet(ctx, dir, store.ExportOptions{Overwrite: true})
 	if b, rerr := os.ReadFile(victim); rerr != nil || string(b) != "precious" {
 		t.Fatalf("the file outside DIR was removed or changed (%v; export: %v)", rerr, err)
 	}
@@ -150,14 +150,14 @@ func TestExportOverwriteStaysInside(t *testing.T) {
 	// the user's own) is refused before anything is written: DuckDB's
 	// COPY would write through a link where it writes
 	dir2 := filepath.Join(t.TempDir(), "lake2")
-	if _, err := st.ExportParquet(ctx, dir2, false); err != nil {
+	if _, err := st.ExportParquet(ctx, dir2, store.ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out2 := t.TempDir()
 	if err := os.Symlink(out2, filepath.Join(dir2, "events", "linked")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ExportParquet(ctx, dir2, true); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+	if _, err := st.ExportParquet(ctx, dir2, store.ExportOptions{Overwrite: true}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("export through a linked table directory: %v, want a refusal naming the link", err)
 	}
 	if es, _ := os.ReadDir(out2); len(es) != 0 {

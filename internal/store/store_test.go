@@ -241,7 +241,7 @@ func TestExportParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	got, err := st.ExportParquet(ctx, dir, false)
+	got, err := st.ExportParquet(ctx, dir, store.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,78 +1,33 @@
 // Package textfmt formats numbers and text the same way wherever trajmine
 // prints them (the terminal, the HTML page, the verdict sentences), so
 // that a figure reads the same in every place it appears.
+//
+// There is one formatter per kind of number, each with a fixed rule:
+//
+//	count        Thousands        1,234,567 (CountOf: "1 run", "3 runs")
+//	percent      Pct              12.3% (one decimal; PctBound, PctCI for CIs)
+//	ratio        Ratio            0.928 (three decimals; × what ran)
+//	dollars      Dollars          $1,234.57 at or above $1, $0.0123 below, <$0.0001
+//	tokens       Tokens           999, 12.3k, 123k, 1.23M (three significant digits)
+//	duration     Duration         850 ms, 12.3 s, 4m05s, 2h03m, 3d04h
+//	bytes        Bytes            512 B, 1.5 kB, 3.0 MB (1,024-based)
+//	a CI         RatioWithCI      0.928 [0.880, <1.000]; PctWithCI 12.3% [8.0%, 17.1%]
+//
+// A ratio against what ran (cost ×, tokens ×) is always a Ratio, in
+// sentences as in tables ("cost × 0.928 [0.880, 0.970]"); a share of a
+// whole (of runs, of tokens) is a Pct.
+//
+// Decimals are rounded half away from zero on the float's exact value, as
+// JavaScript's "Number.prototype.toFixed" does, so that JS, the same rules
+// for the page (JS, checked against these in headless Chromium), prints
+// the same digits.
 package textfmt
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
-
-// Thousands formats n with comma separators: 1234567 → 1,234,567.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// Pct formats a share in [0, 1] as a percentage with one decimal: 0.1234 → 12.3%.
-func Pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
-
-// PctBound formats one end of a confidence interval on a share as Pct
-// does, except that a bound that is not zero never prints as zero: a value
-// above zero that Pct prints as 0.0% prints "<0.1%", one below zero
-// ">-0.1%" (0.0% and -0.0% read as "the CI reaches zero").
-func PctBound(f float64) string {
-	s := Pct(f)
-	switch {
-	case f > 0 && s == "0.0%":
-		return "<0.1%"
-	case f < 0 && (s == "-0.0%" || s == "0.0%"):
-		return ">-0.1%"
-	}
-	return s
-}
-
-// PctCI is a CI on a share: "[lo, hi]" with PctBound's bounds.
-func PctCI(lo, hi float64) string { return "[" + PctBound(lo) + ", " + PctBound(hi) + "]" }
-
-// Ratio formats a ratio against a reference (× what ran) with three
-// decimals: 0.92849 → 0.928.
-func Ratio(f float64) string { return fmt.Sprintf("%.3f", f) }
-
-// RatioBound formats one end of a confidence interval on a ratio as Ratio
-// does, except that a bound that is not 1 never prints as 1.000: below 1
-// it prints "<1.000", above ">1.000" (whether the CI reaches 1, what ran,
-// is the question a ratio's CI answers).
-func RatioBound(f float64) string {
-	s := Ratio(f)
-	switch {
-	case f < 1 && s == "1.000":
-		return "<1.000"
-	case f > 1 && s == "1.000":
-		return ">1.000"
-	}
-	return s
-}
-
-// RatioCI is a CI on a ratio: "[lo, hi]" with RatioBound's bounds.
-func RatioCI(lo, hi float64) string { return "[" + RatioBound(lo) + ", " + RatioBound(hi) + "]" }
 
 // OrDash is s, or "-" when s is empty.
 func OrDash(s string) string {
@@ -106,7 +61,8 @@ func Cut(s string, n int) string {
 }
 
 // CountOf is n with its noun, plural unless n is 1, thousands separated:
-// "1 run", "3 runs", "10,000 runs".
+// "1 run", "3 runs", "10,000 runs". The plural adds "s"; Plural takes
+// both forms.
 func CountOf(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
@@ -114,15 +70,11 @@ func CountOf(n int, noun string) string {
 	return Thousands(int64(n)) + " " + noun + "s"
 }
 
-// Bytes formats a size in bytes: 1536 → 1.5 kB.
-func Bytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f kB", float64(n)/(1<<10))
+// Plural is n with one (n is 1) or many: Plural(2, "family", "families")
+// is "2 families".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d B", n)
+	return Thousands(int64(n)) + " " + many
 }

@@ -17,7 +17,7 @@
 // And one guard: goccy compiles a type's decoder (or encoder) on the type's
 // first use and publishes it in a cache without synchronisation
 // (internal/decoder/compile_norace.go), so two goroutines meeting a new type
-// at once can run a decoder another is still building: a nil structDecoder
+// at once can run a decoder another is still building: a nil struct decoder
 // and a panic (goccy/go-json#495, seen here once in the importers' parallel
 // workers). Unmarshal, Decoder.Decode, Marshal and Encoder.Encode compile
 // each type once under a lock first (prepare); every later use follows a
@@ -117,8 +117,9 @@ func Marshal(v any) ([]byte, error) {
 	return gj.Marshal(v)
 }
 
-// Valid is goccy's Valid.
-func Valid(data []byte) bool { return gj.Valid(data) }
+// Valid is encoding/json's Valid: goccy's panics on a string with invalid
+// UTF-8 that crosses its read buffer (found by FuzzImporters).
+func Valid(data []byte) bool { return stdjson.Valid(data) }
 
 // Compact is goccy's Compact.
 func Compact(dst *bytes.Buffer, src []byte) error { return gj.Compact(dst, src) }
