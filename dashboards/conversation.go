@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 )
 
 // Conversation is one run's trace as the drill-down's conversation view
@@ -114,17 +115,27 @@ func ConversationSize(c *Conversation) (int, error) {
 	return len(c.Encoded), nil
 }
 
-// encodeConversations is the page's conversations: per run id, its
-// Conversation as gzip-compressed, base64-encoded JSON, which the page's
-// script decodes (DecompressionStream) when the run is opened. Each run is
-// compressed alone so that opening one decodes only its own.
-func encodeConversations(cs []Conversation) (map[string]string, error) {
+// encodeConversations is the page's conversations: per run, by its index
+// in runs (the run list's records, Data.Runs: the key names no log text),
+// its Conversation as gzip-compressed, base64-encoded JSON, which the
+// page's script decodes (DecompressionStream) when the run is opened. Each
+// run is compressed alone so that opening one decodes only its own. A
+// conversation of a run not in runs is an error.
+func encodeConversations(cs []Conversation, runs []RunRecord) (map[string]string, error) {
 	if len(cs) == 0 {
 		return nil, nil
+	}
+	index := make(map[string]int, len(runs))
+	for i, r := range runs {
+		index[r.RunID] = i
 	}
 	out := make(map[string]string, len(cs))
 	var b bytes.Buffer
 	for i := range cs {
+		k, ok := index[cs[i].RunID]
+		if !ok {
+			return nil, fmt.Errorf("encode conversations: run %q is not in the run list", cs[i].RunID)
+		}
 		z := cs[i].Encoded
 		if z == "" {
 			var err error
@@ -132,7 +143,7 @@ func encodeConversations(cs []Conversation) (map[string]string, error) {
 				return nil, err
 			}
 		}
-		out[cs[i].RunID] = z
+		out[strconv.Itoa(k)] = z
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -83,7 +84,9 @@ func TestConversationsInPage(t *testing.T) {
 	if len(block.Conversations) != 1 || block.Note != d.ConversationNote {
 		t.Fatalf("%d conversations, note %q", len(block.Conversations), block.Note)
 	}
-	raw, err := base64.StdEncoding.DecodeString(block.Conversations["run-3"])
+	// keyed by the run's index in the run list (run-3 is Data.Runs[2]):
+	// no log text in the key
+	raw, err := base64.StdEncoding.DecodeString(block.Conversations["2"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +102,14 @@ func TestConversationsInPage(t *testing.T) {
 		t.Errorf("decoded conversation (-want +got):\n%s", diff)
 	}
 	n, err := dashboards.ConversationSize(&d.Conversations[0])
-	if err != nil || n != len(block.Conversations["run-3"]) {
-		t.Errorf("ConversationSize = %d, %v; the page holds %d bytes", n, err, len(block.Conversations["run-3"]))
+	if err != nil || n != len(block.Conversations["2"]) {
+		t.Errorf("ConversationSize = %d, %v; the page holds %d bytes", n, err, len(block.Conversations["2"]))
+	}
+	// a conversation of a run not in the run list is refused
+	bad := convPage()
+	bad.Conversations[0].RunID, bad.Conversations[0].Encoded = "not-listed", ""
+	if err := dashboards.Write(io.Discard, bad, nil); err == nil || !strings.Contains(err.Error(), `run "not-listed" is not in the run list`) {
+		t.Errorf("a conversation of an unlisted run: %v", err)
 	}
 	// no conversation, no field; a served page may fetch (connect-src 'self')
 	if strings.Contains(render(t, fixture(true)), `"conversations"`) {

@@ -191,9 +191,9 @@ type runsJSON struct {
 	// base64-encoded; AllRuns is their number.
 	All     string `json:"all"`
 	AllRuns int    `json:"all_runs"`
-	// Conversations are Data.Conversations by run id, each gzip-compressed
-	// and base64-encoded JSON (encodeConversations); ConversationNote is
-	// Data.ConversationNote.
+	// Conversations are Data.Conversations by their run's index in
+	// Data.Runs, each gzip-compressed and base64-encoded JSON
+	// (encodeConversations); ConversationNote is Data.ConversationNote.
 	Conversations    map[string]string `json:"conversations,omitempty"`
 	ConversationNote string            `json:"conversation_note"`
 	// Live is set when trajmine serve serves the page.
@@ -318,7 +318,7 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
 	v.RunsJSON.All = all
-	if v.RunsJSON.Conversations, err = encodeConversations(d.Conversations); err != nil {
+	if v.RunsJSON.Conversations, err = encodeConversations(d.Conversations, d.Runs); err != nil {
 		return err
 	}
 	v.RunsJSON.ConversationNote = d.ConversationNote

@@ -48,11 +48,12 @@
     return new Response(ds).text().then(JSON.parse);
   }
 
-  // load is run id's conversation: from the page's compressed block, else
-  // (trajmine serve) from the server; null when neither has it
-  function load(id) {
+  // load is run id's conversation: from the page's compressed block (by
+  // the run's index in the run list: index, -1 none), else (trajmine
+  // serve) from the server; null when neither has it
+  function load(id, index) {
     if (cache[id]) { return Promise.resolve(cache[id]); }
-    var z = runs.conversations ? runs.conversations[id] : undefined;
+    var z = runs.conversations && index >= 0 ? runs.conversations[String(index)] : undefined;
     var p = null;
     if (z && typeof DecompressionStream !== 'undefined') {
       p = decode(z);
@@ -287,8 +288,9 @@
     node.scrollIntoView({ block: 'center' });
   }
 
-  // show opens run id's conversation (focus: a search hit in it)
-  function show(id, f) {
+  // show opens run id's conversation (index: its place in the run list,
+  // -1 none; focus: a search hit in it)
+  function show(id, index, f) {
     var token = {};
     cur = { id: id, token: token, conv: null, shown: STEP, focus: f || null, model: '' };
     var title = byId('conversation-title'), note = byId('conv-note');
@@ -298,7 +300,7 @@
     clear(byId('conv-list'));
     clear(byId('conv-more'));
     R.hold();
-    load(id).then(function (c) {
+    load(id, index).then(function (c) {
       if (cur.token !== token) { return; }
       if (!c) {
         note.textContent = (runs.conversation_note ? runs.conversation_note + ' ' : '') + 'This run\'s conversation is not in this page: trajmine serve shows every run\'s.';
@@ -319,7 +321,7 @@
     var f = focusNext && focusNext.id === e.detail.id ? focusNext : null;
     focusNext = null;
     if (cur && cur.id === e.detail.id && cur.conv && !f) { return; }
-    show(e.detail.id, f);
+    show(e.detail.id, e.detail.index, f);
     cur.model = e.detail.model || '';
   });
 
@@ -350,7 +352,7 @@
     focusNext = { id: h.run_id, seq: h.seq, q: q };
     if (!R.openById(h.run_id, 'nearest')) {
       focusNext = null;
-      show(h.run_id, { id: h.run_id, seq: h.seq, q: q });
+      show(h.run_id, -1, { id: h.run_id, seq: h.seq, q: q });
     }
     var t = byId('conversation');
     if (t) { t.scrollIntoView(); }

@@ -554,7 +554,7 @@
     renderList();
     if (!quiet && history.replaceState) { history.replaceState(null, '', '#run=' + encodeURIComponent(r.id)); }
     // the conversation view (conversation.js) shows the run's conversation
-    document.dispatchEvent(new CustomEvent('trajmine-run', { detail: { id: r.id, model: r.model } }));
+    document.dispatchEvent(new CustomEvent('trajmine-run', { detail: { id: r.id, index: i, model: r.model } }));
     if (scroll) {
       var h = document.getElementById('timeline-title');
       if (h) { h.scrollIntoView(scroll === 'nearest' ? { block: 'nearest' } : true); }
