@@ -7,8 +7,10 @@
 // each once; no line hides under another; no title, legend or axis is
 // clipped; every axis has a title), and takes a
 // screenshot of the first screen and of each section (kept under the test
-// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). It is
-// imported only by tests (dashboards, cmd).
+// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). Session
+// (session.go) opens a page, a file or trajmine serve's address, for a
+// test that drives it step by step (Eval, Wait, Shot). It is imported only
+// by tests (dashboards, cmd).
 package browsertest
 
 import (
@@ -144,20 +146,7 @@ func Load(t testing.TB, file string, o *Options) *Result {
 		t.Fatal(err)
 	}
 	url := "file://" + abs
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.Headless,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(Width, 900),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), allocatorOptions(bin, t.TempDir())...)
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
