@@ -281,7 +281,10 @@ type RunDetail struct {
 // RunRecord is one run's compact record: its diag_runs figures and its
 // diag_calls prompts.
 type RunRecord struct {
-	RunID      string
+	RunID string // redacted as the rest of the page
+	// StoreID is the store's id of the run (RunID before redaction), by
+	// which analysis loads its conversation; never written into the page.
+	StoreID    string
 	Model      string
 	Family     string
 	Format     string
