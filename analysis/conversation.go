@@ -64,7 +64,7 @@ func Conversation(run schema.Run, events []schema.Event, usage []schema.Usage, o
 		out, _ := shownText(red, s, 0, o.memo)
 		return out
 	}
-	c := dashboards.Conversation{RunID: run.RunID, Events: len(events), Limit: o.Limit, Calls: []dashboards.ConvCall{}, Items: []dashboards.ConvItem{}}
+	c := dashboards.Conversation{RunID: str(run.RunID), Events: len(events), Limit: o.Limit, Calls: []dashboards.ConvCall{}, Items: []dashboards.ConvItem{}}
 	bare := run
 	bare.CostUSD = nil // a call's cost is its usage priced, not the run's logged total
 	for _, u := range usage {
@@ -356,7 +356,9 @@ func conversationNote(n, runs, limit, budget int) string {
 		textfmt.Thousands(int64(n)), textfmt.Thousands(int64(runs)), textfmt.Bytes(int64(budget)), cut)
 }
 
-// conversationOrder is the order PageConversations fills the page in.
+// conversationOrder is the order PageConversations fills the page in,
+// as the store's run ids (RunRecord.StoreID: the page's ids, the sample's
+// as the run list's, may be redacted).
 func conversationOrder(d *dashboards.Data) []string {
 	known := make(map[string]int, len(d.Runs))
 	for i, r := range d.Runs {
@@ -365,9 +367,13 @@ func conversationOrder(d *dashboards.Data) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(id string) {
-		if _, ok := known[id]; ok && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+		i, ok := known[id]
+		if !ok {
+			return
+		}
+		if sid := cmp.Or(d.Runs[i].StoreID, id); !seen[sid] {
+			seen[sid] = true
+			out = append(out, sid)
 		}
 	}
 	if i := dashboards.DefaultRun(d); i >= 0 {

@@ -24,10 +24,10 @@ func fillMined(d *dashboards.Data, m Mined) {
 	if m.DFG != nil && m.Cases > 0 {
 		pm := &dashboards.ProcessMap{}
 		for _, n := range m.DFG.Nodes {
-			pm.Nodes = append(pm.Nodes, dashboards.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
+			pm.Nodes = append(pm.Nodes, dashboards.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count), Timed: int64(n.Timed), MedianMS: 1000 * n.MedianSeconds})
 		}
 		for _, e := range m.DFG.Edges {
-			pm.Edges = append(pm.Edges, dashboards.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
+			pm.Edges = append(pm.Edges, dashboards.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), Timed: int64(e.Timed), MedianMS: 1000 * e.MedianSeconds})
 		}
 		d.ProcessMap = pm
 	}
@@ -209,7 +209,7 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []dashboards.RunRe
 	for i := range runs {
 		r := &runs[i]
 		occ := r.Occupancy
-		rec := dashboards.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
+		rec := dashboards.RunRecord{RunID: r.RunID, StoreID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
 			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
 			CostUSD: r.Cost.USD, CostKnown: r.Cost.Source != diagnose.CostUnknown, Policies: byRun[r.RunID]}
 		rows := DiagCallRows(r)
@@ -528,6 +528,10 @@ func redactPage(d *dashboards.Data, red *redact.Redactor) {
 			acts[j] = s(a)
 		}
 		d.Variants[i].Activities = acts
+	}
+	for i := range d.Runs { // runRecords' own: the run list's ids and models
+		r := &d.Runs[i]
+		r.RunID, r.Model = s(r.RunID), s(r.Model)
 	}
 	d.Sample = slices.Clone(d.Sample) // the Report's stay as they were
 	for i := range d.Sample {

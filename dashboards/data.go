@@ -281,7 +281,10 @@ type RunDetail struct {
 // RunRecord is one run's compact record: its diag_runs figures and its
 // diag_calls prompts.
 type RunRecord struct {
-	RunID      string
+	RunID string // redacted as the rest of the page
+	// StoreID is the store's id of the run (RunID before redaction), by
+	// which analysis loads its conversation; never written into the page.
+	StoreID    string
 	Model      string
 	Family     string
 	Format     string
@@ -365,19 +368,24 @@ type ProcessMap struct {
 	Edges []ProcessEdge
 }
 
-// ProcessNode is one activity.
+// ProcessNode is one activity. MedianMS is the median time from its
+// events to the next event of the same run, over the Timed ones (both
+// with a timestamp); 0 and Timed 0 where the logs have no timestamps.
 type ProcessNode struct {
-	ID     string
-	Label  string
-	Count  int64
-	MeanMS float64
+	ID       string
+	Label    string
+	Count    int64
+	Timed    int64
+	MedianMS float64
 }
 
-// ProcessEdge is one transition between activities.
+// ProcessEdge is one transition between activities; MedianMS is the
+// median time between its two events over the Timed occurrences.
 type ProcessEdge struct {
 	From, To string
 	Count    int64
-	MeanMS   float64
+	Timed    int64
+	MedianMS float64
 }
 
 // Variant is one process variant: a distinct activity sequence.

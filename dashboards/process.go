@@ -175,6 +175,15 @@ func nodeColor(t float64) (fill, text string) {
 	return fmt.Sprintf("#%02x%02x%02x", c[0], c[1], c[2]), text
 }
 
+// timedText is a median duration, or "no timestamps" when no occurrence
+// was timed (a log without timestamps: not 0 ms).
+func timedText(timed int64, ms float64) string {
+	if timed == 0 {
+		return "no timestamps"
+	}
+	return durationText(ms)
+}
+
 func durationText(ms float64) string {
 	switch {
 	case ms >= 60000:
@@ -205,7 +214,7 @@ func processChart(pm *ProcessMap) Chart {
 		o.Tooltip = richTooltip("item")
 		sub := "left to right from start; box shade and edge width: how often; edge label: transitions (count)"
 		if mode == "performance" {
-			sub = "left to right from start; box shade and edge width: mean duration; edge label: mean time between the two activities"
+			sub = "left to right from start; box shade and edge width: median time; box: median time from the activity to the run's next event; edge label: median time between the two activities (no timestamps: the logs have none)"
 		}
 		if len(edges) < len(all) {
 			sub += fmt.Sprintf(" · %d of %d transitions (all from start and to end, each activity's most frequent in and out, then the most frequent)", len(edges), len(all))
@@ -213,10 +222,10 @@ func processChart(pm *ProcessMap) Chart {
 		o.Title = title("Process map (directly-follows graph)", sub)
 		var nmax, emax float64
 		for _, n := range nodes {
-			nmax = max(nmax, val(mode, n.Count, n.MeanMS))
+			nmax = max(nmax, val(mode, n.Count, n.MedianMS))
 		}
 		for _, e := range edges {
-			emax = max(emax, val(mode, e.Count, e.MeanMS))
+			emax = max(emax, val(mode, e.Count, e.MedianMS))
 		}
 		// node names are the labels (unique: a repeated label gets its id)
 		name := map[string]string{StartNode: StartNode, EndNode: EndNode}
@@ -251,11 +260,11 @@ func processChart(pm *ProcessMap) Chart {
 		}
 		for _, n := range nodes {
 			p := pos[n.ID]
-			v := val(mode, n.Count, n.MeanMS)
+			v := val(mode, n.Count, n.MedianMS)
 			fill, text := nodeColor(safeDiv(v, nmax))
 			f := "{b}\n" + thousands(n.Count)
 			if mode == "performance" {
-				f = "{b}\n" + durationText(n.MeanMS)
+				f = "{b}\n" + timedText(n.Timed, n.MedianMS)
 			}
 			l := label("inside", f)
 			l.FontSize, l.LineHeight, l.Color, l.Width, l.Overflow = 11, 14, text, 140, "truncate"
@@ -270,7 +279,7 @@ func processChart(pm *ProcessMap) Chart {
 		}
 		var links []GraphLink
 		for _, e := range edges {
-			v := val(mode, e.Count, e.MeanMS)
+			v := val(mode, e.Count, e.MedianMS)
 			ls := &opts.LineStyle{Width: float32(round3(1 + 6*safeDiv(v, emax))), Opacity: opts.Float(0.75), Color: "#6b7f99"}
 			lf, lt := layer[e.From], layer[e.To]
 			switch {
@@ -284,7 +293,7 @@ func processChart(pm *ProcessMap) Chart {
 			}
 			el := &opts.EdgeLabel{Show: opts.Bool(true), Formatter: thousands(e.Count), FontSize: 10, Color: "#333"}
 			if mode == "performance" {
-				el.Formatter = durationText(e.MeanMS)
+				el.Formatter = timedText(e.Timed, e.MedianMS)
 			}
 			if e.inferred {
 				el = &opts.EdgeLabel{Show: opts.Bool(false)}
@@ -309,9 +318,10 @@ func processChart(pm *ProcessMap) Chart {
 }
 
 // topEdges keeps the transitions a readable map draws (Disco's paths
-// slider at its default): every start and end edge, each node's
-// most frequent incoming and outgoing edge (self-loops aside), then the
-// most frequent others, up to max(12, 2 × nodes) edges; in edges' order.
+// slider at its default): every start and end edge, every self-loop (a
+// read → read is often the busiest transition), each node's most frequent
+// incoming and outgoing edge to another node, then the most frequent
+// others, up to max(12, 2 × nodes) edges; in edges' order.
 func topEdges(edges []layoutEdge) []layoutEdge {
 	nodes := map[string]bool{}
 	for _, e := range edges {
@@ -325,6 +335,7 @@ func topEdges(edges []layoutEdge) []layoutEdge {
 			keep[i] = true
 		}
 		if e.From == e.To {
+			keep[i] = true
 			continue
 		}
 		if j, ok := bestOut[e.From]; !ok || e.Count > edges[j].Count {

@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -66,52 +62,9 @@ func Open(t testing.TB, url string, timeout time.Duration) *Session {
 	tctx, cancelT := context.WithTimeout(ctx, timeout)
 	s := &Session{t: t, ctx: tctx, cancel: func() { cancelT(); cancelC(); cancelA() }}
 	t.Cleanup(s.cancel)
-	dialogs := make(chan struct{}, 16)
-	err := chromedp.Listen(ctx, func(ev any) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
-				var parts []string
-				for _, a := range e.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				s.errors = append(s.errors, "console."+string(e.Type)+": "+strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			msg := e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-			s.errors = append(s.errors, "exception: "+msg)
-		case *cdplog.EventEntryAdded:
-			if e.Entry.Level == cdplog.EntryLevelError {
-				s.errors = append(s.errors, "log: "+e.Entry.Text+" "+e.Entry.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			s.requests = append(s.requests, e.Request.URL)
-		case *page.EventJavascriptDialogOpening:
-			s.dialogs = append(s.dialogs, string(e.Type)+": "+e.Message)
-			select {
-			case dialogs <- struct{}{}:
-			default:
-			}
-		}
-	})
-	if err != nil {
+	if err := watch(ctx, tctx, &s.mu, &s.errors, &s.requests, &s.dialogs); err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	go func() {
-		for {
-			select {
-			case <-tctx.Done():
-				return
-			case <-dialogs:
-				_, _ = chromedp.Call(tctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
-			}
-		}
-	}()
 	if err := chromedp.Do(tctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")), waitAttr("html", "data-ready")); err != nil {
 		t.Fatalf("load %s: %v\nbrowser errors:\n%s", url, err, strings.Join(s.Errors(), "\n"))
 	}
