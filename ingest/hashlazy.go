@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 )
 
@@ -17,7 +18,9 @@ import (
 // file's transaction begins, on the importer's first use of it
 // (File.begin), once the hash is known: the sink sees the same Source, the
 // same run ids and the same rows as before, and the bytes imported are
-// still checked against the hash before the commit (sourceReader.verify).
+// still checked against the hashed ones before the commit
+// (sourceReader.verify), by a fingerprint the hasher takes in the same pass
+// as the sha256 (newFingerprint): SHA-256 reads the file once.
 //
 // Whether the content was met before (Sink.Seen, or an earlier file of the
 // same ingest) is known only then: such a file is dropped before anything
@@ -31,23 +34,42 @@ var errSeenLate = errors.New("content already imported")
 // hashed is the outcome of hashFile.
 type hashed struct {
 	sha string
-	n   int64 // bytes hashed: n, or fewer when the file shrank
+	fp  uint64 // the bytes' fingerprint (newFingerprint)
+	n   int64  // bytes hashed: n, or fewer when the file shrank
 	err error
 }
 
-// hashFile hashes the first n bytes of the file at path.
+// fingerprintSeed seeds every fingerprint of the process: the hasher's
+// and the stream's of one file must agree, and a file changed under the
+// import cannot be made to collide without knowing it.
+var fingerprintSeed = maphash.MakeSeed()
+
+// newFingerprint is a 64-bit seeded hash (hash/maphash, several times
+// faster than SHA-256) of the bytes written to it, however they are split
+// into writes. The hasher takes it beside the sha256, the stream of the
+// same bytes takes it alone (sourceReader.useFingerprint): equal
+// fingerprints say that the bytes imported are the bytes hashed (but for
+// a chance of 2⁻⁶⁴ for bytes changed in between), so the sha256 is theirs.
+func newFingerprint() *maphash.Hash {
+	var h maphash.Hash
+	h.SetSeed(fingerprintSeed)
+	return &h
+}
+
+// hashFile hashes the first n bytes of the file at path: their sha256 and
+// fingerprint, in one read.
 func hashFile(path string, n int64) hashed {
 	fh, _, err := openRegular(path)
 	if err != nil {
 		return hashed{err: err}
 	}
 	defer fh.Close()
-	h := sha256.New()
-	m, err := io.Copy(h, io.NewSectionReader(fh, 0, n))
+	h, fp := sha256.New(), newFingerprint()
+	m, err := io.Copy(io.MultiWriter(h, fp), io.NewSectionReader(fh, 0, n))
 	if err != nil {
 		return hashed{err: fmt.Errorf("hash %s: %w", path, err)}
 	}
-	return hashed{sha: hex.EncodeToString(h.Sum(nil)), n: m}
+	return hashed{sha: hex.EncodeToString(h.Sum(nil)), fp: fp.Sum64(), n: m}
 }
 
 // streamHashing imports a large file (out.lazy) from r, sr's stream of
@@ -64,6 +86,7 @@ func (p *pipeline) streamHashing(path string, out *outcome, sr *sourceReader, r 
 			return h.err
 		}
 		src.SHA256, src.Bytes = h.sha, h.n
+		sr.wantFP = h.fp
 		seen, err := p.seen(src)
 		if err != nil {
 			e := fmt.Errorf("check %s: %w", path, err)

@@ -1,8 +1,11 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,5 +91,68 @@ func TestHashWhileStreamedSourceHash(t *testing.T) {
 		if r.SourceSHA256 != sha(data) {
 			t.Errorf("run %s names source %q, want %s", r.RunID, r.SourceSHA256, sha(data))
 		}
+	}
+}
+
+// TestStreamFingerprint: a file hashed while it is imported is checked by
+// fingerprint (sourceReader.useFingerprint): the stream of the bytes the
+// hasher read verifies, however it is cut into reads; bytes changed after
+// the hasher read them (rewritten in place, the same size, before or in
+// the middle of the stream) fail the check, as a stream checked against
+// the sha256 does. writeLog's file is 173 bytes.
+func TestStreamFingerprint(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		chunk   int // the stream's read size
+		rewrite int // rewrite the file after this many bytes streamed (-1: never)
+		at      int // … its byte at this offset changed to '#'
+		wantErr bool
+	}{
+		{"unchanged, one read", 4096, -1, 0, false},
+		{"unchanged, reads of 7 bytes", 7, -1, 0, false},
+		{"rewritten before the stream", 64, 0, 10, true},
+		{"rewritten in the middle of the stream, ahead of it", 64, 64, 100, true},
+		{"rewritten in the part verify reads", 64, 172, 172, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log.jsonl")
+			data := writeLog(t, path)
+			h := hashFile(path, int64(len(data)))
+			if h.err != nil || h.sha != sha(data) || h.n != int64(len(data)) {
+				t.Fatalf("hashFile: %+v, want sha %s, %d bytes", h, sha(data), len(data))
+			}
+			fh, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fh.Close()
+			sr := newSourceReader(fh, h.n, nil)
+			sr.useFingerprint()
+			sr.wantFP = h.fp
+			buf := make([]byte, tc.chunk)
+			for {
+				if int(sr.read) >= tc.rewrite && tc.rewrite >= 0 {
+					rewritten := bytes.Clone(data)
+					rewritten[tc.at] = '#'
+					if err := os.WriteFile(path, rewritten, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					tc.rewrite = -1
+				}
+				if sr.read == 172 { // the last byte is left to verify
+					break
+				}
+				if _, err := sr.Read(buf[:min(len(buf), 172-int(sr.read))]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = sr.verify(&schema.Source{Path: path, SHA256: h.sha, Bytes: h.n})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("verify: %v, want an error: %v", err, tc.wantErr)
+			}
+			if err != nil && !strings.Contains(err.Error(), "changed while it was read") {
+				t.Errorf("verify: %v", err)
+			}
+		})
 	}
 }

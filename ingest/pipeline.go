@@ -531,6 +531,9 @@ func (p *pipeline) stream(path string, out *outcome) {
 		}
 		defer fh.Close()
 		sr := newSourceReader(fh, src.Bytes, p.o.Progress)
+		if out.lazy {
+			sr.useFingerprint()
+		}
 		if err := sr.skipBOM(); err != nil {
 			p.fail(fmt.Errorf("read %s: %w", path, err))
 			return
