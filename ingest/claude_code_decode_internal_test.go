@@ -150,6 +150,13 @@ func TestDecodeCCLineFast(t *testing.T) {
 		// it, and takes a raw control character in a string
 		{name: "invalid JSON in a field not read", line: `{"type":"progress","data":[}]}`},
 		{name: "control character in a string", line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\"}}"},
+		{name: "NUL before an escape (fuzz)", line: "{\"\":{\"\":[{\"\":{\"\":\"\x00\\b\"}}]},\"type\":\"0\"}",
+			reject: "invalid JSON: a raw control character '\\x00' inside a string (it must be escaped)"},
+		// fastjson's validator misses a control character before an escape;
+		// the steps decode takes it too, and keeps it
+		{name: "control character before an escape", fast: true,
+			line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\\n\"}}",
+			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01\n"}},
 		{name: "invalid UTF-8 in a value", line: "{\"type\":\"progress\",\"x\":\"\xff\"}"},
 		{name: "number with a fraction in an integer field", line: `{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":1.5},"content":[]}}`,
 			reject: "invalid message: field usage.input_tokens: 1.5 is not a whole number"},

@@ -17,11 +17,13 @@ import (
 // scan trusts the syntax, so it must only ever see validated bytes; the
 // importers that use it fall back to their JSON decoder on anything else.
 
-// validJSON reports whether b is one strictly valid JSON text in valid
-// UTF-8: fastjson's validator (escapes, control characters in strings,
-// numbers, nesting), which its parser alone is not.
+// validJSON reports whether b is one valid JSON text in valid UTF-8 with
+// no NUL byte: fastjson's validator (escapes, numbers, nesting, control
+// characters in most strings: not before an escape), which its parser
+// alone is not. The JSON decoder (goccy/go-json) reads a NUL as the end of
+// its input, so a line holding one is left to it.
 func validJSON(b []byte) bool {
-	return utf8.Valid(b) && fastjson.ValidateBytes(b) == nil
+	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) && fastjson.ValidateBytes(b) == nil
 }
 
 // spanWS returns the offset of the first byte at or after i that is not
