@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -147,13 +148,16 @@ func TestDecodeCCLineFast(t *testing.T) {
 		{name: "key in other case, a string: the steps decode matches it", line: `{"Type":"progress"}`},
 		{name: "repeated field", line: `{"type":"user","type":"progress"}`},
 		// the steps decode skips a field it does not read without checking
-		// it, and takes a raw control character in a string
+		// it; it takes a raw control character in a string, and so does the
+		// one pass
 		{name: "invalid JSON in a field not read", line: `{"type":"progress","data":[}]}`},
-		{name: "control character in a string", line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\"}}"},
+		{name: "control character in a string", fast: true,
+			line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\"}}",
+			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01"}},
+		{name: "unknown escape in a string read: left to the decoder", line: `{"type":"user","message":{"role":"user","content":"a\qb"}}`,
+			reject: "invalid message content: an invalid escape in a string: a backslash before 'q'"},
 		{name: "NUL before an escape (fuzz)", line: "{\"\":{\"\":[{\"\":{\"\":\"\x00\\b\"}}]},\"type\":\"0\"}",
 			reject: "invalid JSON: a raw control character '\\x00' inside a string (it must be escaped)"},
-		// fastjson's validator misses a control character before an escape;
-		// the steps decode takes it too, and keeps it
 		{name: "control character before an escape", fast: true,
 			line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\\n\"}}",
 			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01\n"}},
@@ -215,3 +219,29 @@ func rawAsText(d ccLine) ccLine {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestValidJSON pins what the one-pass scan trusts: JSON's structure,
+// literals and numbers; strings closed (escapes and control characters
+// inside them are left to whoever decodes the string); no NUL; valid
+// UTF-8; nesting up to validJSONDepth.
+func TestValidJSON(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{}`, true}, {` { "a" : [ 1 , -2.5e+3 , 0 , true , false , null , "x" ] } `, true},
+		{`{"a":"b\"c\\"}`, true}, {"{\"a\":\"\x01\\q\"}", true}, {`[]`, true}, {`"s"`, true}, {`-0.1E9`, true},
+		{`{"a":1,}`, false}, {`{"a" 1}`, false}, {`{1:2}`, false}, {`[1 2]`, false}, {`[1,]`, false}, {`[}`, false},
+		{`{"a":[}]}`, false}, {`{"a":"b}`, false}, {`{"a":"b\"}`, false}, {`{} {}`, false}, {``, false}, {`   `, false},
+		{`tru`, false}, {`nul`, false}, {`truex`, false}, {`01`, false}, {`1.`, false}, {`.5`, false}, {`-`, false},
+		{`1e`, false}, {`1e+`, false}, {`+1`, false}, {`NaN`, false},
+		{"{\"a\":\"\x00\"}", false}, {"{\"a\":\"\xff\"}", false}, {"{\"a\":1}\u00a0", false},
+		{deep(validJSONDepth), true}, {deep(validJSONDepth + 1), false},
+	}
+	for _, tt := range tests {
+		if got := validJSON([]byte(tt.in)); got != tt.want {
+			t.Errorf("validJSON(%.40q) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -6,24 +6,160 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/valyala/fastjson"
-
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
 
-// One-pass reading of a JSON text already known to be valid (validJSON):
+// One-pass reading of a JSON text already checked (validJSON):
 // the spans of an object's members and an array's elements, without
 // decoding what is not read, and the values of the strings that are. The
 // scan trusts the syntax, so it must only ever see validated bytes; the
 // importers that use it fall back to their JSON decoder on anything else.
 
-// validJSON reports whether b is one valid JSON text in valid UTF-8 with
-// no NUL byte: fastjson's validator (escapes, numbers, nesting, control
-// characters in most strings: not before an escape), which its parser
-// alone is not. The JSON decoder (goccy/go-json) reads a NUL as the end of
-// its input, so a line holding one is left to it.
+// validJSON reports whether b is one JSON text the scan below may trust:
+// valid UTF-8 without a NUL byte (the JSON decoder, goccy/go-json, reads a
+// NUL as the end of its input), white space, structure, literals and
+// numbers as JSON has them, strings closed, nesting at most
+// validJSONDepth. It checks in one pass what the scan needs, not all of
+// JSON: inside strings it neither checks escapes nor refuses control
+// characters, which the JSON decoder takes in a value it skips as well;
+// a string the importer reads is decoded by spanStr, which leaves one
+// with an escape it does not know to the decoder.
 func validJSON(b []byte) bool {
-	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b) && fastjson.ValidateBytes(b) == nil
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return false
+	}
+	i, ok := validValue(b, spanWS(b, 0), 0)
+	return ok && spanWS(b, i) == len(b)
+}
+
+// validJSONDepth is the deepest nesting validJSON takes.
+const validJSONDepth = 1000
+
+// validValue checks the value at b[i] and returns the offset past it.
+func validValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return validString(b, i)
+	case '{', '[':
+		if depth >= validJSONDepth {
+			return i, false
+		}
+		closer := byte('}')
+		if b[i] == '[' {
+			closer = ']'
+		}
+		i = spanWS(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if closer == '}' {
+				if i >= len(b) || b[i] != '"' {
+					return i, false
+				}
+				if i, ok = validString(b, i); !ok {
+					return i, false
+				}
+				if i = spanWS(b, i); i >= len(b) || b[i] != ':' {
+					return i, false
+				}
+				i = spanWS(b, i+1)
+			}
+			if i, ok = validValue(b, i, depth+1); !ok {
+				return i, false
+			}
+			if i = spanWS(b, i); i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case closer:
+				return i + 1, true
+			case ',':
+				i = spanWS(b, i+1)
+			default:
+				return i, false
+			}
+		}
+	case 't':
+		return validLiteral(b, i, "true")
+	case 'f':
+		return validLiteral(b, i, "false")
+	case 'n':
+		return validLiteral(b, i, "null")
+	}
+	return validNumber(b, i)
+}
+
+func validLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// validString returns the offset past the string at b[i] ('"'): at the
+// first quote after it with an even number of backslashes before it.
+func validString(b []byte, i int) (int, bool) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), false
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, true
+		}
+		j++
+	}
+}
+
+// validNumber checks a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(b []byte, i int) (int, bool) {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b) || b[i] < '0' || b[i] > '9':
+		return i, false
+	case b[i] == '0':
+		i++
+	default:
+		i = digits(i)
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
 }
 
 // spanWS returns the offset of the first byte at or after i that is not
