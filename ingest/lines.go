@@ -224,20 +224,28 @@ func parallelLines[T any](f *File, r io.Reader, decode func(line int64, raw []by
 
 var errStopped = io.ErrClosedPipe
 
-// lineBlock is the size of the blocks parallelLines reads lines from.
-const lineBlock = 1 << 20
+// lineBlock is the size of the blocks parallelLines reads lines from, and
+// firstLineBlock the size of a file's first block (doubled for each next
+// one up to lineBlock, so that a small file gets a small block).
+const (
+	lineBlock      = 1 << 20
+	firstLineBlock = 64 << 10
+)
 
 // eachOwnedLine is eachLine (not tracking the line) for a caller that keeps
-// the lines: each is a slice of a block of at least block bytes read for
-// it and never written again, so the bytes are copied once, from the
+// the lines: each is a slice of a block read for it (firstLineBlock bytes
+// or block when smaller, then each twice the last up to block) and never
+// written again, so the bytes are copied once, from the
 // reader into the block (a line cut by a block's end is copied into the
 // next, which doubles for a line longer than a block), rather than into a
 // read buffer and then out of it.
 func (f *File) eachOwnedLine(r io.Reader, block int, fn func(line int64, b []byte) error) error {
 	var line int64
 	var carry []byte // the start of a line cut by the last block's end
+	size := min(block, firstLineBlock)
 	for {
-		blk := make([]byte, len(carry), max(block, 2*len(carry)))
+		blk := make([]byte, len(carry), max(size, 2*len(carry)))
+		size = min(2*size, block)
 		copy(blk, carry)
 		n, err := io.ReadFull(r, blk[len(carry):cap(blk)])
 		blk = blk[:len(carry)+n]
