@@ -245,3 +245,33 @@ func TestValidJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeCCLine decodes every line of the Claude Code fixtures and
+// corpus (or of the file $TRAJMINE_BENCH_FILE) in steps and in one pass.
+//
+//	go test ./ingest -run '^$' -bench DecodeCCLine
+func BenchmarkDecodeCCLine(b *testing.B) {
+	globs := []string{"testdata/claude-code/*.jsonl", filepath.Join(testutil.RepoRoot(), "..", "shared", "corpus", "claude-code", "*.jsonl")}
+	if p := os.Getenv("TRAJMINE_BENCH_FILE"); p != "" {
+		globs = []string{p}
+	}
+	lines := ccLinesOf(b, globs...)
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l))
+	}
+	for _, c := range []struct {
+		name   string
+		decode func(int64, []byte, *ccLine) string
+	}{{"steps", decodeCCLineSteps}, {"onepass", decodeCCLine}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for range b.N {
+				for _, l := range lines {
+					var d ccLine
+					c.decode(1, l, &d)
+				}
+			}
+		})
+	}
+}
