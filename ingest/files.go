@@ -141,9 +141,9 @@ func expandExts(paths []string, warn func(error), walk walkFunc, exts []string) 
 // hold in memory: the first n bytes of the open file (the bytes prepare
 // hashed), read either as a stream or, for importers that need random
 // access (ZIP archives), through ReadAt. Streamed bytes are hashed again as
-// they go by; verify hashes whatever was not streamed and compares, so that
-// a file changed in place between hashing and import fails instead of being
-// stored under a hash of other bytes.
+// they go by (or fingerprinted, below); verify hashes whatever was not
+// streamed and compares, so that a file changed in place between hashing
+// and import fails instead of being stored under a hash of other bytes.
 //
 // A file hashed while it is imported (hashlazy.go) is checked by
 // fingerprint instead (useFingerprint): the hasher takes the sha256 and a
