@@ -17,6 +17,7 @@ const (
 	srcAgentsview    = "kenn-io/agentsview @ 53860074"
 	srcCCUsage       = "ryoppippi/ccusage @ 5816e640"
 	srcSplitrail     = "Piebald-AI/splitrail @ 56e4be45"
+	srcGooseAnalysis = "teck968/goose-session-analysis @ 9d43ec9d"
 )
 
 // agentFixtures names every folder of testdata/agents once per importer
@@ -37,6 +38,7 @@ var agentFixtures = []AgentFixture{
 	{"roo-code", "cline-task-folder", "Roo Code task folders (no version stated)", srcAgentsview},
 	{"kilo-code", "cline-task-folder", "Kilo Code legacy extension task folder (no version stated)", srcAgentsview},
 	{"vscode-copilot-chat", "vscode-copilot-chat", "VS Code Copilot Chat: a real session of chat format version 3 (November 2025); JSONL mutation logs", srcSplitrail + "; " + srcAgentsview},
+	{"goose-jsonl", "goose-jsonl", "Goose sessions/<id>.jsonl of Goose 1.0–1.9 (no version stated): a parser's test session, and three records of an April 2025 session its tests quote", srcGooseAnalysis},
 	{"goose", "goose-sessions-db", "Goose sessions.db, schema version 15 (as SQL)", srcAgentsview},
 	{"opencode-sqlite", "opencode-db", "OpenCode 1.4+ opencode.db (as SQL)", srcAgentsview},
 	{"hermes", "hermes-state-db", "Hermes Agent state.db (as SQL) and a transcript beside it", srcAgentsview},

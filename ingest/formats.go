@@ -75,6 +75,8 @@ func init() {
 		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, tool_calls ids where logged (else planner calls answered in order by the action steps that follow), harness steps (EPHEMERAL_MESSAGE …) as system events, CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
 	register(66, kiroCLI{formatInfo{"kiro-cli-sqlite-payload",
 		"Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	register(66, gooseJSONL{formatInfo{"goose-jsonl",
+		"Goose session files from before its SQLite store (Goose 1.0–1.9: ~/.local/share/goose/sessions/<id>.jsonl: a metadata line, then one message a line): run totals from the metadata's accumulated tokens and the last call's usage from its last-usage tokens (else estimated), created timestamps, toolRequest/toolResponse ids, no compaction records, end reason inferred"}})
 	// SQLite stores (sqlite.go): recognised by their tables on a snapshot, never by a head
 	register(67, gooseDB{formatInfo{"goose-sessions-db",
 		"Goose session store (~/.local/share/goose/sessions/sessions.db, SQLite): a run per session (sub_agent sessions as child runs); per-call usage from usage_ledger rows (compaction calls included) set on the calls in order, cost; timestamps, toolRequest/toolResponse ids, the agent-only summary after hidden messages as a summary op; end reason inferred"}})
@@ -153,6 +155,7 @@ var corpusFolders = map[string][]string{
 	"opencode-db":                    nil,
 	"hermes-state-db":                nil,
 	"kiro-cli-db":                    nil,
+	"goose-jsonl":                    nil,
 	formatSWEBenchReport:             {"corpus-outcomes/mini-swe-agent-swebench"},
 	formatSWEBenchResults:            nil,
 	formatSWEBenchPreds:              nil,
