@@ -24,7 +24,8 @@ const (
 // that reads it (TestAgentFixturesListed keeps it complete and in step
 // with fixture_claims_test.go's agentFolderFormats); trajmine formats
 // prints it, so that a format's "tested on" says which real logs it reads.
-// Folders with no importer record what is missing.
+// Rows with no importer ("") record an agent with no licensed sample, in
+// the folder whose SOURCE.md says what was searched.
 var agentFixtures = []AgentFixture{
 	{"claude-code-2.1", "claude-code", "Claude Code 2.1.80–2.1.220 (the 2.1.x metadata record types)", srcAgentSessions},
 	{"cursor-turn-ended", "cursor-agent-transcripts", "Cursor agent CLI transcripts with turn_ended lines (no version stated)", srcAgentSessions},
@@ -44,6 +45,7 @@ var agentFixtures = []AgentFixture{
 	{"hermes", "hermes-state-db", "Hermes Agent state.db (as SQL) and a transcript beside it", srcAgentsview},
 	{"kiro", "kiro-cli-db", "Kiro CLI data.sqlite3, conversations_v2 (as SQL)", srcAgentsview},
 	{"kiro", "kiro-cli-sqlite-payload", "Kiro CLI: one conversations row's value saved as JSON", srcAgentsview},
+	{"kiro", "", "Kiro IDE (globalStorage/kiro.kiroagent: .chat files, workspace-sessions, execution logs; not read)", ""},
 	{"cline", "", "Cline task folders (read by cline-task-folder, tested on Roo Code's layout)", ""},
 	{"cursor-ide", "", "Cursor IDE state.vscdb (not read)", ""},
 }
