@@ -72,6 +72,7 @@ func TestGooseJSONLRules(t *testing.T) {
 		log     string
 		usage   usage
 		kinds   []schema.EventKind
+		texts   []string // each event's text, " (failed)" after a failed one's (nil: not compared)
 		rejects []pkReject
 	}{
 		{
@@ -113,6 +114,17 @@ func TestGooseJSONLRules(t *testing.T) {
 			},
 		},
 		{
+			// an image is "[image]" text, a frontendToolRequest a call, a
+			// redactedThinking block (no text) no event, a toolResponse
+			// with status error a failed result
+			name: "block types",
+			log: user + "\n" + `{"role":"assistant","created":1700000001,"content":[{"type":"image","data":"iVBO","mimeType":"image/png"},{"type":"frontendToolRequest","id":"f1","toolCall":{"status":"success","value":{"name":"ui__click","arguments":{}}}},{"type":"redactedThinking","data":"x"}]}` + "\n" +
+				`{"role":"user","created":1700000002,"content":[{"type":"toolResponse","id":"f1","toolResult":{"status":"error","error":"denied"}}]}` + "\n",
+			usage: usage{Calls: 1},
+			kinds: []schema.EventKind{schema.KindUser, schema.KindAssistant, schema.KindToolCall, schema.KindToolResult},
+			texts: []string{"hi", "[image]", "ui__click {}", "denied (failed)"}, // a call's text: its name and arguments
+		},
+		{
 			// a tool request Goose could not parse (status error, no name)
 			// is an error event, not a call, as goose-sessions-db reads it
 			// (an error event begins no model call)
@@ -144,6 +156,16 @@ func TestGooseJSONLRules(t *testing.T) {
 				kinds = append(kinds, e.Kind)
 			}
 			pkCheck(t, "events", tc.kinds, kinds)
+			if tc.texts != nil {
+				var texts []string
+				for _, e := range m.Events {
+					if e.IsError {
+						e.Text += " (failed)"
+					}
+					texts = append(texts, e.Text)
+				}
+				pkCheck(t, "texts", tc.texts, texts)
+			}
 			if tc.rejects == nil {
 				tc.rejects = []pkReject{}
 			}
