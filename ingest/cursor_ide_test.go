@@ -1,6 +1,7 @@
 package ingest_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -326,4 +327,45 @@ func TestCursorIDEWalk(t *testing.T) {
 	if in != 400 || out != 200 || sum.Runs != 5 {
 		t.Errorf("tokens %d/%d, runs %d; want 400/200 over 5 runs", in, out, sum.Runs)
 	}
+}
+
+// FuzzCursorIDEValues puts the fuzzed value in place of a bubble's, or of
+// the composer's, in the store-generation fixture, and imports the store:
+// never a failed import (a bad value is a reject at its key, the rest
+// imports, and what imports is valid: Parse checks the sink).
+func FuzzCursorIDEValues(f *testing.F) {
+	for _, s := range []string{
+		`{"type":2,"text":"ok","tokenCount":{"inputTokens":3,"outputTokens":4}}`,
+		`{"type":2,"toolFormerData":{"toolCallId":"c","name":"n","params":"{\"a\":1}","result":"r","status":"error"}}`,
+		`{"type":1,"text":"hi"}`, `{"type":2,"thinking":"{\"text\":\"t\"}"}`,
+		`{"fullConversationHeadersOnly":[{"bubbleId":"tool1"},{"bubbleId":"b1"}]}`, `{"conversation":[{"type":1,"text":"x"}]}`,
+		`-5`, `null`, `[`, `"`, `{"type":-1}`, `{"type":2,"tokenCount":{"inputTokens":-3}}`,
+	} {
+		for which := range uint8(2) {
+			f.Add(which, s)
+		}
+	}
+	tmpl, err := os.ReadFile(buildStore(f, f.TempDir(), "cursor-ide/quesma__store_generation.sql", "state.vscdb"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys := []string{"bubbleId:" + cdQuesma + ":tool1", "composerData:" + cdQuesma}
+	f.Fuzz(func(t *testing.T, which uint8, value string) {
+		p := filepath.Join(t.TempDir(), "state.vscdb")
+		if err := os.WriteFile(p, tmpl, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db := openFuzzDB(t, p)
+		if _, err := db.Exec("UPDATE cursorDiskKV SET value = ? WHERE key = ?", value, keys[int(which)%len(keys)]); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ingest.Parse(context.Background(), "cursor-ide-db", "state.vscdb", data, nil); err != nil {
+			t.Fatalf("%q: %v", value, err)
+		}
+	})
 }
