@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"database/sql"
+	stdjson "encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -111,11 +112,22 @@ type cdBubble struct {
 	CreatedAt any    `json:"createdAt"`
 }
 
+// cdUnmarshal decodes a store's value into v, refusing what is not JSON
+// before the decoder sees it (goccy's decoder can read past the end of a
+// cut-off value and panic: FuzzCursorIDEBubble found one).
+func cdUnmarshal(raw []byte, v any) error {
+	if !json.Valid(raw) {
+		var x any
+		return json.FromStd(stdjson.Unmarshal(raw, &x)) // the syntax error, in plain words
+	}
+	return json.Unmarshal(raw, v)
+}
+
 // decodeCursorBubble decodes a bubble's JSON; an error says, in plain
 // words, why it cannot be read.
 func decodeCursorBubble(raw []byte) (*cdBubble, error) {
 	var bb cdBubble
-	if err := json.Unmarshal(raw, &bb); err != nil {
+	if err := cdUnmarshal(raw, &bb); err != nil {
 		return nil, fmt.Errorf("not a bubble: %s", clipErr(err))
 	}
 	switch {
@@ -191,14 +203,14 @@ func cdThinkingText(raw json.RawMessage) string {
 		Text      string `json:"text"`
 		Reasoning string `json:"reasoning"`
 	}
-	if json.Unmarshal(raw, &th) == nil {
+	if cdUnmarshal(raw, &th) == nil {
 		return firstNonEmpty(th.Text, th.Reasoning)
 	}
 	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	if cdUnmarshal(raw, &s) != nil {
 		return ""
 	}
-	if json.Unmarshal([]byte(s), &th) == nil {
+	if cdUnmarshal([]byte(s), &th) == nil {
 		return firstNonEmpty(th.Text, th.Reasoning)
 	}
 	return s
@@ -234,7 +246,7 @@ func (c cursorIDE) importDB(f *File, db *sql.DB, s dbSchema) error {
 		id := strings.TrimPrefix(key, cdComposerPrefix)
 		seen[id] = true
 		r := cdRun{id: id, where: "key " + key}
-		if err := json.Unmarshal([]byte(dbText(v[1])), &r.comp); err != nil {
+		if err := cdUnmarshal([]byte(dbText(v[1])), &r.comp); err != nil {
 			// its bubbles are still read, in row order
 			r.comp = cdComposer{}
 			if err := c.reject(f, key, "not a composer (its bubbles are read in row order): "+clipErr(err), []byte(dbText(v[1]))); err != nil {
@@ -309,12 +321,12 @@ func (c cursorIDE) workspace(f *File, db *sql.DB) ([]cdRun, error) {
 		var list struct {
 			AllComposers []json.RawMessage `json:"allComposers"`
 		}
-		if err := json.Unmarshal(raw, &list); err != nil {
+		if err := cdUnmarshal(raw, &list); err != nil {
 			return c.reject(f, cdWorkspaceKey, "not a composer list: "+clipErr(err), raw)
 		}
 		for i, one := range list.AllComposers {
 			r := cdRun{where: fmt.Sprintf("key %s allComposers[%d]", cdWorkspaceKey, i), inline: true}
-			if err := json.Unmarshal(one, &r.comp); err != nil {
+			if err := cdUnmarshal(one, &r.comp); err != nil {
 				if err := c.reject(f, fmt.Sprintf("%s allComposers[%d]", cdWorkspaceKey, i), "not a composer: "+clipErr(err), one); err != nil {
 					return err
 				}
@@ -339,7 +351,7 @@ func (cursorIDE) bubbles(f *File, db *sql.DB, r *cdRun) ([]cdBubbleRow, error) {
 			var id struct {
 				BubbleID string `json:"bubbleId"`
 			}
-			_ = json.Unmarshal(raw, &id) // a bad bubble is rejected when it is read
+			_ = cdUnmarshal(raw, &id) // a bad bubble is rejected when it is read
 			key := fmt.Sprintf("%s conversation[%d]", strings.TrimPrefix(r.where, "key "), i)
 			out = append(out, cdBubbleRow{key: key, id: id.BubbleID, value: raw})
 		}
