@@ -369,3 +369,29 @@ func FuzzCursorIDEValues(f *testing.F) {
 		}
 	})
 }
+
+// TestCursorIDEClaims builds every SQLite store of testdata/agents (the
+// .sql files, which TestNoForeignClaims sees only as text) and imports it:
+// the Cursor stores are claimed by cursor-ide-db alone, every other store
+// by its own importer, never by cursor-ide-db (an ambiguous claim fails the
+// import).
+func TestCursorIDEClaims(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(agentsDir, "*", "*.sql"))
+	if err != nil || len(files) < 8 {
+		t.Fatalf("%d store fixtures (%v)", len(files), err)
+	}
+	for _, p := range files {
+		rel, _ := filepath.Rel(agentsDir, p)
+		t.Run(rel, func(t *testing.T) {
+			db := buildStore(t, t.TempDir(), filepath.ToSlash(rel), "store.vscdb")
+			m, sum, warns := ingestPaths(t, nil, db)
+			if sum.Failed != 0 || len(m.Sources) != 1 {
+				t.Fatalf("summary %+v, warnings %q", sum, warns)
+			}
+			cursor := strings.HasPrefix(filepath.ToSlash(rel), "cursor-ide/")
+			if got := m.Sources[0].Format; (got == "cursor-ide-db") != cursor {
+				t.Errorf("claimed by %s", got)
+			}
+		})
+	}
+}
