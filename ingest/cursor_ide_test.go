@@ -205,6 +205,20 @@ func TestCursorIDERules(t *testing.T) {
 				}
 				return out
 			}(), rejects: []string{"key bubbleId:lonely: a bubble key is bubbleId:<composerId>:<bubbleId>"}},
+		{name: "a sub-composer's bubbles are a run of their own", fixture: "codeburn__global.sql",
+			// codeburn's test "drops sub-composer rows whose composer id is not a UUID" (its createdAt left out):
+			// the composer part of the key holds a line break, as codeburn says Cursor writes it
+			more: []string{cdRow("bubbleId:task-call_xxx\nfc_yyy:bubble-sub",
+				`{"type":2,"conversationId":"","tokenCount":{"inputTokens":10,"outputTokens":5},"modelInfo":{"modelName":"claude-4.6-sonnet"},"text":"sub","codeBlocks":"[]"}`)},
+			runs: func() []runCounts {
+				var out []runCounts
+				for _, id := range []string{"composer-work-1", "composer-work-2", "composer-personal-1", "composer-orphan-1"} {
+					out = append(out, runCounts{id: id, format: "cursor-ide-db", harness: "cursor-ide", model: "claude-4.6-sonnet",
+						turns: 1, in: 100, out: 50, usageCalls: 1, cost: -1})
+				}
+				return append(out, runCounts{id: "task-call_xxx\nfc_yyy", format: "cursor-ide-db", harness: "cursor-ide", model: "claude-4.6-sonnet",
+					turns: 1, in: 10, out: 5, usageCalls: 1, cost: -1})
+			}()},
 		{name: "workspace entries without their bubbles make no run", fixture: "gait__workspace.sql",
 			more: []string{`UPDATE ItemTable SET value = '{"allComposers":[{"composerId":"x","name":"headers only"},` +
 				`{"composerId":"y","conversation":[{"type":1,"text":"hi"},{"type":2,"text":"hello"}]}]}'`},
