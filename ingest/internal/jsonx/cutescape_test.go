@@ -54,3 +54,36 @@ func TestUnmarshalTrailingBackslash(t *testing.T) {
 		_ = junk
 	}
 }
+
+// fuzzShape is a struct with nested keys for FuzzUnmarshalNoPanic.
+type fuzzShape struct {
+	Type    string         `json:"type"`
+	Message *fuzzShape     `json:"message"`
+	Content []fuzzShape    `json:"content"`
+	Usage   map[string]int `json:"usage"`
+	ID      string         `json:"id"`
+	Re      string         `json:"re"`
+	Text    string         `json:"text"`
+	N       int64          `json:"n"`
+}
+
+// FuzzUnmarshalNoPanic decodes any bytes into a struct, a map and through
+// the Decoder: an error or a value, never a panic.
+func FuzzUnmarshalNoPanic(f *testing.F) {
+	for _, s := range []string{`{"type":"a","message":{"content":[{"text":"x"}]}}`, `{"re\`, `{"ty\"`, `{"usage":{"a":1}}`, `{"id":"\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s fuzzShape
+		_ = Unmarshal(data, &s)
+		var m map[string]any
+		_ = Unmarshal(data, &m)
+		d := NewDecoder(bytes.NewReader(data))
+		for range 4 {
+			var v fuzzShape
+			if d.Decode(&v) != nil {
+				break
+			}
+		}
+	})
+}
