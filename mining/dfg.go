@@ -6,11 +6,21 @@ import (
 )
 
 // Node is one activity of a graph.
+//
+// Performance figures: an event's time is the time from it to the next
+// event of its case (ts(next) − ts(event): what the step took until the
+// agent did the next thing), over the Timed events where both have a
+// timestamp (a case's last event has none); MeanSeconds and
+// MedianSeconds are 0 when Timed is 0. They are the pooled times of the
+// node's edges to other activities (itself included).
 type Node struct {
-	Name   string `json:"name"`
-	Count  int    `json:"count"`  // events of this activity
-	Cases  int    `json:"cases"`  // cases with at least one
-	Tokens int64  `json:"tokens"` // sum of the events' Tokens
+	Name          string  `json:"name"`
+	Count         int     `json:"count"`  // events of this activity
+	Cases         int     `json:"cases"`  // cases with at least one
+	Tokens        int64   `json:"tokens"` // sum of the events' Tokens
+	Timed         int     `json:"timed"`
+	MeanSeconds   float64 `json:"mean_seconds"`
+	MedianSeconds float64 `json:"median_seconds"`
 }
 
 // Edge is one directly-follows relation a → b: b is the next event after a
@@ -162,6 +172,7 @@ func NewDFG(l *Log) *DFG {
 		d.Events += nd.Count
 	}
 	d.Edges = make([]Edge, 0, len(c.edges))
+	out := map[string][]int64{} // every timed step from each activity
 	for i := range c.edges {
 		a := &c.edges[i]
 		e := Edge{From: c.name(l, a.from), To: c.name(l, a.to), Count: a.count, Cases: a.cases, Timed: len(a.dts), Tokens: a.tokens}
@@ -169,9 +180,16 @@ func NewDFG(l *Log) *DFG {
 			e.MeanTokens = float64(a.tokens) / float64(a.count)
 		}
 		if len(a.dts) > 0 {
+			out[e.From] = append(out[e.From], a.dts...)
 			e.MeanSeconds, e.MedianSeconds = meanMedian(a.dts)
 		}
 		d.Edges = append(d.Edges, e)
+	}
+	for i := range d.Nodes {
+		if dts := out[d.Nodes[i].Name]; len(dts) > 0 {
+			d.Nodes[i].Timed = len(dts)
+			d.Nodes[i].MeanSeconds, d.Nodes[i].MedianSeconds = meanMedian(dts)
+		}
 	}
 	slices.SortFunc(d.Edges, func(x, y Edge) int { return cmpEdge(x.From, x.To, y.From, y.To) })
 	return d

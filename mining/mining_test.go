@@ -285,3 +285,64 @@ func TestJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestDFGPerformance plants a log with known timestamps (seconds; c has
+// none):
+//
+//	c1: a@0 a@2 b@5 b@6    c2: a@10 b@14 c a@30    c3: a@0 b@1
+//
+// By hand: a→a [2]; a→b [3 4 1]: median 3, mean 8/3; b→b [1]; b→c and
+// c→a untimed (c has no timestamp). Node times are from each event to
+// the next of its case: a: 2, 3 (c1), 4 (c2; c2's last a has no next),
+// 1 (c3): median (2+3)/2 = 2.5, mean 2.5; b: 1 (c1; b→c untimed, the
+// last b's have no next): 1; c: untimed.
+func TestDFGPerformance(t *testing.T) {
+	const s = int64(1e6)
+	acts := []string{"a", "b", "c"}
+	const base = 1_700_000_000 // seconds since the epoch at "0" (a TS of 0 means none)
+	ev := func(a int32, sec int64) mining.Event { return mining.Event{Activity: a, TS: (base + sec) * s} }
+	l := &mining.Log{Activities: acts, Cases: []mining.Case{
+		{ID: "c1", Events: []mining.Event{ev(0, 0), ev(0, 2), ev(1, 5), ev(1, 6)}},
+		{ID: "c2", Events: []mining.Event{ev(0, 10), ev(1, 14), {Activity: 2}, ev(0, 30)}},
+		{ID: "c3", Events: []mining.Event{ev(0, 0), ev(1, 1)}},
+	}}
+	d := mining.NewDFG(l)
+	type perf struct {
+		timed        int
+		mean, median float64
+	}
+	edges := map[string]perf{}
+	for _, e := range d.Edges {
+		edges[e.From+">"+e.To] = perf{e.Timed, e.MeanSeconds, e.MedianSeconds}
+	}
+	nodes := map[string]perf{}
+	for _, n := range d.Nodes {
+		nodes[n.Name] = perf{n.Timed, n.MeanSeconds, n.MedianSeconds}
+	}
+	for _, tc := range []struct {
+		what string
+		got  map[string]perf
+		key  string
+		want perf
+	}{
+		{"edge", edges, "a>a", perf{1, 2, 2}},
+		{"edge", edges, "a>b", perf{3, 8.0 / 3, 3}},
+		{"edge", edges, "b>b", perf{1, 1, 1}},
+		{"edge", edges, "b>c", perf{}},
+		{"edge", edges, "c>a", perf{}},
+		{"edge", edges, "▶>a", perf{}},
+		{"edge", edges, "b>■", perf{}},
+		{"node", nodes, "a", perf{4, 2.5, 2.5}},
+		{"node", nodes, "b", perf{1, 1, 1}},
+		{"node", nodes, "c", perf{}},
+	} {
+		g, ok := tc.got[tc.key]
+		if !ok {
+			t.Errorf("%s %s missing", tc.what, tc.key)
+			continue
+		}
+		if g.timed != tc.want.timed || !near(g.mean, tc.want.mean) || !near(g.median, tc.want.median) {
+			t.Errorf("%s %s: timed %d mean %v median %v, want %+v", tc.what, tc.key, g.timed, g.mean, g.median, tc.want)
+		}
+	}
+}
