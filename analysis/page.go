@@ -24,10 +24,10 @@ func fillMined(d *dashboards.Data, m Mined) {
 	if m.DFG != nil && m.Cases > 0 {
 		pm := &dashboards.ProcessMap{}
 		for _, n := range m.DFG.Nodes {
-			pm.Nodes = append(pm.Nodes, dashboards.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count)})
+			pm.Nodes = append(pm.Nodes, dashboards.ProcessNode{ID: n.Name, Label: n.Name, Count: int64(n.Count), Timed: int64(n.Timed), MedianMS: 1000 * n.MedianSeconds})
 		}
 		for _, e := range m.DFG.Edges {
-			pm.Edges = append(pm.Edges, dashboards.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), MeanMS: 1000 * e.MeanSeconds})
+			pm.Edges = append(pm.Edges, dashboards.ProcessEdge{From: e.From, To: e.To, Count: int64(e.Count), Timed: int64(e.Timed), MedianMS: 1000 * e.MedianSeconds})
 		}
 		d.ProcessMap = pm
 	}
