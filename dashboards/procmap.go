@@ -213,13 +213,21 @@ func durationText(ms float64) string {
 	return fmt.Sprintf("%.0f ms", ms)
 }
 
-// pmTopEdges picks the transitions the default view draws (Disco's paths
-// slider at its default): every start and end edge, every self-loop, each
-// activity's most frequent incoming and outgoing edge (loops aside), then
-// the most frequent others, up to max(12, 2 × nodes) edges; as indices
-// into g.edges, in order.
-func pmTopEdges(g *pmGraph) []int {
-	limit := max(12, 2*len(g.nodes))
+// pmMaxEdges is the most transitions a view draws: dot's time grows
+// faster than the edges (on a complete map, 0.2 s for 100 labelled edges,
+// 0.5 s for 150, 1 s for 200, 3 s for 300; BENCHMARKS.md), so a larger
+// map's second view draws the pmMaxEdges picked by pmTopEdges, not all.
+const pmMaxEdges = 150
+
+// pmDefaultLimit is the edges the default view draws at most, besides the
+// ones pmTopEdges always keeps: max(12, 2 × nodes).
+func pmDefaultLimit(g *pmGraph) int { return max(12, 2*len(g.nodes)) }
+
+// pmTopEdges picks the transitions a view draws (Disco's paths slider):
+// every start and end edge, every self-loop, each activity's most
+// frequent incoming and outgoing edge (loops aside), then the most
+// frequent others, up to limit edges; as indices into g.edges, in order.
+func pmTopEdges(g *pmGraph, limit int) []int {
 	keep := make([]bool, len(g.edges))
 	bestIn, bestOut := map[int]int{}, map[int]int{}
 	for i := range g.edges {

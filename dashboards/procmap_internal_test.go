@@ -343,6 +343,22 @@ func TestProcessMapRules(t *testing.T) {
 				}
 			}
 		}},
+		{"a map of more than pmMaxEdges transitions: the second view draws pmMaxEdges of them", completeMap(13), func(t *testing.T, v processView) {
+			// 13² + 2 × 13 = 195 transitions > 150
+			if got := keys(v); got != "[frequency performance frequency-all performance-all]" {
+				t.Fatalf("views %s", got)
+			}
+			if l := v.Variants[2].Label; l != "frequency, 150 of 195 transitions" {
+				t.Errorf("label %q", l)
+			}
+			m := readSVG(t, string(v.Variants[2].SVG))
+			if len(m.labels) != pmMaxEdges || len(m.loops) != 13 {
+				t.Errorf("%d labels, %d loops; want %d, 13", len(m.labels), len(m.loops), pmMaxEdges)
+			}
+			if c := v.Variants[2].Caption; !strings.Contains(c, "Showing 150 of the 195 transitions") {
+				t.Errorf("caption %q", c)
+			}
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { tc.check(t, processViewOf(tc.pm)) })

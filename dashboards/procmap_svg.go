@@ -27,7 +27,8 @@ type pmVariant struct {
 }
 
 // processViewOf lays out and draws pm: the default transitions
-// (pmTopEdges) and, when that leaves some out, all of them, each by
+// (pmTopEdges up to pmDefaultLimit) and, when that leaves some out, all of
+// them (at most pmMaxEdges: then pmTopEdges' pick of that many), each by
 // frequency and (when the logs have timestamps) by performance. The two
 // views of one set of transitions share their layout.
 func processViewOf(pm *ProcessMap) processView {
@@ -45,12 +46,16 @@ func processViewOf(pm *ProcessMap) processView {
 	sets := []struct {
 		suffix string
 		sel    []int
-	}{{"", pmTopEdges(g)}}
+	}{{"", pmTopEdges(g, pmDefaultLimit(g))}}
 	if len(sets[0].sel) < len(all) {
+		more := all
+		if len(all) > pmMaxEdges {
+			more = pmTopEdges(g, pmMaxEdges)
+		}
 		sets = append(sets, struct {
 			suffix string
 			sel    []int
-		}{"-all", all})
+		}{"-all", more})
 	}
 	v := processView{}
 	if !g.timed {
@@ -74,7 +79,7 @@ func processViewOf(pm *ProcessMap) processView {
 			}
 		}
 		of := ""
-		if s.suffix == "" && shown < transitions {
+		if shown < transitions {
 			of = fmt.Sprintf(" Showing %s of the %s transitions: every one from start and to end, every loop, each activity's most frequent in and out, then the most frequent.",
 				thousands(int64(shown)), thousands(int64(transitions)))
 		}
@@ -86,7 +91,10 @@ func processViewOf(pm *ProcessMap) processView {
 			if mode == "performance" {
 				label = "performance (median times)"
 			}
-			if s.suffix != "" {
+			switch {
+			case s.suffix != "" && shown < transitions:
+				label += fmt.Sprintf(", %s of %s transitions", thousands(int64(shown)), thousands(int64(transitions)))
+			case s.suffix != "":
 				label += fmt.Sprintf(", all %s transitions", thousands(int64(transitions)))
 			}
 			v.Variants = append(v.Variants, pmVariant{Key: mode + s.suffix, Label: label, Caption: pmCaption(mode) + of, SVG: pmSVG(g, l, mode)})
