@@ -77,7 +77,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"ingest", "--format", "nope", fixtureDir}, `--format: unknown input format "nope"`},
 		{[]string{"ingest", "--tokenizer", "p50k", fixtureDir}, `--tokenizer: unknown tokenizer "p50k"`},
 		{[]string{"sql", "--format", "xml", "SELECT 1"}, `--format must be table, csv or json`},
-		{[]string{"ingest"}, `requires at least 1 arg`},
 		{[]string{"runs", "--bogus"}, `unknown flag: --bogus`},
 	}
 	for _, tc := range tests {

@@ -25,8 +25,9 @@ func NewFormatsCmd(d *Deps, runF func(*FormatsOptions) error) *cobra.Command {
 		Long: `List the importers in the order auto-detection tries them: what each reads
 and what its format offers (per-call usage, timestamps, tool-call ids,
 compaction events, end reasons), the other agents whose logs it reads because
-they copy its layout, and the shared-corpus folders it is tested on (those
-named corpus-more/… are in ../shared/corpus-more).
+they copy its layout, the shared-corpus folders it is tested on (those
+named corpus-more/… are in ../shared/corpus-more), and the agent versions its
+fixtures come from where noted.
 A file that several specific importers recognise is refused as ambiguous;
 --format on ingest picks one.`,
 		Args: usageArgs(cobra.NoArgs),
@@ -48,6 +49,7 @@ func formatsRun(o *FormatsOptions) error {
 		Description string   `json:"description"`
 		TestedOn    []string `json:"corpus_folders"`
 		AlsoReads   []string `json:"also_reads,omitempty"`
+		Versions    string   `json:"versions,omitempty"`
 	}
 	var rows []row
 	for _, im := range ingest.Importers() {
@@ -55,7 +57,7 @@ func formatsRun(o *FormatsOptions) error {
 		if folders == nil {
 			folders = []string{}
 		}
-		rows = append(rows, row{im.Name(), im.Describe(), folders, ingest.AlsoReads(im.Name())})
+		rows = append(rows, row{im.Name(), im.Describe(), folders, ingest.AlsoReads(im.Name()), ingest.TestedVersions(im.Name())})
 	}
 	if o.JSON {
 		return writeJSON(o.Out, rows)
@@ -73,6 +75,9 @@ func formatsRun(o *FormatsOptions) error {
 			fmt.Fprintf(o.Out, "  also reads: %s\n", strings.Join(r.AlsoReads, "; "))
 		}
 		fmt.Fprintf(o.Out, "  tested on: %s\n", tested)
+		if r.Versions != "" {
+			fmt.Fprintf(o.Out, "  versions: %s\n", r.Versions)
+		}
 	}
 	return nil
 }

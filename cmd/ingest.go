@@ -45,11 +45,13 @@ type IngestOptions struct {
 func NewIngestCmd(d *Deps, runF func(*IngestOptions) error) *cobra.Command {
 	o := &IngestOptions{}
 	c := &cobra.Command{
-		Use:   "ingest [--format auto|NAME] [--strict] PATH...",
+		Use:   "ingest [--format auto|NAME] [--strict] [PATH...]",
 		Short: "Import agent logs (files or directories) into the database",
 		Long: `Import agent logs into the database. Directories are walked recursively;
 each file's format is detected (see trajmine formats) unless --format names
-one. Files are parsed in parallel and stored in path order (the same rows and
+one. With no PATH it imports the standard places of every agent it reads
+that exist, on Linux and macOS (README, "Where trajmine looks"), and says on
+stderr which it found; when there are none, it exits 1. Files are parsed in parallel and stored in path order (the same rows and
 run ids as importing them one by one); each file's import is all-or-nothing,
 and a file already imported (same sha256) is skipped: of two files with the
 same content, the first in path order is kept. A file whose content changed
@@ -115,7 +117,7 @@ them (README, Scale-out).`,
   trajmine ingest --tag dtoc=on runs/dtoc-on && trajmine ingest --tag dtoc=off runs/dtoc-off
   trajmine ingest --lake lake/ --shard 3/16 /data/runs
   trajmine ingest --format openai-messages --tokenizer o200k_base runs.jsonl`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
+		Args: usageArgs(cobra.ArbitraryArgs),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Inputs, o.Out, o.Err, o.Width = args, c.OutOrStdout(), c.ErrOrStderr(), d.width()
 			o.Progress = d.ErrIsTTY()
@@ -162,6 +164,11 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 	}
 	if len(tags) > 0 && d.lakeDir() != "" {
 		return flagErrorf("--tag: a lake holds no tags; tag the runs in a database file (--db)")
+	}
+	if len(o.Inputs) == 0 { // no PATH: the standard places (places.go)
+		if _, o.Inputs = standardPlaces(d, o.Err); len(o.Inputs) == 0 {
+			return &exitCodeError{code: exitFailed, msg: "ingest: no PATH given, and no logs in the standard places (" + standardPlacesText() + ")"}
+		}
 	}
 	opts := &ingest.Options{
 		Rehash: o.Rehash, MaxDecompressed: o.MaxDecompressed.cap(),

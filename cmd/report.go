@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -55,10 +54,6 @@ type ReportOptions struct {
 	MaxDecompressed byteSize
 }
 
-// standardPlaces are where agent harnesses keep their logs, relative to $HOME:
-// Claude Code, Codex CLI, Gemini CLI, pi, OpenCode (on-disk storage), Cline.
-var standardPlaces = []string{".claude/projects", ".codex/sessions", ".gemini/tmp", ".pi/agent/sessions", ".local/share/opencode/storage", ".cline/data/sessions"}
-
 // NewReportCmd builds `trajmine report`, the main job.
 func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 	o := &ReportOptions{}
@@ -66,8 +61,10 @@ func NewReportCmd(d *Deps, runF func(*ReportOptions) error) *cobra.Command {
 		Use:   "report [PATH...]",
 		Short: "Ingest agent logs and report on them (the main job)",
 		Long: `Ingest agent logs and report on them. With no PATH it reads the logs found in
-the standard local places (~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp,
-~/.pi/agent/sessions, ~/.local/share/opencode/storage, ~/.cline/data/sessions).
+the standard places of every agent it reads, on Linux and macOS
+(~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp, Goose's sessions.db,
+VS Code's extension storage …: README, "Where trajmine looks"), and says on
+stderr which it found.
 
 The report covers the runs of the log files under PATH... (or the standard
 places), whether imported now or earlier, not the rest of the database;
@@ -199,14 +196,7 @@ func reportRun(ctx context.Context, d *Deps, o *ReportOptions) error {
 	inputs := o.Inputs
 	discovered := len(inputs) == 0
 	if discovered && !o.Demo {
-		var places []string
-		if home != "" {
-			for _, p := range standardPlaces {
-				if st, err := os.Stat(filepath.Join(home, p)); err == nil && st.IsDir() {
-					places = append(places, filepath.Join(home, p))
-				}
-			}
-		}
+		_, places := standardPlaces(d, o.Err)
 		files, err := ingest.Expand(places, nil)
 		if err != nil {
 			return err
@@ -313,11 +303,6 @@ func reportLake(ctx context.Context, dir string, o *ReportOptions) error {
 	sc := &reportScope{runs: all, all: true, dbRuns: len(all), files: sourceFiles(all), from: "lake " + shownPath(dir), note: "every run of the lake"}
 	o.dbLabel = "lake " + dir
 	return reportOn(ctx, st, o, sc, &ingest.Summary{}, newIngestLog(o.Err, true), func(io.Writer) {})
-}
-
-// standardPlacesText lists the standard places, ~/ first.
-func standardPlacesText() string {
-	return "~/" + strings.Join(standardPlaces, ", ~/")
 }
 
 func fileExists(p string) bool {

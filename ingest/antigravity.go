@@ -21,15 +21,21 @@ import (
 //  2. By type:
 //     - USER_INPUT → user event; SYSTEM_MESSAGE → system event;
 //     - PLANNER_RESPONSE (the model) → one model call: thinking →
-//     reasoning, content → assistant text, tool_calls[{name, args}] →
-//     tool calls (args values are JSON-encoded strings and are decoded);
+//     reasoning, content → assistant text, tool_calls[{id, name (or
+//     function_name), args}] → tool calls (args values are JSON-encoded
+//     strings and are decoded; a call without an id is named call-<n>);
+//     - any other step from the harness (source SYSTEM or SYSTEM_SDK:
+//     EPHEMERAL_MESSAGE reminders injected into the prompt, …) → a system
+//     event with its content, never a tool call (issue 30.7);
 //     - action steps (RUN_COMMAND, VIEW_FILE, LIST_DIRECTORY, GREP_SEARCH,
 //     CODE_ACTION, SEARCH_WEB, GENERIC and any other type) → the result of
-//     the oldest open planner call (callLinker; the planner's calls carry
-//     no ids, so they are named call-<n>). An action step with no open call
-//     is a tool call of its own, named by its type in lower case, in a model
-//     call of its own (the planner step that chose it is not logged),
-//     followed by its result. status ERROR or FAILED marks the result an error;
+//     a planner call (callLinker): the call the step's own tool_calls id
+//     names, else the oldest open one. An action step with no open call
+//     is a tool call of its own — named and keyed by the step's own
+//     tool_calls where it has them, else by its type in lower case — in a
+//     model call of its own (the planner step that chose it is not
+//     logged), followed by its result. status ERROR or FAILED marks the
+//     result an error;
 //     - CHECKPOINT (the harness summarised the conversation and resumes
 //     from it) → a compaction event with a compaction op;
 //     CONVERSATION_HISTORY with content → a compaction event with a
@@ -57,11 +63,22 @@ type agStep struct {
 	CreatedAt string          `json:"created_at"`
 	Content   json.RawMessage `json:"content"`
 	Thinking  string          `json:"thinking"`
-	ToolCalls []struct {
-		Name string                     `json:"name"`
-		Args map[string]json.RawMessage `json:"args"`
-	} `json:"tool_calls"`
+	ToolCalls []agToolCall    `json:"tool_calls"`
 }
+
+type agToolCall struct {
+	ID           string                     `json:"id"`
+	Name         string                     `json:"name"`
+	FunctionName string                     `json:"function_name"`
+	Args         map[string]json.RawMessage `json:"args"`
+}
+
+// name is the call's tool name: name, else function_name.
+func (tc *agToolCall) name() string { return firstNonEmpty(tc.Name, tc.FunctionName) }
+
+// agSystemSource reports whether a step comes from the harness rather than
+// the model or the user.
+func agSystemSource(source string) bool { return source == "SYSTEM" || source == "SYSTEM_SDK" }
 
 // agArgs decodes the planner's arguments, whose values are JSON texts held
 // in strings ("\"/tmp/repo\"").
@@ -122,7 +139,7 @@ func (antigravity) Import(f *File, r io.Reader) error {
 				}
 			}
 			for _, tc := range s.ToolCalls {
-				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Name, CallID: q.call(""), Args: agArgs(tc.Args)}); err != nil {
+				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.name(), CallID: q.call(tc.ID), Args: agArgs(tc.Args)}); err != nil {
 					return err
 				}
 			}
@@ -140,15 +157,28 @@ func (antigravity) Import(f *File, r io.Reader) error {
 				op = schema.OpSummary
 			}
 			return b.Op(schema.ContextOp{Op: op, Trigger: "auto", Detail: s.Type})
-		default: // an action step: a tool's result
+		default:
+			if agSystemSource(s.Source) {
+				if strings.TrimSpace(text) == "" {
+					return nil
+				}
+				return add(schema.Event{Kind: schema.KindSystem, Role: "system", Text: text})
+			}
+			// an action step: a tool's result
+			own := agToolCall{Name: strings.ToLower(s.Type)}
+			if len(s.ToolCalls) > 0 {
+				own = s.ToolCalls[0]
+				if own.name() == "" {
+					own.Name = strings.ToLower(s.Type)
+				}
+			}
 			if !q.hasOpen() {
 				b.NewCall() // the planner step that chose this action is not in the log
-				name := strings.ToLower(s.Type)
-				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: name, CallID: q.call(""), Args: "{}"}); err != nil {
+				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: own.name(), CallID: q.call(own.ID), Args: agArgs(own.Args)}); err != nil {
 					return err
 				}
 			}
-			callID, _ := q.result("")
+			callID, _ := q.result(own.ID)
 			return add(schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: callID, Text: text, IsError: isErr})
 		}
 	})

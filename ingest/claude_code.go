@@ -31,11 +31,32 @@ import (
 //  5. system compact_boundary → a compaction event with a compaction op
 //     (tokens_before = compactMetadata.preTokens); legacy "summary" lines →
 //     a context_op event with a summary op.
-//  6. progress, file-history-snapshot, queue-operation and UI-only system
-//     records are not part of what the model saw and are skipped.
+//  6. Records the model never saw or that hold only session metadata are
+//     skipped: progress, snapshots, queue operations, UI-only system
+//     records, and Claude Code 2.1's titles, modes, worktree state, links
+//     and attachments (ccMetaTypes; the schema has no field for a title,
+//     a mode or a worktree, and an attachment's reminder is in the logged
+//     usage of the call that follows). A record of another type is not
+//     read: each such type is named once per file, with its count, at its
+//     first line (unreadTypes), not rejected line by line.
 type claudeCode struct{ formatInfo }
 
 var claudeTypes = map[string]bool{"user": true, "assistant": true, "system": true, "summary": true, "progress": true, "file-history-snapshot": true, "queue-operation": true}
+
+// ccMetaTypes are the record types Claude Code writes beside the
+// conversation that hold nothing trajmine stores (issue 30.1: 2.1.x added
+// most of them). Types that change the context without being read yet
+// (content-replacement, marble-origami-*) are not listed, so that a file
+// holding them says so.
+var ccMetaTypes = map[string]bool{
+	"progress": true, "file-history-snapshot": true, "queue-operation": true,
+	"attachment": true, "worktree-state": true, "permission-mode": true, "mode": true,
+	"agent-name": true, "agent-color": true, "agent-setting": true, "custom-title": true,
+	"ai-title": true, "tag": true, "last-prompt": true, "frame-link": true, "pr-link": true,
+	"started": true, "result": true, "relocated": true, "bridge-session": true,
+	"atis-latch": true, "isolation-latch": true, "attribution-snapshot": true,
+	"speculation-accept": true, "fork-context-ref": true,
+}
 
 func (claudeCode) Detect(name string, head []byte) bool {
 	return detectJSONL(head, 30, func(r *struct {
@@ -45,12 +66,18 @@ func (claudeCode) Detect(name string, head []byte) bool {
 		MessageID string          `json:"messageId"`
 		Message   json.RawMessage `json:"message"`
 		Payload   json.RawMessage `json:"payload"`
+		Timestamp json.RawMessage `json:"timestamp"`
 		// Qwen Code's envelope copies Claude Code's, around Gemini-style
 		// messages {role, parts} and systemPayload records (qwen-code)
 		SystemPayload json.RawMessage `json:"systemPayload"`
 	}) (bool, bool) {
 		if r.Payload != nil {
 			return false, false
+		}
+		if len(r.Timestamp) > 0 && isNumberKind(r.Timestamp[0]) {
+			// Claude Code writes ISO times; epoch milliseconds with a
+			// camelCase sessionId are Droid exec's stream-json (issue 30.5)
+			return false, true
 		}
 		if r.SystemPayload != nil {
 			return false, true
@@ -142,8 +169,12 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		rec  ccRecord
 	}
 	var pending []pendingRec
+	var unread unreadTypes
 	err := lineReader[ccLine]{decode: decodeCCLine, parallel: true}.read(f, r, func(line int64, raw []byte, d *ccLine) error {
 		if d.skip {
+			if d.unread {
+				unread.add(line, d.rec.Type, raw)
+			}
 			return nil
 		}
 		rec := &d.rec
@@ -169,6 +200,9 @@ func (claudeCode) Import(f *File, r io.Reader) error {
 		return cr.record(f, line, d, raw)
 	})
 	if err != nil {
+		return err
+	}
+	if err := unread.flush(f); err != nil {
 		return err
 	}
 	if len(pending) > 0 { // a file of summaries only
@@ -442,6 +476,7 @@ type ccLine struct {
 	blocks []ccBlock // nil when the content is a plain string
 	text   string
 	skip   bool   // a record the model never saw (progress, snapshots)
+	unread bool   // skipped as a type not read (unreadTypes)
 	reject string // why the line is malformed
 }
 
@@ -464,10 +499,11 @@ func decodeCCLine(_ int64, raw []byte, d *ccLine) string {
 	if rec.Type == "" && msg.Role != "" {
 		rec.Type = msg.Role // usage-only exports omit the record type
 	}
-	switch rec.Type {
-	case "progress", "file-history-snapshot", "queue-operation":
+	if ccMetaTypes[rec.Type] {
 		d.skip = true
 		return d.reject
+	}
+	switch rec.Type {
 	case "user", "assistant":
 		if rec.Message == nil {
 			d.reject = rec.Type + " record without message"
@@ -485,7 +521,7 @@ func decodeCCLine(_ int64, raw []byte, d *ccLine) string {
 	case "":
 		d.reject = "record without type"
 	default:
-		d.reject = "unknown record type " + clipQuote(rec.Type)
+		d.skip, d.unread = true, true
 	}
 	return d.reject
 }

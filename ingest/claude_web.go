@@ -63,6 +63,7 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 		return f.Reject(ix.line(ll.off), "loglines is not an array: "+clipErr(err), ll.raw)
 	}
 	runs := newCCRuns(f)
+	var unread unreadTypes
 	for i, el := range elems {
 		if i&255 == 255 && f.Ctx != nil {
 			if err := f.Ctx.Err(); err != nil {
@@ -78,6 +79,9 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 			continue
 		}
 		if d.skip {
+			if d.unread {
+				unread.add(line, d.rec.Type, el.raw)
+			}
 			continue
 		}
 		rec := &d.rec
@@ -91,6 +95,9 @@ func (claudeWeb) Import(f *File, r io.Reader) error {
 		if err := cr.record(f, line, d, el.raw); err != nil {
 			return err
 		}
+	}
+	if err := unread.flush(f); err != nil {
+		return err
 	}
 	return runs.finish()
 }

@@ -18,8 +18,8 @@ import (
 // its forks Roo Code and Kilo Code (the legacy extension):
 // <VS Code user dir>/globalStorage/<extension id>/tasks/<task id>/, holding
 // api_conversation_history.json (what the model was sent and answered:
-// Anthropic MessageParam[]), ui_messages.json (the chat as the extension
-// shows it: ClineMessage[], with a say "api_req_started" record per API
+// Anthropic "MessageParam[]"), ui_messages.json (the chat as the extension
+// shows it: "ClineMessage[]", with a say "api_req_started" record per API
 // request whose text holds its tokens and cost) and metadata files
 // (task_metadata.json; Roo's history_item.json). A task folder is one run.
 //
@@ -169,7 +169,7 @@ func (m *ctUIMsg) kind() string {
 	return "say:" + m.Say
 }
 
-// ctReqInfo is the text of an api_req_started record (ClineApiReqInfo).
+// ctReqInfo is the text of an api_req_started record ("ClineApiReqInfo").
 type ctReqInfo struct {
 	TokensIn          *int64   `json:"tokensIn"`
 	TokensOut         *int64   `json:"tokensOut"`

@@ -34,7 +34,10 @@ import (
 //     tool calls (arguments a JSON string or an object); assistant.reasoning
 //     → reasoning;
 //     - tool.execution_start → a tool call only when no assistant.message
-//     announced its toolCallId; tool.execution_complete → tool result
+//     announced its toolCallId: one that comes before the message asking
+//     for it waits, and is dropped when that message comes (it then holds
+//     the call), else added before the next event of another kind (issue
+//     30.6); tool.execution_complete → tool result
 //     linked by toolCallId (result.content, else error.message; error when
 //     success is false);
 //     - session.truncation → a context_op event with a truncation op
@@ -57,13 +60,17 @@ import (
 //     outputTokens and session totals. The totals of session.shutdown (or,
 //     without one, the latest session.usage_checkpoint) — tokenDetails
 //     {input, output, cache_read, cache_write}.tokenCount, else the sum
-//     of modelMetrics[*].usage — are the run's logged totals; without
-//     either, the sum of outputTokens is the logged output total. Copilot's
-//     token categories are taken as disjoint, as in assistant.usage (whose
-//     consumers add them up): input = input + cache read + cache write.
-//     Without
-//     assistant.usage the run stays usage_estimated: no call has its own
-//     usage row.
+//     of modelMetrics[*].usage — are the session's logged totals; without
+//     either, the sum of outputTokens is the logged output total. In
+//     tokenDetails the categories are taken as disjoint, as in
+//     assistant.usage (whose consumers add them up): input = input + cache
+//     read + cache write; modelMetrics' inputTokens already includes the
+//     cache reads and writes, so it is the input (issue 30.6). The session
+//     totals include the sub-agents' tokens: the session's run takes them
+//     less what its sub-agent runs hold (their usage rows, else their
+//     messages' outputTokens), so that the runs do not count a sub-agent
+//     twice. Without assistant.usage the run stays usage_estimated: no
+//     call has its own usage row.
 type copilotCLI struct{ formatInfo }
 
 var copilotTypes = map[string]bool{"session.start": true, "session.resume": true, "user.message": true, "assistant.message": true,
@@ -149,7 +156,10 @@ type cpRun struct {
 	last       schema.EventKind
 	outTokens  int64
 	totals     *schema.Usage
+	rowSum     schema.Usage // the assistant.usage rows, summed
+	hasRows    bool
 	announced  map[string]bool
+	early      []schema.Event // tool.execution_start waiting for the message that asks for it
 	reasoning  []schema.Event // assistant.reasoning waiting for its assistant.message
 	lastCall   string         // the id of the latest assistant.message
 	inputSince bool           // an input event came after it
@@ -218,6 +228,17 @@ func (copilotCLI) Import(f *File, r io.Reader) error {
 		if err := cr.flushReasoning(true); err != nil {
 			return err
 		}
+		if err := cr.flushEarly(); err != nil {
+			return err
+		}
+		if cr.totals != nil && cr.b.Run.ParentRunID == "" {
+			for _, sub := range order {
+				if sr := runs[sub]; sr.b.Run.ParentRunID == cr.b.ID() {
+					t := withoutSub(*cr.totals, sr.held())
+					cr.totals = &t
+				}
+			}
+		}
 		switch {
 		case cr.totals != nil:
 			cr.b.SetLoggedTotals(*cr.totals)
@@ -236,6 +257,11 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 	b := cr.b
 	if typ != "assistant.message" && typ != "assistant.reasoning" {
 		if err := cr.flushReasoning(true); err != nil {
+			return err
+		}
+	}
+	if typ != "assistant.message" && typ != "assistant.reasoning" && typ != "tool.execution_start" {
+		if err := cr.flushEarly(); err != nil {
 			return err
 		}
 	}
@@ -291,6 +317,7 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 			}
 		}
 		for _, tr := range d.ToolRequests {
+			cr.dropEarly(tr.ToolCallID)
 			cr.announced[strings.Clone(tr.ToolCallID)] = true
 			if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tr.Name, CallID: tr.ToolCallID, Args: jsonArgs(tr.Arguments)}); err != nil {
 				return err
@@ -305,8 +332,12 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 		if d.ToolCallID != "" && cr.announced[d.ToolCallID] {
 			return nil
 		}
-		cr.announced[strings.Clone(d.ToolCallID)] = true
-		return add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: d.ToolName, CallID: d.ToolCallID, Args: jsonArgs(d.Arguments)})
+		e := schema.Event{Kind: schema.KindToolCall, Role: "assistant", TS: ts, Line: line, ToolName: d.ToolName, CallID: d.ToolCallID, Args: jsonArgs(d.Arguments)}
+		if d.ToolCallID == "" {
+			return add(e)
+		}
+		cr.early = append(cr.early, e) // strings cloned by the builder when added
+		return nil
 	case "tool.execution_complete":
 		text := ""
 		if d.Result != nil {
@@ -349,6 +380,12 @@ func (cr *cpRun) event(line int64, typ string, ts *time.Time, d *cpData) error {
 			CacheReadTokens: d.CacheReadTokens, CacheWriteTokens: d.CacheWriteTokens, ReasoningTokens: d.ReasoningTokens}
 		b.NoteModel(d.Model)
 		b.SetUsage(u)
+		cr.rowSum.InputTokens += u.InputTokens
+		cr.rowSum.OutputTokens += u.OutputTokens
+		cr.rowSum.CacheReadTokens += u.CacheReadTokens
+		cr.rowSum.CacheWriteTokens += u.CacheWriteTokens
+		cr.rowSum.ReasoningTokens += u.ReasoningTokens
+		cr.hasRows = true
 	case "session.error":
 		return add(schema.Event{Kind: schema.KindError, Role: "system", IsError: true, Text: d.Message})
 	case "abort":
@@ -400,7 +437,7 @@ func (cr *cpRun) setTotals(d *cpData) {
 				continue
 			}
 			found = true
-			u.InputTokens += m.Usage.InputTokens + m.Usage.CacheReadTokens + m.Usage.CacheWriteTokens
+			u.InputTokens += max(m.Usage.InputTokens, m.Usage.CacheReadTokens+m.Usage.CacheWriteTokens) // inputTokens includes the cache
 			u.OutputTokens += m.Usage.OutputTokens
 			u.CacheReadTokens += m.Usage.CacheReadTokens
 			u.CacheWriteTokens += m.Usage.CacheWriteTokens
@@ -413,4 +450,49 @@ func (cr *cpRun) setTotals(d *cpData) {
 		return
 	}
 	cr.totals = &u
+}
+
+// flushEarly adds the tool calls of tool.execution_start events that no
+// assistant.message asked for (as the calls of the current model call).
+func (cr *cpRun) flushEarly() error {
+	for _, e := range cr.early {
+		cr.announced[strings.Clone(e.CallID)] = true
+		cr.last, cr.inputSince = e.Kind, false
+		if err := cr.b.Add(e); err != nil {
+			return err
+		}
+	}
+	cr.early = cr.early[:0]
+	return nil
+}
+
+// dropEarly forgets a waiting tool.execution_start of call id: the message
+// that asks for it holds the call.
+func (cr *cpRun) dropEarly(id string) {
+	for i, e := range cr.early {
+		if e.CallID == id {
+			cr.early = append(cr.early[:i], cr.early[i+1:]...)
+			return
+		}
+	}
+}
+
+// held is the usage a sub-agent's run holds: its usage rows, else its
+// messages' outputTokens.
+func (cr *cpRun) held() schema.Usage {
+	if cr.hasRows {
+		return cr.rowSum
+	}
+	return schema.Usage{OutputTokens: cr.outTokens}
+}
+
+// withoutSub is the session totals t less a sub-agent's usage u, field by
+// field, never below 0.
+func withoutSub(t, u schema.Usage) schema.Usage {
+	t.InputTokens = max(t.InputTokens-u.InputTokens, 0)
+	t.OutputTokens = max(t.OutputTokens-u.OutputTokens, 0)
+	t.CacheReadTokens = max(t.CacheReadTokens-u.CacheReadTokens, 0)
+	t.CacheWriteTokens = max(t.CacheWriteTokens-u.CacheWriteTokens, 0)
+	t.ReasoningTokens = max(t.ReasoningTokens-u.ReasoningTokens, 0)
+	return t
 }

@@ -91,12 +91,16 @@ func TestCorpusMoreFoldersListed(t *testing.T) {
 	}
 }
 
-// TestNoForeignClaims checks detection over every file of both corpora:
-// auto-detection picks the folder's own format (nothing for a sibling file,
-// see siblingSuffixes), and no importer other than the folder's own, generic
-// ones included, recognises the file.
+// TestNoForeignClaims checks detection over every fixture: the files of
+// both shared corpora, of ingest/testdata (testdataFiles) and of issue 30's
+// agent fixtures (testdata/agents: agentFiles). Auto-detection picks the
+// file's own format (nothing for a sibling file, see siblingSuffixes, or
+// for input a test reads with its format forced), and no importer other
+// than that one, generic ones included, recognises the file.
 func TestNoForeignClaims(t *testing.T) {
-	for _, cf := range allCorpusFiles(t) {
+	files := append(allCorpusFiles(t), testdataFiles(t)...)
+	files = append(files, agentFiles(t)...)
+	for _, cf := range files {
 		data, err := os.ReadFile(cf.path)
 		if err != nil {
 			t.Fatal(err)

@@ -12,14 +12,19 @@ import (
 
 // cursorAgent reads Cursor agent transcripts
 // (~/.cursor/projects/<slug>/agent-transcripts/<id>.jsonl, sub-agents in
-// <id>/subagents/*.jsonl): minimal lines {role, message:{content:[…]}}.
+// <id>/subagents/*.jsonl): lines {role, message:{content:[…]}}, in current
+// builds with keys beside them (metadata, model, …) and roleless
+// {"type":"turn_ended"} lines closing a turn (issue 30.2).
 //
 // Steps per line:
-//  1. Decode {role, message}; a line that is not a JSON object, has no
-//     role, or whose message content is neither text nor a list of blocks,
-//     is rejected.
+//  1. Decode {role, message, model}; a roleless turn_ended line is passed
+//     over (the next assistant output begins a new model call anyway); a
+//     line that is not a JSON object, has no role, or whose message
+//     content is neither text nor a list of blocks, is rejected.
 //  2. Anthropic-like blocks: text → user or assistant events, thinking →
-//     reasoning, tool_use → tool calls, tool_result → tool results. The
+//     reasoning, tool_use (tool_call) → tool calls, tool_result
+//     (tool-result) → tool results, another block with text → a user or
+//     assistant event (tbEmit). The
 //     transcripts carry no call ids on tool_use blocks, so calls and results
 //     are linked by callLinker's rule: a call without an id is named
 //     "call-<n>", and a result answers the oldest call still open (keeping
@@ -27,37 +32,49 @@ import (
 //  3. The run is the file: its id is the file name; a transcript in a
 //     subagents/ directory is the sub-agent run "<id>/<name>" of the parent
 //     transcript <id> (the directory that holds subagents/).
-//  4. There are no timestamps, model or usage in the transcript (Cursor
-//     keeps them in its SQLite store, not read): usage stays estimated.
+//  4. There are no timestamps or usage in the transcript (Cursor keeps
+//     them in its SQLite store, not read): usage stays estimated. A line's
+//     model, where given, is the run's model.
 //  5. The end reason is inferred from the last event.
 type cursorAgent struct{ formatInfo }
 
 type cuLine struct {
+	Type    string `json:"type"`
 	Role    string `json:"role"`
+	Model   string `json:"model"`
 	Message *struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
 
-// Detect claims JSONL whose every line (of the first 30) is exactly
-// {role: user|assistant, message: {content: [blocks]}}: no other keys.
+// cuTurnEnded is the type of the roleless line that closes a turn.
+const cuTurnEnded = "turn_ended"
+
+// Detect claims JSONL whose every line (of the first 30) is either
+// {role: user|assistant, message: {content: [blocks]}} with no type (other
+// keys beside them are allowed) or a roleless {"type": "turn_ended"}, with
+// at least one of the first kind.
 func (cursorAgent) Detect(name string, head []byte) bool {
 	lines := firstLines(head, 30)
-	if len(lines) == 0 {
-		return false
-	}
+	msgs := 0
 	for i, line := range lines {
 		var keys map[string]json.RawMessage
 		if json.Unmarshal(line, &keys) != nil {
-			return i > 0 && i == len(lines)-1 // a last line cut by the head
+			return msgs > 0 && i == len(lines)-1 // a last line cut by the head
 		}
 		var l cuLine
-		if len(keys) != 2 || keys["role"] == nil || keys["message"] == nil || json.Unmarshal(line, &l) != nil ||
-			l.Role != "user" && l.Role != "assistant" || l.Message == nil || len(l.Message.Content) == 0 || l.Message.Content[0] != '[' {
+		if json.Unmarshal(line, &l) != nil {
 			return false
 		}
+		if l.Type == cuTurnEnded && keys["role"] == nil && keys["message"] == nil {
+			continue
+		}
+		if keys["type"] != nil || l.Role != "user" && l.Role != "assistant" || l.Message == nil || len(l.Message.Content) == 0 || l.Message.Content[0] != '[' {
+			return false
+		}
+		msgs++
 	}
-	return true
+	return msgs > 0
 }
 
 func (cursorAgent) Import(f *File, r io.Reader) error {
@@ -72,6 +89,9 @@ func (cursorAgent) Import(f *File, r io.Reader) error {
 	var q callLinker
 	var last schema.EventKind
 	err := lineReader[cuLine]{decode: jsonValue[cuLine]}.read(f, r, func(line int64, raw []byte, l *cuLine) error {
+		if l.Role == "" && l.Type == cuTurnEnded {
+			return nil
+		}
 		if l.Role == "" || l.Message == nil {
 			return f.Reject(line, "line without a role and a message", raw)
 		}
@@ -87,6 +107,7 @@ func (cursorAgent) Import(f *File, r io.Reader) error {
 			b.Run.Harness = "cursor"
 			b.Run.ParentRunID = parent
 		}
+		b.NoteModel(l.Model)
 		k, err := tbEmit(b, &q, l.Role, blocks, nil, line)
 		if k != "" {
 			last = k

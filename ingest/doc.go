@@ -33,6 +33,12 @@
 //     the outcome rows it holds to its runs (ApplyOutcomes), and the
 //     Summary counts the outcome files and the runs given an outcome.
 //
+// A SQLite database (an agent's store: Goose, OpenCode, Hermes, Kiro CLI)
+// is not read as a head: prepare copies it with its -wal and -journal into
+// a private temporary folder (hashing what it copies), detects its format
+// from its tables on the copy, and its importer (a storeImporter) reads the
+// copy, never the agent's file (sqlite.go).
+//
 // Outcome files (a SWE-bench report.json or results.json, predictions,
 // Harbor and terminal-bench results, a plain CSV or JSONL: outcomes.go) are
 // detected and imported like logs, but make outcome rows (File.Outcome,
@@ -64,8 +70,8 @@
 // formats: swebench_report.go, swebench_results.go, swebench_preds.go,
 // harbor_result.go, terminal_bench_results.go, outcome_table.go; a large one keeps
 // its parts beside it: atif_files.go, cline_task_folder_history.go,
-// harbor_traces.go, inspect_archive.go, opencode_storage.go,
-// openhands_values.go, swe_agent_actions.go,
+// gemini_jsonl.go, harbor_traces.go, inspect_archive.go,
+// opencode_storage.go, openhands_values.go, swe_agent_actions.go,
 // vscode_copilot_chat_log.go). What
 // several importers share has a file named for what it does:
 //
@@ -107,8 +113,15 @@
 //     (IsOutcomeFormat, PathKeyed), an outcome row (outcomeRow), the
 //     readings of resolved and score values, the id a file's place gives
 //     (placeID).
+//   - sqlite.go, sqlite_values.go: the SQLite stores' snapshot, detection
+//     and positioned rejects ("file: table T row N: …"), and the reading
+//     of loosely typed column values; places.go: the standard places of
+//     every agent's logs (Places, Discover).
 //   - textutil.go: small string helpers (fileStem, clipQuote, clipText);
 //     errors.go: SyntaxError and clipErr.
+//   - unread.go: unreadTypes, the records of types an importer does not
+//     read, named once per file with their count at the first one's line
+//     (a reject per type, not per line: issue 30.1).
 //   - repair.go: the importer boundary's repairs (jsonInput and
 //     repairJSONText before the importer, repairTx after it).
 //
@@ -130,10 +143,16 @@
 //     its one-line description, and its corpusFolders (and alsoReads).
 //  3. <format>_test.go: table-driven tests on testdata/<format>/ with hand
 //     counts; detect_internal_test.go (TestDetectFormat's rules) and
-//     corpus_more_test.go (TestNoForeignClaims over every corpus file, the
-//     per-folder goldens under testdata/corpus-more/, the TestIssue21LineRejects tables)
-//     when it has a corpus folder; corpus_golden_test.go's goldens are
-//     regenerated with -update and reviewed.
+//     corpus_more_test.go (TestNoForeignClaims over every corpus file and
+//     every fixture of testdata/ — a file of testdata/<format>/ must be
+//     claimed by <format> alone, exceptions in fixture_claims_test.go —
+//     the per-folder goldens under testdata/corpus-more/, the TestIssue21LineRejects
+//     tables) when it has a corpus folder; corpus_golden_test.go's goldens
+//     are regenerated with -update and reviewed. A format that reads the
+//     agents of testdata/agents/ (issue 30's real fixtures with hand
+//     counts) names its folder in fixture_claims_test.go's
+//     agentFolderFormats and tests it against the folder's counts.json
+//     (agents_drift_test.go).
 //  4. fuzz_test.go: a fuzzTable entry with the fixtures as seeds.
 //  5. TestDetectOneBadLine (detect_badline_internal_test.go) covers a new
 //     JSONL format by itself once a .jsonl fixture is detected as it; add
@@ -146,6 +165,15 @@
 //     format's version, with a line saying why, whenever its importer reads
 //     the same bytes into other rows, so that stores read it again; a
 //     change of detection alone raises nothing.
+//
+// An agent's SQLite store is read by a storeImporter instead (template
+// goose_db.go; sqlite.go): Detect is false, claims recognises the store by
+// its tables and columns on the snapshot prepare takes, importDB reads its
+// rows (f.scanTable, the values through sqlite_values.go's readers, bad
+// rows through f.rejectRow, "file: table T row N: …"). Its tests build the
+// store from the fixture's SQL (sqlite_test.go, sqlite_rules_test.go), and
+// FuzzStoreValues (sqlite_fuzz_test.go) fuzzes its JSON columns: a
+// fuzzTable entry does not fit, since a damaged database may fail.
 //
 // Package internal/jsonx decodes with goccy/go-json and error messages that
 // name the JSON field and the problem in plain words.

@@ -10,14 +10,22 @@ import (
 	"github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
 
-// SyntaxError is a positioned input problem; Error returns "file:line: msg".
+// SyntaxError is a positioned input problem; Error returns "file:line: msg",
+// or "file: where: msg" for a place that is not a line (a SQLite store's
+// "table T row N").
 type SyntaxError struct {
-	File string
-	Line int64
-	Msg  string
+	File  string
+	Line  int64
+	Where string
+	Msg   string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *SyntaxError) Error() string {
+	if e.Where != "" {
+		return fmt.Sprintf("%s: %s: %s", e.File, e.Where, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
 
 // ErrUnknownFormat is returned (wrapped) when no importer recognises a file.
 var ErrUnknownFormat = errors.New("unknown format")

@@ -12,45 +12,51 @@ import (
 )
 
 // factoryDroidExec reads the stdout of `droid exec --output-format
-// stream-json`: flat events, each with type, session_id and timestamp.
+// stream-json`: flat events, each with type, session_id (sessionId in
+// other builds) and timestamp (ISO or epoch milliseconds).
 //
 // Steps per line:
 //  1. Decode the event; a line that is not a JSON object or has no type is
 //     rejected.
-//  2. The run is session_id (else the file name); system gives the model
-//     and cwd.
+//  2. The run is session_id or sessionId (else the file name); system
+//     gives the model and cwd.
 //  3. message → a user or assistant event (role, text); tool_call
 //     {toolCallId, toolName, parameters} → a tool call; tool_result
-//     {toolCallId, value} → its result (value.stdout or the value's text;
+//     {toolCallId, value} → its result (builds that write sessionId key
+//     both by id instead of toolCallId; value.stdout or the value's text;
 //     a non-zero value.exitCode, isError or an error marks an error);
 //     completion {finalText} → the final assistant reply and an explicit
 //     end (finished); error → an error event and end error.
 //  4. Each run of assistant output after an input is one model call (the
-//     events carry no response ids). Usage is read where an event has one
-//     (usage {input_tokens, output_tokens, cache_read_input_tokens,
-//     cache_creation_input_tokens}, as in Claude's stream-json); the
-//     sample has none.
+//     events carry no response ids). Usage {input_tokens, output_tokens,
+//     cache_read_input_tokens, cache_creation_input_tokens}, as in
+//     Claude's stream-json: on completion it is the run's total (the
+//     run's logged totals, not a call's usage); on another event, that
+//     call's.
 type factoryDroidExec struct{ formatInfo }
 
-// Detect claims JSONL of events with a session_id and a Droid exec type:
-// message {role, text}, tool_call / tool_result {toolCallId} or completion
-// {finalText}.
+// Detect claims JSONL of events with a session_id (or sessionId) and a
+// Droid exec type: message {role, text}, tool_call / tool_result
+// {toolCallId, or id and toolId} or completion {finalText}.
 func (factoryDroidExec) Detect(name string, head []byte) bool {
 	return anyJSONL(head, 30, func(e *struct {
 		Type       string  `json:"type"`
 		SessionID  string  `json:"session_id"`
+		SessionID2 string  `json:"sessionId"`
 		Role       string  `json:"role"`
 		Text       *string `json:"text"`
 		ToolCallID *string `json:"toolCallId"`
+		ID         *string `json:"id"`
+		ToolID     *string `json:"toolId"`
 		FinalText  *string `json:"finalText"`
 	}) bool {
 		switch {
-		case e.SessionID == "":
+		case e.SessionID == "" && e.SessionID2 == "":
 			return false
 		case e.Type == "message":
 			return e.Role != "" && e.Text != nil
 		case e.Type == "tool_call", e.Type == "tool_result":
-			return e.ToolCallID != nil
+			return e.ToolCallID != nil || e.ID != nil && e.ToolID != nil
 		case e.Type == "completion":
 			return e.FinalText != nil
 		}
@@ -61,6 +67,8 @@ func (factoryDroidExec) Detect(name string, head []byte) bool {
 type fxEvent struct {
 	Type       string          `json:"type"`
 	SessionID  string          `json:"session_id"`
+	SessionID2 string          `json:"sessionId"`
+	ID         string          `json:"id"`
 	Timestamp  json.RawMessage `json:"timestamp"`
 	Model      string          `json:"model"`
 	Role       string          `json:"role"`
@@ -76,6 +84,10 @@ type fxEvent struct {
 	Usage      *ccUsage        `json:"usage"` // as in Claude's stream-json
 }
 
+// callID is a tool event's call id: toolCallId, else id (the builds that
+// write sessionId key tool events by id).
+func (e *fxEvent) callID() string { return firstNonEmpty(e.ToolCallID, e.ID) }
+
 func (factoryDroidExec) Import(f *File, r io.Reader) error {
 	var b *RunBuilder
 	var last schema.EventKind
@@ -84,7 +96,7 @@ func (factoryDroidExec) Import(f *File, r io.Reader) error {
 			return f.Reject(line, "event without a type", raw)
 		}
 		if b == nil {
-			id := e.SessionID
+			id := firstNonEmpty(e.SessionID, e.SessionID2)
 			if id == "" {
 				id = strings.TrimSuffix(filepath.Base(f.Path()), filepath.Ext(f.Path()))
 			}
@@ -108,9 +120,9 @@ func (factoryDroidExec) Import(f *File, r io.Reader) error {
 			}
 			err = add(schema.Event{Kind: kind, Role: e.Role, Text: e.Text})
 		case "tool_call":
-			err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: e.ToolName, CallID: e.ToolCallID, Args: jsonArgs(e.Parameters)})
+			err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: e.ToolName, CallID: e.callID(), Args: jsonArgs(e.Parameters)})
 		case "tool_result":
-			ev := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: e.ToolCallID, IsError: e.IsError || len(e.Error) > 0 && string(e.Error) != "null"}
+			ev := schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: e.callID(), IsError: e.IsError || len(e.Error) > 0 && string(e.Error) != "null"}
 			var v struct {
 				Stdout   *string `json:"stdout"`
 				Stderr   string  `json:"stderr"`
@@ -139,8 +151,12 @@ func (factoryDroidExec) Import(f *File, r io.Reader) error {
 		}
 		if err == nil && e.Usage != nil {
 			u := e.Usage.usage()
-			u.Model = e.Model
-			b.SetUsage(u)
+			if e.Type == "completion" {
+				b.SetLoggedTotals(u)
+			} else {
+				u.Model = e.Model
+				b.SetUsage(u)
+			}
 		}
 		return err
 	})

@@ -6,17 +6,17 @@ package ingest
 // saying what it reads.
 func init() {
 	register(10, claudeCode{formatInfo{"claude-code",
-		"Claude Code session JSONL (~/.claude/projects/*/*.jsonl, subagents/agent-*.jsonl): split responses de-duplicated by message.id, compact boundaries and summaries as context_ops"}})
+		"Claude Code session JSONL (~/.claude/projects/*/*.jsonl, subagents/agent-*.jsonl): split responses de-duplicated by message.id, compact boundaries and summaries as context_ops; 2.1's metadata records (titles, modes, worktree state, links, attachments) skipped, a record type not read named once per file with its count"}})
 	register(20, codex{formatInfo{"codex-cli",
 		"Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl): token_count lines as per-call usage, write_stdin polls attached to their command, compacted as context_ops"}})
 	register(22, qwenCode{formatInfo{"qwen-code",
 		"Qwen Code chat recordings (~/.qwen/projects/*/chats/*.jsonl, Gemini-style parts in a Claude-Code-like envelope; the active parentUuid chain after rewinds): per-call usage from usageMetadata, timestamps, functionCall ids, chat compressions (tokens before/after) as context_ops, end reason inferred"}})
 	register(24, copilotCLI{formatInfo{"copilot-cli-events",
-		"GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): per-call usage from assistant.usage when logged, else shutdown/checkpoint token totals (or summed outputTokens), timestamps, toolCallId links, truncations and compactions (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"}})
+		"GitHub Copilot CLI session events (~/.copilot/session-state/<uuid>/events.jsonl): per-call usage from assistant.usage when logged, else shutdown/checkpoint token totals less the sub-agents' (or summed outputTokens; modelMetrics input includes the cache), timestamps, toolCallId links, truncations and compactions (tokens before/after) as context_ops, sub-agents by parentToolCallId, abort/shutdown as explicit ends"}})
 	register(28, factoryDroid{formatInfo{"factory-droid",
 		"Factory Droid session store (~/.factory/sessions/*/<uuid>.jsonl: session_start + Anthropic-style message lines): no per-call usage (model and token totals from the sibling <uuid>.settings.json), timestamps, tool_use ids, no compaction records in the sample, end reason inferred"}})
 	register(29, factoryDroidExec{formatInfo{"factory-droid-exec-stream-json",
-		"Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion): usage only where an event has one, timestamps, toolCallId links, no compaction events, completion/error as explicit end"}})
+		"Factory Droid `droid exec --output-format stream-json` stdout (system/message/tool_call/tool_result/completion; session_id or sessionId, ISO or epoch-millisecond timestamps): the completion's usage as the run's total, timestamps, toolCallId (or id) links, no compaction events, completion/error as explicit end"}})
 	register(30, atif{formatInfo{"atif",
 		"Harbor ATIF-v1.x trajectories (*.trajectory.json; .cont-N continuations joined into the root's run when they sit beside it; .summarization-N-* sub-trajectories as child runs) and Harbor traces exports: per-step usage (prompt_tokens incl. cached), ISO timestamps, tool_call_id links, summarization and continuation hand-offs as context_ops, completion and exceptions as end reasons"}})
 	register(30, inspectAI{formatInfo{"inspect-ai",
@@ -34,7 +34,7 @@ func init() {
 	register(40, codexExec{formatInfo{"codex-exec-json",
 		"codex exec --json JSONL (thread/turn/item events): item ids as call ids, exit codes, usage per turn (on the turn's last model call, marked estimated when the turn made several calls), end reason from turn.completed/turn.failed; no timestamps, no compaction events"}})
 	register(40, geminiCLI{formatInfo{"gemini-cli",
-		"Gemini CLI chat recordings (~/.gemini/tmp/<hash>/chats/session-*.json): per-call usage (tokens), timestamps, tool-call ids with results in the call object; no compaction records; end reason inferred (explicit for errors and cancelled tools)"}})
+		"Gemini CLI chat recordings (~/.gemini/tmp/<hash>/chats/session-*.json, and 0.40+'s session-*.jsonl replayed: the last copy of each message, $set checkpoints, $rewindTo): per-call usage (tokens), timestamps, tool-call ids with results in the call object, model messages (API parts) as calls; no compaction records; end reason inferred (explicit for errors and cancelled tools)"}})
 	register(40, kimiWire{formatInfo{"kimi-cli-wire",
 		"Kimi Code CLI wire.jsonl (turn.prompt, context.append_loop_event steps/tool calls/results, usage.record): tool-call ids, ms timestamps, per-step usage when recorded per step (turn-scoped usage only as run totals); no compaction records; end reason from turn.cancel / step.end"}})
 	register(40, miniSWEAgent{formatInfo{formatMiniSWEAgent,
@@ -44,7 +44,7 @@ func init() {
 	register(40, otel{formatInfo{"otel-genai-spans",
 		"OpenTelemetry GenAI spans (any-agent AgentTrace JSON, OTLP/JSON resourceSpans, JSON lines): per-call usage from gen_ai.usage.*, span timestamps, tool-call ids when logged (else linked by order), no compaction events, end from finish reasons/status"}})
 	register(40, piCodingAgent{formatInfo{"pi-coding-agent",
-		"pi coding-agent session JSONL (~/.pi/agent/sessions/*/*.jsonl): per-call usage (cache reads/writes), timestamps, tool-call ids, compaction entries with tokensBefore as context_ops, end reason from the last stopReason (aborted/error)"}})
+		"pi coding-agent session JSONL (~/.pi/agent/sessions/*/*.jsonl): a model call per assistant entry with its usage (cache reads/writes), timestamps, tool-call ids, compaction entries with tokensBefore as context_ops, end reason from the last stopReason (aborted/error)"}})
 	register(40, sweAgent{formatInfo{formatSWEAgent,
 		"SWE-agent trajectories (*.traj, 0.x/1.x, function-calling and text/XML actions, RetryAgent attempts): events from history; tool-call ids only in function-calling configs (text actions get action-<turn>, their observation the same key); no per-call usage (run totals from info.model_stats), no timestamps; history-processor elisions as masking ops (observations clipped when written, max_observation_length, are their logged size: no op); end reason from info.exit_status"}})
 	register(45, aider{formatInfo{"aider-chat-history",
@@ -62,19 +62,28 @@ func init() {
 	register(45, openClaw{formatInfo{"openclaw-telemetry",
 		"OpenClaw telemetry JSONL (message.in, agent.start, tool.start/end, message.out): no call ids (tool.start/end paired by order, toolName and sessionKey), no usage or tool output text in the records; agent.start history snapshots, when present, supply call ids, outputs and per-call usage for what they cover; end reason inferred"}})
 	register(60, cursorAgent{formatInfo{"cursor-agent-transcripts",
-		"Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl as child runs): no usage, timestamps, model or call ids (tool calls linked to results in order), no compaction events, end reason inferred"}})
+		"Cursor agent transcripts (~/.cursor/projects/*/agent-transcripts/*.jsonl, <id>/subagents/*.jsonl as child runs; turn_ended lines and keys beside role/message accepted): no usage, timestamps or call ids (tool calls linked to results in order), the model where a line names it, no compaction events, end reason inferred"}})
 	register(61, mistralVibe{formatInfo{"mistral-vibe",
 		"Mistral Vibe sessions (~/.vibe/logs/session/<id>/messages.jsonl, reading meta.json next to it): no per-call usage (session token totals from meta.json stats), start/end from meta.json only, tool_call ids, no compaction events, parent session link, end reason inferred"}})
 	register(62, grokBuild{formatInfo{"grok-build",
-		"Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, reading summary.json and signals.json next to it): no per-call usage (the final context tokens as the last call's input; window from signals.json), times from summary.json, tool_call ids, compactions counted but not placed (no context_ops), parent session link, end reason inferred"}})
+		"Grok Build sessions (~/.grok/sessions/*/<uuid>/chat_history.jsonl, typed rows or the legacy OpenAI-shaped ones, reading summary.json and signals.json next to it): no per-call usage (the final context tokens as the last call's input; window from signals.json), times from summary.json, tool_call ids, compactions counted but not placed (no context_ops), parent session link, end reason inferred"}})
 	register(63, gptme{formatInfo{"gptme",
 		"gptme conversation logs (~/.local/share/gptme/logs/*/conversation.jsonl): per-message usage and cost from metadata, timestamps, fenced tool blocks (```shell, ```ipython, ```save <path>, ```patch <path> …) as tool calls answered in order by the following system/tool messages, no compaction events, end reason inferred"}})
 	register(64, hermesAgent{formatInfo{"hermes-agent",
 		"Hermes Agent sessions (~/.hermes/sessions/*.json, one object with platform, system_prompt, tools and OpenAI-shaped messages): no usage, session start/end only, tool_call ids, no compaction events, end reason inferred"}})
 	register(65, antigravity{formatInfo{"antigravity-cli",
-		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, no call ids (planner calls answered in order by the action steps that follow), CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
+		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, tool_calls ids where logged (else planner calls answered in order by the action steps that follow), harness steps (EPHEMERAL_MESSAGE …) as system events, CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
 	register(66, kiroCLI{formatInfo{"kiro-cli-sqlite-payload",
 		"Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	// SQLite stores (sqlite.go): recognised by their tables on a snapshot, never by a head
+	register(67, gooseDB{formatInfo{"goose-sessions-db",
+		"Goose session store (~/.local/share/goose/sessions/sessions.db, SQLite): a run per session (sub_agent sessions as child runs); per-call usage from usage_ledger rows (compaction calls included) set on the calls in order, cost; timestamps, toolRequest/toolResponse ids, the agent-only summary after hidden messages as a summary op; end reason inferred"}})
+	register(67, opencodeDB{formatInfo{"opencode-db",
+		"OpenCode 1.4+ SQLite store (~/.local/share/opencode/opencode.db; Kilo CLI's ~/.local/share/kilo/kilo.db): a run per session, as opencode-sse-events reads a storage/ session: per-call usage from step-finish (else message) tokens, cost, timestamps, tool callIDs, compaction parts as context_ops, end from finish/error"}})
+	register(67, hermesDB{formatInfo{"hermes-state-db",
+		"Hermes Agent state.db (~/.hermes/state.db, SQLite): a run per session not left to its transcript beside it (sessions/session_<id>.json, read by hermes-agent); OpenAI-shaped messages with timestamps and tool_call ids; usage per session only (stated totals, api_call_count calls), cost; no compaction records; end reason inferred"}})
+	register(67, kiroDB{formatInfo{"kiro-cli-db",
+		"Kiro CLI store (~/.local/share/kiro-cli/data.sqlite3, SQLite): a run per conversations_v2 row, its value read as kiro-cli-sqlite-payload reads a saved one: no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
 	// outcome files (outcomes.go): they make outcome rows, not runs
 	register(70, swebenchReport{formatInfo: formatInfo{formatSWEBenchReport,
 		"outcome file: SWE-bench harness per-instance report.json, keyed by instance id ({\"<id>\": {\"resolved\", …}}; also per_instance_details.json) or flat beside a trajectory (logs/<id>/report.json, id from the folder): resolved per instance"}})
@@ -140,6 +149,10 @@ var corpusFolders = map[string][]string{
 	"cline-task-folder":              nil,
 	"vscode-copilot-chat":            nil,
 	"amp-thread":                     nil,
+	"goose-sessions-db":              nil, // the SQLite stores: testdata/agents (sqlite_test.go)
+	"opencode-db":                    nil,
+	"hermes-state-db":                nil,
+	"kiro-cli-db":                    nil,
 	formatSWEBenchReport:             {"corpus-outcomes/mini-swe-agent-swebench"},
 	formatSWEBenchResults:            nil,
 	formatSWEBenchPreds:              nil,
@@ -165,3 +178,22 @@ var alsoReads = map[string][]string{
 // AlsoReads returns the other agents whose logs an importer reads because
 // they copy its format (nil: none known).
 func AlsoReads(format string) []string { return alsoReads[format] }
+
+// testedVersions names, per importer, the versions of the agent its
+// fixtures come from, as the logs state them (issue 30: the agent fixtures
+// of testdata/agents, and the shared corpora); formats whose logs state no
+// version say so.
+var testedVersions = map[string]string{
+	"claude-code":                    "Claude Code 2.0.27–2.1.39 (shared corpus), 2.1.80–2.1.220 (testdata/agents/claude-code-2.1: the 2.1.x metadata record types)",
+	"cursor-agent-transcripts":       "Cursor agent CLI; transcripts state no version (testdata/agents/cursor-turn-ended: turn_ended lines, keys beside role/message)",
+	"gemini-cli":                     "Gemini CLI session-*.json (no version stated), 0.40.x session-*.jsonl (testdata/agents/gemini-cli-jsonl)",
+	"grok-build":                     "Grok Build at xai-org/grok-build 7cfcb20d: the current chat_history.jsonl and the legacy one chat-history-downgrade writes (chat_format_version 0)",
+	"factory-droid-exec-stream-json": "droid exec; no version stated: session_id with ISO times, and sessionId with epoch milliseconds (testdata/agents/factory-droid-exec)",
+	"copilot-cli-events":             "Copilot CLI 1.0.11 and 1.0.77 (copilotVersion), a 0.0.420 header with 1.0.x records (testdata/agents/copilot-cli)",
+	"antigravity-cli":                "Antigravity CLI; transcripts state no version (testdata/agents/antigravity-new)",
+	"pi-coding-agent":                "pi 0.74.0, session format v3 (testdata/agents/pi)",
+}
+
+// TestedVersions returns the versions of the agent an importer's fixtures
+// come from ("" when not noted).
+func TestedVersions(format string) string { return testedVersions[format] }

@@ -32,18 +32,20 @@ type fuzzEntry struct {
 	check    func(t *testing.T, m *ingest.MemSink) // extra assertions, or nil
 }
 
-// fuzzTable lists every importer with its seeds (testdata/<format>/…).
+// fuzzTable lists every importer with its seeds (testdata/<format>/…, and
+// issue 30's agent fixtures in testdata/agents).
 var fuzzTable = []fuzzEntry{
 	{name: adFormat, globs: []string{"testdata/aider-chat-history/*"}, parses: []fuzzParse{{adFormat, "fuzz.aider.chat.history.md"}}},
 	{name: "atif", globs: []string{"testdata/atif/*.json*"}, parses: []fuzzParse{{"atif", ""}}, seedName: true, check: atifFuzzCheck},
-	{name: "claude-code", globs: []string{"testdata/claude-code/*.jsonl", "testdata/claude-code-split-output/*.jsonl"}, parses: []fuzzParse{{"claude-code", "fuzz.jsonl"}}},
+	{name: "claude-code", globs: []string{"testdata/claude-code/*.jsonl", "testdata/claude-code-split-output/*.jsonl", "testdata/agents/claude-code-2.1/*.jsonl"}, parses: []fuzzParse{{"claude-code", "fuzz.jsonl"}}},
 	{name: csFormat, globs: []string{"testdata/" + csFormat + "/*"}, parses: []fuzzParse{{csFormat, "fuzz.jsonl"}}},
 	{name: cwFormat, globs: []string{"testdata/" + cwFormat + "/*.json"}, parses: []fuzzParse{{cwFormat, "fuzz.json"}}},
 	{name: "cline", globs: []string{"testdata/cline-sdk-session/*.json", "testdata/cline-http-cassette/*.json"},
 		parses: []fuzzParse{{clSDKFormat, "fuzz.json"}, {clCassetteFormat, "fuzz.json"}}},
 	{name: "codex-cli", globs: []string{"testdata/codex/*.jsonl", "testdata/tokens/*.codex-cli.jsonl"}, parses: []fuzzParse{{"codex-cli", "fuzz.jsonl"}}, check: codexFuzzCheck},
 	{name: cxeFormat, globs: []string{"testdata/" + cxeFormat + "/*.jsonl"}, parses: []fuzzParse{{cxeFormat, "fuzz.jsonl"}}},
-	{name: gmFormat, globs: []string{"testdata/gemini-cli/*.json"}, parses: []fuzzParse{{gmFormat, "fuzz.json"}}},
+	// the .json and the session-*.jsonl of 0.40+ (told apart by content)
+	{name: gmFormat, globs: []string{"testdata/gemini-cli/*.json", "testdata/agents/gemini-cli-jsonl/*.json*"}, parses: []fuzzParse{{gmFormat, "fuzz.json"}}},
 	{name: "inspect-ai", globs: []string{"testdata/inspect-ai/*.json"}, extra: inspArchive, parses: []fuzzParse{{"inspect-ai", "fuzz.eval"}}, check: atifFuzzCheck},
 	{name: kimiFormat, globs: []string{"testdata/kimi-cli-wire/*.jsonl", "testdata/kimi-cli-wire/*/agents/*/wire.jsonl"}, parses: []fuzzParse{{kimiFormat, "fuzz.json"}}},
 	{name: lfFormat, globs: []string{"testdata/langfuse-trace-export/*.json"}, parses: []fuzzParse{{lfFormat, "fuzz.json"}}, check: gaiFuzzCheck},
@@ -62,22 +64,23 @@ var fuzzTable = []fuzzEntry{
 	{name: "openhands", globs: []string{"testdata/openhands/*.json*"}, parses: []fuzzParse{{"openhands", "fuzz.jsonl"}, {"openhands", "fuzz.json"}}, check: ohFuzzCheck},
 	{name: ohsFormat, globs: []string{"testdata/" + ohsFormat + "/*.jsonl"}, parses: []fuzzParse{{ohsFormat, "events.jsonl"}}, check: ohsFuzzCheck},
 	{name: "otel-genai-spans", globs: []string{"testdata/otel-genai-spans/*.json*"}, parses: []fuzzParse{{"otel-genai-spans", "fuzz.json"}}, check: gaiFuzzCheck},
-	{name: piFormat, globs: []string{"testdata/pi-coding-agent/*.jsonl"}, parses: []fuzzParse{{piFormat, "fuzz.json"}}},
+	{name: piFormat, globs: []string{"testdata/pi-coding-agent/*.jsonl", "testdata/agents/pi/*.jsonl"}, parses: []fuzzParse{{piFormat, "fuzz.json"}}},
 	{name: "swe-agent-traj", globs: []string{"testdata/swe-agent-traj/*"}, skip: ".md", parses: []fuzzParse{{"swe-agent-traj", "fuzz.traj"}}, check: sweFuzzCheck},
 	// the issue-21 formats (sweFuzzCheck holds for them too); under a fuzz/
 	// name there are no siblings (settings.json, summary.json, signals.json,
 	// meta.json) to read
 	{name: "factory-droid", globs: []string{"testdata/factory-droid/*.jsonl"}, parses: []fuzzParse{{"factory-droid", "fuzz.jsonl"}}, check: sweFuzzCheck},
-	{name: "factory-droid-exec-stream-json", globs: []string{"testdata/factory-droid-exec-stream-json/*.jsonl"}, parses: []fuzzParse{{"factory-droid-exec-stream-json", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "factory-droid-exec-stream-json", globs: []string{"testdata/factory-droid-exec-stream-json/*.jsonl", "testdata/agents/factory-droid-exec/*.jsonl"}, parses: []fuzzParse{{"factory-droid-exec-stream-json", "fuzz.jsonl"}}, check: sweFuzzCheck},
 	{name: "qwen-code", globs: []string{"testdata/qwen-code/*.jsonl"}, parses: []fuzzParse{{"qwen-code", "fuzz.jsonl"}}, check: sweFuzzCheck},
-	{name: "copilot-cli-events", globs: []string{"testdata/copilot-cli-events/*.jsonl"}, parses: []fuzzParse{{"copilot-cli-events", "fuzz/events.jsonl"}}, check: sweFuzzCheck},
-	{name: "cursor-agent-transcripts", globs: []string{"testdata/cursor-agent-transcripts/*.jsonl", "testdata/cursor-agent-transcripts/*/subagents/*.jsonl"},
+	{name: "copilot-cli-events", globs: []string{"testdata/copilot-cli-events/*.jsonl", "testdata/agents/copilot-cli/*.jsonl"}, parses: []fuzzParse{{"copilot-cli-events", "fuzz/events.jsonl"}}, check: sweFuzzCheck},
+	{name: "cursor-agent-transcripts", globs: []string{"testdata/cursor-agent-transcripts/*.jsonl", "testdata/cursor-agent-transcripts/*/subagents/*.jsonl",
+		"testdata/agents/cursor-turn-ended/*.jsonl"},
 		parses: []fuzzParse{{"cursor-agent-transcripts", "fuzz.jsonl"}}, check: sweFuzzCheck},
-	{name: "grok-build", globs: []string{"testdata/grok-build/*/chat_history.jsonl"}, parses: []fuzzParse{{"grok-build", "fuzz/chat_history.jsonl"}}, check: sweFuzzCheck},
+	{name: "grok-build", globs: []string{"testdata/grok-build/*/chat_history.jsonl", "testdata/agents/grok-build/legacy/*/*/chat_history.jsonl"}, parses: []fuzzParse{{"grok-build", "fuzz/chat_history.jsonl"}}, check: sweFuzzCheck},
 	{name: "mistral-vibe", globs: []string{"testdata/mistral-vibe/*/messages.jsonl"}, parses: []fuzzParse{{"mistral-vibe", "fuzz/messages.jsonl"}}, check: sweFuzzCheck},
 	{name: "gptme", globs: []string{"testdata/gptme/*/conversation.jsonl"}, parses: []fuzzParse{{"gptme", "fuzz/conversation.jsonl"}}, check: sweFuzzCheck},
 	{name: "hermes-agent", globs: []string{"testdata/hermes-agent/*.json"}, parses: []fuzzParse{{"hermes-agent", "fuzz.json"}}, check: sweFuzzCheck},
-	{name: "antigravity-cli", globs: []string{"testdata/antigravity-cli/*.jsonl"}, parses: []fuzzParse{{"antigravity-cli", "fuzz.jsonl"}}, check: sweFuzzCheck},
+	{name: "antigravity-cli", globs: []string{"testdata/antigravity-cli/*.jsonl", "testdata/agents/antigravity-new/*.jsonl"}, parses: []fuzzParse{{"antigravity-cli", "fuzz.jsonl"}}, check: sweFuzzCheck},
 	{name: "kiro-cli-sqlite-payload", globs: []string{"testdata/kiro-cli-sqlite-payload/*.json"}, parses: []fuzzParse{{"kiro-cli-sqlite-payload", "fuzz.json"}}, check: sweFuzzCheck},
 	// issue 30 points 9 and 10 (testdata/agents; the hand-written rule
 	// cases as extra seeds); under a fuzz/ name there is no sibling to read

@@ -16,20 +16,26 @@ import (
 
 // geminiCLI reads Gemini CLI chat recordings
 // (~/.gemini/tmp/<projectHash>/chats/session-*.json): one JSON object
-// {sessionId, projectHash, startTime, lastUpdated, messages}.
+// {sessionId, projectHash, startTime, lastUpdated, messages}; and the
+// session-*.jsonl of Gemini CLI 0.40+, replayed into the same messages
+// (gemini_jsonl.go).
 //
 // Steps:
 //  1. Parse the document (a syntax error is one reject at its line) and open
 //     the run with the sessionId.
 //  2. user → user event; error → error event; info and warning messages are
-//     UI notices the model never saw: skipped.
+//     UI notices the model never saw: skipped. A message of another type
+//     is not read: each such type is named once per file (unreadTypes).
 //  3. gemini → model call(s): thoughts → reasoning, content → assistant, each
 //     toolCall → a tool_call and, right after, its tool_result (the CLI
 //     stores call and result in one object; the result is the
 //     functionResponse's output or error). The message's tokens are the
 //     call's usage: input (the prompt, cached included) + tool-use prompt
 //     tokens → InputTokens, cached → CacheReadTokens, output + thoughts →
-//     OutputTokens (thoughts also → ReasoningTokens).
+//     OutputTokens (thoughts also → ReasoningTokens). A model message
+//     (the Gemini API's Content {parts}) is a model call too: its text
+//     parts → assistant, thought parts → reasoning, functionCall parts →
+//     tool calls.
 //  4. The CLI appends the tool calls of later responses that start without
 //     text or thoughts to the last gemini message. A tool call whose id
 //     (<name>-<unix ms>-<hex>) was issued after the previous call had
@@ -49,10 +55,10 @@ var (
 )
 
 // Detect claims a JSON object with the keys sessionId, projectHash and a
-// messages array.
+// messages array, or a session-*.jsonl (gmDetectJSONL).
 func (geminiCLI) Detect(name string, head []byte) bool {
 	h := trimHead(head)
-	return len(h) > 0 && h[0] == '{' && gmSessionKey.Match(h) && gmProjectKey.Match(h) && gmMessages.Match(h)
+	return len(h) > 0 && h[0] == '{' && (gmSessionKey.Match(h) && gmProjectKey.Match(h) && gmMessages.Match(h) || gmDetectJSONL(h))
 }
 
 type gmMessage struct {
@@ -60,13 +66,10 @@ type gmMessage struct {
 	Timestamp string          `json:"timestamp"`
 	Type      string          `json:"type"`
 	Content   json.RawMessage `json:"content"`
+	Parts     json.RawMessage `json:"parts"` // a model message's Gemini API parts
 	Model     string          `json:"model"`
-	Thoughts  []struct {
-		Subject     string `json:"subject"`
-		Description string `json:"description"`
-		Timestamp   string `json:"timestamp"`
-	} `json:"thoughts"`
-	Tokens *struct {
+	Thoughts  []gmThought     `json:"thoughts"`
+	Tokens    *struct {
 		Input    int64 `json:"input"`
 		Output   int64 `json:"output"`
 		Cached   int64 `json:"cached"`
@@ -74,6 +77,12 @@ type gmMessage struct {
 		Tool     int64 `json:"tool"`
 	} `json:"tokens"`
 	ToolCalls []gmToolCall `json:"toolCalls"`
+}
+
+type gmThought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+	Timestamp   string `json:"timestamp"`
 }
 
 type gmToolCall struct {
@@ -86,9 +95,23 @@ type gmToolCall struct {
 	Timestamp     string          `json:"timestamp"`
 }
 
-func (geminiCLI) Import(f *File, r io.Reader) error {
-	doc, fields, ok, err := readJSONObject(f, r)
-	if !ok {
+func (gc geminiCLI) Import(f *File, r io.Reader) error {
+	doc, err := readDocument(f, r)
+	if err != nil {
+		return err
+	}
+	if gmIsJSONL(doc.data) {
+		return gc.importJSONL(f, doc.data)
+	}
+	if len(doc.root.raw) == 0 {
+		return nil
+	}
+	var v any // readJSONDoc's check: a syntax error is rejected at its line
+	if err := json.Unmarshal(doc.root.raw, &v); err != nil {
+		return doc.syntax(f, err)
+	}
+	fields, ok, err := doc.object(f)
+	if !ok || err != nil {
 		return err
 	}
 	var hdr struct{ sessionID, start, updated string }
@@ -126,6 +149,9 @@ func (geminiCLI) Import(f *File, r io.Reader) error {
 			return err
 		}
 	}
+	if err := g.unread.flush(f); err != nil {
+		return err
+	}
 	g.finishEnd()
 	return b.Finish()
 }
@@ -135,6 +161,7 @@ type gmRun struct {
 	b        *RunBuilder
 	lastKind schema.EventKind
 	lastCall *gmToolCall // the last tool call when it is the last thing logged
+	unread   unreadTypes // messages of types not read
 }
 
 func (g *gmRun) add(e schema.Event) error {
@@ -160,8 +187,15 @@ func (g *gmRun) message(f *File, line int64, m *gmMessage, raw []byte) error {
 	case "info", "warning":
 		return nil
 	case "gemini":
+	case "model":
+		var thoughts []string
+		text, thoughts = gmParts(m)
+		for _, t := range thoughts {
+			m.Thoughts = append(m.Thoughts, gmThought{Description: t})
+		}
 	default:
-		return f.Reject(line, "unknown message type "+clipQuote(m.Type), raw)
+		g.unread.add(line, m.Type, raw)
+		return nil
 	}
 	if g.lastKind == schema.KindError {
 		b.ClearEnd() // the session went on after the error
@@ -208,6 +242,39 @@ func (g *gmRun) message(f *File, line int64, m *gmMessage, raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// gmParts reads a model message's parts (the Gemini API's Content): the
+// text of its text parts, the texts of its thought parts, and its
+// functionCall parts appended to m.ToolCalls (without results).
+func gmParts(m *gmMessage) (text string, thoughts []string) {
+	var parts []struct {
+		Text         *string `json:"text"`
+		Thought      bool    `json:"thought"`
+		FunctionCall *struct {
+			ID   string          `json:"id"`
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		} `json:"functionCall"`
+	}
+	if json.Unmarshal(m.Parts, &parts) != nil {
+		return ContentText(m.Content), nil
+	}
+	var texts []string
+	for _, p := range parts {
+		switch {
+		case p.FunctionCall != nil:
+			m.ToolCalls = append(m.ToolCalls, gmToolCall{ID: p.FunctionCall.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Args})
+		case p.Text != nil && p.Thought:
+			thoughts = append(thoughts, *p.Text)
+		case p.Text != nil:
+			texts = append(texts, *p.Text)
+		}
+	}
+	if len(texts) == 0 {
+		return ContentText(m.Content), thoughts
+	}
+	return strings.Join(texts, "\n"), thoughts
 }
 
 // gmGroups splits a message's tool calls into the model calls that issued

@@ -59,7 +59,7 @@ func TestGeminiFixtures(t *testing.T) {
 			lines:   []int64{3, 4, 4, 4},
 			usage:   []pkUse{{"gm-2", 0, 50, 5, 0, 0, 0, "gemini-2.5-flash", "g1"}},
 			outputs: []out{{"gm-2", "run_shell_command-1761595916500-521fefbd026d5", "run_shell_command", "python", 1, true}},
-			rejects: []pkReject{{10, `unknown message type "mystery"`}},
+			rejects: []pkReject{{10, `1 record of type "mystery" not read (the first at this line)`}},
 		},
 		{
 			file:    "broken.json",

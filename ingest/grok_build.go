@@ -43,14 +43,25 @@ import (
 //     n_turns). "compactionCount" and "totalTokensBeforeCompaction" say that
 //     compactions happened but not where, so they are not context ops.
 //  5. The end reason is inferred from the last event.
+//
+// The legacy history (chat_format_version 0, what Grok Build's
+// chat-history-downgrade writes; issue 30.4) has OpenAI-shaped rows {role,
+// content, tool_calls[{id, function{name, arguments}}], tool_call_id,
+// model_id, reasoning_content} instead of typed ones: role system, user
+// and assistant are read as the types of those names (reasoning_content
+// → a reasoning event before the reply), role tool as a tool_result.
 type grokBuild struct{ formatInfo }
 
 const grokAnchor = "chat_history.jsonl"
 
 var grokTypes = map[string]bool{"system": true, "user": true, "assistant": true, "reasoning": true, "backend_tool_call": true, "tool_result": true}
 
+// grokLegacyRoles are the roles of the legacy history's rows, as the row
+// types they are read as.
+var grokLegacyRoles = map[string]string{"system": "system", "user": "user", "assistant": "assistant", "tool": "tool_result"}
+
 // Detect claims a file named *chat_history.jsonl whose first row has a Grok
-// row type.
+// row type, or is a legacy row (a role, no type).
 func (grokBuild) Detect(name string, head []byte) bool {
 	if !strings.HasSuffix(filepath.Base(name), grokAnchor) {
 		return false
@@ -59,7 +70,7 @@ func (grokBuild) Detect(name string, head []byte) bool {
 		Type string `json:"type"`
 		Role string `json:"role"`
 	}) bool {
-		return grokTypes[r.Type] && r.Role == ""
+		return grokTypes[r.Type] && r.Role == "" || r.Type == "" && grokLegacyRoles[r.Role] != ""
 	})
 }
 
@@ -73,9 +84,16 @@ type grRow struct {
 		ID        string          `json:"id"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+		Function  *struct {       // legacy rows
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
 	} `json:"tool_calls"`
 	ToolCallID string `json:"tool_call_id"`
-	Kind       *struct {
+	// legacy rows
+	Role             string `json:"role"`
+	ReasoningContent string `json:"reasoning_content"`
+	Kind             *struct {
 		ToolType string          `json:"tool_type"`
 		Action   json.RawMessage `json:"action"`
 		ID       string          `json:"id"`
@@ -116,6 +134,11 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 	b.Run.Harness = "grok-build"
 	var last schema.EventKind
 	err = lineReader[grRow]{decode: jsonValue[grRow]}.read(f, r, func(line int64, raw []byte, row *grRow) error {
+		if row.Type == "" && row.Role != "" {
+			if row.Type = grokLegacyRoles[row.Role]; row.Type == "" {
+				return f.Reject(line, "unknown row role "+clipQuote(row.Role), raw)
+			}
+		}
 		if !grokTypes[row.Type] {
 			if row.Type == "" {
 				return f.Reject(line, "row without a type", raw)
@@ -136,13 +159,25 @@ func (grokBuild) Import(f *File, r io.Reader) error {
 			}
 			return add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: text})
 		case "assistant":
+			if strings.TrimSpace(row.ReasoningContent) != "" {
+				if err := add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: row.ReasoningContent}); err != nil {
+					return err
+				}
+			}
 			if text := ContentText(row.Content); strings.TrimSpace(text) != "" {
 				if err := add(schema.Event{Kind: schema.KindAssistant, Role: "assistant", Text: text}); err != nil {
 					return err
 				}
 			}
 			for _, tc := range row.ToolCalls {
-				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: tc.Name, CallID: tc.ID, Args: jsonArgs(tc.Arguments)}); err != nil {
+				name, args := tc.Name, tc.Arguments
+				if fn := tc.Function; fn != nil {
+					name = firstNonEmpty(name, fn.Name)
+					if len(args) == 0 {
+						args = fn.Arguments
+					}
+				}
+				if err := add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: name, CallID: tc.ID, Args: jsonArgs(args)}); err != nil {
 					return err
 				}
 			}

@@ -12,8 +12,9 @@ import (
 
 // hermesAgent reads Hermes Agent session files (~/.hermes/sessions/*.json):
 // one JSON object per session {session_id, model, platform, session_start,
-// last_updated, system_prompt, tools, messages}. (Newer installs keep
-// sessions in ~/.hermes/state.db, SQLite, which is not read.)
+// last_updated, system_prompt, tools, messages}. (Newer installs also keep
+// sessions in ~/.hermes/state.db, SQLite: hermes_db.go, which leaves a
+// session with a transcript here to this importer.)
 //
 // Steps:
 //  1. Read the document (jsonDoc); a file that is not a JSON object, or

@@ -244,6 +244,8 @@ type File struct {
 	maxDecompressed int64 // Options.MaxDecompressed
 	line            int64 // the line being handled by Lines or lineReader (0: none)
 
+	where string // the store row being read ("table T row N", rowWhere), which Reject names instead of a line
+
 	jsonRepairs atomic.Int64 // strings with raw control characters repaired in the JSON read (repair.go)
 }
 
@@ -259,7 +261,10 @@ func (f *File) Estimator() Estimator { return f.est }
 // Reject records a malformed record at line (1-based). It returns a non-nil
 // error, which the importer must return, only in strict mode.
 func (f *File) Reject(line int64, reason string, raw []byte) error {
-	se := &SyntaxError{File: f.path, Line: line, Msg: reason}
+	se := &SyntaxError{File: f.path, Line: line, Where: f.where, Msg: reason}
+	if f.where != "" {
+		reason = f.where + ": " + reason
+	}
 	if f.strict {
 		return se
 	}
@@ -414,8 +419,9 @@ func safeImport(im Importer, f *File, r io.Reader) (err error) {
 	return im.Import(f, r)
 }
 
-// logExts are the file name endings a directory walk considers.
-var logExts = []string{".jsonl", ".json", ".ndjson", ".traj", ".eval", ".md"}
+// logExts are the file name endings a directory walk considers (with the
+// SQLite stores' sqliteExts).
+var logExts = append([]string{".jsonl", ".json", ".ndjson", ".traj", ".eval", ".md"}, sqliteExts...)
 
 // Expand turns files and directories (walked recursively) into a sorted list
 // of candidate log files. A directory that cannot be read is reported to
@@ -467,6 +473,10 @@ func prepare(path string, forced Importer, small int64, only func(Importer) bool
 	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if _, store := forced.(storeImporter); isSQLite(head) && (forced == nil || store) {
+		src, im, err := prepareStore(path, forced, only) // sqlite.go: a snapshot, not the head
+		return src, im, nil, err
 	}
 	im := forced
 	if im == nil {

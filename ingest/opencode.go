@@ -260,6 +260,7 @@ type opcItem struct {
 // opcSession collects one session's messages.
 type opcSession struct {
 	id, parentID string
+	harness      string // "" is opencode (the SQLite store of Kilo CLI: kilo, opencode_db.go)
 	items        []opcItem
 	msgs         map[string]*opcMsg
 }
@@ -537,7 +538,7 @@ func opcConvert(f *File, s *opcSession) error {
 	if err != nil {
 		return err
 	}
-	b.Run.Harness = "opencode"
+	b.Run.Harness = firstNonEmpty(s.harness, "opencode")
 	b.Run.ParentRunID = s.parentID
 	c := &opcConv{b: b}
 	for _, it := range s.items {

@@ -24,9 +24,12 @@ import (
 //  3. message: user / custom → user events; bashExecution (a shell command
 //     the user ran with "!", whose output goes into the context) → a user
 //     event with the exit code; toolResult → a tool_result linked by
-//     toolCallId; assistant → one model call (RunBuilder.Call with the
-//     responseId when there is one) with thinking / text / toolCall blocks and
-//     its usage. pi's usage.input excludes cache reads and writes ("totalTokens"
+//     toolCallId; assistant → one model call per message entry with
+//     thinking / text / toolCall blocks and its usage (an entry repeating
+//     the responseId of the entry just before it, with nothing logged in
+//     between, continues that call; the same responseId after other
+//     entries is another call: issue 30.8's two calls either side of a
+//     compaction). pi's usage.input excludes cache reads and writes ("totalTokens"
 //     = input + output + cacheRead + cacheWrite), so InputTokens is their sum.
 //     An aborted or failed request that produced nothing (empty content, zero
 //     usage) is not a model call: it becomes an error event.
@@ -283,6 +286,8 @@ type piConv struct {
 	lastStop string // stopReason of the last assistant message
 	lastErr  string // its errorMessage
 	sawModel bool   // an assistant message named its model
+	lastResp string // the responseId of the last assistant message
+	respSeq  int64  // the builder's seq right after that message's events
 	cost     float64
 	hasCost  bool
 }
@@ -338,11 +343,9 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 	failed := m.StopReason == "error" || m.StopReason == "aborted"
 	c.lastStop, c.lastErr = strings.Clone(m.StopReason), strings.Clone(m.ErrorMessage)
 	if len(blocks) > 0 || hasUsage || !failed {
-		if m.ResponseID != "" {
-			b.Call(m.ResponseID)
-		} else {
+		if m.ResponseID == "" || m.ResponseID != c.lastResp || b.seq != c.respSeq {
 			b.NewCall()
-		}
+		} // else the same response, nothing logged since: the call goes on
 		b.NoteModel(m.Model)
 		c.sawModel = c.sawModel || m.Model != ""
 		if hasUsage {
@@ -372,6 +375,7 @@ func (c *piConv) assistant(line int64, ts *time.Time, m *piMessage, blocks []piB
 			}
 		}
 	}
+	c.lastResp, c.respSeq = strings.Clone(m.ResponseID), b.seq
 	if failed {
 		text := firstNonEmpty(m.ErrorMessage, "request "+m.StopReason)
 		c.lastKind = schema.KindError

@@ -215,12 +215,17 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 				}
 				slots[j.i] <- out
 				if out != nil && out.turn != nil {
+					streamed := false
 					select {
 					case ok := <-out.turn:
 						if ok {
 							p.stream(j.path, out)
+							streamed = true
 						}
 					case <-stop:
+					}
+					if !streamed {
+						release(out.im) // a store's snapshot (sqlite.go)
 					}
 					close(out.done)
 				}
@@ -396,7 +401,8 @@ func (p *pipeline) work(path string) *outcome {
 	o := p.o
 	if p.quick != nil {
 		if fi, err := os.Stat(path); err == nil {
-			if same, err := p.quick.Unchanged(p.ctx, path, fi.Size(), fi.ModTime()); err == nil && same {
+			size, mod := storeStat(path, fi) // a SQLite store: with its -wal and -journal
+			if same, err := p.quick.Unchanged(p.ctx, path, size, mod); err == nil && same {
 				p.skip()
 				if o.Skipped != nil {
 					o.Skipped(fi.Size())
@@ -426,6 +432,9 @@ func (p *pipeline) work(path string) *outcome {
 		return nil
 	}
 	seen, err := p.seen(src)
+	if err != nil || seen {
+		release(im) // a store's snapshot (sqlite.go)
+	}
 	if err != nil {
 		e := fmt.Errorf("check %s: %w", path, err)
 		p.fatal.CompareAndSwap(nil, &e)
@@ -483,7 +492,10 @@ func (p *pipeline) stream(path string, out *outcome) {
 	out.data = nil
 	var r io.Reader
 	isink := p.sink
-	if data != nil {
+	if _, store := im.(*boundStore); store {
+		p.progress(src.Bytes) // it reads the snapshot prepare hashed (sqlite.go)
+		r = bytes.NewReader(nil)
+	} else if data != nil {
 		p.progress(src.Bytes)
 		r = bytes.NewReader(trimBOM(data))
 	} else {

@@ -56,8 +56,10 @@ func tbBlocks(raw json.RawMessage) (blocks []tbBlock, ok bool) {
 }
 
 // tbEmit adds the events of one message's blocks: text → role's kind
-// (assistant for assistant, else user), thinking → reasoning, tool_use →
-// tool call, tool_result → tool result. Calls and results are linked
+// (assistant for assistant, else user), thinking → reasoning, tool_use
+// (Cursor's tool_call) → tool call, tool_result (Cursor's tool-result) →
+// tool result, a block of another type with text → role's kind (what the
+// model was shown or wrote). Calls and results are linked
 // through q (ids assigned where the log has none). It returns the kind of
 // the last event added ("" when none).
 func tbEmit(b *RunBuilder, q *callLinker, role string, blocks []tbBlock, ts *time.Time, line int64) (schema.EventKind, error) {
@@ -66,7 +68,15 @@ func tbEmit(b *RunBuilder, q *callLinker, role string, blocks []tbBlock, ts *tim
 	for _, blk := range blocks {
 		var err error
 		switch blk.Type {
-		case "text":
+		case "thinking":
+			err = add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: blk.Thinking + blk.Text})
+		case "tool_use", "tool_call":
+			id := q.call(blk.ID)
+			err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: blk.Name, CallID: id, Args: string(rawOr(blk.Input, "{}"))})
+		case "tool_result", "tool-result":
+			id, key := q.result(blk.ToolUseID)
+			err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: id, ToolKey: key, Text: ContentText(blk.Content), IsError: blk.IsError})
+		default: // text, and blocks of other types that carry text
 			if strings.TrimSpace(blk.Text) == "" {
 				continue
 			}
@@ -75,14 +85,6 @@ func tbEmit(b *RunBuilder, q *callLinker, role string, blocks []tbBlock, ts *tim
 				kind = schema.KindAssistant
 			}
 			err = add(schema.Event{Kind: kind, Role: role, Text: blk.Text})
-		case "thinking":
-			err = add(schema.Event{Kind: schema.KindReasoning, Role: "assistant", Text: blk.Thinking + blk.Text})
-		case "tool_use":
-			id := q.call(blk.ID)
-			err = add(schema.Event{Kind: schema.KindToolCall, Role: "assistant", ToolName: blk.Name, CallID: id, Args: string(rawOr(blk.Input, "{}"))})
-		case "tool_result":
-			id, key := q.result(blk.ToolUseID)
-			err = add(schema.Event{Kind: schema.KindToolResult, Role: "tool", CallID: id, ToolKey: key, Text: ContentText(blk.Content), IsError: blk.IsError})
 		}
 		if err != nil {
 			return last, err

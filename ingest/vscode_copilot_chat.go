@@ -14,7 +14,7 @@ import (
 // vscodeCopilotChat reads VS Code's Copilot Chat sessions
 // (<VS Code user dir>/workspaceStorage/<hash>/chatSessions/<id>.json, and
 // emptyWindowChatSessions/ in globalStorage): the serialized chat
-// {version, sessionId, creationDate, customTitle, requests[]}, or, in newer
+// "{version, sessionId, creationDate, customTitle, requests[]}", or, in newer
 // VS Code, the same as a JSONL mutation log (vscode_copilot_chat_log.go) that is
 // replayed first. A session is one run.
 //

@@ -127,18 +127,6 @@ func TwoSamplePerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint
 	if len(u) != nx || len(v) != ny || nx == 0 || ny == 0 {
 		return nan, nan, nan
 	}
-	ratio := func(sx, su, sy, sv float64) (float64, bool) {
-		if sy == 0 || sv == 0 {
-			return nan, false
-		}
-		if su == 0 {
-			if sx == 0 {
-				return 0, true
-			}
-			return math.Inf(1), true
-		}
-		return (sx / su) / (sy / sv), true
-	}
 	var sx, su, sy, sv float64
 	for i := range x {
 		sx, su = sx+x[i], su+u[i]
@@ -146,7 +134,7 @@ func TwoSamplePerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint
 	for i := range y {
 		sy, sv = sy+y[i], sv+v[i]
 	}
-	r, ok := ratio(sx, su, sy, sv)
+	r, ok := perUnit(sx, su, sy, sv)
 	if !ok {
 		return nan, nan, nan
 	}
@@ -168,7 +156,7 @@ func TwoSamplePerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint
 			k := rng.IntN(ny)
 			by, bv = by+y[k], bv+v[k]
 		}
-		if q, ok := ratio(bx, bu, by, bv); ok {
+		if q, ok := perUnit(bx, bu, by, bv); ok {
 			rs = append(rs, q)
 		}
 	}

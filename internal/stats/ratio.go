@@ -115,23 +115,11 @@ func PerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint64) (r, l
 	if len(u) != n || len(y) != n || len(v) != n {
 		return nan, nan, nan
 	}
-	ratio := func(sx, su, sy, sv float64) (float64, bool) {
-		if sy == 0 || sv == 0 {
-			return nan, false
-		}
-		if su == 0 {
-			if sx == 0 {
-				return 0, true
-			}
-			return math.Inf(1), true
-		}
-		return (sx / su) / (sy / sv), true
-	}
 	var sx, su, sy, sv float64
 	for i := range x {
 		sx, su, sy, sv = sx+x[i], su+u[i], sy+y[i], sv+v[i]
 	}
-	r, ok := ratio(sx, su, sy, sv)
+	r, ok := perUnit(sx, su, sy, sv)
 	if !ok {
 		return nan, nan, nan
 	}
@@ -149,7 +137,7 @@ func PerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint64) (r, l
 			k := rng.IntN(n)
 			bx, bu, by, bv = bx+x[k], bu+u[k], by+y[k], bv+v[k]
 		}
-		if q, ok := ratio(bx, bu, by, bv); ok {
+		if q, ok := perUnit(bx, bu, by, bv); ok {
 			rs = append(rs, q)
 		}
 	}
@@ -158,4 +146,20 @@ func PerUnitRatio(x, u, y, v []float64, B int, level float64, seed uint64) (r, l
 	}
 	lo, hi = percentileCI(rs, level)
 	return r, lo, hi
+}
+
+// perUnit is (sx / su) / (sy / sv), PerUnitRatio's and
+// TwoSamplePerUnitRatio's figure: false when sy or sv is 0; 0 when su and
+// sx are 0, +Inf when only su is.
+func perUnit(sx, su, sy, sv float64) (float64, bool) {
+	if sy == 0 || sv == 0 {
+		return math.NaN(), false
+	}
+	if su == 0 {
+		if sx == 0 {
+			return 0, true
+		}
+		return math.Inf(1), true
+	}
+	return (sx / su) / (sy / sv), true
 }

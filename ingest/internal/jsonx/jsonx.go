@@ -117,8 +117,9 @@ func Marshal(v any) ([]byte, error) {
 	return gj.Marshal(v)
 }
 
-// Valid is goccy's Valid.
-func Valid(data []byte) bool { return gj.Valid(data) }
+// Valid is encoding/json's Valid: goccy's panics on a string with invalid
+// UTF-8 that crosses its read buffer (found by FuzzImporters).
+func Valid(data []byte) bool { return stdjson.Valid(data) }
 
 // Compact is goccy's Compact.
 func Compact(dst *bytes.Buffer, src []byte) error { return gj.Compact(dst, src) }

@@ -3,6 +3,7 @@ package jsonx_test
 import (
 	stdjson "encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/ingest/internal/jsonx"
@@ -68,5 +69,26 @@ func TestFromStd(t *testing.T) {
 	other := errors.New("x")
 	if jsonx.FromStd(other) != other {
 		t.Errorf("other errors must pass through")
+	}
+}
+
+// TestValid: invalid UTF-8 in a long string is valid JSON (encoding/json's
+// rule) and does not panic (goccy's Valid indexed past its 1 KiB read
+// buffer on this input, from FuzzImporters).
+func TestValid(t *testing.T) {
+	long := `{"k` + strings.Repeat("\xe3", 1500) + `": 1}`
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"a": [1, "x"]}`, true},
+		{`{"a": `, false},
+		{long, true},
+		{long[:1200], false},
+	}
+	for _, tc := range tests {
+		if got := jsonx.Valid([]byte(tc.in)); got != tc.want {
+			t.Errorf("Valid(%.30q…) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }
