@@ -189,6 +189,9 @@ func TestProcessMapPlanted(t *testing.T) {
 	if len(v.Variants) != len(want) {
 		t.Fatalf("%d views, want %d (the map is small: no all-transitions view)", len(v.Variants), len(want))
 	}
+	if c := v.Variants[0].Caption; strings.Contains(c, "Dashed") {
+		t.Errorf("caption %q: no edge is inferred", c)
+	}
 	var golden strings.Builder
 	for i, w := range want {
 		pv := v.Variants[i]
@@ -276,6 +279,9 @@ func TestProcessMapRules(t *testing.T) {
 				svg := string(v.Variants[0].SVG)
 				if n := strings.Count(svg, `stroke-dasharray="5 4"`); n != 2 {
 					t.Errorf("%d dashed edges, want 2 (▶ → x, y → ■)", n)
+				}
+				if c := v.Variants[0].Caption; !strings.Contains(c, "Dashed: an inferred start or end") {
+					t.Errorf("caption %q does not explain the dashed edges", c)
 				}
 				if len(m.labels) != 1 || m.labels[0].text != "2" {
 					t.Errorf("labels %+v, want only x → y's", m.labels)

@@ -97,19 +97,26 @@ func processViewOf(pm *ProcessMap) processView {
 			case s.suffix != "":
 				label += fmt.Sprintf(", all %s transitions", thousands(int64(transitions)))
 			}
-			v.Variants = append(v.Variants, pmVariant{Key: mode + s.suffix, Label: label, Caption: pmCaption(mode) + of, SVG: pmSVG(g, l, mode)})
+			v.Variants = append(v.Variants, pmVariant{Key: mode + s.suffix, Label: label, Caption: pmCaption(g, mode) + of, SVG: pmSVG(g, l, mode)})
 		}
 	}
 	return v
 }
 
-func pmCaption(mode string) string {
+func pmCaption(g *pmGraph, mode string) string {
+	dashed := ""
+	for _, e := range g.edges {
+		if e.inferred {
+			dashed = " Dashed: an inferred start or end (the map has no edge from start or to end)."
+			break
+		}
+	}
 	if mode == "performance" {
 		return "Laid out by Graphviz dot, left to right from start to end. Box: the median time from the activity to the next event of its run; " +
-			"edge label and width: the median time between the two activities, from consecutive events' timestamps; “no timestamps” where the logs have none."
+			"edge label and width: the median time between the two activities, from consecutive events' timestamps; “no timestamps” where the logs have none." + dashed
 	}
 	return "Laid out by Graphviz dot, left to right from start to end. Box shade and edge width: how often; edge label: transitions; " +
-		"a loop: the activity directly repeated. Dashed: an inferred start or end."
+		"a loop: the activity directly repeated." + dashed
 }
 
 // svgMap is what the SVG template draws.
