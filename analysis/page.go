@@ -86,13 +86,13 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *dashboar
 		Database:  database,
 	}
 	for _, a := range totals {
-		d.Formats = append(d.Formats, dashboards.FormatTotals{Format: a.Format, Runs: a.Runs, Turns: a.Calls, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
+		d.Formats = append(d.Formats, dashboards.FormatTotals{Format: a.Format, Runs: a.Runs, Calls: a.Calls, InputTokens: a.InputTokens, OutputTokens: a.OutputTokens,
 			CacheReadTokens: a.CacheReadTokens, EstTokens: a.EstTokens, NoUsage: a.NoUsage, Overflow: a.Overflow})
 	}
 	fillMined(d, mined)
 	v, t := diag.Verdict, diag.Totals
 	d.Verdict = dashboards.Verdict{Text: strings.TrimSpace(diag.VerdictText()), Runs: v.Runs, WindowEnds: v.WindowEnds, Share: v.Share, Explicit: v.Explicit,
-		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryTurn: v.BoundaryCall, BoundaryEvents: diag.ReadingBoundary.Events,
+		Inferred: v.Inferred, UnknownWindow: v.UnknownWindow, BoundaryFound: v.BoundaryFound, BoundaryCall: v.BoundaryCall, BoundaryEvents: diag.ReadingBoundary.Events,
 		TopRentTool: v.TopRentTool, TopRentShare: v.TopRentShare, SystemPromptShare: v.SystemPromptShare, ToolDefinitionsShare: v.ToolDefinitionsShare,
 		ReReadsVisible: t.ReReadsVisible, ReReadsHidden: t.ReReadsHidden, ReReadsPending: t.ReReadsPending, Stalls: t.Stalls, StallRuns: t.StallRuns,
 		SpendUSD: t.SpendUSD, CostLogged: t.CostLogged, CostPriced: t.CostPriced, CostUnknown: t.CostUnknown, PerSolvedUSD: t.PerSolved.USD,
@@ -138,7 +138,7 @@ func Page(rep *Report, totals []FormatTotals, source, database string) *dashboar
 		d.Comparison = append(d.Comparison, dashboards.PolicyAgg{Group: a.Group, Policy: short[a.Policy], Runs: a.Runs, Acted: a.Activated,
 			Ratio: a.EffectiveRatio, RatioLo: a.EffectiveLo, RatioHi: a.EffectiveHi, TokensSaved: a.TokensSaved,
 			Overflow: a.Overflow, KeepAllOverflow: a.KeepAllOverflow, Saved: a.Saved, Lost: a.Lost,
-			BoundaryFound: a.BoundaryFound, BoundaryTurn: a.BoundaryCall, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
+			BoundaryFound: a.BoundaryFound, BoundaryCall: a.BoundaryCall, Reinvocations: a.Reinvocations, ReinvPer100: a.ReinvPer100, ReinvocationTokens: a.ReinvocationTok,
 			Priced: a.Priced, Cost: a.CostCachedRatio, CostLo: a.CostCachedLo, CostHi: a.CostCachedHi, Uncached: c,
 			SavedUSD: a.AsLoggedCostCachedUSD - a.CostCachedUSD, CostCachedUSD: a.CostCachedUSD})
 	}
@@ -215,7 +215,7 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []dashboards.RunRe
 		rows := DiagCallRows(r)
 		rec.Calls = make([]dashboards.Call, len(rows))
 		for k, c := range rows {
-			rec.Calls[k] = dashboards.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction}
+			rec.Calls[k] = dashboards.Call{Index: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction}
 		}
 		out[i] = rec
 	}
@@ -323,9 +323,9 @@ func sample(ctx context.Context, st *store.Store, o *ReportOptions, diag diagnos
 func survivalOf(name string, b diagnose.ReadingBoundary) dashboards.Survival {
 	// the curve drawn is 1 − the Aalen–Johansen incidence of reading stops
 	// (finishing competing), the boundary's own curve
-	s := dashboards.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Turn: b.Call}
+	s := dashboards.Survival{Name: name, Runs: b.Runs, Events: b.Events, Censored: b.Censored + b.Finished, Found: b.Found, Call: b.Call}
 	for _, p := range b.CIF {
-		s.Curve = append(s.Curve, dashboards.KMPoint{Turn: p.Call, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
+		s.Curve = append(s.Curve, dashboards.KMPoint{Call: p.Call, AtRisk: p.AtRisk, Events: p.Events, Censored: p.Finished + p.Censored, Survival: 1 - p.Incidence})
 	}
 	return s
 }
@@ -341,7 +341,7 @@ func reportRunDetail(ctx context.Context, st *store.Store, r *diagnose.RunDiagno
 		WindowSource: r.WindowSource, PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
 		EndWhy: r.End.Why, Why: why}
 	for _, c := range DiagCallRows(r) {
-		rd.Calls = append(rd.Calls, dashboards.Call{Turn: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
+		rd.Calls = append(rd.Calls, dashboards.Call{Index: c.Turn, Prompt: c.PromptTokens, Estimated: c.PromptSource == string(diagnose.PromptEstimated), Compaction: c.Compaction})
 	}
 	// its parent (a sub-agent's or side-call's): the page opens a
 	// main-agent run first (dashboards.DefaultRun)
@@ -436,7 +436,7 @@ func ReplayOutputs(ctx context.Context, st *store.Store, runID string, pols []si
 			if target == "" {
 				target = targets[e.CallID]
 			}
-			outs = append(outs, dashboards.ToolOutput{Seq: e.Seq, Turn: e.Turn, Tool: red.String(e.ToolName), Key: red.String(e.ToolKey),
+			outs = append(outs, dashboards.ToolOutput{Seq: e.Seq, Call: e.Turn, Tool: red.String(e.ToolName), Key: red.String(e.ToolKey),
 				Target: red.String(target), EstTokens: e.EstTokens, Chars: e.Chars, Preview: preview(red, e.Text)})
 		}
 	}

@@ -1,10 +1,12 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -438,5 +440,54 @@ func TestCompareFlags(t *testing.T) {
 		if first := strings.Index(b.String(), "\n  t00"); first < 0 || first > strings.Index(b.String(), "\n  t01") {
 			t.Errorf("all=%v: the tasks where the groups differ are not first", all)
 		}
+	}
+}
+
+// TestReportCompareJSON: trajmine report --json with --compare-by holds
+// the comparison as trajmine compare --json prints it with the same
+// grouping (golden: the planted corpus by tag:dtoc, compare's defaults),
+// and without it none.
+func TestReportCompareJSON(t *testing.T) {
+	dir := t.TempDir()
+	plantedCorpus(t, dir)
+	d := compareStore(t, dir, "on")
+	page := filepath.Join(t.TempDir(), "page.html")
+	var got struct {
+		Comparison json.RawMessage `json:"comparison"`
+	}
+	stdout, stderr, code := run(t, d, "report", "--all", "--json", "--compare-by", "tag:dtoc", "-o", page)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil || len(got.Comparison) == 0 {
+		t.Fatalf("no comparison in report --json (%v):\n%.400s", err, stdout)
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, got.Comparison, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	ind.WriteByte('\n')
+	testutil.Golden(t, ind.String(), filepath.Join("testdata", "report-compare.json"))
+	// the same figures as trajmine compare --json
+	want, stderr, code := run(t, d, "compare", "--by", "tag:dtoc", "--json")
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, stderr)
+	}
+	var a, b any
+	if err := json.Unmarshal(got.Comparison, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Error("report --json's comparison differs from trajmine compare --json's")
+	}
+	stdout, stderr, code = run(t, d, "report", "--all", "--json", "-o", page)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stdout, `"comparison"`) {
+		t.Error("a comparison in report --json without --compare-by")
 	}
 }

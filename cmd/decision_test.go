@@ -242,12 +242,15 @@ func TestComparisonUnitsMatchPage(t *testing.T) {
 	if tbl == nil {
 		t.Fatal("no policy table on the page")
 	}
-	cell := regexp.MustCompile(`<t[hd]>(.*?)</t[hd]>`)
+	// a header naming a glossary term carries its definition and a "?"
+	// link to it (the page's Terms): the header's name is its text without it
+	cell := regexp.MustCompile(`<t[hd](?: [^>]*)?>(.*?)</t[hd]>`)
+	termLink := regexp.MustCompile(` <a class="term"[^>]*>\?</a>$`)
 	var pageRows [][]string
 	for _, tr := range regexp.MustCompile(`(?s)<tr>(.*?)</tr>`).FindAllStringSubmatch(tbl[1], -1) {
 		var row []string
 		for _, c := range cell.FindAllStringSubmatch(tr[1], -1) {
-			row = append(row, html.UnescapeString(c[1]))
+			row = append(row, html.UnescapeString(termLink.ReplaceAllString(c[1], "")))
 		}
 		pageRows = append(pageRows, row)
 	}

@@ -67,7 +67,7 @@ func TestIngestStandardPlaces(t *testing.T) {
 			mkdir(t, filepath.Join(home, ".local/share/amp/threads"))
 			copyTestFile(t, "../ingest/testdata/agents/amp/T-thread-a.json", filepath.Join(home, ".local/share/amp/threads/T-thread-a.json"))
 		}, 0, "standard places found: Amp ~/.local/share/amp/threads, Roo Code (Code) ~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
-			"imported 3 files (1.5 kB): 3 runs"},
+			"imported 5 files (1.9 kB): 3 runs"}, // the Roo tasks' history_item.json too, silently (no run)
 		{"Goose under XDG_DATA_HOME", map[string]string{"XDG_DATA_HOME": elsewhere}, func(t *testing.T, home string) {
 			gooseStore(t, filepath.Join(elsewhere, "goose/sessions/sessions.db"))
 			gooseStore(t, filepath.Join(home, ".local/share/goose/sessions/sessions.db")) // not the data home: not read

@@ -102,16 +102,16 @@ func TestAmbiguousRun(t *testing.T) {
 		runs = append(runs, schema.Run{RunID: fmt.Sprintf("r%02d", i), SourceFormat: "codex-cli", NTurns: int64(i)})
 	}
 	want := `run prefix "r" is ambiguous: 12 runs start with it; the candidates are:
-  r01  codex-cli  -  1 turn
-  r02  codex-cli  -  2 turns
-  r03  codex-cli  -  3 turns
-  r04  codex-cli  -  4 turns
-  r05  codex-cli  -  5 turns
-  r06  codex-cli  -  6 turns
-  r07  codex-cli  -  7 turns
-  r08  codex-cli  -  8 turns
-  r09  codex-cli  -  9 turns
-  r10  codex-cli  -  10 turns
+  r01  codex-cli  -  1 call
+  r02  codex-cli  -  2 calls
+  r03  codex-cli  -  3 calls
+  r04  codex-cli  -  4 calls
+  r05  codex-cli  -  5 calls
+  r06  codex-cli  -  6 calls
+  r07  codex-cli  -  7 calls
+  r08  codex-cli  -  8 calls
+  r09  codex-cli  -  9 calls
+  r10  codex-cli  -  10 calls
   and 2 more`
 	if got := ambiguousRun("r", runs).Error(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)

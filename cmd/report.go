@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/trajmine/trajmine/analysis"
+	"github.com/trajmine/trajmine/compare"
 	"github.com/trajmine/trajmine/dashboards"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
@@ -171,7 +172,7 @@ them. The database is not changed: it keeps the logs as they were.`,
 	c.Flags().BoolVar(&o.Full, "full", false, "print every table (diagnosis, every policy, each family's recommendation, behaviour, formats, runs), not one screen")
 	c.Flags().IntVar(&o.Limit, "limit", 25, "runs listed in the table with --full (0 = all)")
 	c.Flags().Var(windowVar(&o.Window, false), "window", "context window for every run (diagnose, replay and recommend): tokens (200000, 128k) or own")
-	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs)")
+	c.Flags().BoolVar(&o.JSON, "json", false, "print JSON (ingest summary, totals per format, all runs; the comparison with --compare-by or --compare-group)")
 	c.Flags().StringVarP(&o.Output, "output", "o", "report.html", "the HTML report file")
 	c.Flags().IntVar(&o.SampleTop, "sample-top", 10, "runs drawn call by call in the HTML report: the top ones by peak share of the window")
 	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "show secrets found in log text on the page as logged (default: replaced with [REDACTED:<rule>])")
@@ -395,7 +396,7 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		return err
 	}
 	sim, recs := res.Simulation, res.Recs
-	cmpSection, err := o.Compare.section(ctx, st, o.scanOptions())
+	cmpResult, cmpSection, err := o.Compare.section(ctx, st, o.scanOptions())
 	if err != nil {
 		return err
 	}
@@ -431,8 +432,11 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 			HTML       string                       `json:"html_report"`
 			Headline   []string                     `json:"headline"`
 			Decision   decisionJSON                 `json:"decision"`
+			// Comparison is trajmine compare --json's, with
+			// --compare-by or --compare-group
+			Comparison *compare.Result `json:"comparison,omitempty"`
 		}{o.sourceText(), o.scopeStatement(len(runs)), ingestSummaryOf(sum), totals, sim.Comparison, sim.Accuracy, sim.LoggedAccuracy, runs, html, analysis.Headline(res),
-			decisionOf(analysis.Decide(recs))}); err != nil {
+			decisionOf(analysis.Decide(recs)), cmpResult}); err != nil {
 			return err
 		}
 		fmt.Fprintf(o.Err, "HTML report: %s\n", html)

@@ -52,15 +52,16 @@ func (rc *reportCompare) parse() error {
 }
 
 // section compares the runs so (the report's scope) select, as trajmine
-// compare does with its defaults, and returns the page's section; nil
-// when no comparison was asked for.
-func (rc *reportCompare) section(ctx context.Context, st *store.Store, so store.ScanOptions) (*dashboards.Compare, error) {
+// compare does with its defaults, and returns the comparison (report
+// --json's "comparison", as trajmine compare --json prints it) and the
+// page's section; nil, nil when no comparison was asked for.
+func (rc *reportCompare) section(ctx context.Context, st *store.Store, so store.ScanOptions) (*compare.Result, *dashboards.Compare, error) {
 	if rc.By == "" && len(rc.grouping.Groups) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	res, err := analysis.CompareStore(ctx, st, &analysis.CompareOptions{Grouping: rc.grouping, RunIDs: so.RunIDs})
 	if err != nil {
-		return nil, fmt.Errorf("compare (--compare-by, --compare-group): %w", err)
+		return nil, nil, fmt.Errorf("compare (--compare-by, --compare-group): %w", err)
 	}
-	return analysis.ComparePage(res), nil
+	return res, analysis.ComparePage(res), nil
 }

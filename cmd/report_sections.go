@@ -199,7 +199,7 @@ func (r *reportText) formats() error {
 // formatTotalsTable is the totals per format, a totals row when there is
 // more than one.
 func formatTotalsTable(totals []analysis.FormatTotals) *table {
-	t := &table{header: []string{"FORMAT", "RUNS", "TURNS", "LOGGED IN", "LOGGED OUT", "CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "OVERFLOW"},
+	t := &table{header: []string{"FORMAT", "RUNS", "CALLS", "LOGGED IN", "LOGGED OUT", "CACHE READ", "EST. EVENT TOKENS", "NO USAGE", "OVERFLOW"},
 		footer: []string{"LOGGED IN/OUT: sums of per-call logged usage (input incl. cache); EST. EVENT TOKENS: sum of the events' estimated tokens;",
 			"NO USAGE: runs whose log has no per-call usage; OVERFLOW: runs whose end reason is context_overflow."}}
 	row := func(name string, a analysis.FormatTotals) []string {

@@ -231,7 +231,7 @@ func TestResumedPairCountedOnce(t *testing.T) {
 				}
 			}
 			stdout, _, _ = run(t, d, "show", "s-resumed")
-			if !strings.Contains(stdout, "continues s-orig: its 3 calls copied from that run (in 303 out 60) are counted there, not in the totals below\nmodel claude-sonnet-4-5-20250929  turns 5  logged in 700 out 90 ") {
+			if !strings.Contains(stdout, "continues s-orig: its 3 calls copied from that run (in 303 out 60) are counted there, not in the totals below\nmodel claude-sonnet-4-5-20250929  calls 5  logged in 700 out 90 ") {
 				t.Errorf("show does not say what the resumption copies:\n%s", stdout)
 			}
 			stdout, stderr, code = run(t, d, "diagnose", "--json", "--no-save")

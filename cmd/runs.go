@@ -25,8 +25,8 @@ func NewRunsCmd(d *Deps, runF func(*RunsOptions) error) *cobra.Command {
 	o := &RunsOptions{}
 	c := &cobra.Command{
 		Use:   "runs",
-		Short: "List imported runs: id, format, model, turns, tokens, end reason",
-		Long: `List imported runs, one per line. TURNS is the number of model calls; IN and
+		Short: "List imported runs: id, format, model, calls, tokens, end reason",
+		Long: `List imported runs, one per line. CALLS is the number of model calls; IN and
 OUT are the logged input (including cache reads and writes) and output tokens
 summed over the run's calls ("~" marks runs whose log has no per-call usage:
 their token figures are 0 and est_tokens holds the estimate; "*" marks runs
@@ -130,7 +130,7 @@ func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
 			diagnosed++
 		}
 	}
-	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS", "IN", "OUT", "END"}, min: []int{12, 8, 8, 5, 5, 3, 8}, ids: 1}
+	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "CALLS", "IN", "OUT", "END"}, min: []int{12, 8, 8, 5, 5, 3, 8}, ids: 1}
 	if diagnosed > 0 {
 		t.header, t.min = append(t.header, "RULE"), append(t.min, 4)
 	}
@@ -174,10 +174,10 @@ func writeRunsTable(w io.Writer, runs []RunRow, width int, bold bool) error {
 		}
 		t.footer = append(t.footer, src)
 	}
-	// on a narrow terminal, OUT, then FORMAT, then TURNS, then RULE give
+	// on a narrow terminal, OUT, then FORMAT, then CALLS, then RULE give
 	// way before the run ids are cut below their minimum (--json has every
 	// field)
-	t.optional = t.columns("OUT", "FORMAT", "TURNS", "RULE")
+	t.optional = t.columns("OUT", "FORMAT", "CALLS", "RULE")
 	t.optionalHint = "trajmine runs --json has every field"
 	return t.write(w, width, bold)
 }

@@ -35,8 +35,8 @@ func NewShowCmd(d *Deps, runF func(*ShowOptions) error) *cobra.Command {
 	o := &ShowOptions{}
 	c := &cobra.Command{
 		Use:   "show RUN",
-		Short: "Show one run turn by turn: events, logged input tokens, estimate",
-		Long: `Show one run turn by turn. RUN is a run id or a unique prefix of one.
+		Short: "Show one run call by call: events, logged input tokens, estimate",
+		Long: `Show one run call by call. RUN is a run id or a unique prefix of one.
 
 The "end" line is why the run ended: trajmine diagnose's end reason, with
 its rule and why, once the run is diagnosed (diag_runs, as of the last
@@ -45,14 +45,14 @@ importer's when it differs), else the importer's, marked "not diagnosed".
 --json has both: run.end_reason (the importer's) and end (what the line
 says, with "by": diagnose or import).
 
-For each model call (turn) the header gives the logged input tokens (incl.
+For each model call the header gives the logged input tokens (incl.
 cache) and the estimated prompt: the est_tokens of every event of earlier
-turns plus the input events of this turn, restarting after a compaction (the
+calls plus the input events of this call, restarting after a compaction (the
 compaction summary then opens the new prompt). The ratio shows how well the
-estimate tracks the log. After trajmine calibrate, each turn also shows the
+estimate tracks the log. After trajmine calibrate, each call also shows the
 calibrated estimate, offset + factor × estimated prompt, with the fit of the
 run's model family. Events after the run's last model call (the output of
-its last tool call, a command the user ran) are shown under a turn marked
+its last tool call, a command the user ran) are shown under a call marked
 "after the last model call": no prompt was sent with them, so none is
 estimated.
 
@@ -204,7 +204,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		head(fmt.Sprintf("continues %s: its %s copied from that run (in %s out %s) are counted there, not in the totals below",
 			termSafe(run.ContinuesRunID), countOf(int(run.CopiedCalls), "call"), thousands(run.CopiedInputTokens), thousands(run.CopiedOutputTokens)))
 	}
-	head(fmt.Sprintf("model %s  turns %s  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)",
+	head(fmt.Sprintf("model %s  calls %s  logged in %s out %s cache-read %s cache-write %s  estimated %s (%s)",
 		termSafe(orDash(run.Model)), thousands(run.NTurns), thousands(run.InputTokens), thousands(run.OutputTokens),
 		thousands(run.CacheReadTokens), thousands(run.CacheWriteTokens), thousands(run.EstTokens), run.Estimator))
 	writeShowEnd(w, o.Columns, run, end)
@@ -228,9 +228,9 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		if t.Calibrated != nil {
 			calibrated = "  calibrated " + thousands(*t.Calibrated)
 		}
-		head := fmt.Sprintf("turn %d  logged input %s  estimated prompt %s%s%s", t.Turn, logged, thousands(t.EstimatedInput), calibrated, ratio)
+		head := fmt.Sprintf("call %d  logged input %s  estimated prompt %s%s%s", t.Turn, logged, thousands(t.EstimatedInput), calibrated, ratio)
 		if t.AfterLastCall {
-			head = fmt.Sprintf("turn %d  after the last model call: no prompt was sent", t.Turn)
+			head = fmt.Sprintf("call %d  after the last model call: no prompt was sent", t.Turn)
 		}
 		var hb strings.Builder
 		printIndented(&hb, o.Columns, "", "    ", head)
@@ -337,15 +337,15 @@ func firstRun(runs []schema.Run) schema.Run {
 }
 
 // ambiguousRun is the error for a prefix several runs share: the
-// candidates by id, with their format, model and turns.
+// candidates by id, with their format, model and calls.
 func ambiguousRun(prefix string, runs []schema.Run) error {
 	runs = slices.Clone(runs)
 	slices.SortFunc(runs, func(a, b schema.Run) int { return strings.Compare(a.RunID, b.RunID) })
 	var b strings.Builder
 	fmt.Fprintf(&b, "run prefix %q is ambiguous: %d runs start with it; the candidates are:\n", prefix, len(runs))
-	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "TURNS"}, right: []bool{false, false, false, false}, noHeader: true, indent: "  "}
+	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "CALLS"}, right: []bool{false, false, false, false}, noHeader: true, indent: "  "}
 	for _, r := range runs[:min(len(runs), maxCandidates)] {
-		t.add(r.RunID, r.SourceFormat, orDash(r.Model), countOf(int(r.NTurns), "turn"))
+		t.add(r.RunID, r.SourceFormat, orDash(r.Model), countOf(int(r.NTurns), "call"))
 	}
 	_ = t.write(&b, 0, false)
 	if n := len(runs) - maxCandidates; n > 0 {

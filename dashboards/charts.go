@@ -244,7 +244,7 @@ func smallMultiples(d *Data) []Chart {
 		o.Grid = grid("4%", "6%", "56", "24")
 		data := make([][]int64, len(r.Calls))
 		for i, c := range r.Calls {
-			data[i] = []int64{c.Turn, c.Prompt}
+			data[i] = []int64{c.Index, c.Prompt}
 		}
 		o.XAxis = &XAxis{XAxis: opts.XAxis{Type: "value", Min: 0, SplitLine: &opts.SplitLine{Show: opts.Bool(false)}, Name: "model call", NameLocation: "middle", NameGap: 20},
 			AxisLabel: &AxisLabel{AxisLabel: opts.AxisLabel{FontSize: 9}}}
@@ -371,7 +371,7 @@ func runOption(d *Data, r *RunDetail) Option {
 	points := len(r.Calls)
 	n := 0
 	for _, c := range r.Calls {
-		n = max(n, int(c.Turn)+1)
+		n = max(n, int(c.Index)+1)
 	}
 	for _, p := range r.Policies {
 		dims = append(dims, p.Policy)
@@ -386,8 +386,8 @@ func runOption(d *Data, r *RunDetail) Option {
 		src[i+1] = row
 	}
 	for _, c := range r.Calls {
-		if c.Turn >= 0 {
-			src[c.Turn+1][1] = c.Prompt
+		if c.Index >= 0 {
+			src[c.Index+1][1] = c.Prompt
 		}
 	}
 	for j, p := range r.Policies {
@@ -440,7 +440,7 @@ func compactCurve(c []KMPoint) [][]float64 {
 	prev := 1.0
 	for i, p := range c {
 		if p.Survival != prev || i == len(c)-1 {
-			out = append(out, []float64{float64(p.Turn), round4(p.Survival)})
+			out = append(out, []float64{float64(p.Call), round4(p.Survival)})
 			prev = p.Survival
 		}
 	}

@@ -79,7 +79,7 @@ type Data struct {
 type FormatTotals struct {
 	Format          string
 	Runs            int64
-	Turns           int64
+	Calls           int64
 	InputTokens     int64
 	OutputTokens    int64
 	CacheReadTokens int64
@@ -100,7 +100,7 @@ type Verdict struct {
 	UnknownWindow int
 
 	BoundaryFound  bool
-	BoundaryTurn   int64
+	BoundaryCall   int64
 	BoundaryEvents int64
 
 	TopRentTool          string
@@ -149,7 +149,7 @@ type ToolRent struct {
 // 1 − the Aalen–Johansen incidence of reading stops (diagnose.CIFPoint),
 // Censored with the finished and censored runs.
 type KMPoint struct {
-	Turn     int64
+	Call     int64
 	AtRisk   int64
 	Events   int64
 	Censored int64
@@ -164,7 +164,7 @@ type Survival struct {
 	Events   int64
 	Censored int64
 	Found    bool
-	Turn     int64
+	Call     int64
 	Curve    []KMPoint
 }
 
@@ -209,7 +209,7 @@ type PolicyAgg struct {
 	TokensSaved                            int64
 	Overflow, KeepAllOverflow, Saved, Lost int
 	BoundaryFound                          bool
-	BoundaryTurn                           int64
+	BoundaryCall                           int64
 	Reinvocations                          int64
 	ReinvPer100                            float64 // predicted re-invocations per 100 replayed calls
 	ReinvocationTokens                     int64
@@ -263,7 +263,7 @@ type RunDetail struct {
 	// (runs.parent_run_id); "" for a main-agent run.
 	Parent string
 
-	Calls    []Call       // diag_calls, by turn
+	Calls    []Call       // diag_calls, by call
 	Policies []RunPolicy  // sim_runs and sim_calls, in Data.Policies order
 	Outputs  []ToolOutput // tool_result events in seq order
 }
@@ -280,7 +280,7 @@ type RunRecord struct {
 	PeakShare  float64
 	EndReason  string
 	EndSource  string
-	Calls      []Call // diag_calls, by turn
+	Calls      []Call // diag_calls, by call
 	// CostUSD is diagnose's cost of the run (logged, else priced); unknown
 	// when CostKnown is false.
 	CostUSD   float64
@@ -302,9 +302,10 @@ type PolicyOutcome struct {
 	Saved, Lost  bool    // sim_runs.saved, sim_runs.lost: against what ran (as-logged)
 }
 
-// Call is one diag_calls row.
+// Call is one diag_calls row; Index is the model call's index in the run
+// (diag_calls.turn, the stored column's name).
 type Call struct {
-	Turn       int64
+	Index      int64
 	Prompt     int64
 	Estimated  bool // prompt_source = estimated
 	Compaction bool
@@ -328,7 +329,7 @@ type RunPolicy struct {
 // ToolOutput is one tool result of a sampled run and what each policy did to it.
 type ToolOutput struct {
 	Seq       int64
-	Turn      int64
+	Call      int64
 	Tool      string
 	Key       string
 	Target    string

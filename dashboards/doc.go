@@ -6,8 +6,10 @@
 // family, occupancy (every run as a point, the top runs, a sampled run
 // under every policy), the run list and per-run timeline, token rent by
 // tool, reading-boundary survival per policy, the process map and
-// variants, and manage_context behaviour profiles when the caller has
-// them. Secondary tables and the formulas are in collapsed <details>.
+// variants, manage_context behaviour profiles when the caller has them,
+// and the glossary (internal/glossary.Terms, what trajmine help terms
+// prints; jargon table headers link to it). Secondary tables and the
+// formulas are in collapsed <details>.
 //
 // The data flow is one way:
 //
@@ -32,7 +34,9 @@
 //     for the default transitions and for all of them;
 //  4. Write executes the embedded page template: ECharts 5.4.3 (npm
 //     echarts' dist/echarts.min.js, the version go-echarts v2.6.7 targets;
-//     see assets/), the page's script and style are inlined, the options
+//     see assets/), the page's script (internal/textfmt.JS, the number
+//     formats every figure it writes uses, then assets/report.js) and
+//     style are inlined, the options
 //     and run details are JSON in <script type="application/json">
 //     blocks; the run records are gzip-compressed, base64-encoded JSON in
 //     one of them (at most RunPoints calls per run), which the script

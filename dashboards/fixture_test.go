@@ -26,9 +26,9 @@ func fixture(full bool) *dashboards.Data {
 		Generated: "generated 2026-01-02 03:04 UTC",
 		Source:    "fixture " + xssScript,
 		Database:  "/tmp/" + xssImg + ".duckdb",
-		Formats:   []dashboards.FormatTotals{{Format: "openai-messages", Runs: 3, Turns: 30, InputTokens: 123456, OutputTokens: 2345, EstTokens: 100000, Overflow: 1}},
+		Formats:   []dashboards.FormatTotals{{Format: "openai-messages", Runs: 3, Calls: 30, InputTokens: 123456, OutputTokens: 2345, EstTokens: 100000, Overflow: 1}},
 		Verdict: dashboards.Verdict{Text: "1 of 3 runs (33.3%) ended on window length (1 explicit, 0 inferred); reading boundary at call 9; " + xssScript + " holds 40.0% of token rent",
-			Runs: 3, WindowEnds: 1, Share: 1.0 / 3, Explicit: 1, BoundaryFound: true, BoundaryTurn: 9, BoundaryEvents: 2,
+			Runs: 3, WindowEnds: 1, Share: 1.0 / 3, Explicit: 1, BoundaryFound: true, BoundaryCall: 9, BoundaryEvents: 2,
 			TopRentTool: xssScript, TopRentShare: 0.4, SystemPromptShare: 0.1, SpendUSD: 1.5, CostPriced: 3, PerSolvedUSD: f64(0.75), Resolved: 2, Failed: 1,
 			ReReadsVisible: 4, ReReadsHidden: 1, Stalls: 2, StallRuns: 1},
 		Groups:   []dashboards.Group{{Key: "gpt-" + xssImg, Runs: 2, WindowEnds: 1, KnownWindow: 2, MedianPeak: 0.7, MaxPeak: 0.98, RunsPeakGE80: 1, MaxPeakTokens: 125000}, {Key: "claude-sonnet-4", Runs: 1, KnownWindow: 1, MedianPeak: 0.3, MaxPeak: 0.3, MaxPeakTokens: 60000}},
@@ -38,10 +38,10 @@ func fixture(full bool) *dashboards.Data {
 		Policies: pols,
 		Accuracy: "keep-all accuracy (out of sample, against logged input): median |error| 3.0% over 20 calls in 3 runs",
 		Boundary: []dashboards.Survival{
-			{Name: "logged", Runs: 3, Events: 2, Censored: 1, Found: true, Turn: 9, Curve: []dashboards.KMPoint{{Turn: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Turn: 9, AtRisk: 2, Events: 1, Survival: 0.5}, {Turn: 12, AtRisk: 1, Events: 1, Survival: 0}}},
-			{Name: "keep-all", Runs: 3, Events: 1, Censored: 2, Curve: []dashboards.KMPoint{{Turn: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Turn: 12, AtRisk: 2, Events: 1, Censored: 1, Survival: 0.5}}, Found: true, Turn: 12},
-			{Name: "mask(n=5)", Runs: 3, Censored: 3, Curve: []dashboards.KMPoint{{Turn: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Turn: 12, AtRisk: 2, Censored: 2, Survival: 1}}},
-			{Name: "halflife", Runs: 3, Censored: 3, Curve: []dashboards.KMPoint{{Turn: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Turn: 12, AtRisk: 2, Censored: 2, Survival: 1}}},
+			{Name: "logged", Runs: 3, Events: 2, Censored: 1, Found: true, Call: 9, Curve: []dashboards.KMPoint{{Call: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Call: 9, AtRisk: 2, Events: 1, Survival: 0.5}, {Call: 12, AtRisk: 1, Events: 1, Survival: 0}}},
+			{Name: "keep-all", Runs: 3, Events: 1, Censored: 2, Curve: []dashboards.KMPoint{{Call: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Call: 12, AtRisk: 2, Events: 1, Censored: 1, Survival: 0.5}}, Found: true, Call: 12},
+			{Name: "mask(n=5)", Runs: 3, Censored: 3, Curve: []dashboards.KMPoint{{Call: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Call: 12, AtRisk: 2, Censored: 2, Survival: 1}}},
+			{Name: "halflife", Runs: 3, Censored: 3, Curve: []dashboards.KMPoint{{Call: 5, AtRisk: 3, Censored: 1, Survival: 1}, {Call: 12, AtRisk: 2, Censored: 2, Survival: 1}}},
 		},
 		SampleRule: "3 of 3 runs are shown call by call.",
 	}
@@ -51,7 +51,7 @@ func fixture(full bool) *dashboards.Data {
 				Saved: min(i, 1), Reinvocations: int64(3 * i), ReinvPer100: 10 * float64(i), TokensSaved: int64(2000 * i), Priced: 3,
 				Uncached: 1 - 0.15*float64(i), Cost: 1 + 0.1*float64(i), CostLo: 0.95 + 0.1*float64(i), CostHi: 1.05 + 0.1*float64(i), SavedUSD: -0.06 * float64(i), CostCachedUSD: 0.6}
 			if i == 0 {
-				a.BoundaryFound, a.BoundaryTurn = true, 12
+				a.BoundaryFound, a.BoundaryCall = true, 12
 			}
 			if g != "" {
 				a.Runs = 1
@@ -69,7 +69,7 @@ func fixture(full bool) *dashboards.Data {
 			r.Why = "sample"
 		}
 		for t := range n {
-			r.Calls = append(r.Calls, dashboards.Call{Turn: int64(t), Prompt: int64(5000 * (t + 1) * (k + 1) / 2), Estimated: t%3 == 0, Compaction: t == 5})
+			r.Calls = append(r.Calls, dashboards.Call{Index: int64(t), Prompt: int64(5000 * (t + 1) * (k + 1) / 2), Estimated: t%3 == 0, Compaction: t == 5})
 		}
 		for j, p := range pols {
 			rp := dashboards.RunPolicy{Policy: p.Short, Status: "survived", OverflowCall: -1, FirstActivation: -1, TokenRatio: 1 - 0.2*float64(j), PeakTokens: r.PeakTokens}
@@ -84,7 +84,7 @@ func fixture(full bool) *dashboards.Data {
 			r.Policies = append(r.Policies, rp)
 		}
 		for o := range 4 {
-			out := dashboards.ToolOutput{Seq: int64(10 * o), Turn: int64(o), Tool: []string{"bash", xssScript, "read_file", "fetch"}[o], Key: fmt.Sprintf("call_%d", o),
+			out := dashboards.ToolOutput{Seq: int64(10 * o), Call: int64(o), Tool: []string{"bash", xssScript, "read_file", "fetch"}[o], Key: fmt.Sprintf("call_%d", o),
 				Target: []string{"ls -la", xssImg, "/src/main.go", xssURL}[o], EstTokens: int64(100 * (o + 1)), Chars: int64(400 * (o + 1)),
 				Preview: []string{"total 8\n" + xssScript, xssImg + " <a href=\"" + xssURL + "\">click</a>", "package main", "[link](" + xssURL + ")"}[o],
 				Actions: []dashboards.Action{{}, {Mode: "placeholder", Call: 4 + o}, {}}}
@@ -107,9 +107,9 @@ func fixture(full bool) *dashboards.Data {
 	}
 	d.Runs = append(d.Runs,
 		dashboards.RunRecord{RunID: "one-call " + xssImg, Model: "gpt-4o", Family: "gpt-4o", Format: "openai-messages", Window: 128000, PeakTokens: 9000,
-			PeakShare: 9000.0 / 128000, EndReason: "finished", EndSource: "explicit", Calls: []dashboards.Call{{Turn: 0, Prompt: 9000}}},
+			PeakShare: 9000.0 / 128000, EndReason: "finished", EndSource: "explicit", Calls: []dashboards.Call{{Index: 0, Prompt: 9000}}},
 		dashboards.RunRecord{RunID: "overflowed", Model: "local-" + xssScript, Family: "local", Format: "codex", PeakTokens: 210000,
-			EndReason: "context_overflow", EndSource: "inferred", Calls: []dashboards.Call{{Turn: 0, Prompt: 90000}, {Turn: 1, Prompt: 150000, Estimated: true}, {Turn: 2, Prompt: 60000, Compaction: true}, {Turn: 3, Prompt: 210000}},
+			EndReason: "context_overflow", EndSource: "inferred", Calls: []dashboards.Call{{Index: 0, Prompt: 90000}, {Index: 1, Prompt: 150000, Estimated: true}, {Index: 2, Prompt: 60000, Compaction: true}, {Index: 3, Prompt: 210000}},
 			Policies: []dashboards.PolicyOutcome{{Status: "overflow", OverflowCall: 3, TokenRatio: 1}, {Status: "overflow", OverflowCall: 3, TokenRatio: 0.9}, {Status: "survived", OverflowCall: -1, TokenRatio: 0.55, Saved: true}},
 			// not sampled: its replays under the timeline's policies
 			// (keep-all, and mask(n=5), which overflows at call 3 too)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/trajmine/trajmine/internal/glossary"
 	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
@@ -39,13 +40,15 @@ func inlineJS(s string) string {
 
 var (
 	libraryJS = inlineJS(echartsJS)
-	pageJS    = inlineJS(reportJS)
+	// the page's script: textfmt's formatters (trajmineFmt), then
+	// report.js, which formats every figure with them
+	pageJS = inlineJS(textfmt.JS + "\n" + reportJS)
 )
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"num":      num,
 	"pct":      pct,
-	"usd":      func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+	"usd":      textfmt.Dollars,
 	"usdp":     usdp,
 	"ratio":    textfmt.Ratio,
 	"ratioci":  textfmt.RatioCI,
@@ -60,7 +63,6 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"signed":   func(n int64) string { return textfmt.Thousands(n) },
 	"per100":   func(f float64) string { return fmt.Sprintf("%.1f", f) },
 	"optreinv": func(p *float64) string { return optFloat(p, "%.1f") },
-	"usd2":     textfmt.Dollars, // the CLI's $ SAVED (textfmt: one formatter per kind)
 	"snippet":  snippet,
 	"dash":     orDash,
 	"window":   windowText,
@@ -71,6 +73,8 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"inc":      func(i int) int { return i + 1 },
 	"neg":      func(f float64) float64 { return -f },
 	"runkey":   RunKey,
+	"termth":   termTH,
+	"termid":   TermID,
 	"groupkey": func(g string) string {
 		return GroupKey(g)
 	},
@@ -101,7 +105,7 @@ func usdp(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return fmt.Sprintf("$%.2f", *p)
+	return textfmt.Dollars(*p)
 }
 
 func optPct(p *float64) string {
@@ -132,6 +136,9 @@ type Options struct {
 	// charts, when set, replaces the charts Charts computes (tests of the
 	// browser checks draw deliberately broken charts).
 	charts func([]Chart) []Chart
+	// terms, when set, replaces the glossary (glossary.Terms) the page
+	// embeds (the escaping test's hostile terms).
+	terms []glossary.Term
 }
 
 // view is what the template sees.
@@ -144,6 +151,8 @@ type view struct {
 	// VariantKey is the variants chart's activity colours.
 	VariantKey []ActivityColour
 	Groups     []string // comparison groups, "" (all runs) first
+	// Terms is the glossary the Terms section lists (glossary.Terms).
+	Terms []glossary.Term
 	// DefaultRun is the sampled run shown first (DefaultRun), and
 	// DefaultRunText says which and why.
 	DefaultRun     int
@@ -204,7 +213,7 @@ type runJSON struct {
 	EndSource    string         `json:"end_source"`
 	EndWhy       string         `json:"end_why"`
 	Why          string         `json:"why"`
-	Calls        [][4]int64     `json:"calls"` // turn, prompt, estimated 0/1, compaction 0/1
+	Calls        [][4]int64     `json:"calls"` // call, prompt, estimated 0/1, compaction 0/1
 	Policies     []runPolicyRow `json:"policies"`
 	Outputs      []outputJSON   `json:"outputs"`
 }
@@ -223,7 +232,7 @@ type runPolicyRow struct {
 
 type outputJSON struct {
 	Seq       int64  `json:"seq"`
-	Turn      int64  `json:"turn"`
+	Call      int64  `json:"call"`
 	Tool      string `json:"tool"`
 	Key       string `json:"key"`
 	Target    string `json:"target"`
@@ -255,7 +264,7 @@ func runsOf(d *Data) runsJSON {
 			WindowSource: r.WindowSource, PeakTokens: r.PeakTokens, PeakShare: round4(r.PeakShare), EndReason: r.EndReason, EndSource: r.EndSource,
 			EndWhy: r.EndWhy, Why: r.Why, Calls: make([][4]int64, len(r.Calls)), Policies: make([]runPolicyRow, len(r.Policies)), Outputs: make([]outputJSON, len(r.Outputs))}
 		for k, c := range r.Calls {
-			j.Calls[k] = [4]int64{c.Turn, c.Prompt, b01(c.Estimated), b01(c.Compaction)}
+			j.Calls[k] = [4]int64{c.Index, c.Prompt, b01(c.Estimated), b01(c.Compaction)}
 		}
 		for k, p := range r.Policies {
 			j.Policies[k] = runPolicyRow{Policy: p.Policy, Status: p.Status, OverflowCall: p.OverflowCall, FirstActivation: p.FirstActivation,
@@ -268,7 +277,7 @@ func runsOf(d *Data) runsJSON {
 					acts[a] = fmt.Sprintf("%c%d", x.Mode[0], x.Call)
 				}
 			}
-			j.Outputs[k] = outputJSON{Seq: o.Seq, Turn: o.Turn, Tool: o.Tool, Key: o.Key, Target: snippet(o.Target, 160), EstTokens: o.EstTokens,
+			j.Outputs[k] = outputJSON{Seq: o.Seq, Call: o.Call, Tool: o.Tool, Key: o.Key, Target: snippet(o.Target, 160), EstTokens: o.EstTokens,
 				Chars: o.Chars, Preview: snippet(o.Preview, PreviewChars), Actions: acts}
 		}
 		out.Runs[i] = j
@@ -307,6 +316,10 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
 	v.RunsJSON.All = all
+	v.Terms = glossary.Terms
+	if o.terms != nil {
+		v.Terms = o.terms
+	}
 	v.LibraryHash, v.ScriptHash = cspHash(string(v.Library)), cspHash(pageJS)
 	for _, c := range charts {
 		if c.Empty != "" {

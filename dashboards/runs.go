@@ -48,8 +48,8 @@ func downsample(calls []Call, n int) []Call {
 
 // allRunsJSON is every run's compact record, columnar: strings that repeat
 // (models, families, formats, end reasons) are indices into Dict; per run,
-// Points is the downsampled calls as delta-coded (turn, prompt) pairs
-// (the first pair absolute), Comp the compaction turns and Est the
+// Points is the downsampled calls as delta-coded (call, prompt) pairs
+// (the first pair absolute), Comp the compaction calls and Est the
 // number of estimated prompts.
 type allRunsJSON struct {
 	Dict   []string  `json:"dict"`
@@ -152,7 +152,7 @@ func encodeRuns(d *Data) (string, int, error) {
 				est++
 			}
 			if c.Compaction {
-				comp = append(comp, c.Turn)
+				comp = append(comp, c.Index)
 			}
 		}
 		a.Est = append(a.Est, est)
@@ -161,8 +161,8 @@ func encodeRuns(d *Data) (string, int, error) {
 		flat := make([]int64, 0, 2*len(pts))
 		var pt, pp int64
 		for _, c := range pts {
-			flat = append(flat, c.Turn-pt, c.Prompt-pp)
-			pt, pp = c.Turn, c.Prompt
+			flat = append(flat, c.Index-pt, c.Prompt-pp)
+			pt, pp = c.Index, c.Prompt
 		}
 		a.Points = append(a.Points, flat)
 		cost := int64(-1)

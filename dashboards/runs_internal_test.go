@@ -41,7 +41,7 @@ func BenchmarkEncodeRuns(b *testing.B) {
 			var al, ka, pol []int64
 			for t := range 150 {
 				p := int64(2000 + 1100*t + (i*7+t*13)%400)
-				r.Calls = append(r.Calls, Call{Turn: int64(t), Prompt: p})
+				r.Calls = append(r.Calls, Call{Index: int64(t), Prompt: p})
 				al, ka = append(al, p), append(ka, p)
 				if t >= 60 {
 					p -= int64(300 * (t - 59))

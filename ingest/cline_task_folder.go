@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,7 +30,10 @@ import (
 // their names and shapes. A ui_messages.json beside a history is checked
 // (its bad records rejected at their lines) but makes no run: the
 // history's run reads it (leniently; its problems are its own import's).
-// The metadata files are detected as nothing.
+// The metadata files (history_item.json, task_metadata.json in a
+// tasks/<id>/ folder) are claimed as siblings the importer reads nothing
+// from, so that walking a tasks folder imports them silently (no run, no
+// "unknown format" warning); the run reads history_item.json itself.
 //
 // Steps, both modes:
 //  1. Run id: the task folder's name. Roo's history_item.json beside gives
@@ -80,6 +84,22 @@ const (
 	ctUIName      = "ui_messages.json"
 )
 
+// ctMetaFiles are a task folder's metadata files, each with the keys one of
+// which its head must show: Roo's "HistoryItem" (id, ts, task) and Cline's
+// "TaskMetadata" (files_in_context, model_usage, environment_history).
+var ctMetaFiles = map[string][]string{
+	"history_item.json":  {"id", "ts", "task"},
+	"task_metadata.json": {"files_in_context", "model_usage", "environment_history"},
+}
+
+// ctIsMeta reports whether name is a task folder's metadata file by its
+// name and place: <anything>/tasks/<id>/<metadata file>.
+func ctIsMeta(name string) bool {
+	slashed := filepath.ToSlash(name)
+	base := path.Base(slashed)
+	return ctMetaFiles[base] != nil && path.Base(path.Dir(path.Dir(slashed))) == "tasks"
+}
+
 // ctMaxSibling caps what is read of a task folder's other file.
 const ctMaxSibling = 512 << 20
 
@@ -92,12 +112,22 @@ var ctExtensions = []struct{ id, harness string }{
 }
 
 // Detect claims api_conversation_history.json holding a JSON array whose
-// first element has a role (or is empty), and ui_messages.json holding an
+// first element has a role (or is empty), ui_messages.json holding an
 // array whose first element is a ClineMessage {ts, type: say|ask} (or is
-// empty).
+// empty), and a metadata file of a tasks/<id>/ folder (ctIsMeta) holding an
+// object whose head shows one of its keys (ctMetaFiles).
 func (clineTask) Detect(name string, head []byte) bool {
 	base := filepath.Base(name)
 	h := trimHead(head)
+	if len(h) > 0 && h[0] == '{' && ctIsMeta(name) {
+		keys := headKeys(h, 16)
+		for _, k := range ctMetaFiles[base] {
+			if _, ok := headKeyNamed(keys, k); ok {
+				return true
+			}
+		}
+		return false
+	}
 	if len(h) == 0 || h[0] != '[' {
 		return false
 	}
@@ -268,6 +298,9 @@ func ctParseUI(d *jsonDoc, reject func(line int64, reason string, raw []byte) er
 
 func (clineTask) Import(f *File, r io.Reader) error {
 	path := f.Path()
+	if ctIsMeta(path) {
+		return nil // a metadata sibling: the folder's run reads what it needs of it
+	}
 	d, err := readJSONDoc(f, r)
 	if d == nil {
 		return err

@@ -440,8 +440,9 @@ func TestClineTaskRejects(t *testing.T) {
 	}
 }
 
-// TestClineTaskDetect is the detection table: the two files by their names
-// and shapes; nothing else of a task folder.
+// TestClineTaskDetect is the detection table: the two run files by their
+// names and shapes, and the metadata siblings by their names, their place
+// (tasks/<id>/) and their keys.
 func TestClineTaskDetect(t *testing.T) {
 	tests := []struct {
 		name, head string
@@ -459,8 +460,19 @@ func TestClineTaskDetect(t *testing.T) {
 		{"tasks/1/ui_messages.json", `[{"ts":1,"type":"note"}]`, false},
 		{"tasks/1/ui_messages.json", `[{"role":"user","content":"x"}]`, false},
 		{"tasks/1/messages.json", `[{"ts":1,"type":"say","say":"text"}]`, false},
-		{"tasks/1/task_metadata.json", `{"files_in_context":[]}`, false},
-		{"tasks/1/history_item.json", `{"id":"x","ts":1,"task":"t","tokensIn":1}`, false},
+		// the metadata siblings: claimed in a tasks/<id>/ folder with one
+		// of their keys, nothing else so named
+		{"tasks/1/task_metadata.json", `{"files_in_context":[]}`, true},
+		{"tasks/1/task_metadata.json", `{"model_usage":[],"files_in_context":[]}`, true},
+		{"/home/u/.config/Code/User/globalStorage/kilocode.kilo-code/tasks/1/task_metadata.json", `{"environment_history":[]}`, true},
+		{"tasks/1/history_item.json", `{"id":"x","ts":1,"task":"t","tokensIn":1}`, true},
+		{"tasks/1/history_item.json", `{"number":1,"ts":1}`, true},
+		{"tasks/1/history_item.json", `{"number":1}`, false},
+		{"tasks/1/history_item.json", `[{"id":"x"}]`, false},
+		{"tasks/1/task_metadata.json", `{"files":[]}`, false},
+		{"runs/1/task_metadata.json", `{"files_in_context":[]}`, false},
+		{"task_metadata.json", `{"files_in_context":[]}`, false},
+		{"tasks/1/metadata.json", `{"files_in_context":[]}`, false},
 	}
 	im, err := ingest.Lookup(ctFormat)
 	if err != nil {
@@ -589,6 +601,44 @@ func TestClineTaskMoreRules(t *testing.T) {
 			calls, results, linked := eventCounts(m)
 			if results != linked {
 				t.Errorf("%d of %d results linked to a call (%d calls)", linked, results, calls)
+			}
+		})
+	}
+}
+
+// TestClineTaskFolderWalkQuiet walks the fixtures' task folders as a user
+// walks a tasks folder: the metadata siblings (history_item.json,
+// task_metadata.json) are imported silently as the importer's, making no
+// run, and no file of a task folder is an unknown format; only the
+// fixture's own notes (SOURCE.md, counts.json) are. Runs and files are
+// counted by hand from the folders.
+func TestClineTaskFolderWalkQuiet(t *testing.T) {
+	tests := []struct {
+		folder      string
+		runs, files int // files imported: every file of the task folders
+	}{
+		{"roo-code", 2, 4},  // 2 tasks: ui_messages.json + history_item.json each
+		{"kilo-code", 1, 3}, // 1 task: history + ui_messages.json + task_metadata.json
+	}
+	for _, tc := range tests {
+		t.Run(tc.folder, func(t *testing.T) {
+			var warns []string
+			var sink ingest.MemSink
+			sum, err := ingest.Files(context.Background(), &sink, []string{filepath.Join("testdata", "agents", tc.folder)},
+				&ingest.Options{Warn: func(err error) { warns = append(warns, err.Error()) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range warns {
+				if strings.Contains(w, string(filepath.Separator)+"tasks"+string(filepath.Separator)) || !strings.Contains(w, "SOURCE.md") && !strings.Contains(w, "counts.json") {
+					t.Errorf("warning: %s", w)
+				}
+			}
+			if len(warns) != 2 {
+				t.Errorf("%d warnings, want 2 (SOURCE.md, counts.json): %q", len(warns), warns)
+			}
+			if sum.Runs != int64(tc.runs) || sum.Files != tc.files || sum.Failed != 0 {
+				t.Errorf("%d runs from %d files (%d failed), want %d from %d", sum.Runs, sum.Files, sum.Failed, tc.runs, tc.files)
 			}
 		})
 	}

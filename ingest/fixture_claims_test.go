@@ -144,11 +144,6 @@ var agentClaimsToday = map[string]string{
 	// new agents a generic message-list format claims until their importers
 	// land (issue 30.9–30.10, other branches)
 	"hermes/sessions/session_child.json": "openai-messages",
-	// Cline-family task folders' metadata siblings (the run is the folder's
-	// api_conversation_history.json or ui_messages.json)
-	"kilo-code/tasks/kilo-model-from-api-history/task_metadata.json": "",
-	"roo-code/tasks/test-task-cmdpair/history_item.json":             "",
-	"roo-code/tasks/test-task-peakctx/history_item.json":             "",
 }
 
 // agentFiles lists every log of testdata/agents with the format that must

@@ -2,7 +2,9 @@
 // sortable and filterable, lists every run (decoded from the compressed
 // run records) and draws the chosen run's timeline. Text from logs is only
 // ever set with textContent (never innerHTML), and chart tooltips render on
-// the canvas (renderMode richText).
+// the canvas (renderMode richText). Every figure it writes is formatted by
+// trajmineFmt (internal/textfmt's rules, inlined before this script), so
+// that a figure reads as the terminal and the page's tables print it.
 (function () {
   'use strict';
 
@@ -103,16 +105,20 @@
 
   function clear(e) { while (e.firstChild) { e.removeChild(e.firstChild); } }
 
+  var F = trajmineFmt;
+
+  // fmt is a count with thousands separators (textfmt.Thousands); "-" for
+  // none
   function fmt(n) {
     if (n === null || n === undefined) { return '-'; }
-    return Number(n).toLocaleString('en-US');
+    return F.count(Number(n));
   }
 
-  function pct(f) { return (100 * f).toFixed(1) + '%'; }
-
-  // usd is a run's cost, the same in the run list and the drill-down:
-  // cents from $1 up, four decimals below (a cheap run is not $0.00)
-  function usd(x) { return '$' + x.toFixed(x >= 1 ? 2 : 4); }
+  var pct = F.pct; // textfmt.Pct: 12.5%
+  var ratio = F.ratio; // textfmt.Ratio: 0.900
+  // usd is a cost (textfmt.Dollars): cents from $1 up, four decimals below
+  // (a cheap run is not $0.00)
+  var usd = F.dollars;
 
   // columns splits a dataset whose first row names the columns (the
   // sampled-run chart's): {dims, rows}
@@ -157,8 +163,10 @@
     });
     table.querySelectorAll('thead th').forEach(function (th, col) {
       th.classList.add('sortable');
-      th.title = 'sort';
-      th.addEventListener('click', function () {
+      // a header naming a glossary term keeps its definition as the tooltip
+      th.title = th.title ? th.title + ' (click to sort)' : 'sort';
+      th.addEventListener('click', function (e) {
+        if (e.target.closest && e.target.closest('a')) { return; } // the "?" goes to the glossary
         var dir = th.classList.contains('asc') ? -1 : 1;
         table.querySelectorAll('thead th').forEach(function (h) { h.classList.remove('asc', 'desc'); });
         th.classList.add(dir > 0 ? 'asc' : 'desc');
@@ -318,7 +326,7 @@
       var row = el('tr', null, r.i === openIndex ? 'open' : '');
       [r.id, r.model, r.family, r.format, fmt(r.calls), fmt(r.peak), r.window > 0 ? pct(r.share) : '-',
         r.window > 0 ? fmt(r.window) : 'unknown', r.end, r.endSrc, r.cost >= 0 ? usd(r.cost) : '-',
-        r.rec >= 0 ? r.rec.toFixed(3) : '-', r.sample >= 0 ? 'yes' : ''].forEach(function (v, c) {
+        r.rec >= 0 ? ratio(r.rec) : '-', r.sample >= 0 ? 'yes' : ''].forEach(function (v, c) {
         row.appendChild(el('td', v, c < 4 || c === 8 ? 'text' : ''));
       });
       row.addEventListener('click', function () { openRun(r.i, 'nearest'); });
@@ -448,7 +456,7 @@
           markLine: { silent: true, symbol: ['none', 'none'], data: pm } });
       }
       var per = {};
-      s.outputs.forEach(function (o) { per[o.turn] = (per[o.turn] || 0) + o.est_tokens; });
+      s.outputs.forEach(function (o) { per[o.call] = (per[o.call] || 0) + o.est_tokens; });
       var bars = Object.keys(per).map(function (t) { return [Number(t), per[t]]; });
       if (bars.length) {
         series.push({ name: 'tool outputs (est. tokens)', type: 'bar', yAxisIndex: 1, data: bars, barMaxWidth: 10, itemStyle: { color: '#b07aa1', opacity: 0.7 } });
@@ -470,7 +478,7 @@
           lineStyle: { width: x[3], color: x[1], type: x[2] }, itemStyle: { color: x[1] } });
       });
       var stored = all.tl.filter(function (n) { return rp[n]; });
-      note = (out ? 'Under ' + policy + ': ' + out.status + (out.overflow >= 0 ? ' at call ' + out.overflow : '') + ', ' + out.ratio.toFixed(3) + ' × what ran\'s tokens (sim_runs.as_logged_ratio). ' : '') +
+      note = (out ? 'Under ' + policy + ': ' + out.status + (out.overflow >= 0 ? ' at call ' + out.overflow : '') + ', ' + ratio(out.ratio) + ' × what ran\'s tokens (sim_runs.as_logged_ratio). ' : '') +
         'Not in the sample: its logged prompts' + (r.calls > all.points_max ? ' (downsampled to ' + all.points_max + ' of ' + fmt(r.calls) + ' calls, keeping each slice\'s largest prompt)' : '') +
         ', compactions and overflow' + (stored.length ? ', and its replay call by call (sim_calls) under ' + stored.join(', ') + (rp[policy] ? '' : ' (' + policy + '\'s is kept for the ' + runs.runs.length + ' sampled runs only)') : '') + '.';
     }
@@ -510,7 +518,7 @@
       ['cost', r.cost >= 0 ? usd(r.cost) : 'unknown'],
       ['under ' + (policySel ? policySel.value : ''), (function () {
         var o = outcome(r.i, policySel ? policySel.value : '');
-        return o ? o.status + (o.overflow >= 0 ? ' (overflow at call ' + o.overflow + ')' : '') + ', ' + o.ratio.toFixed(3) + ' × what ran\'s tokens' : 'not simulated';
+        return o ? o.status + (o.overflow >= 0 ? ' (overflow at call ' + o.overflow + ')' : '') + ', ' + ratio(o.ratio) + ' × what ran\'s tokens' : 'not simulated';
       })()],
       ['in the sample', s ? (s.why === 'top' ? 'yes: a top run by peak share' : 'yes: a hashed sample run') : 'no']
     ].forEach(function (kv) {
@@ -610,7 +618,7 @@
       ['policy', 'status', 'overflow call', 'first acted', 'token ratio', 'peak', 're-inv.', 'placeholders (max)', 'chars removed'],
       r.policies.map(function (p) {
         return [p.policy, p.status, p.overflow_call >= 0 ? p.overflow_call : '-', p.first_activation >= 0 ? p.first_activation : '-',
-          p.token_ratio.toFixed(3), fmt(p.peak_tokens), p.reinvocations, p.placeholders_max, pct(p.chars_removed_share)];
+          ratio(p.token_ratio), fmt(p.peak_tokens), fmt(p.reinvocations), fmt(p.placeholders_max), pct(p.chars_removed_share)];
       }));
 
     // prompt per call per policy: the occupancy chart's dataset for this run
@@ -633,7 +641,7 @@
         o.actions.forEach(function (a, i) {
           if (a) { did.push(pols[i] + ': ' + (modes[a.charAt(0)] || a.charAt(0)) + ' at call ' + a.slice(1)); }
         });
-        return [o.seq, o.turn, o.tool, o.key, o.target, fmt(o.est_tokens), fmt(o.chars), o.preview, did.length ? did.join('; ') : '-'];
+        return [o.seq, o.call, o.tool, o.key, o.target, fmt(o.est_tokens), fmt(o.chars), o.preview, did.length ? did.join('; ') : '-'];
       }), [false, false, true, true, true, false, false, true, true]);
   }
 

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "internal/textfmt", "mining", "internal/holdout"},
-	"dashboards":             {"internal/textfmt"},
+	"dashboards":             {"internal/textfmt", "internal/glossary"},
 	"dashboards/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},

@@ -18,7 +18,7 @@ type Term struct {
 var Terms = []Term{
 	{"as-logged", "What ran: each run replayed under the context management its log shows (compactions, summaries, elisions, manage_context calls at the calls they happened). Every policy is compared with it on the same calls."},
 	{"cached cost", "Dollars with prompt caching, as each provider prices it: tokens read from the cache at the cache-read price, written to it at the write price, the rest at the input price, plus outputs. The prices are trajmine's price table (--prices to override)."},
-	{"call", "One request to the model and its response (a turn). TURNS in the tables counts calls."},
+	{"call", "One request to the model and its response (older logs and the stored columns say turn: events.turn, runs.n_turns). CALLS in the tables counts them."},
 	{"carried tokens", "A tool output's tokens times the later calls whose prompts still hold it: what keeping an output costs. The verdict names the tool whose outputs make up most of them (diagnose's token rent)."},
 	{"CI", "A 95% confidence interval, written value [lo, hi]: here a run-level percentile bootstrap (1,000 resamples of the runs, fixed seed). A ratio whose upper end is below 1 is cheaper than what ran beyond the runs' noise; one whose CI reaches 1 is not counted as a saving."},
 	{"compaction", "A harness replacing the conversation so far with a summary to free the window (Claude Code's auto-compact, Codex's compaction). Logged compactions are replayed by as-logged; compact-* policies model a harness's own."},
