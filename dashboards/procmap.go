@@ -11,9 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	graphviz "github.com/goccy/go-graphviz"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
 // The process map's artificial start and end nodes, as mining names them
@@ -201,16 +204,10 @@ func medianText(timed int64, ms float64) string {
 	return durationText(ms)
 }
 
+// durationText is a duration of ms milliseconds as the CLI prints one
+// (textfmt.Duration).
 func durationText(ms float64) string {
-	switch {
-	case ms >= 3600000:
-		return fmt.Sprintf("%.1f h", ms/3600000)
-	case ms >= 60000:
-		return fmt.Sprintf("%.1f min", ms/60000)
-	case ms >= 1000:
-		return fmt.Sprintf("%.1f s", ms/1000)
-	}
-	return fmt.Sprintf("%.0f ms", ms)
+	return textfmt.Duration(time.Duration(ms * float64(time.Millisecond)))
 }
 
 // pmMaxEdges is the most transitions a view draws: dot's time grows

@@ -386,7 +386,7 @@ func TestMedianText(t *testing.T) {
 		want  string
 	}{
 		{0, 0, "no timestamps"}, {0, 1500, "no timestamps"}, {3, 0, "0 ms"}, {1, 999, "999 ms"}, {1, 1500, "1.5 s"},
-		{1, 90000, "1.5 min"}, {1, 5400000, "1.5 h"},
+		{1, 0.4, "<1 ms"}, {1, 90000, "1m30s"}, {1, 5400000, "1h30m"},
 	} {
 		if got := medianText(tc.timed, tc.ms); got != tc.want {
 			t.Errorf("medianText(%d, %v) = %q, want %q", tc.timed, tc.ms, got, tc.want)
