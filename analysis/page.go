@@ -209,7 +209,7 @@ func runRecords(runs []diagnose.RunDiagnosis, sim Simulation) []dashboards.RunRe
 	for i := range runs {
 		r := &runs[i]
 		occ := r.Occupancy
-		rec := dashboards.RunRecord{RunID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
+		rec := dashboards.RunRecord{RunID: r.RunID, StoreID: r.RunID, Model: r.Model, Family: r.ModelFamily, Format: r.SourceFormat, Window: occ.Window,
 			PeakTokens: occ.PeakTokens, PeakShare: occ.PeakShare, EndReason: string(r.End.Reason), EndSource: string(r.End.Source),
 			CostUSD: r.Cost.USD, CostKnown: r.Cost.Source != diagnose.CostUnknown, Policies: byRun[r.RunID]}
 		rows := DiagCallRows(r)
@@ -528,6 +528,10 @@ func redactPage(d *dashboards.Data, red *redact.Redactor) {
 			acts[j] = s(a)
 		}
 		d.Variants[i].Activities = acts
+	}
+	for i := range d.Runs { // runRecords' own: the run list's ids and models
+		r := &d.Runs[i]
+		r.RunID, r.Model = s(r.RunID), s(r.Model)
 	}
 	d.Sample = slices.Clone(d.Sample) // the Report's stay as they were
 	for i := range d.Sample {

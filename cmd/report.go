@@ -97,8 +97,10 @@ totals per format and the runs table. It writes one self-contained HTML file (-o
 default ./report.html; its path is the last line printed): the verdict,
 occupancy curves, reading-boundary survival per policy, the policy
 comparison per model family, the tokens each tool's outputs kept in later
-prompts, trajmine recommend's
-choices and a run drill-down. The page works offline (ECharts is embedded;
+prompts, trajmine recommend's choices and a run drill-down with each run's
+conversation (messages, tool calls and outputs, context operations,
+per-call tokens and cost; as many runs as fit the page's budget, texts
+cut at 500 characters: trajmine serve shows every run's whole). The page works offline (ECharts is embedded;
 it requests nothing) and every figure on it comes from the same functions
 and tables as the CLI (diag_runs, diag_calls, diag_rent, sim_runs,
 sim_calls, which report writes). Per-call curves are drawn for a sample of
@@ -411,6 +413,10 @@ func writeReport(ctx context.Context, st *store.Store, o *ReportOptions, sum *in
 		}
 		d := analysis.Page(res, totals, o.sourceText(), cmp.Or(o.dbLabel, st.Path()))
 		d.Compare = cmpSection
+		// every run's conversation within the page's budget (the rest: trajmine serve)
+		if err := analysis.PageConversations(ctx, st, d, res.Redactor, dashboards.ConversationChars, dashboards.ConversationBudget); err != nil {
+			return err
+		}
 		return writeReportHTML(html, d)
 	}
 	if o.JSON {

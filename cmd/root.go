@@ -167,6 +167,7 @@ The database is ./trajmine.duckdb unless --db or $TRAJMINE_DB says otherwise.`,
 	}
 	root.AddCommand(
 		NewReportCmd(d, nil),
+		NewServeCmd(d, nil),
 		NewIngestCmd(d, nil),
 		NewOutcomesCmd(d, nil),
 		NewCompareCmd(d, nil),

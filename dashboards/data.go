@@ -61,6 +61,16 @@ type Data struct {
 	// keep-all and BestPolicy, when replayed.
 	TimelinePolicies []string
 
+	// Conversations are the runs whose conversation the page carries
+	// (each gzip-compressed alone, decoded when the run is opened);
+	// ConversationNote says which runs and how their texts were cut. A
+	// run of Runs with no conversation here shows the note (and, under
+	// Live, fetches its conversation from the server).
+	Conversations    []Conversation
+	ConversationNote string
+	// Live is set when trajmine serve serves the page; nil for a file.
+	Live *Live
+
 	// Optional sections filled by other analyses; nil means not computed.
 	// Compare: trajmine report --compare-by / --compare-group (compare.go).
 	Compare    *Compare
@@ -271,7 +281,10 @@ type RunDetail struct {
 // RunRecord is one run's compact record: its diag_runs figures and its
 // diag_calls prompts.
 type RunRecord struct {
-	RunID      string
+	RunID string // redacted as the rest of the page
+	// StoreID is the store's id of the run (RunID before redaction), by
+	// which analysis loads its conversation; never written into the page.
+	StoreID    string
 	Model      string
 	Family     string
 	Format     string

@@ -44,6 +44,19 @@
 //     a time. A Content-Security-Policy allows only the two scripts (by
 //     hash) and no network source.
 //
+// The drill-down also shows the opened run's conversation (conversation.go,
+// assets/conversation.js): its events in order, grouped by model call with
+// each call's logged tokens and cost, tool calls with their arguments,
+// tool outputs, system prompts, reasoning and compaction summaries folded
+// (filled when opened), context operations and what they did to each
+// output. The page carries the conversations of Data.Conversations, each
+// gzip-compressed alone in the runs block (decoded when its run is
+// opened), within the budget the caller keeps (ConversationBudget,
+// ConversationChars); a run without one says so. With Data.Live set
+// (trajmine serve) the script fetches conversations, searches and
+// filters from the server instead, follows new logs by polling the page's
+// generation, and the CSP allows connections to the page's own origin.
+//
 // The script makes every table sortable (click a header) and filterable
 // (a text box), draws the chosen run's timeline (prompt per call as logged
 // and under a chosen policy, tool outputs, compactions, overflow), and

@@ -29,6 +29,10 @@ var (
 	reportCSS string
 	//go:embed assets/report.js
 	reportJS string
+	//go:embed assets/conversation.js
+	conversationJS string
+	//go:embed assets/conversation.css
+	conversationCSS string
 )
 
 // inlineJS is script text as the browser executes it: HTML parsing turns
@@ -40,9 +44,11 @@ func inlineJS(s string) string {
 
 var (
 	libraryJS = inlineJS(echartsJS)
-	// the page's script: textfmt's formatters (trajmineFmt), then
-	// report.js, which formats every figure with them
-	pageJS = inlineJS(textfmt.JS + "\n" + reportJS)
+	// the page's one script: textfmt's formatters (trajmineFmt), then
+	// report.js, which formats every figure with them, then the
+	// conversation view's and trajmine serve's (conversation.js), which
+	// uses the report's hooks
+	pageJS = inlineJS(textfmt.JS + "\n" + reportJS + "\n" + conversationJS)
 )
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
@@ -196,6 +202,13 @@ type runsJSON struct {
 	// base64-encoded; AllRuns is their number.
 	All     string `json:"all"`
 	AllRuns int    `json:"all_runs"`
+	// Conversations are Data.Conversations by their run's index in
+	// Data.Runs, each gzip-compressed and base64-encoded JSON
+	// (encodeConversations); ConversationNote is Data.ConversationNote.
+	Conversations    map[string]string `json:"conversations,omitempty"`
+	ConversationNote string            `json:"conversation_note"`
+	// Live is set when trajmine serve serves the page.
+	Live *liveJSON `json:"live,omitempty"`
 }
 
 type runJSON struct {
@@ -311,11 +324,18 @@ func Write(w io.Writer, d *Data, o *Options) error {
 		return err
 	}
 	v := view{D: d, Head: headlineOf(d), Charts: charts, Process: processViewOf(d.ProcessMap), VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
-		Script: template.JS(pageJS), Style: template.CSS(reportCSS), Version: EChartsVersion, DefaultRun: DefaultRun(d), DefaultRunText: defaultRunText(d)}
+		Script: template.JS(pageJS), Style: template.CSS(reportCSS + conversationCSS), Version: EChartsVersion, DefaultRun: DefaultRun(d), DefaultRunText: defaultRunText(d)}
 	if o.noLibrary {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"
 	}
 	v.RunsJSON.All = all
+	if v.RunsJSON.Conversations, err = encodeConversations(d.Conversations, d.Runs); err != nil {
+		return err
+	}
+	v.RunsJSON.ConversationNote = d.ConversationNote
+	if d.Live != nil {
+		v.RunsJSON.Live = &liveJSON{Generation: d.Live.Generation, Poll: d.Live.Poll}
+	}
 	v.Terms = glossary.Terms
 	if o.terms != nil {
 		v.Terms = o.terms

@@ -182,13 +182,15 @@
   }
 
   document.querySelectorAll('main table').forEach(function (t) {
-    if (t.id !== 'runs-table') { enhance(t); }
+    if (t.id !== 'runs-table' && t.id !== 'search-results') { enhance(t); }
   });
 
   // --- every run: compact records ------------------------------------------
 
   var all = null; // decoded allRunsJSON
-  var list = { q: '', family: '', end: '', share: -1, outcome: '', page: 0, sort: 'share', dir: -1, rows: [] };
+  // ids, when set, are the runs a server filter or search kept (trajmine
+  // serve: conversation.js), idsLabel says which
+  var list = { q: '', family: '', end: '', share: -1, outcome: '', page: 0, sort: 'share', dir: -1, rows: [], ids: null, idsLabel: '' };
   var PAGE = 50;
 
   function decodeRuns(b64) {
@@ -274,6 +276,7 @@
   }
 
   function matches(r) {
+    if (list.ids && !list.ids[r.id]) { return false; }
     if (list.family && r.family !== list.family) { return false; }
     if (list.end && r.end !== list.end) { return false; }
     if (list.share >= 0 && !(r.window > 0 && shareBin(r) === Math.round(list.share * 10))) { return false; }
@@ -349,7 +352,7 @@
     next.addEventListener('click', function () { list.page++; renderList(); });
     pager.appendChild(prev);
     pager.appendChild(el('span', list.rows.length ? 'runs ' + fmt(from + 1) + '–' + fmt(Math.min(from + PAGE, list.rows.length)) + ' of ' + fmt(list.rows.length) +
-      (list.rows.length < all.id.length ? ' (filtered from ' + fmt(all.id.length) + ')' : '') : 'no runs', 'note'));
+      (list.rows.length < all.id.length ? ' (filtered from ' + fmt(all.id.length) + (list.ids ? '; ' + list.idsLabel : '') + ')' : '') : 'no runs' + (list.ids ? ' (' + list.idsLabel + ')' : ''), 'note'));
     pager.appendChild(next);
   }
 
@@ -558,6 +561,8 @@
     if (r.sample >= 0) { selectRun('r' + r.sample, true); }
     renderList();
     if (!quiet && history.replaceState) { history.replaceState(null, '', '#run=' + encodeURIComponent(r.id)); }
+    // the conversation view (conversation.js) shows the run's conversation
+    document.dispatchEvent(new CustomEvent('trajmine-run', { detail: { id: r.id, index: i, model: r.model } }));
     if (scroll) {
       var h = document.getElementById('timeline-title');
       if (h) { h.scrollIntoView(scroll === 'nearest' ? { block: 'nearest' } : true); }
@@ -743,6 +748,33 @@
       });
     }
   }
+  // what the conversation view and trajmine serve's tools (conversation.js)
+  // use: the runs block, opening a run by id, the server filter of the run
+  // list, and holding the page's readiness while they load
+  window.trajmineReport = {
+    runs: runs,
+    el: el,
+    clear: clear,
+    fmt: fmt,
+    usd: usd,
+    // openById opens run id; false when the run list does not hold it
+    openById: function (id, scroll) {
+      var k = all ? all.id.indexOf(id) : -1;
+      if (k < 0) { return false; }
+      openRun(k, scroll);
+      return true;
+    },
+    // setIds keeps only the runs of ids (an object of run ids) in the run
+    // list, label saying why; null shows every run again
+    setIds: function (ids, label) {
+      list.ids = ids;
+      list.idsLabel = label || '';
+      list.page = 0;
+      refreshList();
+    },
+    hold: function () { pending++; },
+    release: function () { pending--; ready(); }
+  };
   loaded = true;
   ready();
 })();

@@ -7,8 +7,10 @@
 // each once; no line hides under another; no title, legend or axis is
 // clipped; every axis has a title), and takes a
 // screenshot of the first screen and of each section (kept under the test
-// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). It is
-// imported only by tests (dashboards, cmd).
+// binary's -screenshots DIR or $TRAJMINE_SCREENSHOTS: ShotDir). Session
+// (session.go) opens a page, a file or trajmine serve's address, for a
+// test that drives it step by step (Eval, Wait, Shot). It is imported only
+// by tests (dashboards, cmd).
 package browsertest
 
 import (
@@ -144,20 +146,7 @@ func Load(t testing.TB, file string, o *Options) *Result {
 		t.Fatal(err)
 	}
 	url := "file://" + abs
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin),
-		chromedp.NoSandbox,
-		chromedp.Headless,
-		chromedp.DisableGPU,
-		chromedp.WindowSize(Width, 900),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), allocatorOptions(bin, t.TempDir())...)
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
@@ -171,53 +160,9 @@ func Load(t testing.TB, file string, o *Options) *Result {
 
 	res := &Result{Sections: map[string]string{}}
 	var mu sync.Mutex
-	dialogs := make(chan struct{}, 16)
-	err = chromedp.Listen(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
-				var parts []string
-				for _, a := range e.Args {
-					parts = append(parts, string(a.Value)+a.Description)
-				}
-				res.Errors = append(res.Errors, "console."+string(e.Type)+": "+strings.Join(parts, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			msg := e.ExceptionDetails.Text
-			if e.ExceptionDetails.Exception != nil {
-				msg += " " + e.ExceptionDetails.Exception.Description
-			}
-			res.Errors = append(res.Errors, "exception: "+msg)
-		case *cdplog.EventEntryAdded:
-			if e.Entry.Level == cdplog.EntryLevelError {
-				res.Errors = append(res.Errors, "log: "+e.Entry.Text+" "+e.Entry.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			res.Requests = append(res.Requests, e.Request.URL)
-		case *page.EventJavascriptDialogOpening:
-			res.Dialogs = append(res.Dialogs, string(e.Type)+": "+e.Message)
-			select {
-			case dialogs <- struct{}{}:
-			default:
-			}
-		}
-	})
-	if err != nil {
+	if err := watch(ctx, tctx, &mu, &res.Errors, &res.Requests, &res.Dialogs); err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	// dismiss dialogs from another goroutine (a listener must not run commands)
-	go func() {
-		for {
-			select {
-			case <-tctx.Done():
-				return
-			case <-dialogs:
-				_, _ = chromedp.Call(tctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
-			}
-		}
-	}()
 	t0 := time.Now()
 	if err := chromedp.Do(tctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")), waitAttr("html", "data-ready")); err != nil {
 		mu.Lock()
@@ -379,4 +324,58 @@ func Check(t testing.TB, file string, r *Result, want int) {
 			t.Errorf("chart %s: %s", c.ID, p)
 		}
 	}
+}
+
+// watch records the page's errors (console errors and asserts, uncaught
+// exceptions, error log entries), every request it makes and every dialog
+// it opens into errs, reqs and dialogs under mu, and dismisses the dialogs
+// from another goroutine (a listener must not run commands) until tctx ends.
+func watch(ctx, tctx context.Context, mu *sync.Mutex, errs, reqs, dialogs *[]string) error {
+	opened := make(chan struct{}, 16)
+	err := chromedp.Listen(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				*errs = append(*errs, "console."+string(e.Type)+": "+strings.Join(parts, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			msg := e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				msg += " " + e.ExceptionDetails.Exception.Description
+			}
+			*errs = append(*errs, "exception: "+msg)
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				*errs = append(*errs, "log: "+e.Entry.Text+" "+e.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			*reqs = append(*reqs, e.Request.URL)
+		case *page.EventJavascriptDialogOpening:
+			*dialogs = append(*dialogs, string(e.Type)+": "+e.Message)
+			select {
+			case opened <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			select {
+			case <-tctx.Done():
+				return
+			case <-opened:
+				_, _ = chromedp.Call(tctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+			}
+		}
+	}()
+	return nil
 }

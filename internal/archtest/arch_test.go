@@ -50,7 +50,8 @@ var allowed = map[string][]string{
 	"simulate":               {"schema", "diagnose", "counterfactual", "internal/stats", "internal/textfmt", "mining", "internal/parallel"}, // mining: TargetKind for the learned policy's target-kind feature
 	"tracer":                 {"simulate", "internal/stats", "internal/holdout", "diagnose"},                                                // TRACER's learned retention, trained on replay traces; diagnose: the price table of its cache-priced reward
 	"analysis":               {"schema", "compare", "internal/store", "actions", "diagnose", "simulate", "counterfactual", "behavior", "recommend", "mining", "eventlog", "dashboards", "internal/textfmt", "redact", "internal/parallel"},
-	"cmd":                    {"schema", "compare", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout", "internal/glossary"},
+	"serve":                  {"ingest", "internal/store", "analysis", "dashboards", "redact", "internal/textfmt"}, // trajmine serve: the page and its API over HTTP, the log watcher
+	"cmd":                    {"schema", "compare", "ingest", "internal/store", "synth", "actions", "diagnose", "simulate", "counterfactual", "internal/stats", "mining", "eventlog", "behavior", "recommend", "dashboards", "analysis", "internal/textfmt", "redact", "tracer", "internal/holdout", "internal/glossary", "serve"},
 	"cmd/trajmine":           {"cmd"},
 }
 
