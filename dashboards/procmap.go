@@ -1,21 +1,14 @@
 package dashboards
 
 import (
-	"bytes"
 	"cmp"
-	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
-	graphviz "github.com/goccy/go-graphviz"
 	"github.com/mattn/go-runewidth"
 
+	"github.com/trajmine/trajmine/internal/layered"
 	"github.com/trajmine/trajmine/internal/textfmt"
 )
 
@@ -27,25 +20,21 @@ const (
 	EndNode   = "■"
 )
 
-// The process map is laid out by Graphviz dot, run in Go at report time
-// (github.com/goccy/go-graphviz: Graphviz compiled to Wasm and run
-// by wazero; no cgo, no network), left to right from start to end: dot
-// ranks the activities, orders each rank to cross few edges, routes the
-// edges as splines (self-loops included) and places every edge label as a
-// node of its own, so that labels overlap neither each other nor a box.
-// pmSVG then draws the positions as inline SVG.
+// The process map is laid out in layers at report time by
+// internal/layered (pure Go: nothing runs at start-up, nothing is written
+// to disk), left to right from start to end, as Graphviz dot would: the
+// activities in layers, each layer ordered to cross few edges, every edge
+// label a box of its own in the layer between its two ends (labels never
+// overlap each other or a box), self-loops over their box. pmSVG then
+// draws the positions as inline SVG.
 //
-// Sizes are SVG user units (dot's points, y flipped); text is drawn at
-// pmFont px while dot sizes the edge labels at pmDotFont pt, so that a
-// label drawn in a wider browser font still fits the room dot left it.
+// Sizes are SVG user units; text is drawn at 11 px (labels, figures) and
+// 12 px (names), and the label boxes are sized a little wider
+// (pmLabelSize), so that a label drawn in a wider browser font still fits.
 const (
-	pmFont      = 11.0
-	pmNameFont  = 12.0
-	pmDotFont   = 13.0
 	pmNodeH     = 42.0 // an activity's box: its name over its figure
 	pmEndpoint  = 36.0 // the start and end circles' diameter
-	pmMargin    = 10.0
-	pmNameRunes = 28 // longer activity names are cut (the full name is the tooltip)
+	pmNameRunes = 28   // longer activity names are cut (the full name is the tooltip)
 )
 
 // pmKind is what a process-map node is.
@@ -210,10 +199,10 @@ func durationText(ms float64) string {
 	return textfmt.Duration(time.Duration(ms * float64(time.Millisecond)))
 }
 
-// pmMaxEdges is the most transitions a view draws: dot's time grows
-// faster than the edges (on a complete map, 0.2 s for 100 labelled edges,
-// 0.5 s for 150, 1 s for 200, 3 s for 300; BENCHMARKS.md), so a larger
-// map's second view draws the pmMaxEdges picked by pmTopEdges, not all.
+// pmMaxEdges is the most transitions a view draws: past it a map is a
+// hairball no reader follows (and its layout's time grows with the edges
+// times the layers they cross; BENCHMARKS.md), so a larger map's second
+// view draws the pmMaxEdges picked by pmTopEdges, not all.
 const pmMaxEdges = 150
 
 // pmDefaultLimit is the edges the default view draws at most, besides the
@@ -296,181 +285,54 @@ type pmRoute struct {
 	label   pmPoint
 }
 
-// dotDoc is the DOT source dot lays out: nodes n0, n1, … (graph order;
-// nothing from the logs reaches it: an activity is a box of a fixed size,
-// an edge label a figure), edges e0, e1, … (sel order).
-func dotDoc(g *pmGraph, sel []int) []byte {
-	var b bytes.Buffer
-	b.WriteString("digraph pm {\n")
-	b.WriteString("graph [rankdir=LR, nodesep=0.3, ranksep=0.5, margin=0, pad=0];\n")
-	b.WriteString("node [shape=box, fixedsize=true, label=\"\"];\n")
-	fmt.Fprintf(&b, "edge [fontname=\"Helvetica\", fontsize=%g, arrowsize=0.8];\n", pmDotFont)
-	in := func(px float64) string { return strconv.FormatFloat(px/72, 'f', 4, 64) }
-	fmt.Fprintf(&b, "{rank=source; n0 [shape=circle, width=%s, height=%s];}\n", in(pmEndpoint), in(pmEndpoint))
-	fmt.Fprintf(&b, "{rank=sink; n1 [shape=circle, width=%s, height=%s];}\n", in(pmEndpoint), in(pmEndpoint))
-	for i := 2; i < len(g.nodes); i++ {
-		fmt.Fprintf(&b, "n%d [width=%s, height=%s];\n", i, in(g.nodes[i].w), in(pmNodeH))
+// pmLabelSize is the room an edge label of text takes, drawn at pmFont
+// px: a little more than the text (a browser's font may be wider than the
+// estimate).
+func pmLabelSize(text string) layered.Size {
+	if text == "" {
+		return layered.Size{}
 	}
-	for k, i := range sel {
+	return layered.Size{W: 6.6*float64(runewidth.StringWidth(text)) + 8, H: 15}
+}
+
+// layoutPM lays out g's edges sel in layers (internal/layered), left to
+// right from start (first) to end (last). Both views of a set of
+// transitions share one layout: each label takes the room of the longer
+// of its two texts.
+func layoutPM(g *pmGraph, sel []int) (*pmLayout, error) {
+	lg := &layered.Graph{First: []int{0}, Last: []int{1}}
+	for _, n := range g.nodes {
+		h := pmNodeH
+		if n.kind != pmActivity {
+			h = pmEndpoint
+		}
+		lg.Nodes = append(lg.Nodes, layered.Size{W: n.w, H: h})
+	}
+	for _, i := range sel {
 		e := &g.edges[i]
 		l := pmEdgeLabel(e, "frequency")
 		if p := pmEdgeLabel(e, "performance"); g.timed && len(p) > len(l) {
-			l = p // both views share the layout: room for the longer label
+			l = p
 		}
-		fmt.Fprintf(&b, "n%d -> n%d [id=\"e%d\"", e.from, e.to, k)
-		if l != "" {
-			fmt.Fprintf(&b, ", label=%s", dotQuote(l))
-		}
-		b.WriteString("];\n")
+		lg.Edges = append(lg.Edges, layered.Edge{From: e.from, To: e.to, Label: pmLabelSize(l), Weight: float64(e.Count)})
 	}
-	b.WriteString("}\n")
-	return b.Bytes()
-}
-
-// dotQuote is s as a DOT quoted string.
-func dotQuote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
-}
-
-// graphvizMu serialises the calls into go-graphviz: its Wasm
-// instance is one per process.
-var graphvizMu sync.Mutex
-
-// runDot lays out a DOT document with dot and returns Graphviz's json0
-// output (the input with pos, lp and bb). A panic inside the binding is
-// returned as an error.
-func runDot(doc []byte) (out []byte, err error) {
-	graphvizMu.Lock()
-	defer graphvizMu.Unlock()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("graphviz: %v", r)
-		}
-	}()
-	ctx := context.Background()
-	gv, err := graphviz.New(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("graphviz: %w", err)
-	}
-	defer gv.Close()
-	g, err := graphviz.ParseBytes(doc)
-	if err != nil {
-		return nil, fmt.Errorf("graphviz: parse: %w", err)
-	}
-	defer g.Close()
-	var b bytes.Buffer
-	if err := gv.Render(ctx, g, "json0", &b); err != nil {
-		return nil, fmt.Errorf("graphviz: dot: %w", err)
-	}
-	return b.Bytes(), nil
-}
-
-// layoutPM lays out g's edges sel with dot.
-func layoutPM(g *pmGraph, sel []int) (*pmLayout, error) {
-	out, err := runDot(dotDoc(g, sel))
+	lay, err := layered.Do(lg, nil)
 	if err != nil {
 		return nil, err
 	}
-	l, err := parseLayout(out, len(g.nodes), len(sel))
-	if err != nil {
-		return nil, err
+	pt := func(p layered.Point) pmPoint { return pmPoint{round1(p.X), round1(p.Y)} }
+	l := &pmLayout{w: round1(lay.W), h: round1(lay.H), sel: sel, nodes: make([]pmPoint, len(lay.Nodes)), edges: make([]pmRoute, len(lay.Edges))}
+	for i, p := range lay.Nodes {
+		l.nodes[i] = pt(p)
 	}
-	l.sel = sel
-	return l, nil
-}
-
-// gvJSON is the part of Graphviz's json0 output the map reads.
-type gvJSON struct {
-	BB      string `json:"bb"`
-	Objects []struct {
-		Name string `json:"name"`
-		Pos  string `json:"pos"`
-	} `json:"objects"`
-	Edges []struct {
-		ID  string `json:"id"`
-		Pos string `json:"pos"`
-		LP  string `json:"lp"`
-	} `json:"edges"`
-}
-
-// parseLayout reads dot's json0 output for a graph of nodes nodes
-// (n0 … n(nodes-1)) and edges edges (e0 …): every node and edge must have
-// a position. Coordinates become SVG's: shifted by the bounding box and
-// pmMargin, y down.
-func parseLayout(data []byte, nodes, edges int) (*pmLayout, error) {
-	var j gvJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, fmt.Errorf("graphviz json: %w", err)
-	}
-	bb, err := parsePoints(j.BB)
-	if err != nil || len(bb) != 2 {
-		return nil, fmt.Errorf("graphviz json: bb %q: want x0,y0,x1,y1", j.BB)
-	}
-	x0, y1 := bb[0].x, bb[1].y
-	at := func(p pmPoint) pmPoint { return pmPoint{round1(p.x - x0 + pmMargin), round1(y1 - p.y + pmMargin)} }
-	l := &pmLayout{w: round1(bb[1].x - x0 + 2*pmMargin), h: round1(y1 - bb[0].y + 2*pmMargin), nodes: make([]pmPoint, nodes), edges: make([]pmRoute, edges)}
-	seen := make([]bool, nodes)
-	for _, o := range j.Objects {
-		i, ok := gvIndex(o.Name, "n", nodes)
-		if !ok || o.Pos == "" {
-			continue // a rank subgraph
+	for k, r := range lay.Edges {
+		var sp []pmPoint
+		for _, p := range r.Curve {
+			sp = append(sp, pt(p))
 		}
-		p, err := parsePoints(o.Pos)
-		if err != nil || len(p) != 1 {
-			return nil, fmt.Errorf("graphviz json: node %s: pos %q: want x,y", o.Name, o.Pos)
-		}
-		l.nodes[i], seen[i] = at(p[0]), true
-	}
-	if i := slices.Index(seen, false); i >= 0 {
-		return nil, fmt.Errorf("graphviz json: node n%d has no position", i)
-	}
-	seenE := make([]bool, edges)
-	for _, e := range j.Edges {
-		i, ok := gvIndex(e.ID, "e", edges)
-		if !ok {
-			return nil, fmt.Errorf("graphviz json: edge id %q: not one of e0…e%d", e.ID, edges-1)
-		}
-		sp, err := parseSpline(e.Pos)
-		if err != nil {
-			return nil, fmt.Errorf("graphviz json: edge %s: pos: %w", e.ID, err)
-		}
-		r := pmRoute{}
-		for _, s := range sp {
-			var pts []pmPoint
-			for _, p := range s.points {
-				pts = append(pts, at(p))
-			}
-			r.splines = append(r.splines, pts)
-			if s.hasEnd {
-				r.tip, r.hasTip = at(s.end), true
-			}
-		}
-		if e.LP != "" {
-			p, err := parsePoints(e.LP)
-			if err != nil || len(p) != 1 {
-				return nil, fmt.Errorf("graphviz json: edge %s: lp %q: want x,y", e.ID, e.LP)
-			}
-			r.label = at(p[0])
-		}
-		l.edges[i], seenE[i] = r, true
-	}
-	if i := slices.Index(seenE, false); i >= 0 {
-		return nil, fmt.Errorf("graphviz json: edge e%d has no route", i)
+		l.edges[k] = pmRoute{splines: [][]pmPoint{sp}, tip: pt(r.Tip), hasTip: true, label: pt(r.Label)}
 	}
 	return l, nil
-}
-
-// gvIndex reads name as prefix and an index below n.
-func gvIndex(name, prefix string, n int) (int, bool) {
-	s, ok := strings.CutPrefix(name, prefix)
-	if !ok {
-		return 0, false
-	}
-	i, err := strconv.Atoi(s)
-	if err != nil || i < 0 || i >= n || strconv.Itoa(i) != s {
-		return 0, false
-	}
-	return i, true
 }
 
 // round1 rounds to a tenth (no negative zero): stable, short SVG.

@@ -112,10 +112,10 @@ func pmCaption(g *pmGraph, mode string) string {
 		}
 	}
 	if mode == "performance" {
-		return "Laid out by Graphviz dot, left to right from start to end. Box: the median time from the activity to the next event of its run; " +
+		return "Laid out in layers, left to right from start to end (a right-to-left edge closes a loop back). Box: the median time from the activity to the next event of its run; " +
 			"edge label and width: the median time between the two activities, from consecutive events' timestamps; “no timestamps” where the logs have none." + dashed
 	}
-	return "Laid out by Graphviz dot, left to right from start to end. Box shade and edge width: how often; edge label: transitions; " +
+	return "Laid out in layers, left to right from start to end (a right-to-left edge closes a loop back). Box shade and edge width: how often; edge label: transitions; " +
 		"a loop: the activity directly repeated." + dashed
 }
 
