@@ -25,8 +25,8 @@
 //     and series order, golden-tested per chart; a chart with nothing to
 //     draw is not drawn (Chart.Empty: the page says why);
 //  3. the process map is not an ECharts chart: processViewOf lays it out
-//     with Graphviz dot, run in Go at report time (go-graphviz: Graphviz
-//     compiled to Wasm, run by wazero; no cgo, no network), left to
+//     in layers at report time (internal/layered: a Sugiyama layout in
+//     pure Go, as Graphviz dot does; nothing runs at start-up), left to
 //     right from start to end with self-loops and non-overlapping edge
 //     labels, and draws it as inline SVG through html/template (procmap*.go);
 //     a frequency and a performance view (median times between consecutive

@@ -47,7 +47,7 @@ func completeMap(n int) *ProcessMap {
 	return pm
 }
 
-// BenchmarkProcessMap times processViewOf (both layouts by dot, every
+// BenchmarkProcessMap times processViewOf (both layouts, every
 // view drawn) on the synth store's map and on complete maps of 8 and 20
 // activities.
 func BenchmarkProcessMap(b *testing.B) {

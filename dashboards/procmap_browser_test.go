@@ -42,8 +42,9 @@ const procmapCheck = `(function () {
 // TestBrowserProcessMap loads pages with a process map in headless
 // Chromium at 1440 px and checks each view (procmapCheck): the planted map
 // (a self-loop, two edges between the same two boxes, medians by hand:
-// dashboards.PlantedMap) and a busy one (every edge between 8 activities,
-// 8 loops); and takes the process section's screenshot.
+// dashboards.PlantedMap), a busy one (every edge between 8 activities,
+// 8 loops) and the synth store's (dashboards.SynthMap); and takes the
+// process section's screenshot.
 func TestBrowserProcessMap(t *testing.T) {
 	browsertest.Chromium(t)
 	cases := []struct {
@@ -58,6 +59,17 @@ func TestBrowserProcessMap(t *testing.T) {
 		{"busy", dashboards.BusyMap(),
 			"frequency: 35 labels, 0 overlapping, 0 on a box, 0 empty; 8 loops drawn (1,11,10,9,8,7,6,5) | " +
 				"frequency-all: 80 labels, 0 overlapping, 0 on a box, 0 empty; 8 loops drawn (1,11,10,9,8,7,6,5)"},
+		// the synth store's map (testdata/procmap/synth-1000-dfg.json, by
+		// hand): 57 transitions, 11 from start or to end (no label in the
+		// performance views); the default view keeps 31 (the 11, the 5
+		// loops, each activity's busiest in and out: 31 ≥ the limit 22);
+		// its loops context 21 (4.332 s), edit 796 (7.363 s), read 13,681
+		// (3.744 s), search 1,700 (5.022 s), test 1,040 (23.614 s)
+		{"synth-1000", dashboards.SynthMap(t),
+			"frequency: 31 labels, 0 overlapping, 0 on a box, 0 empty; 5 loops drawn (21,796,13,681,1,700,1,040) | " +
+				"performance: 20 labels, 0 overlapping, 0 on a box, 0 empty; 5 loops drawn (4.3 s,7.4 s,3.7 s,5.0 s,23.6 s) | " +
+				"frequency-all: 57 labels, 0 overlapping, 0 on a box, 0 empty; 5 loops drawn (21,796,13,681,1,700,1,040) | " +
+				"performance-all: 46 labels, 0 overlapping, 0 on a box, 0 empty; 5 loops drawn (4.3 s,7.4 s,3.7 s,5.0 s,23.6 s)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

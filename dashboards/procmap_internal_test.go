@@ -12,9 +12,9 @@ import (
 	"github.com/trajmine/trajmine/internal/testutil"
 )
 
-// PlantedMap and BusyMap are plantedMap and busyMap for the browser
-// test (package dashboards_test).
-var PlantedMap, BusyMap = plantedMap, busyMap
+// PlantedMap, BusyMap and SynthMap are plantedMap, busyMap and synthMap
+// for the browser test (package dashboards_test).
+var PlantedMap, BusyMap, SynthMap = plantedMap, busyMap, synthMap
 
 // plantedMap is a process map with a self-loop (read → read), two edges
 // whose labels an unrouted map draws on the same spot (read → edit and

@@ -189,7 +189,7 @@ func (s *sugi) draw(g *Graph, o *Options) *Layout {
 		ly := boxTop - loopHeight(len(ls)-1) - 1 - labelGap
 		for k, i := range ls {
 			h := loopHeight(k)
-			a := max(min(sz.W/4+3*float64(k), sz.W/2-5), 2)
+			a := loopHalf(sz.W, k)
 			r := Route{Loop: true, Tip: Point{c.X + a, boxTop}}
 			r.Curve = []Point{{c.X - a, boxTop}, {c.X - a - 6, boxTop - h*4/3}, {c.X + a + 6, boxTop - h*4/3}, {c.X + a, boxTop - arrowLen}}
 			lh := g.Edges[i].Label.H

@@ -215,11 +215,17 @@ func removeCycles(g *Graph) []bool {
 	for _, v := range g.First {
 		visit(v)
 	}
-	// the First nodes' successors: edges from First are not in out
+	// the First nodes' successors, heaviest edge first: edges from First
+	// are not in out
+	var fromFirst []int
 	for i, e := range g.Edges {
 		if first[e.From] && e.From != e.To && !rev[i] {
-			visit(e.To)
+			fromFirst = append(fromFirst, i)
 		}
+	}
+	slices.SortStableFunc(fromFirst, func(a, b int) int { return cmp.Compare(g.Edges[b].Weight, g.Edges[a].Weight) })
+	for _, i := range fromFirst {
+		visit(g.Edges[i].To)
 	}
 	for v := range n {
 		if in[v] == 0 {

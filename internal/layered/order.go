@@ -47,6 +47,7 @@ func expand(g *Graph, rev []bool, rank []int) *sugi {
 		v := vnode{layer: 2 * rank[i], node: i, w: n.W, above: n.H / 2, below: n.H / 2}
 		if ls := s.loops[i]; len(ls) > 0 {
 			v.above += loopRoom(g, ls)
+			v.w = max(v.w, 2*(loopHalf(n.W, len(ls)-1)+6))
 			for _, e := range ls {
 				v.w = max(v.w, g.Edges[e].Label.W)
 			}
@@ -94,14 +95,20 @@ func expand(g *Graph, rev []bool, rank []int) *sugi {
 }
 
 // loopRoom is the room a node's self-loops ls take over its box: the
-// tallest loop, then the loops' labels stacked.
+// tallest loop, then the loops' labels stacked; at least the height of
+// the tallest loop's control points (4/3 of its height).
 func loopRoom(g *Graph, ls []int) float64 {
-	r := loopHeight(len(ls)-1) + 1 + labelGap
+	h := loopHeight(len(ls) - 1)
+	r := h + 1 + labelGap
 	for _, e := range ls {
 		r += g.Edges[e].Label.H + 2
 	}
-	return r
+	return max(r, h*4/3)
 }
+
+// loopHalf is half the width of a node's k-th self-loop at its box's top
+// (a box w wide): a quarter of the box, 3 more per loop, within the box.
+func loopHalf(w float64, k int) float64 { return max(min(w/4+3*float64(k), w/2-5), 2) }
 
 // loopHeight is the height of a node's k-th self-loop (nested: each one
 // taller).
