@@ -285,7 +285,7 @@ type pmRoute struct {
 	label   pmPoint
 }
 
-// pmLabelSize is the room an edge label of text takes, drawn at pmFont
+// pmLabelSize is the room an edge label of text takes, drawn at 11
 // px: a little more than the text (a browser's font may be wider than the
 // estimate).
 func pmLabelSize(text string) layered.Size {
