@@ -1,8 +1,8 @@
 // Package layered lays out a directed graph in layers, left to right, as
 // Graphviz dot does (the Sugiyama method), in pure Go with no start-up
-// cost: nothing runs before Layout is called, nothing is written anywhere.
+// cost: nothing runs before Do is called, nothing is written anywhere.
 //
-// Layout takes boxes (nodes of given sizes) and edges (each with an
+// Do takes boxes (nodes of given sizes) and edges (each with an
 // optional label of a given size) and returns every box's centre, every
 // edge's route as a smooth cubic Bézier path with the tip of its arrow,
 // and every label's centre. The steps, each deterministic (same graph and

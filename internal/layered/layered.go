@@ -23,7 +23,7 @@ type Edge struct {
 	Weight   float64
 }
 
-// Graph is what Layout lays out. First nodes are pinned to the first
+// Graph is what Do lays out. First nodes are pinned to the first
 // layer, Last nodes to the last (a process map's start and end).
 type Graph struct {
 	Nodes       []Size
@@ -31,7 +31,8 @@ type Graph struct {
 	First, Last []int
 }
 
-// Options tunes Layout; nil means the defaults.
+// Options tunes Do; nil means the defaults (the Default constants). In
+// a non-nil Options every field counts as set: zero means zero.
 type Options struct {
 	// NodeGap is the least room between two boxes of one layer (a node,
 	// a label, or a loop's label), default 14; edges passing through a
