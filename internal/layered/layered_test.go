@@ -104,6 +104,15 @@ func TestCrossingsPlanted(t *testing.T) {
 		// order (dummies in edge order: a→x, b→y, a→y, b→x) a→y crosses
 		// b→y on the left, and b→x crosses b→y and a→y on the right: 3
 		{"K2,2", twoLayer(2, []int{0, 1}), 3, 1},
+		// two stars, b → x, w, z and a, c, d → y (edges in that order:
+		// b→x, b→w, a→y, d→y, c→y, b→z): 0 crossings in the order a, c,
+		// d, b | y, w, x, z. Input order: left, a→y's dummy (3rd) below
+		// b→x's and b→w's (2), c→y's (5th) below d→y's (1), b→z's (6th)
+		// below c→y's and d→y's (2); right, b→x above b→w (1): 6.
+		// Barycentre sweeps alone swing b's star back and forth and stall
+		// at 4; transposition reaches 0
+		{"two stars", &Graph{Nodes: []Size{{40, 30}, {40, 30}, {40, 30}, {40, 30}, {40, 30}, {40, 30}, {40, 30}, {40, 30}},
+			Edges: []Edge{{From: 1, To: 5}, {From: 1, To: 4}, {From: 0, To: 6}, {From: 3, To: 6}, {From: 2, To: 6}, {From: 1, To: 7}}}, 6, 0},
 		// three layers: a→x, b→y, x→q, y→p: one crossing between the
 		// middle and right (p listed before q); swapping p and q, none
 		{"three layers", &Graph{Nodes: []Size{{40, 30}, {40, 30}, {40, 30}, {40, 30}, {40, 30}, {40, 30}},
@@ -328,5 +337,68 @@ func TestErrors(t *testing.T) {
 	}
 	if l, err := Do(&Graph{}, nil); err != nil || l.W != 2*DefaultMargin || l.H != 2*DefaultMargin {
 		t.Errorf("the empty graph: %+v, %v", l, err)
+	}
+}
+
+// TestMoveRight: s → a → b → c and s → x → c: longest path puts x in
+// layer 1 (beside a), then x, with as many edges out as in, moves next to
+// c, beside b: its edge to c is short, its edge from s long.
+func TestMoveRight(t *testing.T) {
+	g := &Graph{Nodes: []Size{{36, 36}, {50, 30}, {50, 30}, {50, 30}, {50, 30}},
+		Edges: []Edge{{From: 0, To: 1}, {From: 1, To: 2}, {From: 2, To: 3}, {From: 0, To: 4}, {From: 4, To: 3}}}
+	l, err := Do(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Nodes[4].X != l.Nodes[2].X {
+		t.Errorf("x at x %v, want b's layer %v (a's is %v)", l.Nodes[4].X, l.Nodes[2].X, l.Nodes[1].X)
+	}
+}
+
+// TestPorts: s (36 high) → a, s → b, a above b: the two edges leave s's
+// right side 10 apart (the most; room 36 − 2·6), the one to a above,
+// centred on s; each enters its target's left side at its centre.
+func TestPorts(t *testing.T) {
+	g := &Graph{Nodes: []Size{{36, 36}, {60, 30}, {60, 30}}, Edges: []Edge{{From: 0, To: 1}, {From: 0, To: 2}}}
+	l, err := Do(g, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, down := 1, 2
+	if l.Nodes[2].Y < l.Nodes[1].Y {
+		up, down = 2, 1
+	}
+	s := l.Nodes[0]
+	if y0, y1 := l.Edges[up-1].Curve[0].Y, l.Edges[down-1].Curve[0].Y; y0 != s.Y-5 || y1 != s.Y+5 {
+		t.Errorf("ports at y %v and %v, want %v ∓ 5", y0, y1, s.Y)
+	}
+	for i, e := range l.Edges {
+		if n := l.Nodes[g.Edges[i].To]; e.Tip != (Point{n.X - 30, n.Y}) {
+			t.Errorf("edge %d: tip %v, want %v's left side", i, e.Tip, n)
+		}
+	}
+}
+
+// TestTranspose: a → y, b → x in the input order cross once; swapping x
+// and y (or a and b) alone removes it: transposition finds it without any
+// sweep, and pairCrossings counts by hand.
+func TestTranspose(t *testing.T) {
+	g := twoLayer(2, []int{1, 0})
+	rev := removeCycles(g)
+	s := expand(g, rev, assignRanks(g, rev))
+	if c := s.crossings(); c != 1 {
+		t.Fatalf("input order: %d crossings, want 1", c)
+	}
+	// the dummies of a → y (4) and b → x (5): with 4 above 5, their
+	// right ends y (pos 1) and x (pos 0) cross once; swapped, not
+	if c := s.pairCrossings(4, 5); c != 1 {
+		t.Errorf("pairCrossings(4, 5) = %d, want 1", c)
+	}
+	if c := s.pairCrossings(5, 4); c != 1 {
+		t.Errorf("pairCrossings(5, 4) = %d, want 1 (their left ends a, b then cross)", c)
+	}
+	s.transpose()
+	if c := s.crossings(); c != 0 {
+		t.Errorf("after transposition: %d crossings, want 0", c)
 	}
 }
