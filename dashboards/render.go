@@ -152,7 +152,7 @@ type view struct {
 	D      *Data
 	Head   headline
 	Charts []Chart
-	// Process is the process map, laid out by dot and drawn as inline SVG.
+	// Process is the process map, laid out in layers (internal/layered) and drawn as inline SVG.
 	Process processView
 	// VariantKey is the variants chart's activity colours.
 	VariantKey []ActivityColour
