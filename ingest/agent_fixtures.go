@@ -18,6 +18,9 @@ const (
 	srcCCUsage       = "ryoppippi/ccusage @ 5816e640"
 	srcSplitrail     = "Piebald-AI/splitrail @ 56e4be45"
 	srcGooseAnalysis = "teck968/goose-session-analysis @ 9d43ec9d"
+	srcGait          = "gait-ai/gait @ 85a221e7"
+	srcQuesma        = "QuesmaOrg/quesma-shipper @ 10ec4ce1"
+	srcCodeburn      = "getagentseal/codeburn @ ed8fa3af"
 )
 
 // agentFixtures names every folder of testdata/agents once per importer
@@ -43,11 +46,11 @@ var agentFixtures = []AgentFixture{
 	{"goose", "goose-sessions-db", "Goose sessions.db, schema version 15 (as SQL)", srcAgentsview},
 	{"opencode-sqlite", "opencode-db", "OpenCode 1.4+ opencode.db (as SQL)", srcAgentsview},
 	{"hermes", "hermes-state-db", "Hermes Agent state.db (as SQL) and a transcript beside it", srcAgentsview},
+	{"cursor-ide", "cursor-ide-db", "Cursor IDE state.vscdb: a real workspace composer.composerData of October 2024; global stores as parsers' tests build them (no version stated)", srcGait + "; " + srcQuesma + "; " + srcCodeburn},
 	{"kiro", "kiro-cli-db", "Kiro CLI data.sqlite3, conversations_v2 (as SQL)", srcAgentsview},
 	{"kiro", "kiro-cli-sqlite-payload", "Kiro CLI: one conversations row's value saved as JSON", srcAgentsview},
 	{"kiro", "", "Kiro IDE (globalStorage/kiro.kiroagent: .chat files, workspace-sessions, execution logs; not read)", ""},
 	{"cline", "", "Cline task folders (read by cline-task-folder, tested on Roo Code's layout)", ""},
-	{"cursor-ide", "", "Cursor IDE state.vscdb (not read)", ""},
 }
 
 // AgentFixtures returns the folders of testdata/agents an importer is

@@ -64,7 +64,8 @@ func TestAgentFixturesOf(t *testing.T) {
 		{"kiro-cli-db", []string{"kiro"}},
 		{"kiro-cli-sqlite-payload", []string{"kiro"}},
 		{"codex-cli", nil},
-		{"", []string{"kiro", "cline", "cursor-ide"}},
+		{"cursor-ide-db", []string{"cursor-ide"}},
+		{"", []string{"kiro", "cline"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.format, func(t *testing.T) {

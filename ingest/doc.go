@@ -33,7 +33,7 @@
 //     the outcome rows it holds to its runs (ApplyOutcomes), and the
 //     Summary counts the outcome files and the runs given an outcome.
 //
-// A SQLite database (an agent's store: Goose 1.10+, OpenCode, Hermes, Kiro CLI)
+// A SQLite database (an agent's store: Goose 1.10+, OpenCode, Hermes, Kiro CLI, Cursor IDE)
 // is not read as a head: prepare copies it with its -wal and -journal into
 // a private temporary folder (hashing what it copies), detects its format
 // from its tables on the copy, and its importer (a storeImporter) reads the

@@ -86,6 +86,8 @@ func init() {
 		"Hermes Agent state.db (~/.hermes/state.db, SQLite): a run per session not left to its transcript beside it (sessions/session_<id>.json, read by hermes-agent); OpenAI-shaped messages with timestamps and tool_call ids; usage per session only (stated totals, api_call_count calls), cost; no compaction records; end reason inferred"}})
 	register(67, kiroDB{formatInfo{"kiro-cli-db",
 		"Kiro CLI store (~/.local/share/kiro-cli/data.sqlite3, SQLite): a run per conversations_v2 row, its value read as kiro-cli-sqlite-payload reads a saved one: no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	register(67, cursorIDE{formatInfo{"cursor-ide-db",
+		"Cursor IDE chat store (User/globalStorage/state.vscdb, and older chats in workspaceStorage/*/state.vscdb; SQLite key-value tables): a run per composer, its bubbles in header order; per-bubble tokenCount as per-call usage where logged (0/0 is none), bubble timestamps, toolFormerData calls with their results by toolCallId, models; no compaction records; end reason inferred"}})
 	// outcome files (outcomes.go): they make outcome rows, not runs
 	register(70, swebenchReport{formatInfo: formatInfo{formatSWEBenchReport,
 		"outcome file: SWE-bench harness per-instance report.json, keyed by instance id ({\"<id>\": {\"resolved\", …}}; also per_instance_details.json) or flat beside a trajectory (logs/<id>/report.json, id from the folder): resolved per instance"}})
@@ -156,6 +158,7 @@ var corpusFolders = map[string][]string{
 	"hermes-state-db":                nil,
 	"kiro-cli-db":                    nil,
 	"goose-jsonl":                    nil,
+	"cursor-ide-db":                  nil,
 	formatSWEBenchReport:             {"corpus-outcomes/mini-swe-agent-swebench"},
 	formatSWEBenchResults:            nil,
 	formatSWEBenchPreds:              nil,

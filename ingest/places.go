@@ -90,6 +90,10 @@ var places = func() []Place {
 		{"Kiro CLI", "linux", "$XDG_DATA_HOME/kiro-cli/data.sqlite3"},
 		{"Kiro CLI", "darwin", "~/Library/Application Support/kiro-cli/data.sqlite3"},
 		{"Amp", "", "$XDG_DATA_HOME/amp/threads"},
+		{"Cursor IDE", "linux", "$XDG_CONFIG_HOME/Cursor/User/globalStorage/state.vscdb"},
+		{"Cursor IDE", "darwin", "~/Library/Application Support/Cursor/User/globalStorage/state.vscdb"},
+		{"Cursor IDE", "linux", "$XDG_CONFIG_HOME/Cursor/User/workspaceStorage/*/state.vscdb"},
+		{"Cursor IDE", "darwin", "~/Library/Application Support/Cursor/User/workspaceStorage/*/state.vscdb"},
 	}
 	for _, goos := range []string{"linux", "darwin"} {
 		for _, ed := range vscodeEditors {

@@ -57,23 +57,27 @@ func TestDiscover(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		goos   string
-		places int      // hand count of the table: 26 places on both systems, 2 of one, 18 VS Code ones; found: all but Goose's .jsonl folder (its sessions.db is planted)
+		places int      // hand count of the table: 26 places on both systems, 2 + 2 of one (Kiro CLI, Cursor IDE), 18 VS Code ones; found: all but Goose's .jsonl folder (its sessions.db is planted)
 		some   []string // places each system must have, as the agents' documentation gives them
 		none   []string // the other system's
 	}{
-		{"linux", 26 + 2 + 18, []string{
+		{"linux", 26 + 2 + 2 + 18, []string{
 			"Claude Code ~/.claude/projects", "Codex CLI ~/.codex/sessions", "Goose ~/.local/share/goose/sessions/sessions.db",
 			"OpenCode ~/.local/share/opencode/opencode.db", "Hermes Agent ~/.hermes/state.db", "Kiro CLI ~/.local/share/kiro-cli/data.sqlite3",
 			"Roo Code (Cursor) ~/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
 			"VS Code Copilot Chat (Code) ~/.config/Code/User/workspaceStorage/ws1/chatSessions",
 			"Visual Studio Copilot ~/.cache/VSGitHubCopilotLogs/traces",
-		}, []string{"Kiro CLI ~/Library/Application Support/kiro-cli/data.sqlite3", "Goose (before 1.10) ~/.local/share/goose/sessions"}},
-		{"darwin", 26 + 2 + 18, []string{
+			"Cursor IDE ~/.config/Cursor/User/globalStorage/state.vscdb", "Cursor IDE ~/.config/Cursor/User/workspaceStorage/ws1/state.vscdb",
+		}, []string{"Kiro CLI ~/Library/Application Support/kiro-cli/data.sqlite3", "Cursor IDE ~/Library/Application Support/Cursor/User/globalStorage/state.vscdb",
+			"Goose (before 1.10) ~/.local/share/goose/sessions"}},
+		{"darwin", 26 + 2 + 2 + 18, []string{
 			"Claude Code ~/.claude/projects", "Goose ~/.local/share/goose/sessions/sessions.db",
 			"Kiro CLI ~/Library/Application Support/kiro-cli/data.sqlite3",
 			"Cline (Code) ~/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
 			"VS Code Copilot Chat (Code - Insiders) ~/Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions",
-		}, []string{"Kiro CLI ~/.local/share/kiro-cli/data.sqlite3", "Cline (Code) ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+			"Cursor IDE ~/Library/Application Support/Cursor/User/globalStorage/state.vscdb",
+			"Cursor IDE ~/Library/Application Support/Cursor/User/workspaceStorage/ws1/state.vscdb",
+		}, []string{"Cursor IDE ~/.config/Cursor/User/globalStorage/state.vscdb", "Kiro CLI ~/.local/share/kiro-cli/data.sqlite3", "Cline (Code) ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
 			"Goose (before 1.10) ~/.local/share/goose/sessions"}},
 	} {
 		t.Run(tc.goos, func(t *testing.T) {
