@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -111,11 +112,15 @@ func servedLog(t *testing.T, path, id, output string) {
 }
 
 // TestServeBrowser runs trajmine serve on a directory of logs (the Claude
-// Code fixtures and a run whose tool output holds a planted string and
-// hostile markup) with a 200 ms poll, and drives the page in headless
-// Chromium: a search for the planted string lists its run; opening the hit
-// shows the run's conversation scrolled to the output, opened, with the
-// string in it and the markup as text; a SQL filter narrows the run list;
+// Code fixtures, a run whose tool output holds a planted string and
+// hostile markup, and a run whose id holds a secret, an AWS key id) with a
+// 200 ms poll, and drives the page in headless Chromium: a search for the
+// planted string lists its run; opening the hit shows the run's
+// conversation scrolled to the output, opened, with the string in it and
+// the markup as text; the secret-named run is found and opened the same
+// way, its id redacted, and the secret is in no answer the browser got
+// (each URL it requested fetched again) nor in the page's DOM; a SQL
+// filter narrows the run list;
 // a log file written after the start appears in the run list (the page
 // reloads itself) within 30 s. The conversation view and the live tools
 // are screenshotted at 1440 px (kept with -screenshots DIR).
@@ -138,6 +143,9 @@ func TestServeBrowser(t *testing.T) {
 	const planted = "PLANTED-needle-7f3a"
 	const hostile = `</script><img src=x onerror=alert(1)>`
 	servedLog(t, filepath.Join(logs, "planted.jsonl"), "planted-run", "collected 3 items\n"+strings.Repeat("ok\n", 40)+"FAILED "+planted+" "+hostile+"\n")
+	const key = "AKIAX66S2O4A2QPOASTV" // an AWS access key id gitleaks knows, in a run id
+	const leaky = "LEAKY-needle-91c2"
+	servedLog(t, filepath.Join(logs, "release.jsonl"), "release-"+key, "deploying\n"+leaky+" done\n")
 
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(dir, "serve.duckdb")
@@ -212,10 +220,32 @@ func TestServeBrowser(t *testing.T) {
 	s.Eval(`(function () { document.querySelector('header').style.position = 'static'; return ''; })()`)
 	s.Shot("#conversation", filepath.Join(shots, "conversation.png"))
 
+	// the run whose id holds a key: found, listed and opened by its
+	// redacted id; the browser never holds the key
+	s.Eval(`(function () { var q = document.querySelector('#search-tools input'); q.value = '` + leaky + `';
+		Array.from(document.querySelectorAll('#search-tools button')).filter(function (b) { return b.textContent === 'search'; })[0].click(); return ''; })()`)
+	row = s.Wait(`(function () { var r = document.querySelector('#search-results tbody tr'); return r ? r.textContent : ''; })()`, leaky, 20*time.Second)
+	if !strings.HasPrefix(row, "release-[REDACTED:") {
+		t.Errorf("the secret-named run's search row: %q", row)
+	}
+	s.Eval(`document.querySelector('#search-results tbody tr').click(), ''`)
+	got = s.Wait(`(function () { var f = document.querySelector('#conv-list .conv-item.focus'); if (!f || !f.open) { return 'not yet'; }
+		var t = f.querySelector('.conv-text'); return document.getElementById('conv-list').getAttribute('data-run') + ' | ' + (t ? t.textContent : ''); })()`,
+		leaky, 20*time.Second)
+	if !strings.HasPrefix(got, "release-[REDACTED:") {
+		t.Errorf("opened secret-named run: %q", got)
+	}
+	if title := s.Eval(`document.getElementById('conversation-title').textContent`); !strings.HasPrefix(title, "Conversation: release-[REDACTED:") {
+		t.Errorf("the secret-named run is not the one open: %q", title)
+	}
+	if s.Eval(`String(document.documentElement.outerHTML.indexOf('`+key+`'))`) != "-1" {
+		t.Errorf("the key is in the page's DOM")
+	}
+
 	// a SQL filter: one run left in the run list
 	s.Eval(`(function () { var q = document.querySelector('#filter-tools textarea'); q.value = "SELECT run_id FROM runs WHERE run_id LIKE 'planted%'";
 		Array.from(document.querySelectorAll('#filter-tools button')).filter(function (b) { return b.textContent === 'apply'; })[0].click(); return ''; })()`)
-	s.Wait(`document.getElementById('runs-pager').textContent`, "runs 1–1 of 1 (filtered from 4; 1 runs match the SQL filter)", 10*time.Second)
+	s.Wait(`document.getElementById('runs-pager').textContent`, "runs 1–1 of 1 (filtered from 5; 1 runs match the SQL filter)", 10*time.Second)
 	s.Eval(`Array.from(document.querySelectorAll('#filter-tools button')).filter(function (b) { return b.textContent === 'clear'; })[0].click(), ''`)
 
 	// a log written after the start: in the run list after the page reloads
@@ -233,10 +263,25 @@ func TestServeBrowser(t *testing.T) {
 	for _, u := range s.Requests() {
 		if !strings.HasPrefix(u, url) {
 			t.Errorf("a request outside the server: %s", u)
+			continue
+		}
+		// every answer the browser got, again (GET only: the same answer)
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Errorf("GET %s: %v", u, err)
+			continue
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d, %v", u, resp.StatusCode, err)
+		}
+		if strings.Contains(string(b), key) {
+			t.Errorf("GET %s: the answer holds the key of a run id", u)
 		}
 	}
 	stop()
-	if o := out.String(); !strings.Contains(o, "generation 2: 5 runs on the page (1 new or changed file imported)") {
+	if o := out.String(); !strings.Contains(o, "generation 2: 6 runs on the page (1 new or changed file imported)") {
 		t.Errorf("serve's output:\n%s", o)
 	}
 	t.Logf("screenshots in %s", shots)

@@ -89,10 +89,11 @@ func (s *Server) store(w http.ResponseWriter, f func(st *store.Store)) {
 	f(s.st)
 }
 
-// errNoRun is the answer to a run= that names no run of the store (the
-// handle, not an id, is repeated).
-func errNoRun(h string) error {
-	return fmt.Errorf("run %q: no such run (run= takes a run's handle, as the page and the search give it; the store may have changed: reload the page)", h)
+// errNoRun is the answer to a run= that names no run of the store: the
+// value given, redacted (a run's id given for its handle may hold a
+// secret).
+func (s *Server) errNoRun(h string) error {
+	return fmt.Errorf("run %q: no such run (run= takes a run's handle, as the page and the search give it; the store may have changed: reload the page)", s.shownID(h))
 }
 
 // runOf is the store id of the run handle h names ("" and false for
@@ -113,7 +114,7 @@ func (s *Server) handleConversation(w http.ResponseWriter, r *http.Request) {
 	}
 	id, ok := s.runOf(h)
 	if !ok {
-		writeError(w, http.StatusNotFound, errNoRun(h))
+		writeError(w, http.StatusNotFound, s.errNoRun(h))
 		return
 	}
 	s.store(w, func(st *store.Store) {
@@ -121,7 +122,7 @@ func (s *Server) handleConversation(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			// the error names the run by its id: say it by its handle
 			if errors.Is(err, analysis.ErrNoRun) {
-				err = errNoRun(h)
+				err = s.errNoRun(h)
 			}
 			writeError(w, statusOf(err), err)
 			return
@@ -141,14 +142,14 @@ func (s *Server) handleEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	id, ok := s.runOf(h)
 	if !ok {
-		writeError(w, http.StatusNotFound, errNoRun(h))
+		writeError(w, http.StatusNotFound, s.errNoRun(h))
 		return
 	}
 	s.store(w, func(st *store.Store) {
 		text, args, err := st.EventText(r.Context(), id, seq)
 		if err != nil {
 			if errors.Is(err, store.ErrNoEvent) {
-				err = fmt.Errorf("run %q, seq %d: %w", h, seq, store.ErrNoEvent)
+				err = fmt.Errorf("run %q, seq %d: %w", s.shownID(h), seq, store.ErrNoEvent)
 			}
 			writeError(w, statusOf(err), err)
 			return

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -330,5 +331,98 @@ func TestRefreshFails(t *testing.T) {
 	}
 	if code, _, body := get(t, ts, "GET", "/api/runs", ""); code != 200 || !cmp.Equal(strings.TrimSpace(body)[:20], `{"run_ids":["alpha"]`) {
 		t.Errorf("the API after a failed refresh: %d %s", code, body)
+	}
+}
+
+// TestSecretRunID: a run whose id holds a key (an AWS access key id, as
+// a file name can) is searched, listed and opened through its handle,
+// whether the page lists it or not; no answer holds the key, and the run
+// is named by its id redacted as the page shows it.
+func TestSecretRunID(t *testing.T) {
+	const key = "AKIAX66S2O4A2QPOASTV"
+	const id = "release-" + key
+	red, err := redact.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := red.String(id)
+	if shown == id || !strings.HasPrefix(shown, "release-[REDACTED:") {
+		t.Fatalf("the redactor keeps %q as %q", id, shown)
+	}
+	for _, inPage := range []bool{true, false} {
+		dir := t.TempDir()
+		logs := filepath.Join(dir, "logs")
+		writeFile(t, filepath.Join(logs, "a.jsonl"), logLine(t, "plain", "gpt-4o", "x", "nothing here")+logLine(t, id, "gpt-4o", "deploy", "deploying "+planted))
+		b := buildRedacted(red)
+		wantIndex := -1 // the secret run's place in the page's run list
+		s := serve.New(serve.Options{DB: filepath.Join(dir, "s.duckdb"), Redact: red, Paths: func() []string { return []string{logs} },
+			Build: func(ctx context.Context, st *store.Store, files []string) (*dashboards.Data, error) {
+				d, err := b(ctx, st, files)
+				if err != nil {
+					return nil, err
+				}
+				var kept []dashboards.RunRecord
+				for _, r := range d.Runs {
+					if r.StoreID == id {
+						if !inPage { // the page lists the plain run only
+							continue
+						}
+						wantIndex = len(kept)
+					}
+					kept = append(kept, r)
+				}
+				d.Runs = kept
+				return d, nil
+			}})
+		defer s.Close()
+		if err := s.Refresh(context.Background(), []string{logs}); err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(s.Handler())
+		defer ts.Close()
+		var bodies []string
+		_, _, body := get(t, ts, "GET", "/api/search?q="+url.QueryEscape(planted), "")
+		bodies = append(bodies, body)
+		var res struct {
+			Runs []struct {
+				RunID  string `json:"run_id"`
+				Run    string `json:"run"`
+				InPage bool   `json:"in_page"`
+				Index  int    `json:"index"`
+				Seq    int64  `json:"seq"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(body), &res); err != nil || len(res.Runs) != 1 {
+			t.Fatalf("search: %v: %s", err, body)
+		}
+		hit := res.Runs[0]
+		if hit.RunID != shown || hit.InPage != inPage || hit.Index != wantIndex || hit.Run == "" {
+			t.Errorf("in page %v: hit %+v, want %q at index %d", inPage, hit, shown, wantIndex)
+		}
+		code, _, body := get(t, ts, "GET", "/api/conversation?run="+hit.Run, "")
+		bodies = append(bodies, body)
+		if code != 200 || !strings.Contains(body, `"run_id":"`+shown+`"`) || !strings.Contains(body, "deploying "+planted) {
+			t.Errorf("in page %v: conversation %d %.400s", inPage, code, body)
+		}
+		code, _, body = get(t, ts, "GET", "/api/event?run="+hit.Run+"&seq="+strconv.FormatInt(hit.Seq, 10), "")
+		bodies = append(bodies, body)
+		if code != 200 || !strings.Contains(body, "deploying "+planted) {
+			t.Errorf("in page %v: event %d %s", inPage, code, body)
+		}
+		for _, p := range []string{"/", "/api/runs", "/api/generation", "/api/conversation?run=" + url.QueryEscape(id)} {
+			_, _, body := get(t, ts, "GET", p, "")
+			bodies = append(bodies, body)
+		}
+		if hs := handles(t, ts); hs[shown] != hit.Run {
+			t.Errorf("in page %v: /api/runs names the run %q, the search %q", inPage, hs[shown], hit.Run)
+		}
+		if page := bodies[len(bodies)-4]; inPage != strings.Contains(page, hit.Run) {
+			t.Errorf("in page %v: the page's handles: %v", inPage, strings.Contains(page, hit.Run))
+		}
+		for i, b := range bodies {
+			if strings.Contains(b, key) {
+				t.Errorf("in page %v: answer %d holds the key: %.300s", inPage, i, b)
+			}
+		}
 	}
 }
