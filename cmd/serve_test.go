@@ -43,7 +43,7 @@ func TestServeFlags(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"serve", "--http", ":8080"}, "trajmine: --http :8080 listens on every interface: the page shows your logs to whoever can reach it; use localhost:8080, or add --http-public to mean it"},
+		{[]string{"serve", "--http", "0.0.0.0:8080"}, "trajmine: --http 0.0.0.0:8080 listens on every interface: the page shows your logs to whoever can reach it; use localhost:8080, or add --http-public to mean it"},
 		{[]string{"serve", "--http", "192.168.1.5:8080"}, "listens on host 192.168.1.5"},
 		{[]string{"serve", "--poll", "-1s"}, "--poll must be ≥ 0"},
 		{[]string{"serve", filepath.Join(t.TempDir(), "missing")}, "no such file or directory"},
@@ -285,4 +285,50 @@ func TestServeBrowser(t *testing.T) {
 		t.Errorf("serve's output:\n%s", o)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// TestServeAddrWithoutHost: --http :0 listens on localhost, as pprof's
+// -http reads an address without a host: the address printed is
+// localhost's, "this machine only", and it answers there.
+func TestServeAddrWithoutHost(t *testing.T) {
+	dir := t.TempDir()
+	servedLog(t, filepath.Join(dir, "logs", "a.jsonl"), "a-run", "ok")
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(dir, "serve.duckdb")
+	out := &lineWriter{lines: make(chan string, 64)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, NewRootCmd(d), []string{"serve", "--http", ":0", "--poll", "0", filepath.Join(dir, "logs")}, out, io.Discard)
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("trajmine serve exited %d:\n%s", code, out.String())
+		}
+	}()
+	var url string
+	wait := time.After(90 * time.Second)
+	for url == "" {
+		select {
+		case l := <-out.lines:
+			if m := regexp.MustCompile(`serving (http://localhost:\d+/) \(this machine only\); not watching`).FindStringSubmatch(l); m != nil {
+				url = m[1]
+			}
+		case code := <-done:
+			done <- code
+			t.Fatalf("trajmine serve exited %d before serving:\n%s", code, out.String())
+		case <-wait:
+			t.Fatalf("no localhost address printed within 90 s:\n%s", out.String())
+		}
+	}
+	resp, err := http.Get(url + "api/generation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"generation":1`) {
+		t.Errorf("GET %sapi/generation: %d %s", url, resp.StatusCode, b)
+	}
 }
