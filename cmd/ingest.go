@@ -241,13 +241,16 @@ func ingestRun(ctx context.Context, d *Deps, o *IngestOptions) error {
 // (trajmine report: nothing may come before the scope line) kept until
 // flush, the lines rejected and the walked files of no known format left
 // out (the summary line counts them: rejectText, "skipped"); and the files
-// whose lines were rejected (ingest.SyntaxError), for the summary line.
+// whose records were rejected (ingest.SyntaxError), for the summary line,
+// with how many of the rejects were a SQLite store's rows (a
+// SyntaxError placed at a table's row, not a line).
 type ingestLog struct {
 	errw    io.Writer
 	hold    bool
 	mu      sync.Mutex
 	clear   func() // clears the progress bar before a warning is printed
 	rejects map[string]bool
+	rows    int64
 	held    []error
 }
 
@@ -261,6 +264,9 @@ func (l *ingestLog) warn(err error) {
 	var se *ingest.SyntaxError
 	if errors.As(err, &se) {
 		l.rejects[se.File] = true
+		if se.Where != "" {
+			l.rows++
+		}
 	}
 	switch {
 	case !l.hold:
@@ -284,14 +290,26 @@ func (l *ingestLog) flush() {
 	l.held = nil
 }
 
-// rejectText is the summary's clause on rejected lines: "no line
-// rejected", or how many in how many files and, with hint, the command
-// that lists them.
+// rejectText is the summary's clause on rejected records: "no line
+// rejected", or how many lines (of JSONL and JSON files) and rows (of
+// SQLite stores, which have no lines) in how many files and, with hint,
+// the command that lists them.
 func (l *ingestLog) rejectText(rejects int64, hint bool) string {
 	if rejects == 0 {
 		return "no line rejected"
 	}
-	s := textfmt.CountOf(int(rejects), "line") + " rejected"
+	var rows int64
+	if l != nil {
+		rows = min(l.rows, rejects)
+	}
+	var parts []string
+	if lines := rejects - rows; lines > 0 {
+		parts = append(parts, textfmt.CountOf(int(lines), "line"))
+	}
+	if rows > 0 {
+		parts = append(parts, textfmt.CountOf(int(rows), "store row"))
+	}
+	s := strings.Join(parts, " and ") + " rejected"
 	if l != nil && len(l.rejects) > 0 {
 		s += " in " + countOf(len(l.rejects), "file")
 	}

@@ -45,7 +45,7 @@ func TestIngestStandardPlaces(t *testing.T) {
 		stdout string // its start
 	}{
 		{"none", nil, func(*testing.T, string) {}, exitFailed,
-			"trajmine: ingest: no PATH given, and no logs in the standard places (~/.claude/projects, ~/.codex/sessions and 43 more standard places)", ""},
+			"trajmine: ingest: no PATH given, and no logs in the standard places (~/.claude/projects, ~/.codex/sessions and 46 more standard places)", ""},
 		{"Claude Code and Goose", nil, func(t *testing.T, home string) {
 			p := filepath.Join(home, ".claude", "projects", "-home-me-proj")
 			mkdir(t, p)

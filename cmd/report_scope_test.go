@@ -220,7 +220,7 @@ func TestReportStandardPlaces(t *testing.T) {
 		runs  int
 	}{
 		{"no places", func(*testing.T, string) {}, true,
-			"trajmine report: no logs found in ~/.claude/projects, ~/.codex/sessions and 43 more standard places; showing a generated demo corpus of 12 runs (trajmine synth -n 12 --seed 1, in a temporary database removed afterwards)", 12},
+			"trajmine report: no logs found in ~/.claude/projects, ~/.codex/sessions and 46 more standard places; showing a generated demo corpus of 12 runs (trajmine synth -n 12 --seed 1, in a temporary database removed afterwards)", 12},
 		{"empty places", func(t *testing.T, home string) {
 			mkdir(t, filepath.Join(home, ".claude", "projects", "-home-me-proj"))
 			mkdir(t, filepath.Join(home, ".codex", "sessions"))
@@ -228,7 +228,7 @@ func TestReportStandardPlaces(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true,
-			"trajmine report: no logs found in ~/.claude/projects, ~/.codex/sessions and 43 more standard places; showing a generated demo corpus of 12 runs (trajmine synth -n 12 --seed 1, in a temporary database removed afterwards)", 12},
+			"trajmine report: no logs found in ~/.claude/projects, ~/.codex/sessions and 46 more standard places; showing a generated demo corpus of 12 runs (trajmine synth -n 12 --seed 1, in a temporary database removed afterwards)", 12},
 		{"a place with no known log", func(t *testing.T, home string) {
 			p := filepath.Join(home, ".claude", "projects", "x")
 			mkdir(t, p)

@@ -131,9 +131,6 @@ func Charts(d *Data) []Chart {
 	cs = append(cs, runChart(d))
 	cs = append(cs, timelineChart(d))
 	cs = append(cs, rentChart(d), survivalChart(d))
-	if d.ProcessMap != nil {
-		cs = append(cs, processChart(d.ProcessMap))
-	}
 	if d.Variants != nil {
 		cs = append(cs, variantsChart(d.Variants))
 	}

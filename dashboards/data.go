@@ -361,16 +361,18 @@ type Action struct {
 	Call int
 }
 
-// ProcessMap is a process map (mining): activities and the transitions
-// between them, with frequency and mean duration.
+// ProcessMap is a process map (mining's directly-follows graph):
+// activities and the transitions between them, with frequency and median
+// duration.
 type ProcessMap struct {
 	Nodes []ProcessNode
 	Edges []ProcessEdge
 }
 
-// ProcessNode is one activity. MedianMS is the median time from its
-// events to the next event of the same run, over the Timed ones (both
-// with a timestamp); 0 and Timed 0 where the logs have no timestamps.
+// ProcessNode is one activity: its events, and the median time from one
+// of them to the next event of its run (mining.Node's MedianSeconds, in
+// ms) over the Timed events where both had a timestamp; Timed 0: the logs
+// have no timestamps to measure it from.
 type ProcessNode struct {
 	ID       string
 	Label    string
@@ -379,8 +381,10 @@ type ProcessNode struct {
 	MedianMS float64
 }
 
-// ProcessEdge is one transition between activities; MedianMS is the
-// median time between its two events over the Timed occurrences.
+// ProcessEdge is one transition between activities (From → To, StartNode
+// and EndNode included): how often To directly follows From, and the
+// median time between the two events (mining.Edge's MedianSeconds, in ms)
+// over the Timed transitions where both had a timestamp.
 type ProcessEdge struct {
 	From, To string
 	Count    int64

@@ -23,10 +23,16 @@
 //  2. Charts turns Data into ECharts options built from go-echarts' option
 //     types (echarts.go; no JavaScript functions) with stable chart ids
 //     and series order, golden-tested per chart; a chart with nothing to
-//     draw is not drawn (Chart.Empty: the page says why); the process map
-//     is laid out in Go (processLayout: left to right from a start node to
-//     an end node);
-//  3. Write executes the embedded page template: ECharts 5.4.3 (npm
+//     draw is not drawn (Chart.Empty: the page says why);
+//  3. the process map is not an ECharts chart: processViewOf lays it out
+//     in layers at report time (internal/layered: a Sugiyama layout in
+//     pure Go, as Graphviz dot does; nothing runs at start-up), left to
+//     right from start to end with self-loops and non-overlapping edge
+//     labels, and draws it as inline SVG through html/template (procmap*.go);
+//     a frequency and a performance view (median times between consecutive
+//     events, "no timestamps" where the logs have none) share one layout,
+//     for the default transitions and for all of them;
+//  4. Write executes the embedded page template: ECharts 5.4.3 (npm
 //     echarts' dist/echarts.min.js, the version go-echarts v2.6.7 targets;
 //     see assets/), the page's script (internal/textfmt.JS, the number
 //     formats every figure it writes uses, then assets/report.js) and

@@ -25,10 +25,7 @@ import (
 //   - AxisLabel: a numeric interval (go-echarts' is a string, which ECharts
 //     would add to as text: "0" + 1 = "01");
 //   - DataZoom: the slider's height and bottom;
-//   - Label: width and overflow (truncating labels to their box);
-//   - GraphNode: x and y that keep a 0 (go-echarts' float32 fields omit it,
-//     and a layout "none" graph needs both) and a per-node label;
-//   - GraphLink: a per-link symbol (a self-loop's first half has no arrow).
+//   - Label: width and overflow (truncating labels to their box).
 
 // Option is an ECharts option object.
 type Option struct {
@@ -96,20 +93,6 @@ type Label struct {
 	Overflow string `json:"overflow,omitempty"`
 }
 
-// GraphNode is go-echarts' graph node placed at (X, Y), with its label.
-type GraphNode struct {
-	opts.GraphNode
-	X     float64 `json:"x"`
-	Y     float64 `json:"y"`
-	Label *Label  `json:"label,omitempty"`
-}
-
-// GraphLink is go-echarts' graph link with its own end symbols.
-type GraphLink struct {
-	opts.GraphLink
-	Symbol []string `json:"symbol,omitempty"`
-}
-
 // richTooltip is a tooltip drawn on the canvas (no HTML), triggered by
 // trigger ("axis" or "item").
 func richTooltip(trigger string) *Tooltip {
@@ -120,9 +103,6 @@ func richTooltip(trigger string) *Tooltip {
 func label(position, formatter string) *Label {
 	return &Label{Label: opts.Label{Show: opts.Bool(true), Position: position, Formatter: formatter}}
 }
-
-// noLabel is a hidden label.
-func noLabel() *Label { return &Label{Label: opts.Label{Show: opts.Bool(false)}} }
 
 // lineStyle is a line of colour c ("" the series colour), width w and type
 // typ ("" solid, "dashed", "dotted").

@@ -126,7 +126,8 @@ func fixture(full bool) *dashboards.Data {
 	d.Decision = dashboards.Decision{Policy: "mask(n=5)", Family: "gpt-" + xssImg, Currency: "cost", Ratio: 0.8, Lo: 0.7, Hi: 0.9997, Tokens: 0.6,
 		HeldOut: 3, Saved: 1, LostLogged: 1, ReinvPer100: 0.5, Note: "remove the agent's manage_context tool"}
 	d.ProcessMap = &dashboards.ProcessMap{
-		Nodes: []dashboards.ProcessNode{{ID: "a", Label: "read " + xssScript, Count: 10, Timed: 10, MedianMS: 1200}, {ID: "b", Label: "edit", Count: 6, Timed: 6, MedianMS: 800}, {ID: "c", Label: "test", Count: 4, Timed: 4, MedianMS: 5000}},
+		Nodes: []dashboards.ProcessNode{{ID: "a", Label: "read " + xssScript, Count: 10, Timed: 8, MedianMS: 1200}, {ID: "b", Label: "edit", Count: 6, Timed: 6, MedianMS: 800},
+			{ID: "c", Label: "test", Count: 4, Timed: 2, MedianMS: 5000}},
 		Edges: []dashboards.ProcessEdge{{From: dashboards.StartNode, To: "a", Count: 3}, {From: "a", To: "b", Count: 6, Timed: 6, MedianMS: 300}, {From: "b", To: "b", Count: 2, Timed: 2, MedianMS: 50},
 			{From: "b", To: "c", Count: 4, Timed: 4, MedianMS: 900}, {From: "c", To: "a", Count: 2, Timed: 2, MedianMS: 100}, {From: "c", To: dashboards.EndNode, Count: 3}},
 	}

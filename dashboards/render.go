@@ -152,6 +152,8 @@ type view struct {
 	D      *Data
 	Head   headline
 	Charts []Chart
+	// Process is the process map, laid out in layers (internal/layered) and drawn as inline SVG.
+	Process processView
 	// VariantKey is the variants chart's activity colours.
 	VariantKey []ActivityColour
 	Groups     []string // comparison groups, "" (all runs) first
@@ -321,7 +323,7 @@ func Write(w io.Writer, d *Data, o *Options) error {
 	if err != nil {
 		return err
 	}
-	v := view{D: d, Head: headlineOf(d), Charts: charts, VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
+	v := view{D: d, Head: headlineOf(d), Charts: charts, Process: processViewOf(d.ProcessMap), VariantKey: activityColours(d.Variants), Groups: policyGroups(d), RunsJSON: runsOf(d), Library: template.JS(libraryJS),
 		Script: template.JS(pageJS), Style: template.CSS(reportCSS + conversationCSS), Version: EChartsVersion, DefaultRun: DefaultRun(d), DefaultRunText: defaultRunText(d)}
 	if o.noLibrary {
 		v.Library = "/* echarts.min.js " + EChartsVersion + " */"

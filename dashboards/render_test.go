@@ -297,7 +297,9 @@ var (
 	knownTags = map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true, "h1": true, "h2": true, "h3": true,
 		"p": true, "nav": true, "a": true, "main": true, "section": true, "div": true, "span": true, "code": true, "b": true, "table": true, "thead": true, "tbody": true,
 		"tr": true, "th": true, "td": true, "label": true, "select": true, "option": true, "dl": true, "footer": true, "script": true,
-		"details": true, "summary": true, "small": true, "figure": true, "figcaption": true, "dt": true, "dd": true}
+		"details": true, "summary": true, "small": true, "figure": true, "figcaption": true, "dt": true, "dd": true,
+		// the process map's inline SVG
+		"svg": true, "g": true, "path": true, "polygon": true, "text": true, "rect": true, "circle": true}
 )
 
 // checkMarkup scans every tag outside script contents: each "<" must start

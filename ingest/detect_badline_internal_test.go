@@ -30,6 +30,7 @@ var jsonlFormatsCovered = []string{
 	"factory-droid-exec-stream-json", "claude-agent-sdk-stream-json", "openhands-sdk-v1-events",
 	"codex-exec-json", "kimi-cli-wire", "pi-coding-agent", "openclaw-telemetry",
 	"cursor-agent-transcripts", "mistral-vibe", "grok-build", "gptme", "antigravity-cli", "vscode-copilot-chat",
+	"goose-jsonl",
 }
 
 // TestDetectOneBadLine plants one bad line at the top of a known-good JSONL

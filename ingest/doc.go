@@ -33,7 +33,7 @@
 //     the outcome rows it holds to its runs (ApplyOutcomes), and the
 //     Summary counts the outcome files and the runs given an outcome.
 //
-// A SQLite database (an agent's store: Goose, OpenCode, Hermes, Kiro CLI)
+// A SQLite database (an agent's store: Goose 1.10+, OpenCode, Hermes, Kiro CLI, Cursor IDE)
 // is not read as a head: prepare copies it with its -wal and -journal into
 // a private temporary folder (hashing what it copies), detects its format
 // from its tables on the copy, and its importer (a storeImporter) reads the
@@ -77,7 +77,9 @@
 //
 //   - formats.go: the registration of every importer in detection order,
 //     with its name and description (formatInfo), and the corpus folders
-//     it is tested on.
+//     it is tested on; agent_fixtures.go: the public agent fixtures of
+//     testdata/agents each importer is tested on (AgentFixtures, which
+//     trajmine formats prints).
 //   - lines.go and jsondoc.go: the two ways an importer reads its input.
 //     lineReader (lines.go) reads a file line by line, each line decoded
 //     into a record type (jsonRecord by default, jsonValue, or the
@@ -151,8 +153,10 @@
 //     are regenerated with -update and reviewed. A format that reads the
 //     agents of testdata/agents/ (issue 30's real fixtures with hand
 //     counts) names its folder in fixture_claims_test.go's
-//     agentFolderFormats and tests it against the folder's counts.json
-//     (agents_drift_test.go).
+//     agentFolderFormats and in agent_fixtures.go's agentFixtures (agent,
+//     versions, source: TestAgentFixturesListed keeps the two in step) and
+//     tests it against the folder's counts.json (agents_drift_test.go,
+//     goose_jsonl_test.go).
 //  4. fuzz_test.go: a fuzzTable entry with the fixtures as seeds.
 //  5. TestDetectOneBadLine (detect_badline_internal_test.go) covers a new
 //     JSONL format by itself once a .jsonl fixture is detected as it; add

@@ -127,6 +127,7 @@ var agentFolderFormats = map[string]string{
 	"kilo-code":           "cline-task-folder",
 	"roo-code":            "cline-task-folder",
 	"vscode-copilot-chat": "vscode-copilot-chat",
+	"goose-jsonl":         "goose-jsonl",
 
 	"cline": "", "cursor-ide": "", "goose": "", "hermes": "", "kiro": "", "opencode-sqlite": "",
 }

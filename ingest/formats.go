@@ -52,11 +52,11 @@ func init() {
 	register(45, clineCassette{formatInfo{"cline-http-cassette",
 		"Cline CLI nock HTTP recordings of /chat/completions (SSE): one model call per exchange with streamed text, reasoning, tool calls and per-call usage; request bodies, when recorded, supply the inputs; no tool results or timestamps beyond the response's created; attempt_completion → finished"}})
 	register(45, clineTask{formatInfo{"cline-task-folder",
-		"Cline, Roo Code and Kilo Code task folders (VS Code globalStorage/<extension>/tasks/<id>/: api_conversation_history.json read with the ui_messages.json beside it, or ui_messages.json alone): per-call usage and cost from the api_req_started records, ms timestamps, tool_use ids or XML tool uses with [tool] Result: blocks linked in order, Roo condense/truncation records as context_ops, harness named by the extension, end from completion_result, cancellations or attempt_completion; fixtures: Roo Code and Kilo Code (legacy extension) task folders from agentsview's tests, no Cline sample (its variant is tested on Roo's layout)"}})
+		"Cline, Roo Code and Kilo Code task folders (VS Code globalStorage/<extension>/tasks/<id>/: api_conversation_history.json read with the ui_messages.json beside it, or ui_messages.json alone): per-call usage and cost from the api_req_started records, ms timestamps, tool_use ids or XML tool uses with [tool] Result: blocks linked in order, Roo condense/truncation records as context_ops, harness named by the extension, end from completion_result, cancellations or attempt_completion"}})
 	register(45, vscodeCopilotChat{formatInfo{"vscode-copilot-chat",
-		"VS Code Copilot Chat sessions (workspaceStorage/<hash>/chatSessions/<id>.json, and the newer .jsonl mutation logs, replayed): a model call per tool-call round (else per request), tool-call ids with their results, request timestamps and elapsed times; no token counts in the log (usage estimated), no compaction records; isCanceled as an explicit end; fixtures: a real session (chat format version 3, VS Code of November 2025, from splitrail) and JSONL logs from agentsview's tests"}})
+		"VS Code Copilot Chat sessions (workspaceStorage/<hash>/chatSessions/<id>.json, and the newer .jsonl mutation logs, replayed): a model call per tool-call round (else per request), tool-call ids with their results, request timestamps and elapsed times; no token counts in the log (usage estimated), no compaction records; isCanceled as an explicit end"}})
 	register(45, ampThread{formatInfo{"amp-thread",
-		"Amp threads (~/.local/share/amp/threads/T-<id>.json): per-call usage from assistant messages' usage (cache reads and writes) or, in older threads, the usageLedger events, ms and ISO timestamps, tool_use ids (also Amp's toolUseID/run results), no compaction records, end reason inferred; fixtures: agentsview's and ccusage's test threads (no Amp version logged)"}})
+		"Amp threads (~/.local/share/amp/threads/T-<id>.json): per-call usage from assistant messages' usage (cache reads and writes) or, in older threads, the usageLedger events, ms and ISO timestamps, tool_use ids (also Amp's toolUseID/run results), no compaction records, end reason inferred"}})
 	register(45, langfuse{formatInfo{"langfuse-trace-export",
 		"Langfuse public-API trace + observations JSON: GENERATIONs as model calls with per-call usage (usageDetails incl. cache), TOOL/linked SPAN observations as tool results, timestamps, message-level tool-call ids, no compaction events, end from level/finish reason"}})
 	register(45, openClaw{formatInfo{"openclaw-telemetry",
@@ -75,6 +75,8 @@ func init() {
 		"Antigravity CLI trajectory steps (JSONL of {step_index, type, source, status, content, tool_calls}): no usage, step timestamps, tool_calls ids where logged (else planner calls answered in order by the action steps that follow), harness steps (EPHEMERAL_MESSAGE …) as system events, CHECKPOINT steps as compactions, cancelled last step as explicit end"}})
 	register(66, kiroCLI{formatInfo{"kiro-cli-sqlite-payload",
 		"Kiro CLI / Amazon Q CLI conversation JSON (the value of one conversations row of data.sqlite3, saved as .json): no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	register(66, gooseJSONL{formatInfo{"goose-jsonl",
+		"Goose session files from before its SQLite store (Goose 1.0–1.9: ~/.local/share/goose/sessions/<id>.jsonl: a metadata line, then one message a line): run totals from the metadata's accumulated tokens and the last call's usage from its last-usage tokens (else estimated), created timestamps, toolRequest/toolResponse ids, no compaction records, end reason inferred"}})
 	// SQLite stores (sqlite.go): recognised by their tables on a snapshot, never by a head
 	register(67, gooseDB{formatInfo{"goose-sessions-db",
 		"Goose session store (~/.local/share/goose/sessions/sessions.db, SQLite): a run per session (sub_agent sessions as child runs); per-call usage from usage_ledger rows (compaction calls included) set on the calls in order, cost; timestamps, toolRequest/toolResponse ids, the agent-only summary after hidden messages as a summary op; end reason inferred"}})
@@ -84,6 +86,8 @@ func init() {
 		"Hermes Agent state.db (~/.hermes/state.db, SQLite): a run per session not left to its transcript beside it (sessions/session_<id>.json, read by hermes-agent); OpenAI-shaped messages with timestamps and tool_call ids; usage per session only (stated totals, api_call_count calls), cost; no compaction records; end reason inferred"}})
 	register(67, kiroDB{formatInfo{"kiro-cli-db",
 		"Kiro CLI store (~/.local/share/kiro-cli/data.sqlite3, SQLite): a run per conversations_v2 row, its value read as kiro-cli-sqlite-payload reads a saved one: no usage, prompt and stream-end timestamps, tool_use ids, latest_summary as a summary context_op, end reason inferred"}})
+	register(67, cursorIDE{formatInfo{"cursor-ide-db",
+		"Cursor IDE chat store (User/globalStorage/state.vscdb, and older chats in workspaceStorage/*/state.vscdb; SQLite key-value tables): a run per composer, its bubbles in header order; per-bubble tokenCount as per-call usage where logged (0/0 is none), bubble timestamps, toolFormerData calls with their results by toolCallId, models; no compaction records; end reason inferred"}})
 	// outcome files (outcomes.go): they make outcome rows, not runs
 	register(70, swebenchReport{formatInfo: formatInfo{formatSWEBenchReport,
 		"outcome file: SWE-bench harness per-instance report.json, keyed by instance id ({\"<id>\": {\"resolved\", …}}; also per_instance_details.json) or flat beside a trajectory (logs/<id>/report.json, id from the folder): resolved per instance"}})
@@ -107,9 +111,9 @@ func init() {
 // corpusFolders names, per importer, the folders of the shared corpus
 // (../shared/corpus) its tests import, those of ../shared/corpus-more as
 // "corpus-more/<folder>" and those of ../shared/corpus-outcomes (logs with
-// their outcome files) as "corpus-outcomes/<folder>"; importers without
-// one are tested on
-// hand-written fixtures only. TestCorpusFoldersListed and
+// their outcome files) as "corpus-outcomes/<folder>"; an importer without
+// one is tested on the agent fixtures of testdata/agents it reads
+// (agentFixtures) and on hand-written fixtures. TestCorpusFoldersListed and
 // TestNoForeignClaims keep it complete.
 var corpusFolders = map[string][]string{
 	"claude-code":                    {"claude-code", "corpus-more/iflow-cli"},
@@ -153,6 +157,8 @@ var corpusFolders = map[string][]string{
 	"opencode-db":                    nil,
 	"hermes-state-db":                nil,
 	"kiro-cli-db":                    nil,
+	"goose-jsonl":                    nil,
+	"cursor-ide-db":                  nil,
 	formatSWEBenchReport:             {"corpus-outcomes/mini-swe-agent-swebench"},
 	formatSWEBenchResults:            nil,
 	formatSWEBenchPreds:              nil,
@@ -162,7 +168,7 @@ var corpusFolders = map[string][]string{
 }
 
 // CorpusFolders returns the shared-corpus folders an importer is tested on
-// (nil: hand-written fixtures only).
+// (nil: none; see AgentFixtures for its real fixtures).
 func CorpusFolders(format string) []string { return corpusFolders[format] }
 
 // alsoReads names, per importer, the other agents whose logs it reads
@@ -179,21 +185,15 @@ var alsoReads = map[string][]string{
 // they copy its format (nil: none known).
 func AlsoReads(format string) []string { return alsoReads[format] }
 
-// testedVersions names, per importer, the versions of the agent its
-// fixtures come from, as the logs state them (issue 30: the agent fixtures
-// of testdata/agents, and the shared corpora); formats whose logs state no
-// version say so.
+// testedVersions names, per importer, the versions of the agent the
+// shared corpora's logs come from, as the logs state them; the versions of
+// the agent fixtures of testdata/agents are in agentFixtures.
 var testedVersions = map[string]string{
-	"claude-code":                    "Claude Code 2.0.27–2.1.39 (shared corpus), 2.1.80–2.1.220 (testdata/agents/claude-code-2.1: the 2.1.x metadata record types)",
-	"cursor-agent-transcripts":       "Cursor agent CLI; transcripts state no version (testdata/agents/cursor-turn-ended: turn_ended lines, keys beside role/message)",
-	"gemini-cli":                     "Gemini CLI session-*.json (no version stated), 0.40.x session-*.jsonl (testdata/agents/gemini-cli-jsonl)",
-	"grok-build":                     "Grok Build at xai-org/grok-build 7cfcb20d: the current chat_history.jsonl and the legacy one chat-history-downgrade writes (chat_format_version 0)",
-	"factory-droid-exec-stream-json": "droid exec; no version stated: session_id with ISO times, and sessionId with epoch milliseconds (testdata/agents/factory-droid-exec)",
-	"copilot-cli-events":             "Copilot CLI 1.0.11 and 1.0.77 (copilotVersion), a 0.0.420 header with 1.0.x records (testdata/agents/copilot-cli)",
-	"antigravity-cli":                "Antigravity CLI; transcripts state no version (testdata/agents/antigravity-new)",
-	"pi-coding-agent":                "pi 0.74.0, session format v3 (testdata/agents/pi)",
+	"claude-code":        "Claude Code 2.0.27–2.1.39 (shared corpus)",
+	"copilot-cli-events": "Copilot CLI 1.0.11 and 1.0.77 (copilotVersion, corpus-more)",
+	"gemini-cli":         "Gemini CLI session-*.json (no version stated, shared corpus)",
 }
 
-// TestedVersions returns the versions of the agent an importer's fixtures
-// come from ("" when not noted).
+// TestedVersions returns the versions of the agent an importer's
+// shared-corpus logs come from ("" when not noted).
 func TestedVersions(format string) string { return testedVersions[format] }

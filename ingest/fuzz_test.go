@@ -80,6 +80,7 @@ var fuzzTable = []fuzzEntry{
 	{name: "mistral-vibe", globs: []string{"testdata/mistral-vibe/*/messages.jsonl"}, parses: []fuzzParse{{"mistral-vibe", "fuzz/messages.jsonl"}}, check: sweFuzzCheck},
 	{name: "gptme", globs: []string{"testdata/gptme/*/conversation.jsonl"}, parses: []fuzzParse{{"gptme", "fuzz/conversation.jsonl"}}, check: sweFuzzCheck},
 	{name: "hermes-agent", globs: []string{"testdata/hermes-agent/*.json"}, parses: []fuzzParse{{"hermes-agent", "fuzz.json"}}, check: sweFuzzCheck},
+	{name: "goose-jsonl", globs: []string{"testdata/agents/goose-jsonl/*.jsonl"}, parses: []fuzzParse{{"goose-jsonl", "fuzz.jsonl"}}, check: sweFuzzCheck},
 	{name: "antigravity-cli", globs: []string{"testdata/antigravity-cli/*.jsonl", "testdata/agents/antigravity-new/*.jsonl"}, parses: []fuzzParse{{"antigravity-cli", "fuzz.jsonl"}}, check: sweFuzzCheck},
 	{name: "kiro-cli-sqlite-payload", globs: []string{"testdata/kiro-cli-sqlite-payload/*.json"}, parses: []fuzzParse{{"kiro-cli-sqlite-payload", "fuzz.json"}}, check: sweFuzzCheck},
 	// issue 30 points 9 and 10 (testdata/agents; the hand-written rule

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,6 +22,16 @@ type Place struct {
 	// * (filepath.Match). The place is a folder (walked as a PATH is) or a
 	// file (a SQLite store).
 	Path string
+}
+
+// placeUnless names, by a place's Path, a path (rooted as Path) whose
+// existence makes the place not looked at: the older store of an agent
+// that imports it into a newer one and leaves it on disk, so that its
+// sessions are not read twice.
+var placeUnless = map[string]string{
+	// Goose before 1.10: one .jsonl a session; 1.10+ imports them into
+	// sessions.db and leaves them beside it
+	"$XDG_DATA_HOME/goose/sessions": "$XDG_DATA_HOME/goose/sessions/sessions.db",
 }
 
 // roots are the roots a Place's path may start with, and their defaults
@@ -75,9 +86,14 @@ var places = func() []Place {
 		{"Hermes Agent", "", "~/.hermes/sessions"},
 		{"Hermes Agent", "", "~/.hermes/state.db"},
 		{"Goose", "", "$XDG_DATA_HOME/goose/sessions/sessions.db"},
+		{"Goose (before 1.10)", "", "$XDG_DATA_HOME/goose/sessions"},
 		{"Kiro CLI", "linux", "$XDG_DATA_HOME/kiro-cli/data.sqlite3"},
 		{"Kiro CLI", "darwin", "~/Library/Application Support/kiro-cli/data.sqlite3"},
 		{"Amp", "", "$XDG_DATA_HOME/amp/threads"},
+		{"Cursor IDE", "linux", "$XDG_CONFIG_HOME/Cursor/User/globalStorage/state.vscdb"},
+		{"Cursor IDE", "darwin", "~/Library/Application Support/Cursor/User/globalStorage/state.vscdb"},
+		{"Cursor IDE", "linux", "$XDG_CONFIG_HOME/Cursor/User/workspaceStorage/*/state.vscdb"},
+		{"Cursor IDE", "darwin", "~/Library/Application Support/Cursor/User/workspaceStorage/*/state.vscdb"},
 	}
 	for _, goos := range []string{"linux", "darwin"} {
 		for _, ed := range vscodeEditors {
@@ -136,9 +152,9 @@ func (p Place) Resolve(home string, getenv func(string) string) string {
 
 // Discover returns the standard places of goos that exist under home (the
 // folders and files their patterns match, sorted within a place), reading
-// the root variables through getenv. A place inside another one found is
-// left out (its files are read with the outer one), and so is a path found
-// twice.
+// the root variables through getenv. A place whose placeUnless path exists
+// is not looked at; a place inside another one found is left out (its files are
+// read with the outer one), and so is a path found twice.
 func Discover(home string, getenv func(string) string, goos string) []Found {
 	if home == "" {
 		return nil
@@ -149,6 +165,11 @@ func Discover(home string, getenv func(string) string, goos string) []Found {
 		pattern := p.Resolve(home, getenv)
 		if pattern == "" {
 			continue
+		}
+		if unless := placeUnless[p.Path]; unless != "" {
+			if _, err := os.Stat(Place{Path: unless}.Resolve(home, getenv)); err == nil {
+				continue
+			}
 		}
 		matches, _ := filepath.Glob(pattern) // what exists; the patterns are well formed (no ErrBadPattern)
 		sort.Strings(matches)

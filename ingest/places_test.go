@@ -57,23 +57,28 @@ func TestDiscover(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		goos   string
-		places int      // hand count of the table: 25 places on both systems, 2 of one, 18 VS Code ones
+		places int      // hand count of the table: 26 places on both systems, 2 + 2 of one (Kiro CLI, Cursor IDE), 18 VS Code ones; found: all but Goose's .jsonl folder (its sessions.db is planted)
 		some   []string // places each system must have, as the agents' documentation gives them
 		none   []string // the other system's
 	}{
-		{"linux", 25 + 2 + 18, []string{
+		{"linux", 26 + 2 + 2 + 18, []string{
 			"Claude Code ~/.claude/projects", "Codex CLI ~/.codex/sessions", "Goose ~/.local/share/goose/sessions/sessions.db",
 			"OpenCode ~/.local/share/opencode/opencode.db", "Hermes Agent ~/.hermes/state.db", "Kiro CLI ~/.local/share/kiro-cli/data.sqlite3",
 			"Roo Code (Cursor) ~/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
 			"VS Code Copilot Chat (Code) ~/.config/Code/User/workspaceStorage/ws1/chatSessions",
 			"Visual Studio Copilot ~/.cache/VSGitHubCopilotLogs/traces",
-		}, []string{"Kiro CLI ~/Library/Application Support/kiro-cli/data.sqlite3"}},
-		{"darwin", 25 + 2 + 18, []string{
+			"Cursor IDE ~/.config/Cursor/User/globalStorage/state.vscdb", "Cursor IDE ~/.config/Cursor/User/workspaceStorage/ws1/state.vscdb",
+		}, []string{"Kiro CLI ~/Library/Application Support/kiro-cli/data.sqlite3", "Cursor IDE ~/Library/Application Support/Cursor/User/globalStorage/state.vscdb",
+			"Goose (before 1.10) ~/.local/share/goose/sessions"}},
+		{"darwin", 26 + 2 + 2 + 18, []string{
 			"Claude Code ~/.claude/projects", "Goose ~/.local/share/goose/sessions/sessions.db",
 			"Kiro CLI ~/Library/Application Support/kiro-cli/data.sqlite3",
 			"Cline (Code) ~/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
 			"VS Code Copilot Chat (Code - Insiders) ~/Library/Application Support/Code - Insiders/User/globalStorage/emptyWindowChatSessions",
-		}, []string{"Kiro CLI ~/.local/share/kiro-cli/data.sqlite3", "Cline (Code) ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks"}},
+			"Cursor IDE ~/Library/Application Support/Cursor/User/globalStorage/state.vscdb",
+			"Cursor IDE ~/Library/Application Support/Cursor/User/workspaceStorage/ws1/state.vscdb",
+		}, []string{"Cursor IDE ~/.config/Cursor/User/globalStorage/state.vscdb", "Kiro CLI ~/.local/share/kiro-cli/data.sqlite3", "Cline (Code) ~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+			"Goose (before 1.10) ~/.local/share/goose/sessions"}},
 	} {
 		t.Run(tc.goos, func(t *testing.T) {
 			found := ingest.Discover(home, noEnv, tc.goos)
@@ -81,7 +86,7 @@ func TestDiscover(t *testing.T) {
 			for _, f := range found {
 				got = append(got, f.Agent+" ~/"+filepath.ToSlash(strings.TrimPrefix(f.Path, home+string(filepath.Separator))))
 			}
-			if len(found) != tc.places || len(ingest.Places(tc.goos)) != tc.places {
+			if len(found) != tc.places-1 || len(ingest.Places(tc.goos)) != tc.places {
 				t.Errorf("found %d places (table: %d), want %d:\n%s", len(found), len(ingest.Places(tc.goos)), tc.places, strings.Join(got, "\n"))
 			}
 			for _, w := range tc.some {
@@ -147,6 +152,43 @@ func TestDiscoverRoots(t *testing.T) {
 			for _, f := range ingest.Discover(home, func(k string) string { return tc.env[k] }, "linux") {
 				p := strings.Replace(strings.Replace(f.Path, elsewhere, "@", 1), home, "~", 1)
 				got = append(got, filepath.ToSlash(p))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("found %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDiscoverGooseBefore110: Goose's folder of .jsonl sessions is a
+// standard place only while there is no sessions.db beside them (Goose
+// 1.10+ imports them into it and leaves them on disk: read once, from the
+// store).
+func TestDiscoverGooseBefore110(t *testing.T) {
+	tests := []struct {
+		name  string
+		files []string // under ~/.local/share/goose/sessions
+		want  []string
+	}{
+		{"jsonl only", []string{"20250401_104348.jsonl"}, []string{"Goose (before 1.10) ~/.local/share/goose/sessions"}},
+		{"jsonl and sessions.db", []string{"20250401_104348.jsonl", "sessions.db"}, []string{"Goose ~/.local/share/goose/sessions/sessions.db"}},
+		{"sessions.db only", []string{"sessions.db"}, []string{"Goose ~/.local/share/goose/sessions/sessions.db"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			dir := filepath.Join(home, ".local", "share", "goose", "sessions")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tc.files {
+				if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, f := range ingest.Discover(home, noEnv, "linux") {
+				got = append(got, f.Agent+" ~/"+filepath.ToSlash(strings.TrimPrefix(f.Path, home+string(filepath.Separator))))
 			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("found %q, want %q", got, tc.want)

@@ -55,7 +55,7 @@ func isSQLite(head []byte) bool { return bytes.HasPrefix(head, []byte(sqliteMagi
 // sqliteExts are the file name endings of the SQLite stores a walk
 // considers (besides logExts' formats). Stores are recognised by their
 // header and tables, not by these names.
-var sqliteExts = []string{".db", ".sqlite", ".sqlite3"}
+var sqliteExts = []string{".db", ".sqlite", ".sqlite3", ".vscdb"}
 
 // storeImporter is an Importer of an agent's SQLite store. Its Detect is
 // false (a store is recognised by claims, on a snapshot) and its Import

@@ -87,7 +87,7 @@
       var t = sel.getAttribute('data-tables');
       var table = t ? document.getElementById(t) : null;
       if (table) {
-        table.querySelectorAll('tbody[data-group]').forEach(function (tb) {
+        table.querySelectorAll('tbody[data-group], figure[data-group]').forEach(function (tb) {
           tb.hidden = tb.getAttribute('data-group') !== sel.value;
         });
       }

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"eventlog":               {"schema"},
 	"behavior":               {"schema", "counterfactual", "diagnose"},
 	"recommend":              {"schema", "simulate", "behavior", "diagnose", "internal/stats", "internal/textfmt", "mining", "internal/holdout"},
-	"dashboards":             {"internal/textfmt", "internal/glossary"},
+	"dashboards":             {"internal/textfmt", "internal/glossary", "internal/layered"},
 	"dashboards/browsertest": {},
 	"internal/store":         {"schema", "ingest", "actions"}, // actions: whose action_class can be read back
 	"internal/testutil":      {},
@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"internal/holdout":       {}, // the one train/held-out split (recommend, tracer)
 	"internal/textfmt":       {},
 	"internal/glossary":      {}, // trajmine help terms; the page may embed it
+	"internal/layered":       {}, // the process map's layered layout (pure Go, no init)
 	"internal/parallel":      {}, // indices 0 … n-1 on every CPU (simulate, analysis)
 	"redact":                 {"schema"},
 	"counterfactual":         {"schema", "internal/stats", "internal/holdout"},                                                              // holdout: the halves of the re-read validation

@@ -181,6 +181,27 @@ func isInt(t reflect.Type) bool {
 	return false
 }
 
+// cutInEscape reports whether data ends inside an escape: its last byte a
+// backslash, or its last but one a backslash that escapes the last (an odd
+// run of backslashes). Such a text is never valid JSON, and goccy's struct
+// key decoder (v0.10.6) reads past the end of its buffer on it: after an
+// escape in a key it skips one byte unchecked, here the NUL that ends its
+// copy (TestUnmarshalTrailingBackslash).
+func cutInEscape(data []byte) bool {
+	n := len(data)
+	if n == 0 {
+		return false
+	}
+	if data[n-1] == '\\' {
+		return true
+	}
+	run := 0
+	for i := n - 2; i >= 0 && data[i] == '\\'; i-- {
+		run++
+	}
+	return run%2 == 1
+}
+
 // Unmarshal is goccy's Unmarshal, with number errors repaired and every
 // error in plain words (see the package doc and Explain). A syntax error
 // or a number's type error is explained at once (encoding/json decodes the
@@ -188,6 +209,10 @@ func isInt(t reflect.Type) bool {
 // its Error is called, from a copy of the input, so that a caller that only
 // tests whether a value decodes (and there are many) pays no second decode.
 func Unmarshal(data []byte, v any) error {
+	if cutInEscape(data) { // encoding/json would say "invalid character ' ' in string escape code"
+		var x any
+		return &Error{err: stdjson.Unmarshal(data, &x), text: CutOff}
+	}
 	prepare(v, false)
 	err := gj.Unmarshal(data, v)
 	if err == nil {

@@ -1,0 +1,89 @@
+package jsonx
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// cutKey is a struct goccy decodes with its key decoder.
+type cutKey struct {
+	A string `json:"a"`
+	B int    `json:"bleId"`
+}
+
+// TestUnmarshalTrailingBackslash decodes inputs that end in a backslash
+// inside a key that begins as a field's name does (FuzzCursorIDEBubble
+// found one): goccy's key decoder takes
+// the NUL it appends for the escaped byte and reads on past the end of its
+// copy. Freed blocks of letters of the copy's size lie in the heap, so the
+// bytes past it are not NULs, as they were when the fuzzer found it. Each
+// must give the cut-off error, never a panic.
+func TestUnmarshalTrailingBackslash(t *testing.T) {
+	var inputs []string
+	for _, n := range []int{15, 23, 31, 47} { // goccy's copy: n+1 bytes, a size class
+		in := `{"a":"` + strings.Repeat("x", n-len(`{"a":"","ble\`)) + `","ble\`
+		inputs = append(inputs, in)
+	}
+	inputs = append(inputs, `{"\`, `{"a\`, `{"b\\\`, `{"ble\n`, `{"a\\\"`)
+	for round := range 200 {
+		var junk [][]byte
+		for _, in := range inputs {
+			for range 64 {
+				junk = append(junk, bytes.Repeat([]byte{'a'}, len(in)+1))
+			}
+		}
+		junk = nil
+		runtime.GC()
+		for _, in := range inputs {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("round %d: Unmarshal(%q) panicked: %v", round, in, r)
+					}
+				}()
+				var v cutKey
+				err = Unmarshal([]byte(in), &v)
+			}()
+			if err == nil || !strings.Contains(err.Error(), "cut off") {
+				t.Fatalf("Unmarshal(%q) = %v, want the cut-off error", in, err)
+			}
+		}
+		_ = junk
+	}
+}
+
+// fuzzShape is a struct with nested keys for FuzzUnmarshalNoPanic.
+type fuzzShape struct {
+	Type    string         `json:"type"`
+	Message *fuzzShape     `json:"message"`
+	Content []fuzzShape    `json:"content"`
+	Usage   map[string]int `json:"usage"`
+	ID      string         `json:"id"`
+	Re      string         `json:"re"`
+	Text    string         `json:"text"`
+	N       int64          `json:"n"`
+}
+
+// FuzzUnmarshalNoPanic decodes any bytes into a struct, a map and through
+// the Decoder: an error or a value, never a panic.
+func FuzzUnmarshalNoPanic(f *testing.F) {
+	for _, s := range []string{`{"type":"a","message":{"content":[{"text":"x"}]}}`, `{"re\`, `{"ty\"`, `{"usage":{"a":1}}`, `{"id":"\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s fuzzShape
+		_ = Unmarshal(data, &s)
+		var m map[string]any
+		_ = Unmarshal(data, &m)
+		d := NewDecoder(bytes.NewReader(data))
+		for range 4 {
+			var v fuzzShape
+			if d.Decode(&v) != nil {
+				break
+			}
+		}
+	})
+}
