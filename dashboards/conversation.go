@@ -195,5 +195,5 @@ type Live struct {
 type liveJSON struct {
 	Generation int64    `json:"generation"`
 	Poll       int64    `json:"poll"`
-	Handles    []string `json:"handles"`
+	Handles    []string `json:"handles,omitempty"`
 }
