@@ -301,14 +301,19 @@ func TestWatch(t *testing.T) {
 }
 
 // TestRefreshFails: a failed Build leaves the page and the store handle
-// as they were and reports the error.
+// as they were and reports the error, redacted (it names a file whose
+// name holds a key).
 func TestRefreshFails(t *testing.T) {
-	fail := errors.New("build failed on purpose")
+	fail := errors.New("build failed on purpose: /logs/release-AKIAX66S2O4A2QPOASTV.jsonl")
 	calls := 0
 	dir := t.TempDir()
 	logs := filepath.Join(dir, "logs")
 	writeFile(t, filepath.Join(logs, "a.jsonl"), logLine(t, "alpha", "gpt-4o", "x", "y"))
-	s := serve.New(serve.Options{DB: filepath.Join(dir, "f.duckdb"), Paths: func() []string { return []string{logs} },
+	red, err := redact.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve.New(serve.Options{DB: filepath.Join(dir, "f.duckdb"), Redact: red, Paths: func() []string { return []string{logs} },
 		Build: func(ctx context.Context, st *store.Store, files []string) (*dashboards.Data, error) {
 			calls++
 			if calls > 1 {
@@ -326,7 +331,7 @@ func TestRefreshFails(t *testing.T) {
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
 	_, _, g := get(t, ts, "GET", "/api/generation", "")
-	if !strings.Contains(g, `"generation":1`) || !strings.Contains(g, `"error":"build failed on purpose"`) {
+	if !strings.Contains(g, `"generation":1`) || !strings.Contains(g, `"error":"build failed on purpose: /logs/release-[REDACTED:aws-access-token].jsonl"`) {
 		t.Errorf("generation after a failed refresh: %s", g)
 	}
 	if code, _, body := get(t, ts, "GET", "/api/runs", ""); code != 200 || !cmp.Equal(strings.TrimSpace(body)[:20], `{"run_ids":["alpha"]`) {
