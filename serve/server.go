@@ -144,7 +144,7 @@ func (s *Server) Refresh(ctx context.Context, files []string) error {
 	if err != nil {
 		st.Error = s.o.Redact.String(err.Error()) // an error can name a file or run id, which can hold a secret
 		s.state.Store(&st)
-		fmt.Fprintf(s.o.Log, "%s refresh failed (the page stays generation %d): %v\n", s.o.Now().Format("15:04:05"), s.gen.Load(), err)
+		fmt.Fprintf(s.o.Log, "%s refresh failed (the page stays generation %d): %s\n", s.o.Now().Format("15:04:05"), s.gen.Load(), st.Error)
 		return err
 	}
 	gen := s.gen.Load() + 1

@@ -313,7 +313,8 @@ func TestRefreshFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := serve.New(serve.Options{DB: filepath.Join(dir, "f.duckdb"), Redact: red, Paths: func() []string { return []string{logs} },
+	var log strings.Builder
+	s := serve.New(serve.Options{DB: filepath.Join(dir, "f.duckdb"), Redact: red, Log: &log, Paths: func() []string { return []string{logs} },
 		Build: func(ctx context.Context, st *store.Store, files []string) (*dashboards.Data, error) {
 			calls++
 			if calls > 1 {
@@ -327,6 +328,9 @@ func TestRefreshFails(t *testing.T) {
 	}
 	if err := s.Refresh(context.Background(), nil); !errors.Is(err, fail) {
 		t.Fatalf("second refresh: %v", err)
+	}
+	if l := log.String(); !strings.Contains(l, "refresh failed (the page stays generation 1): build failed on purpose: /logs/release-[REDACTED:aws-access-token].jsonl") {
+		t.Errorf("the server's log: %q", l)
 	}
 	ts := httptest.NewServer(s.Handler())
 	defer ts.Close()
