@@ -98,7 +98,7 @@ func TestUsageOfFailingCommand(t *testing.T) {
 		args  []string
 		usage string // its first line
 	}{
-		{[]string{"sql", "--format", "xml", "x"}, "  trajmine sql [--format table|csv|json] [--timeout D] QUERY [flags]"},
+		{[]string{"sql", "--format", "xml", "x"}, "  trajmine sql [--format table|csv|json] [--timeout D] [--no-redact] QUERY [flags]"},
 		{[]string{"show"}, "  trajmine show RUN [flags]"},
 		{[]string{"runs", "--bogus"}, "  trajmine runs [flags]"},
 		{[]string{"report", "--demo", "x"}, "  trajmine report [PATH...] [flags]"},

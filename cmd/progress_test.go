@@ -113,7 +113,7 @@ func TestAmbiguousRun(t *testing.T) {
   r09  codex-cli  -  9 calls
   r10  codex-cli  -  10 calls
   and 2 more`
-	if got := ambiguousRun("r", runs).Error(); got != want {
+	if got := ambiguousRun("r", runs, nil).Error(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

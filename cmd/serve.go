@@ -55,8 +55,8 @@ as the agents write them.
 It imports the logs under PATH... (or the standard places, as trajmine
 report: ~/.claude/projects, ~/.codex/sessions, …) into the database (--db),
 reports on their runs (--all: every run of the database) and serves the
-page at --http (default localhost:8080; it opens no browser: the address
-is printed). Every --poll (default 5s; 0 does not watch) it looks at the
+page at --http (default localhost:8080; ":8080" is localhost:8080 too, as
+with pprof's -http; it opens no browser: the address is printed). Every --poll (default 5s; 0 does not watch) it looks at the
 log files under the paths (their sizes and modification times), imports
 the new and changed ones through the normal ingest (a grown session
 replaces its earlier runs; an unchanged file is skipped), rebuilds the
@@ -65,7 +65,7 @@ generation). A rebuild runs every analysis of trajmine report again, so
 it costs what a report on the same runs costs.
 
 Security: it listens on a loopback address only (localhost, 127.0.0.1,
-::1); any other address (":8080", "0.0.0.0:8080", a LAN address) is
+::1); any other address ("0.0.0.0:8080", "[::]:8080", a LAN address) is
 refused unless --http-public says it is meant, for the page shows your
 logs. It answers only requests to a loopback host name (a web page that
 rebinds its own name to 127.0.0.1 gets nothing) and only GET. The log
@@ -166,7 +166,8 @@ func serveRun(ctx context.Context, d *Deps, o *ServeOptions) error {
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", o.HTTP)
+	addr := serve.ListenAddr(o.HTTP)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", o.HTTP, err)
 	}
@@ -179,7 +180,7 @@ func serveRun(ctx context.Context, d *Deps, o *ServeOptions) error {
 	if err := srv.Refresh(ctx, paths()); err != nil {
 		return err
 	}
-	host, _, _ := net.SplitHostPort(o.HTTP)
+	host, _, _ := net.SplitHostPort(addr)
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "localhost"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,7 +43,7 @@ func TestServeFlags(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"serve", "--http", ":8080"}, "trajmine: --http :8080 listens on every interface: the page shows your logs to whoever can reach it; use localhost:8080, or add --http-public to mean it"},
+		{[]string{"serve", "--http", "0.0.0.0:8080"}, "trajmine: --http 0.0.0.0:8080 listens on every interface: the page shows your logs to whoever can reach it; use localhost:8080, or add --http-public to mean it"},
 		{[]string{"serve", "--http", "192.168.1.5:8080"}, "listens on host 192.168.1.5"},
 		{[]string{"serve", "--poll", "-1s"}, "--poll must be ≥ 0"},
 		{[]string{"serve", filepath.Join(t.TempDir(), "missing")}, "no such file or directory"},
@@ -111,11 +112,15 @@ func servedLog(t *testing.T, path, id, output string) {
 }
 
 // TestServeBrowser runs trajmine serve on a directory of logs (the Claude
-// Code fixtures and a run whose tool output holds a planted string and
-// hostile markup) with a 200 ms poll, and drives the page in headless
-// Chromium: a search for the planted string lists its run; opening the hit
-// shows the run's conversation scrolled to the output, opened, with the
-// string in it and the markup as text; a SQL filter narrows the run list;
+// Code fixtures, a run whose tool output holds a planted string and
+// hostile markup, and a run whose id holds a secret, an AWS key id) with a
+// 200 ms poll, and drives the page in headless Chromium: a search for the
+// planted string lists its run; opening the hit shows the run's
+// conversation scrolled to the output, opened, with the string in it and
+// the markup as text; the secret-named run is found and opened the same
+// way, its id redacted, and the secret is in no answer the browser got
+// (each URL it requested fetched again) nor in the page's DOM; a SQL
+// filter narrows the run list;
 // a log file written after the start appears in the run list (the page
 // reloads itself) within 30 s. The conversation view and the live tools
 // are screenshotted at 1440 px (kept with -screenshots DIR).
@@ -138,6 +143,9 @@ func TestServeBrowser(t *testing.T) {
 	const planted = "PLANTED-needle-7f3a"
 	const hostile = `</script><img src=x onerror=alert(1)>`
 	servedLog(t, filepath.Join(logs, "planted.jsonl"), "planted-run", "collected 3 items\n"+strings.Repeat("ok\n", 40)+"FAILED "+planted+" "+hostile+"\n")
+	const key = "AKIAX66S2O4A2QPOASTV" // an AWS access key id gitleaks knows, in a run id
+	const leaky = "LEAKY-needle-91c2"
+	servedLog(t, filepath.Join(logs, "release.jsonl"), "release-"+key, "deploying\n"+leaky+" done\n")
 
 	d := testDeps(t, nil)
 	d.DB = filepath.Join(dir, "serve.duckdb")
@@ -212,10 +220,32 @@ func TestServeBrowser(t *testing.T) {
 	s.Eval(`(function () { document.querySelector('header').style.position = 'static'; return ''; })()`)
 	s.Shot("#conversation", filepath.Join(shots, "conversation.png"))
 
+	// the run whose id holds a key: found, listed and opened by its
+	// redacted id; the browser never holds the key
+	s.Eval(`(function () { var q = document.querySelector('#search-tools input'); q.value = '` + leaky + `';
+		Array.from(document.querySelectorAll('#search-tools button')).filter(function (b) { return b.textContent === 'search'; })[0].click(); return ''; })()`)
+	row = s.Wait(`(function () { var r = document.querySelector('#search-results tbody tr'); return r ? r.textContent : ''; })()`, leaky, 20*time.Second)
+	if !strings.HasPrefix(row, "release-[REDACTED:") {
+		t.Errorf("the secret-named run's search row: %q", row)
+	}
+	s.Eval(`document.querySelector('#search-results tbody tr').click(), ''`)
+	got = s.Wait(`(function () { var f = document.querySelector('#conv-list .conv-item.focus'); if (!f || !f.open) { return 'not yet'; }
+		var t = f.querySelector('.conv-text'); return document.getElementById('conv-list').getAttribute('data-run') + ' | ' + (t ? t.textContent : ''); })()`,
+		leaky, 20*time.Second)
+	if !strings.HasPrefix(got, "release-[REDACTED:") {
+		t.Errorf("opened secret-named run: %q", got)
+	}
+	if title := s.Eval(`document.getElementById('conversation-title').textContent`); !strings.HasPrefix(title, "Conversation: release-[REDACTED:") {
+		t.Errorf("the secret-named run is not the one open: %q", title)
+	}
+	if s.Eval(`String(document.documentElement.outerHTML.indexOf('`+key+`'))`) != "-1" {
+		t.Errorf("the key is in the page's DOM")
+	}
+
 	// a SQL filter: one run left in the run list
 	s.Eval(`(function () { var q = document.querySelector('#filter-tools textarea'); q.value = "SELECT run_id FROM runs WHERE run_id LIKE 'planted%'";
 		Array.from(document.querySelectorAll('#filter-tools button')).filter(function (b) { return b.textContent === 'apply'; })[0].click(); return ''; })()`)
-	s.Wait(`document.getElementById('runs-pager').textContent`, "runs 1–1 of 1 (filtered from 4; 1 runs match the SQL filter)", 10*time.Second)
+	s.Wait(`document.getElementById('runs-pager').textContent`, "runs 1–1 of 1 (filtered from 5; 1 runs match the SQL filter)", 10*time.Second)
 	s.Eval(`Array.from(document.querySelectorAll('#filter-tools button')).filter(function (b) { return b.textContent === 'clear'; })[0].click(), ''`)
 
 	// a log written after the start: in the run list after the page reloads
@@ -233,11 +263,72 @@ func TestServeBrowser(t *testing.T) {
 	for _, u := range s.Requests() {
 		if !strings.HasPrefix(u, url) {
 			t.Errorf("a request outside the server: %s", u)
+			continue
+		}
+		// every answer the browser got, again (GET only: the same answer)
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Errorf("GET %s: %v", u, err)
+			continue
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d, %v", u, resp.StatusCode, err)
+		}
+		if strings.Contains(string(b), key) {
+			t.Errorf("GET %s: the answer holds the key of a run id", u)
 		}
 	}
 	stop()
-	if o := out.String(); !strings.Contains(o, "generation 2: 5 runs on the page (1 new or changed file imported)") {
+	if o := out.String(); !strings.Contains(o, "generation 2: 6 runs on the page (1 new or changed file imported)") {
 		t.Errorf("serve's output:\n%s", o)
 	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// TestServeAddrWithoutHost: --http :0 listens on localhost, as pprof's
+// -http reads an address without a host: the address printed is
+// localhost's, "this machine only", and it answers there.
+func TestServeAddrWithoutHost(t *testing.T) {
+	dir := t.TempDir()
+	servedLog(t, filepath.Join(dir, "logs", "a.jsonl"), "a-run", "ok")
+	d := testDeps(t, nil)
+	d.DB = filepath.Join(dir, "serve.duckdb")
+	out := &lineWriter{lines: make(chan string, 64)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, NewRootCmd(d), []string{"serve", "--http", ":0", "--poll", "0", filepath.Join(dir, "logs")}, out, io.Discard)
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("trajmine serve exited %d:\n%s", code, out.String())
+		}
+	}()
+	var url string
+	wait := time.After(90 * time.Second)
+	for url == "" {
+		select {
+		case l := <-out.lines:
+			if m := regexp.MustCompile(`serving (http://localhost:\d+/) \(this machine only\); not watching`).FindStringSubmatch(l); m != nil {
+				url = m[1]
+			}
+		case code := <-done:
+			done <- code
+			t.Fatalf("trajmine serve exited %d before serving:\n%s", code, out.String())
+		case <-wait:
+			t.Fatalf("no localhost address printed within 90 s:\n%s", out.String())
+		}
+	}
+	resp, err := http.Get(url + "api/generation")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"generation":1`) {
+		t.Errorf("GET %sapi/generation: %d %s", url, resp.StatusCode, b)
+	}
 }

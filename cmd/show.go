@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -135,7 +136,14 @@ func BuildTurns(events []schema.Event, usage []schema.Usage) []TurnView {
 }
 
 func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
-	run, err := findRun(ctx, st, o.RunID)
+	var red *redact.Redactor
+	if !o.NoRedact {
+		var err error
+		if red, err = redact.New(); err != nil {
+			return err
+		}
+	}
+	run, err := findRun(ctx, st, o.RunID, red)
 	if err != nil {
 		return err
 	}
@@ -156,11 +164,7 @@ func showRun(ctx context.Context, st *store.Store, o *ShowOptions) error {
 		return err
 	}
 	end := runEnd(run, ends)
-	if !o.NoRedact {
-		red, err := redact.New()
-		if err != nil {
-			return err
-		}
+	if red != nil {
 		end.Why = red.String(end.Why)
 		// the text view prints the head of each text: redacting the head
 		// (redact.Redactor.Head) costs that, not the whole text
@@ -311,8 +315,10 @@ const maxCandidates = 10
 
 // findRun is the run with id, else the one run whose id starts with id.
 // When several do, the error lists them (by id, maxCandidates at most,
-// then how many more), as git does for an ambiguous short object id.
-func findRun(ctx context.Context, st *store.Store, id string) (schema.Run, error) {
+// then how many more), as git does for an ambiguous short object id;
+// the ids, models and the prefix itself redacted by red as show's output
+// is (nil: as stored).
+func findRun(ctx context.Context, st *store.Store, id string, red *redact.Redactor) (schema.Run, error) {
 	runs, err := st.Runs(ctx, store.RunFilter{RunID: id})
 	if err != nil || len(runs) == 1 {
 		return firstRun(runs), err
@@ -322,11 +328,11 @@ func findRun(ctx context.Context, st *store.Store, id string) (schema.Run, error
 	}
 	switch len(runs) {
 	case 0:
-		return schema.Run{}, fmt.Errorf("no run with id or prefix %q", id)
+		return schema.Run{}, fmt.Errorf("no run with id or prefix %q", red.String(id))
 	case 1:
 		return runs[0], nil
 	}
-	return schema.Run{}, ambiguousRun(id, runs)
+	return schema.Run{}, ambiguousRun(id, runs, red)
 }
 
 func firstRun(runs []schema.Run) schema.Run {
@@ -337,19 +343,44 @@ func firstRun(runs []schema.Run) schema.Run {
 }
 
 // ambiguousRun is the error for a prefix several runs share: the
-// candidates by id, with their format, model and calls.
-func ambiguousRun(prefix string, runs []schema.Run) error {
+// candidates by id, with their format, model and calls. red (nil: none)
+// redacts the prefix, ids and models as show's output is (a run id is a
+// file name, which can hold a key); when it redacts an id, the list also
+// gives each run's start and log file (its name, redacted), which tell
+// apart runs whose ids read alike once redacted, and says how to list
+// the ids as stored.
+func ambiguousRun(prefix string, runs []schema.Run, red *redact.Redactor) error {
 	runs = slices.Clone(runs)
 	slices.SortFunc(runs, func(a, b schema.Run) int { return strings.Compare(a.RunID, b.RunID) })
+	shown := runs[:min(len(runs), maxCandidates)]
+	hidden := false
+	for _, r := range shown {
+		hidden = hidden || red.String(r.RunID) != r.RunID
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "run prefix %q is ambiguous: %d runs start with it; the candidates are:\n", prefix, len(runs))
+	fmt.Fprintf(&b, "run prefix %q is ambiguous: %d runs start with it; the candidates are:\n", red.String(prefix), len(runs))
 	t := &table{header: []string{"RUN", "FORMAT", "MODEL", "CALLS"}, right: []bool{false, false, false, false}, noHeader: true, indent: "  "}
-	for _, r := range runs[:min(len(runs), maxCandidates)] {
-		t.add(r.RunID, r.SourceFormat, orDash(r.Model), countOf(int(r.NTurns), "call"))
+	if hidden {
+		t.header = append(t.header, "STARTED", "FILE")
+		t.right = append(t.right, false, false)
+	}
+	for _, r := range shown {
+		row := []string{red.String(r.RunID), r.SourceFormat, orDash(red.String(r.Model)), countOf(int(r.NTurns), "call")}
+		if hidden {
+			started := "start not logged"
+			if r.StartedAt != nil {
+				started = "started " + r.StartedAt.UTC().Format("2006-01-02 15:04:05")
+			}
+			row = append(row, started, red.String(filepath.Base(r.SourcePath)))
+		}
+		t.add(row...)
 	}
 	_ = t.write(&b, 0, false)
 	if n := len(runs) - maxCandidates; n > 0 {
 		fmt.Fprintf(&b, "  and %d more\n", n)
+	}
+	if hidden {
+		b.WriteString("  (secrets in the ids are redacted; trajmine show --no-redact " + red.String(prefix) + " lists them as stored)\n")
 	}
 	return errors.New(strings.TrimSuffix(b.String(), "\n"))
 }

@@ -6,12 +6,15 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/trajmine/trajmine/redact"
 )
 
 // SQLOptions are the flags of trajmine sql.
@@ -20,6 +23,10 @@ type SQLOptions struct {
 	Query   string
 	Format  string
 	Timeout time.Duration
+	// NoRedact prints text cells as stored (--no-redact); by default
+	// secrets in them are replaced as in trajmine show and the exports.
+	NoRedact bool
+	Err      io.Writer // the --no-redact warning and the count of secrets replaced
 }
 
 // DefaultSQLTimeout caps how long one query of trajmine sql runs: an
@@ -31,7 +38,7 @@ const DefaultSQLTimeout = 2 * time.Minute
 func NewSQLCmd(d *Deps, runF func(*SQLOptions) error) *cobra.Command {
 	o := &SQLOptions{}
 	c := &cobra.Command{
-		Use:   "sql [--format table|csv|json] [--timeout D] QUERY",
+		Use:   "sql [--format table|csv|json] [--timeout D] [--no-redact] QUERY",
 		Short: "Run a read-only SQL query on the database",
 		Long: `Run one SQL query (DuckDB SQL) on the database. Tables: sources, runs,
 events, usage, tool_outputs, context_ops, rejects, calibration, and the
@@ -53,13 +60,23 @@ after --timeout (default 2m), and its spill to disk is capped (the smaller
 of 4 GiB and a tenth of the free disk).
 
 With --lake DIR the tables are views over the lake's committed Parquet
-files; DuckDB may read those files and no other.`,
+files; DuckDB may read those files and no other.
+
+The results are redacted as trajmine show and the exports are: secrets in
+text cells (API keys, tokens, passwords, passwords in URLs, private keys:
+gitleaks' default rules and trajmine's URL rule) are printed as
+[REDACTED:<rule>], and how many were replaced is said on stderr. The
+query itself sees the text as stored (a WHERE on a key finds it); only
+what is printed is redacted. Redaction runs the rules over every text
+cell, which costs time on large results. --no-redact prints the cells as
+stored, secrets included, and says so on stderr.`,
 		Example: `  trajmine sql "SELECT model_family, count(*), sum(output_tokens) FROM runs GROUP BY ALL"
   trajmine sql --format csv "SELECT * FROM tool_outputs ORDER BY est_tokens DESC LIMIT 20"`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Query = args[0]
 			o.setTerminal(c, d)
+			o.Err = c.ErrOrStderr()
 			switch o.Format {
 			case "table", "csv", "json":
 			default:
@@ -94,10 +111,63 @@ files; DuckDB may read those files and no other.`,
 	}
 	c.Flags().StringVar(&o.Format, "format", "table", "output format: table, csv or json")
 	c.Flags().DurationVar(&o.Timeout, "timeout", DefaultSQLTimeout, "stop the query after this long (0: no cap)")
+	c.Flags().BoolVar(&o.NoRedact, "no-redact", false, "print secrets found in text cells as stored (default: replaced with [REDACTED:<rule>])")
 	return c
 }
 
+// warnSQLNotRedacted is the one line trajmine sql --no-redact prints on
+// stderr, as an export with --no-redact does: what it prints holds the
+// secrets of the logs.
+func warnSQLNotRedacted(w io.Writer) {
+	fmt.Fprintln(w, "warning: sql output is not redacted: its text cells are the log text as imported, secrets included (--no-redact)")
+}
+
 func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
+	var red *redact.Redactor
+	if o.NoRedact {
+		if o.Err != nil {
+			warnSQLNotRedacted(o.Err)
+		}
+	} else {
+		var err error
+		if red, err = redact.New(); err != nil {
+			return err
+		}
+	}
+	if err := sqlRows(ctx, db, o, red); err != nil {
+		return err
+	}
+	if red != nil && red.Count() > 0 && o.Err != nil {
+		// on stderr: stdout is the result (CSV and JSON are read by programs)
+		fmt.Fprintf(o.Err, "%s of secrets replaced with [REDACTED:<rule>] (--no-redact keeps them)\n", countOf(red.Count(), "occurrence"))
+	}
+	return nil
+}
+
+// redactCell is a scanned value with the secrets of its text replaced by
+// red (nil: kept): text ([]byte included) is redacted whole, before the
+// table's cut; a list, struct or map is printed as it would be
+// (fmt.Sprint, as cellString and jsonValue print it) and redacted, for
+// its elements can be text; numbers, booleans, times and NULL are kept.
+func redactCell(v any, red *redact.Redactor) any {
+	if red == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case nil, bool, time.Time:
+		return v
+	case string:
+		return red.String(x)
+	case []byte:
+		return red.String(string(x))
+	}
+	if isNumeric(v) {
+		return v
+	}
+	return red.String(fmt.Sprint(v))
+}
+
+func sqlRows(ctx context.Context, db *sql.DB, o *SQLOptions, red *redact.Redactor) error {
 	stmt, err := db.PrepareContext(ctx, o.Query)
 	if err != nil {
 		return fmt.Errorf("query: %w", err)
@@ -138,6 +208,9 @@ func sqlRun(ctx context.Context, db *sql.DB, o *SQLOptions) error {
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("scan: %w", err)
+		}
+		for i := range vals {
+			vals[i] = redactCell(vals[i], red)
 		}
 		switch o.Format {
 		case "table":

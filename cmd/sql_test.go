@@ -169,3 +169,48 @@ func TestSQLTable(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", stdout, want)
 	}
 }
+
+// TestSQLRedacts: a key planted in a run's id and in its tool output is
+// printed redacted in every format (the text cell, the id, a list of ids,
+// a table cell cut after the redaction), the query itself sees it as
+// stored (the WHERE on it finds the row), and stderr says how many were
+// replaced; --no-redact prints it as stored with the export's kind of
+// warning.
+func TestSQLRedacts(t *testing.T) {
+	const key = "AKIAX66S2O4A2QPOASTV" // an AWS access key id gitleaks knows
+	dir := t.TempDir()
+	servedLog(t, filepath.Join(dir, "logs", "a.jsonl"), "release-"+key, "aws_access_key_id = "+key+"\nuploaded")
+	d := testDeps(t, map[string]string{"COLUMNS": "200"})
+	d.DB = filepath.Join(dir, "t.duckdb")
+	if _, stderr, code := run(t, d, "ingest", filepath.Join(dir, "logs")); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	const q = "SELECT run_id, text, list(run_id) OVER () AS ids, seq FROM events WHERE text LIKE '%" + key + "%'"
+	const marker = "[REDACTED:aws-access-token]"
+	for _, format := range []string{"table", "csv", "json"} {
+		stdout, stderr, code := run(t, d, "sql", "--format", format, q)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		if strings.Contains(stdout, key) || !strings.Contains(stdout, "release-"+marker) || !strings.Contains(stdout, "aws_access_key_id = "+marker) {
+			t.Errorf("%s: stdout\n%s", format, stdout)
+		}
+		// hand count: two events hold the key (the user message names the
+		// run, and the output); per row the id, the text and the list of
+		// the two rows' ids: 2 × 4
+		if stderr != "8 occurrences of secrets replaced with [REDACTED:<rule>] (--no-redact keeps them)\n" {
+			t.Errorf("%s: stderr %q", format, stderr)
+		}
+	}
+	stdout, stderr, code := run(t, d, "sql", "--no-redact", "--format", "csv", q)
+	if code != 0 || strings.Count(stdout, key) != 8 || strings.Contains(stdout, marker) {
+		t.Errorf("--no-redact: exit %d, stdout\n%s", code, stdout)
+	}
+	if stderr != "warning: sql output is not redacted: its text cells are the log text as imported, secrets included (--no-redact)\n" {
+		t.Errorf("--no-redact: stderr %q", stderr)
+	}
+	// a query without secrets says nothing on stderr
+	if _, stderr, code := run(t, d, "sql", "SELECT count(*) FROM runs"); code != 0 || stderr != "" {
+		t.Errorf("no secret: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -185,10 +185,15 @@ type Live struct {
 	Watching string
 	// Updated says when and what the last refresh imported.
 	Updated string
+	// Handles name the runs of the run list (Data.Runs, in its order) to
+	// the server: the run= of its conversation and event endpoints, never
+	// the run's id (which the page shows redacted).
+	Handles []string
 }
 
 // liveJSON is Live in the runs block: what the script needs.
 type liveJSON struct {
-	Generation int64 `json:"generation"`
-	Poll       int64 `json:"poll"`
+	Generation int64    `json:"generation"`
+	Poll       int64    `json:"poll"`
+	Handles    []string `json:"handles,omitempty"`
 }

@@ -122,6 +122,12 @@ func TestConversationsInPage(t *testing.T) {
 	if live := render(t, d); !strings.Contains(live, "connect-src 'self'") || !strings.Contains(live, `"live":{"generation":3,"poll":2000}`) {
 		t.Error("a served page's CSP or live block is wrong")
 	}
+	// the runs' handles (trajmine serve's names of them), in the run
+	// list's order
+	d.Live.Handles = []string{"rA", "rB"}
+	if live := render(t, d); !strings.Contains(live, `"live":{"generation":3,"poll":2000,"handles":["rA","rB"]}`) {
+		t.Error("a served page's live block lacks the handles")
+	}
 }
 
 // TestBrowserConversation opens the page in headless Chromium: the first

@@ -334,7 +334,7 @@ func Write(w io.Writer, d *Data, o *Options) error {
 	}
 	v.RunsJSON.ConversationNote = d.ConversationNote
 	if d.Live != nil {
-		v.RunsJSON.Live = &liveJSON{Generation: d.Live.Generation, Poll: d.Live.Poll}
+		v.RunsJSON.Live = &liveJSON{Generation: d.Live.Generation, Poll: d.Live.Poll, Handles: d.Live.Handles}
 	}
 	v.Terms = glossary.Terms
 	if o.terms != nil {

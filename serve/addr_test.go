@@ -19,12 +19,12 @@ func TestCheckAddr(t *testing.T) {
 		{"127.0.0.1:0", false, ""},
 		{"127.0.0.2:80", false, ""},
 		{"[::1]:8080", false, ""},
-		{":8080", false, ":8080 listens on every interface: the page shows your logs to whoever can reach it; use localhost:8080, or add --http-public to mean it"},
-		{"0.0.0.0:8080", false, "listens on every interface"},
+		{":8080", false, ""}, // localhost:8080 (ListenAddr), as pprof's -http :8080
+		{"0.0.0.0:8080", false, "0.0.0.0:8080 listens on every interface: the page shows your logs to whoever can reach it; use localhost:8080, or add --http-public to mean it"},
 		{"[::]:8080", false, "listens on every interface"},
 		{"192.168.1.5:8080", false, "listens on host 192.168.1.5"},
 		{"example.com:80", false, "listens on host example.com"},
-		{":8080", true, ""},
+		{"0.0.0.0:8080", true, ""},
 		{"192.168.1.5:8080", true, ""},
 		{"localhost", false, "is not host:port"},
 		{"localhost:", false, "names no port"},
@@ -49,6 +49,19 @@ func TestLoopbackRequestHost(t *testing.T) {
 	} {
 		if got := loopbackRequestHost(h); got != want {
 			t.Errorf("Host %q: %v, want %v", h, got, want)
+		}
+	}
+}
+
+// TestListenAddr: an address without a host is localhost's, as pprof's
+// -http reads it; every other address is listened on as given.
+func TestListenAddr(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8080": "localhost:8080", ":0": "localhost:0", "localhost:9000": "localhost:9000", "127.0.0.1:1": "127.0.0.1:1",
+		"0.0.0.0:8080": "0.0.0.0:8080", "[::]:8080": "[::]:8080", "[::1]:80": "[::1]:80", "localhost": "localhost",
+	} {
+		if got := ListenAddr(addr); got != want {
+			t.Errorf("ListenAddr(%q) = %q, want %q", addr, got, want)
 		}
 	}
 }

@@ -19,14 +19,18 @@ import (
 //
 //	GET /                                 the page (generation Generation)
 //	GET /api/generation                   {"generation", "updated", "error", "runs", "text"}
-//	GET /api/conversation?run=ID          the run's conversation (dashboards.Conversation), texts up to ConversationChars
-//	GET /api/event?run=ID&seq=N           {"text", "args"}: one event whole
-//	GET /api/search?q=Q[&regex=1][&limit=N]  the runs whose text matches Q (store.SearchResult) and a "note" stating the scan
+//	GET /api/conversation?run=H           the run's conversation (dashboards.Conversation), texts up to ConversationChars
+//	GET /api/event?run=H&seq=N            {"text", "args"}: one event whole
+//	GET /api/search?q=Q[&regex=1][&limit=N]  the runs whose text matches Q (searchHit) and a "note" stating the scan
 //	GET /api/runs?model=&family=&format=&harness=&end=&tool=&text=&min_calls=&max_calls=&min_peak=&resolved=&sql=
-//	                                      {"run_ids", "sql", "args"}: the runs the filters select
+//	                                      {"run_ids", "runs", "sql", "args"}: the runs the filters select
 //
-// Every request must be GET or HEAD and, unless Options.Public, name a
-// loopback host; log text in the answers is redacted (Options.Redact).
+// A run is named to the API by its handle H (Server.handle: the page's
+// Live.Handles, a search hit's or a filter's "runs"), never by its id: a
+// run id is a file name, which can hold a secret, and the answers carry
+// run ids redacted as the page shows them. Every request must be GET or
+// HEAD and, unless Options.Public, name a loopback host; log text in the
+// answers is redacted (Options.Redact).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/{$}", s.handlePage)
@@ -85,33 +89,68 @@ func (s *Server) store(w http.ResponseWriter, f func(st *store.Store)) {
 	f(s.st)
 }
 
+// errNoRun is the answer to a run= that names no run of the store: the
+// value given, redacted (a run's id given for its handle may hold a
+// secret).
+func (s *Server) errNoRun(h string) error {
+	return fmt.Errorf("run %q: no such run (run= takes a run's handle, as the page and the search give it; the store may have changed: reload the page)", s.shownID(h))
+}
+
+// runOf is the store id of the run handle h names ("" and false for
+// none): run= of the conversation and event endpoints.
+func (s *Server) runOf(h string) (string, bool) {
+	id, ok := s.state.Load().runs[h]
+	return id, ok
+}
+
+// shownID is a run id as the page shows it: redacted.
+func (s *Server) shownID(id string) string { return s.o.Redact.String(id) }
+
 func (s *Server) handleConversation(w http.ResponseWriter, r *http.Request) {
-	id := r.URL.Query().Get("run")
-	if id == "" {
-		writeError(w, http.StatusBadRequest, errors.New("run: give a run id (?run=ID)"))
+	h := r.URL.Query().Get("run")
+	if h == "" {
+		writeError(w, http.StatusBadRequest, errors.New("run: give a run's handle (?run=H)"))
+		return
+	}
+	id, ok := s.runOf(h)
+	if !ok {
+		writeError(w, http.StatusNotFound, s.errNoRun(h))
 		return
 	}
 	s.store(w, func(st *store.Store) {
 		c, err := analysis.LoadConversation(r.Context(), st, id, &analysis.ConversationOptions{Limit: ConversationChars, Redact: s.o.Redact})
 		if err != nil {
+			// the error names the run by its id: say it by its handle
+			if errors.Is(err, analysis.ErrNoRun) {
+				err = s.errNoRun(h)
+			}
 			writeError(w, statusOf(err), err)
 			return
 		}
+		c.RunID = s.shownID(id)
 		writeJSON(w, c)
 	})
 }
 
 func (s *Server) handleEvent(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	id := q.Get("run")
+	h := q.Get("run")
 	seq, err := strconv.ParseInt(q.Get("seq"), 10, 64)
-	if id == "" || err != nil {
-		writeError(w, http.StatusBadRequest, errors.New("give a run id and an event's seq (?run=ID&seq=N)"))
+	if h == "" || err != nil {
+		writeError(w, http.StatusBadRequest, errors.New("give a run's handle and an event's seq (?run=H&seq=N)"))
+		return
+	}
+	id, ok := s.runOf(h)
+	if !ok {
+		writeError(w, http.StatusNotFound, s.errNoRun(h))
 		return
 	}
 	s.store(w, func(st *store.Store) {
 		text, args, err := st.EventText(r.Context(), id, seq)
 		if err != nil {
+			if errors.Is(err, store.ErrNoEvent) {
+				err = fmt.Errorf("run %q, seq %d: %w", s.shownID(h), seq, store.ErrNoEvent)
+			}
 			writeError(w, statusOf(err), err)
 			return
 		}
@@ -122,11 +161,15 @@ func (s *Server) handleEvent(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// searchHit is a store.SearchHit on the page: whether its run is in the
-// page's run list.
+// searchHit is a store.SearchHit on the page: its run id redacted as the
+// page shows it, the run's handle (Run: run= of the conversation
+// endpoint) and its place in the page's run list (Index, -1 when the
+// page does not list it).
 type searchHit struct {
 	store.SearchHit
-	InPage bool `json:"in_page"`
+	Run    string `json:"run"`
+	InPage bool   `json:"in_page"`
+	Index  int    `json:"index"`
 }
 
 func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
@@ -173,7 +216,14 @@ func (s *Server) handleSearch(w http.ResponseWriter, r *http.Request) {
 			if !strings.Contains(strings.ToLower(h.Snippet), strings.ToLower(h.Match)) {
 				h.Match = ""
 			}
-			out.Runs = append(out.Runs, searchHit{SearchHit: h, InPage: stat.inPage[h.RunID]})
+			i, in := stat.inPage[h.RunID]
+			if !in {
+				i = -1
+			}
+			hit := searchHit{Run: s.handle(h.RunID), InPage: in, Index: i}
+			h.RunID = s.shownID(h.RunID)
+			hit.SearchHit = h
+			out.Runs = append(out.Runs, hit)
 		}
 		how := "substring in any case"
 		if ts.Regexp {
@@ -264,17 +314,21 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, err)
 			return
 		}
-		if ids == nil {
-			ids = []string{}
+		// the runs as the page names them (redacted ids) and as the API
+		// does (handles)
+		shown, handles := make([]string, len(ids)), make([]string, len(ids))
+		for i, id := range ids {
+			shown[i], handles[i] = s.shownID(id), s.handle(id)
 		}
 		if args == nil {
 			args = []any{}
 		}
 		writeJSON(w, struct {
 			RunIDs []string `json:"run_ids"`
+			Runs   []string `json:"runs"`
 			SQL    string   `json:"sql"`
 			Args   []any    `json:"args"`
-		}{ids, query, args})
+		}{shown, handles, query, args})
 	})
 }
 

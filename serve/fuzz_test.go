@@ -42,8 +42,8 @@ func FuzzRunQuery(f *testing.F) {
 }
 
 // FuzzCheckAddr: any --http value is accepted or refused without a
-// panic, and an address accepted without --http-public is on a loopback
-// host.
+// panic, and an address accepted without --http-public is listened on
+// (ListenAddr) on a loopback host.
 func FuzzCheckAddr(f *testing.F) {
 	for _, s := range []string{"localhost:8080", ":8080", "[::1]:0", "0.0.0.0:1", "example.com:80", "127.0.0.1"} {
 		f.Add(s)
@@ -52,7 +52,7 @@ func FuzzCheckAddr(f *testing.F) {
 		if CheckAddr(addr, false) != nil {
 			return
 		}
-		host, _, err := net.SplitHostPort(addr)
+		host, _, err := net.SplitHostPort(ListenAddr(addr))
 		if err != nil || !loopbackHost(host) {
 			t.Errorf("%q accepted on host %q", addr, host)
 		}

@@ -2,7 +2,12 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +76,10 @@ type Server struct {
 	// or before Watch starts is seen at the first poll)
 	base map[string]fileState
 
+	// key is the secret of the runs' handles (handle): random per
+	// server, so that a handle says nothing of its run's id
+	key []byte
+
 	page  atomic.Pointer[[]byte]
 	gen   atomic.Int64
 	state atomic.Pointer[status]
@@ -82,7 +91,11 @@ type status struct {
 	Error   string          `json:"error,omitempty"` // the last refresh's failure; the page is the one before
 	Runs    int             `json:"runs"`            // runs on the page
 	Text    store.TextStats `json:"text"`            // what a search scans
-	inPage  map[string]bool
+	// inPage is the index in the page's run list of each run the page
+	// lists, by store id; runs is the store id of every run of the store
+	// by its handle (the API's run=)
+	inPage map[string]int
+	runs   map[string]string
 }
 
 // New returns a Server; Refresh makes its first page.
@@ -93,9 +106,22 @@ func New(o Options) *Server {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	s := &Server{o: o}
+	s := &Server{o: o, key: make([]byte, 32)}
+	_, _ = rand.Read(s.key) // crypto/rand.Read never fails (Go 1.24+)
 	s.state.Store(&status{})
 	return s
+}
+
+// handle is the API's name of the run whose store id is id (the run
+// list's Live.Handles, a search hit's "run", the run= of the conversation
+// and event endpoints): an HMAC of the id under the server's random key,
+// so that a run whose id holds a secret (a key in a file name) is opened
+// without its id reaching the browser, where the page shows it redacted.
+// The same run keeps its handle across refreshes.
+func (s *Server) handle(id string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(id))
+	return "r" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:12])
 }
 
 // Generation is the number of the page served: 0 before the first
@@ -113,12 +139,12 @@ func (s *Server) Refresh(ctx context.Context, files []string) error {
 	if s.base == nil && s.o.Paths != nil {
 		s.base = snapshot(s.o.Paths())
 	}
-	d, stats, err := s.rebuild(ctx, files)
+	d, stats, ids, err := s.rebuild(ctx, files)
 	st := *s.state.Load()
 	if err != nil {
-		st.Error = err.Error()
+		st.Error = s.o.Redact.String(err.Error()) // an error can name a file or run id, which can hold a secret
 		s.state.Store(&st)
-		fmt.Fprintf(s.o.Log, "%s refresh failed (the page stays generation %d): %v\n", s.o.Now().Format("15:04:05"), s.gen.Load(), err)
+		fmt.Fprintf(s.o.Log, "%s refresh failed (the page stays generation %d): %s\n", s.o.Now().Format("15:04:05"), s.gen.Load(), st.Error)
 		return err
 	}
 	gen := s.gen.Load() + 1
@@ -126,18 +152,27 @@ func (s *Server) Refresh(ctx context.Context, files []string) error {
 	if n := len(files); gen > 1 {
 		updated += fmt.Sprintf(", %s imported", textfmt.CountOf(n, "new or changed file"))
 	}
-	d.Live = &dashboards.Live{Generation: gen, Poll: s.o.Poll.Milliseconds(), Watching: s.o.Watching, Updated: updated}
+	in := make(map[string]int, len(d.Runs))
+	handles := make([]string, len(d.Runs))
+	for i, r := range d.Runs {
+		sid := cmp.Or(r.StoreID, r.RunID)
+		if _, ok := in[sid]; !ok {
+			in[sid] = i
+		}
+		handles[i] = s.handle(sid)
+	}
+	runs := make(map[string]string, len(ids))
+	for _, id := range ids {
+		runs[s.handle(id)] = id
+	}
+	d.Live = &dashboards.Live{Generation: gen, Poll: s.o.Poll.Milliseconds(), Watching: s.o.Watching, Updated: updated, Handles: handles}
 	var b bytes.Buffer
 	if err := dashboards.Write(&b, d, nil); err != nil {
 		return err
 	}
-	in := make(map[string]bool, len(d.Runs))
-	for _, r := range d.Runs {
-		in[r.RunID] = true
-	}
 	page := b.Bytes()
 	s.page.Store(&page)
-	s.state.Store(&status{Updated: updated, Runs: len(d.Runs), Text: stats, inPage: in})
+	s.state.Store(&status{Updated: updated, Runs: len(d.Runs), Text: stats, inPage: in, runs: runs})
 	s.gen.Store(gen) // last: the page is ready when the generation says so
 	what := textfmt.CountOf(len(files), "watched path") + " imported"
 	if gen > 1 {
@@ -148,19 +183,20 @@ func (s *Server) Refresh(ctx context.Context, files []string) error {
 }
 
 // rebuild is Refresh's write phase: close the sandboxed handle, Build on a
-// writable one, reopen sandboxed.
-func (s *Server) rebuild(ctx context.Context, files []string) (*dashboards.Data, store.TextStats, error) {
+// writable one, reopen sandboxed; it returns the page's data, what a
+// search scans and the id of every run of the store.
+func (s *Server) rebuild(ctx context.Context, files []string) (*dashboards.Data, store.TextStats, []string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.st != nil {
 		if err := s.st.Close(); err != nil {
-			return nil, store.TextStats{}, err
+			return nil, store.TextStats{}, nil, err
 		}
 		s.st = nil
 	}
 	rw, err := store.Open(ctx, store.Config{Path: s.o.DB})
 	if err != nil {
-		return nil, store.TextStats{}, err
+		return nil, store.TextStats{}, nil, err
 	}
 	d, berr := s.o.Build(ctx, rw, files)
 	if err := rw.Close(); err != nil && berr == nil {
@@ -169,14 +205,18 @@ func (s *Server) rebuild(ctx context.Context, files []string) (*dashboards.Data,
 	// reopen read-only whatever Build did, so that the API goes on
 	sb, err := store.Open(ctx, store.Config{Path: s.o.DB, Sandbox: true})
 	if err != nil {
-		return nil, store.TextStats{}, errors.Join(berr, err)
+		return nil, store.TextStats{}, nil, errors.Join(berr, err)
 	}
 	s.st = sb
 	if berr != nil {
-		return nil, store.TextStats{}, berr
+		return nil, store.TextStats{}, nil, berr
 	}
 	stats, err := sb.TextStats(ctx)
-	return d, stats, err
+	if err != nil {
+		return nil, stats, nil, err
+	}
+	ids, err := sb.IndexRuns(ctx) // every run's handle, and one conversation read from its rows only
+	return d, stats, ids, err
 }
 
 // Close closes the store handle.

@@ -12,9 +12,9 @@
   var runs = R.runs, el = R.el, clear = R.clear, fmt = R.fmt, usd = R.usd;
   var live = runs.live || null;
   var STEP = 150; // items rendered at a time
-  var cache = {}; // run id → decoded conversation
-  var cur = null; // the conversation shown: { id, conv, shown, token, focus }
-  var focusNext = null; // a search hit to show when its run opens: { id, seq, q }
+  var cache = {}; // run key (keyOf) → decoded conversation
+  var cur = null; // the conversation shown: { id, key, handle, conv, shown, token, focus }
+  var focusNext = null; // a search hit to show when its run opens: { index, seq, q }
 
   var kinds = [
     ['messages', ['system', 'user', 'assistant']],
@@ -48,20 +48,33 @@
     return new Response(ds).text().then(JSON.parse);
   }
 
-  // load is run id's conversation: from the page's compressed block (by
-  // the run's index in the run list: index, -1 none), else (trajmine
-  // serve) from the server; null when neither has it
-  function load(id, index) {
-    if (cache[id]) { return Promise.resolve(cache[id]); }
+  // handleOf is the server's name of run index of the run list (trajmine
+  // serve: Live.Handles); the page's run ids are redacted, and a run is
+  // never named to the server by its id
+  function handleOf(index) {
+    return live && live.handles && index >= 0 ? live.handles[index] || '' : '';
+  }
+
+  // keyOf is what the cache keeps a run's conversation under: its handle
+  // when served, else its index in the run list
+  function keyOf(index, handle) { return handle ? 'h' + handle : 'i' + index; }
+
+  // load is the conversation of the run of index in the run list (-1
+  // none) and handle (trajmine serve's name of it, '' none): from the
+  // page's compressed block, else from the server; null when neither has
+  // it
+  function load(index, handle) {
+    var key = keyOf(index, handle);
+    if (cache[key]) { return Promise.resolve(cache[key]); }
     var z = runs.conversations && index >= 0 ? runs.conversations[String(index)] : undefined;
     var p = null;
     if (z && typeof DecompressionStream !== 'undefined') {
       p = decode(z);
-    } else if (live) {
-      p = api('/api/conversation?run=' + encodeURIComponent(id));
+    } else if (live && handle) {
+      p = api('/api/conversation?run=' + encodeURIComponent(handle));
     }
     if (!p) { return Promise.resolve(null); }
-    return p.then(function (c) { cache[id] = c; return c; });
+    return p.then(function (c) { cache[key] = c; return c; });
   }
 
   // --- rendering ------------------------------------------------------------
@@ -126,7 +139,7 @@
         b.type = 'button';
         b.addEventListener('click', function () {
           b.disabled = true;
-          api('/api/event?run=' + encodeURIComponent(c.run_id) + '&seq=' + it.seq).then(function (e) {
+          api('/api/event?run=' + encodeURIComponent(cur.handle) + '&seq=' + it.seq).then(function (e) {
             it.text = e.text; it.args = e.args; it.cut = false;
             clear(box);
             body(box, it, c);
@@ -289,10 +302,12 @@
   }
 
   // show opens run id's conversation (index: its place in the run list,
-  // -1 none; focus: a search hit in it)
-  function show(id, index, f) {
+  // -1 none; handle: the server's name of it, '' for the run list's;
+  // focus: a search hit in it)
+  function show(id, index, f, handle) {
     var token = {};
-    cur = { id: id, token: token, conv: null, shown: STEP, focus: f || null, model: '' };
+    handle = handle || handleOf(index);
+    cur = { id: id, key: keyOf(index, handle), handle: handle, token: token, conv: null, shown: STEP, focus: f || null, model: '' };
     var title = byId('conversation-title'), note = byId('conv-note');
     title.textContent = 'Conversation: ' + (id.length > 90 ? id.slice(0, 89) + '…' : id);
     note.textContent = 'loading…';
@@ -300,7 +315,7 @@
     clear(byId('conv-list'));
     clear(byId('conv-more'));
     R.hold();
-    load(id, index).then(function (c) {
+    load(index, handle).then(function (c) {
       if (cur.token !== token) { return; }
       if (!c) {
         note.textContent = (runs.conversation_note ? runs.conversation_note + ' ' : '') + 'This run\'s conversation is not in this page: trajmine serve shows every run\'s.';
@@ -318,9 +333,9 @@
 
   tools();
   document.addEventListener('trajmine-run', function (e) {
-    var f = focusNext && focusNext.id === e.detail.id ? focusNext : null;
+    var f = focusNext && focusNext.index === e.detail.index ? focusNext : null;
     focusNext = null;
-    if (cur && cur.id === e.detail.id && cur.conv && !f) { return; }
+    if (cur && cur.key === keyOf(e.detail.index, handleOf(e.detail.index)) && cur.conv && !f) { return; }
     show(e.detail.id, e.detail.index, f);
     cur.model = e.detail.model || '';
   });
@@ -347,12 +362,13 @@
   }
 
   // opens a search hit: its run in the timeline when the run list holds
-  // it, its conversation in any case, scrolled to the hit
+  // it (h.index), its conversation in any case (by the hit's handle),
+  // scrolled to the hit
   function openHit(h, q) {
-    focusNext = { id: h.run_id, seq: h.seq, q: q };
-    if (!R.openById(h.run_id, 'nearest')) {
+    focusNext = { index: h.index, seq: h.seq, q: q };
+    if (!(h.index >= 0 && R.openIndex(h.index, 'nearest'))) {
       focusNext = null;
-      show(h.run_id, -1, { id: h.run_id, seq: h.seq, q: q });
+      show(h.run_id, -1, { seq: h.seq, q: q }, h.run);
     }
     var t = byId('conversation');
     if (t) { t.scrollIntoView(); }

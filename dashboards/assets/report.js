@@ -749,7 +749,7 @@
     }
   }
   // what the conversation view and trajmine serve's tools (conversation.js)
-  // use: the runs block, opening a run by id, the server filter of the run
+  // use: the runs block, opening a run by its index, the server filter of the run
   // list, and holding the page's readiness while they load
   window.trajmineReport = {
     runs: runs,
@@ -757,11 +757,10 @@
     clear: clear,
     fmt: fmt,
     usd: usd,
-    // openById opens run id; false when the run list does not hold it
-    openById: function (id, scroll) {
-      var k = all ? all.id.indexOf(id) : -1;
-      if (k < 0) { return false; }
-      openRun(k, scroll);
+    // openIndex opens run i of the run list; false when there is none
+    openIndex: function (i, scroll) {
+      if (!all || i < 0 || i >= all.id.length) { return false; }
+      openRun(i, scroll);
       return true;
     },
     // setIds keeps only the runs of ids (an object of run ids) in the run

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -35,6 +36,8 @@ type Store struct {
 	raw rawHandle // DuckDB's own handle, for chunk reads (chunks.go)
 
 	lake *lakeState // set by OpenLake (lake.go)
+
+	spans atomic.Pointer[runSpans] // where each run's rows lie, on a read-only store (IndexRuns)
 }
 
 var _ ingest.Sink = (*Store)(nil)
