@@ -275,3 +275,25 @@ func BenchmarkDecodeCCLine(b *testing.B) {
 		})
 	}
 }
+
+// TestDecodeCCLineFastCorpus: every line of the Claude Code fixtures and
+// corpus that the steps decode keeps is read in one pass (the steps are
+// for the lines rejected, and for shapes the corpus does not have).
+func TestDecodeCCLineFastCorpus(t *testing.T) {
+	lines := ccLinesOf(t, "testdata/claude-code/*.jsonl", "testdata/claude-code-split-output/*.jsonl",
+		filepath.Join(testutil.CorpusDir(t), "claude-code", "*.jsonl"))
+	kept := 0
+	for _, l := range lines {
+		var steps, fast ccLine
+		if decodeCCLineSteps(1, l, &steps) != "" {
+			continue
+		}
+		kept++
+		if !decodeCCLineFast(l, &fast) {
+			t.Errorf("kept line left to the steps: %.200s", l)
+		}
+	}
+	if kept < 1000 {
+		t.Fatalf("%d lines kept: the corpus is missing", kept)
+	}
+}
