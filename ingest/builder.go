@@ -63,6 +63,9 @@ type callInfo struct {
 // NewRun starts a run with the log's own id. The stored id may differ when
 // another file already holds a run with that id (see Tx.ClaimRunID).
 func (f *File) NewRun(id string) (*RunBuilder, error) {
+	if err := f.begin(); err != nil {
+		return nil, err
+	}
 	if id == "" {
 		id = "run-" + f.sha[:min(12, len(f.sha))]
 	}

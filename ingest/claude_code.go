@@ -480,8 +480,21 @@ type ccLine struct {
 	reject string // why the line is malformed
 }
 
-// decodeCCLine decodes and checks one line (step 1 of the import).
-func decodeCCLine(_ int64, raw []byte, d *ccLine) string {
+// decodeCCLine decodes and checks one line (step 1 of the import): in one
+// pass when the line is valid JSON of the usual shape (decodeCCLineFast),
+// else in steps (decodeCCLineSteps), which words every reject.
+func decodeCCLine(line int64, raw []byte, d *ccLine) string {
+	if decodeCCLineFast(raw, d) {
+		return ""
+	}
+	*d = ccLine{}
+	return decodeCCLineSteps(line, raw, d)
+}
+
+// decodeCCLineSteps decodes a line step by step: the record, its message,
+// its content, then every block, each with the JSON decoder. It is the
+// reference decodeCCLineFast is checked against (FuzzDecodeCCLineEquivalent).
+func decodeCCLineSteps(_ int64, raw []byte, d *ccLine) string {
 	rec, msg := &d.rec, &d.msg
 	if d.reject = decodeRecord(raw, rec); d.reject != "" {
 		return d.reject

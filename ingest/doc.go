@@ -24,9 +24,10 @@
 //     parsed into memory joins a batch committed with many others, a large
 //     one streams into its own transaction in its turn), so the tables are
 //     those of an ingest of the files one by one. The importer reads exactly the bytes hashed (the copy in memory, or the
-//     file's first bytes, hashed again and checked before the commit), so a
-//     source row covers what was imported even when the file grows or
-//     changes meanwhile.
+//     file's first bytes, checked before the commit against the bytes
+//     hashed: hashed again, or, for a file hashed while it is imported,
+//     fingerprinted as they are read, hashlazy.go), so a source row covers
+//     what was imported even when the file grows or changes meanwhile.
 //  4. When every file is committed, a FinishSink Finishes: what spans
 //     files, such as the store marking the usage rows a resumed session
 //     copies from the session it continues; then an OutcomeSink applies
@@ -102,7 +103,10 @@
 //     head of a document cut off at HeadSize.
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt) for heads and offsets,
-//     without decoding.
+//     without decoding. jsonspan.go: the one-pass reading of a line that
+//     validJSON has checked (spanMembers, spanElems, spanStr, spanKey), for
+//     a decoder that reads each line once (claude_code_decode.go) and
+//     falls back to the JSON decoder on anything it is not sure of.
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
 //     logs, and toolCallFields; jsonutil.go: values read one way for every
 //     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,

@@ -141,19 +141,32 @@ func expandExts(paths []string, warn func(error), walk walkFunc, exts []string) 
 // hold in memory: the first n bytes of the open file (the bytes prepare
 // hashed), read either as a stream or, for importers that need random
 // access (ZIP archives), through ReadAt. Streamed bytes are hashed again as
-// they go by; verify hashes whatever was not streamed and compares, so that
-// a file changed in place between hashing and import fails instead of being
-// stored under a hash of other bytes.
+// they go by (or fingerprinted, below); verify hashes whatever was not
+// streamed and compares, so that a file changed in place between hashing
+// and import fails instead of being stored under a hash of other bytes.
+//
+// A file hashed while it is imported (hashlazy.go) is checked by
+// fingerprint instead (useFingerprint): the hasher takes the sha256 and a
+// fingerprint of the bytes in one pass, the stream only the fingerprint,
+// so the file's bytes go through SHA-256 once.
 type sourceReader struct {
 	sec      *io.SectionReader
 	base     int64 // bytes skipped before what the importer sees (a BOM)
 	h        hash.Hash
 	progress func(int64)
+	read     int64 // bytes streamed so far
+	// byFP: h is a fingerprint (newFingerprint), checked against wantFP
+	byFP   bool
+	wantFP uint64
 }
 
 func newSourceReader(fh *os.File, n int64, progress func(int64)) *sourceReader {
 	return &sourceReader{sec: io.NewSectionReader(fh, 0, n), h: sha256.New(), progress: progress}
 }
+
+// useFingerprint makes the stream check its bytes by fingerprint, against
+// the one set with wantFP before verify. It must come before any read.
+func (s *sourceReader) useFingerprint() { s.h, s.byFP = newFingerprint(), true }
 
 // skipBOM consumes a leading UTF-8 byte order mark, so that the importer
 // sees the file from its first character on.
@@ -172,6 +185,7 @@ func (s *sourceReader) skipBOM() error {
 func (s *sourceReader) Read(b []byte) (int, error) {
 	n, err := s.sec.Read(b)
 	if n > 0 {
+		s.read += int64(n)
 		s.h.Write(b[:n])
 		if s.progress != nil {
 			s.progress(int64(n))
@@ -190,12 +204,16 @@ func (s *sourceReader) ReadAt(b []byte, off int64) (int, error) {
 func (s *sourceReader) Size() int64 { return s.sec.Size() - s.base }
 
 // verify reads (and hashes) the rest of the hashed bytes and checks that
-// they hash to src's sha256.
+// they hash to src's sha256 (or to the fingerprint taken with it).
 func (s *sourceReader) verify(src *schema.Source) error {
 	if _, err := io.Copy(s.h, s.sec); err != nil {
 		return fmt.Errorf("read %s: %w", src.Path, err)
 	}
-	if hex.EncodeToString(s.h.Sum(nil)) != src.SHA256 {
+	changed := hex.EncodeToString(s.h.Sum(nil)) != src.SHA256
+	if s.byFP {
+		changed = s.h.(hash.Hash64).Sum64() != s.wantFP
+	}
+	if changed {
 		return fmt.Errorf("%s changed while it was read (its first %d bytes no longer hash as before); nothing of it was kept, ingest it again", src.Path, src.Bytes)
 	}
 	return nil

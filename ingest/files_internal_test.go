@@ -92,16 +92,18 @@ func sha(b []byte) string {
 // imports the whole file again.
 func TestFileGrowsDuringIngest(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		small int64
+		name      string
+		small     int64
+		hashFirst bool
 	}{
-		{"small file, from memory", 0},
-		{"large file, streamed", -1},
+		{"small file, from memory", 0, false},
+		{"large file, hashed first, streamed", -1, true},
+		{"large file, hashed while streamed", -1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "grows.jsonl")
 			data := writeLog(t, path)
-			o := &Options{Format: "openai-messages", SmallFile: tc.small, afterPrepare: func(p string) {
+			o := &Options{Format: "openai-messages", SmallFile: tc.small, hashFirst: tc.hashFirst, afterPrepare: func(p string) {
 				f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -130,19 +132,24 @@ func TestFileGrowsDuringIngest(t *testing.T) {
 	}
 }
 
-// TestFileChangedInPlace: a file rewritten (same size) between hashing and
-// import. Streamed, the bytes read no longer hash as recorded: the file
-// fails and nothing of it is kept. From memory, the bytes hashed are the
-// bytes imported.
+// TestFileChangedInPlace: a file rewritten (same size) after prepare.
+// Hashed first and streamed, the bytes read no longer hash as recorded:
+// the file fails and nothing of it is kept. From memory, the bytes hashed
+// are the bytes imported. Hashed while streamed (the default for a large
+// file, hashlazy.go), hash and import both read the new bytes: the source
+// row has the new content's hash.
 func TestFileChangedInPlace(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		small   int64
-		wantErr string
-		runs    int
+		name      string
+		small     int64
+		hashFirst bool
+		wantErr   string
+		runs      int
+		newBytes  bool // the rewritten content is the one imported
 	}{
-		{"small file, from memory", 0, "", 2},
-		{"large file, streamed", -1, "changed while it was read (its first 173 bytes no longer hash as before); nothing of it was kept, ingest it again", 0},
+		{"small file, from memory", 0, false, "", 2, false},
+		{"large file, hashed first, streamed", -1, true, "changed while it was read (its first 173 bytes no longer hash as before); nothing of it was kept, ingest it again", 0, false},
+		{"large file, hashed while streamed", -1, false, "", 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rewritten.jsonl")
@@ -150,8 +157,9 @@ func TestFileChangedInPlace(t *testing.T) {
 			if len(data) != 86+87 {
 				t.Fatalf("log is %d bytes", len(data))
 			}
-			o := &Options{Format: "openai-messages", SmallFile: tc.small, afterPrepare: func(p string) {
-				if err := os.WriteFile(p, []byte(strings.Replace(string(data), "first", "FIRST", 1)), 0o644); err != nil {
+			rewritten := []byte(strings.Replace(string(data), "first", "FIRST", 1))
+			o := &Options{Format: "openai-messages", SmallFile: tc.small, hashFirst: tc.hashFirst, afterPrepare: func(p string) {
+				if err := os.WriteFile(p, rewritten, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}}
@@ -164,13 +172,21 @@ func TestFileChangedInPlace(t *testing.T) {
 				t.Errorf("runs %d, want %d", len(sink.Runs), tc.runs)
 			}
 			if tc.wantErr == "" {
-				if sum.Failed != 0 || len(sink.Sources) != 1 || sink.Sources[0].SHA256 != sha(data) {
+				want := data
+				if tc.newBytes {
+					want = rewritten
+				}
+				if sum.Failed != 0 || len(sink.Sources) != 1 || sink.Sources[0].SHA256 != sha(want) {
 					t.Errorf("failed %v, sources %+v", sum.Errors, sink.Sources)
 				}
+				upper := 0
 				for _, e := range sink.Events {
 					if e.Text == "FIRST" {
-						t.Errorf("imported the rewritten text under the old hash")
+						upper++
 					}
+				}
+				if tc.newBytes != (upper == 1) {
+					t.Errorf("%d events of the rewritten text; want the bytes hashed imported", upper)
 				}
 				return
 			}

@@ -206,6 +206,7 @@ type Options struct {
 	walk         walkFunc          // for tests: filepath.WalkDir when nil
 	afterPrepare func(path string) // for tests: called between hashing and import
 	noRepair     bool              // for the benchmark of repairTx: records reach the sink unrepaired
+	hashFirst    bool              // for tests: hash a large file before its import, not while (hashlazy.go)
 }
 
 // DefaultMaxDecompressed is Options.MaxDecompressed's default: 1 GiB.
@@ -238,6 +239,11 @@ type File struct {
 	est    Estimator
 	warn   func(error)
 	tx     Tx
+	// start begins the transaction (and, for a file hashed as it is
+	// read, waits for its hash first); run once, by begin, on the first
+	// use of tx. startErr is what it returned.
+	start    func() error
+	startErr error
 
 	runs, events, rejects, outcomes int64
 
@@ -252,8 +258,24 @@ type File struct {
 // Path returns the file's path.
 func (f *File) Path() string { return f.path }
 
-// SHA256 returns the file's content hash.
-func (f *File) SHA256() string { return f.sha }
+// SHA256 returns the file's content hash (waiting for it when the file
+// is hashed as it is read).
+func (f *File) SHA256() string {
+	_ = f.begin()
+	return f.sha
+}
+
+// begin makes sure the transaction has begun (see File.start); every use
+// of f.tx and f.sha goes through it. Its error, the same on every call,
+// ends the import.
+func (f *File) begin() error {
+	if f.start != nil {
+		start := f.start
+		f.start = nil
+		f.startErr = start()
+	}
+	return f.startErr
+}
 
 // Estimator returns the token estimator in use.
 func (f *File) Estimator() Estimator { return f.est }
@@ -261,6 +283,9 @@ func (f *File) Estimator() Estimator { return f.est }
 // Reject records a malformed record at line (1-based). It returns a non-nil
 // error, which the importer must return, only in strict mode.
 func (f *File) Reject(line int64, reason string, raw []byte) error {
+	if err := f.begin(); err != nil {
+		return err
+	}
 	se := &SyntaxError{File: f.path, Line: line, Where: f.where, Msg: reason}
 	if f.where != "" {
 		reason = f.where + ": " + reason
@@ -282,6 +307,9 @@ func (f *File) Reject(line int64, reason string, raw []byte) error {
 // Outcome records one row of an outcome file (its file and sha256 are
 // set here).
 func (f *File) Outcome(o *schema.Outcome) error {
+	if err := f.begin(); err != nil {
+		return err
+	}
 	o.SourcePath, o.SourceSHA256 = f.path, f.sha
 	f.outcomes++
 	return f.tx.Outcome(o)
@@ -378,15 +406,39 @@ func Parse(ctx context.Context, format, name string, data []byte, o *Options) (*
 }
 
 func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, r io.Reader, o *Options) error {
-	tx, err := sink.Begin(ctx, src)
-	if err != nil {
-		return fmt.Errorf("begin import of %s: %w", src.Path, err)
-	}
+	return importWhenHashed(ctx, sink, im, src, r, o, nil)
+}
+
+// importWhenHashed is importOne for a source whose hash may not be known
+// yet (hashlazy.go): with ready set, the transaction begins on the
+// importer's first use of it (File.begin), after ready has filled
+// src.SHA256, so the file is read and decoded while it is hashed. A ready
+// error ends the import with nothing begun.
+func importWhenHashed(ctx context.Context, sink Sink, im Importer, src *schema.Source, r io.Reader, o *Options, ready func() error) error {
 	var repairs int64
-	if o == nil || !o.noRepair {
-		tx = repairTx{Tx: tx, n: &repairs}
+	f := &File{Ctx: ctx, path: src.Path, sha: src.SHA256, format: im.Name(), est: o.est()}
+	f.start = func() error {
+		if ready != nil {
+			if err := ready(); err != nil {
+				return err
+			}
+			f.sha = src.SHA256
+		}
+		tx, err := sink.Begin(ctx, src)
+		if err != nil {
+			return fmt.Errorf("begin import of %s: %w", src.Path, err)
+		}
+		if o == nil || !o.noRepair {
+			tx = repairTx{Tx: tx, n: &repairs}
+		}
+		f.tx = tx
+		return nil
 	}
-	f := &File{Ctx: ctx, path: src.Path, sha: src.SHA256, format: im.Name(), est: o.est(), tx: tx}
+	if ready == nil {
+		if err := f.begin(); err != nil {
+			return err
+		}
+	}
 	if o != nil {
 		f.strict, f.warn = o.Strict, o.Warn
 	}
@@ -394,10 +446,17 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 	if o == nil || !o.noRepair {
 		r = jsonInput(r, &f.jsonRepairs)
 	}
-	if err := safeImport(im, f, r); err != nil {
-		_ = tx.Rollback()
+	err := safeImport(im, f, r)
+	if err == nil {
+		err = f.begin() // an import that stored nothing still commits its source
+	}
+	if err != nil {
+		if f.tx != nil {
+			_ = f.tx.Rollback()
+		}
 		return err
 	}
+	tx := f.tx
 	repairs += f.jsonRepairs.Load()
 	src.Format, src.ReaderVersion = im.Name(), ReaderVersion(im.Name())
 	src.Runs, src.Events, src.Rejects, src.Outcomes = f.runs, f.events, f.rejects, f.outcomes
@@ -443,7 +502,11 @@ func Expand(paths []string, warn func(error)) ([]string, error) {
 //
 // With only set, a file whose format only refuses fails with an error
 // wrapping errNotOutcome before it is hashed.
-func prepare(path string, forced Importer, small int64, only func(Importer) bool) (*schema.Source, Importer, []byte, error) {
+//
+// With lazy, a large file is not hashed here: its source comes back with
+// an empty SHA256 and Bytes the file's size when opened, to be hashed while
+// it is imported (hashlazy.go).
+func prepare(path string, forced Importer, small int64, only func(Importer) bool, lazy bool) (*schema.Source, Importer, []byte, error) {
 	fh, st, err := openRegular(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -486,6 +549,11 @@ func prepare(path string, forced Importer, small int64, only func(Importer) bool
 	}
 	if only != nil && !only(im) {
 		return nil, nil, nil, fmt.Errorf("%s: %w: it is a %s file (trajmine ingest imports it)", path, errNotOutcome, im.Name())
+	}
+	if lazy && buf == nil {
+		src := newSource(path, h, st.Size(), im)
+		src.SHA256 = ""
+		return src, im, nil, nil
 	}
 	if h == nil {
 		h = sha256.New()

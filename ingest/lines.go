@@ -113,9 +113,9 @@ const (
 )
 
 // parallelLines is lineReader.read with parallel set. Steps:
-//  1. a reader goroutine cuts the input into batches of ≤ 512 lines / 4 MB,
-//     copying the line bytes, and sends each batch both to the decoders and,
-//     in order, to the handler queue;
+//  1. a reader goroutine cuts the input into batches of ≤ 512 lines / 4 MB
+//     (eachOwnedLine: lines of blocks read for them, not copied) and sends
+//     each batch both to the decoders and, in order, to the handler queue;
 //  2. decoders fill batch.out and batch.reject and close batch.done;
 //  3. the caller takes batches from the queue in order, waits for each to be
 //     decoded, and rejects or handles it line by line.
@@ -169,12 +169,12 @@ func parallelLines[T any](f *File, r io.Reader, decode func(line int64, raw []by
 			cur, size = &lineBatch[T]{done: make(chan struct{})}, 0
 			return true
 		}
-		readErr = f.eachLine(r, func(line int64, b []byte) error {
+		readErr = f.eachOwnedLine(r, lineBlock, func(line int64, b []byte) error {
 			if len(cur.nums) == 0 {
 				cur.first = line
 			}
 			cur.nums = append(cur.nums, line)
-			cur.lines = append(cur.lines, bytes.Clone(b))
+			cur.lines = append(cur.lines, b)
 			size += len(b)
 			if len(cur.lines) >= batchLines || size >= batchBytes {
 				if !send() {
@@ -182,7 +182,7 @@ func parallelLines[T any](f *File, r io.Reader, decode func(line int64, raw []by
 				}
 			}
 			return nil
-		}, false) // the handler loop below tracks f.line
+		}) // the handler loop below tracks f.line
 		if readErr == nil && len(cur.lines) > 0 {
 			send()
 		}
@@ -223,3 +223,65 @@ func parallelLines[T any](f *File, r io.Reader, decode func(line int64, raw []by
 }
 
 var errStopped = io.ErrClosedPipe
+
+// lineBlock is the size of the blocks parallelLines reads lines from, and
+// firstLineBlock the size of a file's first block (doubled for each next
+// one up to lineBlock, so that a small file gets a small block).
+const (
+	lineBlock      = 1 << 20
+	firstLineBlock = 64 << 10
+)
+
+// eachOwnedLine is eachLine (not tracking the line) for a caller that keeps
+// the lines: each is a slice of a block read for it (firstLineBlock bytes
+// or block when smaller, then each twice the last up to block) and never
+// written again, so the bytes are copied once, from the
+// reader into the block (a line cut by a block's end is copied into the
+// next, which doubles for a line longer than a block), rather than into a
+// read buffer and then out of it.
+func (f *File) eachOwnedLine(r io.Reader, block int, fn func(line int64, b []byte) error) error {
+	var line int64
+	var carry []byte // the start of a line cut by the last block's end
+	size := min(block, firstLineBlock)
+	for {
+		blk := make([]byte, len(carry), max(size, 2*len(carry)))
+		size = min(2*size, block)
+		copy(blk, carry)
+		n, err := io.ReadFull(r, blk[len(carry):cap(blk)])
+		blk = blk[:len(carry)+n]
+		// the last block: at the end, or at a read error (after the lines
+		// read before it, the last one cut off, as eachLine)
+		last := err != nil
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = nil
+		} else if err != nil {
+			err = fmt.Errorf("read %s: %w", f.path, err)
+		}
+		for len(blk) > 0 {
+			i := bytes.IndexByte(blk, '\n')
+			if i < 0 && !last {
+				break
+			}
+			chunk := blk
+			if i >= 0 {
+				chunk = blk[:i+1]
+			}
+			blk = blk[len(chunk):]
+			line++
+			if line&1023 == 0 && f.Ctx != nil {
+				if cerr := f.Ctx.Err(); cerr != nil {
+					return cerr
+				}
+			}
+			if b := bytes.TrimSpace(chunk); len(b) > 0 {
+				if ferr := fn(line, b[:len(b):len(b)]); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if last {
+			return err
+		}
+		carry = blk
+	}
+}

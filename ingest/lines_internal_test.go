@@ -3,8 +3,10 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestLineReader checks that lineReader hands the handler each kept line
@@ -163,5 +165,53 @@ func TestDecodeRecord(t *testing.T) {
 				t.Errorf("decodeRecord(%s) = %q, type %q; want %q…, type %q", tc.in, why, r.Type, tc.why, tc.typ)
 			}
 		})
+	}
+}
+
+// TestEachOwnedLine: the lines parallelLines reads from blocks are the
+// lines eachLine reads (white space trimmed, blank lines counted, a last
+// line without its end), whatever the block size cuts, and each stays as
+// it was read after the reader has gone on.
+func TestEachOwnedLine(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		fail bool     // the reader fails after in
+		want []string // line:text
+	}{
+		{"lines", "ab\ncd\n", false, []string{"1:ab", "2:cd"}},
+		{"blank and white lines counted", "\n  \n\tab \r\n\r\ncd", false, []string{"3:ab", "5:cd"}},
+		{"no line end at the end", "abc", false, []string{"1:abc"}},
+		{"a line longer than any block", "x\n" + strings.Repeat("y", 40) + "\nz\n", false, []string{"1:x", "2:" + strings.Repeat("y", 40), "3:z"}},
+		{"empty", "", false, nil},
+		{"one line end", "\n", false, nil},
+		{"read error: the lines before it, the cut one too", "ab\ncd", true, []string{"1:ab", "2:cd"}},
+	}
+	for _, tc := range tests {
+		for _, block := range []int{1, 3, 7, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/block=%d", tc.name, block), func(t *testing.T) {
+				var lines [][]byte
+				var nums []int64
+				f := &File{path: "x.jsonl"}
+				var r io.Reader = strings.NewReader(tc.in)
+				if tc.fail {
+					r = io.MultiReader(r, iotest.ErrReader(errors.New("disk")))
+				}
+				err := f.eachOwnedLine(r, block, func(line int64, b []byte) error {
+					lines, nums = append(lines, b), append(nums, line) // kept, not copied
+					return nil
+				})
+				if want := map[bool]string{false: "<nil>", true: "read x.jsonl: disk"}[tc.fail]; fmt.Sprint(err) != want {
+					t.Fatalf("error %v, want %s", err, want)
+				}
+				var got []string
+				for i, l := range lines {
+					got = append(got, fmt.Sprintf("%d:%s", nums[i], l))
+				}
+				if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+					t.Errorf("lines %q, want %q", got, tc.want)
+				}
+			})
+		}
 	}
 }

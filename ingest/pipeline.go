@@ -61,6 +61,11 @@ type outcome struct {
 	// true to import it, false when an earlier file had the same content.
 	turn chan bool
 	done chan struct{} // closed by the worker when the large file's import ended
+	// lazy: a large file hashed while it is imported (hashlazy.go); the
+	// committer cannot tell whether its content was met before, so claim,
+	// set when its turn comes, does that once the hash is known.
+	lazy  bool
+	claim func(key string) bool
 }
 
 // pipeline is one Files call's shared state.
@@ -318,6 +323,19 @@ func (p *pipeline) commit(slots []chan *outcome, inFlight chan struct{}) {
 			}
 			continue
 		}
+		if out.lazy {
+			drain()
+			out.claim = func(key string) bool {
+				if claimed[key] {
+					return false
+				}
+				claimed[key] = true
+				return true
+			}
+			out.turn <- true
+			<-out.done
+			continue
+		}
 		src := out.src
 		if out.buf != nil {
 			src = out.buf.Src
@@ -417,7 +435,7 @@ func (p *pipeline) work(path string) *outcome {
 	if o.Outcomes {
 		only = isOutcome
 	}
-	src, im, data, err := prepare(path, p.forced, p.small, only)
+	src, im, data, err := prepare(path, p.forced, p.small, only, !o.hashFirst)
 	if err != nil {
 		if o.Outcomes && (errors.Is(err, ErrUnknownFormat) || errors.Is(err, errNotOutcome)) && !p.explicit[path] {
 			p.skip() // trajmine outcomes passes over the logs beside the outcome files
@@ -430,6 +448,13 @@ func (p *pipeline) work(path string) *outcome {
 		}
 		p.fail(err)
 		return nil
+	}
+	if src.SHA256 == "" {
+		// hashed while it is imported, its content checked then (stream)
+		if o.afterPrepare != nil {
+			o.afterPrepare(path)
+		}
+		return &outcome{src: src, im: im, lazy: true, turn: make(chan bool, 1), done: make(chan struct{})}
 	}
 	seen, err := p.seen(src)
 	if err != nil || seen {
@@ -506,11 +531,18 @@ func (p *pipeline) stream(path string, out *outcome) {
 		}
 		defer fh.Close()
 		sr := newSourceReader(fh, src.Bytes, p.o.Progress)
+		if out.lazy {
+			sr.useFingerprint()
+		}
 		if err := sr.skipBOM(); err != nil {
 			p.fail(fmt.Errorf("read %s: %w", path, err))
 			return
 		}
 		r, isink = sr, &verifySink{Sink: p.sink, check: sr.verify}
+		if out.lazy {
+			p.streamHashing(path, out, sr, r, isink)
+			return
+		}
 	}
 	if err := importOne(p.ctx, isink, im, src, r, &p.oo); err != nil {
 		p.fail(err)

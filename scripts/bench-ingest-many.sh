@@ -13,6 +13,9 @@
 # N defaults to 3. DIR (default $TMPDIR/trajmine-bench-many) receives the corpus,
 # `trajmine synth -n $SESSIONS --seed $SEED --formats claude-code --calls $CALLS`
 # (defaults 10200, 21, 1: 10,200 files, 3.8 GB), the big file and the databases.
+# MANY and BIG name a directory of session files and the one file holding them
+# concatenated instead (issue 33: the first 584 files of `synth -n 1200 --seed 77
+# --formats claude-code` and their concatenation, as bench-ingest.sh reads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-3}
@@ -23,8 +26,8 @@ calls=${CALLS:-1}
 mkdir -p "$dir"
 bin=$dir/trajmine
 go build -o "$bin" ./cmd/trajmine
-many=$dir/many-n$sessions-s$seed-c$calls
-big=$dir/big-n$sessions-s$seed-c$calls/all.jsonl
+many=${MANY:-$dir/many-n$sessions-s$seed-c$calls}
+big=${BIG:-$dir/big-n$sessions-s$seed-c$calls/all.jsonl}
 if [ ! -d "$many" ]; then
   "$bin" synth -n "$sessions" --seed "$seed" --formats claude-code --calls "$calls" "$many" >/dev/null
 fi
@@ -34,7 +37,11 @@ if [ ! -f "$big" ]; then
 fi
 files=$(find "$many" -type f -name '*.jsonl' | wc -l)
 bytes=$(stat -c %s "$big")
-echo "corpus: $files files, $bytes bytes (synth -n $sessions --seed $seed --formats claude-code --calls $calls)" >&2
+if [ -n "${MANY:-}" ]; then
+  echo "corpus: $files files, $bytes bytes ($many; one file: $big)" >&2
+else
+  echo "corpus: $files files, $bytes bytes (synth -n $sessions --seed $seed --formats claude-code --calls $calls)" >&2
+fi
 find "$many" -type f -name '*.jsonl' -print0 | xargs -0 cat >/dev/null # warm the page cache
 cat "$big" >/dev/null
 run() { # name input

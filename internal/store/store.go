@@ -496,6 +496,8 @@ type tx struct {
 	lookup  *sql.Stmt // run-id lookup, prepared on first use
 	rows    int
 	done    bool
+	q       *writeQueue // the writer of the rows (appendq.go), started on the first row
+	pending []queuedRow // rows not yet handed to q
 }
 
 func (t *tx) appender(table string) (*duckdb.Appender, error) {
@@ -516,17 +518,14 @@ func (t *tx) appender(table string) (*duckdb.Appender, error) {
 	return a, nil
 }
 
+// append queues one row for its table's Appender (see writeQueue).
 func (t *tx) append(table string, vals []any) error {
-	a, err := t.appender(table)
-	if err != nil {
-		return err
-	}
 	dv := make([]driver.Value, len(vals))
 	for i, v := range vals {
 		dv[i] = v
 	}
-	if err := a.AppendRow(dv...); err != nil {
-		return fmt.Errorf("append %s row: %w", table, err)
+	if err := t.enqueue(table, dv); err != nil {
+		return err
 	}
 	t.rows++
 	if t.rows&4095 == 0 {
@@ -548,14 +547,18 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 		}
 		// the transaction's own connection sees the deletes of replaceOlder
 		if t.lookup == nil {
-			st, err := t.conn.PrepareContext(t.ctx, "SELECT count(*) FROM "+schema.TableRuns+" WHERE "+schema.ColRunID+" = ?")
+			var st *sql.Stmt
+			err := t.useConn(func() (err error) {
+				st, err = t.conn.PrepareContext(t.ctx, "SELECT count(*) FROM "+schema.TableRuns+" WHERE "+schema.ColRunID+" = ?")
+				return err
+			})
 			if err != nil {
 				return false, fmt.Errorf("look up run id: %w", err)
 			}
 			t.lookup = st
 		}
 		var n int
-		if err := t.lookup.QueryRowContext(t.ctx, cand).Scan(&n); err != nil {
+		if err := t.useConn(func() error { return t.lookup.QueryRowContext(t.ctx, cand).Scan(&n) }); err != nil {
 			return false, fmt.Errorf("look up run id: %w", err)
 		}
 		return n == 0, nil
@@ -621,6 +624,9 @@ func (t *tx) Commit(src *schema.Source) error {
 	if err := t.append(schema.TableSources, src.Values()); err != nil {
 		return err
 	}
+	if err := t.drain(); err != nil {
+		return err
+	}
 	if err := t.closeAppenders(); err != nil {
 		return err
 	}
@@ -637,6 +643,7 @@ func (t *tx) Rollback() error {
 	if t.done {
 		return nil
 	}
+	_ = t.drain()
 	_ = t.closeAppenders()
 	_, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "ROLLBACK")
 	t.release()
@@ -668,7 +675,7 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 		return err
 	}
 	for _, f := range files {
-		if err := s.replaceOlder(ctx, conn, f.Src); err != nil {
+		if err := t.useConn(func() error { return s.replaceOlder(ctx, conn, f.Src) }); err != nil {
 			return fail(err)
 		}
 		t.sha = f.Src.SHA256
@@ -686,6 +693,9 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 		if err := t.appendBuffered(f, rename); err != nil {
 			return fail(err)
 		}
+	}
+	if err := t.drain(); err != nil {
+		return fail(err)
 	}
 	if err := t.closeAppenders(); err != nil {
 		return fail(err)

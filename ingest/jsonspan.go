@@ -1,0 +1,359 @@
+package ingest
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
+)
+
+// One-pass reading of a JSON text already checked (validJSON):
+// the spans of an object's members and an array's elements, without
+// decoding what is not read, and the values of the strings that are. The
+// scan trusts the syntax, so it must only ever see validated bytes; the
+// importers that use it fall back to their JSON decoder on anything else.
+
+// validJSON reports whether b is one JSON text the scan below may trust:
+// valid UTF-8 without a NUL byte (the JSON decoder, goccy/go-json, reads a
+// NUL as the end of its input), white space, structure, literals and
+// numbers as JSON has them, strings closed, nesting at most
+// validJSONDepth. It checks in one pass what the scan needs, not all of
+// JSON: inside strings it neither checks escapes nor refuses control
+// characters, which the JSON decoder takes in a value it skips as well;
+// a string the importer reads is decoded by spanStr, which leaves one
+// with an escape it does not know to the decoder.
+func validJSON(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+		return false
+	}
+	i, ok := validValue(b, spanWS(b, 0), 0)
+	return ok && spanWS(b, i) == len(b)
+}
+
+// validJSONDepth is the deepest nesting validJSON takes.
+const validJSONDepth = 1000
+
+// validValue checks the value at b[i] and returns the offset past it.
+func validValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return validString(b, i)
+	case '{', '[':
+		if depth >= validJSONDepth {
+			return i, false
+		}
+		closer := byte('}')
+		if b[i] == '[' {
+			closer = ']'
+		}
+		i = spanWS(b, i+1)
+		if i < len(b) && b[i] == closer {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if closer == '}' {
+				if i >= len(b) || b[i] != '"' {
+					return i, false
+				}
+				if i, ok = validString(b, i); !ok {
+					return i, false
+				}
+				if i = spanWS(b, i); i >= len(b) || b[i] != ':' {
+					return i, false
+				}
+				i = spanWS(b, i+1)
+			}
+			if i, ok = validValue(b, i, depth+1); !ok {
+				return i, false
+			}
+			if i = spanWS(b, i); i >= len(b) {
+				return i, false
+			}
+			switch b[i] {
+			case closer:
+				return i + 1, true
+			case ',':
+				i = spanWS(b, i+1)
+			default:
+				return i, false
+			}
+		}
+	case 't':
+		return validLiteral(b, i, "true")
+	case 'f':
+		return validLiteral(b, i, "false")
+	case 'n':
+		return validLiteral(b, i, "null")
+	}
+	return validNumber(b, i)
+}
+
+func validLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// validString returns the offset past the string at b[i] ('"'): at the
+// first quote after it with an even number of backslashes before it.
+func validString(b []byte, i int) (int, bool) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), false
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, true
+		}
+		j++
+	}
+}
+
+// validNumber checks a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func validNumber(b []byte, i int) (int, bool) {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b) || b[i] < '0' || b[i] > '9':
+		return i, false
+	case b[i] == '0':
+		i++
+	default:
+		i = digits(i)
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// spanWS returns the offset of the first byte at or after i that is not
+// JSON white space.
+func spanWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// spanString returns the offset just past the valid string at b[i] ('"').
+func spanString(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		j += k
+		n := 0 // backslashes right before the quote
+		for p := j - 1; b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// spanValue returns the offset just past the valid value at b[i] (no white
+// space before it).
+func spanValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return spanString(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = spanString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// spanMembers calls fn with each member of the valid object at b[i] ('{'):
+// the key's raw bytes (between its quotes, escapes not undone) and its
+// value's span [vs, ve). It stops when fn returns false and returns false
+// then.
+func spanMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
+	i = spanWS(b, i+1)
+	if b[i] == '}' {
+		return true
+	}
+	for {
+		ke := spanString(b, i)
+		key := b[i+1 : ke-1]
+		vs := spanWS(b, spanWS(b, ke)+1) // past the ':'
+		ve := spanValue(b, vs)
+		if !fn(key, vs, ve) {
+			return false
+		}
+		i = spanWS(b, ve)
+		if b[i] == '}' {
+			return true
+		}
+		i = spanWS(b, i+1) // past the ','
+	}
+}
+
+// spanElems is spanMembers for the elements of the valid array at b[i].
+func spanElems(b []byte, i int, fn func(vs, ve int) bool) bool {
+	i = spanWS(b, i+1)
+	if b[i] == ']' {
+		return true
+	}
+	for {
+		ve := spanValue(b, i)
+		if !fn(i, ve) {
+			return false
+		}
+		i = spanWS(b, ve)
+		if b[i] == ']' {
+			return true
+		}
+		i = spanWS(b, i+1)
+	}
+}
+
+// spanStr returns the value of the valid string s (quotes included) as the
+// JSON decoder gives it. Escapes other than \u are undone here; a string
+// with a \u escape is left to the decoder (surrogates), as is one it fails
+// on (ok false).
+func spanStr(s []byte) (v string, ok bool) {
+	in := s[1 : len(s)-1]
+	k := bytes.IndexByte(in, '\\')
+	if k < 0 {
+		return string(in), true
+	}
+	out := make([]byte, 0, len(in))
+	for k >= 0 {
+		out = append(out, in[:k]...)
+		var c byte
+		switch in[k+1] {
+		case '"', '\\', '/':
+			c = in[k+1]
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default: // \u
+			if json.Unmarshal(s, &v) != nil {
+				return "", false
+			}
+			return v, true
+		}
+		out = append(out, c)
+		in = in[k+2:]
+		k = bytes.IndexByte(in, '\\')
+	}
+	out = append(out, in...)
+	if len(out) == 0 {
+		return "", true
+	}
+	return unsafe.String(&out[0], len(out)), true
+}
+
+// spanKey classifies an object key for a struct decoded by the JSON
+// decoder, whose fields are names: the index of the field the key is
+// exactly, -1 for a key that is no field's, or -2 when the decoder might
+// still match it to a field (a key with an escape or a byte outside ASCII,
+// or a field's name in other case: the decoder folds case), so that the
+// caller leaves the value to the decoder.
+func spanKey(key []byte, names []string) int {
+	for i, n := range names {
+		if string(key) == n {
+			return i
+		}
+	}
+	for _, c := range key {
+		if c >= utf8.RuneSelf || c == '\\' {
+			return -2
+		}
+	}
+	for _, n := range names {
+		if len(n) == len(key) && strings.EqualFold(string(key), n) {
+			return -2
+		}
+	}
+	return -1
+}
+
+// spanInt reads a valid number as an int64 the way the JSON decoder would
+// accept it: digits only (a minus before them), at most 18 of them.
+func spanInt(s []byte) (int64, bool) {
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
