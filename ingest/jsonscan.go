@@ -1,5 +1,7 @@
 package ingest
 
+import "bytes"
+
 // Byte-level JSON scanning, for the importers that look into a document
 // without decoding it: a head cut off at HeadSize (Detect), or the offsets of
 // values in a whole file (for the lines of rejects). The scanner checks
@@ -14,17 +16,26 @@ func jsonWS(b []byte, i int) int {
 }
 
 // jsonSkipString returns the offset just past the string starting at b[i]
-// ('"'), or -1 when it is cut off.
+// ('"'), or -1 when it is cut off. It looks for each quote with
+// bytes.IndexByte (tool outputs are long strings) and counts the
+// backslashes before it: an odd run escapes it.
 func jsonSkipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1
 		}
+		j++
 	}
-	return -1
 }
 
 // jsonSkipValue returns the offset just past the JSON value at or after i,

@@ -28,8 +28,8 @@ func validJSON(b []byte) bool {
 	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
 		return false
 	}
-	i, ok := validValue(b, spanWS(b, 0), 0)
-	return ok && spanWS(b, i) == len(b)
+	i, ok := validValue(b, jsonWS(b, 0), 0)
+	return ok && jsonWS(b, i) == len(b)
 }
 
 // validJSONDepth is the deepest nesting validJSON takes.
@@ -51,7 +51,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		if b[i] == '[' {
 			closer = ']'
 		}
-		i = spanWS(b, i+1)
+		i = jsonWS(b, i+1)
 		if i < len(b) && b[i] == closer {
 			return i + 1, true
 		}
@@ -64,22 +64,22 @@ func validValue(b []byte, i, depth int) (int, bool) {
 				if i, ok = validString(b, i); !ok {
 					return i, false
 				}
-				if i = spanWS(b, i); i >= len(b) || b[i] != ':' {
+				if i = jsonWS(b, i); i >= len(b) || b[i] != ':' {
 					return i, false
 				}
-				i = spanWS(b, i+1)
+				i = jsonWS(b, i+1)
 			}
 			if i, ok = validValue(b, i, depth+1); !ok {
 				return i, false
 			}
-			if i = spanWS(b, i); i >= len(b) {
+			if i = jsonWS(b, i); i >= len(b) {
 				return i, false
 			}
 			switch b[i] {
 			case closer:
 				return i + 1, true
 			case ',':
-				i = spanWS(b, i+1)
+				i = jsonWS(b, i+1)
 			default:
 				return i, false
 			}
@@ -162,107 +162,47 @@ func validNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// spanWS returns the offset of the first byte at or after i that is not
-// JSON white space.
-func spanWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// spanString returns the offset just past the valid string at b[i] ('"').
-func spanString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		j += k
-		n := 0 // backslashes right before the quote
-		for p := j - 1; b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
-}
-
-// spanValue returns the offset just past the valid value at b[i] (no white
-// space before it).
-func spanValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return spanString(b, i)
-	case '{', '[':
-		depth := 0
-		for {
-			switch b[i] {
-			case '"':
-				i = spanString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
 // spanMembers calls fn with each member of the valid object at b[i] ('{'):
 // the key's raw bytes (between its quotes, escapes not undone) and its
 // value's span [vs, ve). It stops when fn returns false and returns false
 // then.
 func spanMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
-	i = spanWS(b, i+1)
+	i = jsonWS(b, i+1)
 	if b[i] == '}' {
 		return true
 	}
 	for {
-		ke := spanString(b, i)
+		ke := jsonSkipString(b, i)
 		key := b[i+1 : ke-1]
-		vs := spanWS(b, spanWS(b, ke)+1) // past the ':'
-		ve := spanValue(b, vs)
+		vs := jsonWS(b, jsonWS(b, ke)+1) // past the ':'
+		ve := jsonSkipValue(b, vs)
 		if !fn(key, vs, ve) {
 			return false
 		}
-		i = spanWS(b, ve)
+		i = jsonWS(b, ve)
 		if b[i] == '}' {
 			return true
 		}
-		i = spanWS(b, i+1) // past the ','
+		i = jsonWS(b, i+1) // past the ','
 	}
 }
 
 // spanElems is spanMembers for the elements of the valid array at b[i].
 func spanElems(b []byte, i int, fn func(vs, ve int) bool) bool {
-	i = spanWS(b, i+1)
+	i = jsonWS(b, i+1)
 	if b[i] == ']' {
 		return true
 	}
 	for {
-		ve := spanValue(b, i)
+		ve := jsonSkipValue(b, i)
 		if !fn(i, ve) {
 			return false
 		}
-		i = spanWS(b, ve)
+		i = jsonWS(b, ve)
 		if b[i] == ']' {
 			return true
 		}
-		i = spanWS(b, i+1)
+		i = jsonWS(b, i+1)
 	}
 }
 
