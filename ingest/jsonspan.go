@@ -122,7 +122,7 @@ func validString(b []byte, i int) (int, bool) {
 	}
 }
 
-// validNumber checks a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+// validNumber checks a number: "-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?"
 func validNumber(b []byte, i int) (int, bool) {
 	digits := func(i int) int {
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
