@@ -88,3 +88,47 @@ func FuzzUnmarshalNoPanic(f *testing.F) {
 		}
 	})
 }
+
+// TestUnmarshalSurrogateEscape decodes strings that end in the first half
+// of a surrogate pair, at the end of the text: goccy computes a pointer
+// past its buffer there, which aborts the process under -race (checkptr),
+// so Unmarshal hands them to encoding/json. The values are encoding/json's
+// (a lone half is U+FFFD), and a text without such an escape still goes to
+// goccy (highSurrogateEscape's cases).
+func TestUnmarshalSurrogateEscape(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{`{"id":"\ud800"}`, "\ufffd"},
+		{`{"id":"x\uDBFF"}`, "x\ufffd"},
+		{`{"id":"\ud83d\ude00"}`, "😀"},
+		{`{"id":"a\u00e9"}`, "aé"},
+	} {
+		var v struct {
+			ID string `json:"id"`
+		}
+		if err := Unmarshal([]byte(tc.in), &v); err != nil || v.ID != tc.want {
+			t.Errorf("Unmarshal(%s) = %q, %v; want %q", tc.in, v.ID, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{`"\ud800"`, true},
+		{`"\uD9ff"`, true},
+		{`"\uDA00"`, true},
+		{`"\udb00"`, true},
+		{`"\udc00"`, false}, // the second half: goccy looks no further
+		{`"\u00e9"`, false},
+		{`"\\ud800"`, false}, // an escaped backslash, then text
+		{`"\\\ud800"`, true},
+		{`"\ud`, false},
+		{`no escapes`, false},
+	} {
+		if got := highSurrogateEscape([]byte(tc.in)); got != tc.want {
+			t.Errorf("highSurrogateEscape(%s) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
