@@ -9,8 +9,8 @@ import (
 
 // record is a detector's view of a JSONL line.
 type record struct {
-	Type    string   `json:"type"`
-	N       int32    `json:"n"`
+	Type    string `json:"type"`
+	N       int32  `json:"n"`
 	Message *struct {
 		Role string `json:"role"`
 	} `json:"message"`
