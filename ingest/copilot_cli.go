@@ -76,13 +76,10 @@ type copilotCLI struct{ formatInfo }
 var copilotTypes = map[string]bool{"session.start": true, "session.resume": true, "user.message": true, "assistant.message": true,
 	"assistant.turn_start": true, "tool.execution_start": true, "tool.execution_complete": true, "session.shutdown": true, "session.model_change": true}
 
-// copilotDetectTypes are the types Detect claims a line of (copilotTypes).
-var copilotDetectTypes = typeList(copilotTypes)
-
 // Detect claims JSONL of envelopes {type, data:{…}} whose type is a Copilot
 // CLI event (session.start, user.message, assistant.message, tool.execution_*, …).
 func (copilotCLI) Detect(name string, head []byte) bool {
-	return anyJSONLOf(head, 30, copilotDetectTypes, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type string          `json:"type"`
 		Data json.RawMessage `json:"data"`
 	}) bool {

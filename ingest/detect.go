@@ -3,8 +3,6 @@ package ingest
 import (
 	"bytes"
 	stdjson "encoding/json"
-	"maps"
-	"slices"
 	"unicode/utf8"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
@@ -53,66 +51,6 @@ func anyJSONL[T any](head []byte, n int, ok func(r *T) bool) bool {
 		claim := ok(r)
 		return claim, claim
 	})
-}
-
-// anyJSONLOf is anyJSONL for a detector that claims only a line whose type
-// (the string a field of T holds) is one of types, each made of ASCII
-// letters, digits, '.', '_' and '-' (typeLiteral): a JSON string decodes to
-// such a text only if the line holds it as it is or writes a character of
-// it as a \u escape (no other escape gives one of these characters), so a
-// line that holds neither is passed over without being decoded, as a line
-// that ok turns down is, and a head that holds neither has no such line.
-func anyJSONLOf[T any](head []byte, n int, types []string, ok func(r *T) bool) bool {
-	if !mayHoldType(head, types) {
-		return false
-	}
-	return headLines(head, n, func(line []byte) (bool, bool) {
-		if !mayHoldType(line, types) {
-			return false, false
-		}
-		var r T
-		if !lineDecodes(line, &r) {
-			return false, false
-		}
-		claim := ok(&r)
-		return claim, claim
-	})
-}
-
-// mayHoldType reports whether b holds one of types or a \u escape
-// (holdsType). Only TestDetectDecodesClaims sets it to always true, to show
-// that no claim changes with it.
-var mayHoldType = holdsType
-
-// holdsType reports whether b holds one of types or a \u escape.
-func holdsType(b []byte, types []string) bool {
-	if bytes.Contains(b, []byte(`\u`)) {
-		return true
-	}
-	for _, t := range types {
-		if bytes.Contains(b, []byte(t)) {
-			return true
-		}
-	}
-	return false
-}
-
-// typeList returns the keys of set and more, sorted, for anyJSONLOf.
-func typeList(set map[string]bool, more ...string) []string {
-	out := append(slices.Collect(maps.Keys(set)), more...)
-	slices.Sort(out)
-	return out
-}
-
-// typeLiteral reports whether t is made of ASCII letters, digits, '.', '_'
-// and '-' only: characters no JSON escape but \u gives (anyJSONLOf).
-func typeLiteral(t string) bool {
-	for _, c := range []byte(t) {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return t != ""
 }
 
 // detectJSONL is headLines over lines decoded into a fresh T each; a line

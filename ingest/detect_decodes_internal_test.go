@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -18,10 +17,6 @@ import (
 // json.Unmarshal of the line returns nil (its error explained, then
 // dropped).
 func unmarshalDecodes(line []byte, v any) bool { return json.Unmarshal(line, v) == nil }
-
-// decodeEveryLine is mayHoldType off: every line is decoded, as before
-// anyJSONLOf.
-func decodeEveryLine([]byte, []string) bool { return true }
 
 // detectClaims is what detection says of a head: every candidate, in
 // order, and DetectFormat's pick or its error.
@@ -58,12 +53,10 @@ func detectHeads(data []byte) [][]byte {
 }
 
 // compareDecodes runs detection on every head of every file under root
-// with detection's shortcuts (lineDecodes, mayHoldType) and without them
-// (unmarshalDecodes, decodeEveryLine), and fails on any claim that
-// differs. It returns how many heads it judged, how many line decodes
-// failed (the lines whose error json.Decodes does not explain) and how
-// many lines or heads mayHoldType passed over.
-func compareDecodes(t *testing.T, root string) (heads, failed, passed int) {
+// with lineDecodes and with unmarshalDecodes, and fails on any claim that
+// differs. It returns how many heads it judged and how many line decodes
+// failed (the lines whose error json.Decodes does not explain).
+func compareDecodes(t *testing.T, root string) (heads, failed int) {
 	t.Helper()
 	counting := func(decodes func([]byte, any) bool) func([]byte, any) bool {
 		return func(line []byte, v any) bool {
@@ -84,17 +77,10 @@ func compareDecodes(t *testing.T, root string) (heads, failed, passed int) {
 		}
 		for _, head := range detectHeads(data) {
 			lineDecodes = counting(json.Decodes)
-			mayHoldType = func(b []byte, types []string) bool {
-				ok := holdsType(b, types)
-				if !ok {
-					passed++
-				}
-				return ok
-			}
 			fast := detectClaims(path, head)
-			lineDecodes, mayHoldType = unmarshalDecodes, decodeEveryLine
+			lineDecodes = unmarshalDecodes
 			slow := detectClaims(path, head)
-			lineDecodes, mayHoldType = json.Decodes, holdsType
+			lineDecodes = json.Decodes
 			if fast != slow {
 				t.Errorf("%s (head of %d bytes): with json.Decodes %q, with json.Unmarshal %q", path, len(head), fast, slow)
 			}
@@ -105,17 +91,16 @@ func compareDecodes(t *testing.T, root string) (heads, failed, passed int) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Fatal(err)
 	}
-	return heads, failed, passed
+	return heads, failed
 }
 
-// TestDetectDecodesClaims shows that detection with its shortcuts, line
-// decodes through json.Decodes (no error explained) and the lines
-// anyJSONLOf passes over undecoded, claims exactly what it claimed with
-// json.Unmarshal's nil test on every line, on every fixture under testdata and every file of the shared
+// TestDetectDecodesClaims shows that detection's line decodes through
+// json.Decodes (no error explained) claim exactly what json.Unmarshal's nil
+// test claimed, on every fixture under testdata and every file of the shared
 // corpora, each head whole, cut inside its last line, cut at a third, and
 // without the front of its first line.
 func TestDetectDecodesClaims(t *testing.T) {
-	defer func() { lineDecodes, mayHoldType = json.Decodes, holdsType }()
+	defer func() { lineDecodes = json.Decodes }()
 	roots := []struct {
 		name string
 		root func(t *testing.T) string
@@ -127,74 +112,13 @@ func TestDetectDecodesClaims(t *testing.T) {
 	}
 	for _, r := range roots {
 		t.Run(r.name, func(t *testing.T) {
-			heads, failed, passed := compareDecodes(t, r.root(t))
+			heads, failed := compareDecodes(t, r.root(t))
 			// every root holds JSONL files longer than a third of a
-			// head's last line, so cut heads have lines that fail, and
-			// JSONL files of other formats than Kimi's, OpenClaw's and
-			// Copilot CLI's, whose heads anyJSONLOf passes over
-			if heads == 0 || failed == 0 || passed == 0 {
-				t.Fatalf("%d heads judged, %d line decodes failed, %d passed over: the comparison did not run through lineDecodes and mayHoldType", heads, failed, passed)
+			// head's last line, so cut heads have lines that fail
+			if heads == 0 || failed == 0 {
+				t.Fatalf("%d heads judged, %d line decodes failed: the comparison did not run through lineDecodes", heads, failed)
 			}
-			t.Logf("%d heads, %d failed line decodes, %d passed over undecoded", heads, failed, passed)
+			t.Logf("%d heads, %d failed line decodes", heads, failed)
 		})
-	}
-}
-
-// TestAnyJSONLOf: the lines anyJSONLOf passes over are only those whose
-// type cannot be one it claims; a type written with \u escapes, or a line
-// whose type is not the text that holds it, is decoded and judged (want
-// by hand).
-func TestAnyJSONLOf(t *testing.T) {
-	types := []string{"turn.prompt", "metadata"}
-	claims := func(r *struct {
-		Type string `json:"type"`
-	}) bool {
-		return slices.Contains(types, r.Type)
-	}
-	cases := []struct {
-		name, head string
-		want       bool
-	}{
-		{"the type as it is", `{"type":"turn.prompt"}`, true},
-		{"the type on the second line", "{\"type\":\"x\"}\n\n{\"type\":\"metadata\"}\n", true},
-		{"a letter as a \\u escape", `{"type":"turn.\u0070rompt"}`, true},
-		{"every letter as a \\u escape", `{"type":"\u006d\u0065\u0074\u0061\u0064\u0061\u0074\u0061"}`, true},
-		{"the key in capitals", `{"TYPE":"metadata"}`, true},
-		{"the text in another field", `{"type":"x","note":"turn.prompt"}`, false},
-		{"no type of the list", `{"type":"user","message":"hello"}`, false},
-		{"a type that holds one", `{"type":"turn.prompt2"}`, false},
-		{"an escape that is not \\u", `{"type":"turn.\/prompt"}`, false},
-		{"the type past line n", "{}\n{}\n{\"type\":\"metadata\"}\n", false},
-		{"cut off", `{"type":"turn.prompt"`, false},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := anyJSONLOf([]byte(c.head), 2, types, claims); got != c.want {
-				t.Errorf("anyJSONLOf(%s) = %v, want %v", c.head, got, c.want)
-			}
-		})
-	}
-}
-
-// TestDetectTypesLiteral: every type list anyJSONLOf is given holds only
-// texts no JSON escape but \u writes, as its pass-over needs.
-func TestDetectTypesLiteral(t *testing.T) {
-	for name, types := range map[string][]string{"kimi": kimiDetectTypes, "openclaw": ocDetectTypes, "copilot": copilotDetectTypes} {
-		if len(types) == 0 {
-			t.Errorf("%s: no types", name)
-		}
-		for _, ty := range types {
-			if !typeLiteral(ty) {
-				t.Errorf("%s: type %q has a character a JSON escape other than \\u writes", name, ty)
-			}
-		}
-	}
-	for _, c := range []struct {
-		t    string
-		want bool
-	}{{"turn.prompt", true}, {"tool.execution_start", true}, {"a-b", true}, {"", false}, {"a/b", false}, {"a b", false}, {`a"b`, false}, {"é", false}} {
-		if got := typeLiteral(c.t); got != c.want {
-			t.Errorf("typeLiteral(%q) = %v, want %v", c.t, got, c.want)
-		}
 	}
 }

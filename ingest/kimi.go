@@ -47,14 +47,10 @@ var kimiTypes = map[string]bool{"config.update": true, "turn.prompt": true, "tur
 	"turn.cancel": true, "tools.set_active_tools": true, "context.append_message": true,
 	"context.append_loop_event": true, "usage.record": true}
 
-// kimiDetectTypes are the types Detect claims a line of: kimiTypes and
-// metadata.
-var kimiDetectTypes = typeList(kimiTypes, "metadata")
-
 // Detect claims JSONL whose first records are Kimi wire records (a known
 // type, or the metadata record with a protocol_version).
 func (kimiWire) Detect(name string, head []byte) bool {
-	return anyJSONLOf(head, 30, kimiDetectTypes, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type            string          `json:"type"`
 		ProtocolVersion json.RawMessage `json:"protocol_version"`
 	}) bool {

@@ -56,13 +56,10 @@ type openClaw struct{ formatInfo }
 var ocTypes = map[string]bool{"message.in": true, "message.sending": true, "message.out": true, "agent.start": true,
 	"agent.end": true, "tool.start": true, "tool.end": true}
 
-// ocDetectTypes are the types Detect claims a line of (ocTypes).
-var ocDetectTypes = typeList(ocTypes)
-
 // Detect claims JSONL whose first records are OpenClaw telemetry records (a
 // known type with a sessionKey, agentId or channel).
 func (openClaw) Detect(name string, head []byte) bool {
-	return anyJSONLOf(head, 30, ocDetectTypes, func(r *struct {
+	return anyJSONL(head, 30, func(r *struct {
 		Type       string  `json:"type"`
 		SessionKey *string `json:"sessionKey"`
 		AgentID    *string `json:"agentId"`
