@@ -122,3 +122,37 @@ func TestDetectDecodesClaims(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDetectFormat is DetectFormat on the head of every file of the
+// shared corpus, or of every file under $TRAJMINE_BENCH_DETECT_DIR when it
+// is set (issue 33: the 584 Claude Code files of the many-file ingest).
+func BenchmarkDetectFormat(b *testing.B) {
+	root := os.Getenv("TRAJMINE_BENCH_DETECT_DIR")
+	if root == "" {
+		root = testutil.CorpusDir(b)
+	}
+	var names []string
+	var heads [][]byte
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		names = append(names, path)
+		heads = append(heads, data[:min(len(data), HeadSize)])
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		for i, head := range heads {
+			_, _ = DetectFormat(names[i], head)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(heads)), "µs/file")
+}
