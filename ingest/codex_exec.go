@@ -59,7 +59,7 @@ func (codexExec) Detect(_ string, head []byte) bool {
 			Type    string          `json:"type"`
 			Payload json.RawMessage `json:"payload"`
 		}
-		if json.Unmarshal(line, &r) != nil {
+		if !lineDecodes(line, &r) {
 			return false, false // the last line may be cut by the head
 		}
 		if r.Payload != nil {

@@ -59,11 +59,11 @@ func (cursorAgent) Detect(name string, head []byte) bool {
 	msgs := 0
 	for i, line := range lines {
 		var keys map[string]json.RawMessage
-		if json.Unmarshal(line, &keys) != nil {
+		if !lineDecodes(line, &keys) {
 			return msgs > 0 && i == len(lines)-1 // a last line cut by the head
 		}
 		var l cuLine
-		if json.Unmarshal(line, &l) != nil {
+		if !lineDecodes(line, &l) {
 			return false
 		}
 		if l.Type == cuTurnEnded && keys["role"] == nil && keys["message"] == nil {

@@ -96,7 +96,9 @@
 //     readJSONObject and docRun are readDocument for a file that must be
 //     JSON, one object, one run.
 //   - detect.go: every helper of Detect: headLines, firstLines, anyJSONL
-//     and detectJSONL (a JSONL head's first records); majorityHead, the
+//     and detectJSONL (a JSONL head's first records), lineDecodes (whether
+//     a line decodes, with no error made: the test every detector puts to
+//     a line, issue 33); majorityHead, the
 //     second look DetectFormat takes without the lines most first lines
 //     disagree with (issue 30.12); headKeys, topKeys, firstElemKeys and the
 //     token steps (skipValue, skipRest, enter, nextKey), the keys at the

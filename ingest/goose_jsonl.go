@@ -75,7 +75,7 @@ func (gooseJSONL) Detect(name string, head []byte) bool {
 	msgs, meta := 0, false
 	for i, line := range lines {
 		var keys map[string]json.RawMessage
-		if json.Unmarshal(line, &keys) != nil {
+		if !lineDecodes(line, &keys) {
 			return (msgs > 0 || meta) && i == len(lines)-1 // a last line cut by the head
 		}
 		if gjMessage(keys) {

@@ -72,7 +72,7 @@ func (gptme) Detect(name string, head []byte) bool {
 	named := strings.HasSuffix(filepath.Base(name), gptmeAnchor)
 	for i, line := range lines {
 		var m gmeMessage
-		if json.Unmarshal(line, &m) != nil {
+		if !lineDecodes(line, &m) {
 			return false
 		}
 		if m.Role == "" || m.Content == nil || m.Timestamp == "" {

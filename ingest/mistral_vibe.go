@@ -58,7 +58,7 @@ func (mistralVibe) Detect(name string, head []byte) bool {
 	}
 	for i, line := range lines {
 		var m vbMessage
-		if json.Unmarshal(line, &m) != nil {
+		if !lineDecodes(line, &m) {
 			return i > 0 && i == len(lines)-1 // a last line cut by the head
 		}
 		if !vibeRoles[m.Role] || i == 0 && m.MessageID == nil {

@@ -69,7 +69,7 @@ func (vscodeCopilotChat) Detect(name string, head []byte) bool {
 	n := 0
 	claim := headLines(h, 30, func(line []byte) (bool, bool) {
 		var op vsOp
-		if json.Unmarshal(line, &op) != nil {
+		if !lineDecodes(line, &op) {
 			return false, false // a line cut by the head
 		}
 		if !vsMutation(line, &op) {
@@ -88,7 +88,7 @@ func vsAnyOther(h []byte) bool {
 	other := false
 	headLines(h, 30, func(line []byte) (bool, bool) {
 		var op vsOp
-		if json.Unmarshal(line, &op) == nil && !vsMutation(line, &op) {
+		if lineDecodes(line, &op) && !vsMutation(line, &op) {
 			other = true
 			return false, true
 		}

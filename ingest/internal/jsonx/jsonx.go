@@ -243,6 +243,26 @@ func unmarshalStd(data []byte, v any) error {
 	return Explain(err, data)
 }
 
+// Decodes reports whether Unmarshal(data, v) returns nil, decoding into v
+// as Unmarshal does, but makes no error: a syntax error's explanation
+// decodes the input twice more with encoding/json, which format detection,
+// trying each of a head's lines with each importer and passing over those
+// that fail (issue 33), has no use for.
+func Decodes(data []byte, v any) bool {
+	return !cutInEscape(data) && decode(data, v) == nil
+}
+
+// decode is goccy's Unmarshal of data into v, v's decoder compiled first
+// (prepare), or encoding/json's for a text with a high-surrogate escape
+// (highSurrogateEscape): Unmarshal and Decodes before their errors.
+func decode(data []byte, v any) error {
+	if highSurrogateEscape(data) {
+		return stdjson.Unmarshal(data, v)
+	}
+	prepare(v, false)
+	return gj.Unmarshal(data, v)
+}
+
 // Unmarshal is goccy's Unmarshal, with number errors repaired and every
 // error in plain words (see the package doc and Explain). A syntax error
 // or a number's type error is explained at once (encoding/json decodes the
@@ -257,8 +277,7 @@ func Unmarshal(data []byte, v any) error {
 	if highSurrogateEscape(data) {
 		return unmarshalStd(data, v)
 	}
-	prepare(v, false)
-	err := gj.Unmarshal(data, v)
+	err := decode(data, v)
 	if err == nil {
 		return nil
 	}
