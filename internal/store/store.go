@@ -498,6 +498,9 @@ type tx struct {
 	done    bool
 	q       *writeQueue // the writer of the rows (appendq.go), started on the first row
 	pending []queuedRow // rows not yet handed to q
+	// rows appended to each table's Appender since it was last flushed
+	// (appendFlushRows); the writer's, like apps while q runs
+	unflushed map[string]int
 }
 
 func (t *tx) appender(table string) (*duckdb.Appender, error) {

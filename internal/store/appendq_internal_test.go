@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/trajmine/trajmine/schema"
+)
+
+// TestAppendFlushRows: the writer flushes a table's Appender into the
+// transaction's local storage every appendFlushRows rows, so those rows
+// are visible to the transaction's own queries before its Commit; the
+// rows after the last flush are flushed by the Commit. Counted by hand:
+// with 7 rows, a flush every 3 leaves 6 visible before the commit (two
+// flushes), a flush every 100 (more than the rows) none, and the commit
+// stores all 7 either way.
+func TestAppendFlushRows(t *testing.T) {
+	for _, tc := range []struct {
+		every, rows  int
+		beforeCommit int
+		afterCommit  int
+	}{
+		{every: 3, rows: 7, beforeCommit: 6, afterCommit: 7},
+		{every: 7, rows: 7, beforeCommit: 7, afterCommit: 7},
+		{every: 100, rows: 7, beforeCommit: 0, afterCommit: 7},
+	} {
+		old := appendFlushRows
+		appendFlushRows = tc.every
+		func() {
+			defer func() { appendFlushRows = old }()
+			ctx := context.Background()
+			st, err := Open(ctx, Config{Path: ":memory:"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			src := &schema.Source{Path: "f.jsonl", SHA256: "abc", Format: "openai-messages"}
+			itx, err := st.Begin(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx := itx.(*tx)
+			for i := range tc.rows {
+				if err := tx.Reject(&schema.Reject{SourcePath: src.Path, Line: int64(i + 1), Reason: "r"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tx.drain(); err != nil { // the writer has appended every row
+				t.Fatal(err)
+			}
+			var n int
+			if err := tx.conn.QueryRowContext(ctx, "SELECT count(*) FROM "+schema.TableRejects).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.beforeCommit {
+				t.Errorf("every %d: %d rows visible before the commit, want %d", tc.every, n, tc.beforeCommit)
+			}
+			if err := tx.Commit(src); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.DB().QueryRowContext(ctx, "SELECT count(*) FROM "+schema.TableRejects).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.afterCommit {
+				t.Errorf("every %d: %d rows after the commit, want %d", tc.every, n, tc.afterCommit)
+			}
+		}()
+	}
+}
