@@ -112,9 +112,11 @@ type cdBubble struct {
 	CreatedAt any    `json:"createdAt"`
 }
 
-// cdUnmarshal decodes a store's value into v, refusing what is not JSON
-// before the decoder sees it (goccy's decoder can read past the end of a
-// cut-off value and panic: FuzzCursorIDEBubble found one).
+// cdUnmarshal decodes a store's value into v, refusing a value that is not
+// JSON as a whole before the decoder sees it: goccy passes over invalid
+// JSON inside the parts of a value it does not decode, and a stored value
+// is one document, not a line among others. (The cut-off escape that made
+// goccy panic, FuzzCursorIDEBubble's find, is jsonx.Unmarshal's guard now.)
 func cdUnmarshal(raw []byte, v any) error {
 	if !json.Valid(raw) {
 		var x any
