@@ -28,6 +28,10 @@ type Store struct {
 
 	mu       sync.Mutex
 	inflight map[string]string // run id → sha of the file claiming it, not yet committed
+	// runIDs holds every run id committed when it was loaded and every
+	// one committed since (ClaimRunID: an id not in it is free without a
+	// query); nil until first needed
+	runIDs map[string]bool
 
 	quickMu sync.Mutex
 	quick   map[string][]quickEntry // sources by path, for Unchanged and replaceOlder (loaded on first use)
@@ -572,6 +576,37 @@ var runsSHACol = func() int {
 	panic("schema: the runs table has no " + schema.ColSourceSHA256)
 }()
 
+// knownRunIDs returns Store.runIDs, loading it on first use (Store.mu is
+// held) from the committed runs table: an id not in it is stored neither
+// there nor by a transaction in flight (Store.inflight has those), so it
+// is free. One in it is looked up in the transaction's own view, which
+// sees its replaceOlder's deletes: the set only ever holds too many ids
+// (those deleted since), never too few.
+func (t *tx) knownRunIDs() (map[string]bool, error) {
+	s := t.s
+	if s.runIDs != nil {
+		return s.runIDs, nil
+	}
+	ids := map[string]bool{}
+	rows, err := s.db.QueryContext(t.ctx, "SELECT "+schema.ColRunID+" FROM "+schema.TableRuns)
+	if err != nil {
+		return nil, fmt.Errorf("look up run ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("look up run ids: %w", err)
+		}
+		ids[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up run ids: %w", err)
+	}
+	s.runIDs = ids
+	return ids, nil
+}
+
 // owner is what the transaction's run ids are claimed under in
 // Store.inflight: its sha256, or its own key while that is not known.
 func (t *tx) owner() string {
@@ -625,6 +660,11 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 		}
 		if owner, ok := s.inflight[cand]; ok && owner != t.owner() {
 			return false, nil
+		}
+		if known, err := t.knownRunIDs(); err != nil {
+			return false, err
+		} else if !known[cand] {
+			return true, nil
 		}
 		// the transaction's own connection sees the deletes of replaceOlder
 		if t.lookup == nil {
@@ -710,13 +750,18 @@ func (t *tx) closeAppenders() error {
 	return errors.Join(errs...)
 }
 
-func (t *tx) release() {
+// release ends the transaction; committed says whether its run ids are
+// now stored (Store.runIDs takes them).
+func (t *tx) release(committed bool) {
 	if t.lookup != nil {
 		t.lookup.Close()
 	}
 	t.s.mu.Lock()
 	for id := range t.claimed { // only this transaction can have claimed them
 		delete(t.s.inflight, id)
+		if committed && t.s.runIDs != nil {
+			t.s.runIDs[id] = true
+		}
 	}
 	t.s.mu.Unlock()
 	t.conn.Close()
@@ -752,7 +797,7 @@ func (t *tx) Commit(src *schema.Source) error {
 	if _, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	t.release()
+	t.release(true)
 	t.s.noteSource(src)
 	return nil
 }
@@ -764,7 +809,7 @@ func (t *tx) Rollback() error {
 	_ = t.drain()
 	_ = t.closeAppenders()
 	_, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "ROLLBACK")
-	t.release()
+	t.release(false)
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
@@ -821,7 +866,7 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 	if _, err := conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
 		return fail(fmt.Errorf("commit: %w", err))
 	}
-	t.release()
+	t.release(true)
 	for _, f := range files {
 		s.noteSource(f.Src)
 	}
