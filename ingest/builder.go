@@ -67,7 +67,11 @@ func (f *File) NewRun(id string) (*RunBuilder, error) {
 		return nil, err
 	}
 	if id == "" {
-		id = "run-" + f.sha[:min(12, len(f.sha))]
+		sha, err := f.hash()
+		if err != nil {
+			return nil, err
+		}
+		id = "run-" + sha[:min(12, len(sha))]
 	}
 	claimed, err := f.tx.ClaimRunID(strings.Clone(id)) // ids outlive the line they came from
 	if err != nil {

@@ -26,7 +26,9 @@
 //     those of an ingest of the files one by one. The importer reads exactly the bytes hashed (the copy in memory, or the
 //     file's first bytes, checked before the commit against the bytes
 //     hashed: hashed again, or, for a file hashed while it is imported,
-//     fingerprinted as they are read, hashlazy.go), so a source row covers
+//     fingerprinted as they are read; a large file of a size the Sink
+//     holds no file of is hashed only as it is read, its transaction begun
+//     before the hash is known: UnhashedSink, hashlazy.go), so a source row covers
 //     what was imported even when the file grows or changes meanwhile.
 //  4. When every file is committed, a FinishSink Finishes: what spans
 //     files, such as the store marking the usage rows a resumed session

@@ -219,6 +219,20 @@ func (s *sourceReader) verify(src *schema.Source) error {
 	return nil
 }
 
+// sum reads (and hashes) the rest of the bytes and returns the sha256 of
+// all of them: the hash of a file imported before its hash was known
+// (hashlazy.go). A file shorter now than when it was opened fails.
+func (s *sourceReader) sum(path string) (string, error) {
+	m, err := io.Copy(s.h, s.sec)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if s.read+m != s.sec.Size() {
+		return "", fmt.Errorf("%s changed while it was read (it has fewer than its %d bytes now); nothing of it was kept, ingest it again", path, s.sec.Size())
+	}
+	return hex.EncodeToString(s.h.Sum(nil)), nil
+}
+
 // randomAccess is a reader an importer may also read at offsets (a
 // *bytes.Reader, or what Files passes for a large file).
 type randomAccess interface {

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"sync"
+
+	"github.com/trajmine/trajmine/schema"
 )
 
 // Hashing a large file while it is imported (issue 33). A file's sha256
@@ -26,6 +29,17 @@ import (
 // same ingest) is known only then: such a file is dropped before anything
 // of it reaches the sink, after the little the reader and decoders read
 // ahead, and counted as skipped, as before.
+
+// A large file may even be imported before its hash is known, hashed by
+// the stream the importer reads (sourceReader.sum), when the sink can
+// begin it so (UnhashedSink) and no file it holds has the file's size (the
+// earlier files of the same Files call are committed before its turn, so
+// it holds them too): then no file of the same content can have been
+// imported, which is all the hash would have told before the import. The
+// sha256 reaches the rows that carry it at the commit; where it is needed earlier (a run id another file holds, a run
+// without an id, an outcome row), the file is hashed by a read of its own
+// (hashFile), and the commit checks that both hashes agree. The file is
+// then read once, and no core waits for the hash before the import.
 
 // errSeenLate ends the import of a file hashed while it was read whose
 // content turns out to be imported already.
@@ -100,12 +114,78 @@ func (p *pipeline) streamHashing(path string, out *outcome, sr *sourceReader, r 
 		}
 		return nil
 	}
-	err := importWhenHashed(p.ctx, isink, out.im, src, r, &p.oo, ready)
+	err := importWhenHashed(p.ctx, isink, out.im, src, r, &p.oo, &hashing{ready: ready})
 	switch {
 	case fatal:
 	case skipped:
 		p.skip()
 		p.progress(max(0, src.Bytes-sr.read))
+	case err != nil:
+		p.fail(err)
+	default:
+		p.imported(src)
+	}
+}
+
+// unhashed reports whether out, a large file hashed while it is imported,
+// can be imported before its hash is known (UnhashedSink): no file the
+// sink holds has its size. The earlier files of this Files call are among
+// them: the committer gives a large file its turn only once everything
+// before it is committed (or skipped, its content held already).
+func (p *pipeline) unhashed(out *outcome) (UnhashedSink, bool) {
+	us, ok := p.sink.(UnhashedSink)
+	if !ok {
+		return nil, false
+	}
+	seen, err := us.SizeSeen(p.ctx, out.src.Bytes)
+	if err != nil || seen { // an error: the hash first, whose check reports it
+		return nil, false
+	}
+	return us, true
+}
+
+// streamUnhashed imports a large file (out.lazy) from sr before its hash
+// is known (see unhashed): sr hashes the bytes as they are read, the
+// commit takes the hash of them all (sourceReader.sum), checked against
+// the one hashFile took if one was needed earlier.
+func (p *pipeline) streamUnhashed(path string, out *outcome, sr *sourceReader, us UnhashedSink) {
+	src := out.src
+	early := sync.OnceValues(func() (string, error) {
+		h := hashFile(path, src.Bytes)
+		if h.err == nil && h.n != src.Bytes {
+			h.err = fmt.Errorf("%s shrank while it was read", path)
+		}
+		return h.sha, h.err
+	})
+	var asked, skipped bool
+	h := &hashing{sha: func() (string, error) { asked = true; return early() }}
+	h.begin = func() (Tx, error) {
+		tx, err := us.BeginUnhashed(p.ctx, src, h.sha)
+		if err != nil {
+			return nil, err
+		}
+		return &verifyTx{Tx: tx, check: func(src *schema.Source) error {
+			sha, err := sr.sum(path)
+			if err != nil {
+				return err
+			}
+			if asked {
+				if e, err := early(); err != nil || e != sha {
+					return fmt.Errorf("%s changed while it was read (its %d bytes no longer hash as before); nothing of it was kept, ingest it again", path, src.Bytes)
+				}
+			}
+			src.SHA256 = sha
+			if !out.claim(contentKey(src)) { // cannot happen: no earlier file had its size
+				skipped = true
+				return errSeenLate
+			}
+			return nil
+		}}, nil
+	}
+	err := importWhenHashed(p.ctx, p.sink, out.im, src, sr, &p.oo, h)
+	switch {
+	case skipped:
+		p.skip()
 	case err != nil:
 		p.fail(err)
 	default:

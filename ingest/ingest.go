@@ -244,6 +244,9 @@ type File struct {
 	// use of tx. startErr is what it returned.
 	start    func() error
 	startErr error
+	// shaOnDemand gives the sha256 of a file whose import began before it
+	// was known (hashing.sha), when sha is still empty
+	shaOnDemand func() (string, error)
 
 	runs, events, rejects, outcomes int64
 
@@ -262,7 +265,21 @@ func (f *File) Path() string { return f.path }
 // is hashed as it is read).
 func (f *File) SHA256() string {
 	_ = f.begin()
-	return f.sha
+	sha, _ := f.hash()
+	return sha
+}
+
+// hash returns the file's sha256, asking for it (shaOnDemand) when the
+// import began before it was known.
+func (f *File) hash() (string, error) {
+	if f.sha == "" && f.shaOnDemand != nil {
+		sha, err := f.shaOnDemand()
+		if err != nil {
+			return "", fmt.Errorf("hash %s: %w", f.path, err)
+		}
+		f.sha = sha
+	}
+	return f.sha, nil
 }
 
 // begin makes sure the transaction has begun (see File.start); every use
@@ -310,7 +327,11 @@ func (f *File) Outcome(o *schema.Outcome) error {
 	if err := f.begin(); err != nil {
 		return err
 	}
-	o.SourcePath, o.SourceSHA256 = f.path, f.sha
+	sha, err := f.hash()
+	if err != nil {
+		return err
+	}
+	o.SourcePath, o.SourceSHA256 = f.path, sha
 	f.outcomes++
 	return f.tx.Outcome(o)
 }
@@ -409,22 +430,41 @@ func importOne(ctx context.Context, sink Sink, im Importer, src *schema.Source, 
 	return importWhenHashed(ctx, sink, im, src, r, o, nil)
 }
 
+// hashing says how the import of a file whose sha256 is not known yet
+// begins (hashlazy.go): ready waits for the hash and fills src.SHA256
+// before the transaction begins; begin, instead, begins it at once
+// (UnhashedSink), and sha gives the hash on demand while src.SHA256 is
+// empty.
+type hashing struct {
+	ready func() error
+	begin func() (Tx, error)
+	sha   func() (string, error)
+}
+
 // importWhenHashed is importOne for a source whose hash may not be known
-// yet (hashlazy.go): with ready set, the transaction begins on the
+// yet (hashlazy.go): with h.ready set, the transaction begins on the
 // importer's first use of it (File.begin), after ready has filled
-// src.SHA256, so the file is read and decoded while it is hashed. A ready
-// error ends the import with nothing begun.
-func importWhenHashed(ctx context.Context, sink Sink, im Importer, src *schema.Source, r io.Reader, o *Options, ready func() error) error {
+// src.SHA256, so the file is read and decoded while it is hashed, and a
+// ready error ends the import with nothing begun; with h.begin set, it
+// begins at once, without the hash.
+func importWhenHashed(ctx context.Context, sink Sink, im Importer, src *schema.Source, r io.Reader, o *Options, h *hashing) error {
 	var repairs int64
 	f := &File{Ctx: ctx, path: src.Path, sha: src.SHA256, format: im.Name(), est: o.est()}
 	f.start = func() error {
-		if ready != nil {
-			if err := ready(); err != nil {
-				return err
+		var tx Tx
+		var err error
+		if h != nil && h.begin != nil {
+			f.shaOnDemand = h.sha
+			tx, err = h.begin()
+		} else {
+			if h != nil && h.ready != nil {
+				if err := h.ready(); err != nil {
+					return err
+				}
+				f.sha = src.SHA256
 			}
-			f.sha = src.SHA256
+			tx, err = sink.Begin(ctx, src)
 		}
-		tx, err := sink.Begin(ctx, src)
 		if err != nil {
 			return fmt.Errorf("begin import of %s: %w", src.Path, err)
 		}
@@ -434,7 +474,7 @@ func importWhenHashed(ctx context.Context, sink Sink, im Importer, src *schema.S
 		f.tx = tx
 		return nil
 	}
-	if ready == nil {
+	if h == nil || h.ready == nil {
 		if err := f.begin(); err != nil {
 			return err
 		}

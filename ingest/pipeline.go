@@ -531,11 +531,19 @@ func (p *pipeline) stream(path string, out *outcome) {
 		}
 		defer fh.Close()
 		sr := newSourceReader(fh, src.Bytes, p.o.Progress)
+		var us UnhashedSink
 		if out.lazy {
-			sr.useFingerprint()
+			var ok bool
+			if us, ok = p.unhashed(out); !ok {
+				sr.useFingerprint() // hashed by hashFile, checked by fingerprint
+			}
 		}
 		if err := sr.skipBOM(); err != nil {
 			p.fail(fmt.Errorf("read %s: %w", path, err))
+			return
+		}
+		if us != nil {
+			p.streamUnhashed(path, out, sr, us)
 			return
 		}
 		r, isink = sr, &verifySink{Sink: p.sink, check: sr.verify}

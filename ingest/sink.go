@@ -61,6 +61,24 @@ type PathSeenSink interface {
 	SeenAt(ctx context.Context, path, sha256 string) (bool, error)
 }
 
+// UnhashedSink is a Sink that can begin a large file's import before the
+// file's sha256 is known (hashlazy.go: the file is hashed as the import
+// reads it, in one read, instead of waiting for a pass of its own). Files
+// does so only when no file the sink holds has the file's size (SizeSeen;
+// the earlier files of the same Files call are committed by then): then no
+// file with the same content can have been imported, so whether to import
+// it and what it replaces are known without the hash.
+type UnhashedSink interface {
+	// SizeSeen reports whether a file of size bytes was imported (by any
+	// version of its importer).
+	SizeSeen(ctx context.Context, size int64) (bool, error)
+	// BeginUnhashed is Begin for a src whose SHA256 is empty: the rows
+	// that carry the sha256 get it at Commit (whose src has it), and sha,
+	// which may wait for a hash of its own, gives it earlier where it is
+	// needed (a run id another file holds is stored as id@<sha8>).
+	BeginUnhashed(ctx context.Context, src *schema.Source, sha func() (string, error)) (Tx, error)
+}
+
 // QuickMargin is how long before its import a file's last modification must
 // be for QuickSink to call it unchanged: a file written while it was being
 // read is hashed again.

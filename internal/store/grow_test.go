@@ -9,6 +9,7 @@ import (
 
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/internal/store"
+	"github.com/trajmine/trajmine/schema"
 )
 
 // growingStore is the store with a hook in Seen, which ingest calls after
@@ -25,6 +26,16 @@ func (g *growingStore) Seen(ctx context.Context, sha string) (bool, error) {
 		g.grow = nil
 	}
 	return g.Store.Seen(ctx, sha)
+}
+
+// BeginUnhashed is the same hook where a large file imported before its
+// hash is known (ingest.UnhashedSink) begins: Seen is not asked of it.
+func (g *growingStore) BeginUnhashed(ctx context.Context, src *schema.Source, sha func() (string, error)) (ingest.Tx, error) {
+	if g.grow != nil {
+		g.grow()
+		g.grow = nil
+	}
+	return g.Store.BeginUnhashed(ctx, src, sha)
 }
 
 // TestFileGrowsDuringIngest is issue 19's repro against DuckDB: a session

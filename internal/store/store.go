@@ -28,6 +28,10 @@ type Store struct {
 
 	mu       sync.Mutex
 	inflight map[string]string // run id → sha of the file claiming it, not yet committed
+	// runIDs holds every run id committed when it was loaded and every
+	// one committed since (ClaimRunID: an id not in it is free without a
+	// query); nil until first needed
+	runIDs map[string]bool
 
 	quickMu sync.Mutex
 	quick   map[string][]quickEntry // sources by path, for Unchanged and replaceOlder (loaded on first use)
@@ -414,6 +418,50 @@ var _ ingest.QuickSink = (*Store)(nil)
 
 // Begin starts one file's import on its own connection and transaction.
 func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error) {
+	return s.begin(ctx, src, nil)
+}
+
+var _ ingest.UnhashedSink = (*Store)(nil)
+
+// BeginUnhashed is Begin for a file whose sha256 is not known yet
+// (ingest.UnhashedSink; src.SHA256 is empty). Files calls it only when no
+// source has the file's size (SizeSeen), so every source of the file's
+// path has other content: replaceOlder, given the empty sha256 no row has,
+// deletes all of the path's rows, as it would given the file's. The
+// transaction holds the file's runs rows until Commit, whose src carries
+// the sha256 they are stored with, and calls sha where it needs the hash
+// before (ClaimRunID, for a run id another file holds).
+func (s *Store) BeginUnhashed(ctx context.Context, src *schema.Source, sha func() (string, error)) (ingest.Tx, error) {
+	if src.SHA256 != "" || sha == nil {
+		return nil, errors.New("begin unhashed: the source has a sha256, or no way to get it")
+	}
+	return s.begin(ctx, src, sha)
+}
+
+// SizeSeen reports whether a file of size bytes was imported, by any
+// version of its importer (ingest.UnhashedSink), from the copy of the
+// sources table that Seen reads.
+func (s *Store) SizeSeen(ctx context.Context, size int64) (bool, error) {
+	s.quickMu.Lock()
+	defer s.quickMu.Unlock()
+	if err := s.loadSources(ctx); err != nil {
+		return false, err
+	}
+	for _, es := range s.quick {
+		for _, e := range es {
+			if e.size == size {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// pendingSHA numbers the transactions begun without a sha256: each claims
+// its run ids in Store.inflight under a key of its own.
+var pendingSHA atomic.Int64
+
+func (s *Store) begin(ctx context.Context, src *schema.Source, sha func() (string, error)) (ingest.Tx, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
@@ -427,7 +475,12 @@ func (s *Store) Begin(ctx context.Context, src *schema.Source) (ingest.Tx, error
 		conn.Close()
 		return nil, err
 	}
-	return &tx{s: s, ctx: ctx, conn: conn, sha: src.SHA256, apps: map[string]*duckdb.Appender{}, claimed: map[string]bool{}}, nil
+	t := &tx{s: s, ctx: ctx, conn: conn, sha: src.SHA256, apps: map[string]*duckdb.Appender{}, claimed: map[string]bool{}}
+	if sha != nil {
+		t.shaOnDemand, t.holdRuns = sha, true
+		t.inflightKey = fmt.Sprintf("\x00unhashed %d", pendingSHA.Add(1))
+	}
+	return t, nil
 }
 
 // replaceOlder deletes, inside the file's transaction, what an earlier
@@ -501,6 +554,66 @@ type tx struct {
 	// rows appended to each table's Appender since it was last flushed
 	// (appendFlushRows); the writer's, like apps while q runs
 	unflushed map[string]int
+
+	// A transaction begun without the file's sha256 (BeginUnhashed):
+	// shaOnDemand gives it (once sha is still empty), its runs rows are
+	// held in heldRuns until Commit, and its run ids are claimed in
+	// Store.inflight under inflightKey until sha is known.
+	shaOnDemand func() (string, error)
+	holdRuns    bool
+	heldRuns    [][]any // schema.Run.Values, source_sha256 (runsSHACol) filled at Commit
+	inflightKey string
+}
+
+// runsSHACol is the index of source_sha256 among the runs table's columns
+// (schema.Run.Values).
+var runsSHACol = func() int {
+	for i, c := range schema.Runs.Columns {
+		if c.Name == schema.ColSourceSHA256 {
+			return i
+		}
+	}
+	panic("schema: the runs table has no " + schema.ColSourceSHA256)
+}()
+
+// knownRunIDs returns Store.runIDs, loading it on first use (Store.mu is
+// held) from the committed runs table: an id not in it is stored neither
+// there nor by a transaction in flight (Store.inflight has those), so it
+// is free. One in it is looked up in the transaction's own view, which
+// sees its replaceOlder's deletes: the set only ever holds too many ids
+// (those deleted since), never too few.
+func (t *tx) knownRunIDs() (map[string]bool, error) {
+	s := t.s
+	if s.runIDs != nil {
+		return s.runIDs, nil
+	}
+	ids := map[string]bool{}
+	rows, err := s.db.QueryContext(t.ctx, "SELECT "+schema.ColRunID+" FROM "+schema.TableRuns)
+	if err != nil {
+		return nil, fmt.Errorf("look up run ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("look up run ids: %w", err)
+		}
+		ids[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look up run ids: %w", err)
+	}
+	s.runIDs = ids
+	return ids, nil
+}
+
+// owner is what the transaction's run ids are claimed under in
+// Store.inflight: its sha256, or its own key while that is not known.
+func (t *tx) owner() string {
+	if t.sha == "" && t.inflightKey != "" {
+		return t.inflightKey
+	}
+	return t.sha
 }
 
 func (t *tx) appender(table string) (*duckdb.Appender, error) {
@@ -545,8 +658,13 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 		if t.claimed[cand] {
 			return false, nil // this file already uses it: the importer made two runs with one id
 		}
-		if sha, ok := s.inflight[cand]; ok && sha != t.sha {
+		if owner, ok := s.inflight[cand]; ok && owner != t.owner() {
 			return false, nil
+		}
+		if known, err := t.knownRunIDs(); err != nil {
+			return false, err
+		} else if !known[cand] {
+			return true, nil
 		}
 		// the transaction's own connection sees the deletes of replaceOlder
 		if t.lookup == nil {
@@ -568,6 +686,25 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if t.sha == "" && t.shaOnDemand != nil {
+		// without the sha256, the id itself when it is free; the probe
+		// below would try it first too, and a second claim of it finds
+		// it taken (t.claimed) and goes on to id@<sha8> as the probe does
+		free, err := try(id)
+		if err != nil {
+			return "", err
+		}
+		if free {
+			s.inflight[id] = t.owner()
+			t.claimed[id] = true
+			return id, nil
+		}
+		sha, err := t.shaOnDemand()
+		if err != nil {
+			return "", fmt.Errorf("claim run id %q: %w", id, err)
+		}
+		t.sha = sha
+	}
 	cand, err := t.probe.Claim(id, t.sha, func(c string) (bool, error) {
 		free, err := try(c)
 		return !free, err
@@ -575,12 +712,18 @@ func (t *tx) ClaimRunID(id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.inflight[cand] = t.sha
+	s.inflight[cand] = t.owner()
 	t.claimed[cand] = true
 	return cand, nil
 }
 
-func (t *tx) Run(r *schema.Run) error { return t.append(schema.TableRuns, r.Values()) }
+func (t *tx) Run(r *schema.Run) error {
+	if t.holdRuns { // stored at Commit, with the sha256 (BeginUnhashed)
+		t.heldRuns = append(t.heldRuns, r.Values())
+		return nil
+	}
+	return t.append(schema.TableRuns, r.Values())
+}
 func (t *tx) Event(e *schema.Event) error {
 	return t.append(schema.TableEvents, e.Values())
 }
@@ -607,13 +750,18 @@ func (t *tx) closeAppenders() error {
 	return errors.Join(errs...)
 }
 
-func (t *tx) release() {
+// release ends the transaction; committed says whether its run ids are
+// now stored (Store.runIDs takes them).
+func (t *tx) release(committed bool) {
 	if t.lookup != nil {
 		t.lookup.Close()
 	}
 	t.s.mu.Lock()
 	for id := range t.claimed { // only this transaction can have claimed them
 		delete(t.s.inflight, id)
+		if committed && t.s.runIDs != nil {
+			t.s.runIDs[id] = true
+		}
 	}
 	t.s.mu.Unlock()
 	t.conn.Close()
@@ -623,6 +771,18 @@ func (t *tx) release() {
 func (t *tx) Commit(src *schema.Source) error {
 	if t.done {
 		return errors.New("commit: transaction already finished")
+	}
+	if t.holdRuns {
+		if src.SHA256 == "" {
+			return errors.New("commit: the source has no sha256")
+		}
+		for _, vals := range t.heldRuns {
+			vals[runsSHACol] = src.SHA256
+			if err := t.append(schema.TableRuns, vals); err != nil {
+				return err
+			}
+		}
+		t.heldRuns, t.holdRuns = nil, false
 	}
 	if err := t.append(schema.TableSources, src.Values()); err != nil {
 		return err
@@ -637,7 +797,7 @@ func (t *tx) Commit(src *schema.Source) error {
 	if _, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	t.release()
+	t.release(true)
 	t.s.noteSource(src)
 	return nil
 }
@@ -649,7 +809,7 @@ func (t *tx) Rollback() error {
 	_ = t.drain()
 	_ = t.closeAppenders()
 	_, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "ROLLBACK")
-	t.release()
+	t.release(false)
 	if err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
@@ -706,7 +866,7 @@ func (s *Store) CommitBatch(ctx context.Context, files []*ingest.Buffered) error
 	if _, err := conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
 		return fail(fmt.Errorf("commit: %w", err))
 	}
-	t.release()
+	t.release(true)
 	for _, f := range files {
 		s.noteSource(f.Src)
 	}
