@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql/driver"
 	"testing"
+	"time"
 
 	"github.com/trajmine/trajmine/schema"
 )
@@ -65,5 +67,40 @@ func TestAppendFlushRows(t *testing.T) {
 				t.Errorf("every %d: %d rows after the commit, want %d", tc.every, n, tc.afterCommit)
 			}
 		}()
+	}
+}
+
+// TestDriverValues: a row's values reach the queue as the same elements
+// in the same memory (no copy per row), for rows of every value type a
+// record's Values returns (strings, integers, floats, booleans, times,
+// NULLs) and for empty rows.
+func TestDriverValues(t *testing.T) {
+	ts := time.Date(2026, 12, 5, 3, 15, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		vals []any
+	}{
+		{"nil", nil},
+		{"empty", []any{}},
+		{"one string", []any{"run-1"}},
+		{"mixed", []any{"run-1", int64(7), 2.5, true, ts, nil, ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := driverValues(tc.vals)
+			if len(got) != len(tc.vals) {
+				t.Fatalf("len %d, want %d", len(got), len(tc.vals))
+			}
+			for i := range tc.vals {
+				if got[i] != tc.vals[i] {
+					t.Errorf("value %d: %v, want %v", i, got[i], tc.vals[i])
+				}
+				if &got[i] != (*driver.Value)(&tc.vals[i]) {
+					t.Errorf("value %d is a copy, want the row's own element", i)
+				}
+			}
+			if n := testing.AllocsPerRun(100, func() { _ = driverValues(tc.vals) }); n != 0 {
+				t.Errorf("%v allocations, want 0", n)
+			}
+		})
 	}
 }
