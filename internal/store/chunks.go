@@ -61,8 +61,9 @@ func dsnOptions(c Config) [][2]string {
 // writer's goroutine. DuckDB's default, 5, kept up to five of them in
 // memory and wrote them together, at the latest in the final COMMIT, on
 // one core, after the last line: on a 1.07 GB file of 174,784 events that
-// commit took 0.99–2.2 s of CPU and peak RSS was 857–869 MB; with 1, 0.41
-// s and 756–793 MB (BENCHMARKS.md issue 33, fifth pass). A file of fewer
+// commit took 0.99–2.2 s of CPU, with 1 0.41 s, and peak RSS fell from 868
+// to 737 MB (medians of nine runs; BENCHMARKS.md issue 33, fifth pass),
+// the import's CPU unchanged. A file of fewer
 // events than a row group is unchanged: nothing of it is full before the
 // commit. What is stored, and the row groups' size, are the same.
 const writeBufferRowGroups = "1"
