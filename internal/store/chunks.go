@@ -63,9 +63,9 @@ func dsnOptions(c Config) [][2]string {
 // one core, after the last line: on a 1.07 GB file of 174,784 events that
 // commit took 0.99–2.2 s of CPU, with 1 0.41 s, and peak RSS fell from 868
 // to 737 MB (medians of nine runs; BENCHMARKS.md issue 33, fifth pass),
-// the import's CPU unchanged. A file of fewer
-// events than a row group is unchanged: nothing of it is full before the
-// commit. What is stored, and the row groups' size, are the same.
+// the import's CPU unchanged. A file of fewer events than a row group is
+// unchanged: nothing of it is full before the commit. What is stored, and
+// the row groups' size, are the same.
 const writeBufferRowGroups = "1"
 
 // sandboxOptions are the DuckDB settings of a sandboxed store (Config.Sandbox),
