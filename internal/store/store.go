@@ -634,13 +634,11 @@ func (t *tx) appender(table string) (*duckdb.Appender, error) {
 	return a, nil
 }
 
-// append queues one row for its table's Appender (see writeQueue).
+// append queues one row for its table's Appender (see writeQueue). vals
+// is the row's own slice (each record's Values makes a new one) and is
+// queued as it is, not copied (driverValues).
 func (t *tx) append(table string, vals []any) error {
-	dv := make([]driver.Value, len(vals))
-	for i, v := range vals {
-		dv[i] = v
-	}
-	if err := t.enqueue(table, dv); err != nil {
+	if err := t.enqueue(table, driverValues(vals)); err != nil {
 		return err
 	}
 	t.rows++
