@@ -34,6 +34,14 @@ func (t repairTx) ClaimRunID(id string) (string, error) {
 }
 func (t repairTx) Run(r *schema.Run) error               { t.fix(r); return t.Tx.Run(r) }
 func (t repairTx) Event(e *schema.Event) error           { t.fix(e); return t.Tx.Event(e) }
+// eventValidText is Event for an event whose Text the caller has made
+// valid UTF-8 (RunBuilder.Add): its other fields are repaired, the text,
+// often the longest by far, is not checked again.
+func (t repairTx) eventValidText(e *schema.Event) error {
+	*t.n += int64(schema.RepairUTF8Fields(&e.RunID, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args,
+		&e.ActionClass, &e.ErrorRule))
+	return t.Tx.Event(e)
+}
 func (t repairTx) Usage(u *schema.Usage) error           { t.fix(u); return t.Tx.Usage(u) }
 func (t repairTx) ToolOutput(o *schema.ToolOutput) error { t.fix(o); return t.Tx.ToolOutput(o) }
 func (t repairTx) ContextOp(c *schema.ContextOp) error   { t.fix(c); return t.Tx.ContextOp(c) }
