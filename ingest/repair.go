@@ -32,8 +32,9 @@ func (t repairTx) ClaimRunID(id string) (string, error) {
 	}
 	return t.Tx.ClaimRunID(id)
 }
-func (t repairTx) Run(r *schema.Run) error               { t.fix(r); return t.Tx.Run(r) }
-func (t repairTx) Event(e *schema.Event) error           { t.fix(e); return t.Tx.Event(e) }
+func (t repairTx) Run(r *schema.Run) error     { t.fix(r); return t.Tx.Run(r) }
+func (t repairTx) Event(e *schema.Event) error { t.fix(e); return t.Tx.Event(e) }
+
 // eventValidText is Event for an event whose Text the caller has made
 // valid UTF-8 (RunBuilder.Add): its other fields are repaired, the text,
 // often the longest by far, is not checked again.
