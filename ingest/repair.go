@@ -32,8 +32,13 @@ func (t repairTx) ClaimRunID(id string) (string, error) {
 	}
 	return t.Tx.ClaimRunID(id)
 }
-func (t repairTx) Run(r *schema.Run) error     { t.fix(r); return t.Tx.Run(r) }
-func (t repairTx) Event(e *schema.Event) error { t.fix(e); return t.Tx.Event(e) }
+func (t repairTx) Run(r *schema.Run) error               { t.fix(r); return t.Tx.Run(r) }
+func (t repairTx) Event(e *schema.Event) error           { t.fix(e); return t.Tx.Event(e) }
+func (t repairTx) Usage(u *schema.Usage) error           { t.fix(u); return t.Tx.Usage(u) }
+func (t repairTx) ToolOutput(o *schema.ToolOutput) error { t.fix(o); return t.Tx.ToolOutput(o) }
+func (t repairTx) ContextOp(c *schema.ContextOp) error   { t.fix(c); return t.Tx.ContextOp(c) }
+func (t repairTx) Reject(r *schema.Reject) error         { t.fix(r); return t.Tx.Reject(r) }
+func (t repairTx) Outcome(o *schema.Outcome) error       { t.fix(o); return t.Tx.Outcome(o) }
 
 // eventValidText is Event for an event whose Text the caller has made
 // valid UTF-8 (RunBuilder.Add): its other fields are repaired, the text,
@@ -43,11 +48,7 @@ func (t repairTx) eventValidText(e *schema.Event) error {
 		&e.ActionClass, &e.ErrorRule))
 	return t.Tx.Event(e)
 }
-func (t repairTx) Usage(u *schema.Usage) error           { t.fix(u); return t.Tx.Usage(u) }
-func (t repairTx) ToolOutput(o *schema.ToolOutput) error { t.fix(o); return t.Tx.ToolOutput(o) }
-func (t repairTx) ContextOp(c *schema.ContextOp) error   { t.fix(c); return t.Tx.ContextOp(c) }
-func (t repairTx) Reject(r *schema.Reject) error         { t.fix(r); return t.Tx.Reject(r) }
-func (t repairTx) Outcome(o *schema.Outcome) error       { t.fix(o); return t.Tx.Outcome(o) }
+
 func (t repairTx) Commit(src *schema.Source) error {
 	// the path is the file's own name: repaired for the table, counted apart
 	schema.RepairUTF8(src)
