@@ -153,7 +153,12 @@ func (b *RunBuilder) Usage(turn int64) *schema.Usage { return b.usage[turn] }
 // may carry no failure flag (textFailureFormats) marks one that has neither
 // IsError nor an exit code failed when its text says so (ErrorRule), and
 // emits the tool_outputs row; manage_context calls also emit context_ops rows.
-func (b *RunBuilder) Add(e schema.Event) error {
+func (b *RunBuilder) Add(e schema.Event) error { return b.add(e, false) }
+
+// add is Add; textValid says the importer knows e.Text is valid UTF-8
+// (the one-pass decode of its line made it: spanStr), so that it is not
+// checked again.
+func (b *RunBuilder) add(e schema.Event, textValid bool) error {
 	if b.finished {
 		return fmt.Errorf("run %s: event after Finish", b.Run.RunID)
 	}
@@ -186,10 +191,10 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			b.last = &t
 		}
 	}
-	if !utf8.ValidString(e.Text) {
+	if !textValid && !utf8.ValidString(e.Text) {
 		e.Text = strings.ToValidUTF8(e.Text, "\uFFFD")
 	}
-	textValid := true // e.Text is valid UTF-8 until it is set again below
+	textValid = true // e.Text is valid UTF-8 until it is set again below
 	if e.Kind == schema.KindSystem && !b.mentions && strings.Contains(e.Text, "manage_context") {
 		b.mentions = true
 	}

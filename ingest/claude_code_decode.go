@@ -59,13 +59,29 @@ func spanFields(b []byte, i int, names []string, set func(k, vs, ve int) bool) b
 func spanSetString(b []byte, vs, ve int, dst *string) bool {
 	switch b[vs] {
 	case '"':
-		s, ok := spanStr(b[vs:ve])
+		s, ok, _ := spanStr(b[vs:ve])
 		*dst = s
 		return ok
 	case 'n':
 		return true
 	}
 	return false
+}
+
+// spanSetText is spanSetString for a block's text: bit is set in valid
+// when spanStr knows the value is valid UTF-8, cleared when it does not
+// (null keeps both).
+func spanSetText(b []byte, vs, ve int, dst *string, valid *uint8, bit uint8) bool {
+	if b[vs] != '"' {
+		return spanSetString(b, vs, ve, dst)
+	}
+	s, ok, v := spanStr(b[vs:ve])
+	*dst = s
+	*valid &^= bit
+	if v {
+		*valid |= bit
+	}
+	return ok
 }
 
 // spanSetBool decodes a bool field: null leaves it as it is.
@@ -263,8 +279,8 @@ func ccBlocksFast(raw []byte, d *ccLine) bool {
 	const at = 0
 	switch raw[at] {
 	case '"':
-		s, ok := spanStr(raw)
-		d.text = s
+		s, ok, valid := spanStr(raw)
+		d.text, d.textValid = s, valid
 		return ok
 	case '[':
 	default:
@@ -272,15 +288,19 @@ func ccBlocksFast(raw []byte, d *ccLine) bool {
 	}
 	out := make([]ccBlock, 0, 4)
 	var texts []string
+	textsValid := true
 	ok := spanElems(raw, at, func(vs, ve int) bool {
 		var blk ccBlock
 		switch raw[vs] {
 		case '"':
-			s, ok := spanStr(raw[vs:ve])
+			s, ok, valid := spanStr(raw[vs:ve])
 			if !ok {
 				return false
 			}
 			blk.Type, blk.Text = "text", s
+			if valid {
+				blk.valid |= validText
+			}
 		case '{':
 			if !ccBlockFast(raw, vs, &blk) {
 				return false
@@ -291,13 +311,14 @@ func ccBlocksFast(raw []byte, d *ccLine) bool {
 		out = append(out, blk)
 		if blk.Text != "" {
 			texts = append(texts, blk.Text)
+			textsValid = textsValid && blk.valid&validText != 0
 		}
 		return true
 	})
 	if !ok {
 		return false
 	}
-	d.blocks, d.text = out, strings.Join(texts, "\n")
+	d.blocks, d.text, d.textValid = out, strings.Join(texts, "\n"), textsValid
 	return true
 }
 
@@ -309,9 +330,9 @@ func ccBlockFast(raw []byte, at int, blk *ccBlock) bool {
 		case 0:
 			return spanSetString(raw, vs, ve, &blk.Type)
 		case 1:
-			return spanSetString(raw, vs, ve, &blk.Text)
+			return spanSetText(raw, vs, ve, &blk.Text, &blk.valid, validText)
 		case 2:
-			return spanSetString(raw, vs, ve, &blk.Thinking)
+			return spanSetText(raw, vs, ve, &blk.Thinking, &blk.valid, validThinking)
 		case 3:
 			return spanSetString(raw, vs, ve, &blk.ID)
 		case 4:
@@ -334,8 +355,11 @@ func ccBlockFast(raw []byte, at int, blk *ccBlock) bool {
 	}
 	if blk.Type == "tool_result" {
 		if c := blk.Content; len(c) > 0 && c[0] == '"' {
-			s, ok := spanStr(c)
+			s, ok, valid := spanStr(c)
 			blk.resultText = s
+			if valid {
+				blk.valid |= validResult
+			}
 			return ok
 		}
 		blk.resultText = ContentText(blk.Content)

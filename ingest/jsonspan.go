@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
@@ -209,16 +208,24 @@ func spanElems(b []byte, i int, fn func(vs, ve int) bool) bool {
 // spanStr returns the value of the valid string s (quotes included) as the
 // JSON decoder gives it. Escapes other than \u are undone here; a string
 // with a \u escape is left to the decoder (surrogates), as is one it fails
-// on (ok false).
-func spanStr(s []byte) (v string, ok bool) {
+// on (ok false). valid reports that v is valid UTF-8 without a check: so
+// is every value spanStr makes itself, since validJSON found the text
+// valid UTF-8 and the value is the text cut at quotes and backslashes
+// (ASCII bytes, so at rune boundaries) with ASCII in place of the escapes;
+// a value the decoder makes is not known (a \u escape may be half of a
+// surrogate pair).
+func spanStr(s []byte) (v string, ok, valid bool) {
 	in := s[1 : len(s)-1]
 	k := bytes.IndexByte(in, '\\')
 	if k < 0 {
-		return string(in), true
+		return string(in), true, true
 	}
-	out := make([]byte, 0, len(in))
+	// a Builder's buffer is not cleared when it is made (a []byte is), and
+	// its String is not a copy
+	var out strings.Builder
+	out.Grow(len(in))
 	for k >= 0 {
-		out = append(out, in[:k]...)
+		out.Write(in[:k])
 		var c byte
 		switch in[k+1] {
 		case '"', '\\', '/':
@@ -235,19 +242,16 @@ func spanStr(s []byte) (v string, ok bool) {
 			c = '\t'
 		default: // \u
 			if json.Unmarshal(s, &v) != nil {
-				return "", false
+				return "", false, false
 			}
-			return v, true
+			return v, true, false
 		}
-		out = append(out, c)
+		out.WriteByte(c)
 		in = in[k+2:]
 		k = bytes.IndexByte(in, '\\')
 	}
-	out = append(out, in...)
-	if len(out) == 0 {
-		return "", true
-	}
-	return unsafe.String(&out[0], len(out)), true
+	out.Write(in)
+	return out.String(), true, true
 }
 
 // spanKey classifies an object key for a struct decoded by the JSON
