@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -327,5 +328,32 @@ func TestDecodeCCLineFastCorpus(t *testing.T) {
 	}
 	if kept < 1000 {
 		t.Fatalf("%d lines kept: the corpus is missing", kept)
+	}
+}
+
+// TestSpanTape checks what validJSONTape puts on the tape, against offsets
+// counted by hand: every object and array, and the strings of at least
+// tapeMinString bytes (quotes included), in the order they start; and that
+// skip gives, for each value that starts at an offset, the offset past it.
+func TestSpanTape(t *testing.T) {
+	long := `"` + strings.Repeat("x", tapeMinString-2) + `"` // tapeMinString bytes
+	short := `"` + strings.Repeat("y", tapeMinString-3) + `"`
+	// offsets:   0 {   1 "a" 4 :  5 [  6 long (64 bytes) 70 ,  71 short (63) 134 , 135 {} 137 ] 138 }
+	line := `{"a":[` + long + `,` + short + `,{}]}`
+	tape := &spanTape{}
+	if !validJSONTape([]byte(line), tape) {
+		t.Fatal("valid JSON refused")
+	}
+	wantAt, wantEnd := []int{0, 5, 6, 135}, []int{139, 138, 70, 137}
+	if !slices.Equal(tape.at, wantAt) || !slices.Equal(tape.end, wantEnd) {
+		t.Fatalf("tape at %v end %v, want %v %v", tape.at, tape.end, wantAt, wantEnd)
+	}
+	for _, tc := range []struct{ at, want int }{{0, 139}, {5, 138}, {6, 70}, {71, 134}, {135, 137}} {
+		if got := tape.skip([]byte(line), tc.at); got != tc.want {
+			t.Errorf("skip(%d) = %d, want %d", tc.at, got, tc.want)
+		}
+	}
+	if bad := (&spanTape{}); validJSONTape([]byte(`{"a":[1,}`), bad) {
+		t.Error("invalid JSON taken")
 	}
 }
