@@ -22,7 +22,7 @@ func TestTuneGC(t *testing.T) {
 		wantPercent int
 		wantLimit   int64
 	}{
-		{"default", "", 200, 192 << 20},
+		{"default", "", 200, 128 << 20},
 		{"GOGC set", "GOGC", p0, l0},
 		{"GOMEMLIMIT set", "GOMEMLIMIT", p0, l0},
 	} {
@@ -50,7 +50,7 @@ func TestTuneGC(t *testing.T) {
 // TestFollowLiveHeap checks that the limit follows the live heap up (never
 // below what the default collector would let the heap reach) and back
 // down to filesGoMemory: live heaps of 10, 150 and 20 MiB give limits of
-// 192 (2×10+32 is less), 332 (2×150+32) and 192 MiB.
+// 128 (2×10+32 is less), 332 (2×150+32) and 128 MiB.
 func TestFollowLiveHeap(t *testing.T) {
 	l0 := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(l0)
@@ -59,7 +59,7 @@ func TestFollowLiveHeap(t *testing.T) {
 	stop, done := make(chan struct{}), make(chan struct{})
 	go followLiveHeap(live.Load, stop, done)
 	defer func() { close(stop); <-done }()
-	for _, tc := range []struct{ liveMiB, wantMiB int64 }{{10, 192}, {150, 332}, {20, 192}} {
+	for _, tc := range []struct{ liveMiB, wantMiB int64 }{{10, 128}, {150, 332}, {20, 128}} {
 		live.Store(uint64(tc.liveMiB << 20))
 		deadline := time.Now().Add(5 * time.Second)
 		for debug.SetMemoryLimit(-1) != tc.wantMiB<<20 {
