@@ -11,13 +11,15 @@ import (
 // The garbage collector while Files runs (issue 33). An ingest allocates
 // much and keeps little: each line's strings live until their rows are
 // appended. At the default GOGC=100 the collector runs each time the heap
-// doubles what is live, and on the 519 MB one-file ingest it took ~8 % of
-// the CPU (BENCHMARKS.md, issue 33, fifth pass). Files raises the percent
-// to filesGCPercent, under a soft memory limit of filesGoMemory, so that
-// the heap grows further between collections where memory allows: on that
-// ingest the collector ran 24 times instead of 36, and the process's peak
-// RSS (DuckDB's memory most of it) stayed as it was (~530 MB); with a
-// limit of 192 MiB it ran 19 times, at ~50 MB more.
+// doubles what is live, and on the 519 MB one-file ingest it took 7–10 %
+// of the CPU (BENCHMARKS.md, issue 33, fifth pass). Files raises the
+// percent to filesGCPercent, under a soft memory limit of filesGoMemory,
+// so that the heap grows further between collections where memory allows:
+// on that ingest the collector ran 23 times instead of 35 (2–3 % more
+// throughput), and the process's peak RSS (DuckDB's memory most of it)
+// stayed within the benchmark's noise of the default's (~530–550 MB; ~15–25
+// MB more in a whole trajmine ingest); at 192 MiB it ran 19 times, at
+// 30–50 MB more, and at 96 MiB more often than the default.
 //
 // The limit never makes the collector run more often than the default
 // would: while Files runs, the limit is kept at no less than
