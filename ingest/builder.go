@@ -157,7 +157,12 @@ func (b *RunBuilder) Usage(turn int64) *schema.Usage { return b.usage[turn] }
 // may carry no failure flag (textFailureFormats) marks one that has neither
 // IsError nor an exit code failed when its text says so (ErrorRule), and
 // emits the tool_outputs row; manage_context calls also emit context_ops rows.
-func (b *RunBuilder) Add(e schema.Event) error {
+func (b *RunBuilder) Add(e schema.Event) error { return b.add(e, false) }
+
+// add is Add; textValid says the importer knows e.Text is valid UTF-8
+// (the one-pass decode of its line made it: spanStr), so that it is not
+// checked again.
+func (b *RunBuilder) add(e schema.Event, textValid bool) error {
 	if b.finished {
 		return fmt.Errorf("run %s: event after Finish", b.Run.RunID)
 	}
@@ -190,9 +195,10 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			b.last = &t
 		}
 	}
-	if !utf8.ValidString(e.Text) {
+	if !textValid && !utf8.ValidString(e.Text) {
 		e.Text = strings.ToValidUTF8(e.Text, "\uFFFD")
 	}
+	textValid = true // e.Text is valid UTF-8 until it is set again below
 	if e.Kind == schema.KindSystem && !b.mentions && strings.Contains(e.Text, "manage_context") {
 		b.mentions = true
 	}
@@ -207,7 +213,7 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			e.Target = Target(e.ToolName, []byte(e.Args))
 		}
 		if e.Text == "" {
-			e.Text = e.ToolName + " " + e.Args
+			e.Text, textValid = e.ToolName+" "+e.Args, false
 		}
 		if e.CallID != "" {
 			// clone what outlives the line: decoders may return strings that
@@ -230,7 +236,7 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			// the model saw the envelope: its tokens are what the whole
 			// text estimates to beyond the inner result's
 			e.EnvelopeTokens = max(b.f.est.Count(e.Text)-b.f.est.Count(inner), 0)
-			e.ToolKey, e.Text = key, inner
+			e.ToolKey, e.Text, textValid = key, inner, false
 		}
 		if b.inferFailures {
 			inferFailure(&e)
@@ -256,11 +262,25 @@ func (b *RunBuilder) Add(e schema.Event) error {
 			b.keys[strings.Clone(e.ToolKey)] = 1
 		}
 	}
-	e.Chars = int64(utf8.RuneCountInString(e.Text))
-	e.EstTokens = b.f.est.Count(e.Text)
+	if textValid {
+		e.Chars = int64(validRuneCount(e.Text))
+	} else {
+		e.Chars = int64(utf8.RuneCountInString(e.Text))
+	}
+	if _, ok := b.f.est.(CharsPerToken); ok {
+		e.EstTokens = (e.Chars + 3) / 4 // CharsPerToken.Count, of the runes just counted
+	} else {
+		e.EstTokens = b.f.est.Count(e.Text)
+	}
 	b.estTok += e.EstTokens
 	b.lastSeq, b.lastTurn = e.Seq, e.Turn
-	if err := b.f.tx.Event(&e); err != nil {
+	var err error
+	if rt, ok := b.f.tx.(repairTx); ok && textValid {
+		err = rt.eventValidText(&e) // the text was checked above: not again
+	} else {
+		err = b.f.tx.Event(&e)
+	}
+	if err != nil {
 		return err
 	}
 	b.f.events++

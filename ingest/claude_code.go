@@ -146,7 +146,18 @@ func (u *ccUsage) usage() schema.Usage {
 type ccBlock struct {
 	tbBlock
 	resultText string // flattened Content of a tool_result, filled by parseBlocks
+	// valid has a bit set for each of Text, Thinking and resultText that
+	// the one-pass decode knows is valid UTF-8 (spanStr): RunBuilder.add
+	// does not check it again
+	valid uint8
 }
+
+// The bits of ccBlock.valid.
+const (
+	validText uint8 = 1 << iota
+	validThinking
+	validResult
+)
 
 // ccRun is the per-run state of the Claude Code importer.
 type ccRun struct {
@@ -331,7 +342,7 @@ func (cr *ccRun) assistant(f *File, line int64, ts *time.Time, rec *ccRecord, ms
 			kind = schema.KindError
 			cr.noteError(text)
 		}
-		return b.Add(schema.Event{Kind: kind, Role: "assistant", TS: ts, Line: line, IsError: rec.IsAPIErrorMessage, Text: text})
+		return b.add(schema.Event{Kind: kind, Role: "assistant", TS: ts, Line: line, IsError: rec.IsAPIErrorMessage, Text: text}, d.textValid)
 	}
 	b.Call(msg.ID)
 	b.NoteModel(msg.Model)
@@ -348,11 +359,12 @@ func (cr *ccRun) assistant(f *File, line int64, ts *time.Time, rec *ccRecord, ms
 	}
 	for _, blk := range blocks {
 		e := schema.Event{Role: "assistant", TS: ts, Line: line}
+		var valid bool // e.Text is known to be valid UTF-8
 		switch blk.Type {
 		case "text":
-			e.Kind, e.Text = schema.KindAssistant, blk.Text
+			e.Kind, e.Text, valid = schema.KindAssistant, blk.Text, blk.valid&validText != 0
 		case "thinking":
-			e.Kind, e.Text = schema.KindReasoning, blk.Thinking
+			e.Kind, e.Text, valid = schema.KindReasoning, blk.Thinking, blk.valid&validThinking != 0
 		case "redacted_thinking":
 			e.Kind = schema.KindReasoning
 		case "tool_use", "server_tool_use":
@@ -367,10 +379,10 @@ func (cr *ccRun) assistant(f *File, line int64, ts *time.Time, rec *ccRecord, ms
 			}
 			e.Kind, e.ToolName, e.CallID, e.Args = schema.KindToolCall, blk.Name, blk.ID, string(blk.Input)
 		default:
-			e.Kind, e.Text = schema.KindAssistant, blk.Text
+			e.Kind, e.Text, valid = schema.KindAssistant, blk.Text, blk.valid&validText != 0
 		}
 		cr.lastKind = e.Kind
-		if err := b.Add(e); err != nil {
+		if err := b.add(e, valid); err != nil {
 			return err
 		}
 	}
@@ -381,7 +393,7 @@ func (cr *ccRun) user(f *File, line int64, ts *time.Time, rec *ccRecord, msg *cc
 	b := cr.b
 	blocks, text := d.blocks, d.text
 	if rec.IsCompactSummary {
-		if err := b.Add(schema.Event{Kind: schema.KindCompaction, Role: "user", TS: ts, Line: line, Text: text}); err != nil {
+		if err := b.add(schema.Event{Kind: schema.KindCompaction, Role: "user", TS: ts, Line: line, Text: text}, d.textValid); err != nil {
 			return err
 		}
 		return b.Op(schema.ContextOp{Op: schema.OpSummary, Trigger: "compact-summary"})
@@ -389,21 +401,23 @@ func (cr *ccRun) user(f *File, line int64, ts *time.Time, rec *ccRecord, msg *cc
 	if blocks == nil { // plain string content
 		cr.noteUser(text)
 		cr.lastKind = schema.KindUser
-		return b.Add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: line, Text: text})
+		return b.add(schema.Event{Kind: schema.KindUser, Role: "user", TS: ts, Line: line, Text: text}, d.textValid)
 	}
 	for _, blk := range blocks {
 		e := schema.Event{Role: "user", TS: ts, Line: line}
+		var valid bool // e.Text is known to be valid UTF-8
 		switch blk.Type {
 		case "tool_result":
 			e.Kind, e.CallID, e.IsError, e.Text = schema.KindToolResult, blk.ToolUseID, blk.IsError, blk.resultText
+			valid = blk.valid&validResult != 0
 		case "text", "":
-			e.Kind, e.Text = schema.KindUser, blk.Text
+			e.Kind, e.Text, valid = schema.KindUser, blk.Text, blk.valid&validText != 0
 			cr.noteUser(blk.Text)
 		default:
 			e.Kind, e.Text = schema.KindUser, "["+blk.Type+"]"
 		}
 		cr.lastKind = e.Kind
-		if err := b.Add(e); err != nil {
+		if err := b.add(e, valid); err != nil {
 			return err
 		}
 	}
@@ -475,9 +489,12 @@ type ccLine struct {
 	msg    ccMessage
 	blocks []ccBlock // nil when the content is a plain string
 	text   string
-	skip   bool   // a record the model never saw (progress, snapshots)
-	unread bool   // skipped as a type not read (unreadTypes)
-	reject string // why the line is malformed
+	// textValid: text is known to be valid UTF-8 (the one-pass decode's
+	// spanStr made it, or all the texts it joins)
+	textValid bool
+	skip      bool   // a record the model never saw (progress, snapshots)
+	unread    bool   // skipped as a type not read (unreadTypes)
+	reject    string // why the line is malformed
 }
 
 // decodeCCLine decodes and checks one line (step 1 of the import): in one

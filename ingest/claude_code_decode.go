@@ -39,10 +39,10 @@ var (
 // spanFields decodes the members of the valid object b[i] into fields:
 // set(k, vs, ve) for each member whose key is exactly names[k]. It returns
 // false when a key might be matched by folding, a field is repeated, or set
-// returns false.
-func spanFields(b []byte, i int, names []string, set func(k, vs, ve int) bool) bool {
+// returns false. t is b's tape (spanTape), or nil.
+func spanFields(b []byte, t *spanTape, i int, names []string, set func(k, vs, ve int) bool) bool {
 	var seen uint32
-	return spanMembers(b, i, func(key []byte, vs, ve int) bool {
+	return spanMembers(b, t, i, func(key []byte, vs, ve int) bool {
 		k := spanKey(key, names)
 		switch {
 		case k == -1:
@@ -59,13 +59,29 @@ func spanFields(b []byte, i int, names []string, set func(k, vs, ve int) bool) b
 func spanSetString(b []byte, vs, ve int, dst *string) bool {
 	switch b[vs] {
 	case '"':
-		s, ok := spanStr(b[vs:ve])
+		s, ok, _ := spanStr(b[vs:ve])
 		*dst = s
 		return ok
 	case 'n':
 		return true
 	}
 	return false
+}
+
+// spanSetText is spanSetString for a block's text: bit is set in valid
+// when spanStr knows the value is valid UTF-8, cleared when it does not
+// (null keeps both).
+func spanSetText(b []byte, vs, ve int, dst *string, valid *uint8, bit uint8) bool {
+	if b[vs] != '"' {
+		return spanSetString(b, vs, ve, dst)
+	}
+	s, ok, v := spanStr(b[vs:ve])
+	*dst = s
+	*valid &^= bit
+	if v {
+		*valid |= bit
+	}
+	return ok
 }
 
 // spanSetBool decodes a bool field: null leaves it as it is.
@@ -102,19 +118,32 @@ func spanRaw(b []byte, vs, ve int) json.RawMessage { return b[vs:ve:ve] }
 // that decodeCCLineSteps keeps; false leaves d to be reset and the line to
 // be decoded in steps.
 func decodeCCLineFast(raw []byte, d *ccLine) bool {
-	if len(raw) == 0 || raw[0] != '{' || !validJSON(raw) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	t := tapes.Get().(*spanTape)
+	t.at, t.end = t.at[:0], t.end[:0]
+	defer func() {
+		if cap(t.at) <= 1<<16 { // a tape grown by a huge line is let go
+			tapes.Put(t)
+		}
+	}()
+	if !validJSONTape(raw, t) {
 		return false
 	}
 	rec, msg := &d.rec, &d.msg
-	msgAt, ok := ccRecordFast(raw, rec)
+	msgAt, ok := ccRecordFast(raw, t, rec)
 	if !ok {
 		return false
 	}
 	if rec.Message != nil && rec.Message[0] != '{' && string(rec.Message) != "null" {
 		return false // rejected: message is not an object
 	}
-	if len(rec.Message) > 0 && rec.Message[0] == '{' && !ccMessageFast(raw, msgAt, msg) {
-		return false
+	contentAt := 0
+	if len(rec.Message) > 0 && rec.Message[0] == '{' {
+		if contentAt, ok = ccMessageFast(raw, t, msgAt, msg); !ok {
+			return false
+		}
 	}
 	if rec.Type == "" && msg.Role != "" {
 		rec.Type = msg.Role
@@ -132,7 +161,7 @@ func decodeCCLineFast(raw []byte, d *ccLine) bool {
 			d.blocks = []ccBlock{}
 			return true
 		}
-		return ccBlocksFast(msg.Content, d)
+		return ccBlocksFast(raw, t, contentAt, d)
 	case "system", "summary":
 		return true
 	case "":
@@ -142,10 +171,10 @@ func decodeCCLineFast(raw []byte, d *ccLine) bool {
 	return true
 }
 
-// ccRecordFast decodes the record's fields from the valid object raw;
-// msgAt is the offset of its message.
-func ccRecordFast(raw []byte, rec *ccRecord) (msgAt int, ok bool) {
-	ok = spanFields(raw, 0, ccRecordKeys, func(k, vs, ve int) bool {
+// ccRecordFast decodes the record's fields from the valid object raw
+// (its tape t); msgAt is the offset of its message.
+func ccRecordFast(raw []byte, t *spanTape, rec *ccRecord) (msgAt int, ok bool) {
+	ok = spanFields(raw, t, 0, ccRecordKeys, func(k, vs, ve int) bool {
 		switch k {
 		case 0:
 			return spanSetString(raw, vs, ve, &rec.Type)
@@ -170,7 +199,7 @@ func ccRecordFast(raw []byte, rec *ccRecord) (msgAt int, ok bool) {
 		case 10:
 			rec.Content = spanRaw(raw, vs, ve)
 		case 11:
-			return ccCompactFast(raw, vs, ve, rec)
+			return ccCompactFast(raw, t, vs, rec)
 		case 12:
 			return spanSetString(raw, vs, ve, &rec.Summary)
 		case 13:
@@ -194,7 +223,7 @@ func ccRecordFast(raw []byte, rec *ccRecord) (msgAt int, ok bool) {
 }
 
 // ccCompactFast decodes compactMetadata.
-func ccCompactFast(raw []byte, vs, ve int, rec *ccRecord) bool {
+func ccCompactFast(raw []byte, t *spanTape, vs int, rec *ccRecord) bool {
 	switch raw[vs] {
 	case 'n':
 		return true
@@ -207,7 +236,7 @@ func ccCompactFast(raw []byte, vs, ve int, rec *ccRecord) bool {
 		PreTokens *int64 `json:"preTokens"`
 	}{}
 	rec.CompactMetadata = m
-	return spanFields(raw, vs, ccCompactKeys, func(k, vs, ve int) bool {
+	return spanFields(raw, t, vs, ccCompactKeys, func(k, vs, ve int) bool {
 		if k == 0 {
 			return spanSetString(raw, vs, ve, &m.Trigger)
 		}
@@ -223,9 +252,10 @@ func ccCompactFast(raw []byte, vs, ve int, rec *ccRecord) bool {
 	})
 }
 
-// ccMessageFast decodes the message, the valid object at raw[at].
-func ccMessageFast(raw []byte, at int, msg *ccMessage) bool {
-	return spanFields(raw, at, ccMessageKeys, func(k, vs, ve int) bool {
+// ccMessageFast decodes the message, the valid object at raw[at];
+// contentAt is the offset of its content.
+func ccMessageFast(raw []byte, t *spanTape, at int, msg *ccMessage) (contentAt int, ok bool) {
+	ok = spanFields(raw, t, at, ccMessageKeys, func(k, vs, ve int) bool {
 		switch k {
 		case 0:
 			return spanSetString(raw, vs, ve, &msg.ID)
@@ -234,7 +264,7 @@ func ccMessageFast(raw []byte, at int, msg *ccMessage) bool {
 		case 2:
 			return spanSetString(raw, vs, ve, &msg.Model)
 		case 3:
-			msg.Content = spanRaw(raw, vs, ve)
+			msg.Content, contentAt = spanRaw(raw, vs, ve), vs
 		case 4:
 			return spanSetString(raw, vs, ve, &msg.StopReason)
 		case 5:
@@ -247,7 +277,7 @@ func ccMessageFast(raw []byte, at int, msg *ccMessage) bool {
 			}
 			u := &ccUsage{}
 			msg.Usage = u
-			return spanFields(raw, vs, ccUsageKeys, func(k, vs, ve int) bool {
+			return spanFields(raw, t, vs, ccUsageKeys, func(k, vs, ve int) bool {
 				return spanSetInt(raw, vs, ve, [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheCreation, &u.CacheRead}[k])
 			})
 		default:
@@ -255,16 +285,17 @@ func ccMessageFast(raw []byte, at int, msg *ccMessage) bool {
 		}
 		return true
 	})
+	return contentAt, ok
 }
 
-// ccBlocksFast is parseBlocks of the valid content raw: a string or a list
-// of strings and block objects (null and other values go the steps' way).
-func ccBlocksFast(raw []byte, d *ccLine) bool {
-	const at = 0
+// ccBlocksFast is parseBlocks of the valid content at raw[at]: a string
+// or a list of strings and block objects (null and other values go the
+// steps' way).
+func ccBlocksFast(raw []byte, t *spanTape, at int, d *ccLine) bool {
 	switch raw[at] {
 	case '"':
-		s, ok := spanStr(raw)
-		d.text = s
+		s, ok, valid := spanStr(raw[at:t.skip(raw, at)])
+		d.text, d.textValid = s, valid
 		return ok
 	case '[':
 	default:
@@ -272,17 +303,21 @@ func ccBlocksFast(raw []byte, d *ccLine) bool {
 	}
 	out := make([]ccBlock, 0, 4)
 	var texts []string
-	ok := spanElems(raw, at, func(vs, ve int) bool {
+	textsValid := true
+	ok := spanElems(raw, t, at, func(vs, ve int) bool {
 		var blk ccBlock
 		switch raw[vs] {
 		case '"':
-			s, ok := spanStr(raw[vs:ve])
+			s, ok, valid := spanStr(raw[vs:ve])
 			if !ok {
 				return false
 			}
 			blk.Type, blk.Text = "text", s
+			if valid {
+				blk.valid |= validText
+			}
 		case '{':
-			if !ccBlockFast(raw, vs, &blk) {
+			if !ccBlockFast(raw, t, vs, &blk) {
 				return false
 			}
 		default:
@@ -291,27 +326,28 @@ func ccBlocksFast(raw []byte, d *ccLine) bool {
 		out = append(out, blk)
 		if blk.Text != "" {
 			texts = append(texts, blk.Text)
+			textsValid = textsValid && blk.valid&validText != 0
 		}
 		return true
 	})
 	if !ok {
 		return false
 	}
-	d.blocks, d.text = out, strings.Join(texts, "\n")
+	d.blocks, d.text, d.textValid = out, strings.Join(texts, "\n"), textsValid
 	return true
 }
 
 // ccBlockFast decodes one block object at raw[at], and a tool result's
 // text (ContentText of its content).
-func ccBlockFast(raw []byte, at int, blk *ccBlock) bool {
-	ok := spanFields(raw, at, ccBlockKeys, func(k, vs, ve int) bool {
+func ccBlockFast(raw []byte, t *spanTape, at int, blk *ccBlock) bool {
+	ok := spanFields(raw, t, at, ccBlockKeys, func(k, vs, ve int) bool {
 		switch k {
 		case 0:
 			return spanSetString(raw, vs, ve, &blk.Type)
 		case 1:
-			return spanSetString(raw, vs, ve, &blk.Text)
+			return spanSetText(raw, vs, ve, &blk.Text, &blk.valid, validText)
 		case 2:
-			return spanSetString(raw, vs, ve, &blk.Thinking)
+			return spanSetText(raw, vs, ve, &blk.Thinking, &blk.valid, validThinking)
 		case 3:
 			return spanSetString(raw, vs, ve, &blk.ID)
 		case 4:
@@ -334,8 +370,11 @@ func ccBlockFast(raw []byte, at int, blk *ccBlock) bool {
 	}
 	if blk.Type == "tool_result" {
 		if c := blk.Content; len(c) > 0 && c[0] == '"' {
-			s, ok := spanStr(c)
+			s, ok, valid := spanStr(c)
 			blk.resultText = s
+			if valid {
+				blk.valid |= validResult
+			}
 			return ok
 		}
 		blk.resultText = ContentText(blk.Content)

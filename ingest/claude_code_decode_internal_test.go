@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/trajmine/trajmine/internal/testutil"
 )
@@ -54,8 +56,32 @@ func checkCCLineEquivalent(t *testing.T, line []byte) {
 	if rf != rs {
 		t.Fatalf("line %q: reject %q, steps reject %q", line, rf, rs)
 	}
+	checkCCValidFlags(t, line, &fast)
 	if !reflect.DeepEqual(fast, steps) {
 		t.Fatalf("line %q:\none pass %s\nsteps    %s", line, dumpCCLine(&fast), dumpCCLine(&steps))
+	}
+}
+
+// checkCCValidFlags fails when the one-pass decode says a text is valid
+// UTF-8 (ccLine.textValid, ccBlock.valid) and it is not; it then clears
+// the flags, which the steps decode does not set.
+func checkCCValidFlags(t *testing.T, line []byte, d *ccLine) {
+	t.Helper()
+	if d.textValid && !utf8.ValidString(d.text) {
+		t.Fatalf("line %q: text %q said valid UTF-8", line, d.text)
+	}
+	d.textValid = false
+	for i := range d.blocks {
+		b := &d.blocks[i]
+		for _, f := range []struct {
+			bit uint8
+			s   string
+		}{{validText, b.Text}, {validThinking, b.Thinking}, {validResult, b.resultText}} {
+			if b.valid&f.bit != 0 && !utf8.ValidString(f.s) {
+				t.Fatalf("line %q: block %d's %q said valid UTF-8", line, i, f.s)
+			}
+		}
+		b.valid = 0
 	}
 }
 
@@ -99,7 +125,7 @@ func TestDecodeCCLineFast(t *testing.T) {
 		{name: "user string content with escapes", fast: true,
 			line: `{"type":"user",` + head + `,"message":{"role":"user","content":"a\"b\\c\/d\n\te"}}`,
 			want: ccLine{rec: ccRecord{Type: "user", SessionID: "s1", Timestamp: "2025-01-02T03:04:05Z"},
-				msg: ccMessage{Role: "user"}, text: "a\"b\\c/d\n\te"}},
+				msg: ccMessage{Role: "user"}, text: "a\"b\\c/d\n\te", textValid: true}},
 		{name: "assistant blocks, usage, tool use", fast: true,
 			line: `{"type":"assistant",` + head + `,"requestId":"r","message":{"id":"m1","model":"claude","role":"assistant","stop_reason":"tool_use",` +
 				`"usage":{"input_tokens":3,"output_tokens":-4,"cache_creation_input_tokens":5,"cache_read_input_tokens":6,"other":{"x":[1]}},` +
@@ -107,9 +133,9 @@ func TestDecodeCCLineFast(t *testing.T) {
 			want: ccLine{rec: ccRecord{Type: "assistant", SessionID: "s1", Timestamp: "2025-01-02T03:04:05Z", RequestID: "r"},
 				msg: ccMessage{ID: "m1", Model: "claude", Role: "assistant", StopReason: "tool_use",
 					Usage: &ccUsage{InputTokens: 3, OutputTokens: -4, CacheCreation: 5, CacheRead: 6}},
-				blocks: []ccBlock{{tbBlock: tbBlock{Type: "text", Text: "hi"}}, {tbBlock: tbBlock{Type: "text", Text: "plain"}},
-					{tbBlock: tbBlock{Type: "thinking", Thinking: "hmm"}}, {tbBlock: tbBlock{Type: "tool_use", ID: "t1", Name: "Bash", Input: []byte(`{ "command" : "ls" }`)}}},
-				text: "hi\nplain"}},
+				blocks: []ccBlock{{tbBlock: tbBlock{Type: "text", Text: "hi"}, valid: validText}, {tbBlock: tbBlock{Type: "text", Text: "plain"}, valid: validText},
+					{tbBlock: tbBlock{Type: "thinking", Thinking: "hmm"}, valid: validThinking}, {tbBlock: tbBlock{Type: "tool_use", ID: "t1", Name: "Bash", Input: []byte(`{ "command" : "ls" }`)}}},
+				text: "hi\nplain", textValid: true}},
 		{name: "tool result: string, list, \\u escape", fast: true,
 			line: `{"type":"user",` + head + `,"message":{"role":"user","content":[` +
 				`{"type":"tool_result","tool_use_id":"t1","content":"out\u00e9\ud83d\ude00","is_error":true},` +
@@ -118,7 +144,14 @@ func TestDecodeCCLineFast(t *testing.T) {
 				blocks: []ccBlock{
 					{tbBlock: tbBlock{Type: "tool_result", ToolUseID: "t1", Content: []byte(`"out\u00e9\ud83d\ude00"`), IsError: true}, resultText: "outé😀"},
 					{tbBlock: tbBlock{Type: "tool_result", ToolUseID: "t2", Content: []byte(`[{"type":"text","text":"a"},{"type":"image"}]`)}, resultText: "a\n[image]"}},
-				text: ""}},
+				text: "", textValid: true}}, // a result's \u escape is the decoder's: not known valid; a list's text is ContentText's
+		{name: "texts with and without a \\u escape", fast: true,
+			line: `{"type":"assistant",` + head + `,"message":{"role":"assistant","content":[` +
+				`{"type":"text","text":"a\u00e9"},{"type":"text","text":"b\n"},{"type":"thinking","thinking":"\ud800"},"c\u0041"]}}`,
+			want: ccLine{rec: ccRecord{Type: "assistant", SessionID: "s1", Timestamp: "2025-01-02T03:04:05Z"}, msg: ccMessage{Role: "assistant"},
+				blocks: []ccBlock{{tbBlock: tbBlock{Type: "text", Text: "aé"}}, {tbBlock: tbBlock{Type: "text", Text: "b\n"}, valid: validText},
+					{tbBlock: tbBlock{Type: "thinking", Thinking: "\uFFFD"}}, {tbBlock: tbBlock{Type: "text", Text: "cA"}}},
+				text: "aé\nb\n\ncA"}}, // joined with a text not known valid: not known valid
 		{name: "system compact boundary, cost, nulls", fast: true,
 			line: `{"type":"system","subtype":"compact_boundary",` + head + `,"content":"Conversation compacted","isSidechain":null,"summary":null,` +
 				`"compactMetadata":{"trigger":"manual","preTokens":155000},"costUSD":0.25,"message":null}`,
@@ -130,7 +163,7 @@ func TestDecodeCCLineFast(t *testing.T) {
 				}{Trigger: "manual", PreTokens: ptr(int64(155000))}}}},
 		{name: "type from the message's role", fast: true,
 			line: `{` + head + `,"message":{"role":"user","content":"x"}}`,
-			want: ccLine{rec: ccRecord{Type: "user", SessionID: "s1", Timestamp: "2025-01-02T03:04:05Z"}, msg: ccMessage{Role: "user"}, text: "x"}},
+			want: ccLine{rec: ccRecord{Type: "user", SessionID: "s1", Timestamp: "2025-01-02T03:04:05Z"}, msg: ccMessage{Role: "user"}, text: "x", textValid: true}},
 		{name: "an assistant's usage alone", fast: true,
 			line: `{"type":"assistant",` + head + `,"message":{"id":"m2","usage":{"input_tokens":7,"output_tokens":null}}}`,
 			want: ccLine{rec: ccRecord{Type: "assistant", SessionID: "s1", Timestamp: "2025-01-02T03:04:05Z"},
@@ -153,14 +186,14 @@ func TestDecodeCCLineFast(t *testing.T) {
 		{name: "invalid JSON in a field not read", line: `{"type":"progress","data":[}]}`},
 		{name: "control character in a string", fast: true,
 			line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\"}}",
-			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01"}},
+			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01", textValid: true}},
 		{name: "unknown escape in a string read: left to the decoder", line: `{"type":"user","message":{"role":"user","content":"a\qb"}}`,
 			reject: "invalid message content: an invalid escape in a string: a backslash before 'q'"},
 		{name: "NUL before an escape (fuzz)", line: "{\"\":{\"\":[{\"\":{\"\":\"\x00\\b\"}}]},\"type\":\"0\"}",
 			reject: "invalid JSON: a raw control character '\\x00' inside a string (it must be escaped)"},
 		{name: "control character before an escape", fast: true,
 			line: "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01\\n\"}}",
-			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01\n"}},
+			want: ccLine{rec: ccRecord{Type: "user"}, msg: ccMessage{Role: "user"}, text: "a\x01\n", textValid: true}},
 		{name: "invalid UTF-8 in a value", line: "{\"type\":\"progress\",\"x\":\"\xff\"}"},
 		{name: "number with a fraction in an integer field", line: `{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":1.5},"content":[]}}`,
 			reject: "invalid message: field usage.input_tokens: 1.5 is not a whole number"},
@@ -295,5 +328,32 @@ func TestDecodeCCLineFastCorpus(t *testing.T) {
 	}
 	if kept < 1000 {
 		t.Fatalf("%d lines kept: the corpus is missing", kept)
+	}
+}
+
+// TestSpanTape checks what validJSONTape puts on the tape, against offsets
+// counted by hand: every object and array, and the strings of at least
+// tapeMinString bytes (quotes included), in the order they start; and that
+// skip gives, for each value that starts at an offset, the offset past it.
+func TestSpanTape(t *testing.T) {
+	long := `"` + strings.Repeat("x", tapeMinString-2) + `"` // tapeMinString bytes
+	short := `"` + strings.Repeat("y", tapeMinString-3) + `"`
+	// offsets:   0 {   1 "a" 4 :  5 [  6 long (64 bytes) 70 ,  71 short (63) 134 , 135 {} 137 ] 138 }
+	line := `{"a":[` + long + `,` + short + `,{}]}`
+	tape := &spanTape{}
+	if !validJSONTape([]byte(line), tape) {
+		t.Fatal("valid JSON refused")
+	}
+	wantAt, wantEnd := []int{0, 5, 6, 135}, []int{139, 138, 70, 137}
+	if !slices.Equal(tape.at, wantAt) || !slices.Equal(tape.end, wantEnd) {
+		t.Fatalf("tape at %v end %v, want %v %v", tape.at, tape.end, wantAt, wantEnd)
+	}
+	for _, tc := range []struct{ at, want int }{{0, 139}, {5, 138}, {6, 70}, {71, 134}, {135, 137}} {
+		if got := tape.skip([]byte(line), tc.at); got != tc.want {
+			t.Errorf("skip(%d) = %d, want %d", tc.at, got, tc.want)
+		}
+	}
+	if bad := (&spanTape{}); validJSONTape([]byte(`{"a":[1,}`), bad) {
+		t.Error("invalid JSON taken")
 	}
 }

@@ -108,9 +108,11 @@
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt) for heads and offsets,
 //     without decoding. jsonspan.go: the one-pass reading of a line that
-//     validJSON has checked (spanMembers, spanElems, spanStr, spanKey), for
-//     a decoder that reads each line once (claude_code_decode.go) and
-//     falls back to the JSON decoder on anything it is not sure of.
+//     validJSON has checked (spanMembers, spanElems, spanStr, spanKey;
+//     spanTape, where its long values end), for a decoder that reads each
+//     line once (claude_code_decode.go) and falls back to the JSON decoder
+//     on anything it is not sure of; canonical.go: canonicalFast, the same
+//     reading for CanonicalJSON.
 //   - jsonobj.go: jsonObject, a leniently read object for loosely typed chat
 //     logs, and toolCallFields; jsonutil.go: values read one way for every
 //     format (ParseTime, ContentText, jsonString, jsonArgs, valueText,
@@ -134,6 +136,8 @@
 //     (a reject per type, not per line: issue 30.1).
 //   - repair.go: the importer boundary's repairs (jsonInput and
 //     repairJSONText before the importer, repairTx after it).
+//   - gctune.go: the garbage collector's settings while Files runs
+//     (tuneGC: a higher percent under a memory limit, issue 33).
 //
 // # Adding an importer
 //

@@ -2,9 +2,10 @@ package ingest
 
 import (
 	"bytes"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
-	"unsafe"
 
 	json "github.com/trajmine/trajmine/ingest/internal/jsonx"
 )
@@ -24,28 +25,76 @@ import (
 // characters, which the JSON decoder takes in a value it skips as well;
 // a string the importer reads is decoded by spanStr, which leaves one
 // with an escape it does not know to the decoder.
-func validJSON(b []byte) bool {
+func validJSON(b []byte) bool { return validJSONTape(b, nil) }
+
+// validJSONTape is validJSON that also notes, in t when it is not nil, the
+// values the scan will skip without reading them again (spanTape).
+func validJSONTape(b []byte, t *spanTape) bool {
 	if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
 		return false
 	}
-	i, ok := validValue(b, jsonWS(b, 0), 0)
+	i, ok := validValue(b, jsonWS(b, 0), 0, t)
 	return ok && jsonWS(b, i) == len(b)
+}
+
+// spanTape holds where each object and array and each string of at least
+// tapeMinString bytes that validJSONTape passed ends, by its start, so
+// that the scan skips such a value in one step: without it a long string
+// inside a block inside a message's content is read again to skip the
+// message, the content, the block, then the string. at holds the starts
+// in increasing order (the order the values open in), end the offset past
+// each.
+type spanTape struct{ at, end []int }
+
+// tapeMinString is the length from which a string is on the tape: a
+// shorter one is skipped as fast as it is looked up.
+const tapeMinString = 64
+
+// tapes are reused from line to line.
+var tapes = sync.Pool{New: func() any { return new(spanTape) }}
+
+// add puts the value at b[i] on the tape, its end not known yet; it returns
+// the value's index.
+func (t *spanTape) add(i int) int {
+	t.at = append(t.at, i)
+	t.end = append(t.end, 0)
+	return len(t.at) - 1
+}
+
+// skip returns the offset past the valid value at b[i]: from the tape when
+// it is there (t may be nil), else by jsonSkipValue.
+func (t *spanTape) skip(b []byte, i int) int {
+	if t != nil && (b[i] == '{' || b[i] == '[' || b[i] == '"') {
+		if k, ok := slices.BinarySearch(t.at, i); ok {
+			return t.end[k]
+		}
+	}
+	return jsonSkipValue(b, i)
 }
 
 // validJSONDepth is the deepest nesting validJSON takes.
 const validJSONDepth = 1000
 
-// validValue checks the value at b[i] and returns the offset past it.
-func validValue(b []byte, i, depth int) (int, bool) {
+// validValue checks the value at b[i] and returns the offset past it; t
+// (may be nil) is given the value and those inside it (spanTape).
+func validValue(b []byte, i, depth int, t *spanTape) (int, bool) {
 	if i >= len(b) {
 		return i, false
 	}
 	switch b[i] {
 	case '"':
-		return validString(b, i)
+		j, ok := validString(b, i)
+		if ok && t != nil && j-i >= tapeMinString {
+			t.end[t.add(i)] = j
+		}
+		return j, ok
 	case '{', '[':
 		if depth >= validJSONDepth {
 			return i, false
+		}
+		k := -1 // the value's index on the tape
+		if t != nil {
+			k = t.add(i)
 		}
 		closer := byte('}')
 		if b[i] == '[' {
@@ -53,6 +102,9 @@ func validValue(b []byte, i, depth int) (int, bool) {
 		}
 		i = jsonWS(b, i+1)
 		if i < len(b) && b[i] == closer {
+			if k >= 0 {
+				t.end[k] = i + 1
+			}
 			return i + 1, true
 		}
 		for {
@@ -69,7 +121,7 @@ func validValue(b []byte, i, depth int) (int, bool) {
 				}
 				i = jsonWS(b, i+1)
 			}
-			if i, ok = validValue(b, i, depth+1); !ok {
+			if i, ok = validValue(b, i, depth+1, t); !ok {
 				return i, false
 			}
 			if i = jsonWS(b, i); i >= len(b) {
@@ -77,6 +129,9 @@ func validValue(b []byte, i, depth int) (int, bool) {
 			}
 			switch b[i] {
 			case closer:
+				if k >= 0 {
+					t.end[k] = i + 1
+				}
 				return i + 1, true
 			case ',':
 				i = jsonWS(b, i+1)
@@ -165,8 +220,8 @@ func validNumber(b []byte, i int) (int, bool) {
 // spanMembers calls fn with each member of the valid object at b[i] ('{'):
 // the key's raw bytes (between its quotes, escapes not undone) and its
 // value's span [vs, ve). It stops when fn returns false and returns false
-// then.
-func spanMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
+// then. t is b's tape, or nil.
+func spanMembers(b []byte, t *spanTape, i int, fn func(key []byte, vs, ve int) bool) bool {
 	i = jsonWS(b, i+1)
 	if b[i] == '}' {
 		return true
@@ -175,7 +230,7 @@ func spanMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
 		ke := jsonSkipString(b, i)
 		key := b[i+1 : ke-1]
 		vs := jsonWS(b, jsonWS(b, ke)+1) // past the ':'
-		ve := jsonSkipValue(b, vs)
+		ve := t.skip(b, vs)
 		if !fn(key, vs, ve) {
 			return false
 		}
@@ -188,13 +243,13 @@ func spanMembers(b []byte, i int, fn func(key []byte, vs, ve int) bool) bool {
 }
 
 // spanElems is spanMembers for the elements of the valid array at b[i].
-func spanElems(b []byte, i int, fn func(vs, ve int) bool) bool {
+func spanElems(b []byte, t *spanTape, i int, fn func(vs, ve int) bool) bool {
 	i = jsonWS(b, i+1)
 	if b[i] == ']' {
 		return true
 	}
 	for {
-		ve := jsonSkipValue(b, i)
+		ve := t.skip(b, i)
 		if !fn(i, ve) {
 			return false
 		}
@@ -209,16 +264,24 @@ func spanElems(b []byte, i int, fn func(vs, ve int) bool) bool {
 // spanStr returns the value of the valid string s (quotes included) as the
 // JSON decoder gives it. Escapes other than \u are undone here; a string
 // with a \u escape is left to the decoder (surrogates), as is one it fails
-// on (ok false).
-func spanStr(s []byte) (v string, ok bool) {
+// on (ok false). valid reports that v is valid UTF-8 without a check: so
+// is every value spanStr makes itself, since validJSON found the text
+// valid UTF-8 and the value is the text cut at quotes and backslashes
+// (ASCII bytes, so at rune boundaries) with ASCII in place of the escapes;
+// a value the decoder makes is not known (a \u escape may be half of a
+// surrogate pair).
+func spanStr(s []byte) (v string, ok, valid bool) {
 	in := s[1 : len(s)-1]
 	k := bytes.IndexByte(in, '\\')
 	if k < 0 {
-		return string(in), true
+		return string(in), true, true
 	}
-	out := make([]byte, 0, len(in))
+	// a Builder's buffer is not cleared when it is made (a []byte is), and
+	// its String is not a copy
+	var out strings.Builder
+	out.Grow(len(in))
 	for k >= 0 {
-		out = append(out, in[:k]...)
+		out.Write(in[:k])
 		var c byte
 		switch in[k+1] {
 		case '"', '\\', '/':
@@ -235,19 +298,16 @@ func spanStr(s []byte) (v string, ok bool) {
 			c = '\t'
 		default: // \u
 			if json.Unmarshal(s, &v) != nil {
-				return "", false
+				return "", false, false
 			}
-			return v, true
+			return v, true, false
 		}
-		out = append(out, c)
+		out.WriteByte(c)
 		in = in[k+2:]
 		k = bytes.IndexByte(in, '\\')
 	}
-	out = append(out, in...)
-	if len(out) == 0 {
-		return "", true
-	}
-	return unsafe.String(&out[0], len(out)), true
+	out.Write(in)
+	return out.String(), true, true
 }
 
 // spanKey classifies an object key for a struct decoded by the JSON

@@ -139,6 +139,7 @@ func (p *pipeline) progress(n int64) {
 // their sorted paths: the tables hold the same rows, in the same order and
 // under the same run ids, as an ingest of the files one at a time.
 func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary, error) {
+	defer tuneGC()() // gctune.go
 	if o == nil {
 		o = &Options{}
 	}

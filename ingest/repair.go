@@ -39,6 +39,16 @@ func (t repairTx) ToolOutput(o *schema.ToolOutput) error { t.fix(o); return t.Tx
 func (t repairTx) ContextOp(c *schema.ContextOp) error   { t.fix(c); return t.Tx.ContextOp(c) }
 func (t repairTx) Reject(r *schema.Reject) error         { t.fix(r); return t.Tx.Reject(r) }
 func (t repairTx) Outcome(o *schema.Outcome) error       { t.fix(o); return t.Tx.Outcome(o) }
+
+// eventValidText is Event for an event whose Text the caller has made
+// valid UTF-8 (RunBuilder.Add): its other fields are repaired, the text,
+// often the longest by far, is not checked again.
+func (t repairTx) eventValidText(e *schema.Event) error {
+	*t.n += int64(schema.RepairUTF8Fields(&e.RunID, &e.Role, &e.ToolName, &e.CallID, &e.ToolKey, &e.Target, &e.Args,
+		&e.ActionClass, &e.ErrorRule))
+	return t.Tx.Event(e)
+}
+
 func (t repairTx) Commit(src *schema.Source) error {
 	// the path is the file's own name: repaired for the table, counted apart
 	schema.RepairUTF8(src)

@@ -132,6 +132,15 @@ func CanonicalJSON(raw []byte) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	if s, ok := canonicalFast(raw); ok {
+		return s
+	}
+	return canonicalDecoded(raw)
+}
+
+// canonicalDecoded is CanonicalJSON of the trimmed, non-empty raw, by the
+// JSON decoder and encoder.
+func canonicalDecoded(raw []byte) string {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()

@@ -37,9 +37,13 @@ func Texts(rec any) []*string {
 // RepairUTF8 replaces each run of invalid UTF-8 bytes in rec's free-text
 // fields (Texts) with U+FFFD and returns how many fields it changed. Valid
 // fields are left as they are (checking costs one pass, no allocation).
-func RepairUTF8(rec any) int {
+func RepairUTF8(rec any) int { return RepairUTF8Fields(Texts(rec)...) }
+
+// RepairUTF8Fields is RepairUTF8 of the given fields, for a caller that
+// knows the record's other free-text fields are valid UTF-8.
+func RepairUTF8Fields(fields ...*string) int {
 	n := 0
-	for _, p := range Texts(rec) {
+	for _, p := range fields {
 		if !utf8.ValidString(*p) {
 			*p = strings.ToValidUTF8(*p, "\uFFFD")
 			n++
