@@ -41,7 +41,7 @@ import (
 // (BENCHMARKS.md, issues 18 and 33); the cap bounds what a failed batch
 // makes the writer read and import again (redo).
 var (
-	batchFiles       = 4096
+	batchFiles        = 4096
 	batchSource int64 = 1 << 30
 )
 
