@@ -92,21 +92,37 @@ type pipeline struct {
 }
 
 func (p *pipeline) fail(err error) {
-	p.mu.Lock()
-	p.sum.Failed++
-	p.sum.Errors = append(p.sum.Errors, err)
-	p.mu.Unlock()
+	p.failed(err)
 	p.done()
 }
 
 func (p *pipeline) skip() {
-	p.mu.Lock()
-	p.sum.Skipped++
-	p.mu.Unlock()
+	p.skipped()
 	p.done()
 }
 
 func (p *pipeline) imported(src *schema.Source) {
+	p.stored(src)
+	p.done()
+}
+
+// failed, skipped and stored are fail, skip and imported for a file whose
+// Options.Done was called before (batched: when it joined the open batch).
+
+func (p *pipeline) failed(err error) {
+	p.mu.Lock()
+	p.sum.Failed++
+	p.sum.Errors = append(p.sum.Errors, err)
+	p.mu.Unlock()
+}
+
+func (p *pipeline) skipped() {
+	p.mu.Lock()
+	p.sum.Skipped++
+	p.mu.Unlock()
+}
+
+func (p *pipeline) stored(src *schema.Source) {
 	p.mu.Lock()
 	if IsOutcomeFormat(src.Format) {
 		p.sum.OutcomeFiles++
@@ -119,7 +135,6 @@ func (p *pipeline) imported(src *schema.Source) {
 	p.sum.Repairs += src.Repairs
 	p.sum.Bytes += src.Bytes
 	p.mu.Unlock()
-	p.done()
 }
 
 // done tells Options.Done that a file is done with.
@@ -368,10 +383,13 @@ type batchItem struct {
 }
 
 // batched is a file in the open batch: what it takes to report it, or to
-// import it again.
+// import it again, and whether Options.Done was told (done: it joined the
+// batch; the progress counts it then, not at the commit, which may come
+// after the last file).
 type batched struct {
 	path string
 	src  *schema.Source
+	done bool
 }
 
 // writeBatches adds the small files to the sink's open batch, in the order
@@ -396,7 +414,7 @@ func (p *pipeline) writeBatches(in <-chan batchItem) {
 			p.redo(files, err)
 		} else {
 			for _, f := range files {
-				p.imported(f.src)
+				p.stored(f.src)
 			}
 		}
 		files, size = nil, 0
@@ -409,7 +427,7 @@ func (p *pipeline) writeBatches(in <-chan batchItem) {
 			close(it.drained)
 			continue
 		}
-		files = append(files, batched{it.path, it.buf.Src})
+		files = append(files, batched{path: it.path, src: it.buf.Src})
 		size += it.buf.Src.Bytes
 		var err error
 		if open == nil {
@@ -417,6 +435,10 @@ func (p *pipeline) writeBatches(in <-chan batchItem) {
 		}
 		if err == nil {
 			err = open.Add(it.buf)
+		}
+		if err == nil {
+			files[len(files)-1].done = true
+			p.done()
 		}
 		if err != nil || len(files) >= batchFiles || size >= batchSource {
 			end(err)
@@ -433,14 +455,16 @@ func (p *pipeline) writeBatches(in <-chan batchItem) {
 // are no longer those parsed before fails. When the import was cancelled,
 // every file fails with err.
 func (p *pipeline) redo(files []batched, err error) {
-	if p.ctx.Err() != nil {
-		for _, f := range files {
-			p.fail(fmt.Errorf("commit %s: %w", f.src.Path, err))
-		}
-		return
-	}
 	for _, f := range files {
-		out := p.prepared(f.path, true)
+		fail, imported := p.fail, p.imported
+		if f.done {
+			fail, imported = p.failed, p.stored
+		}
+		if p.ctx.Err() != nil {
+			fail(fmt.Errorf("commit %s: %w", f.src.Path, err))
+			continue
+		}
+		out := p.prepared(f.path, true, f.done)
 		if out == nil {
 			continue // failed or skipped, counted
 		}
@@ -448,7 +472,7 @@ func (p *pipeline) redo(files []batched, err error) {
 			if out.buf == nil {
 				release(out.im)
 			}
-			p.fail(fmt.Errorf("%s changed while it was imported (read again after a failed commit, its bytes differ); nothing of it was kept, ingest it again", f.src.Path))
+			fail(fmt.Errorf("%s changed while it was imported (read again after a failed commit, its bytes differ); nothing of it was kept, ingest it again", f.src.Path))
 			continue
 		}
 		b, err := p.batch.OpenBatch(p.ctx)
@@ -461,10 +485,10 @@ func (p *pipeline) redo(files []batched, err error) {
 			}
 		}
 		if err != nil {
-			p.fail(fmt.Errorf("commit %s: %w", f.src.Path, err))
+			fail(fmt.Errorf("commit %s: %w", f.src.Path, err))
 			continue
 		}
-		p.imported(out.buf.Src)
+		imported(out.buf.Src)
 	}
 }
 
@@ -475,22 +499,27 @@ func (p *pipeline) redo(files []batched, err error) {
 // when its turn comes). It returns nil when the file is done with (skipped
 // or failed, counted).
 func (p *pipeline) work(path string) *outcome {
-	return p.prepared(path, false)
+	return p.prepared(path, false, false)
 }
 
 // prepared is work; again (redo: the file is read again after a failed
-// batch) leaves the progress, counted the first time, alone.
-func (p *pipeline) prepared(path string, again bool) *outcome {
+// batch) leaves the progress, counted the first time, alone, and so does
+// done for Options.Done, told the first time.
+func (p *pipeline) prepared(path string, again, done bool) *outcome {
 	o := p.o
 	progress := p.progress
 	if again {
 		progress = func(int64) {}
 	}
+	fail, skip := p.fail, p.skip
+	if done {
+		fail, skip = p.failed, p.skipped
+	}
 	if p.quick != nil {
 		if fi, err := os.Stat(path); err == nil {
 			size, mod := storeStat(path, fi) // a SQLite store: with its -wal and -journal
 			if same, err := p.quick.Unchanged(p.ctx, path, size, mod); err == nil && same {
-				p.skip()
+				skip()
 				if o.Skipped != nil {
 					o.Skipped(fi.Size())
 				} else {
@@ -507,15 +536,15 @@ func (p *pipeline) prepared(path string, again bool) *outcome {
 	src, im, data, err := prepare(path, p.forced, p.small, only, !o.hashFirst)
 	if err != nil {
 		if o.Outcomes && (errors.Is(err, ErrUnknownFormat) || errors.Is(err, errNotOutcome)) && !p.explicit[path] {
-			p.skip() // trajmine outcomes passes over the logs beside the outcome files
+			skip() // trajmine outcomes passes over the logs beside the outcome files
 			return nil
 		}
 		if (errors.Is(err, ErrUnknownFormat) || errors.Is(err, ErrNotRegular)) && !p.explicit[path] {
-			p.skip()
+			skip()
 			p.oo.Warn(err)
 			return nil
 		}
-		p.fail(err)
+		fail(err)
 		return nil
 	}
 	if src.SHA256 == "" {
@@ -535,7 +564,7 @@ func (p *pipeline) prepared(path string, again bool) *outcome {
 		return nil
 	}
 	if seen {
-		p.skip()
+		skip()
 		progress(src.Bytes)
 		return nil
 	}
@@ -551,8 +580,14 @@ func (p *pipeline) prepared(path string, again bool) *outcome {
 	// kept of the file.
 	progress(src.Bytes)
 	buf := &bufferSink{Sink: p.sink}
-	if err := importOne(p.ctx, buf, im, src, bytes.NewReader(trimBOM(data)), &p.oo); err != nil {
-		p.fail(err)
+	opts := &p.oo
+	if again { // its warnings were given the first time
+		quiet := p.oo
+		quiet.Warn = func(error) {}
+		opts = &quiet
+	}
+	if err := importOne(p.ctx, buf, im, src, bytes.NewReader(trimBOM(data)), opts); err != nil {
+		fail(err)
 		return nil
 	}
 	return &outcome{buf: buf.last.b, path: path}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -21,9 +22,11 @@ type batchLog struct {
 	failAdd, failCommit string
 	cancel              context.CancelFunc
 	onAdd               func(name string)
+	dones               func() int // Options.Done's calls so far
 
-	mu  sync.Mutex
-	txs []string
+	mu     sync.Mutex
+	txs    []string
+	doneAt []int // dones at each commit
 }
 
 func (s *batchLog) OpenBatch(context.Context) (Batch, error) { return &logBatch{s: s}, nil }
@@ -63,6 +66,9 @@ func (b *logBatch) Commit() error {
 		return errors.New("cannot commit " + b.s.failCommit)
 	}
 	b.s.log(b.names, "+")
+	b.s.mu.Lock()
+	b.s.doneAt = append(b.s.doneAt, b.s.dones())
+	b.s.mu.Unlock()
 	b.ended = true
 	b.s.MemSink.mu.Lock()
 	defer b.s.MemSink.mu.Unlock()
@@ -97,7 +103,8 @@ func writeNamedLog(t *testing.T, dir, name string, pad int) {
 // and its files imported again one at a time, from disk (one file that
 // cannot be stored does not take the others with it), except when the
 // import was cancelled; a file whose bytes changed before it is read again
-// fails.
+// fails. Options.Done is told once of each file, of a batched one when it
+// joins the batch (before the commit).
 func TestWriteBatches(t *testing.T) {
 	const fileBytes = 96 // each log below: 16 bytes of text
 	names := []string{"a", "b", "c", "d", "e"}
@@ -110,22 +117,26 @@ func TestWriteBatches(t *testing.T) {
 		failCommit string
 		cancel     bool
 		rewrite    string // the file rewritten when added
+		badLine    string // the file given a line that is not JSON (a warning)
 		txs        []string
+		doneAt     string // Options.Done's calls at each commit
 		stored     string // the base names of the sources stored, in order
 		errs       []string
 	}{
-		{name: "one batch", txs: []string{"a b c d e +"}, stored: "a b c d e"},
-		{name: "batchFiles", files: 2, txs: []string{"a b +", "c d +", "e +"}, stored: "a b c d e"},
-		{name: "batchSource", source: 3 * fileBytes, txs: []string{"a b c +", "d e +"}, stored: "a b c d e"},
-		{name: "a large file's turn", large: "c", txs: []string{"a b +", "d e +"}, stored: "a b c d e"},
+		{name: "one batch", txs: []string{"a b c d e +"}, doneAt: "[5]", stored: "a b c d e"},
+		{name: "batchFiles", files: 2, txs: []string{"a b +", "c d +", "e +"}, doneAt: "[2 4 5]", stored: "a b c d e"},
+		{name: "batchSource", source: 3 * fileBytes, txs: []string{"a b c +", "d e +"}, doneAt: "[3 5]", stored: "a b c d e"},
+		{name: "a large file's turn", large: "c", txs: []string{"a b +", "d e +"}, doneAt: "[2 5]", stored: "a b c d e"},
 		{name: "failed add", failAdd: "b",
-			txs: []string{"a b x", "a +", "b x", "c d e +"}, stored: "a c d e", errs: []string{"commit %s/b.jsonl: cannot store b"}},
+			txs: []string{"a b x", "a +", "b x", "c d e +"}, doneAt: "[1 5]", stored: "a c d e", errs: []string{"commit %s/b.jsonl: cannot store b"}},
 		{name: "failed commit", failCommit: "c",
-			txs: []string{"a b c d e x", "a +", "b +", "c +", "d +", "e +"}, stored: "a b c d e"},
+			txs: []string{"a b c d e x", "a +", "b +", "c +", "d +", "e +"}, doneAt: "[5 5 5 5 5]", stored: "a b c d e"},
+		{name: "a warning once", failCommit: "c", badLine: "b",
+			txs: []string{"a b c d e x", "a +", "b +", "c +", "d +", "e +"}, doneAt: "[5 5 5 5 5]", stored: "a b c d e"},
 		{name: "changed before the retry", failCommit: "c", rewrite: "d",
-			txs: []string{"a b c d e x", "a +", "b +", "c +", "e +"}, stored: "a b c e",
+			txs: []string{"a b c d e x", "a +", "b +", "c +", "e +"}, doneAt: "[5 5 5 5]", stored: "a b c e",
 			errs: []string{"%s/d.jsonl changed while it was imported (read again after a failed commit, its bytes differ); nothing of it was kept, ingest it again"}},
-		{name: "cancelled", cancel: true, txs: []string{"a b c d e x"},
+		{name: "cancelled", cancel: true, txs: []string{"a b c d e x"}, doneAt: "[]",
 			errs: []string{"commit %s/a.jsonl: context canceled", "commit %s/b.jsonl: context canceled", "commit %s/c.jsonl: context canceled", "commit %s/d.jsonl: context canceled", "commit %s/e.jsonl: context canceled"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,13 +155,24 @@ func TestWriteBatches(t *testing.T) {
 					pad = 400
 				}
 				writeNamedLog(t, dir, n, pad)
+				if n == tc.badLine {
+					f, err := os.OpenFile(filepath.Join(dir, n+".jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := f.WriteString("not json\n"); err != nil {
+						t.Fatal(err)
+					}
+					f.Close()
+				}
 			}
 			if st, err := os.Stat(filepath.Join(dir, "a.jsonl")); err != nil || st.Size() != fileBytes {
 				t.Fatalf("a.jsonl: %v, %v bytes; want %d", err, st, fileBytes)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			sink := &batchLog{failAdd: tc.failAdd, failCommit: tc.failCommit}
+			var dones, warns atomic.Int64
+			sink := &batchLog{failAdd: tc.failAdd, failCommit: tc.failCommit, dones: func() int { return int(dones.Load()) }}
 			if tc.cancel {
 				sink.cancel = cancel
 			}
@@ -161,12 +183,25 @@ func TestWriteBatches(t *testing.T) {
 					}
 				}
 			}
-			sum, err := Files(ctx, sink, []string{dir}, &Options{Format: "openai-messages", SmallFile: 200, Workers: 2})
+			sum, err := Files(ctx, sink, []string{dir}, &Options{Format: "openai-messages", SmallFile: 200, Workers: 2, Done: func() { dones.Add(1) }, Warn: func(error) { warns.Add(1) }})
 			if tc.cancel != (err != nil) {
 				t.Fatalf("error %v", err)
 			}
 			if got, want := fmt.Sprintf("%q", sink.txs), fmt.Sprintf("%q", tc.txs); got != want {
 				t.Errorf("transactions %s\nwant %s", got, want)
+			}
+			if got := fmt.Sprint(sink.doneAt); got != tc.doneAt {
+				t.Errorf("Options.Done's calls at each commit %s, want %s", got, tc.doneAt)
+			}
+			if n := dones.Load(); n != int64(len(names)) {
+				t.Errorf("Options.Done called %d times, want once for each of the %d files", n, len(names))
+			}
+			wantWarns := int64(0)
+			if tc.badLine != "" {
+				wantWarns = 1 // once, though the file was read twice
+			}
+			if warns.Load() != wantWarns {
+				t.Errorf("%d warnings, want %d", warns.Load(), wantWarns)
 			}
 			var stored []string
 			for _, s := range sink.Sources {
