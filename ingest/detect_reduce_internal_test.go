@@ -77,8 +77,12 @@ type fuzzRecord struct {
 	Sub       struct{ A any }   `json:"sub"`
 	Meta      map[string]string `json:"meta"`
 	Flag      bool              `json:"flag,string"`
-	skipped   string
+	skipped   string            // unexported: never filled
 }
+
+// skippedField keeps fuzzRecord.skipped read: a line with a "skipped" key
+// must leave it empty, reduced or not.
+func (r *fuzzRecord) skippedField() string { return r.skipped }
 
 // FuzzReducedLine: any line spanLine accepts decodes reduced as it does
 // whole, into an equal value.
@@ -109,6 +113,9 @@ func FuzzReducedLine(f *testing.F) {
 		var whole, red fuzzRecord
 		wholeOK := lineDecodes(line, &whole)
 		redOK := lineDecodes(reduced, &red)
+		if whole.skippedField() != "" || red.skippedField() != "" {
+			t.Errorf("line %q filled an unexported field", line)
+		}
 		if wholeOK != redOK || wholeOK && !reflect.DeepEqual(whole, red) {
 			t.Errorf("line %q decodes %v into %+v; reduced to %q, %v into %+v", line, wholeOK, whole, reduced, redOK, red)
 		}
