@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"sync"
 )
 
@@ -47,12 +48,15 @@ var checkReduced func(whole, reduced []byte, wholeOK, reducedOK bool, wholeV, re
 const spanLines = voteLines
 
 // lineMember is one top-level member of a line: its bytes, from its key's
-// opening quote to its value's end, and its key in lower case (ASCII), or
-// kept set when the key holds a backslash or a non-ASCII byte.
+// opening quote to its value's end (the value from vs), and its key in
+// lower case (ASCII), or kept set when the key holds a backslash or a
+// non-ASCII byte; for a value that is an object, its own members (sub,
+// obj set), one level down.
 type lineMember struct {
-	start, end int
-	key        string
-	kept       bool
+	start, vs, end int
+	key            string
+	kept, obj      bool
+	sub            []lineMember
 }
 
 // spannedLine is a head's line, trimmed, and its members when the reduced
@@ -124,21 +128,32 @@ func spanLine(line []byte) spannedLine {
 	if len(line) == 0 || line[0] != '{' || !validJSON(line) || highSurrogate(line) {
 		return sl
 	}
-	i := jsonWS(line, 1)
+	sl.members = objectMembers(line, 0, 1)
+	sl.ok = true
+	return sl
+}
+
+// objectMembers returns the members of the valid object at line[i], and
+// for depth > 0 those of its members' values that are objects.
+func objectMembers(line []byte, i, depth int) []lineMember {
+	var out []lineMember
+	i = jsonWS(line, i+1)
 	for line[i] != '}' {
 		ke := jsonSkipString(line, i)
 		vs := jsonWS(line, jsonWS(line, ke)+1) // past the ':'
 		ve := jsonSkipValue(line, vs)
-		m := lineMember{start: i, end: ve}
+		m := lineMember{start: i, vs: vs, end: ve}
 		m.key, m.kept = foldKey(line[i+1 : ke-1])
-		sl.members = append(sl.members, m)
+		if depth > 0 && line[vs] == '{' {
+			m.sub, m.obj = objectMembers(line, vs, depth-1), true
+		}
+		out = append(out, m)
 		i = jsonWS(line, ve)
 		if line[i] == ',' {
 			i = jsonWS(line, i+1)
 		}
 	}
-	sl.ok = true
-	return sl
+	return out
 }
 
 // foldKey returns a raw key in lower case, or kept when it holds a
@@ -176,39 +191,60 @@ func highSurrogate(line []byte) bool {
 	}
 }
 
-// reduced returns the object of sl's members a struct with the field names
-// names (lower case) may read.
-func (sl *spannedLine) reduced(names map[string]bool) []byte {
-	out := []byte{'{'}
-	for _, m := range sl.members {
-		if m.kept || names[m.key] {
-			if len(out) > 1 {
-				out = append(out, ',')
-			}
-			out = append(out, sl.line[m.start:m.end]...)
+// reduced returns the object of sl's members a struct with the fields
+// names may read, an object value reduced in turn for a field of struct
+// type (names' value for it not nil).
+func (sl *spannedLine) reduced(names structFields) []byte {
+	return reduceObject(nil, sl.line, sl.members, names)
+}
+
+func reduceObject(out, line []byte, members []lineMember, names structFields) []byte {
+	out = append(out, '{')
+	first := true
+	for _, m := range members {
+		sub, ok := names[m.key]
+		if !m.kept && !ok {
+			continue
 		}
+		if !first {
+			out = append(out, ',')
+		}
+		first = false
+		if !m.kept && m.obj && sub != nil {
+			out = append(out, line[m.start:m.vs]...)
+			out = reduceObject(out, line, m.sub, sub)
+			continue
+		}
+		out = append(out, line[m.start:m.end]...)
 	}
 	return append(out, '}')
 }
 
+// structFields maps the names (lower case) of the fields the decoder fills
+// in a struct to the fields of the struct a field holds, when its value may
+// be reduced too (nil: decoded whole).
+type structFields map[string]structFields
+
 // fieldNames maps a struct type to the names (lower case) of the fields
 // the decoder fills, or to nil when its lines are decoded whole.
-var fieldNames sync.Map // reflect.Type → map[string]bool
+var fieldNames sync.Map // reflect.Type → structFields
 
 // namesOf returns T's field names (lower case), or nil when a line must be
 // decoded whole into a T.
-func namesOf[T any]() map[string]bool {
+func namesOf[T any]() structFields {
 	t := reflect.TypeFor[T]()
 	if v, ok := fieldNames.Load(t); ok {
-		return v.(map[string]bool)
+		return v.(structFields)
 	}
-	names := structNames(t)
+	names := structNames(t, 1)
 	fieldNames.Store(t, names)
 	return names
 }
 
-// structNames is namesOf for t.
-func structNames(t reflect.Type) map[string]bool {
+// structNames is namesOf for t, with the fields of the structs its fields
+// hold (a struct or a pointer to one) depth levels down. A name two fields
+// share is kept, without the fields of what they hold.
+func structNames(t reflect.Type, depth int) structFields {
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
@@ -217,7 +253,7 @@ func structNames(t reflect.Type) map[string]bool {
 			return nil
 		}
 	}
-	names := map[string]bool{}
+	names := structFields{}
 	for f := range t.Fields() {
 		if f.Anonymous {
 			return nil
@@ -229,15 +265,25 @@ func structNames(t reflect.Type) map[string]bool {
 		if tag == "-" {
 			continue
 		}
-		name, _, _ := bytes.Cut([]byte(tag), []byte{','})
-		if len(name) == 0 {
-			name = []byte(f.Name)
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
 		}
-		key, kept := foldKey(name)
+		key, kept := foldKey([]byte(name))
 		if kept || !plainName(key) {
 			return nil
 		}
-		names[key] = true
+		var sub structFields
+		if ft := f.Type; depth > 0 && opts == "" || depth > 0 && opts == "omitempty" {
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			sub = structNames(ft, depth-1)
+		}
+		if _, twice := names[key]; twice {
+			sub = nil
+		}
+		names[key] = sub
 	}
 	return names
 }

@@ -3,11 +3,12 @@ package ingest
 import (
 	stdjson "encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/trajmine/trajmine/internal/testutil"
@@ -122,31 +123,70 @@ func FuzzReducedLine(f *testing.F) {
 	})
 }
 
-// TestStructNames: the field names a struct's lines are reduced to, or
-// none (decoded whole) for a type with its own decoding, an embedded field
-// or a tag name the decoders may not take as it is.
+// TestStructNames: the field names a struct's lines are reduced to, with
+// those of a struct a field holds (name{…}), or none (decoded whole, "-")
+// for a type with its own decoding, an embedded field or a tag name the
+// decoders may not take as it is.
 func TestStructNames(t *testing.T) {
 	type inner struct{ A string }
 	for _, tc := range []struct {
 		typ  reflect.Type
 		want string
 	}{
-		{reflect.TypeFor[fuzzRecord](), "map[data:true f:true flag:true meta:true n:true sessionid:true sub:true tags:true type:true]"},
+		{reflect.TypeFor[fuzzRecord](), "data f flag meta n sessionid sub{a} tags type"},
 		{reflect.TypeFor[struct {
 			A string `json:"-"`
 			B string `json:",omitempty"`
-		}](), "map[b:true]"},
-		{reflect.TypeFor[struct{ inner }](), "map[]"},
+		}](), "b"},
+		{reflect.TypeFor[struct{ inner }](), "-"},
 		{reflect.TypeFor[struct {
 			A string `json:"a b"`
-		}](), "map[]"},
-		{reflect.TypeFor[stdjson.RawMessage](), "map[]"},
-		{reflect.TypeFor[selfDecoding](), "map[]"},
+		}](), "-"},
+		{reflect.TypeFor[stdjson.RawMessage](), "-"},
+		{reflect.TypeFor[selfDecoding](), "-"},
+		// held structs: by pointer too, one level down only; not one
+		// decoded by itself, nor under a name two fields share, nor
+		// with an option other than omitempty
+		{reflect.TypeFor[struct {
+			M *struct {
+				Role string `json:"role"`
+				Deep struct{ X int }
+			} `json:"message"`
+			S  selfDecoding
+			D1 inner `json:"d"`
+			D2 inner `json:"D"`
+			Q  inner `json:"q,string"`
+			O  inner `json:"o,omitempty"`
+		}](), "d message{deep role} o{a} q s"},
 	} {
-		if got := fmt.Sprint(structNames(tc.typ)); got != tc.want {
+		if got := describeFields(structNames(tc.typ, 1)); got != tc.want {
 			t.Errorf("structNames(%v) = %s, want %s", tc.typ, got, tc.want)
 		}
 	}
+}
+
+// describeFields writes names as their sorted keys, each with the fields
+// of what it holds in braces, or "-" for none.
+func describeFields(names structFields) string {
+	if names == nil {
+		return "-"
+	}
+	var keys []string
+	for k := range names {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		if sub := names[k]; sub != nil {
+			b.WriteString("{" + describeFields(sub) + "}")
+		}
+	}
+	return b.String()
 }
 
 // selfDecoding decodes itself: its lines are decoded whole.
