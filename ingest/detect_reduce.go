@@ -13,8 +13,10 @@ import (
 // for each of them again, every member the struct has no field for: in a
 // Claude Code head, the whole message of every record, seven times. So the
 // lines of a head are scanned once (spansOf: each line's top-level
-// members), and a detector decodes its reduced line: the object of only the
-// members whose key its struct may match.
+// members, and one level down those of each member's object value), and a
+// detector decodes its reduced line: the object of only the members whose
+// key its struct may match, the object a field of struct type reads
+// reduced the same way to that struct's fields.
 //
 // The reduced line decodes exactly as the line does, into the same value,
 // when:
@@ -29,7 +31,9 @@ import (
 //     backslash or a byte outside ASCII (an escape, or a case the test
 //     cannot judge);
 //   - the struct's fields are all it decodes: a struct type with no
-//     UnmarshalJSON or UnmarshalText of its own and no embedded field.
+//     UnmarshalJSON or UnmarshalText of its own and no embedded field (for
+//     a held struct too, which is reduced only when its field has no tag
+//     option but omitempty and no other field shares its name).
 //
 // Any other line, or struct, is decoded whole. TestReducedLinesDecodeAlike
 // decodes both ways every line of every fixture head for every detector;
