@@ -155,7 +155,7 @@ func TestStructNames(t *testing.T) {
 			S  selfDecoding
 			D1 inner `json:"d"`
 			D2 inner `json:"D"`
-			Q  inner `json:"q,string"`
+			Q  inner `json:"q,omitzero"`
 			O  inner `json:"o,omitempty"`
 		}](), "d message{deep role} o{a} q s"},
 	} {
