@@ -58,18 +58,37 @@ func (b *Buffered) addOutcome(o *schema.Outcome) {
 	b.bytes += int64(len(o.Key)+len(o.Detail)) + 128
 }
 
-// BatchSink is a Sink that can also commit several buffered files in one
+// BatchSink is a Sink that can also store several buffered files in one
 // transaction: all of them or none. A sink whose commits are expensive
-// (DuckDB's is a durable write) implements it so that directories of many
-// small session files import at the rate of their parsing rather than of
-// their commits. Each file stays all-or-nothing: a file enters a batch only
-// after it parsed completely, and a failed batch is retried file by file.
+// (DuckDB's is a durable write, and each commit rewrites the table's last,
+// partly filled row group) implements it so that directories of many small
+// session files import at the rate of their parsing rather than of their
+// commits. Files hands each small file to the open batch as soon as it is
+// parsed, in path order, and commits the batch when a large file's turn
+// comes, when it holds batchFiles files or batchSource bytes of source, and
+// at the end. Each file stays all-or-nothing: a file enters a batch only
+// after it parsed completely, and the files of a batch that fails are
+// imported again one by one from disk (pipeline.go, redo).
 type BatchSink interface {
 	Sink
-	// CommitBatch stores the files in one transaction. Run ids in the
-	// buffers are the logs' own; the sink resolves collisions (renaming
-	// within the buffer, as ClaimRunID does) before appending.
-	CommitBatch(ctx context.Context, files []*Buffered) error
+	// OpenBatch starts a transaction that takes buffered files one at a
+	// time.
+	OpenBatch(ctx context.Context) (Batch, error)
+}
+
+// Batch is one open transaction of a BatchSink.
+type Batch interface {
+	// Add stores one file's records in the transaction, after those of
+	// the files added before it. Run ids in the buffer are the log's
+	// own; the sink resolves collisions (renaming in its copies of the
+	// rows, as ClaimRunID does). The buffer is neither changed nor kept:
+	// the caller may drop it once Add returns. After an error the batch
+	// can only be rolled back.
+	Add(f *Buffered) error
+	// Commit stores every file added, or with an error none of them.
+	Commit() error
+	// Rollback drops the transaction; after Commit it does nothing.
+	Rollback() error
 }
 
 // bufferTx collects one file's records in memory.

@@ -56,14 +56,41 @@ func anyJSONL[T any](head []byte, n int, ok func(r *T) bool) bool {
 // detectJSONL is headLines over lines decoded into a fresh T each; a line
 // that does not decode (the last one may be cut off by the head) is passed
 // over.
+//
+// The lines are scanned once for all the detectors, each decoding only the
+// members its T may read (detect_reduce.go).
 func detectJSONL[T any](head []byte, n int, fn func(r *T) (claim, done bool)) bool {
-	return headLines(head, n, func(line []byte) (bool, bool) {
+	names := namesOf[T]()
+	if !reduceLines || names == nil || n > spanLines {
+		return headLines(head, n, func(line []byte) (bool, bool) {
+			var r T
+			if !lineDecodes(line, &r) {
+				return false, false
+			}
+			return fn(&r)
+		})
+	}
+	hs := spansOf(head)
+	for i := range hs.lines[:min(n, len(hs.lines))] {
+		sl := &hs.lines[i]
 		var r T
-		if !lineDecodes(line, &r) {
-			return false, false
+		line := sl.line
+		if sl.ok {
+			line = sl.reduced(names)
 		}
-		return fn(&r)
-	})
+		ok := lineDecodes(line, &r)
+		if checkReduced != nil && sl.ok {
+			var whole T
+			checkReduced(sl.line, line, lineDecodes(sl.line, &whole), ok, &whole, &r)
+		}
+		if !ok {
+			continue
+		}
+		if claim, done := fn(&r); done {
+			return claim
+		}
+	}
+	return false
 }
 
 // lineDecodes reports whether a line of a head decodes into v (filled as

@@ -1,14 +1,10 @@
 package ingest
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
-
-	"github.com/trajmine/trajmine/schema"
 )
 
 type fakeImporter struct {
@@ -61,46 +57,6 @@ func TestEveryImporterListsItsCorpusFolders(t *testing.T) {
 		if _, ok := corpusFolders[im.Name()]; !ok {
 			t.Errorf("importer %s has no entry in corpusFolders (formats.go)", im.Name())
 		}
-	}
-}
-
-// flakySink fails any batch that holds the file named "bad".
-type flakySink struct {
-	MemSink
-	batches [][]string
-}
-
-func (f *flakySink) CommitBatch(_ context.Context, files []*Buffered) error {
-	var names []string
-	for _, b := range files {
-		names = append(names, b.Src.Path)
-	}
-	f.batches = append(f.batches, names)
-	for _, n := range names {
-		if n == "bad" {
-			return errors.New("cannot store bad")
-		}
-	}
-	return nil
-}
-
-func TestCommitBatchesRetriesFileByFile(t *testing.T) {
-	fs := &flakySink{}
-	pending := make(chan *Buffered, 8)
-	for _, n := range []string{"a", "bad", "c"} {
-		pending <- &Buffered{Src: &schema.Source{Path: n}}
-	}
-	close(pending)
-	got := map[string]string{}
-	commitBatches(context.Background(), fs, pending, func(b *Buffered, err error) {
-		got[b.Src.Path] = fmt.Sprint(err)
-	})
-	want := map[string]string{"a": "<nil>", "bad": "cannot store bad", "c": "<nil>"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("outcomes = %v, want %v", got, want)
-	}
-	if fmt.Sprint(fs.batches) != "[[a bad c] [a] [bad] [c]]" {
-		t.Errorf("batches = %v", fs.batches)
 	}
 }
 

@@ -21,8 +21,9 @@
 //     run builder per run; Commit on success, Rollback on a fatal error, so one
 //     file's import is all-or-nothing. Files are parsed in parallel and
 //     stored in the order of their sorted paths (pipeline.go: a small file
-//     parsed into memory joins a batch committed with many others, a large
-//     one streams into its own transaction in its turn), so the tables are
+//     parsed into memory joins the sink's open batch, one transaction for
+//     many files, and is dropped; a large one streams into its own
+//     transaction in its turn), so the tables are
 //     those of an ingest of the files one by one. The importer reads exactly the bytes hashed (the copy in memory, or the
 //     file's first bytes, checked before the commit against the bytes
 //     hashed: hashed again, or, for a file hashed while it is imported,
@@ -104,7 +105,9 @@
 //     second look DetectFormat takes without the lines most first lines
 //     disagree with (issue 30.12); headKeys, topKeys, firstElemKeys and the
 //     token steps (skipValue, skipRest, enter, nextKey), the keys at the
-//     head of a document cut off at HeadSize.
+//     head of a document cut off at HeadSize. detect_reduce.go: one scan
+//     of a head's lines for all the JSONL detectors (spansOf), each
+//     decoding only the members its struct may read (issue 33).
 //   - jsonscan.go: the one byte-level JSON scanner (jsonSkipValue,
 //     jsonEachField, jsonEachElem, jsonFieldAt) for heads and offsets,
 //     without decoding. jsonspan.go: the one-pass reading of a line that

@@ -27,21 +27,26 @@ import (
 // Memory is bounded: at most inFlight files are between being handed to a
 // worker and being taken by the committer (parsed in memory and waiting, or
 // being parsed), each at most Options.SmallFile bytes when read into
-// memory; the committer fills one batch of at most batchFiles files and
-// about batchMemory bytes of records while the writer commits the one
-// before. A larger file is never held: it is
-// hashed ahead, then streamed into its own transaction when its turn
-// comes, after the batch before it is committed.
+// memory; the committer hands each small file, parsed, to the writer, which
+// adds it to the sink's open batch (BatchSink) and drops it: the records
+// wait in the sink's transaction, not in memory here. A larger file is
+// never held: it is hashed ahead, then streamed into its own transaction
+// when its turn comes, after the batch before it is committed.
 
-// Batches of small files are committed when they reach batchFiles files or
-// about batchMemory bytes of records (Buffered.bytes). A commit costs
-// DuckDB a WAL write and, past its checkpoint threshold, a checkpoint, so
-// few large batches import many small files at close to the rate of one big
-// file (BENCHMARKS.md, issue 18).
-const (
-	batchFiles  = 4096
-	batchMemory = 64 << 20
+// A batch of small files is committed when it holds batchFiles files or
+// batchSource bytes of source, when a large file's turn comes, and at the
+// end. Each commit costs DuckDB a checkpoint that rewrites the last, partly
+// filled row group of every table it appended to, so few large batches
+// import many small files at close to the rate of one big file
+// (BENCHMARKS.md, issues 18 and 33); the cap bounds what a failed batch
+// makes the writer read and import again (redo).
+var (
+	batchFiles        = 4096
+	batchSource int64 = 1 << 30
 )
+
+// writerQueue is how many parsed small files may wait for the writer.
+const writerQueue = 4
 
 // inFlightPerWorker is how many files per worker may be in flight between
 // the dispatch and the committer.
@@ -51,7 +56,8 @@ const inFlightPerWorker = 4
 // file was skipped or failed, already counted), a small file parsed in
 // memory, or a large file waiting for its turn to stream its import.
 type outcome struct {
-	buf *Buffered
+	buf  *Buffered
+	path string // with buf: the path Files found the file under
 	// A file imported in its own transaction (large, or without a
 	// BatchSink): its source, importer and, for a small one, its bytes.
 	src  *schema.Source
@@ -86,21 +92,37 @@ type pipeline struct {
 }
 
 func (p *pipeline) fail(err error) {
-	p.mu.Lock()
-	p.sum.Failed++
-	p.sum.Errors = append(p.sum.Errors, err)
-	p.mu.Unlock()
+	p.failed(err)
 	p.done()
 }
 
 func (p *pipeline) skip() {
-	p.mu.Lock()
-	p.sum.Skipped++
-	p.mu.Unlock()
+	p.skipped()
 	p.done()
 }
 
 func (p *pipeline) imported(src *schema.Source) {
+	p.stored(src)
+	p.done()
+}
+
+// failed, skipped and stored are fail, skip and imported for a file whose
+// Options.Done was called before (batched: when it joined the open batch).
+
+func (p *pipeline) failed(err error) {
+	p.mu.Lock()
+	p.sum.Failed++
+	p.sum.Errors = append(p.sum.Errors, err)
+	p.mu.Unlock()
+}
+
+func (p *pipeline) skipped() {
+	p.mu.Lock()
+	p.sum.Skipped++
+	p.mu.Unlock()
+}
+
+func (p *pipeline) stored(src *schema.Source) {
 	p.mu.Lock()
 	if IsOutcomeFormat(src.Format) {
 		p.sum.OutcomeFiles++
@@ -113,7 +135,6 @@ func (p *pipeline) imported(src *schema.Source) {
 	p.sum.Repairs += src.Repairs
 	p.sum.Bytes += src.Bytes
 	p.mu.Unlock()
-	p.done()
 }
 
 // done tells Options.Done that a file is done with.
@@ -278,38 +299,28 @@ func Files(ctx context.Context, sink Sink, paths []string, o *Options) (*Summary
 	return &p.sum, nil
 }
 
-// commit takes the outcomes in file order: small files join the batch, a
-// large file gets its turn after the batch before it is committed. A
-// content (sha256) met a second time is skipped here, so the first file in
-// path order is the one kept.
+// commit takes the outcomes in file order: small files go to the writer,
+// which adds them to the open batch; a large file gets its turn after the
+// batch before it is committed. A content (sha256) met a second time is
+// skipped here, so the first file in path order is the one kept.
 func (p *pipeline) commit(slots []chan *outcome, inFlight chan struct{}) {
-	// A full batch goes to the writer, which commits it while the next
-	// one fills: parsing goes on during DuckDB's commit. At most one batch
-	// is being written and one filling.
-	batches := make(chan []*Buffered)
+	// The writer adds each small file to the sink's open batch and
+	// commits it (writeBatches) while the next files are parsed.
+	toWriter := make(chan batchItem, writerQueue)
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		for b := range batches {
-			if b == nil { // drain's marker: the batches before it are committed
-				continue
-			}
-			commitBatch(p.ctx, p.batch, b, p.committed)
-		}
+		p.writeBatches(toWriter)
 	}()
 	claimed := map[string]bool{}
-	var batch []*Buffered
-	var size int64
-	flush := func() {
-		if len(batch) > 0 {
-			batches <- batch
-		}
-		batch, size = nil, 0
-	}
-	// drain waits until every batch handed to the writer is committed.
+	// drain waits until every file handed to the writer is committed.
 	drain := func() {
-		flush()
-		batches <- nil
+		if p.batch == nil {
+			return
+		}
+		done := make(chan struct{})
+		toWriter <- batchItem{drained: done}
+		<-done
 	}
 	for i := range slots {
 		out := <-slots[i]
@@ -352,61 +363,133 @@ func (p *pipeline) commit(slots []chan *outcome, inFlight chan struct{}) {
 		}
 		claimed[key] = true
 		if out.buf != nil {
-			batch = append(batch, out.buf)
-			size += out.buf.bytes
-			if len(batch) >= batchFiles || size >= batchMemory {
-				flush()
-			}
+			toWriter <- batchItem{path: out.path, buf: out.buf}
 			continue
 		}
 		drain()
 		out.turn <- true
 		<-out.done
 	}
-	flush()
-	close(batches)
+	close(toWriter)
 	<-written
 }
 
-// committed records a batched file's outcome.
-func (p *pipeline) committed(b *Buffered, err error) {
-	if err != nil {
-		p.fail(fmt.Errorf("commit %s: %w", b.Src.Path, err))
-		return
-	}
-	p.imported(b.Src)
+// batchItem is what the committer hands the writer: a parsed small file
+// (path is the name Files found it under), or drained, closed by the
+// writer once every file handed to it before is committed.
+type batchItem struct {
+	path    string
+	buf     *Buffered
+	drained chan struct{}
 }
 
-// commitBatch commits buffered files in one transaction (see BatchSink) and
-// reports each file's outcome. A failed batch is retried file by file, so one
-// file that cannot be stored does not take the others with it.
-func commitBatch(ctx context.Context, bs BatchSink, batch []*Buffered, done func(*Buffered, error)) {
-	if err := bs.CommitBatch(ctx, batch); err != nil {
-		for _, b := range batch {
-			done(b, bs.CommitBatch(ctx, []*Buffered{b}))
-		}
-		return
-	}
-	for _, b := range batch {
-		done(b, nil)
-	}
+// batched is a file in the open batch: what it takes to report it, or to
+// import it again, and whether Options.Done was told (done: it joined the
+// batch; the progress counts it then, not at the commit, which may come
+// after the last file).
+type batched struct {
+	path string
+	src  *schema.Source
+	done bool
 }
 
-// commitBatches commits the buffered files read from pending in batches of
-// at most batchFiles files or about batchMemory bytes (see commitBatch).
-func commitBatches(ctx context.Context, bs BatchSink, pending <-chan *Buffered, done func(*Buffered, error)) {
-	var batch []*Buffered
+// writeBatches adds the small files to the sink's open batch, in the order
+// they come, and commits the batch (see batchFiles); a batch that cannot
+// be opened, or whose Add or Commit fails, is rolled back and its files
+// imported again one by one (redo).
+func (p *pipeline) writeBatches(in <-chan batchItem) {
+	var open Batch
+	var files []batched
 	var size int64
-	for b := range pending {
-		batch = append(batch, b)
-		size += b.bytes
-		if len(batch) >= batchFiles || size >= batchMemory {
-			commitBatch(ctx, bs, batch, done)
-			batch, size = nil, 0
+	end := func(err error) {
+		if open != nil {
+			if err == nil {
+				err = open.Commit()
+			}
+			if err != nil {
+				_ = open.Rollback()
+			}
+		}
+		open = nil
+		if err != nil {
+			p.redo(files, err)
+		} else {
+			for _, f := range files {
+				p.stored(f.src)
+			}
+		}
+		files, size = nil, 0
+	}
+	for it := range in {
+		if it.drained != nil {
+			if len(files) > 0 {
+				end(nil)
+			}
+			close(it.drained)
+			continue
+		}
+		files = append(files, batched{path: it.path, src: it.buf.Src})
+		size += it.buf.Src.Bytes
+		var err error
+		if open == nil {
+			open, err = p.batch.OpenBatch(p.ctx)
+		}
+		if err == nil {
+			err = open.Add(it.buf)
+		}
+		if err == nil {
+			files[len(files)-1].done = true
+			p.done()
+		}
+		if err != nil || len(files) >= batchFiles || size >= batchSource {
+			end(err)
 		}
 	}
-	if len(batch) > 0 {
-		commitBatch(ctx, bs, batch, done)
+	if len(files) > 0 {
+		end(nil)
+	}
+}
+
+// redo imports the files of a failed batch again, each alone, from disk:
+// their records were dropped once added to the batch. One file that
+// cannot be stored does not take the others with it; a file whose bytes
+// are no longer those parsed before fails. When the import was cancelled,
+// every file fails with err.
+func (p *pipeline) redo(files []batched, err error) {
+	for _, f := range files {
+		fail, imported := p.fail, p.imported
+		if f.done {
+			fail, imported = p.failed, p.stored
+		}
+		if p.ctx.Err() != nil {
+			fail(fmt.Errorf("commit %s: %w", f.src.Path, err))
+			continue
+		}
+		out := p.prepared(f.path, true, f.done)
+		if out == nil {
+			continue // failed or skipped, counted
+		}
+		if out.buf == nil || out.buf.Src.SHA256 != f.src.SHA256 {
+			if out.buf == nil {
+				release(out.im)
+			}
+			fail(fmt.Errorf("%s changed while it was imported (read again after a failed commit, its bytes differ); nothing of it was kept, ingest it again", f.src.Path))
+			continue
+		}
+		b, err := p.batch.OpenBatch(p.ctx)
+		if err == nil {
+			if err = b.Add(out.buf); err == nil {
+				err = b.Commit()
+			}
+			if err != nil {
+				_ = b.Rollback()
+			}
+		}
+		if err != nil {
+			fail(fmt.Errorf("commit %s: %w", f.src.Path, err))
+			continue
+		}
+		imported(out.buf.Src)
 	}
 }
 
@@ -417,16 +500,31 @@ func commitBatches(ctx context.Context, bs BatchSink, pending <-chan *Buffered, 
 // when its turn comes). It returns nil when the file is done with (skipped
 // or failed, counted).
 func (p *pipeline) work(path string) *outcome {
+	return p.prepared(path, false, false)
+}
+
+// prepared is work; again (redo: the file is read again after a failed
+// batch) leaves the progress, counted the first time, alone, and so does
+// done for Options.Done, told the first time.
+func (p *pipeline) prepared(path string, again, done bool) *outcome {
 	o := p.o
+	progress := p.progress
+	if again {
+		progress = func(int64) {}
+	}
+	fail, skip := p.fail, p.skip
+	if done {
+		fail, skip = p.failed, p.skipped
+	}
 	if p.quick != nil {
 		if fi, err := os.Stat(path); err == nil {
 			size, mod := storeStat(path, fi) // a SQLite store: with its -wal and -journal
 			if same, err := p.quick.Unchanged(p.ctx, path, size, mod); err == nil && same {
-				p.skip()
+				skip()
 				if o.Skipped != nil {
 					o.Skipped(fi.Size())
 				} else {
-					p.progress(fi.Size())
+					progress(fi.Size())
 				}
 				return nil
 			}
@@ -439,15 +537,15 @@ func (p *pipeline) work(path string) *outcome {
 	src, im, data, err := prepare(path, p.forced, p.small, only, !o.hashFirst)
 	if err != nil {
 		if o.Outcomes && (errors.Is(err, ErrUnknownFormat) || errors.Is(err, errNotOutcome)) && !p.explicit[path] {
-			p.skip() // trajmine outcomes passes over the logs beside the outcome files
+			skip() // trajmine outcomes passes over the logs beside the outcome files
 			return nil
 		}
 		if (errors.Is(err, ErrUnknownFormat) || errors.Is(err, ErrNotRegular)) && !p.explicit[path] {
-			p.skip()
+			skip()
 			p.oo.Warn(err)
 			return nil
 		}
-		p.fail(err)
+		fail(err)
 		return nil
 	}
 	if src.SHA256 == "" {
@@ -467,8 +565,8 @@ func (p *pipeline) work(path string) *outcome {
 		return nil
 	}
 	if seen {
-		p.skip()
-		p.progress(src.Bytes)
+		skip()
+		progress(src.Bytes)
 		return nil
 	}
 	if o.afterPrepare != nil {
@@ -481,13 +579,19 @@ func (p *pipeline) work(path string) *outcome {
 	}
 	// The importer reads exactly the bytes prepare hashed: the copy it
 	// kept of the file.
-	p.progress(src.Bytes)
+	progress(src.Bytes)
 	buf := &bufferSink{Sink: p.sink}
-	if err := importOne(p.ctx, buf, im, src, bytes.NewReader(trimBOM(data)), &p.oo); err != nil {
-		p.fail(err)
+	opts := &p.oo
+	if again { // its warnings were given the first time
+		quiet := p.oo
+		quiet.Warn = func(error) {}
+		opts = &quiet
+	}
+	if err := importOne(p.ctx, buf, im, src, bytes.NewReader(trimBOM(data)), opts); err != nil {
+		fail(err)
 		return nil
 	}
-	return &outcome{buf: buf.last.b}
+	return &outcome{buf: buf.last.b, path: path}
 }
 
 // seen asks the sink whether src was imported: its sha256 anywhere, or,

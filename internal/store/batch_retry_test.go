@@ -69,3 +69,70 @@ func TestCommitBatchRetryKeepsRowsTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenBatch: files added to an open batch are stored by its commit
+// only (nothing is visible before, a rollback stores nothing), in the
+// order added, a run id taken by an earlier file renamed id@sha8; Add
+// copies the rows (the buffer changed after Add does not change what is
+// stored); after the commit the store knows the sources (Seen).
+func TestOpenBatch(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		commit bool
+		events int64 // events stored
+		runs   string
+	}{
+		{"committed", true, 5, "S S@"},
+		{"rolled back", false, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newFileStore(t)
+			one := buffered("one.jsonl", "S", 2, "Read")
+			two := buffered("two.jsonl", "S", 3, "Grep")
+			b, err := st.OpenBatch(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []*ingest.Buffered{one, two} {
+				if err := b.Add(f); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range one.Events { // not kept: changed after Add, stored as added
+				one.Events[i].ToolName, one.Events[i].RunID = "Changed", "Z"
+			}
+			if n := scalar[int64](t, st, "SELECT count(*) FROM events"); n != 0 {
+				t.Errorf("%d events visible before the commit", n)
+			}
+			if tc.commit {
+				err = b.Commit()
+			} else {
+				err = b.Rollback()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := scalar[int64](t, st, "SELECT count(*) FROM events"); n != tc.events {
+				t.Errorf("%d events, want %d", n, tc.events)
+			}
+			if got := scalar[string](t, st, "SELECT coalesce(string_agg(left(run_id, 2), ' ' ORDER BY source_path), '') FROM runs"); got != tc.runs {
+				t.Errorf("runs %q, want %q", got, tc.runs)
+			}
+			if !tc.commit {
+				return
+			}
+			if got := scalar[string](t, st, "SELECT string_agg(DISTINCT tool_name, ' ' ORDER BY tool_name) FROM events WHERE run_id = 'S'"); got != "Read" {
+				t.Errorf("tools of run S %q, want Read (as added)", got)
+			}
+			if got := scalar[int64](t, st, "SELECT count(*) FROM events WHERE run_id LIKE 'S@%' AND tool_name = 'Grep'"); got != 3 {
+				t.Errorf("%d events of two.jsonl under its renamed run, want 3", got)
+			}
+			for _, f := range []*ingest.Buffered{one, two} {
+				if seen, err := st.Seen(ctx, f.Src.SHA256); err != nil || !seen {
+					t.Errorf("Seen(%s) = %v, %v after the commit", f.Src.Path, seen, err)
+				}
+			}
+		})
+	}
+}

@@ -21,7 +21,9 @@ import (
 // sessionId, so both hold the same runs and events, and the same bytes).
 // The corpus is `trajmine synth -n $TRAJMINE_BENCH_MANY_N --seed 21
 // --formats claude-code --calls 3` (default N 300) built once per process,
-// or the directory $TRAJMINE_BENCH_MANY_DIR. Both inputs are read once
+// or the directory $TRAJMINE_BENCH_MANY_DIR; the format is claude-code,
+// or $TRAJMINE_BENCH_MANY_FORMAT ("auto": detected per file, as trajmine
+// ingest does without --format). Both inputs are read once
 // before timing (page cache warm for both). Run each in its own process so
 // that peak-RSS is its own; scripts/bench-ingest.sh many does so,
 // interleaved.
@@ -31,6 +33,10 @@ import (
 func BenchmarkManyVsBig(b *testing.B) {
 	dir, big, size, files := manyCorpus(b)
 	ctx := context.Background()
+	format := os.Getenv("TRAJMINE_BENCH_MANY_FORMAT")
+	if format == "" {
+		format = "claude-code"
+	}
 	for _, c := range []struct {
 		name  string
 		input string
@@ -47,7 +53,7 @@ func BenchmarkManyVsBig(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				sum, err = ingest.Files(ctx, st, []string{c.input}, &ingest.Options{Format: "claude-code"})
+				sum, err = ingest.Files(ctx, st, []string{c.input}, &ingest.Options{Format: format})
 				if err != nil || sum.Failed > 0 {
 					b.Fatalf("ingest: %v %v", err, sum.Errors)
 				}
