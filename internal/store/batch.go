@@ -70,17 +70,9 @@ func (b *batchTx) Commit() error {
 	if t.done {
 		return fmt.Errorf("commit: transaction already finished")
 	}
-	if err := t.drain(); err != nil {
+	if err := t.commitRows(); err != nil {
 		return err
 	}
-	if err := t.closeAppenders(); err != nil {
-		return err
-	}
-	// A context already cancelled must not stop the commit of finished files.
-	if _, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "COMMIT"); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	t.release(true)
 	for _, src := range b.srcs {
 		t.s.noteSource(src)
 	}

@@ -785,18 +785,27 @@ func (t *tx) Commit(src *schema.Source) error {
 	if err := t.append(schema.TableSources, src.Values()); err != nil {
 		return err
 	}
+	if err := t.commitRows(); err != nil {
+		return err
+	}
+	t.s.noteSource(src)
+	return nil
+}
+
+// commitRows ends a Commit: the rows still queued are appended, the
+// Appenders closed and the transaction committed.
+func (t *tx) commitRows() error {
 	if err := t.drain(); err != nil {
 		return err
 	}
 	if err := t.closeAppenders(); err != nil {
 		return err
 	}
-	// A context already cancelled must not stop the commit of a finished file.
+	// A context already cancelled must not stop the commit of finished files.
 	if _, err := t.conn.ExecContext(context.WithoutCancel(t.ctx), "COMMIT"); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	t.release(true)
-	t.s.noteSource(src)
 	return nil
 }
 
