@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/trajmine/trajmine/ingest"
 	"github.com/trajmine/trajmine/schema"
 )
@@ -21,15 +20,11 @@ var _ ingest.BatchSink = (*Store)(nil)
 // it, parent links following), then its rows and its sources row are
 // queued for the transaction's writer (appendq.go).
 func (s *Store) OpenBatch(ctx context.Context) (ingest.Batch, error) {
-	conn, err := s.db.Conn(ctx)
+	t, err := s.newTx(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, err
 	}
-	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return &batchTx{t: &tx{s: s, ctx: ctx, conn: conn, apps: map[string]*duckdb.Appender{}, claimed: map[string]bool{}}}, nil
+	return &batchTx{t: t}, nil
 }
 
 // batchTx is an open batch: the transaction and the sources it holds.

@@ -457,11 +457,8 @@ func (s *Store) SizeSeen(ctx context.Context, size int64) (bool, error) {
 	return false, nil
 }
 
-// pendingSHA numbers the transactions begun without a sha256: each claims
-// its run ids in Store.inflight under a key of its own.
-var pendingSHA atomic.Int64
-
-func (s *Store) begin(ctx context.Context, src *schema.Source, sha func() (string, error)) (ingest.Tx, error) {
+// newTx begins a transaction on a connection of its own.
+func (s *Store) newTx(ctx context.Context) (*tx, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
@@ -470,12 +467,24 @@ func (s *Store) begin(ctx context.Context, src *schema.Source, sha func() (strin
 		conn.Close()
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	if err := s.replaceOlder(ctx, conn, src); err != nil {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		conn.Close()
+	return &tx{s: s, ctx: ctx, conn: conn, apps: map[string]*duckdb.Appender{}, claimed: map[string]bool{}}, nil
+}
+
+// pendingSHA numbers the transactions begun without a sha256: each claims
+// its run ids in Store.inflight under a key of its own.
+var pendingSHA atomic.Int64
+
+func (s *Store) begin(ctx context.Context, src *schema.Source, sha func() (string, error)) (ingest.Tx, error) {
+	t, err := s.newTx(ctx)
+	if err != nil {
 		return nil, err
 	}
-	t := &tx{s: s, ctx: ctx, conn: conn, sha: src.SHA256, apps: map[string]*duckdb.Appender{}, claimed: map[string]bool{}}
+	if err := s.replaceOlder(ctx, t.conn, src); err != nil {
+		_, _ = t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		t.conn.Close()
+		return nil, err
+	}
+	t.sha = src.SHA256
 	if sha != nil {
 		t.shaOnDemand, t.holdRuns = sha, true
 		t.inflightKey = fmt.Sprintf("\x00unhashed %d", pendingSHA.Add(1))
