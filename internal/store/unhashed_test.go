@@ -169,3 +169,56 @@ func TestUnhashedImport(t *testing.T) {
 		})
 	}
 }
+
+// earlyChange is the store changing the file, in place and at its size,
+// just before an unhashed import asks for its hash early: the hash taken
+// then is of other bytes than those the import read.
+type earlyChange struct {
+	*store.Store
+	path string
+	to   []byte
+}
+
+func (e *earlyChange) BeginUnhashed(ctx context.Context, src *schema.Source, sha func() (string, error)) (ingest.Tx, error) {
+	return e.Store.BeginUnhashed(ctx, src, func() (string, error) {
+		if err := os.WriteFile(e.path, e.to, 0o644); err != nil {
+			return "", err
+		}
+		return sha()
+	})
+}
+
+// TestUnhashedChangedBeforeEarlyHash: a file imported before its hash is
+// known whose bytes change before its hash is asked for early (a run id
+// another file holds) fails at the commit, and nothing of it is kept.
+func TestUnhashedChangedBeforeEarlyHash(t *testing.T) {
+	ctx := context.Background()
+	full, err := os.ReadFile(filepath.Join(fixtures, "split_responses.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	part := []byte(strings.Join(strings.SplitAfter(string(full), "\n")[:6], ""))
+	st := newTestStore(t)
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for p, data := range map[string][]byte{a: part, b: full} {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o := &ingest.Options{SmallFile: -1, Workers: 1}
+	if _, err := ingest.Files(ctx, st, []string{a}, o); err != nil {
+		t.Fatal(err)
+	}
+	changed := []byte(strings.Replace(string(full), `"s-split"`, `"s-splat"`, 1))
+	sum, err := ingest.Files(ctx, &earlyChange{Store: st, path: b, to: changed}, []string{b}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 1 || len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error(), "changed while it was read") {
+		t.Fatalf("failed %d, errors %v; want the one file failed as changed while it was read", sum.Failed, sum.Errors)
+	}
+	if c := counts(t, st); c["runs"] != 1 || c["sources"] != 1 {
+		t.Errorf("after the failed import: %v, want only a.jsonl's run and source", c)
+	}
+}
