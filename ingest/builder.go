@@ -267,8 +267,8 @@ func (b *RunBuilder) add(e schema.Event, textValid bool) error {
 	} else {
 		e.Chars = int64(utf8.RuneCountInString(e.Text))
 	}
-	if _, ok := b.f.est.(CharsPerToken); ok {
-		e.EstTokens = (e.Chars + 3) / 4 // CharsPerToken.Count, of the runes just counted
+	if c, ok := b.f.est.(CharsPerToken); ok {
+		e.EstTokens = c.ofRunes(e.Chars) // the runes just counted
 	} else {
 		e.EstTokens = b.f.est.Count(e.Text)
 	}

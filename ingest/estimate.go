@@ -25,10 +25,12 @@ type CharsPerToken struct{}
 func (CharsPerToken) Name() string { return "chars4" }
 
 // Count returns ceil(runes/4).
-func (CharsPerToken) Count(text string) int64 {
-	n := int64(utf8.RuneCountInString(text))
-	return (n + 3) / 4
+func (c CharsPerToken) Count(text string) int64 {
+	return c.ofRunes(int64(utf8.RuneCountInString(text)))
 }
+
+// ofRunes is Count of a text of n runes.
+func (CharsPerToken) ofRunes(n int64) int64 { return (n + 3) / 4 }
 
 // validRuneCount is utf8.RuneCountInString of s, which must be valid
 // UTF-8: in valid UTF-8 every rune has exactly one byte that is not a

@@ -36,10 +36,11 @@ import (
 // earlier files of the same Files call are committed before its turn, so
 // it holds them too): then no file of the same content can have been
 // imported, which is all the hash would have told before the import. The
-// sha256 reaches the rows that carry it at the commit; where it is needed earlier (a run id another file holds, a run
-// without an id, an outcome row), the file is hashed by a read of its own
-// (hashFile), and the commit checks that both hashes agree. The file is
-// then read once, and no core waits for the hash before the import.
+// sha256 reaches the rows that carry it at the commit; where it is needed
+// earlier (a run id another file holds, a run without an id, an outcome
+// row), the file is hashed by a read of its own (hashFile), and the commit
+// checks that both hashes agree. The file is then read once, and no core
+// waits for the hash before the import.
 
 // errSeenLate ends the import of a file hashed while it was read whose
 // content turns out to be imported already.
